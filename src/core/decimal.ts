@@ -1,0 +1,85 @@
+import DecimalJs from 'decimal.js';
+
+/**
+ * Exact decimal arithmetic for money. A private decimal.js constructor with enough precision that
+ * no product or sum of venue amounts is ever rounded implicitly; rounding happens only where we
+ * say so (to a symbol's grid or to the money scale).
+ */
+export const Dec = DecimalJs.clone({ precision: 60, rounding: DecimalJs.ROUND_HALF_EVEN, toExpNeg: -80, toExpPos: 80 });
+export type Dec = InstanceType<typeof Dec>;
+
+/** Plain-notation decimal: optional minus, no leading zeros, optional fraction; no exponent. */
+const DECIMAL_RE = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** Why a string is not an acceptable decimal, or undefined when it is. */
+export function decimalStringProblem(s: unknown): string | undefined {
+  if (typeof s !== 'string') {
+    return typeof s === 'number'
+      ? 'must be a decimal string such as "1.5", not a JSON number (no silent float rounding)'
+      : `must be a decimal string, got ${s === null ? 'null' : typeof s}`;
+  }
+  if (s.length === 0) return 'must be a decimal string, got an empty string';
+  if (s.length > 64) return 'must be a decimal string of at most 64 characters';
+  if (/[eE]/.test(s)) return `must be in plain notation, exponent form "${s}" is not accepted`;
+  if (!DECIMAL_RE.test(s)) return `must be a plain decimal string such as "123.45", got "${s}"`;
+  if (s === '-0' || /^-0\.0*$/.test(s)) return `must not be negative zero, got "${s}"`;
+  return undefined;
+}
+
+export function isDecimalString(s: unknown): s is string {
+  return decimalStringProblem(s) === undefined;
+}
+
+/** Parse a strict decimal string into an exact Dec; throws RangeError naming the rule. */
+export function parseDec(s: string, what = 'value'): Dec {
+  const p = decimalStringProblem(s);
+  if (p !== undefined) throw new RangeError(`${what} ${p}`);
+  return new Dec(s);
+}
+
+/** Number of digits after the decimal point of a plain decimal string. */
+export function fractionDigits(s: string): number {
+  const i = s.indexOf('.');
+  return i < 0 ? 0 : s.length - i - 1;
+}
+
+/**
+ * Scale a non-negative plain decimal string to an integer of `scale` fraction digits, exactly.
+ * Returns undefined when the string has more fraction digits than `scale` allows (after dropping
+ * trailing zeros) or when the result is not a safe integer.
+ */
+export function toScaledInt(s: string, scale: number): number | undefined {
+  const neg = s.startsWith('-');
+  const body = neg ? s.slice(1) : s;
+  const dot = body.indexOf('.');
+  let intPart = dot < 0 ? body : body.slice(0, dot);
+  let frac = dot < 0 ? '' : body.slice(dot + 1);
+  while (frac.length > scale && frac.endsWith('0')) frac = frac.slice(0, -1);
+  if (frac.length > scale) return undefined;
+  frac = frac.padEnd(scale, '0');
+  intPart = intPart + frac;
+  const n = Number(intPart);
+  if (!Number.isSafeInteger(n)) return undefined;
+  return neg ? -n : n;
+}
+
+/** Format an integer scaled by 10^scale as a plain decimal string without trailing zeros. */
+export function fromScaledInt(n: number, scale: number): string {
+  const neg = n < 0;
+  let digits = String(Math.abs(n));
+  if (scale === 0) return (neg ? '-' : '') + digits;
+  digits = digits.padStart(scale + 1, '0');
+  const intPart = digits.slice(0, digits.length - scale);
+  const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
+  const out = frac.length ? `${intPart}.${frac}` : intPart;
+  return neg && out !== '0' ? `-${out}` : out;
+}
+
+/** Plain-notation string of a Dec, without trailing zeros, at most `dp` fraction digits (rounded half-even). */
+export function formatDec(d: Dec, dp?: number): string {
+  const v = dp === undefined ? d : d.toDecimalPlaces(dp, Dec.ROUND_HALF_EVEN);
+  if (v.isZero()) return '0';
+  let s = v.toFixed();
+  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  return s;
+}

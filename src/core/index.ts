@@ -1,0 +1,6 @@
+export * from './clock';
+export * from './decimal';
+export * from './enums';
+export * from './errors';
+export * from './ids';
+export * from './values';

@@ -1,0 +1,203 @@
+import { Dec, decimalStringProblem, formatDec, fractionDigits, fromScaledInt, toScaledInt } from './decimal';
+
+/**
+ * A price or quantity grid (tick size or step size) with an exact mapping between decimal strings
+ * and integer units. The book and the matcher work in those integer units.
+ */
+export class Grid {
+  /** Fraction digits used to scale values to integers. */
+  readonly scale: number;
+  /** The grid step as an integer at `scale`. */
+  readonly unitScaled: number;
+  readonly size: string;
+
+  constructor(size: string) {
+    const p = decimalStringProblem(size);
+    if (p !== undefined) throw new RangeError(`grid size ${p}`);
+    this.scale = fractionDigits(size);
+    const u = toScaledInt(size, this.scale);
+    if (u === undefined || u <= 0) throw new RangeError(`grid size must be a positive decimal, got "${size}"`);
+    this.unitScaled = u;
+    this.size = formatDec(new Dec(size));
+  }
+
+  /** Integer units for a decimal string, or undefined when it is off the grid or not safe. */
+  toUnits(s: string): number | undefined {
+    const scaled = toScaledInt(s, this.scale);
+    if (scaled === undefined || scaled % this.unitScaled !== 0) return undefined;
+    const units = scaled / this.unitScaled;
+    return Number.isSafeInteger(units) ? units : undefined;
+  }
+
+  /** Decimal string for an integer number of units. */
+  fromUnits(units: number): string {
+    return fromScaledInt(units * this.unitScaled, this.scale);
+  }
+
+  /** Exact Dec of an integer number of units. */
+  decOf(units: number): Dec {
+    return new Dec(this.fromUnits(units));
+  }
+
+  /** Units of a Dec rounded to the grid: 'down' toward zero, 'up' away from zero, or 'nearest'. */
+  unitsOfDec(d: Dec, mode: 'down' | 'up' | 'nearest'): number {
+    const q = d.div(new Dec(this.size));
+    const r = mode === 'down' ? q.toDecimalPlaces(0, Dec.ROUND_DOWN) : mode === 'up' ? q.toDecimalPlaces(0, Dec.ROUND_UP) : q.toDecimalPlaces(0, Dec.ROUND_HALF_EVEN);
+    return r.toNumber();
+  }
+}
+
+function refuse(kind: string, s: unknown, why: string): never {
+  throw new RangeError(`${kind} ${JSON.stringify(s)} ${why}`);
+}
+
+/** A price on a symbol's tick grid, strictly positive. Immutable. */
+export class Price {
+  private constructor(
+    readonly ticks: number,
+    readonly grid: Grid,
+  ) {
+    Object.freeze(this);
+  }
+
+  static parse(s: unknown, grid: Grid): Price {
+    const p = decimalStringProblem(s);
+    if (p !== undefined) refuse('price', s, p);
+    const str = s as string;
+    if (str.startsWith('-')) refuse('price', s, 'must not be negative');
+    const ticks = grid.toUnits(str);
+    if (ticks === undefined) refuse('price', s, `is not a multiple of the tick size ${grid.size}`);
+    if (ticks <= 0) refuse('price', s, 'must be greater than zero');
+    return new Price(ticks, grid);
+  }
+
+  static ofTicks(ticks: number, grid: Grid): Price {
+    if (!Number.isSafeInteger(ticks) || ticks <= 0) refuse('price', ticks, 'must be a positive whole number of ticks');
+    return new Price(ticks, grid);
+  }
+
+  toDec(): Dec {
+    return this.grid.decOf(this.ticks);
+  }
+
+  toString(): string {
+    return this.grid.fromUnits(this.ticks);
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}
+
+/** A quantity on a symbol's step grid, zero or positive. Immutable. */
+export class Quantity {
+  private constructor(
+    readonly steps: number,
+    readonly grid: Grid,
+  ) {
+    Object.freeze(this);
+  }
+
+  static parse(s: unknown, grid: Grid): Quantity {
+    const p = decimalStringProblem(s);
+    if (p !== undefined) refuse('quantity', s, p);
+    const str = s as string;
+    if (str.startsWith('-')) refuse('quantity', s, 'must not be negative');
+    const steps = grid.toUnits(str);
+    if (steps === undefined) refuse('quantity', s, `is not a multiple of the step size ${grid.size}`);
+    return new Quantity(steps, grid);
+  }
+
+  static ofSteps(steps: number, grid: Grid): Quantity {
+    if (!Number.isSafeInteger(steps) || steps < 0) refuse('quantity', steps, 'must be a non-negative whole number of steps');
+    return new Quantity(steps, grid);
+  }
+
+  isZero(): boolean {
+    return this.steps === 0;
+  }
+
+  toDec(): Dec {
+    return this.grid.decOf(this.steps);
+  }
+
+  toString(): string {
+    return this.grid.fromUnits(this.steps);
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}
+
+/** Fraction digits of money amounts on the wire (USDT). */
+export const MONEY_DP = 8;
+
+/** A signed amount of money, exact (decimal.js). Immutable. */
+export class Money {
+  static readonly ZERO = new Money(new Dec(0));
+
+  private constructor(private readonly d: Dec) {
+    Object.freeze(this);
+  }
+
+  static parse(s: unknown): Money {
+    const p = decimalStringProblem(s);
+    if (p !== undefined) refuse('amount', s, p);
+    return new Money(new Dec(s as string));
+  }
+
+  static of(d: Dec): Money {
+    if (!d.isFinite()) refuse('amount', d.toString(), 'must be a finite number');
+    return new Money(d);
+  }
+
+  plus(o: Money): Money {
+    return new Money(this.d.plus(o.d));
+  }
+
+  minus(o: Money): Money {
+    return new Money(this.d.minus(o.d));
+  }
+
+  times(k: Dec | string): Money {
+    return new Money(this.d.times(k));
+  }
+
+  negated(): Money {
+    return new Money(this.d.negated());
+  }
+
+  isNegative(): boolean {
+    return this.d.isNegative() && !this.d.isZero();
+  }
+
+  isZero(): boolean {
+    return this.d.isZero();
+  }
+
+  cmp(o: Money): number {
+    return this.d.comparedTo(o.d);
+  }
+
+  eq(o: Money): boolean {
+    return this.d.eq(o.d);
+  }
+
+  /** Rounded to the money scale (half-even). */
+  rounded(dp = MONEY_DP): Money {
+    return new Money(this.d.toDecimalPlaces(dp, Dec.ROUND_HALF_EVEN));
+  }
+
+  toDec(): Dec {
+    return this.d;
+  }
+
+  toString(): string {
+    return formatDec(this.d);
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}

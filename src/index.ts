@@ -1,0 +1,2 @@
+/** The public API of perpkit. Example strategies and users import from here only. */
+export * from './core';

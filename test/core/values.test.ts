@@ -1,0 +1,106 @@
+import { Dec, Grid, Money, Price, Quantity, decimalStringProblem, formatDec, fromScaledInt, toScaledInt } from '../../src/core';
+
+describe('decimal strings', () => {
+  it.each([
+    ['1', true],
+    ['0', true],
+    ['0.5', true],
+    ['123.450', true],
+    ['-2.5', true],
+    ['1e5', false],
+    ['1E-3', false],
+    ['', false],
+    ['01', false],
+    ['.5', false],
+    ['5.', false],
+    ['+1', false],
+    [' 1', false],
+    ['NaN', false],
+    ['Infinity', false],
+    ['-0', false],
+  ])('%j acceptable: %s', (s, ok) => {
+    expect(decimalStringProblem(s) === undefined).toBe(ok);
+  });
+
+  it('refuses a JSON number with a message saying why', () => {
+    expect(decimalStringProblem(1.5)).toMatch(/not a JSON number/);
+  });
+
+  it('scales exactly, without floating point', () => {
+    expect(toScaledInt('50000.1', 1)).toBe(500001);
+    expect(toScaledInt('0.30', 1)).toBe(3);
+    expect(toScaledInt('0.35', 1)).toBeUndefined();
+    expect(fromScaledInt(500001, 1)).toBe('50000.1');
+    expect(fromScaledInt(-5, 3)).toBe('-0.005');
+    expect(fromScaledInt(1000, 3)).toBe('1');
+  });
+
+  it('formats Dec in plain notation without trailing zeros', () => {
+    expect(formatDec(new Dec('1e-9'))).toBe('0.000000001');
+    expect(formatDec(new Dec('12.3400'))).toBe('12.34');
+    expect(formatDec(new Dec('0.123456789'), 8)).toBe('0.12345679');
+  });
+});
+
+describe('Grid, Price, Quantity', () => {
+  const tick = new Grid('0.1');
+  const step = new Grid('0.001');
+  const half = new Grid('0.5');
+
+  it('maps prices to ticks exactly', () => {
+    expect(Price.parse('50000.1', tick).ticks).toBe(500001);
+    expect(Price.parse('50000.1', tick).toString()).toBe('50000.1');
+    expect(Price.parse('100.5', half).ticks).toBe(201);
+    expect(Price.parse('100.50', tick).toString()).toBe('100.5');
+  });
+
+  it.each([
+    ['50000.15', /multiple of the tick size 0.1/],
+    ['-1', /must not be negative/],
+    ['0', /greater than zero/],
+    ['1e3', /exponent/],
+    ['abc', /plain decimal/],
+  ])('refuses price %j', (s, msg) => {
+    expect(() => Price.parse(s, tick)).toThrow(msg);
+  });
+
+  it('refuses NaN and numbers', () => {
+    expect(() => Price.parse(NaN, tick)).toThrow(/JSON number/);
+    expect(() => Quantity.parse(1, step)).toThrow(/JSON number/);
+  });
+
+  it('maps quantities to steps and refuses off-grid and negative', () => {
+    expect(Quantity.parse('1.234', step).steps).toBe(1234);
+    expect(Quantity.parse('0', step).isZero()).toBe(true);
+    expect(() => Quantity.parse('0.0005', step)).toThrow(/step size 0.001/);
+    expect(() => Quantity.parse('-1', step)).toThrow(/negative/);
+  });
+
+  it('value types are immutable', () => {
+    const p = Price.parse('1', tick);
+    expect(Object.isFrozen(p)).toBe(true);
+  });
+
+  it('rounds Dec onto the grid in the requested direction', () => {
+    expect(tick.unitsOfDec(new Dec('100.05'), 'down')).toBe(1000);
+    expect(tick.unitsOfDec(new Dec('100.05'), 'up')).toBe(1001);
+    expect(tick.unitsOfDec(new Dec('100.06'), 'nearest')).toBe(1001);
+  });
+});
+
+describe('Money', () => {
+  it('is exact where binary floating point is not', () => {
+    const a = Money.parse('0.1').plus(Money.parse('0.2'));
+    expect(a.toString()).toBe('0.3');
+    expect(a.eq(Money.parse('0.3'))).toBe(true);
+  });
+
+  it('rounds half-even to the money scale only when asked', () => {
+    expect(Money.parse('0.000000125').rounded().toString()).toBe('0.00000012');
+    expect(Money.parse('0.000000135').rounded().toString()).toBe('0.00000014');
+  });
+
+  it('refuses exponent strings', () => {
+    expect(() => Money.parse('1e2')).toThrow(/exponent/);
+  });
+});

@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+
+const root = path.resolve(__dirname, '../..');
+
+const forbidden: Array<[string, string, RegExp]> = [
+  ['src/core/x.ts', "import { a } from '../protocol/a';", /'core' may import only itself/],
+  ['src/client/x.ts', "import { a } from '../exchange/engine/a';", /'client' may import only/],
+  ['src/exchange/engine/x.ts', "import { a } from '../../client/a';", /'exchange' may import only/],
+  ['src/bot/bus/x.ts', "import { a } from '../../client/rest';", /'bot' may import only/],
+  ['src/bot/risk/x.ts', "import { a } from '../../exchange/engine/engine';", /'bot' may import only/],
+  ['src/protocol/x.ts', "export { a } from '../runtime/config';", /'protocol' may import only/],
+  ['strategies/grid/index.ts', "import { a } from '../../src/core/values';", /public API/],
+];
+
+const allowed: Array<[string, string]> = [
+  ['src/protocol/x.ts', "import { a } from '../core/values';"],
+  ['src/exchange/server/x.ts', "import { a } from '../../protocol/wire';"],
+  ['src/bot/venue/live.ts', "import { a } from '../../client/rest';"],
+  ['src/bot/bus/x.ts', "import { a } from '../venue/venue';"],
+  ['src/cli/x.ts', "import { a } from '../runtime/wiring';"],
+  ['strategies/grid/index.ts', "import { a } from '../../src/index';"],
+];
+
+/**
+ * Lints every case with the project's real ESLint configuration, in one child process (ESLint
+ * loads its flat config with a dynamic import, which jest's VM does not allow).
+ */
+function lintAll(cases: Array<[string, string]>): string[][] {
+  const script = `
+    const { ESLint } = require('eslint');
+    const cases = JSON.parse(process.argv[1]);
+    (async () => {
+      const eslint = new ESLint({ cwd: process.cwd() });
+      const out = [];
+      for (const [file, code] of cases) {
+        const [r] = await eslint.lintText(code, { filePath: require('path').join(process.cwd(), file) });
+        out.push(r.messages.filter((m) => m.ruleId === 'perpkit/layers').map((m) => m.message));
+      }
+      process.stdout.write(JSON.stringify(out));
+    })().catch((e) => { process.stderr.write(String(e.stack)); process.exit(1); });
+  `;
+  const r = spawnSync(process.execPath, ['-e', script, JSON.stringify(cases)], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`eslint run failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as string[][];
+}
+
+describe('import-boundary lint rule (DESIGN.md layers)', () => {
+  const body = (code: string): string => `${code}\nexport const used = a;\n`;
+  let forbiddenResults: string[][];
+  let allowedResults: string[][];
+
+  beforeAll(() => {
+    const results = lintAll([...forbidden.map(([f, c]) => [f, body(c)] as [string, string]), ...allowed.map(([f, c]) => [f, body(c)] as [string, string])]);
+    forbiddenResults = results.slice(0, forbidden.length);
+    allowedResults = results.slice(forbidden.length);
+  });
+
+  it.each(forbidden.map((c, i) => [...c, i] as const))('%s: forbidden import %s fails lint', (_file, _code, msg, i) => {
+    expect(forbiddenResults[i]).toHaveLength(1);
+    expect(forbiddenResults[i][0]).toMatch(msg);
+  });
+
+  it.each(allowed.map((c, i) => [...c, i] as const))('%s: allowed import %s passes', (_file, _code, i) => {
+    expect(allowedResults[i]).toEqual([]);
+  });
+});

@@ -1,0 +1,94 @@
+'use strict';
+/**
+ * ESLint rule `perpkit/layers`: enforces the import arrows of shared DESIGN.md.
+ * Imports point down; `client` and `exchange` meet only in `protocol`; `bot` sees only the Venue
+ * interface (its `venue/` folder holds the adapters and may reach `client` and the engine);
+ * example strategies import only the public API (`src/index.ts`).
+ */
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** What each layer may import (besides itself). */
+const ALLOWED = {
+  core: [],
+  protocol: ['core'],
+  client: ['core', 'protocol'],
+  exchange: ['core', 'protocol'],
+  'bot/venue': ['core', 'protocol', 'bot', 'client', 'exchange'],
+  bot: ['core', 'protocol', 'bot/venue'],
+  backtest: ['core', 'protocol', 'bot', 'bot/venue', 'exchange'],
+  runtime: ['core', 'protocol', 'client', 'exchange', 'bot', 'bot/venue', 'backtest'],
+  cli: ['core', 'protocol', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
+};
+
+/** The layer a file belongs to, or undefined when it is outside the layered tree. */
+function layerOf(absFile) {
+  const rel = path.relative(ROOT, absFile).split(path.sep).join('/');
+  if (rel === 'src/index.ts' || rel === 'src/index') return 'index';
+  if (rel.startsWith('strategies/')) return 'strategies';
+  const m = /^src\/([^/]+)(?:\/([^/]+))?/.exec(rel);
+  if (!m) return undefined;
+  if (m[1] === 'bot' && m[2] === 'venue') return 'bot/venue';
+  return m[1];
+}
+
+module.exports = {
+  ROOT,
+  ALLOWED,
+  layerOf,
+  rule: {
+    meta: {
+      type: 'problem',
+      docs: { description: 'Imports must follow the layers of DESIGN.md' },
+      messages: {
+        forbidden: "Layer '{{from}}' may not import '{{to}}' ({{source}}): {{why}}",
+      },
+      schema: [],
+    },
+    create(context) {
+      const file = context.filename;
+      const from = layerOf(file);
+      if (from === undefined || from === 'index') return {};
+      function check(node, source) {
+        if (typeof source !== 'string') return;
+        if (!source.startsWith('.')) {
+          if (from === 'strategies' && (source === 'perpkit' || source.startsWith('perpkit/'))) {
+            if (source !== 'perpkit') {
+              context.report({ node, messageId: 'forbidden', data: { from, to: source, source, why: 'strategies import only the public API' } });
+            }
+          }
+          return;
+        }
+        const target = path.resolve(path.dirname(file), source);
+        const to = layerOf(target);
+        if (to === undefined) return;
+        if (from === 'strategies') {
+          if (to === 'strategies' || to === 'index') return;
+          context.report({ node, messageId: 'forbidden', data: { from, to, source, why: 'strategies import only the public API (src/index.ts)' } });
+          return;
+        }
+        if (to === from) return;
+        if (to === 'index') {
+          context.report({ node, messageId: 'forbidden', data: { from, to, source, why: 'inside src/ import the module, not the public index' } });
+          return;
+        }
+        const allowed = ALLOWED[from] || [];
+        if (!allowed.includes(to)) {
+          context.report({ node, messageId: 'forbidden', data: { from, to, source, why: `'${from}' may import only ${allowed.length ? allowed.join(', ') : 'itself'}` } });
+        }
+      }
+      return {
+        ImportDeclaration(node) { check(node, node.source.value); },
+        ExportNamedDeclaration(node) { if (node.source) check(node, node.source.value); },
+        ExportAllDeclaration(node) { check(node, node.source.value); },
+        ImportExpression(node) { if (node.source.type === 'Literal') check(node, node.source.value); },
+        CallExpression(node) {
+          if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0] && node.arguments[0].type === 'Literal') {
+            check(node, node.arguments[0].value);
+          }
+        },
+      };
+    },
+  },
+};
