@@ -1,0 +1,61 @@
+/**
+ * `npm run bench -- <suite>`: runs one suite, prints a table and writes
+ * bench/results/<suite>.json as {suite, node, cpu, date, results: [{name, value, unit}]}.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { getSuite, suiteNames } from './suites';
+import type { BenchResult } from './harness';
+
+/** The repository's bench/ folder, whether running from bench/ (ts) or dist/bench/ (compiled). */
+function benchDir(): string {
+  const parent = path.basename(path.dirname(__dirname));
+  return parent === 'dist' ? path.resolve(__dirname, '../../bench') : __dirname;
+}
+
+function printTable(suite: string, results: BenchResult[]): void {
+  const nameW = Math.max(4, ...results.map((r) => r.name.length));
+  const valW = Math.max(5, ...results.map((r) => r.value.toLocaleString('en-US').length));
+  console.log(`suite ${suite}`);
+  console.log(`${'name'.padEnd(nameW)}  ${'value'.padStart(valW)}  unit`);
+  for (const r of results) {
+    console.log(`${r.name.padEnd(nameW)}  ${r.value.toLocaleString('en-US').padStart(valW)}  ${r.unit}`);
+  }
+}
+
+async function main(): Promise<number> {
+  const name = process.argv[2];
+  const suite = name === undefined ? undefined : getSuite(name);
+  if (suite === undefined) {
+    const what = name === undefined ? 'no benchmark suite given' : `unknown benchmark suite '${name}'`;
+    console.error(`${what}; expected one of: ${suiteNames().join(', ')}`);
+    console.error('usage: npm run bench -- <suite>');
+    return 2;
+  }
+  const results = await suite.run();
+  printTable(suite.name, results);
+  const report = {
+    suite: suite.name,
+    node: process.version,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    date: new Date().toISOString(),
+    results,
+  };
+  const dir = path.join(benchDir(), 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${suite.name}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  },
+);
