@@ -1,0 +1,32 @@
+import fc from 'fast-check';
+import { IdIndex } from '../../../src/exchange/engine/book/id-index';
+
+describe('IdIndex against Map', () => {
+  test('random inserts and deletes, small and near-2^53 ids, through several growths', () => {
+    const idArb = fc.oneof(
+      fc.integer({ min: 1, max: 40 }),
+      fc.integer({ min: 0, max: 40 }).map((k) => Number.MAX_SAFE_INTEGER - k * 4294967296),
+      fc.integer({ min: 0, max: 40 }).map((k) => 2 ** 31 + k * 65536),
+    );
+    const opArb = fc.tuple(fc.boolean(), idArb);
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 300 }), (ops) => {
+        const index = new IdIndex(2);
+        const ref = new Map<number, number>();
+        ops.forEach(([isInsert, id], slot) => {
+          if (isInsert) {
+            expect(index.insert(id, slot)).toBe(!ref.has(id));
+            if (!ref.has(id)) ref.set(id, slot);
+          } else {
+            expect(index.delete(id)).toBe(ref.get(id) ?? -1);
+            ref.delete(id);
+          }
+          expect(index.size).toBe(ref.size);
+        });
+        for (const [id, slot] of ref) expect(index.get(id)).toBe(slot);
+        expect(index.get(123456789)).toBe(ref.get(123456789) ?? -1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
