@@ -1,0 +1,306 @@
+/**
+ * The field reader every request validator is built from. One reader wraps one JSON object (a body,
+ * a batch item, or a query record) and reads typed fields out of it, throwing a VenueError with the
+ * code PROTOCOL.md section 8 assigns to each kind of mistake. Validators copy what they read into a
+ * fresh object literal, so only known keys ever reach the engine and no input object is retained.
+ */
+import { decimalStringProblem } from '../../core/decimal';
+import { ErrorCodes, VenueError } from '../../core/errors';
+
+/** Own keys that must never be copied or looked up on objects built from input. */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Words for a value's JSON type, for messages such as "must be a string, got number". */
+export function jsonTypeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+export function invalid(message: string, field?: string): VenueError {
+  return new VenueError(ErrorCodes.INVALID_PARAMETER, message, field);
+}
+
+export function missing(message: string, field: string): VenueError {
+  return new VenueError(ErrorCodes.MISSING_PARAMETER, message, field);
+}
+
+export function notAllowed(field: string, allowed: readonly (string | number)[], got: unknown): VenueError {
+  return new VenueError(
+    ErrorCodes.INVALID_ENUM,
+    `${field} must be one of ${allowed.join(', ')}; got ${JSON.stringify(got)}`,
+    field,
+  );
+}
+
+/** Characters as a user counts them (code points), cheap when there are no surrogate pairs. */
+function charCount(s: string): number {
+  if (!/[\uD800-\uDFFF]/.test(s)) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+export interface StringRule {
+  min?: number;
+  max: number;
+  /** A pattern the whole string must match, with the words used in the error message. */
+  pattern?: RegExp;
+  patternText?: string;
+}
+
+/** Sign rule for decimal fields; grid and min/max checks need the symbol and belong to the engine. */
+export type DecimalSign = 'positive' | 'nonNegative' | 'any';
+
+/**
+ * The set of keys an object may carry. Built once per validator; `names` is kept for the message
+ * that lists what would have been accepted.
+ */
+export class KeySet {
+  private readonly set: ReadonlySet<string>;
+  readonly names: string;
+
+  constructor(keys: readonly string[]) {
+    this.set = new Set(keys);
+    this.names = keys.join(', ');
+  }
+
+  has(k: string): boolean {
+    return this.set.has(k);
+  }
+}
+
+/**
+ * Reads fields from one object. `prefix` is the path of the object inside the request ("" for the
+ * top level, "orders[3]." for a batch item) so that errors name the exact field. `query` switches
+ * integer fields to the strict base-10 string form that query strings carry.
+ */
+export class FieldReader {
+  private constructor(
+    private readonly o: Record<string, unknown>,
+    private readonly prefix: string,
+    private readonly query: boolean,
+  ) {}
+
+  /**
+   * Reader over a JSON body (or batch item). Anything but a plain object is refused with `notObject`
+   * (10005 at the top level; nested items pass their own message), then every key is checked
+   * against `keys` before any value is read, so a typo never goes unnoticed.
+   */
+  static body(input: unknown, keys: KeySet, prefix = '', notObject?: () => VenueError): FieldReader {
+    if (!isPlainObject(input)) {
+      throw notObject !== undefined
+        ? notObject()
+        : new VenueError(ErrorCodes.BODY_NOT_OBJECT, `request body must be a JSON object, got ${jsonTypeOf(input)}`);
+    }
+    checkKeys(input, keys, prefix);
+    return new FieldReader(input, prefix, false);
+  }
+
+  /**
+   * Reader over a body whose fields are all optional: no body at all (a POST without one) reads as
+   * an empty object. A body that is present must still be an object.
+   */
+  static optionalBody(input: unknown, keys: KeySet): FieldReader {
+    if (input === undefined) return new FieldReader(Object.create(null) as Record<string, unknown>, '', false);
+    return FieldReader.body(input, keys);
+  }
+
+  /**
+   * Reader over a query record (`Object.fromEntries(new URLSearchParams(...))`). No query at all is
+   * the same as an empty one. Every value must be a string, as URLSearchParams produces.
+   */
+  static query(input: unknown, keys: KeySet): FieldReader {
+    if (input === undefined) return new FieldReader(Object.create(null) as Record<string, unknown>, '', true);
+    if (!isPlainObject(input)) {
+      throw invalid(`query must be a record of string parameters, got ${jsonTypeOf(input)}`);
+    }
+    checkKeys(input, keys, '');
+    return new FieldReader(input, '', true);
+  }
+
+  path(k: string): string {
+    return this.prefix + k;
+  }
+
+  /** The raw value, or undefined when absent. Only own properties count. */
+  raw(k: string): unknown {
+    return Object.prototype.hasOwnProperty.call(this.o, k) ? this.o[k] : undefined;
+  }
+
+  has(k: string): boolean {
+    return this.raw(k) !== undefined;
+  }
+
+  // ---- strings
+
+  reqString(k: string, rule: StringRule): string {
+    const v = this.raw(k);
+    if (v === undefined) throw missing(`${this.path(k)} is required`, this.path(k));
+    return this.checkString(k, v, rule);
+  }
+
+  optString(k: string, rule: StringRule): string | undefined {
+    const v = this.raw(k);
+    return v === undefined ? undefined : this.checkString(k, v, rule);
+  }
+
+  private checkString(k: string, v: unknown, rule: StringRule): string {
+    const f = this.path(k);
+    if (typeof v !== 'string') throw invalid(`${f} must be a string, got ${jsonTypeOf(v)}`, f);
+    const min = rule.min ?? 1;
+    const n = v.length < min || v.length > rule.max ? charCount(v) : v.length;
+    if (n < min) {
+      throw invalid(min === 1 ? `${f} must not be empty` : `${f} must be ${min} to ${rule.max} characters long, got ${n}`, f);
+    }
+    if (n > rule.max) throw invalid(`${f} must be at most ${rule.max} characters long, got ${n}`, f);
+    if (rule.pattern !== undefined && !rule.pattern.test(v)) {
+      throw invalid(`${f} must be ${rule.patternText ?? `a string matching ${String(rule.pattern)}`}, got ${JSON.stringify(v)}`, f);
+    }
+    return v;
+  }
+
+  // ---- decimals
+
+  reqDecimal(k: string, sign: DecimalSign): string {
+    const v = this.raw(k);
+    if (v === undefined) throw missing(`${this.path(k)} is required`, this.path(k));
+    return this.checkDecimal(k, v, sign);
+  }
+
+  optDecimal(k: string, sign: DecimalSign): string | undefined {
+    const v = this.raw(k);
+    return v === undefined ? undefined : this.checkDecimal(k, v, sign);
+  }
+
+  private checkDecimal(k: string, v: unknown, sign: DecimalSign): string {
+    const f = this.path(k);
+    const problem = decimalStringProblem(v);
+    if (problem !== undefined) throw invalid(`${f} ${problem}`, f);
+    const s = v as string;
+    if (sign !== 'any' && s.charCodeAt(0) === 45 /* '-' */) {
+      throw invalid(`${f} must not be negative, got "${s}"`, f);
+    }
+    if (sign === 'positive' && /^0(?:\.0+)?$/.test(s)) throw invalid(`${f} must be greater than zero, got "${s}"`, f);
+    return s;
+  }
+
+  // ---- booleans
+
+  optBool(k: string, fallback: boolean): boolean {
+    const v = this.raw(k);
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') {
+      throw invalid(`${this.path(k)} must be a JSON boolean (true or false), got ${jsonTypeOf(v)}`, this.path(k));
+    }
+    return v;
+  }
+
+  // ---- string enumerations
+
+  reqEnum<T extends string>(k: string, allowed: readonly T[]): T {
+    const v = this.raw(k);
+    if (v === undefined) throw missing(`${this.path(k)} is required (one of ${allowed.join(', ')})`, this.path(k));
+    return this.checkEnum(k, v, allowed);
+  }
+
+  optEnum<T extends string>(k: string, allowed: readonly T[]): T | undefined {
+    const v = this.raw(k);
+    return v === undefined ? undefined : this.checkEnum(k, v, allowed);
+  }
+
+  private checkEnum<T extends string>(k: string, v: unknown, allowed: readonly T[]): T {
+    const f = this.path(k);
+    if (typeof v !== 'string') throw invalid(`${f} must be a string (one of ${allowed.join(', ')}), got ${jsonTypeOf(v)}`, f);
+    if (!(allowed as readonly string[]).includes(v)) throw notAllowed(f, allowed, v);
+    return v as T;
+  }
+
+  // ---- integers
+
+  reqInt(k: string, min: number, max: number): number {
+    const v = this.raw(k);
+    if (v === undefined) throw missing(`${this.path(k)} is required`, this.path(k));
+    return this.checkRange(k, this.toInt(k, v), min, max);
+  }
+
+  optInt(k: string, min: number, max: number): number | undefined {
+    const v = this.raw(k);
+    return v === undefined ? undefined : this.checkRange(k, this.toInt(k, v), min, max);
+  }
+
+  /** Integer codes such as priceType: a well-formed integer outside the set is an enum error (10004). */
+  optIntEnum<T extends number>(k: string, allowed: readonly T[]): T | undefined {
+    const v = this.raw(k);
+    if (v === undefined) return undefined;
+    const n = this.toInt(k, v);
+    if (!(allowed as readonly number[]).includes(n)) throw notAllowed(this.path(k), allowed, n);
+    return n as T;
+  }
+
+  reqIntEnum<T extends number>(k: string, allowed: readonly T[]): T {
+    if (!this.has(k)) throw missing(`${this.path(k)} is required (one of ${allowed.join(', ')})`, this.path(k));
+    return this.optIntEnum(k, allowed) as T;
+  }
+
+  private toInt(k: string, v: unknown): number {
+    const f = this.path(k);
+    if (this.query) {
+      if (typeof v !== 'string') throw invalid(`${f} must be a query string value, got ${jsonTypeOf(v)}`, f);
+      return parseQueryInt(v, f);
+    }
+    if (typeof v !== 'number') throw invalid(`${f} must be a JSON integer number, got ${jsonTypeOf(v)}`, f);
+    if (!Number.isSafeInteger(v)) throw invalid(`${f} must be a whole number within the safe integer range, got ${v}`, f);
+    return v;
+  }
+
+  private checkRange(k: string, n: number, min: number, max: number): number {
+    if (n < min || n > max) {
+      const f = this.path(k);
+      const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}`;
+      throw invalid(`${f} must be an integer ${range}, got ${n}`, f);
+    }
+    return n;
+  }
+
+  // ---- arrays
+
+  reqArray(k: string): unknown[] {
+    const v = this.raw(k);
+    const f = this.path(k);
+    if (v === undefined) throw missing(`${f} is required`, f);
+    if (!Array.isArray(v)) throw invalid(`${f} must be an array, got ${jsonTypeOf(v)}`, f);
+    return v;
+  }
+}
+
+const QUERY_INT_RE = /^(?:0|-?[1-9]\d{0,15})$/;
+
+/**
+ * Query integers are plain base-10: no sign other than "-", no leading zeros, spaces, fractions or
+ * exponents. Number() alone would accept "1e3", " 1", "0x10" and "1.0"; a typo would then pass as
+ * some other number.
+ */
+export function parseQueryInt(s: string, field: string): number {
+  if (!QUERY_INT_RE.test(s)) {
+    throw invalid(`${field} must be a base-10 integer such as "20" (digits only: no "+", spaces, leading zeros, fraction or exponent), got ${JSON.stringify(s)}`, field);
+  }
+  const n = Number(s);
+  if (!Number.isSafeInteger(n)) throw invalid(`${field} must be within the safe integer range, got ${JSON.stringify(s)}`, field);
+  return n;
+}
+
+function checkKeys(o: Record<string, unknown>, keys: KeySet, prefix: string): void {
+  for (const k of Object.keys(o)) {
+    if (keys.has(k)) continue;
+    const f = prefix + k;
+    if (RESERVED_KEYS.has(k)) throw invalid(`field '${f}' is a reserved name and is not accepted`, f);
+    throw invalid(`unknown field '${f}'; accepted fields are: ${keys.names || 'none'}`, f);
+  }
+}
