@@ -1,0 +1,29 @@
+/** What the engine emits. The server maps these onto the private and public WebSocket streams. */
+import type { ChangeType, ExecutionType, RoleType, Side } from '../../core/enums';
+import type {
+  ConditionOrderRecord,
+  OrderRecord,
+  PositionRecord,
+  StrategyOrderRecord,
+  UserAssetRecord,
+} from '../../protocol/records';
+
+export interface FillInfo {
+  tradeId: string;
+  fillId: string;
+  lastFilledQty: string;
+  lastFilledPrice: string;
+  roleType: RoleType;
+  handlingFee: string;
+  realizedPnl: string;
+}
+
+export type EngineEvent =
+  | { kind: 'order'; userId: string; time: number; executionType: ExecutionType; order: OrderRecord; fill?: FillInfo }
+  | { kind: 'condition'; userId: string; time: number; record: ConditionOrderRecord }
+  | { kind: 'strategy'; userId: string; time: number; record: StrategyOrderRecord }
+  | { kind: 'account'; userId: string; time: number; reason: ChangeType | 'ORDER' | 'MARGIN_MODE' | 'LEVERAGE'; asset: UserAssetRecord; positions: PositionRecord[] }
+  | { kind: 'trade'; symbol: string; time: number; tradeId: string; price: string; quantity: string; side: Side }
+  | { kind: 'markPrice'; symbol: string; time: number; markPrice: string; indexPrice: string; fundingRate: string; nextFundingTime: number }
+  | { kind: 'funding'; symbol: string; time: number; fundingRate: string; markPrice: string }
+  | { kind: 'liquidation'; userId: string; symbol: string; time: number; positionSide: string; quantity: string; markPrice: string };

@@ -1,0 +1,204 @@
+/**
+ * Internal state of the engine. Prices are integer ticks and quantities integer steps of the
+ * symbol's grid; money is exact Dec. Wire records are made from these on demand (records.ts).
+ */
+import type {
+  ConditionStatus,
+  ConditionTimeInForce,
+  ConditionType,
+  DrivenOn,
+  MarginMode,
+  OrderStatus,
+  OrderType,
+  PositionMode,
+  PositionSide,
+  PriceType,
+  Side,
+  StrategyStatus,
+  StrategyType,
+  SubOrderStatus,
+  TimeInForce,
+  TriggerAction,
+  WorkingType,
+} from '../../core/enums';
+import type { Dec } from '../../core/decimal';
+import type { AccountChangeRecord, PositionHistoryRecord, TradeRecord } from '../../protocol/records';
+import type { StrategySubOrderInput } from './inputs';
+import type { SymbolSpec } from './symbols';
+
+export interface EngineOrder {
+  id: number;
+  userId: string;
+  symbol: SymbolSpec;
+  side: Side;
+  positionSide: PositionSide;
+  type: OrderType;
+  timeInForce: TimeInForce;
+  /** Limit price in ticks; 0 for MARKET. */
+  price: number;
+  qty: number;
+  executed: number;
+  cumQuote: Dec;
+  status: OrderStatus;
+  reduceOnly: boolean;
+  makerOnly: boolean;
+  closePosition: boolean;
+  priceType: PriceType;
+  placeType: string;
+  clientOrderId: string;
+  createdAt: number;
+  updateTime: number;
+  conditionId: number;
+  strategyId: number;
+  /** Margin frozen per remaining step (0 for orders that only reduce). */
+  frozenPerStep: Dec;
+  /** Margin frozen now = frozenPerStep * remaining resting qty. */
+  frozen: Dec;
+}
+
+export interface EngineCondition {
+  id: number;
+  userId: string;
+  symbol: SymbolSpec;
+  type: ConditionType;
+  side: Side;
+  positionSide: PositionSide;
+  /** Steps; 0 with closePosition. */
+  qty: number;
+  /** Limit price in ticks for *_LIMIT types, else 0. */
+  price: number;
+  /** Trigger price in ticks; 0 for TRAILING_STOP. */
+  stopPrice: number;
+  workingType: WorkingType;
+  priceProtect: boolean;
+  /** Trailing activation price in ticks; 0 when not given. */
+  activatePrice: number;
+  /** Trailing callback rate in percent, as given. */
+  callbackRate: string;
+  timeInForce: ConditionTimeInForce;
+  reduceOnly: boolean;
+  closePosition: boolean;
+  status: ConditionStatus;
+  clientOrderId: string;
+  triggeredOrderId: number;
+  triggerTime: number;
+  createdAt: number;
+  updateTime: number;
+  strategyId: number;
+  /** Trailing state: activated, and the best price seen since activation (ticks). */
+  trailActive: boolean;
+  trailExtreme: number;
+}
+
+export interface EngineSubOrder {
+  subId: number;
+  kind: 'order' | 'condition';
+  type: OrderType | ConditionType;
+  side: Side;
+  positionSide: PositionSide;
+  price: number;
+  qty: number;
+  stopPrice: number;
+  workingType: WorkingType;
+  priceProtect: boolean;
+  activatePrice: number;
+  callbackRate: string;
+  timeInForce: ConditionTimeInForce;
+  reduceOnly: boolean;
+  makerOnly: boolean;
+  closePosition: boolean;
+  clientOrderId: string;
+  firstDrivenId: number;
+  firstDrivenOn: DrivenOn | '';
+  firstTrigger: TriggerAction | '';
+  secondDrivenId: number;
+  secondDrivenOn: DrivenOn | '';
+  secondTrigger: TriggerAction | '';
+  status: SubOrderStatus;
+  orderId: number;
+  conditionId: number;
+  /** The sub-order as requested, placed when its driver fires. */
+  input: StrategySubOrderInput;
+  /** Every status the sub-order has reached, so a driver never misses a passing state. */
+  reached: Set<string>;
+  firstFired: boolean;
+  secondFired: boolean;
+}
+
+export interface EngineStrategy {
+  id: number;
+  userId: string;
+  symbol: SymbolSpec;
+  type: StrategyType;
+  status: StrategyStatus;
+  subs: EngineSubOrder[];
+  bookTime: number;
+  updateTime: number;
+}
+
+export interface EnginePosition {
+  symbol: SymbolSpec;
+  positionSide: PositionSide;
+  /** Signed quantity in steps: positive long, negative short (hedge SHORT is negative too). */
+  qty: number;
+  /** Signed cost basis: sum of price * quantity of the open inventory (buys positive). */
+  cost: Dec;
+  /** Fees paid on the trades that built the open inventory (released pro rata on reduce). */
+  openFees: Dec;
+  /** Isolated margin held by the position; zero in cross mode. */
+  isolatedMargin: Dec;
+  marginMode: MarginMode;
+  /** Funding received (negative: paid) while the position was open. */
+  fundingAccum: Dec;
+  /** Realized PnL net of trading fees over the position's life. */
+  realizedAccum: Dec;
+  maxAbsQty: number;
+  /** Sum of price*qty of the closing trades, to report the average close price. */
+  closeQuote: Dec;
+  closeQty: number;
+  /** Sum of price*qty and of qty of every opening trade, for the lifetime average entry. */
+  openQuote: Dec;
+  openQty: number;
+  /** Sign of the position while open: 1 long, -1 short. */
+  lastDirection: number;
+  openedAt: number;
+}
+
+export interface SymbolSettings {
+  leverage: number;
+  marginMode: MarginMode;
+}
+
+export interface EngineAccount {
+  userId: string;
+  /** Creation order: deterministic iteration key. */
+  seq: number;
+  positionMode: PositionMode;
+  wallet: Dec;
+  frozen: Dec;
+  settings: Map<string, SymbolSettings>;
+  /** Key `${symbol}:${positionSide}`. */
+  positions: Map<string, EnginePosition>;
+  openOrders: Map<number, EngineOrder>;
+  /** clientOrderId -> id, for orders that are not final. */
+  liveClientIds: Map<string, number>;
+  /** clientOrderId -> latest order id with it, final or not. */
+  lastClientIds: Map<string, number>;
+  orders: EngineOrder[];
+  conditions: EngineCondition[];
+  strategies: EngineStrategy[];
+  trades: TradeRecord[];
+  changes: AccountChangeRecord[];
+  positionHistory: Array<{ record: PositionHistoryRecord; long: boolean }>;
+  /** Deposits minus withdrawals: the principal, for overview and leaderboard figures. */
+  transferIn: Dec;
+}
+
+export interface MarketState {
+  mark: number;
+  index: number;
+  /** Last trade price in ticks; 0 before the first trade. */
+  last: number;
+  fundingRate: Dec;
+  nextFundingTime: number;
+}

@@ -1,0 +1,112 @@
+/** Wire records (src/protocol/records.ts) made from engine state. */
+import { Dec, formatDec } from '../../core/decimal';
+import { MONEY_DP } from '../../core/values';
+import type { ConditionOrderRecord, OrderRecord, StrategyOrderRecord, StrategySubOrderRecord } from '../../protocol/records';
+import type { EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from './model';
+
+export const money = (d: Dec): string => formatDec(d, MONEY_DP);
+
+/** Prices derived by division (averages, entry, liquidation) are shown to the tick's digits + 4. */
+export function derivedPrice(d: Dec, tickScale: number): string {
+  return formatDec(d, tickScale + 4);
+}
+
+export function orderRecord(o: EngineOrder): OrderRecord {
+  const spec = o.symbol;
+  const rec: OrderRecord = {
+    orderId: String(o.id),
+    clientOrderId: o.clientOrderId,
+    symbol: spec.name,
+    side: o.side,
+    positionSide: o.positionSide,
+    type: o.type,
+    timeInForce: o.timeInForce,
+    price: o.price === 0 ? '0' : spec.tick.fromUnits(o.price),
+    quantity: spec.step.fromUnits(o.qty),
+    executedQty: spec.step.fromUnits(o.executed),
+    avgPrice: o.executed === 0 ? '0' : derivedPrice(o.cumQuote.div(spec.step.decOf(o.executed)), spec.tick.scale),
+    cumQuote: formatDec(o.cumQuote),
+    status: o.status,
+    reduceOnly: o.reduceOnly,
+    makerOnly: o.makerOnly,
+    closePosition: o.closePosition,
+    priceType: o.priceType,
+    placeType: o.placeType,
+    createdAt: o.createdAt,
+    updateTime: o.updateTime,
+  };
+  if (o.conditionId) rec.conditionId = String(o.conditionId);
+  if (o.strategyId) rec.strategyId = String(o.strategyId);
+  return rec;
+}
+
+export function conditionRecord(c: EngineCondition): ConditionOrderRecord {
+  const spec = c.symbol;
+  const rec: ConditionOrderRecord = {
+    conditionId: String(c.id),
+    clientOrderId: c.clientOrderId,
+    symbol: spec.name,
+    type: c.type,
+    side: c.side,
+    positionSide: c.positionSide,
+    quantity: spec.step.fromUnits(c.qty),
+    price: c.price === 0 ? '0' : spec.tick.fromUnits(c.price),
+    stopPrice: c.stopPrice === 0 ? '0' : spec.tick.fromUnits(c.stopPrice),
+    workingType: c.workingType,
+    priceProtect: c.priceProtect,
+    activatePrice: c.activatePrice === 0 ? '0' : spec.tick.fromUnits(c.activatePrice),
+    callbackRate: c.callbackRate,
+    timeInForce: c.timeInForce,
+    reduceOnly: c.reduceOnly,
+    closePosition: c.closePosition,
+    conditionStatus: c.status,
+    triggeredOrderId: c.triggeredOrderId ? String(c.triggeredOrderId) : '',
+    triggerTime: c.triggerTime,
+    createdAt: c.createdAt,
+    updateTime: c.updateTime,
+  };
+  if (c.strategyId) rec.strategyId = String(c.strategyId);
+  return rec;
+}
+
+function subRecord(s: EngineSubOrder, st: EngineStrategy, order: EngineOrder | undefined): StrategySubOrderRecord {
+  const spec = st.symbol;
+  const rec: StrategySubOrderRecord = {
+    strategySubId: s.subId,
+    symbol: spec.name,
+    type: s.type,
+    side: s.side,
+    positionSide: s.positionSide,
+    price: s.price === 0 ? '0' : spec.tick.fromUnits(s.price),
+    quantity: spec.step.fromUnits(s.qty),
+    stopPrice: s.stopPrice === 0 ? '0' : spec.tick.fromUnits(s.stopPrice),
+    workingType: s.workingType,
+    timeInForce: s.timeInForce,
+    reduceOnly: s.reduceOnly,
+    closePosition: s.closePosition,
+    clientOrderId: s.clientOrderId,
+    firstDrivenId: s.firstDrivenId,
+    firstDrivenOn: s.firstDrivenOn,
+    firstTrigger: s.firstTrigger,
+    secondDrivenId: s.secondDrivenId,
+    secondDrivenOn: s.secondDrivenOn,
+    secondTrigger: s.secondTrigger,
+    status: s.status,
+    executedQty: order ? spec.step.fromUnits(order.executed) : '0',
+    avgPrice: order && order.executed > 0 ? derivedPrice(order.cumQuote.div(spec.step.decOf(order.executed)), spec.tick.scale) : '0',
+  };
+  if (s.orderId) rec.orderId = String(s.orderId);
+  if (s.conditionId) rec.conditionId = String(s.conditionId);
+  return rec;
+}
+
+export function strategyRecord(st: EngineStrategy, orderOf: (id: number) => EngineOrder | undefined): StrategyOrderRecord {
+  return {
+    strategyId: String(st.id),
+    strategyType: st.type,
+    strategyStatus: st.status,
+    bookTime: st.bookTime,
+    subOrders: st.subs.map((s) => subRecord(s, st, s.orderId ? orderOf(s.orderId) : undefined)),
+    updateTime: st.updateTime,
+  };
+}

@@ -1,0 +1,137 @@
+import { Dec, Grid, parseDec } from '../../core';
+
+/** One maintenance-margin tier (Binance-style): applies while position notional <= `maxNotional`. */
+export interface MarginTier {
+  /** Upper bound of position notional for this tier; "0" means unbounded (last tier). */
+  maxNotional: string;
+  /** Maintenance margin rate, e.g. "0.004" for 0.4 %. */
+  maintenanceMarginRate: string;
+  /** Maintenance amount that keeps MM continuous across tiers. */
+  maintenanceAmount: string;
+  maxLeverage: number;
+}
+
+/** Contract specification of one symbol, as configured. */
+export interface SymbolConfig {
+  symbol: string;
+  baseAsset: string;
+  quoteAsset: string;
+  tickSize: string;
+  stepSize: string;
+  minQty: string;
+  maxQty: string;
+  minNotional: string;
+  maxLeverage: number;
+  makerFee: string;
+  takerFee: string;
+  /** Mark (and index) price at start. */
+  markPrice: string;
+  /** Funding rate applied at the next settlement unless the market changes it. */
+  fundingRate: string;
+  /** Funding interval in ms; settlements fall on multiples of it since epoch. */
+  fundingIntervalMs: number;
+  tiers: MarginTier[];
+}
+
+/** Parsed, integer-ready view of a symbol used by the engine. */
+export class SymbolSpec {
+  readonly name: string;
+  readonly tick: Grid;
+  readonly step: Grid;
+  readonly minQtySteps: number;
+  readonly maxQtySteps: number;
+  readonly minNotional: Dec;
+  readonly maxLeverage: number;
+  readonly makerFee: Dec;
+  readonly takerFee: Dec;
+  readonly tiers: ReadonlyArray<{ maxNotional: Dec | undefined; mmr: Dec; amount: Dec; maxLeverage: number }>;
+
+  constructor(readonly config: SymbolConfig) {
+    this.name = config.symbol;
+    this.tick = new Grid(config.tickSize);
+    this.step = new Grid(config.stepSize);
+    const minQ = this.step.toUnits(config.minQty);
+    const maxQ = this.step.toUnits(config.maxQty);
+    if (minQ === undefined || minQ <= 0) throw new RangeError(`${config.symbol}: minQty ${config.minQty} must be a positive multiple of stepSize ${config.stepSize}`);
+    if (maxQ === undefined || maxQ < minQ) throw new RangeError(`${config.symbol}: maxQty ${config.maxQty} must be a multiple of stepSize and >= minQty`);
+    this.minQtySteps = minQ;
+    this.maxQtySteps = maxQ;
+    this.minNotional = parseDec(config.minNotional, `${config.symbol}.minNotional`);
+    if (!Number.isInteger(config.maxLeverage) || config.maxLeverage < 1) throw new RangeError(`${config.symbol}: maxLeverage must be an integer >= 1`);
+    this.maxLeverage = config.maxLeverage;
+    this.makerFee = parseDec(config.makerFee, `${config.symbol}.makerFee`);
+    this.takerFee = parseDec(config.takerFee, `${config.symbol}.takerFee`);
+    if (config.tiers.length === 0) throw new RangeError(`${config.symbol}: at least one margin tier is required`);
+    this.tiers = config.tiers.map((t, i) => {
+      const cap = parseDec(t.maxNotional, `${config.symbol}.tiers[${i}].maxNotional`);
+      return {
+        maxNotional: cap.isZero() ? undefined : cap,
+        mmr: parseDec(t.maintenanceMarginRate, `${config.symbol}.tiers[${i}].maintenanceMarginRate`),
+        amount: parseDec(t.maintenanceAmount, `${config.symbol}.tiers[${i}].maintenanceAmount`),
+        maxLeverage: t.maxLeverage,
+      };
+    });
+  }
+
+  /** The tier that applies to a position of this absolute notional. */
+  tierFor(notional: Dec): { mmr: Dec; amount: Dec } {
+    for (const t of this.tiers) {
+      if (t.maxNotional === undefined || notional.lte(t.maxNotional)) return t;
+    }
+    return this.tiers[this.tiers.length - 1];
+  }
+}
+
+const BTC_TIERS: MarginTier[] = [
+  { maxNotional: '50000', maintenanceMarginRate: '0.004', maintenanceAmount: '0', maxLeverage: 125 },
+  { maxNotional: '250000', maintenanceMarginRate: '0.005', maintenanceAmount: '50', maxLeverage: 100 },
+  { maxNotional: '1000000', maintenanceMarginRate: '0.01', maintenanceAmount: '1300', maxLeverage: 50 },
+  { maxNotional: '0', maintenanceMarginRate: '0.025', maintenanceAmount: '16300', maxLeverage: 20 },
+];
+
+const ETH_TIERS: MarginTier[] = [
+  { maxNotional: '10000', maintenanceMarginRate: '0.005', maintenanceAmount: '0', maxLeverage: 100 },
+  { maxNotional: '100000', maintenanceMarginRate: '0.0065', maintenanceAmount: '15', maxLeverage: 75 },
+  { maxNotional: '500000', maintenanceMarginRate: '0.01', maintenanceAmount: '365', maxLeverage: 50 },
+  { maxNotional: '0', maintenanceMarginRate: '0.02', maintenanceAmount: '5365', maxLeverage: 25 },
+];
+
+const EIGHT_HOURS = 8 * 60 * 60 * 1000;
+
+/** The symbols every local exchange has (PROTOCOL.md section 7). */
+export const DEFAULT_SYMBOLS: readonly SymbolConfig[] = [
+  {
+    symbol: 'BTCUSDT',
+    baseAsset: 'BTC',
+    quoteAsset: 'USDT',
+    tickSize: '0.1',
+    stepSize: '0.001',
+    minQty: '0.001',
+    maxQty: '1000',
+    minNotional: '5',
+    maxLeverage: 125,
+    makerFee: '0.0002',
+    takerFee: '0.0005',
+    markPrice: '50000',
+    fundingRate: '0.0001',
+    fundingIntervalMs: EIGHT_HOURS,
+    tiers: BTC_TIERS,
+  },
+  {
+    symbol: 'ETHUSDT',
+    baseAsset: 'ETH',
+    quoteAsset: 'USDT',
+    tickSize: '0.01',
+    stepSize: '0.001',
+    minQty: '0.001',
+    maxQty: '10000',
+    minNotional: '5',
+    maxLeverage: 100,
+    makerFee: '0.0002',
+    takerFee: '0.0005',
+    markPrice: '3000',
+    fundingRate: '0.0001',
+    fundingIntervalMs: EIGHT_HOURS,
+    tiers: ETH_TIERS,
+  },
+];
