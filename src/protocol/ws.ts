@@ -116,9 +116,10 @@ const frameError = (code: 10001 | 10002 | 10004 | 10005, message: string, field?
 export function parsePublicClientFrame(raw: unknown): ParseResult<PublicClientFrame> {
   let text: string;
   if (typeof raw === 'string') text = raw;
-  else if (Buffer.isBuffer(raw)) text = raw.toString('utf8');
+  else if (Buffer.isBuffer(raw)) text = raw.length > PUBLIC_FRAME_MAX_BYTES ? '' : raw.toString('utf8');
   else return frameError(ErrorCodes.BODY_NOT_OBJECT, `frame must be JSON text, got ${jsonTypeOf(raw)}`);
-  if (text.length > PUBLIC_FRAME_MAX_BYTES) {
+  // Measured in UTF-16 units for strings: close enough to bytes for a guard against huge frames.
+  if (text.length > PUBLIC_FRAME_MAX_BYTES || (Buffer.isBuffer(raw) && raw.length > PUBLIC_FRAME_MAX_BYTES)) {
     return frameError(ErrorCodes.INVALID_PARAMETER, `frame must be at most ${PUBLIC_FRAME_MAX_BYTES} bytes long`);
   }
   let msg: unknown;
