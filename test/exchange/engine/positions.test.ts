@@ -1,0 +1,135 @@
+import { Dec } from '../../../src/core/decimal';
+import { ErrorCodes } from '../../../src/core/errors';
+import { codeOf, limit, world } from './helpers';
+
+/** a sells to b: b is long `qty` at `price` (taker), a is short (maker). */
+function open(w: ReturnType<typeof world>, price: string, qty: string, buyer = 'b', seller = 'a'): void {
+  w.engine.placeOrder(seller, limit('SELL', price, qty));
+  w.engine.placeOrder(buyer, limit('BUY', price, qty));
+}
+
+describe('positions: the worked examples of docs/engine.md', () => {
+  it('example 1: long 1 BTC at 50000, 20x cross', () => {
+    const w = world();
+    open(w, '50000', '1');
+    let [p] = w.engine.positions('b');
+    expect(p).toMatchObject({ quantity: '1', entryPrice: '50000', leverage: 20, marginMode: 'CROSS', positionMargin: '2500', unrealizedPnl: '0' });
+    // break-even = (50000 + 25) / (1 - 0.0005)
+    expect(p.breakEvenPrice).toBe(new Dec(50025).div('0.9995').toDecimalPlaces(5).toFixed().replace(/0+$/, ''));
+    w.engine.setMarkPrice('BTCUSDT', '51000');
+    [p] = w.engine.positions('b');
+    expect(p.unrealizedPnl).toBe('1000');
+    expect(p.roe).toBe('0.4'); // 1000 / 2500
+    expect(p.nextFundingFee).toBe('-5.1'); // pays 1 * 51000 * 0.0001
+    const asset = w.engine.asset('b');
+    expect(asset).toMatchObject({ walletBalance: '99975', usedMargin: '2500', unrealizedPnl: '1000', availableBalance: '98475' });
+  });
+
+  it('example 2: isolated long 1 BTC at 50000, 20x: liquidation price', () => {
+    const w = world();
+    w.engine.setMarginMode('b', { symbol: 'BTCUSDT', marginMode: 2 });
+    open(w, '50000', '1');
+    const [p] = w.engine.positions('b');
+    expect(p.marginMode).toBe('ISOLATED');
+    expect(p.positionMargin).toBe('2500');
+    // (50000 - 2500 - 0) / (1 * (1 - 0.004)) = 47690.7630..., rounded up to the tick
+    expect(p.liqPrice).toBe('47690.8');
+    // margin ratio = MM / (margin + uPnL) = 200 / 2500
+    expect(p.marginRatio).toBe('0.08');
+  });
+
+  it('a short has a signed negative quantity in one-way mode, and its liquidation price is above', () => {
+    const w = world();
+    w.engine.setMarginMode('a', { symbol: 'BTCUSDT', marginMode: 2 });
+    open(w, '50000', '1');
+    const [p] = w.engine.positions('a');
+    expect(p.quantity).toBe('-1');
+    // (2500 + 50000 + 0) / (1 * 1.004) = 52290.8366..., rounded down to the tick
+    expect(p.liqPrice).toBe('52290.8');
+  });
+
+  it('realizes PnL on reduce, keeps the entry of the rest, and writes position history on close', () => {
+    const w = world();
+    open(w, '50000', '1');
+    w.clock.advance(1000);
+    open(w, '51000', '0.4', 'c', 'b'); // b sells 0.4 at 51000 as maker
+    let [p] = w.engine.positions('b');
+    expect(p.quantity).toBe('0.6');
+    expect(p.entryPrice).toBe('50000');
+    const tr = w.engine.tradeHistory('b', {}).list[0];
+    expect(tr.realizedPnl).toBe('400');
+    open(w, '52000', '0.6', 'c', 'b');
+    expect(w.engine.positions('b')).toEqual([]);
+    const h = w.engine.positionHistory('b', {}).list[0];
+    expect(h).toMatchObject({ symbol: 'BTCUSDT', positionSide: 'BOTH', maxQuantity: '1', entryPrice: '50000', closePrice: '51600', triggerMode: 1 });
+    // realized 400 + 1200, minus fees 25 (open, taker) + 4.08 + 6.24 (closes, b was the maker)
+    expect(h.pnl).toBe('1564.68');
+    expect(w.engine.positionHistory('b', { side: 'long' }).total).toBe(1);
+    expect(w.engine.positionHistory('b', { side: 'short' }).total).toBe(0);
+    expect(w.engine.positionHistory('a', {}).total).toBe(0);
+    [p] = w.engine.positions('a');
+    expect(p.quantity).toBe('-1');
+  });
+
+  it('a one-way position flips through zero: the close part realizes, the rest opens at the trade price', () => {
+    const w = world();
+    open(w, '50000', '1');
+    open(w, '49000', '1.5', 'c', 'b');
+    const [p] = w.engine.positions('b');
+    expect(p.quantity).toBe('-0.5');
+    expect(p.entryPrice).toBe('49000');
+    expect(w.engine.tradeHistory('b', {}).list[0].realizedPnl).toBe('-1000');
+  });
+
+  it('hedge mode keeps LONG and SHORT apart, both positive', () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('h', limit('BUY', '50000', '1', { positionSide: 'LONG' }));
+    w.engine.placeOrder('a', limit('BUY', '50000', '0.5'));
+    w.engine.placeOrder('h', limit('SELL', '50000', '0.5', { positionSide: 'SHORT' }));
+    const ps = w.engine.positions('h');
+    expect(ps.map((p) => [p.positionSide, p.quantity])).toEqual([
+      ['LONG', '1'],
+      ['SHORT', '0.5'],
+    ]);
+    // a SELL on LONG closes the long and is capped by it
+    w.engine.placeOrder('c', limit('BUY', '50000', '5'));
+    const close = w.engine.placeOrder('h', limit('SELL', '50000', '3', { positionSide: 'LONG' }));
+    expect(close.quantity).toBe('1');
+    expect(w.engine.positions('h').map((p) => p.positionSide)).toEqual(['SHORT']);
+  });
+
+  it('leverage: set within range, refused when lowering it would leave negative available margin', () => {
+    const w = world({ balance: '3000' });
+    expect(w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 50 }).leverage).toBe(50);
+    open(w, '50000', '1'); // IM 1000 at 50x
+    expect(codeOf(() => w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 10 }))).toBe(ErrorCodes.INSUFFICIENT_MARGIN);
+    expect(w.engine.positionSettings('b', 'BTCUSDT').leverage).toBe(50);
+    expect(w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 25 }).leverage).toBe(25);
+  });
+
+  it('frozen margin covers only the opening part of an order against a position', () => {
+    const w = world();
+    open(w, '50000', '1');
+    w.engine.placeOrder('b', limit('SELL', '51000', '1.5'));
+    // 0.5 opens a short: 51000 * 0.5 / 20
+    expect(w.engine.asset('b').frozenMargin).toBe('1275');
+  });
+});
+
+describe('account change log', () => {
+  it('records deposit, fee and realized PnL with before/after balances', () => {
+    const w = world();
+    open(w, '50000', '1');
+    open(w, '50100', '1', 'c', 'b');
+    const log = w.engine.accountChanges('b', { page: 1, pageSize: 100 }).list.reverse();
+    expect(log.map((c) => [c.changeType, c.amount])).toEqual([
+      ['DEPOSIT', '100000'],
+      ['TRADE_FEE', '-25'],
+      ['REALIZED_PNL', '100'],
+      ['TRADE_FEE', '-10.02'],
+    ]);
+    for (const c of log) expect(new Dec(c.walletBalanceBefore).plus(c.amount).eq(c.walletBalanceAfter)).toBe(true);
+    expect(w.engine.accountChanges('b', { changeType: 'TRADE_FEE' }).total).toBe(2);
+  });
+});

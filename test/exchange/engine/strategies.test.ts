@@ -1,0 +1,100 @@
+import { ErrorCodes } from '../../../src/core/errors';
+import type { StrategySubOrderInput } from '../../../src/exchange/engine/inputs';
+import { codeOf, limit, world } from './helpers';
+
+const entry: StrategySubOrderInput = { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50000', quantity: '1' };
+const tp: StrategySubOrderInput = { strategySubId: 2, symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '52000', quantity: '1', reduceOnly: true };
+const sl: StrategySubOrderInput = { strategySubId: 3, symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '48000', quantity: '1', reduceOnly: true, workingType: 'MARK_PRICE' };
+
+const statuses = (w: ReturnType<typeof world>, id: string, user = 'b'): string[] => w.engine.strategy(user, id).subOrders.map((s) => s.status);
+
+describe('strategy orders', () => {
+  it('OTOCO: take-profit and stop-loss wait for the entry, and the one that fills cancels the other', () => {
+    const w = world();
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
+    expect(s.strategyStatus).toBe('WORKING');
+    expect(statuses(w, s.strategyId)).toEqual(['NEW', 'PENDING', 'PENDING']);
+    expect(s.subOrders[1]).toMatchObject({ firstDrivenId: 1, firstDrivenOn: 'FILLED', firstTrigger: 'PLACE_ORDER', secondDrivenId: 3, secondTrigger: 'CANCEL_ORDER' });
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.4'));
+    expect(statuses(w, s.strategyId)).toEqual(['PARTIALLY_FILLED', 'PENDING', 'PENDING']);
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.6'));
+    expect(statuses(w, s.strategyId)).toEqual(['FILLED', 'NEW', 'NEW']);
+    const rec = w.engine.strategy('b', s.strategyId);
+    expect(rec.subOrders[1].orderId).toBeDefined();
+    expect(rec.subOrders[2].conditionId).toBeDefined();
+    w.drain();
+    // take-profit fills
+    w.engine.placeOrder('c', limit('BUY', '52000', '1'));
+    expect(statuses(w, s.strategyId)).toEqual(['FILLED', 'FILLED', 'CANCELED']);
+    expect(w.engine.strategy('b', s.strategyId).strategyStatus).toBe('ALL_DONE');
+    expect(w.engine.currentConditions('b', undefined).total).toBe(0);
+    expect(w.engine.positions('b')).toEqual([]);
+    const kinds = w.drain().filter((e) => e.kind === 'strategy').map((e) => (e.kind === 'strategy' ? e.record.strategyStatus : ''));
+    expect(kinds[kinds.length - 1]).toBe('ALL_DONE');
+  });
+
+  it('OTOCO: the stop-loss fires on mark and cancels the take-profit', () => {
+    const w = world();
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('c', limit('BUY', '47900', '2'));
+    w.engine.setMarkPrice('BTCUSDT', '48000');
+    expect(statuses(w, s.strategyId)).toEqual(['FILLED', 'CANCELED', 'FILLED']);
+    expect(w.engine.strategy('b', s.strategyId).strategyStatus).toBe('ALL_DONE');
+  });
+
+  it('OTOCO: cancelling the entry before it fills cancels the strategy', () => {
+    const w = world();
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
+    const entryId = w.engine.strategy('b', s.strategyId).subOrders[0].orderId as string;
+    w.engine.cancelOrder('b', { symbol: 'BTCUSDT', orderId: entryId });
+    expect(statuses(w, s.strategyId)).toEqual(['CANCELED', 'CANCELED', 'CANCELED']);
+    expect(w.engine.strategy('b', s.strategyId).strategyStatus).toBe('CANCELLED');
+  });
+
+  it('OTO: the second order is placed when the first fills', () => {
+    const w = world();
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTO', subOrderList: [entry, { ...tp, strategySubId: 2 }] });
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    expect(statuses(w, s.strategyId)).toEqual(['FILLED', 'NEW']);
+  });
+
+  it('OCO: both work at once; a fill of one cancels the other', () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '1'));
+    const s = w.engine.placeStrategy('b', {
+      strategyType: 'OCO',
+      subOrderList: [
+        { ...tp, strategySubId: 1 },
+        { ...sl, strategySubId: 2 },
+      ],
+    });
+    expect(statuses(w, s.strategyId)).toEqual(['NEW', 'NEW']);
+    w.engine.placeOrder('c', limit('BUY', '52000', '0.3'));
+    expect(statuses(w, s.strategyId)).toEqual(['PARTIALLY_FILLED', 'CANCELED']);
+  });
+
+  it.each([
+    ['wrong count', { strategyType: 'OTOCO' as const, subOrderList: [entry, tp] }],
+    ['duplicate sub ids', { strategyType: 'OTO' as const, subOrderList: [entry, { ...tp, strategySubId: 1 }] }],
+    ['a driver naming itself', { strategyType: 'OTO' as const, subOrderList: [entry, { ...tp, firstDrivenId: 2, firstDrivenOn: 'FILLED' as const, firstTrigger: 'PLACE_ORDER' as const }] }],
+    ['OCO with a PLACE_ORDER', { strategyType: 'OCO' as const, subOrderList: [entry, { ...tp, firstDrivenId: 1, firstDrivenOn: 'FILLED' as const, firstTrigger: 'PLACE_ORDER' as const }] }],
+    ['two symbols', { strategyType: 'OTO' as const, subOrderList: [entry, { ...tp, symbol: 'ETHUSDT' }] }],
+  ])('refuses a malformed structure (30017): %s', (_n, input) => {
+    const w = world();
+    expect(codeOf(() => w.engine.placeStrategy('b', input))).toBe(ErrorCodes.INVALID_STRATEGY);
+  });
+
+  it('a sub-order off the grid fails the whole request and changes nothing', () => {
+    const w = world();
+    expect(codeOf(() => w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, { ...tp, price: '52000.05' }, sl] }))).toBe(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE);
+    expect(w.engine.currentOrders('b', {}).total).toBe(0);
+  });
+
+  it("another user's strategy behaves as a missing one (30016)", () => {
+    const w = world();
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
+    expect(codeOf(() => w.engine.strategy('a', s.strategyId))).toBe(ErrorCodes.STRATEGY_NOT_FOUND);
+  });
+});
