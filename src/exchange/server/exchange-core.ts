@@ -54,14 +54,18 @@ export class ExchangeCore {
     return this.seq;
   }
 
-  /** Replays the log into the fresh engine. Call once, before serving. */
-  async recover(): Promise<number> {
+  /**
+   * Replays the log into the fresh engine. Call once, before serving. Replayed events go to
+   * `onEvents` (market data rebuilds from them), never to the live streams.
+   */
+  async recover(onEvents?: (events: EngineEvent[]) => void): Promise<number> {
     let n = 0;
     for await (const entry of this.log.replay()) {
       this.applyEntry(entry);
+      const events = this.engine.drain();
+      if (onEvents && events.length > 0) onEvents(events);
       n++;
     }
-    this.engine.drain();
     return n;
   }
 
