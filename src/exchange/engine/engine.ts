@@ -61,6 +61,7 @@ import type {
 import * as pm from './position-math';
 import { conditionRecord, derivedPrice, money, orderRecord, strategyRecord } from './records';
 import { normalizeStrategy, type Driver } from './strategy-structure';
+import { exportEngineState, importEngineState, type EngineSnapshot } from './snapshot';
 import { SymbolSpec, type SymbolConfig } from './symbols';
 import { stopFires, trailingStep } from './triggers';
 
@@ -1959,6 +1960,37 @@ export class Engine {
       netQtyBySymbol: net,
       frozenMismatch,
     };
+  }
+
+  // ---------------------------------------------------------------- snapshots (format in snapshot.ts)
+
+  /** The whole state as plain data, for a snapshot. Call between commands. */
+  exportState(): EngineSnapshot {
+    const { symbols, accounts, ordersById, conditionsById, strategiesById } = this;
+    return exportEngineState({ symbols, accounts, ordersById, conditionsById, strategiesById }, {
+      nextOrderId: this.nextOrderId,
+      nextConditionId: this.nextConditionId,
+      nextStrategyId: this.nextStrategyId,
+      nextTradeId: this.nextTradeId,
+      nextFillId: this.nextFillId,
+      accountSeq: this.accountSeq,
+      feePool: this.feePool,
+      deposits: this.deposits,
+    });
+  }
+
+  /** Replaces the whole state with a snapshot's; the engine must have the snapshot's symbols. */
+  importState(s: EngineSnapshot): void {
+    const { symbols, accounts, ordersById, conditionsById, strategiesById } = this;
+    const c = importEngineState({ symbols, accounts, ordersById, conditionsById, strategiesById }, s);
+    this.nextOrderId = c.nextOrderId;
+    this.nextConditionId = c.nextConditionId;
+    this.nextStrategyId = c.nextStrategyId;
+    this.nextTradeId = c.nextTradeId;
+    this.nextFillId = c.nextFillId;
+    this.accountSeq = c.accountSeq;
+    this.feePool = c.feePool;
+    this.deposits = c.deposits;
   }
 }
 
