@@ -136,7 +136,7 @@ const user = fc.constantFrom<User>(...USERS);
 const sym = fc.constantFrom<Sym>(...SYMBOLS);
 const side = fc.constantFrom<Side>('BUY', 'SELL');
 const maybe = <T>(arb: fc.Arbitrary<T>, freq = 1): fc.Arbitrary<T | undefined> =>
-  fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: arb, weight: freq });
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 10 }, { arbitrary: arb, weight: Math.max(1, Math.round(freq * 5)) });
 
 const ps: fc.Arbitrary<PsSpec> = fc.oneof(
   { arbitrary: fc.record({ k: fc.constant('auto' as const), flip: fc.boolean() }), weight: 12 },
@@ -180,7 +180,7 @@ export const orderSpec: fc.Arbitrary<OrderSpec> = fc.record(
     tif: maybe(fc.constantFrom<TimeInForce>('GTC', 'IOC', 'FOK')),
     makerOnly: maybe(fc.boolean()),
     reduceOnly: maybe(fc.boolean()),
-    closePosition: maybe(fc.constant(true), 0.3),
+    closePosition: maybe(fc.constant(true), 0.1),
     closeWithQty: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
     priceType: maybe(fc.constantFrom<PriceType>(0, 1, 2, 3, 4)),
     clientOrderId: clientId,
@@ -254,10 +254,31 @@ export const stratSpec: fc.Arbitrary<StratSpec> = fc.constantFrom<StrategyType>(
 /** Mark price levels in basis points from the start price: mostly small moves, sometimes big jumps. */
 const markBp = fc.oneof(
   { arbitrary: fc.integer({ min: -400, max: 400 }), weight: 8 },
-  { arbitrary: fc.integer({ min: -4000, max: 4000 }), weight: 1 },
+  { arbitrary: fc.integer({ min: -4000, max: 4000 }), weight: 2 },
 );
 
+/** Resting liquidity: GTC limit orders on both sides a little away from the mark, as one batch. */
+const ladder: fc.Arbitrary<OrderSpec[]> = fc
+  .record({
+    sym,
+    ps: fc.record({ k: fc.constant('auto' as const), flip: fc.constant(false) }),
+    levels: fc.array(fc.tuple(side, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 5, max: 3000 })), { minLength: 2, maxLength: 6 }),
+  })
+  .map(({ sym: s, ps: p, levels }) =>
+    levels.map(([sd, away, n]): OrderSpec => ({
+      sym: s,
+      type: 'LIMIT',
+      side: sd,
+      ps: p,
+      px: { k: 'near', n: sd === 'BUY' ? -away : away },
+      marketPrice: false,
+      qty: { k: 'steps', n },
+      closeWithQty: false,
+    })),
+  );
+
 export const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+  { arbitrary: fc.record({ k: fc.constant('batchPlace' as const), u: user, os: ladder }), weight: 8 },
   { arbitrary: fc.record({ k: fc.constant('place' as const), u: user, o: orderSpec }), weight: 30 },
   { arbitrary: fc.record({ k: fc.constant('batchPlace' as const), u: user, os: fc.array(orderSpec, { minLength: 1, maxLength: 4 }) }), weight: 3 },
   { arbitrary: fc.record({ k: fc.constant('cancel' as const), u: user, sym, pick: fc.nat(50), byClient: fc.boolean() }), weight: 5 },
@@ -274,7 +295,7 @@ export const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { arbitrary: fc.record({ k: fc.constant('advance' as const), ms: fc.constantFrom(1, 250, 60_000, 3_600_000, 8 * 3_600_000) }), weight: 2 },
 );
 
-export const cmds = (maxLength: number): fc.Arbitrary<Cmd[]> => fc.array(cmd, { minLength: 1, maxLength });
+export const cmds = (maxLength: number): fc.Arbitrary<Cmd[]> => fc.array(cmd, { minLength: 1, maxLength, size: 'max' });
 
 // ------------------------------------------------------------------------------ resolution
 
