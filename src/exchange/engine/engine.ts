@@ -259,6 +259,8 @@ export class Engine {
   }
 
   private emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
+    // The insurance fund is the venue's own book-keeping, not a user with a stream.
+    if (o.userId === INSURANCE_ACCOUNT) return;
     const ev: EngineEvent = { kind: 'order', userId: o.userId, time: this.clock.now(), executionType, order: orderRecord(o) };
     if (fill) ev.fill = fill;
     this.out.push(ev);
@@ -319,6 +321,8 @@ export class Engine {
       settings: new Map(),
       positions: new Map(),
       openOrders: new Map(),
+      openCountBySymbol: new Map(),
+      reducingOpen: new Set(),
       liveClientIds: new Map(),
       lastClientIds: new Map(),
       orders: [],
@@ -390,7 +394,12 @@ export class Engine {
     this.touch(a, changeType, symbol);
   }
 
-  private setFrozen(o: EngineOrder, frozen: Dec): void {
+  /**
+   * Sets an order's frozen margin, rounded up to the money scale so that the account's running
+   * total stays exactly the sum over its orders (unrounded quotients would lose digits).
+   */
+  private setFrozen(o: EngineOrder, amount: Dec): void {
+    const frozen = amount.toDecimalPlaces(MONEY_DP, Dec.ROUND_UP);
     if (o.frozen.eq(frozen)) return;
     const acct = this.accounts.get(o.userId) as EngineAccount;
     acct.frozen = acct.frozen.minus(o.frozen).plus(frozen);
@@ -722,8 +731,7 @@ export class Engine {
     if (!reducing && notional.lt(spec.minNotional)) {
       fail(ErrorCodes.BELOW_MIN_NOTIONAL, `order notional ${formatDec(notional)} is below the minimum notional ${formatDec(spec.minNotional)} of ${spec.name}`, 'quantity');
     }
-    let openCount = 0;
-    for (const o of acct.openOrders.values()) if (o.symbol === spec) openCount++;
+    const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
     if (openCount >= MAX_OPEN_ORDERS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_ORDERS_PER_SYMBOL} open orders per symbol; ${spec.name} has ${openCount}`);
     let frozenPerStep = ZERO;
     if (!reducing) {
@@ -832,6 +840,8 @@ export class Engine {
       }
     }
     acct.openOrders.set(id, o);
+    acct.openCountBySymbol.set(st.spec.name, (acct.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
+    if (this.isReducing(o)) acct.reducingOpen.add(o);
     acct.liveClientIds.set(o.clientOrderId, id);
     this.setFrozen(o, o.frozenPerStep.times(o.qty));
     this.emitOrder(o, 'NEW');
@@ -948,7 +958,8 @@ export class Engine {
   /** Drops a final order from the live indexes and unfreezes its margin. */
   private release(o: EngineOrder): void {
     const acct = this.accounts.get(o.userId) as EngineAccount;
-    acct.openOrders.delete(o.id);
+    if (acct.openOrders.delete(o.id)) acct.openCountBySymbol.set(o.symbol.name, (acct.openCountBySymbol.get(o.symbol.name) ?? 1) - 1);
+    acct.reducingOpen.delete(o);
     if (acct.liveClientIds.get(o.clientOrderId) === o.id) acct.liveClientIds.delete(o.clientOrderId);
     this.setFrozen(o, ZERO);
   }
@@ -970,8 +981,18 @@ export class Engine {
    */
   private recheckReducing(acct: EngineAccount, st: SymbolState): void {
     if (acct.userId === INSURANCE_ACCOUNT) return;
-    for (const o of [...acct.openOrders.values()]) {
-      if (o.symbol !== st.spec || !this.isReducing(o) || !st.book.has(o.id)) continue;
+    if (acct.reducingOpen.size > 0) this.recheckReducingOrders(acct, st);
+    if (st.conditions.length > 0) {
+      for (const c of [...st.conditions]) {
+        if (c.userId !== acct.userId || c.timeInForce !== 'GTE_GTC') continue;
+        if (this.positionQty(acct, st.spec.name, c.positionSide) === 0) this.endCondition(c, 'CANCELED');
+      }
+    }
+  }
+
+  private recheckReducingOrders(acct: EngineAccount, st: SymbolState): void {
+    for (const o of [...acct.reducingOpen]) {
+      if (o.symbol !== st.spec || !st.book.has(o.id)) continue;
       const cap = this.closable(acct, st.spec.name, o.side, o.positionSide);
       const remaining = o.qty - o.executed;
       if (cap === 0) {
@@ -982,10 +1003,6 @@ export class Engine {
         o.updateTime = this.clock.now();
         this.emitOrder(o, 'AMENDED');
       }
-    }
-    for (const c of [...st.conditions]) {
-      if (c.userId !== acct.userId || c.timeInForce !== 'GTE_GTC') continue;
-      if (this.positionQty(acct, st.spec.name, c.positionSide) === 0) this.endCondition(c, 'CANCELED');
     }
   }
 
@@ -1897,11 +1914,11 @@ export class Engine {
       const a = this.accounts.get(userId) as EngineAccount;
       if (userId !== INSURANCE_ACCOUNT) a.orders.push(o);
       a.openOrders.set(id, o);
+      a.openCountBySymbol.set(st.spec.name, (a.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
       return o;
     };
     const taker = mk(acct.userId, side, positionSide);
-    const maker = mk(INSURANCE_ACCOUNT, side === 'BUY' ? 'SELL' : 'BUY', 'BOTH');
-    void insurance;
+    const maker = mk(insurance.userId, side === 'BUY' ? 'SELL' : 'BUY', 'BOTH');
     this.emitOrder(taker, 'NEW');
     this.trade(st, maker, taker, st.market.mark, qty);
   }

@@ -180,6 +180,10 @@ export interface EngineAccount {
   /** Key `${symbol}:${positionSide}`. */
   positions: Map<string, EnginePosition>;
   openOrders: Map<number, EngineOrder>;
+  /** Open normal orders per symbol, for the per-symbol limit without a scan. */
+  openCountBySymbol: Map<string, number>;
+  /** Open orders that only reduce a position, rechecked when the position changes. */
+  reducingOpen: Set<EngineOrder>;
   /** clientOrderId -> id, for orders that are not final. */
   liveClientIds: Map<string, number>;
   /** clientOrderId -> latest order id with it, final or not. */

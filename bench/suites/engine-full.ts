@@ -1,0 +1,111 @@
+import { ManualClock } from '../../src/core/clock';
+import { Engine } from '../../src/exchange/engine/engine';
+import { DEFAULT_SYMBOLS } from '../../src/exchange/engine/symbols';
+import { LatencyRecorder, latencyResults, measureThroughput, mulberry32 } from '../harness';
+import type { BenchResult } from '../harness';
+import type { EnginePart } from './engine';
+
+const RESTING = 1_000;
+/** The engine allows 200 open orders per user and symbol: spread the book over makers. */
+const MAKERS = ['mm1', 'mm2', 'mm3', 'mm4', 'mm5', 'mm6'];
+const WARMUP = 20_000;
+const TIMED = 200_000;
+const LATENCY = 200_000;
+
+/**
+ * The same insert+cancel workload as the book parts, but through the whole engine: validation,
+ * margin checks, frozen margin, fees, positions, order records and events (drained and dropped
+ * each op, as the server would hand them on). This is what a placement costs the local exchange.
+ */
+class EngineDriver {
+  readonly engine: Engine;
+  /** Resting maker orders: [userId, orderId]. */
+  private readonly live: Array<[string, string]> = [];
+  private readonly slot = new Map<string, number>();
+  private readonly rnd: () => number;
+  private readonly clock = new ManualClock(1_700_000_000_000);
+  private n = 0;
+
+  constructor(
+    private readonly crossFraction: number,
+    seed: number,
+  ) {
+    this.rnd = mulberry32(seed);
+    this.engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock: this.clock, insuranceFund: '0' });
+    for (const u of [...MAKERS, 'taker']) this.engine.createAccount({ userId: u, balance: '1000000000' });
+    for (let i = 0; i < RESTING; i++) {
+      const o = this.passive();
+      this.slot.set(o[1], i);
+      this.live.push(o);
+    }
+    this.engine.drain();
+  }
+
+  /** Puts a new order of the same maker in slot i. */
+  private replace(i: number): void {
+    this.slot.delete(this.live[i][1]);
+    const o = this.passive(this.live[i][0]);
+    this.live[i] = o;
+    this.slot.set(o[1], i);
+  }
+
+  private passive(user = MAKERS[this.n++ % MAKERS.length]): [string, string] {
+    const buy = this.rnd() < 0.5;
+    const u = this.rnd();
+    const away = 1 + Math.floor(50 * u * u);
+    const price = (buy ? 500_000 - away : 500_000 + away) / 10;
+    const qty = (1 + Math.floor(this.rnd() * 10)) / 1000;
+    const r = this.engine.placeOrder(user, { symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: qty.toFixed(3) });
+    return [user, r.orderId];
+  }
+
+  op(): void {
+    if ((++this.n & 1023) === 0) this.clock.advance(1);
+    if (this.rnd() < this.crossFraction) {
+      const buy = this.rnd() < 0.5;
+      const price = (buy ? 500_000 + 3 : 500_000 - 3) / 10;
+      this.engine.placeOrder('taker', { symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: '0.010', timeInForce: 'IOC' });
+      // Re-place the makers' orders the sweep filled, to keep ~1,000 resting.
+      for (const e of this.engine.drain()) {
+        if (e.kind === 'order' && e.userId !== 'taker' && e.order.status === 'FILLED') {
+          const i = this.slot.get(e.order.orderId);
+          if (i !== undefined) this.replace(i);
+        }
+      }
+    } else {
+      const i = Math.floor(this.rnd() * this.live.length);
+      const [user, id] = this.live[i];
+      this.replace(i);
+      this.engine.cancelOrder(user, { symbol: 'BTCUSDT', orderId: id });
+    }
+    this.engine.drain();
+  }
+}
+
+export function fullEnginePart(title: string, label: string, crossFraction: number, seed: number): EnginePart {
+  return {
+    title,
+    run(): BenchResult[] {
+      const d = new EngineDriver(crossFraction, seed);
+      const opsPerSec = measureThroughput(TIMED, WARMUP, (_start, count) => {
+        for (let i = 0; i < count; i++) d.op();
+      });
+      const ld = new EngineDriver(crossFraction, seed + 1);
+      for (let i = 0; i < WARMUP; i++) ld.op();
+      const rec = new LatencyRecorder(LATENCY);
+      const now = process.hrtime.bigint;
+      for (let i = 0; i < LATENCY; i++) {
+        const t = now();
+        ld.op();
+        rec.add(now() - t);
+      }
+      const audit = ld.engine.audit();
+      if (audit.netQtyBySymbol.BTCUSDT !== 0) throw new Error('engine bench broke quantity conservation');
+      return [
+        // One op = a placement plus a cancel (or a crossing IOC plus re-placements).
+        { name: `${label} throughput (batch timed)`, value: Math.round(opsPerSec), unit: 'ops/s' },
+        ...latencyResults(`${label} latency`, rec.stats()),
+      ];
+    },
+  };
+}
