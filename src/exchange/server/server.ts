@@ -1,0 +1,370 @@
+/**
+ * The HTTP side of the local exchange.
+ *
+ * node:http and the endpoint registry, no framework: the registry already holds what a framework
+ * would be configured with (route, auth kind, permission, input source, validator), routing is one
+ * Map lookup (`findEndpoint`), and owning the pipeline lets us guarantee what the protocol demands
+ * of every response (the envelope on 404s and oversized bodies too, raw bytes kept for API-key
+ * signatures, no framework-made error pages).
+ *
+ * Pipeline per request: route (10006) → read body under the size limit → authenticate by the
+ * endpoint's auth kind → rate limit → decode JSON / query → validate → handler → envelope.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SystemClock } from '../../core/clock';
+import type { EngineEvent } from '../engine/events';
+import { ErrorCodes, VenueError, httpStatusOf } from '../../core/errors';
+import { ENDPOINTS, findEndpoint, isKnownPath, type AnyEndpoint, type EndpointName } from '../../protocol/endpoints';
+import { errorEnvelope, successEnvelope } from '../../protocol/envelope';
+import { hashPassword } from './auth/password';
+import { Authenticator, checkAdminToken } from './auth/authenticator';
+import { JwtSigner } from './auth/jwt';
+import type { Principal } from './auth/principal';
+import { SessionStore } from './auth/sessions';
+import { DEFAULT_CONFIG, type ExchangeConfig } from './config';
+import { ExchangeCore } from './exchange-core';
+import { HANDLERS } from './handlers';
+import type { Handler, RequestContext, ServerDeps } from './handlers/context';
+import { parseJsonBody } from './http/json-body';
+import { parseQuery, splitTarget } from './http/query';
+import { BodyTooLarge, RequestAborted, readBody } from './http/request-body';
+import { sendEnvelope } from './http/send';
+import { ListenKeyStore } from './listen-keys';
+import { loggableUrl, serverLogger } from './logger';
+import { MarketDataStore } from './market-data';
+import { RateLimiter, type RateDecision } from './rate-limit';
+import { WsGateway } from './ws/gateway';
+
+export interface ServerService {
+  start(): void;
+  stop(): Promise<void> | void;
+}
+
+export interface ExchangeServerOptions {
+  core: ExchangeCore;
+  logger?: Logger;
+  services?: ServerService[];
+  /** How long stop() waits for in-flight requests before cutting connections. */
+  drainTimeoutMs?: number;
+}
+
+const SWEEP_INTERVAL_MS = 1000;
+/** Slow or stalled clients are cut off rather than holding a socket forever. */
+const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const KEEP_ALIVE_TIMEOUT_MS = 30_000;
+
+/** Order requests for the 10 s order limit: every state-changing order endpoint. */
+const isOrderRequest = (ep: AnyEndpoint): boolean => ep.group === 'orders' && ep.method !== 'GET';
+
+let requestSeq = 0;
+const requestPrefix = randomBytes(4).toString('hex');
+const newRequestId = (): string => `${requestPrefix}-${(++requestSeq).toString(36)}-${randomBytes(3).toString('hex')}`;
+
+export class ExchangeServer {
+  readonly core: ExchangeCore;
+  readonly listenKeys: ListenKeyStore;
+  readonly marketData: MarketDataStore;
+  readonly httpServer: http.Server;
+  readonly ws: WsGateway;
+  readonly sessions: SessionStore;
+  private readonly jwt: JwtSigner;
+  private readonly auth: Authenticator;
+  private readonly rateLimiter: RateLimiter;
+  private readonly log: Logger;
+  private readonly services: ServerService[];
+  private readonly deps: ServerDeps;
+  private readonly drainTimeoutMs: number;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private inFlight = 0;
+  private readonly idleWaiters: Array<() => void> = [];
+  private stopping = false;
+  private stopPromise: Promise<void> | undefined;
+  private started: { host: string; port: number; url: string } | undefined;
+  private readonly onCoreEvents: (events: EngineEvent[]) => void;
+
+  constructor(opts: ExchangeServerOptions) {
+    this.core = opts.core;
+    const config = this.core.config;
+    const clock = this.core.wallClock;
+    this.log = serverLogger(opts.logger);
+    this.services = opts.services ?? [];
+    this.drainTimeoutMs = opts.drainTimeoutMs ?? 5000;
+    this.listenKeys = new ListenKeyStore(clock, config.listenKey.ttlMs, config.listenKey.maxPerUser);
+    this.marketData = new MarketDataStore(config.symbols.map((s) => s.symbol));
+    this.onCoreEvents = (events) => this.marketData.onEvents(events);
+    this.core.emitter.on('events', this.onCoreEvents);
+    // Without a configured secret, tokens die with the process, like the in-memory refresh tokens.
+    this.jwt = new JwtSigner(config.auth.jwtSecret !== undefined ? Buffer.from(config.auth.jwtSecret, 'utf8') : randomBytes(32));
+    this.sessions = new SessionStore(clock, config.auth.refreshTokenTtlMs);
+    this.auth = new Authenticator(clock, this.core.accounts, this.jwt);
+    this.rateLimiter = new RateLimiter(clock, config.rateLimits);
+    this.deps = { core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, sessions: this.sessions, jwt: this.jwt };
+    this.httpServer = http.createServer({ keepAlive: true, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
+      void this.handle(req, res);
+    });
+    this.httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    // A malformed request line or headers: node answers nothing by default, so answer in the envelope.
+    this.httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.onClientError(err, socket));
+    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws });
+  }
+
+  /** Listens, creates the configured users, starts services and the sweep timer. */
+  async start(): Promise<{ host: string; port: number; url: string }> {
+    if (this.started) return this.started;
+    const { host, port } = this.core.config;
+    await this.createConfiguredUsers();
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.httpServer.once('error', onError);
+      this.httpServer.listen(port, host, () => {
+        this.httpServer.off('error', onError);
+        resolve();
+      });
+    });
+    const addr = this.httpServer.address() as AddressInfo;
+    const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    this.started = { host: addr.address, port: addr.port, url: `http://${urlHost}:${addr.port}` };
+    for (const s of this.services) s.start();
+    this.sweepTimer = setInterval(() => {
+      this.listenKeys.sweep();
+      this.sessions.sweep();
+      this.rateLimiter.sweep();
+    }, SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    this.log.info({ url: this.started.url }, 'exchange HTTP server listening');
+    return this.started;
+  }
+
+  /** Users of the config that the journal does not already hold (a restart must not duplicate them). */
+  private async createConfiguredUsers(): Promise<void> {
+    for (const u of this.core.config.users) {
+      let user = this.core.accounts.byUsername.get(u.username);
+      if (!user) {
+        const passwordHash = await hashPassword(u.password);
+        const userId = this.core.accounts.nextUserId();
+        await this.core.execute({ k: 'createUser', userId, username: u.username, passwordHash, balance: u.balance, positionMode: u.positionMode ?? 'ONE_WAY' });
+        user = this.core.accounts.byUsername.get(u.username);
+      }
+      if (!user) continue;
+      for (const k of u.apiKeys ?? []) {
+        if (this.core.accounts.apiKeys.has(k.apiKey)) continue;
+        await this.core.execute({ k: 'createApiKey', userId: user.userId, apiKey: k.apiKey, secret: k.secret, permissions: k.permissions });
+      }
+    }
+  }
+
+  /**
+   * Graceful stop: no new connections, in-flight requests get `drainTimeoutMs` to finish, then
+   * services, the WebSocket gateway and the core (flushing the journal). Safe to call twice.
+   */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.doStop();
+    return this.stopPromise;
+  }
+
+  private async doStop(): Promise<void> {
+    this.stopping = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    const closed = new Promise<void>((resolve) => {
+      if (!this.httpServer.listening) return resolve();
+      this.httpServer.close(() => resolve());
+    });
+    this.httpServer.closeIdleConnections();
+    await this.waitIdle(this.drainTimeoutMs);
+    this.httpServer.closeAllConnections();
+    for (const s of this.services) {
+      try {
+        await s.stop();
+      } catch (err) {
+        this.log.error({ err }, 'service failed to stop');
+      }
+    }
+    await this.ws.close();
+    await closed;
+    this.core.emitter.off('events', this.onCoreEvents);
+    await this.core.close();
+    this.log.info('exchange HTTP server stopped');
+  }
+
+  private waitIdle(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const requestId = newRequestId();
+    const json = JSON.stringify(errorEnvelope({ code: ErrorCodes.INVALID_PARAMETER, message: 'malformed HTTP request' }, requestId));
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${json}`);
+  }
+
+  // ---------------------------------------------------------------- the pipeline
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = newRequestId();
+    const started = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    const { path, rawQuery } = splitTarget(req.url ?? '/');
+    this.inFlight++;
+    let principal: Principal | undefined;
+    let endpointName: EndpointName | undefined;
+    let code: number = ErrorCodes.SUCCESS;
+    try {
+      if (this.stopping) {
+        res.setHeader('Connection', 'close');
+        throw new VenueError(ErrorCodes.BUSY, 'server is shutting down; retry against another instance or later');
+      }
+      endpointName = this.route(method, path);
+      const ep: AnyEndpoint = ENDPOINTS[endpointName];
+      let rawBody: Buffer;
+      try {
+        rawBody = await readBody(req, this.core.config.limits.bodyBytes);
+      } catch (err) {
+        // The rest of the body is never read: close the connection after answering.
+        if (err instanceof BodyTooLarge) res.setHeader('Connection', 'close');
+        throw err;
+      }
+      principal = this.authenticate(ep, req, method, path, rawQuery, rawBody);
+      if (principal) this.applyRateLimit(principal.userId, ep, res);
+      const input = this.decodeInput(ep, req, method, rawQuery, rawBody);
+      const request: unknown = ep.validate(input);
+      const ctx: RequestContext = {
+        deps: this.deps,
+        principal,
+        ip: req.socket.remoteAddress ?? '',
+        headers: req.headers,
+        setCookie: (v) => res.appendHeader('Set-Cookie', v),
+      };
+      // The registry and the handler map are keyed alike; the name ties request and handler types.
+      const handler = HANDLERS[endpointName] as Handler<EndpointName>;
+      const data = await handler(ctx, request as never);
+      sendEnvelope(res, 200, successEnvelope(data, requestId));
+    } catch (err) {
+      code = this.answerError(err, res, requestId, method, path);
+    } finally {
+      this.inFlight--;
+      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      this.log.debug({ requestId, method, url: loggableUrl(path, rawQuery), endpoint: endpointName, userId: principal?.userId, via: principal?.via, code, status: res.statusCode, ms }, 'request');
+    }
+  }
+
+  private route(method: string, path: string): EndpointName {
+    const name = findEndpoint(method, path);
+    if (name === undefined) {
+      const why = isKnownPath(path) ? ` (${path} exists but does not take ${method})` : '';
+      throw new VenueError(ErrorCodes.NO_SUCH_ENDPOINT, `no such endpoint: ${method} ${path.slice(0, 200)}${why}`);
+    }
+    // Without a configured token the admin API does not exist (PROTOCOL.md section 7).
+    if (ENDPOINTS[name].auth === 'admin' && this.core.config.adminToken === undefined) {
+      throw new VenueError(ErrorCodes.NO_SUCH_ENDPOINT, `no such endpoint: ${method} ${path} (the admin API is off: no admin token configured)`);
+    }
+    return name;
+  }
+
+  private authenticate(ep: AnyEndpoint, req: IncomingMessage, method: string, path: string, rawQuery: string, rawBody: Buffer): Principal | undefined {
+    switch (ep.auth) {
+      case 'none':
+        return undefined;
+      case 'admin':
+        checkAdminToken(this.core.config.adminToken ?? '', req.headers);
+        return undefined;
+      case 'optional':
+        if (!Authenticator.hasCredentials(req.headers)) return undefined;
+        break;
+      case 'private':
+        break;
+    }
+    const p = this.auth.authenticate({ method, path, rawQuery, rawBody, headers: req.headers });
+    if (ep.permission !== undefined && !p.permissions.has(ep.permission)) {
+      throw new VenueError(ErrorCodes.PERMISSION_DENIED, `this API key lacks the ${ep.permission} permission that ${ep.method} ${ep.path} needs`);
+    }
+    return p;
+  }
+
+  private applyRateLimit(userId: string, ep: AnyEndpoint, res: ServerResponse): void {
+    const d: RateDecision = this.rateLimiter.take(userId, isOrderRequest(ep));
+    res.setHeader('X-RateLimit-Limit', String(d.limit));
+    res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+    if (d.orders) {
+      res.setHeader('X-RateLimit-Order-Limit', String(d.orders.limit));
+      res.setHeader('X-RateLimit-Order-Remaining', String(d.orders.remaining));
+    }
+    if (!d.allowed) {
+      res.setHeader('Retry-After', String(d.retryAfterSec));
+      throw new VenueError(ErrorCodes.RATE_LIMITED, `rate limit reached; retry after ${d.retryAfterSec} s`);
+    }
+  }
+
+  /**
+   * The validator's input: the JSON body for body endpoints, the query record for query endpoints.
+   * Input in the place an endpoint does not read it from is refused, not ignored.
+   */
+  private decodeInput(ep: AnyEndpoint, req: IncomingMessage, method: string, rawQuery: string, rawBody: Buffer): unknown {
+    const query = parseQuery(rawQuery);
+    const bodyEndpoint = ep.input === 'body' || (ep.input === 'none' && method !== 'GET');
+    if (bodyEndpoint) {
+      const extra = Object.keys(query);
+      if (extra.length > 0) throw new VenueError(ErrorCodes.INVALID_PARAMETER, `unknown query parameter '${extra[0]}'; ${ep.method} ${ep.path} takes its input in the JSON body`, extra[0]);
+      return parseJsonBody(rawBody, req.headers['content-type']);
+    }
+    if (rawBody.length > 0) throw new VenueError(ErrorCodes.INVALID_PARAMETER, `${ep.method} ${ep.path} takes no request body; send parameters in the query string`, 'body');
+    return query;
+  }
+
+  private answerError(err: unknown, res: ServerResponse, requestId: string, method: string, path: string): number {
+    if (err instanceof RequestAborted) {
+      res.destroy();
+      return ErrorCodes.INTERNAL;
+    }
+    if (err instanceof VenueError) {
+      sendEnvelope(res, err.httpStatus, errorEnvelope(err, requestId));
+      return err.code;
+    }
+    // Unexpected: logged with the stack, answered without it.
+    this.log.error({ err, requestId, method, path }, 'unhandled error while serving a request');
+    sendEnvelope(res, httpStatusOf(ErrorCodes.INTERNAL), errorEnvelope({ code: ErrorCodes.INTERNAL, message: `internal error (requestId ${requestId})` }, requestId));
+    return ErrorCodes.INTERNAL;
+  }
+}
+
+/** Config overrides: top-level fields, and single fields of the nested groups (auth, limits, ...). */
+export type ExchangeConfigOverrides = {
+  [K in keyof ExchangeConfig]?: ExchangeConfig[K] extends readonly unknown[] ? ExchangeConfig[K] : ExchangeConfig[K] extends object ? Partial<ExchangeConfig[K]> : ExchangeConfig[K];
+};
+
+const NESTED_GROUPS = ['auth', 'rateLimits', 'limits', 'listenKey', 'ws'] as const;
+
+/** DEFAULT_CONFIG with the overrides applied, nested groups merged field by field. */
+export function mergeConfig(overrides: ExchangeConfigOverrides = {}): ExchangeConfig {
+  const merged = { ...DEFAULT_CONFIG, ...overrides } as ExchangeConfig;
+  for (const g of NESTED_GROUPS) {
+    (merged as unknown as Record<string, unknown>)[g] = { ...DEFAULT_CONFIG[g], ...(overrides[g] ?? {}) };
+  }
+  return merged;
+}
+
+/**
+ * Builds an in-memory exchange (SystemClock, no journal) from DEFAULT_CONFIG with `config` merged
+ * over it, and starts it.
+ */
+export async function startExchange(config: ExchangeConfigOverrides = {}, opts: Omit<ExchangeServerOptions, 'core'> = {}): Promise<ExchangeServer> {
+  const merged = mergeConfig(config);
+  const core = new ExchangeCore({ config: merged, wallClock: new SystemClock() });
+  const server = new ExchangeServer({ ...opts, core });
+  await server.start();
+  return server;
+}
