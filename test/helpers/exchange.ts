@@ -5,6 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
+import type { Clock } from '../../src/core/clock';
 import type { Permission } from '../../src/core/enums';
 import { startExchange, type ExchangeConfigOverrides, type ExchangeServer } from '../../src/exchange/server/server';
 
@@ -43,20 +44,33 @@ export function signRequest(secret: string, timestamp: number, method: string, p
   return createHmac('sha256', secret).update(`${timestamp}${method.toUpperCase()}${pathWithQuery}${body}`).digest('hex');
 }
 
-export async function startTestExchange(overrides: ExchangeConfigOverrides = {}): Promise<TestExchange> {
+/** Wall time plus an offset a test can move forward: expiry without waiting. */
+export class TestClock implements Clock {
+  offset = 0;
+
+  now(): number {
+    return Date.now() + this.offset;
+  }
+
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+export async function startTestExchange(overrides: ExchangeConfigOverrides = {}, opts: { clock?: Clock } = {}): Promise<TestExchange> {
   const adminToken = 'adminToken' in overrides ? overrides.adminToken : 'test-admin-token';
-  const server = await startExchange({ port: 0, host: '127.0.0.1', ...overrides, adminToken });
+  const server = await startExchange({ port: 0, host: '127.0.0.1', ...overrides, adminToken }, { wallClock: opts.clock });
   const url = server.httpServer.address() === null ? '' : `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}`;
 
   async function call<T>(method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
-    const query = opts.query === undefined ? '' : typeof opts.query === 'string' ? opts.query : new URLSearchParams(Object.entries(opts.query).map(([k, v]) => [k, String(v)])).toString();
+    const query = opts.query === undefined ? '' : typeof opts.query === 'string' ? opts.query : new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     const target = query.length > 0 ? `${path}?${query}` : path;
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey !== undefined) {
-      const ts = opts.timestamp ?? Date.now();
+      const ts = opts.timestamp ?? server.core.wallClock.now();
       headers['x-api-key'] = opts.apiKey;
       headers['x-timestamp'] = String(ts);
       headers['x-signature'] = signRequest(opts.secret ?? '', ts, method, target, body === undefined ? '' : body.toString());

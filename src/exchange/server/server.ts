@@ -14,7 +14,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { SystemClock } from '../../core/clock';
+import { SystemClock, type Clock } from '../../core/clock';
 import type { EngineEvent } from '../engine/events';
 import { ErrorCodes, VenueError, httpStatusOf } from '../../core/errors';
 import { ENDPOINTS, findEndpoint, isKnownPath, type AnyEndpoint, type EndpointName } from '../../protocol/endpoints';
@@ -358,13 +358,14 @@ export function mergeConfig(overrides: ExchangeConfigOverrides = {}): ExchangeCo
 }
 
 /**
- * Builds an in-memory exchange (SystemClock, no journal) from DEFAULT_CONFIG with `config` merged
+ * Builds an in-memory exchange (SystemClock unless a test passes its own, no journal) from DEFAULT_CONFIG with `config` merged
  * over it, and starts it.
  */
-export async function startExchange(config: ExchangeConfigOverrides = {}, opts: Omit<ExchangeServerOptions, 'core'> = {}): Promise<ExchangeServer> {
+export async function startExchange(config: ExchangeConfigOverrides = {}, opts: Omit<ExchangeServerOptions, 'core'> & { wallClock?: Clock } = {}): Promise<ExchangeServer> {
   const merged = mergeConfig(config);
-  const core = new ExchangeCore({ config: merged, wallClock: new SystemClock() });
-  const server = new ExchangeServer({ ...opts, core });
+  const { wallClock, ...serverOpts } = opts;
+  const core = new ExchangeCore({ config: merged, wallClock: wallClock ?? new SystemClock() });
+  const server = new ExchangeServer({ ...serverOpts, core });
   await server.start();
   return server;
 }
