@@ -22,6 +22,12 @@ export interface ExchangeCoreOptions {
   /** Wall clock for stamping commands, token and listenKey lifetimes. */
   wallClock: Clock;
   log?: CommandLog;
+  /**
+   * Engine clock reading at genesis (defaults to the wall clock now). A durable exchange passes
+   * the time its data directory was created, so that replaying the journal from the start gives
+   * the engine the readings it had the first time (funding schedule included).
+   */
+  startTime?: number;
 }
 
 export interface CoreEvents {
@@ -43,7 +49,7 @@ export class ExchangeCore {
   constructor(opts: ExchangeCoreOptions) {
     this.config = opts.config;
     this.wallClock = opts.wallClock;
-    this.clock = new CommandClock(opts.wallClock.now());
+    this.clock = new CommandClock(opts.startTime ?? opts.wallClock.now());
     this.log = opts.log ?? new MemoryLog();
     this.engine = new Engine({ symbols: opts.config.symbols, clock: this.clock, insuranceFund: opts.config.insuranceFund });
     this.emitter.setMaxListeners(0);
@@ -67,6 +73,20 @@ export class ExchangeCore {
       n++;
     }
     return n;
+  }
+
+  /**
+   * Continues from a snapshot: engine and accounts already hold its state (see
+   * durable-core.ts); the next command gets seq `seq + 1` and the clock resumes at `at`.
+   */
+  restoredTo(seq: number, at: number): void {
+    this.seq = seq;
+    this.clock.set(at);
+  }
+
+  /** Engine clock reading of the last applied command (a snapshot records it). */
+  get lastStamp(): number {
+    return this.clock.now();
   }
 
   /** Applies an entry read back from the log or a snapshot's tail. */

@@ -1,0 +1,220 @@
+/**
+ * The exchange's YAML config file: read, merged over DEFAULT_CONFIG and validated. Every error
+ * names the file, the path inside it (`symbols[1].tickSize`), what was expected and what was
+ * found, and unknown keys are refused (a misspelt key silently ignored is a setting silently
+ * not applied).
+ *
+ * Merge rules: objects merge key by key; lists replace, except that an entry of `symbols` naming
+ * a default symbol is merged over that symbol (so `{symbol: BTCUSDT, takerFee: "0.0004"}` changes
+ * one fee), and a list of symbols that leaves a default out drops it.
+ */
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { decimalStringProblem } from '../../core/decimal';
+import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
+import { SymbolSpec, type MarginTier, type SymbolConfig } from '../engine/symbols';
+import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type ExchangeConfig, type MarketMode } from './config';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${file}: ${path === '' ? '' : `${path}: `}${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type V<T> = (v: unknown, path: string) => T;
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
+  return `${typeof v} ${String(v)}`;
+}
+
+class Checker {
+  constructor(readonly file: string) {}
+
+  fail(path: string, expected: string, got: unknown): never {
+    throw new ConfigError(this.file, path, `expected ${expected}, got ${describe(got)}`);
+  }
+
+  str: V<string> = (v, p) => (typeof v === 'string' && v.length > 0 ? v : this.fail(p, 'a non-empty string', v));
+
+  /** A decimal string; YAML numbers are refused so that `0.1` never passes through a float. */
+  dec(opts: { positive?: boolean; nonNegative?: boolean; signed?: boolean } = {}): V<string> {
+    return (v, p) => {
+      const what = opts.positive ? 'a positive decimal string' : opts.signed ? 'a decimal string' : 'a non-negative decimal string';
+      if (typeof v === 'number') this.fail(p, `${what} in quotes (e.g. "${v}"), so that it is never rounded as a binary float`, v);
+      if (typeof v !== 'string' || decimalStringProblem(v) !== undefined) this.fail(p, what, v);
+      if (!opts.signed && v.startsWith('-')) this.fail(p, what, v);
+      const body = v.replace(/^-/, '');
+      if (opts.positive && /^[0.]+$/.test(body)) this.fail(p, what, v);
+      return v as string;
+    };
+  }
+
+  int(min: number, max = Number.MAX_SAFE_INTEGER): V<number> {
+    return (v, p) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : this.fail(p, `an integer from ${min} to ${max}`, v));
+  }
+
+  bool: V<boolean> = (v, p) => (typeof v === 'boolean' ? v : this.fail(p, 'true or false', v));
+
+  oneOf<T extends string>(values: readonly T[]): V<T> {
+    return (v, p) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : this.fail(p, `one of ${values.join(', ')}`, v));
+  }
+
+  list<T>(item: V<T>, minLen = 0): V<T[]> {
+    return (v, p) => {
+      if (!Array.isArray(v)) this.fail(p, 'a list', v);
+      if (v.length < minLen) this.fail(p, `a list of at least ${minLen} entries`, v);
+      return v.map((x, i) => item(x, `${p}[${i}]`));
+    };
+  }
+
+  /** A mapping: every key known, the required ones present; missing optional keys keep `base`. */
+  obj<T extends object>(fields: { [K in keyof T]-?: V<T[K]> }, required: ReadonlyArray<keyof T>, base?: Partial<T>): V<T> {
+    return (v, p) => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail(p, 'a mapping', v);
+      const src = v as Record<string, unknown>;
+      const keys = Object.keys(fields);
+      for (const k of Object.keys(src)) {
+        if (!keys.includes(k)) throw new ConfigError(this.file, join(p, k), `unknown key; expected one of ${keys.join(', ')}`);
+      }
+      const out: Record<string, unknown> = { ...(base ?? {}) };
+      for (const k of keys) {
+        const val = src[k];
+        if (val === undefined || val === null) {
+          if (required.includes(k as keyof T) && out[k] === undefined) throw new ConfigError(this.file, join(p, k), 'is required');
+          continue;
+        }
+        out[k] = (fields as Record<string, V<unknown>>)[k](val, join(p, k));
+      }
+      return out as T;
+    };
+  }
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function buildValidator(c: Checker): V<ExchangeConfig> {
+  const tier = c.obj<MarginTier>(
+    { maxNotional: c.dec({ nonNegative: true }), maintenanceMarginRate: c.dec({ nonNegative: true }), maintenanceAmount: c.dec({ nonNegative: true }), maxLeverage: c.int(1, 1000) },
+    ['maxNotional', 'maintenanceMarginRate', 'maintenanceAmount', 'maxLeverage'],
+  );
+  const symbolFields: { [K in keyof SymbolConfig]-?: V<SymbolConfig[K]> } = {
+    symbol: (v, p) => (typeof v === 'string' && /^[A-Z0-9]{2,30}$/.test(v) ? v : c.fail(p, 'a symbol name of 2 to 30 capital letters and digits', v)),
+    baseAsset: c.str,
+    quoteAsset: c.str,
+    tickSize: c.dec({ positive: true }),
+    stepSize: c.dec({ positive: true }),
+    minQty: c.dec({ positive: true }),
+    maxQty: c.dec({ positive: true }),
+    minNotional: c.dec({ nonNegative: true }),
+    maxLeverage: c.int(1, 1000),
+    makerFee: c.dec({ signed: true }),
+    takerFee: c.dec({ signed: true }),
+    markPrice: c.dec({ positive: true }),
+    fundingRate: c.dec({ signed: true }),
+    fundingIntervalMs: c.int(60_000, 7 * 24 * 3600 * 1000),
+    tiers: c.list(tier, 1),
+  };
+  const allSymbolKeys = Object.keys(symbolFields) as Array<keyof SymbolConfig>;
+  const symbol: V<SymbolConfig> = (v, p) => {
+    const name = typeof v === 'object' && v !== null ? (v as Record<string, unknown>).symbol : undefined;
+    const base = DEFAULT_CONFIG.symbols.find((s) => s.symbol === name);
+    const s = c.obj<SymbolConfig>(symbolFields, allSymbolKeys, base ? { ...base, tiers: base.tiers.map((t) => ({ ...t })) } : undefined)(v, p);
+    try {
+      const spec = new SymbolSpec(s);
+      if (spec.tick.toUnits(s.markPrice) === undefined) throw new RangeError(`markPrice ${s.markPrice} is not a multiple of tickSize ${s.tickSize}`);
+    } catch (e) {
+      throw new ConfigError(c.file, p, e instanceof Error ? e.message.replace(`${s.symbol}: `, '') : String(e));
+    }
+    return s;
+  };
+  const apiKey = c.obj<ConfiguredApiKey>({ apiKey: c.str, secret: c.str, permissions: c.list(c.oneOf(PERMISSIONS), 1) }, ['apiKey', 'secret', 'permissions']);
+  const user = c.obj<ConfiguredUser>(
+    { username: c.str, password: c.str, balance: c.dec({ nonNegative: true }), positionMode: c.oneOf(POSITION_MODES), apiKeys: c.list(apiKey) },
+    ['username', 'password', 'balance'],
+  );
+  const market: V<MarketMode> = (v, p) => {
+    if (v === 'off' || v === 'synthetic') return v;
+    if (typeof v === 'string' && v.startsWith('replay:') && v.length > 'replay:'.length) return v as MarketMode;
+    return c.fail(p, 'off, synthetic or replay:<file>', v);
+  };
+  const optStr: V<string | undefined> = (v, p) => c.str(v, p);
+  const d = DEFAULT_CONFIG;
+  return c.obj<ExchangeConfig>(
+    {
+      host: c.str,
+      port: c.int(0, 65535),
+      adminToken: optStr,
+      market,
+      seed: c.int(0, 2 ** 32 - 1),
+      dataDir: optStr,
+      fsync: c.bool,
+      snapshotEvery: c.int(0),
+      symbols: (v, p) => {
+        const list = c.list(symbol, 1)(v, p);
+        const seen = new Set<string>();
+        list.forEach((s, i) => {
+          if (seen.has(s.symbol)) throw new ConfigError(c.file, `${p}[${i}].symbol`, `symbol ${s.symbol} is listed twice`);
+          seen.add(s.symbol);
+        });
+        return list;
+      },
+      users: (v, p) => {
+        const list = c.list(user)(v, p);
+        const seen = new Set<string>();
+        list.forEach((u, i) => {
+          if (seen.has(u.username)) throw new ConfigError(c.file, `${p}[${i}].username`, `username ${u.username} is listed twice`);
+          seen.add(u.username);
+        });
+        return list;
+      },
+      insuranceFund: c.dec({ nonNegative: true }),
+      auth: c.obj<ExchangeConfig['auth']>({ accessTokenTtlMs: c.int(1000), refreshTokenTtlMs: c.int(1000), jwtSecret: optStr }, [], d.auth),
+      rateLimits: c.obj<ExchangeConfig['rateLimits']>({ ordersPer10s: c.int(1), requestsPerMinute: c.int(1) }, [], d.rateLimits),
+      limits: c.obj<ExchangeConfig['limits']>({ bodyBytes: c.int(1024, 64 * 1024 * 1024) }, [], d.limits),
+      listenKey: c.obj<ExchangeConfig['listenKey']>({ ttlMs: c.int(1000), maxPerUser: c.int(1) }, [], d.listenKey),
+      ws: c.obj<ExchangeConfig['ws']>({ pingIntervalMs: c.int(100), deadAfterMs: c.int(100) }, [], d.ws),
+      version: c.str,
+    },
+    [],
+    { ...d, symbols: d.symbols.map((s) => ({ ...s, tiers: s.tiers.map((t) => ({ ...t })) })), users: [] },
+  );
+}
+
+/** Validates a parsed config value (the YAML document as plain data) over the defaults. */
+export function configFromValue(value: unknown, file: string): ExchangeConfig {
+  const c = new Checker(file);
+  if (value === null || value === undefined) value = {};
+  return buildValidator(c)(value, '');
+}
+
+/** Parses YAML text and validates it. */
+export function parseConfigText(text: string, file: string): ExchangeConfig {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw new ConfigError(file, '', `not valid YAML: ${e.message.split('\n')[0]}`);
+  }
+  return configFromValue(doc.toJS(), file);
+}
+
+/** Reads and validates a config file; a missing or unreadable file is a ConfigError too. */
+export function loadConfigFile(file: string): ExchangeConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(file, '', `cannot read the config file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return parseConfigText(text, file);
+}
