@@ -97,6 +97,11 @@ class DurableLog implements CommandLog {
     return written;
   }
 
+  /** Resolves when the snapshots already started are written (or failed). */
+  settled(): Promise<void> {
+    return this.snapshotting;
+  }
+
   /** Takes a snapshot of the state now (between commands); resolves when it is on disk. */
   snapshotNow(): Promise<void> {
     const core = this.core;
@@ -157,6 +162,8 @@ export interface DurableCore {
   stats: DurabilityStats;
   /** Snapshot now (e.g. after a long replay); resolves when written. */
   snapshot(): Promise<void>;
+  /** Resolves once snapshots already under way are written. */
+  snapshotSettled(): Promise<void>;
 }
 
 /**
@@ -168,7 +175,7 @@ export async function openDurableCore(config: ExchangeConfig, wallClock: Clock, 
   const stats: DurabilityStats = { snapshotSeq: 0, snapshotLoadMs: 0, snapshotsWritten: 0, lastSnapshotMs: 0 };
   if (config.dataDir === undefined) {
     const core = new ExchangeCore({ config, wallClock });
-    return { core, stats, snapshot: () => Promise.resolve() };
+    return { core, stats, snapshot: () => Promise.resolve(), snapshotSettled: () => Promise.resolve() };
   }
   const dir = path.resolve(config.dataDir);
   await fsp.mkdir(dir, { recursive: true });
@@ -188,5 +195,5 @@ export async function openDurableCore(config: ExchangeConfig, wallClock: Clock, 
     stats.snapshotLoadMs = performance.now() - t0;
     logger.info({ seq: snap.seq, ms: Math.round(stats.snapshotLoadMs) }, 'snapshot loaded');
   }
-  return { core, stats, snapshot: () => log.snapshotNow() };
+  return { core, stats, snapshot: () => log.snapshotNow(), snapshotSettled: () => log.settled() };
 }
