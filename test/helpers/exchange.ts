@@ -44,16 +44,25 @@ export function signRequest(secret: string, timestamp: number, method: string, p
   return createHmac('sha256', secret).update(`${timestamp}${method.toUpperCase()}${pathWithQuery}${body}`).digest('hex');
 }
 
-/** Wall time plus an offset a test can move forward: expiry without waiting. */
+/**
+ * Wall time plus an offset a test can move forward (expiry without waiting), or, once frozen,
+ * a fixed time that moves only by advance() (window boundaries without flakiness).
+ */
 export class TestClock implements Clock {
   offset = 0;
+  private frozenAt: number | undefined;
 
   now(): number {
-    return Date.now() + this.offset;
+    return this.frozenAt ?? Date.now() + this.offset;
   }
 
   advance(ms: number): void {
-    this.offset += ms;
+    if (this.frozenAt !== undefined) this.frozenAt += ms;
+    else this.offset += ms;
+  }
+
+  freeze(at: number): void {
+    this.frozenAt = at;
   }
 }
 

@@ -49,6 +49,11 @@ export interface ExchangeServerOptions {
   services?: ServerService[];
   /** How long stop() waits for in-flight requests before cutting connections. */
   drainTimeoutMs?: number;
+  /**
+   * A store already fed with the events replayed by `core.recover()`, so recent trades and klines
+   * survive a restart; a fresh one otherwise.
+   */
+  marketData?: MarketDataStore;
 }
 
 const SWEEP_INTERVAL_MS = 1000;
@@ -94,7 +99,7 @@ export class ExchangeServer {
     this.services = opts.services ?? [];
     this.drainTimeoutMs = opts.drainTimeoutMs ?? 5000;
     this.listenKeys = new ListenKeyStore(clock, config.listenKey.ttlMs, config.listenKey.maxPerUser);
-    this.marketData = new MarketDataStore(config.symbols.map((s) => s.symbol));
+    this.marketData = opts.marketData ?? new MarketDataStore(config.symbols.map((s) => s.symbol));
     this.onCoreEvents = (events) => this.marketData.onEvents(events);
     this.core.emitter.on('events', this.onCoreEvents);
     // Without a configured secret, tokens die with the process, like the in-memory refresh tokens.
