@@ -1,0 +1,66 @@
+/** Spawns the compiled `perpkit` CLI and waits for its listening line. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { statSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'perpkit.js');
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Compiles when dist is older than src (tsc emits even when someone else's file has a type error). */
+export function ensureBuilt(): void {
+  const out = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+  let built = 0;
+  try {
+    built = statSync(out).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built >= newestMtime(path.join(ROOT, 'src'))) return;
+  spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
+  statSync(out);
+}
+
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function runCli(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function startCli(args: string[], timeoutMs = 15000): Promise<Proc> {
+  const child = spawn(process.execPath, [BIN, 'exchange', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: 'warn' } });
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^listening on (http:\/\/\S+)\n/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], stdout: () => out, stderr: () => err, exited });
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`exchange exited (${code}) before listening; stderr: ${err}`));
+    });
+  });
+}

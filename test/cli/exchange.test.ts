@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ensureBuilt, runCli, startCli, type Proc } from './exchange-proc';
+
+describe('perpkit exchange (compiled CLI)', () => {
+  beforeAll(() => ensureBuilt(), 120000);
+  const started: Proc[] = [];
+  afterEach(() => {
+    for (const p of started.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  });
+
+  it('--help prints usage with examples and exits 0', () => {
+    const r = runCli(['exchange', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--market <mode>/);
+    expect(r.stdout).toMatch(/Examples:/);
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['--port', 'abc'], /--port must be an integer from 0 to 65535, got 'abc'/],
+    [['--market', 'sideways'], /--market must be off, synthetic or replay:<file>/],
+    [['--market', 'replay:rec.jsonl'], /not available yet/],
+    [['--config', '/nonexistent.yaml'], /nonexistent\.yaml: cannot read the config file/],
+  ])('bad flags %j exit 2 with a clear message', (args, msg) => {
+    const r = runCli(['exchange', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(msg);
+    expect(r.stdout).toBe('');
+  });
+
+  it('an invalid config file exits 2 naming the path', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-cfg-'));
+    const f = path.join(dir, 'x.yaml');
+    writeFileSync(f, 'symbols:\n  - symbol: BTCUSDT\n  - symbol: ETHUSDT\n    tickSize: 0.01\n');
+    const r = runCli(['exchange', '--config', f]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/x\.yaml: symbols\[1\]\.tickSize: expected a positive decimal string in quotes/);
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('prints one listening line with --port 0 and exits 0 on %s', async (sig) => {
+    const p = await startCli(['--port', '0', '--admin-token', 't']);
+    started.push(p);
+    expect(p.stdout()).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    const res = await fetch(`${p.url}/v1/public/market/symbols`);
+    expect(res.status).toBe(200);
+    const t0 = Date.now();
+    p.child.kill(sig);
+    const { code } = await p.exited;
+    expect(code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(p.stdout().split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
+});
