@@ -1,0 +1,43 @@
+import * as path from 'node:path';
+import { DEFAULT_CONFIG } from '../../src/exchange/server/config';
+import { ConfigError, loadConfigFile, parseConfigText } from '../../src/exchange/server/config-file';
+
+const F = 'my.yaml';
+
+describe('exchange YAML config', () => {
+  it('config/exchange.yaml is exactly the defaults', () => {
+    expect(loadConfigFile(path.resolve(__dirname, '..', '..', 'config', 'exchange.yaml'))).toEqual(DEFAULT_CONFIG);
+  });
+
+  it('merges over the defaults; a named default symbol keeps its other fields', () => {
+    const c = parseConfigText('port: 0\nrateLimits: { ordersPer10s: 5 }\nsymbols:\n  - { symbol: BTCUSDT, takerFee: "0.0004" }\n', F);
+    expect(c.port).toBe(0);
+    expect(c.rateLimits).toEqual({ ...DEFAULT_CONFIG.rateLimits, ordersPer10s: 5 });
+    expect(c.symbols).toEqual([{ ...DEFAULT_CONFIG.symbols[0], takerFee: '0.0004' }]);
+    expect(parseConfigText('', F)).toEqual(DEFAULT_CONFIG);
+  });
+
+  it.each([
+    ['symbols:\n  - symbol: BTCUSDT\n  - symbol: ETHUSDT\n    tickSize: 0.01\n', 'symbols[1].tickSize: expected a positive decimal string in quotes (e.g. "0.01")'],
+    ['prot: 80\n', 'prot: unknown key; expected one of host, port'],
+    ['port: 70000\n', 'port: expected an integer from 0 to 65535, got number 70000'],
+    ['market: sideways\n', 'market: expected off, synthetic or replay:<file>, got the string "sideways"'],
+    ['users:\n  - { username: a, password: b }\n', 'users[0].balance: is required'],
+    ['users:\n  - { username: a, password: b, balance: "1", apiKeys: [{ apiKey: k, secret: s, permissions: [ADMIN] }] }\n', 'users[0].apiKeys[0].permissions[0]: expected one of READ, TRADE, got the string "ADMIN"'],
+    ['symbols:\n  - { symbol: XYZUSDT, baseAsset: X }\n', 'symbols[0].quoteAsset: is required'],
+    ['symbols:\n  - { symbol: BTCUSDT, markPrice: "50000.05" }\n', 'symbols[0]: markPrice 50000.05 is not a multiple of tickSize 0.1'],
+    ['auth: { accessTokenTtlMs: 5, colour: red }\n', 'auth.colour: unknown key'],
+    ['fsync: yes\n', 'fsync: expected true or false, got the string "yes"'],
+    ['port: [\n', 'not valid YAML'],
+  ])('%j is refused: %s', (text, msg) => {
+    let err: unknown;
+    try {
+      parseConfigText(text, F);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain(`${F}: `);
+    expect((err as Error).message).toContain(msg);
+  });
+});
