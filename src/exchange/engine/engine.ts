@@ -1432,9 +1432,12 @@ export class Engine {
       return;
     }
     c.status = 'TRIGGERED';
-    const order = this.commitOrderLinked(prepared, c);
-    c.triggeredOrderId = order.id;
+    // The condition's update (with the id its order will get) goes out before the order's own.
+    c.triggeredOrderId = this.nextOrderId;
     this.emitCondition(c);
+    // The order inherits the condition's clientOrderId, so a client can attribute it.
+    if (!acct.liveClientIds.has(c.clientOrderId)) prepared.clientOrderId = c.clientOrderId;
+    const order = this.commitOrderLinked(prepared, c);
     if (c.strategyId) {
       const strat = this.strategiesById.get(c.strategyId);
       const sub = strat?.subs.find((s) => s.conditionId === c.id);
@@ -1476,6 +1479,7 @@ export class Engine {
         const sub = strat.subs[s.input.strategySubId - 1];
         this.placeSub(strat, sub, s === immediate[0] ? firstPrepared : undefined);
       }
+      this.emitStrategy(strat);
       this.queueStrategy(strat.id);
       return strategyRecord(strat, (id) => this.ordersById.get(id));
     });

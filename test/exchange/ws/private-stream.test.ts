@@ -70,11 +70,11 @@ describe('ws private stream', () => {
     const placed = await a.next();
     expect(placed).toMatchObject({ seq: 4, event: 'CONDITION_ORDER_UPDATE', data: { conditionId: cond.conditionId, conditionStatus: 'NEW' } });
     await w.exec({ k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: '48000' });
-    // The engine reports the order the trigger placed (and its fill) before the condition's own update.
+    // The condition's TRIGGERED update comes first, naming the order it placed; then that order.
     const after = await a.take(4);
-    expect(after.map(brief)).toEqual(['5 ORDER NEW NEW', '6 ORDER TRADE FILLED', '7 CONDITION_ORDER_UPDATE', '8 ACCOUNT_UPDATE']);
-    expect(data(after[2])).toMatchObject({ conditionId: cond.conditionId, conditionStatus: 'TRIGGERED', triggeredOrderId: data(after[0]).orderId });
-    expect(data(after[1])).toMatchObject({ type: 'MARKET', conditionId: cond.conditionId, lastFilledPrice: '47000', realizedPnl: '-3000' });
+    expect(after.map(brief)).toEqual(['5 CONDITION_ORDER_UPDATE', '6 ORDER NEW NEW', '7 ORDER TRADE FILLED', '8 ACCOUNT_UPDATE']);
+    expect(data(after[0])).toMatchObject({ conditionId: cond.conditionId, conditionStatus: 'TRIGGERED', triggeredOrderId: data(after[1]).orderId });
+    expect(data(after[2])).toMatchObject({ type: 'MARKET', conditionId: cond.conditionId, clientOrderId: data(after[0]).clientOrderId, lastFilledPrice: '47000', realizedPnl: '-3000' });
     expect(data(after[3])).toMatchObject({ reason: 'REALIZED_PNL' });
     expect(data(after[3]).positions).toEqual([expect.objectContaining({ quantity: '0' })]);
     const seqs = a.messages.map((m) => m.seq);
@@ -88,8 +88,11 @@ describe('ws private stream', () => {
       { strategySubId: 3, symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '48000', quantity: '1', reduceOnly: true, workingType: 'MARK_PRICE' },
     ];
     const s = await w.exec<{ strategyId: string }>({ k: 'placeStrategy', userId: 'a', input: { strategyType: 'OTOCO', subOrderList: subs } });
-    // Placement shows as the entry order; the engine sends the strategy record when it moves.
+    // Placement shows as the entry order, then the strategy record.
     expect(data(await a.next())).toMatchObject({ executionType: 'NEW', strategyId: s.strategyId, price: '50000' });
+    const placedRec = await a.next();
+    expect(placedRec).toMatchObject({ event: 'STRATEGY_ORDER_UPDATE', data: { strategyId: s.strategyId, strategyStatus: 'WORKING' } });
+    expect((data(placedRec).subOrders as Array<{ status: string }>).map((x) => x.status)).toEqual(['NEW', 'PENDING', 'PENDING']);
     await w.place('b', { side: 'SELL', price: '50000' });
     await a.next((m) => m.event === 'ORDER_TRADE_UPDATE' && data(m).executionType === 'TRADE' && data(m).strategyId === s.strategyId);
     await a.next((m) => m.event === 'CONDITION_ORDER_UPDATE' && data(m).conditionStatus === 'NEW');
