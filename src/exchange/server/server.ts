@@ -19,7 +19,7 @@ import type { EngineEvent } from '../engine/events';
 import { ErrorCodes, VenueError, httpStatusOf } from '../../core/errors';
 import { ENDPOINTS, findEndpoint, isKnownPath, type AnyEndpoint, type EndpointName } from '../../protocol/endpoints';
 import { errorEnvelope, successEnvelope } from '../../protocol/envelope';
-import { hashPassword } from './auth/password';
+import { decoyHash, hashPassword } from './auth/password';
 import { Authenticator, checkAdminToken } from './auth/authenticator';
 import { JwtSigner } from './auth/jwt';
 import type { Principal } from './auth/principal';
@@ -121,6 +121,8 @@ export class ExchangeServer {
   async start(): Promise<{ host: string; port: number; url: string }> {
     if (this.started) return this.started;
     const { host, port } = this.core.config;
+    // Computed now so the first login of an unknown user costs no more than any other.
+    void decoyHash();
     await this.createConfiguredUsers();
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => reject(err);
