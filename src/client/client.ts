@@ -1,0 +1,151 @@
+/**
+ * PerpClient: the SDK's entry point. REST resources (`orders`, `positions`, `user`, `public`,
+ * `market`) with one typed method per endpoint, authentication (API key or JWT session), and the
+ * two streams. Usable alone, without the bot runtime.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock';
+import type { ApiKeyCredentials } from './auth/credentials';
+import { JwtSession } from './auth/credentials';
+import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
+import { createClientLogger } from './logger';
+import { ClientOrderIdGenerator } from './rest/client-order-id';
+import { RestCore, type RequestOptions } from './rest/core';
+import { MarketApi } from './rest/market';
+import { OrdersApi, type AcceptedOrder, type OrderSafetyOptions } from './rest/orders';
+import { PositionsApi } from './rest/positions';
+import { PublicApi } from './rest/public';
+import { UserApi } from './rest/user';
+import { PrivateStream, type PrivateStreamOptions } from './streams/private';
+import { PublicStream, type PublicStreamOptions } from './streams/public';
+import { NODE_TIMERS, SYSTEM_CLOCK, type Timers } from './timers';
+import { UndiciTransport, type HttpTransport, type UndiciTransportOptions } from './transport/http';
+
+export interface PerpClientOptions {
+  /** REST origin, e.g. http://127.0.0.1:8080 (no path). */
+  baseUrl: string;
+  /** WebSocket origin; by default baseUrl with http→ws, https→wss. */
+  wsUrl?: string;
+  /** Sign every private request with this key (PROTOCOL.md section 2). */
+  apiKey?: ApiKeyCredentials;
+  /** Start with an access token obtained elsewhere (no refresh cookie: it cannot be renewed). */
+  accessToken?: { accessToken: string; accessExpire: number };
+  /** Default per-request timeout, ms; default 10 s. */
+  timeoutMs?: number;
+  /** Retries of reads on retryable errors; default 2. */
+  maxRetries?: number;
+  retryBackoff?: BackoffOptions;
+  /** Renew the access token this long before it expires, ms; default 60 s. */
+  refreshAheadMs?: number;
+  /** Sync the clock from GET /v1/time before the first signed request and on 20003; default true. */
+  autoTimeSync?: boolean;
+  /** How lost order answers are settled. */
+  orderSafety?: Partial<OrderSafetyOptions>;
+  /** Prefix of generated clientOrderIds (≤ 12 of [A-Za-z0-9_-]); default "pk". */
+  clientOrderIdPrefix?: string;
+  transport?: HttpTransport;
+  transportOptions?: UndiciTransportOptions;
+  logger?: Logger;
+  clock?: Clock;
+  timers?: Timers;
+}
+
+export class PerpClient {
+  readonly orders: OrdersApi;
+  readonly positions: PositionsApi;
+  readonly user: UserApi;
+  readonly public: PublicApi;
+  readonly market: MarketApi;
+  /** The request pipeline; exposed for advanced use and the overhead benchmark. */
+  readonly core: RestCore;
+  private readonly wsOrigin: string;
+  private readonly clock: Clock;
+  private readonly timers: Timers;
+  private readonly log: Logger;
+  private readonly privateStreams = new Set<PrivateStream>();
+
+  constructor(opts: PerpClientOptions) {
+    const base = opts.baseUrl.replace(/\/$/, '');
+    this.wsOrigin = opts.wsUrl ?? base.replace(/^http/, 'ws');
+    this.clock = opts.clock ?? SYSTEM_CLOCK;
+    this.timers = opts.timers ?? NODE_TIMERS;
+    this.log = createClientLogger(opts.logger);
+    this.core = new RestCore({
+      transport: opts.transport ?? new UndiciTransport(base, opts.transportOptions),
+      clock: this.clock,
+      timers: this.timers,
+      logger: this.log,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      maxRetries: opts.maxRetries ?? 2,
+      retryBackoff: opts.retryBackoff ?? DEFAULT_BACKOFF,
+      refreshAheadMs: opts.refreshAheadMs ?? 60_000,
+      autoTimeSync: opts.autoTimeSync ?? true,
+      defaultRetryAfterMs: 1000,
+      userAgent: 'perpkit-client/0.1',
+    });
+    if (opts.apiKey !== undefined) this.core.useApiKey(opts.apiKey);
+    if (opts.accessToken !== undefined) this.core.useSession(new JwtSession(opts.accessToken.accessToken, opts.accessToken.accessExpire));
+    const safety: OrderSafetyOptions = {
+      resolveAttempts: opts.orderSafety?.resolveAttempts ?? 5,
+      resolveBackoff: opts.orderSafety?.resolveBackoff ?? { baseMs: 100, maxMs: 2000 },
+    };
+    this.orders = new OrdersApi(this.core, new ClientOrderIdGenerator(opts.clientOrderIdPrefix), safety, (o) => this.noteOrders(o));
+    this.positions = new PositionsApi(this.core);
+    this.user = new UserApi(this.core);
+    this.public = new PublicApi(this.core);
+    this.market = new MarketApi(this.core);
+  }
+
+  // ---------------------------------------------------------------- auth shortcuts
+
+  /** Signs in with a password; the client keeps and renews the session. */
+  login(username: string, password: string, extra: { deviceId?: string; deviceName?: string } = {}, ro?: RequestOptions): Promise<{ accessToken: string; accessExpire: number }> {
+    return this.public.login({ username, password, ...extra }, ro);
+  }
+
+  /** Switches to API-key signing (drops any JWT session). */
+  useApiKey(creds: ApiKeyCredentials): void {
+    this.core.useSession(undefined);
+    this.core.useApiKey(creds);
+  }
+
+  /** Venue time minus local time, learned from GET /v1/time; returns it. */
+  syncTime(ro?: RequestOptions): Promise<number> {
+    return this.core.syncTime(ro);
+  }
+
+  get clockOffsetMs(): number {
+    return this.core.offset.offset;
+  }
+
+  /** The current access token and its expiry, when signed in with a JWT. */
+  get session(): { accessToken: string; accessExpire: number; canRefresh: boolean } | undefined {
+    const s = this.core.session;
+    return s === undefined ? undefined : { accessToken: s.accessToken, accessExpire: s.accessExpire, canRefresh: s.refreshCookie !== undefined };
+  }
+
+  // ---------------------------------------------------------------- streams
+
+  /** A private stream on a listenKey of this client's user; call `start()` on it. */
+  privateStream(opts: Omit<PrivateStreamOptions, 'wsOrigin'> & { wsOrigin?: string } = {}): PrivateStream {
+    const s = new PrivateStream(this.user, { wsOrigin: this.wsOrigin, ...opts }, this.clock, this.timers, this.log, () => this.core.venueNow());
+    this.privateStreams.add(s);
+    return s;
+  }
+
+  /** A public market-data stream; call `start()`, then subscribe. */
+  publicStream(opts: Omit<PublicStreamOptions, 'wsOrigin'> & { wsOrigin?: string } = {}): PublicStream {
+    return new PublicStream({ wsOrigin: this.wsOrigin, ...opts }, this.timers, this.log);
+  }
+
+  /** Stops private streams made here and closes the connection pool. */
+  async close(): Promise<void> {
+    for (const s of this.privateStreams) await s.stop();
+    this.privateStreams.clear();
+    await this.core.opts.transport.close();
+  }
+
+  private noteOrders(orders: AcceptedOrder[]): void {
+    for (const s of this.privateStreams) s.noteOrders(orders);
+  }
+}

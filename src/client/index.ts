@@ -1,0 +1,22 @@
+/** The perpkit SDK: REST and WebSocket client of the Contract Trading Service. */
+export { PerpClient, type PerpClientOptions } from './client';
+export * from './errors';
+export { type ApiKeyCredentials, JwtSession, refreshCookieFrom } from './auth/credentials';
+export { signPayload, ClockOffset, RECV_WINDOW_DEFAULT, RECV_WINDOW_MAX } from './auth/signer';
+export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
+export { RestCore, buildQuery, prepareRequest, decodeResponse, retryAfterMs, type RequestOptions, type ClientEndpoint } from './rest/core';
+export { OrdersApi, isUnknownOutcome, type OrderSafetyOptions } from './rest/orders';
+export { PositionsApi } from './rest/positions';
+export { UserApi } from './rest/user';
+export { PublicApi } from './rest/public';
+export { MarketApi } from './rest/market';
+export { paginate } from './rest/paginate';
+export { ClientOrderIdGenerator } from './rest/client-order-id';
+export { PrivateStream, type PrivateStreamOptions, type StreamNotice, type ResyncRequest, type ResyncReason } from './streams/private';
+export { PublicStream, type PublicStreamOptions } from './streams/public';
+export { SeqTracker, type SeqGap } from './streams/seq';
+export { UndiciTransport, type HttpTransport, type HttpRequest, type HttpResponse } from './transport/http';
+export { RESPONSE_SCHEMAS } from './validate/responses';
+export { SchemaError, type Schema } from './validate/schema';
+export { NODE_TIMERS, type Timers } from './timers';
+export { createClientLogger, REDACT_PATHS } from './logger';

@@ -1,0 +1,299 @@
+/**
+ * Orders resource (/v1/private/order/*), one method per endpoint, plus the order-safety rule of
+ * DESIGN.md: every order carries a clientOrderId before it is sent, and a timeout, reset or 5xx
+ * on an order request is settled by querying that id (bounded attempts), never by sending again.
+ */
+import type { ResponseOf } from '../../protocol/endpoints';
+import type * as O from '../../protocol/rest/orders';
+import type { BatchResult, BatchResultItem } from '../../protocol/rest/common';
+import type { ConditionOrderRecord, OrderRecord, TradeRecord } from '../../protocol/records';
+import { backoffDelay, type BackoffOptions } from '../backoff';
+import {
+  MalformedResponseError,
+  NetworkError,
+  NotFoundError,
+  PerpkitError,
+  RequestTimeoutError,
+  ServiceUnavailableError,
+  UnknownOrderOutcomeError,
+  hadNoEffect,
+} from '../errors';
+import { sleep } from '../timers';
+import type { ClientOrderIdGenerator } from './client-order-id';
+import type { RequestOptions, RestCore } from './core';
+import { paginate } from './paginate';
+
+export interface OrderSafetyOptions {
+  /** Queries made to learn the fate of an order whose answer was lost; default 5. */
+  resolveAttempts: number;
+  /** Delays between those queries; default 100 ms doubling up to 2 s. */
+  resolveBackoff: BackoffOptions;
+}
+
+/** Whether an error leaves an order request's outcome unknown (it may or may not have been placed). */
+/** What the stream's working-order tracking learns from a placement answered over REST. */
+export interface AcceptedOrder {
+  orderId: string;
+  status: string;
+}
+
+export function isUnknownOutcome(err: unknown): boolean {
+  if (err instanceof NetworkError || err instanceof RequestTimeoutError || err instanceof MalformedResponseError) return true;
+  return err instanceof ServiceUnavailableError;
+}
+
+export class OrdersApi {
+  constructor(
+    private readonly core: RestCore,
+    private readonly ids: ClientOrderIdGenerator,
+    private readonly safety: OrderSafetyOptions,
+    private readonly onAccepted: (orders: AcceptedOrder[]) => void = () => undefined,
+  ) {}
+
+  /** A fresh clientOrderId, for callers that want to know it before placing. */
+  newClientOrderId(): string {
+    return this.ids.next();
+  }
+
+  // ---------------------------------------------------------------- placing
+
+  /** POST /v1/private/order/place. Sets `clientOrderId` when absent; settles lost answers by it. */
+  async placeOrder(params: O.PlaceOrderParams, ro?: RequestOptions): Promise<O.PlaceOrderResult> {
+    const p: O.PlaceOrderParams = params.clientOrderId === undefined ? { ...params, clientOrderId: this.ids.next() } : params;
+    try {
+      const r = await this.core.call('placeOrder', p, ro);
+      this.onAccepted([r]);
+      return r;
+    } catch (err) {
+      if (!isUnknownOutcome(err)) throw err;
+      const cid = p.clientOrderId as string;
+      const rec = await this.settle(err, [cid], () => this.findOrder(p.symbol, cid));
+      this.onAccepted([rec]);
+      return { orderId: rec.orderId, clientOrderId: rec.clientOrderId, status: rec.status, timestamp: rec.createdAt };
+    }
+  }
+
+  /** POST /v1/private/order/batch-place (at most 20). Every order gets a clientOrderId. */
+  async batchPlaceOrders(params: O.BatchPlaceParams, ro?: RequestOptions): Promise<O.BatchPlaceResult> {
+    const orders = params.orders.map((o) => (o.clientOrderId === undefined ? { ...o, clientOrderId: this.ids.next() } : o));
+    try {
+      const r = await this.core.call('batchPlaceOrders', { orders }, ro);
+      this.onAccepted(r.results.filter((x) => x.success));
+      return r;
+    } catch (err) {
+      if (!isUnknownOutcome(err)) throw err;
+      const results: (BatchResultItem | undefined)[] = orders.map(() => undefined);
+      const items = await this.settle(
+        err,
+        orders.map((o) => o.clientOrderId as string),
+        async () => {
+          for (let i = 0; i < orders.length; i++) {
+            if (results[i] !== undefined) continue;
+            const o = orders[i] as O.PlaceOrderParams;
+            const rec = await this.findOrder(o.symbol, o.clientOrderId as string);
+            if (rec !== undefined) results[i] = { index: i, success: true, code: 0, message: 'success', orderId: rec.orderId, clientOrderId: rec.clientOrderId, status: rec.status };
+          }
+          return results.every((x) => x !== undefined) ? (results as BatchResultItem[]) : undefined;
+        },
+        () => orders.filter((_, i) => results[i] === undefined).map((o) => o.clientOrderId as string),
+      );
+      this.onAccepted(items);
+      return { successCount: items.length, failedCount: 0, results: items };
+    }
+  }
+
+  /** POST /v1/private/order/place-condition. Sets `clientOrderId`; settles lost answers by it. */
+  async placeConditionOrder(params: O.PlaceConditionParams, ro?: RequestOptions): Promise<O.PlaceConditionResult> {
+    const p: O.PlaceConditionParams = params.clientOrderId === undefined ? { ...params, clientOrderId: this.ids.next() } : params;
+    try {
+      return await this.core.call('placeConditionOrder', p, ro);
+    } catch (err) {
+      if (!isUnknownOutcome(err)) throw err;
+      const cid = p.clientOrderId as string;
+      const rec = await this.settle(err, [cid], () => this.findCondition(p.symbol, cid));
+      return { conditionId: rec.conditionId, conditionStatus: rec.conditionStatus, timestamp: rec.createdAt };
+    }
+  }
+
+  /**
+   * POST /v1/private/order/place-strategy. Every sub-order gets a clientOrderId; a lost answer is
+   * settled through the first sub-order placed at once (its order record names the strategy).
+   */
+  async placeStrategyOrder(params: O.PlaceStrategyParams, ro?: RequestOptions): Promise<O.PlaceStrategyResult> {
+    const subOrderList = params.subOrderList.map((s) => (s.clientOrderId === undefined ? { ...s, clientOrderId: this.ids.next() } : s));
+    const p: O.PlaceStrategyParams = { ...params, subOrderList };
+    try {
+      return await this.core.call('placeStrategyOrder', p, ro);
+    } catch (err) {
+      if (!isUnknownOutcome(err)) throw err;
+      const cids = subOrderList.map((s) => s.clientOrderId as string);
+      const st = await this.settle(err, cids, async (): Promise<ResponseOf<'getStrategyOrder'> | undefined> => {
+        for (const s of subOrderList) {
+          const rec = await this.findOrder(s.symbol, s.clientOrderId as string);
+          if (rec?.strategyId !== undefined) return this.core.call('getStrategyOrder', { strategyId: rec.strategyId });
+          const cond = await this.findCondition(s.symbol, s.clientOrderId as string);
+          if (cond?.strategyId !== undefined) return this.core.call('getStrategyOrder', { strategyId: cond.strategyId });
+        }
+        return undefined;
+      });
+      return { strategyId: st.strategyId, strategyStatus: st.strategyStatus, timestamp: st.bookTime };
+    }
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  /** GET /v1/private/order: by orderId or clientOrderId (at least one). */
+  getOrder(params: O.QueryOrderParams, ro?: RequestOptions): Promise<O.QueryOrderResult> {
+    return this.core.call('getOrder', params, ro);
+  }
+
+  /** GET /v1/private/order/current: open orders, newest first, `lastOrderId` cursor. */
+  getCurrentOrders(params: O.CurrentOrdersParams = {}, ro?: RequestOptions): Promise<O.CurrentOrdersResult> {
+    return this.core.call('getCurrentOrders', params, ro);
+  }
+
+  /** GET /v1/private/order/current-condition. */
+  getCurrentConditionOrders(params: O.CurrentConditionOrdersParams = {}, ro?: RequestOptions): Promise<O.CurrentConditionOrdersResult> {
+    return this.core.call('getCurrentConditionOrders', params, ro);
+  }
+
+  /** GET /v1/private/order/history. */
+  getOrderHistory(params: O.OrderHistoryParams = {}, ro?: RequestOptions): Promise<O.OrderHistoryResult> {
+    return this.core.call('getOrderHistory', params, ro);
+  }
+
+  /** GET /v1/private/order/history-condition. */
+  getConditionOrderHistory(params: O.ConditionHistoryParams = {}, ro?: RequestOptions): Promise<O.ConditionHistoryResult> {
+    return this.core.call('getConditionOrderHistory', params, ro);
+  }
+
+  /** GET /v1/private/order/trades. */
+  getTrades(params: O.TradesParams = {}, ro?: RequestOptions): Promise<O.TradesResult> {
+    return this.core.call('getTrades', params, ro);
+  }
+
+  /** GET /v1/private/order/strategy. */
+  getStrategyOrder(params: O.StrategyOrderParams, ro?: RequestOptions): Promise<O.StrategyOrderResult> {
+    return this.core.call('getStrategyOrder', params, ro);
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  /** POST /v1/private/order/cancel: by orderId or clientOrderId; answers the order record. */
+  cancelOrder(params: O.CancelOrderParams, ro?: RequestOptions): Promise<O.CancelOrderResult> {
+    return this.core.call('cancelOrder', params, ro);
+  }
+
+  /** POST /v1/private/order/move: `quantity` is the new total. */
+  moveOrder(params: O.MoveOrderParams, ro?: RequestOptions): Promise<O.MoveOrderResult> {
+    return this.core.call('moveOrder', params, ro);
+  }
+
+  /** POST /v1/private/order/batch-move. */
+  batchMoveOrders(params: O.BatchMoveParams, ro?: RequestOptions): Promise<O.BatchMoveResult> {
+    return this.core.call('batchMoveOrders', params, ro);
+  }
+
+  /** POST /v1/private/order/batch-cancel. */
+  batchCancelOrders(params: O.BatchCancelParams, ro?: RequestOptions): Promise<O.BatchCancelResult> {
+    return this.core.call('batchCancelOrders', params, ro);
+  }
+
+  /** POST /v1/private/order/batch-cancel-all: accepted now, finished asynchronously (ORDER_TRADE_UPDATE). */
+  cancelAllOrders(params: O.CancelAllParams = {}, ro?: RequestOptions): Promise<O.CancelAllResult> {
+    return this.core.call('cancelAllOrders', params, ro);
+  }
+
+  /** POST /v1/private/order/cancel-condition. */
+  cancelConditionOrder(params: O.CancelConditionParams, ro?: RequestOptions): Promise<O.CancelConditionResult> {
+    return this.core.call('cancelConditionOrder', params, ro);
+  }
+
+  // ---------------------------------------------------------------- every page
+
+  /** Every order of the history matching `params`, page after page. */
+  iterateOrderHistory(params: O.OrderHistoryParams = {}, ro?: RequestOptions): AsyncGenerator<OrderRecord, void, undefined> {
+    return paginate((p) => this.getOrderHistory(p, ro), params);
+  }
+
+  iterateConditionOrderHistory(params: O.ConditionHistoryParams = {}, ro?: RequestOptions): AsyncGenerator<ConditionOrderRecord, void, undefined> {
+    return paginate((p) => this.getConditionOrderHistory(p, ro), params);
+  }
+
+  iterateTrades(params: O.TradesParams = {}, ro?: RequestOptions): AsyncGenerator<TradeRecord, void, undefined> {
+    return paginate((p) => this.getTrades(p, ro), params);
+  }
+
+  /** Every open order, following the `lastOrderId` cursor. */
+  async *iterateCurrentOrders(params: O.CurrentOrdersParams = {}, ro?: RequestOptions): AsyncGenerator<OrderRecord, void, undefined> {
+    const limit = params.limit ?? 100;
+    let cursor = params.lastOrderId;
+    for (;;) {
+      const r = await this.getCurrentOrders({ ...params, limit, lastOrderId: cursor }, ro);
+      for (const o of r.list) yield o;
+      if (r.list.length < limit) return;
+      const last = r.list[r.list.length - 1] as OrderRecord;
+      const next = Number(last.orderId);
+      if (!Number.isSafeInteger(next) || next === cursor) return;
+      cursor = next;
+    }
+  }
+
+  // ---------------------------------------------------------------- settling unknown outcomes
+
+  private async findOrder(symbol: string, clientOrderId: string): Promise<OrderRecord | undefined> {
+    try {
+      return await this.core.call('getOrder', { symbol, clientOrderId });
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  private async findCondition(symbol: string, clientOrderId: string): Promise<ConditionOrderRecord | undefined> {
+    const current = await this.core.call('getCurrentConditionOrders', { symbol });
+    const hit = current.list.find((c) => c.clientOrderId === clientOrderId);
+    if (hit !== undefined) return hit;
+    const hist = await this.core.call('getConditionOrderHistory', { symbol, pageSize: 100 });
+    const old = hist.list.find((c) => c.clientOrderId === clientOrderId);
+    return old;
+  }
+
+  /**
+   * Queries until `probe` finds what the lost request made, with backoff, at most
+   * `resolveAttempts` times. Not found: the original error if the venue said the request had no
+   * effect, else UnknownOrderOutcomeError. Never resends the order.
+   */
+  private async settle<T>(
+    original: unknown,
+    clientOrderIds: string[],
+    probe: () => Promise<T | undefined>,
+    unresolved: () => string[] = () => clientOrderIds,
+  ): Promise<T> {
+    const log = this.core.log;
+    log.warn({ clientOrderIds, err: (original as Error).message }, 'order request outcome unknown; settling by clientOrderId');
+    let lastProbeError: unknown;
+    for (let i = 0; i < this.safety.resolveAttempts; i++) {
+      await sleep(this.core.opts.timers, backoffDelay(i, this.safety.resolveBackoff));
+      try {
+        const r = await probe();
+        if (r !== undefined) {
+          log.info({ clientOrderIds, attempts: i + 1 }, 'order request outcome settled: the venue has it');
+          return r;
+        }
+      } catch (err) {
+        if (err instanceof PerpkitError && !err.retryable) throw err;
+        lastProbeError = err;
+      }
+    }
+    if (hadNoEffect(original) && lastProbeError === undefined) throw original;
+    const ctx = original instanceof PerpkitError ? { endpoint: original.endpoint, requestId: original.requestId, httpStatus: original.httpStatus, venueCode: original.venueCode } : {};
+    throw new UnknownOrderOutcomeError(
+      `outcome of the order request is unknown after ${this.safety.resolveAttempts} queries by clientOrderId (${(original as Error).message}); reconcile before acting again`,
+      unresolved(),
+      { ...ctx, cause: original },
+    );
+  }
+}
+
+export type { BatchResult };

@@ -1,0 +1,56 @@
+/**
+ * Public resource: version, time, sign-in, token refresh, agent SSO, leaderboard. The sign-in
+ * methods also install the session on the client (access token and refresh cookie).
+ */
+import type * as Pub from '../../protocol/rest/public';
+import type { RequestOptions, RestCore } from './core';
+
+export class PublicApi {
+  constructor(private readonly core: RestCore) {}
+
+  /** GET /v1/version. */
+  getVersion(ro?: RequestOptions): Promise<Pub.VersionResult> {
+    return this.core.call('getVersion', undefined, ro);
+  }
+
+  /** GET /v1/time. Does not change the clock offset; `client.syncTime()` does. */
+  getTime(ro?: RequestOptions): Promise<Pub.TimeResult> {
+    return this.core.call('getTime', undefined, ro);
+  }
+
+  /** POST /v1/public/user/login: installs the session; later requests use and renew it. */
+  async login(params: Pub.LoginParams, ro?: RequestOptions): Promise<Pub.LoginResult> {
+    const { data, res } = await this.core.callRaw('login', params, ro);
+    this.core.useApiKey(undefined);
+    this.core.adoptSession(data, res);
+    return data;
+  }
+
+  /** POST /v1/public/user/refresh-token with the session's cookie (rotated by the answer). */
+  async refreshToken(): Promise<Pub.RefreshTokenResult> {
+    await this.core.refreshSession(true);
+    const s = this.core.session;
+    return { accessToken: s?.accessToken ?? '', accessExpire: s?.accessExpire ?? 0 };
+  }
+
+  /** POST /v1/public/agent-sso/exchange-ticket: a one-time ticket for a session. */
+  async exchangeTicket(params: Pub.ExchangeTicketParams, ro?: RequestOptions): Promise<Pub.ExchangeTicketResult> {
+    const { data, res } = await this.core.callRaw('exchangeTicket', params, ro);
+    this.core.useApiKey(undefined);
+    this.core.adoptSession(data, res);
+    return data;
+  }
+
+  /** POST /v1/public/agent-sso/exchange-embed-token: an embed token bound to `channelId` for a session. */
+  async exchangeEmbedToken(params: Pub.ExchangeEmbedTokenParams, ro?: RequestOptions): Promise<Pub.ExchangeEmbedTokenResult> {
+    const { data, res } = await this.core.callRaw('exchangeEmbedToken', params, ro);
+    this.core.useApiKey(undefined);
+    this.core.adoptSession(data, res);
+    return data;
+  }
+
+  /** GET /v1/public/leaderboard/pnl; `myRank` is filled when the client is signed in. */
+  getLeaderboard(params: Pub.LeaderboardParams, ro?: RequestOptions): Promise<Pub.LeaderboardResult> {
+    return this.core.call('getLeaderboard', params, ro);
+  }
+}

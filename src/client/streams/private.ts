@@ -1,0 +1,297 @@
+/**
+ * The private stream (PROTOCOL.md section 5): creates a listenKey, keeps it alive well before it
+ * expires, renews it on LISTEN_KEY_EXPIRED / 20008 / a refused upgrade, reconnects with backoff,
+ * detects dead connections (ping/pong), silent ones (no events while orders are working) and seq
+ * gaps, and says so on `notices$` / `resync$`, so the caller can reconcile over REST.
+ */
+import type { Logger } from 'pino';
+import { Observable, Subject, filter, share } from 'rxjs';
+import type { Clock } from '../../core/clock';
+import { FINAL_ORDER_STATUSES, type OrderStatus } from '../../core/enums';
+import { PRIVATE_STREAM_PATH, type PrivateEvent, type PrivateEventDataMap, type PrivateEventOf } from '../../protocol/ws';
+import { NotFoundError, PerpkitError } from '../errors';
+import type { UserApi } from '../rest/user';
+import type { TimerHandle, Timers } from '../timers';
+import { decodePrivateEvent } from './events';
+import { DEFAULT_SOCKET_OPTIONS, ReconnectingSocket, type SocketOptions } from './socket';
+import { SeqTracker } from './seq';
+
+export type ResyncReason = 'reconnect' | 'gap' | 'silence' | 'listenKeyRenewed';
+
+/** Something the caller may need to know; `resync` ones mean local state may be stale. */
+export type StreamNotice =
+  | { type: 'open'; reconnect: boolean }
+  | { type: 'close'; code: number; reason: string; dead: boolean; httpStatus: number | undefined }
+  | { type: 'reconnecting'; attempt: number; delayMs: number }
+  | { type: 'gap'; expected: number; received: number }
+  | { type: 'silence'; silentForMs: number }
+  | { type: 'listenKeyRenewed'; why: string }
+  | { type: 'keepAlive'; expireAt: number }
+  | { type: 'malformed'; field: string; problem: string }
+  | { type: 'error'; error: unknown };
+
+export interface ResyncRequest {
+  reason: ResyncReason;
+  /** The notice that caused it. */
+  notice: StreamNotice;
+}
+
+export interface PrivateStreamOptions extends Partial<SocketOptions> {
+  /** ws:// or wss:// origin of the venue, e.g. ws://127.0.0.1:8080. */
+  wsOrigin: string;
+  /** Fixed keepalive period, ms; by default half the key's remaining life, at most 30 min. */
+  keepAliveIntervalMs?: number;
+  /** No event for this long while orders are working is reported as silence; default 60 s. */
+  silenceTimeoutMs?: number;
+  /** Overrides the stream's own view (orders seen working on the stream or placed by the client). */
+  hasWorkingOrders?: () => boolean;
+}
+
+const KEEPALIVE_MAX_MS = 30 * 60 * 1000;
+const KEEPALIVE_MIN_MS = 1000;
+
+export class PrivateStream {
+  private readonly eventsSubject = new Subject<PrivateEvent>();
+  private readonly noticesSubject = new Subject<StreamNotice>();
+  private readonly resyncSubject = new Subject<ResyncRequest>();
+  /** Every validated event, in order. */
+  readonly events$: Observable<PrivateEvent> = this.eventsSubject.asObservable();
+  readonly notices$: Observable<StreamNotice> = this.noticesSubject.asObservable();
+  /** Reconnects, gaps, silences and listenKey renewals: reconcile over REST on each. */
+  readonly resync$: Observable<ResyncRequest> = this.resyncSubject.asObservable();
+
+  private readonly socket: ReconnectingSocket;
+  private readonly seq = new SeqTracker();
+  private readonly working = new Set<string>();
+  private listenKey: string | undefined;
+  private expireAt = 0;
+  private keyInvalid = false;
+  private keepAliveTimer: TimerHandle | undefined;
+  private silenceTimer: TimerHandle | undefined;
+  private lastEventAt = 0;
+  private silenceReported = false;
+  private running = false;
+  private readonly opts: Required<Omit<PrivateStreamOptions, 'keepAliveIntervalMs' | 'hasWorkingOrders'>> & PrivateStreamOptions;
+
+  constructor(
+    private readonly user: UserApi,
+    options: PrivateStreamOptions,
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+    private readonly log: Logger,
+    private readonly venueNow: () => number,
+  ) {
+    this.opts = { ...DEFAULT_SOCKET_OPTIONS, silenceTimeoutMs: 60_000, ...options };
+    this.socket = new ReconnectingSocket(
+      this.opts,
+      {
+        url: () => this.nextUrl(),
+        onOpen: (reconnect) => this.onOpen(reconnect),
+        onText: (t) => this.onText(t),
+        onClose: (i) => this.onClose(i),
+        onReconnectScheduled: (attempt, delayMs) => this.notice({ type: 'reconnecting', attempt, delayMs }),
+        onUrlError: (error) => this.notice({ type: 'error', error }),
+      },
+      timers,
+      log,
+    );
+  }
+
+  /** Events of one kind, typed. */
+  on<K extends keyof PrivateEventDataMap>(kind: K): Observable<PrivateEventOf<K>> {
+    return this.events$.pipe(
+      filter((e): e is PrivateEventOf<K> & PrivateEvent => e.event === kind),
+      share(),
+    ) as Observable<PrivateEventOf<K>>;
+  }
+
+  /** Plain callback for users who do not want RxJS; returns the unsubscribe function. */
+  onEvent(handler: (e: PrivateEvent) => void): () => void {
+    const sub = this.events$.subscribe(handler);
+    return () => sub.unsubscribe();
+  }
+
+  get currentListenKey(): string | undefined {
+    return this.listenKey;
+  }
+
+  get connected(): boolean {
+    return this.socket.isOpen;
+  }
+
+  /** Creates the listenKey and connects; resolves once the first connection is open. */
+  async start(): Promise<void> {
+    if (this.running) return this.socket.whenOpen();
+    this.running = true;
+    await this.ensureListenKey();
+    this.socket.start();
+    this.armSilence();
+    await this.socket.whenOpen();
+  }
+
+  /** Disconnects, stops the timers and closes the listenKey (best effort). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.socket.stop();
+    if (this.keepAliveTimer !== undefined) this.timers.clearTimeout(this.keepAliveTimer);
+    if (this.silenceTimer !== undefined) this.timers.clearTimeout(this.silenceTimer);
+    this.keepAliveTimer = undefined;
+    this.silenceTimer = undefined;
+    const key = this.listenKey;
+    this.listenKey = undefined;
+    if (key !== undefined) {
+      try {
+        await this.user.closeListenKey({ listenKey: key });
+      } catch (err) {
+        this.log.debug({ err: (err as Error).message }, 'closing the listenKey failed');
+      }
+    }
+    this.eventsSubject.complete();
+    this.noticesSubject.complete();
+    this.resyncSubject.complete();
+  }
+
+  /** Orders the client placed over REST, so silence is judged with them counted. */
+  noteOrders(orders: ReadonlyArray<{ orderId: string; status: string }>): void {
+    for (const o of orders) {
+      if (FINAL_ORDER_STATUSES.has(o.status as OrderStatus)) this.working.delete(o.orderId);
+      else this.working.add(o.orderId);
+    }
+  }
+
+  /** Forget tracked working orders (after a REST reconcile, say). */
+  resetWorkingOrders(ids: Iterable<string> = []): void {
+    this.working.clear();
+    for (const id of ids) this.working.add(id);
+  }
+
+  /** Cuts the connection as a network failure would (tests, manual recovery). */
+  reconnectNow(): void {
+    this.socket.terminate();
+  }
+
+  // ---------------------------------------------------------------- listenKey
+
+  private async ensureListenKey(): Promise<string> {
+    if (this.listenKey !== undefined && !this.keyInvalid) return this.listenKey;
+    const renewing = this.listenKey !== undefined;
+    const r = await this.user.createListenKey();
+    this.listenKey = r.listenKey;
+    this.expireAt = r.expireAt;
+    this.keyInvalid = false;
+    this.scheduleKeepAlive();
+    if (renewing) this.resync('listenKeyRenewed', { type: 'listenKeyRenewed', why: 'the previous listenKey expired or was refused' });
+    return r.listenKey;
+  }
+
+  private async nextUrl(): Promise<string> {
+    const key = await this.ensureListenKey();
+    return `${this.opts.wsOrigin.replace(/\/$/, '')}${PRIVATE_STREAM_PATH}?listenKey=${encodeURIComponent(key)}`;
+  }
+
+  private keepAliveDelay(): number {
+    if (this.opts.keepAliveIntervalMs !== undefined) return this.opts.keepAliveIntervalMs;
+    const left = this.expireAt - this.venueNow();
+    return Math.max(KEEPALIVE_MIN_MS, Math.min(KEEPALIVE_MAX_MS, Math.floor(left / 2)));
+  }
+
+  private scheduleKeepAlive(delay = this.keepAliveDelay()): void {
+    if (this.keepAliveTimer !== undefined) this.timers.clearTimeout(this.keepAliveTimer);
+    if (!this.running) return;
+    this.keepAliveTimer = this.timers.setTimeout(() => {
+      this.keepAliveTimer = undefined;
+      void this.keepAlive();
+    }, delay);
+  }
+
+  private async keepAlive(): Promise<void> {
+    const key = this.listenKey;
+    if (key === undefined || !this.running) return;
+    try {
+      const r = await this.user.extendListenKey({ listenKey: key });
+      if (this.listenKey !== key) return;
+      this.expireAt = r.expireAt;
+      this.notice({ type: 'keepAlive', expireAt: r.expireAt });
+      this.scheduleKeepAlive();
+    } catch (err) {
+      if (err instanceof NotFoundError) {
+        // 20008: the key is gone. A new one, and a new connection on it.
+        this.keyInvalid = true;
+        this.socket.terminate();
+        return;
+      }
+      this.notice({ type: 'error', error: err });
+      const retryable = err instanceof PerpkitError ? err.retryable : true;
+      const left = this.expireAt - this.venueNow();
+      this.scheduleKeepAlive(retryable ? Math.max(KEEPALIVE_MIN_MS, Math.min(5000, left / 4)) : this.keepAliveDelay());
+    }
+  }
+
+  // ---------------------------------------------------------------- socket hooks
+
+  private onOpen(reconnect: boolean): void {
+    this.seq.reset();
+    this.lastEventAt = this.clock.now();
+    this.silenceReported = false;
+    if (reconnect) this.resync('reconnect', { type: 'open', reconnect });
+    else this.notice({ type: 'open', reconnect });
+  }
+
+  private onText(text: string): void {
+    this.lastEventAt = this.clock.now();
+    this.silenceReported = false;
+    const d = decodePrivateEvent(text);
+    if (!d.ok) {
+      this.notice({ type: 'malformed', field: d.field, problem: d.problem });
+      return;
+    }
+    const e = d.value;
+    const gap = this.seq.check(e.seq);
+    if (gap !== undefined) this.resync('gap', { type: 'gap', ...gap });
+    if (e.event === 'ORDER_TRADE_UPDATE') this.noteOrders([e.data]);
+    else if (e.event === 'LISTEN_KEY_EXPIRED') this.keyInvalid = true;
+    this.eventsSubject.next(e);
+  }
+
+  private onClose(i: { code: number; reason: string; status: number | undefined; dead: boolean }): void {
+    this.notice({ type: 'close', code: i.code, reason: i.reason, dead: i.dead, httpStatus: i.status });
+    // 4001: the key expired (after LISTEN_KEY_EXPIRED); 401: the upgrade refused an unknown key.
+    if (i.code === 4001 || i.status === 401 || i.status === 404) this.keyInvalid = true;
+  }
+
+  // ---------------------------------------------------------------- silence
+
+  private hasWorkingOrders(): boolean {
+    return this.opts.hasWorkingOrders !== undefined ? this.opts.hasWorkingOrders() : this.working.size > 0;
+  }
+
+  private armSilence(delay = this.opts.silenceTimeoutMs): void {
+    if (!this.running) return;
+    this.silenceTimer = this.timers.setTimeout(() => {
+      this.silenceTimer = undefined;
+      const quietFor = this.clock.now() - this.lastEventAt;
+      if (quietFor < this.opts.silenceTimeoutMs) {
+        this.armSilence(this.opts.silenceTimeoutMs - quietFor);
+        return;
+      }
+      if (this.socket.isOpen && !this.silenceReported && this.hasWorkingOrders()) {
+        this.silenceReported = true;
+        this.resync('silence', { type: 'silence', silentForMs: quietFor });
+      }
+      this.armSilence();
+    }, Math.max(1, delay));
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private notice(n: StreamNotice): void {
+    if (n.type === 'error' || n.type === 'malformed' || n.type === 'gap' || n.type === 'silence') this.log.warn({ notice: n }, 'private stream');
+    else this.log.debug({ notice: n }, 'private stream');
+    this.noticesSubject.next(n);
+  }
+
+  private resync(reason: ResyncReason, n: StreamNotice): void {
+    this.notice(n);
+    this.resyncSubject.next({ reason, notice: n });
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * One WebSocket that stays up: connects, pings and watches for the pong (a dead TCP connection
+ * sends nothing, it just stops), reconnects with exponential backoff and jitter after any close,
+ * and tells its owner what happened through hooks. The private and public streams build on it.
+ */
+import type { Logger } from 'pino';
+import WebSocket, { type RawData } from 'ws';
+import { backoffDelay, type BackoffOptions } from '../backoff';
+import type { TimerHandle, Timers } from '../timers';
+
+export interface SocketOptions {
+  /** Client ping period, ms; default 20 s (PROTOCOL.md section 5). */
+  pingIntervalMs: number;
+  /** No pong (or any frame) this long after a ping: the connection is dead; default 10 s. */
+  pongTimeoutMs: number;
+  reconnectBackoff: BackoffOptions;
+  handshakeTimeoutMs: number;
+}
+
+export const DEFAULT_SOCKET_OPTIONS: SocketOptions = {
+  pingIntervalMs: 20_000,
+  pongTimeoutMs: 10_000,
+  reconnectBackoff: { baseMs: 250, maxMs: 30_000 },
+  handshakeTimeoutMs: 10_000,
+};
+
+export interface SocketHooks {
+  /** The URL of the next attempt (the private stream may first renew its listenKey here). */
+  url(): Promise<string>;
+  onOpen(reconnect: boolean): void;
+  onText(text: string): void;
+  /** After a close; `status` is the HTTP status when the upgrade itself was refused. */
+  onClose(info: { code: number; reason: string; status: number | undefined; dead: boolean }): void;
+  /** Before a reconnect attempt is scheduled. */
+  onReconnectScheduled(attempt: number, delayMs: number): void;
+  onUrlError(err: unknown): void;
+}
+
+export class ReconnectingSocket {
+  private ws: WebSocket | undefined;
+  private running = false;
+  private everOpened = false;
+  private attempt = 0;
+  private pingTimer: TimerHandle | undefined;
+  private pongTimer: TimerHandle | undefined;
+  private reconnectTimer: TimerHandle | undefined;
+  private lastStatus: number | undefined;
+  private dead = false;
+  private openWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly opts: SocketOptions,
+    private readonly hooks: SocketHooks,
+    private readonly timers: Timers,
+    private readonly log: Logger,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.connect();
+  }
+
+  /** Resolves at the next open (at once when open). */
+  whenOpen(): Promise<void> {
+    if (this.isOpen) return Promise.resolve();
+    return new Promise((resolve) => this.openWaiters.push(resolve));
+  }
+
+  send(text: string): boolean {
+    if (!this.isOpen || this.ws === undefined) return false;
+    this.ws.send(text);
+    return true;
+  }
+
+  /** Cuts the current connection now (no close handshake); a reconnect follows if running. */
+  terminate(): void {
+    this.ws?.terminate();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.clearHeartbeat();
+    if (this.reconnectTimer !== undefined) this.timers.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const ws = this.ws;
+    this.ws = undefined;
+    if (ws !== undefined) {
+      ws.removeAllListeners();
+      ws.on('error', () => undefined);
+      if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'client stop');
+      else ws.terminate();
+    }
+  }
+
+  private async connect(): Promise<void> {
+    if (!this.running) return;
+    let url: string;
+    try {
+      url = await this.hooks.url();
+    } catch (err) {
+      this.hooks.onUrlError(err);
+      this.scheduleReconnect();
+      return;
+    }
+    if (!this.running) return;
+    this.lastStatus = undefined;
+    this.dead = false;
+    const ws = new WebSocket(url, { handshakeTimeout: this.opts.handshakeTimeoutMs, perMessageDeflate: false });
+    this.ws = ws;
+    ws.on('open', () => {
+      const reconnect = this.everOpened;
+      this.everOpened = true;
+      this.attempt = 0;
+      this.armPing();
+      this.hooks.onOpen(reconnect);
+      for (const w of this.openWaiters.splice(0)) w();
+    });
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      this.gotLifeSign();
+      if (isBinary) return;
+      this.hooks.onText(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
+    });
+    ws.on('pong', () => this.gotLifeSign());
+    ws.on('ping', () => this.gotLifeSign());
+    ws.on('error', (err: Error) => {
+      const m = /Unexpected server response: (\d+)/.exec(err.message);
+      if (m) this.lastStatus = Number(m[1]);
+      this.log.debug({ err: err.message }, 'websocket error');
+    });
+    ws.on('close', (code: number, reason: Buffer) => {
+      if (this.ws !== ws) return;
+      this.ws = undefined;
+      this.clearHeartbeat();
+      this.hooks.onClose({ code, reason: reason.toString('utf8'), status: this.lastStatus, dead: this.dead });
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.running || this.reconnectTimer !== undefined) return;
+    const delay = backoffDelay(this.attempt, this.opts.reconnectBackoff);
+    this.attempt++;
+    this.hooks.onReconnectScheduled(this.attempt, delay);
+    this.reconnectTimer = this.timers.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, delay);
+  }
+
+  private armPing(): void {
+    this.clearHeartbeat();
+    this.pingTimer = this.timers.setTimeout(() => {
+      this.pingTimer = undefined;
+      const ws = this.ws;
+      if (ws === undefined || ws.readyState !== WebSocket.OPEN) return;
+      try {
+        ws.ping();
+      } catch {
+        // A socket that cannot take a ping is closing; the close handler takes over.
+      }
+      this.pongTimer = this.timers.setTimeout(() => {
+        this.pongTimer = undefined;
+        this.dead = true;
+        this.log.warn({ pongTimeoutMs: this.opts.pongTimeoutMs }, 'no pong in time: connection is dead, reconnecting');
+        ws.terminate();
+      }, this.opts.pongTimeoutMs);
+    }, this.opts.pingIntervalMs);
+  }
+
+  /** Any frame proves the connection lives: cancel the pong deadline and ping again later. */
+  private gotLifeSign(): void {
+    if (this.pongTimer !== undefined) {
+      this.timers.clearTimeout(this.pongTimer);
+      this.pongTimer = undefined;
+      this.armPing();
+    }
+  }
+
+  private clearHeartbeat(): void {
+    if (this.pingTimer !== undefined) this.timers.clearTimeout(this.pingTimer);
+    if (this.pongTimer !== undefined) this.timers.clearTimeout(this.pongTimer);
+    this.pingTimer = undefined;
+    this.pongTimer = undefined;
+  }
+}

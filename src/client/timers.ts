@@ -1,0 +1,47 @@
+/**
+ * Time and timers are injected (DESIGN.md: nothing below the runtime reads the wall clock on its
+ * own). The defaults look the global timers up at call time, so jest's fake timers drive them.
+ */
+import { SystemClock, type Clock } from '../core/clock';
+
+export interface TimerHandle {
+  unref?(): unknown;
+}
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(h: TimerHandle): void;
+}
+
+export const NODE_TIMERS: Timers = {
+  setTimeout(fn, ms) {
+    const h = globalThis.setTimeout(fn, ms);
+    h.unref?.();
+    return h;
+  },
+  clearTimeout(h) {
+    globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>);
+  },
+};
+
+export const SYSTEM_CLOCK: Clock = new SystemClock();
+
+/** A promise that resolves after `ms`, or rejects with the signal's reason when aborted first. */
+export function sleep(timers: Timers, ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 && signal?.aborted !== true) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      timers.clearTimeout(h);
+      reject(signal?.reason);
+    };
+    const h = timers.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

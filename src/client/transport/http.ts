@@ -1,0 +1,90 @@
+/**
+ * HTTP transport: an undici Pool per origin with keep-alive connections, a per-request timeout and
+ * the caller's AbortSignal. It speaks bytes and statuses only; envelopes are the client's job.
+ * The interface lets a benchmark or a test put an in-memory transport in its place.
+ */
+import { Pool } from 'undici';
+import { NetworkError, RequestAbortedError, RequestTimeoutError, type ErrorContext } from '../errors';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path with the query string, as signed. */
+  target: string;
+  headers: Record<string, string>;
+  /** Exact bytes to send; undefined sends none. */
+  body: string | undefined;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** For error messages. */
+  endpoint: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface HttpTransport {
+  request(req: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+export interface UndiciTransportOptions {
+  /** Connections kept to the origin; default 8. */
+  connections?: number;
+  /** How long an idle connection is kept, ms; default 30 s (below the server's keep-alive). */
+  keepAliveTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+export class UndiciTransport implements HttpTransport {
+  private readonly pool: Pool;
+
+  constructor(origin: string, opts: UndiciTransportOptions = {}) {
+    this.pool = new Pool(origin, {
+      connections: opts.connections ?? 8,
+      keepAliveTimeout: opts.keepAliveTimeoutMs ?? 25_000,
+      keepAliveMaxTimeout: 60_000,
+      connectTimeout: opts.connectTimeoutMs ?? 10_000,
+      pipelining: 1,
+    });
+  }
+
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    const ctx: ErrorContext = { endpoint: req.endpoint };
+    if (req.signal?.aborted) throw new RequestAbortedError(ctx);
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ac.abort();
+    }, req.timeoutMs);
+    const onAbort = (): void => ac.abort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await this.pool.request({
+        method: req.method,
+        path: req.target,
+        headers: req.headers,
+        body: req.body,
+        signal: ac.signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (err) {
+      if (timedOut) throw new RequestTimeoutError(req.timeoutMs, { ...ctx, cause: err });
+      if (req.signal?.aborted) throw new RequestAbortedError({ ...ctx, cause: err });
+      const code = (err as { code?: unknown }).code;
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new NetworkError(`${req.method} ${req.target.split('?')[0]} failed: ${typeof code === 'string' ? `${code} ` : ''}${msg}`, { ...ctx, cause: err });
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
