@@ -1,0 +1,396 @@
+/**
+ * A bot: one venue, several strategies, one bus, one risk engine, one executor. Live, paper and
+ * backtest differ only in the Venue, Clock and Scheduler injected here (DESIGN.md: one wiring).
+ *
+ * Per venue event: write the cache, publish on the bus; strategies react with intents; each
+ * intent passes the risk engine (denials become events) and queues in the executor; at the end
+ * of the event the executor flushes the tick's intents as batched venue calls.
+ */
+import { Dec } from '../core/decimal';
+import type { Clock, Scheduler } from '../core/clock';
+import { Grid } from '../core/values';
+import type { SymbolSpec } from '../protocol/rest/market';
+import { EventBus } from './bus/event-bus';
+import type { BotEvent } from './bus/events';
+import { ClientIdAllocator } from './execution/client-ids';
+import { OrderExecutor } from './execution/executor';
+import { OrderTracker } from './execution/order-tracker';
+import { RiskEngine } from './risk/risk-engine';
+import type { RiskLimits } from './risk/limits';
+import { StateCache, positionKey } from './state/cache';
+import type { Strategy, StrategyContext, StrategyDefinition, StrategyLogger, SymbolInfo } from './strategy/api';
+import type { Intent } from './strategy/intents';
+import type { Venue, VenueEvent } from './venue/venue';
+
+export interface StrategySlot {
+  /** Unique in the bot; prefixes its clientOrderIds. */
+  id: string;
+  // Strategies have their own parameter types; the slot only carries them through.
+  definition: StrategyDefinition<never>;
+  params: Record<string, unknown>;
+}
+
+export interface SavedBotState {
+  savedAt: number;
+  strategies: Record<string, unknown>;
+}
+
+export interface BotStateStore {
+  load(): Promise<SavedBotState | undefined>;
+  save(state: SavedBotState): Promise<void>;
+}
+
+export interface BotOptions {
+  venue: Venue;
+  strategies: StrategySlot[];
+  risk: RiskLimits;
+  clock: Clock;
+  scheduler: Scheduler;
+  logger: StrategyLogger & { child?(bindings: object): StrategyLogger };
+  /** Positions are polled over REST this often and compared with the stream's (0: never). */
+  pollPositionsMs?: number;
+  store?: BotStateStore;
+  /** Cancel the strategies' orders when the bot stops. */
+  cancelOnStop?: boolean;
+}
+
+interface Running {
+  slot: StrategySlot;
+  strategy: Strategy;
+  ctx: StrategyContext<unknown>;
+  timers: Map<string, () => void>;
+}
+
+export class Bot {
+  readonly bus = new EventBus();
+  readonly cache = new StateCache();
+  readonly tracker = new OrderTracker();
+  readonly risk: RiskEngine;
+  readonly executor: OrderExecutor;
+  readonly symbols = new Map<string, SymbolInfo>();
+  private readonly clientIds: ClientIdAllocator;
+  private readonly running: Running[] = [];
+  private unsubscribeVenue: (() => void) | undefined;
+  private stopPoll: (() => void) | undefined;
+  private started = false;
+  private stopped = false;
+  /** Counters for status lines and metrics. */
+  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 };
+
+  constructor(private readonly opts: BotOptions) {
+    this.clientIds = new ClientIdAllocator(opts.clock.now());
+    this.risk = new RiskEngine(opts.risk, (state, reason) => {
+      this.bus.publish({ type: 'riskState', time: this.opts.clock.now(), state, reason });
+    });
+    this.executor = new OrderExecutor({
+      venue: opts.venue,
+      bus: this.bus,
+      cache: this.cache,
+      tracker: this.tracker,
+      clientIds: this.clientIds,
+      clock: opts.clock,
+      scheduler: opts.scheduler,
+      onError: (e, context) => this.reportError(e, context),
+    });
+    this.bus.onHandlerError = (e, event) => this.reportError(e, `handler of ${event.type}`);
+  }
+
+  private reportError(e: unknown, context: string): void {
+    this.stats.errors++;
+    this.opts.logger.error({ err: e instanceof Error ? { message: e.message, name: e.name } : String(e), context }, 'bot error');
+  }
+
+  /** Strategy owning a clientOrderId, or undefined for orders that are not this bot's. */
+  strategyOf(clientOrderId: string): string | undefined {
+    return this.clientIds.strategyOf(clientOrderId);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('bot already started');
+    this.started = true;
+    const specs = await this.opts.venue.symbols();
+    for (const s of specs) this.symbols.set(s.symbol, toSymbolInfo(s));
+    const marketSymbols = new Set<string>();
+    for (const slot of this.opts.strategies) {
+      this.clientIds.register(slot.id);
+      const def = slot.definition as unknown as StrategyDefinition<unknown>;
+      const params = def.params(slot.params);
+      for (const s of def.symbols(params)) {
+        if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s}`);
+        marketSymbols.add(s);
+      }
+      const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map() };
+      r.strategy = def.create(r.ctx);
+      this.running.push(r);
+    }
+    this.bus.subscribeAll((e) => this.dispatch(e));
+    const sub = this.opts.venue.events.subscribe({
+      next: (e) => this.onVenueEvent(e),
+      error: (err) => this.reportError(err, 'venue events'),
+    });
+    this.unsubscribeVenue = () => sub.unsubscribe();
+    await this.opts.venue.start([...marketSymbols]);
+    const saved = this.opts.store ? await this.opts.store.load() : undefined;
+    for (const r of this.running) {
+      const s = saved?.strategies[r.slot.id];
+      if (s !== undefined && r.strategy.restoreState) r.strategy.restoreState(s);
+    }
+    // Adopt what the venue already holds (orders from before a restart) before trading.
+    await this.executor.reconcile('start', (cid) => this.strategyOf(cid));
+    try {
+      this.cache.setAsset(await this.opts.venue.account());
+      for (const s of marketSymbols) this.cache.setMark(s, await this.opts.venue.markPrice(s));
+    } catch (e) {
+      this.reportError(e, 'initial account and mark price');
+    }
+    for (const r of this.running) {
+      if (r.strategy.onStart) this.intents(r, r.strategy.onStart());
+    }
+    this.kick();
+    if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
+  }
+
+  /** Stops strategies (their onStop intents are still sent), cancels if configured, saves state. */
+  async stop(): Promise<void> {
+    if (!this.started || this.stopped) return;
+    this.stopped = true;
+    this.stopPoll?.();
+    for (const r of this.running) {
+      for (const cancel of r.timers.values()) cancel();
+      r.timers.clear();
+      if (r.strategy.onStop) this.intents(r, r.strategy.onStop());
+      if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
+    }
+    await this.executor.idle();
+    await this.saveState();
+    this.unsubscribeVenue?.();
+    await this.opts.venue.stop();
+  }
+
+  async saveState(): Promise<void> {
+    if (!this.opts.store) return;
+    const strategies: Record<string, unknown> = {};
+    for (const r of this.running) if (r.strategy.saveState) strategies[r.slot.id] = r.strategy.saveState();
+    await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies });
+  }
+
+  /** Kill switch: HALTED, then every order of the account cancelled. */
+  async kill(reason: string): Promise<void> {
+    this.risk.setState('HALTED', `kill switch: ${reason}`);
+    for (const r of this.running) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
+    await this.executor.idle();
+    for (const s of this.symbols.keys()) {
+      try {
+        await this.opts.venue.cancelAll(s);
+      } catch (e) {
+        this.reportError(e, 'kill switch cancel-all');
+      }
+    }
+  }
+
+  /** Resolves when every queued intent has been sent and answered. */
+  idle(): Promise<void> {
+    return this.executor.idle();
+  }
+
+  // ------------------------------------------------------------------ venue events -> cache -> bus
+
+  private onVenueEvent(v: VenueEvent): void {
+    const time = v.time;
+    switch (v.type) {
+      case 'order': {
+        const o = v.data;
+        this.cache.applyOrder(o);
+        this.executor.onOrderUpdate(o, (cid) => this.strategyOf(cid));
+        const sid = this.strategyOf(o.clientOrderId);
+        const { executionType, tradeId, fillId, lastFilledQty, lastFilledPrice, roleType, handlingFee, realizedPnl, ...order } = o;
+        void fillId;
+        this.bus.publish({ type: 'order', time, order, executionType, strategyId: sid });
+        if (executionType === 'TRADE' && lastFilledQty !== undefined && lastFilledPrice !== undefined) {
+          this.stats.fills++;
+          this.bus.publish({
+            type: 'fill',
+            time,
+            strategyId: sid,
+            fill: {
+              symbol: o.symbol,
+              orderId: o.orderId,
+              clientOrderId: o.clientOrderId,
+              side: o.side,
+              positionSide: o.positionSide,
+              price: lastFilledPrice,
+              quantity: lastFilledQty,
+              fee: handlingFee ?? '0',
+              realizedPnl: realizedPnl ?? '0',
+              role: roleType ?? 'taker',
+              tradeId: tradeId ?? '',
+            },
+          });
+        }
+        break;
+      }
+      case 'account': {
+        this.cache.setAsset(v.data.userAsset);
+        for (const p of v.data.positions) this.cache.applyPosition(p);
+        this.risk.observeEquity(new Dec(v.data.userAsset.walletBalance).plus(v.data.userAsset.unrealizedPnl), time);
+        this.bus.publish({ type: 'account', time, asset: v.data.userAsset });
+        for (const p of v.data.positions) this.bus.publish({ type: 'position', time, position: p, source: 'stream' });
+        break;
+      }
+      case 'condition':
+        this.bus.publish({ type: 'condition', time, condition: v.data });
+        break;
+      case 'strategyOrder':
+        this.bus.publish({ type: 'strategyOrder', time, strategyOrder: v.data });
+        break;
+      case 'trade':
+        this.cache.setLast(v.symbol, v.data.price);
+        this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
+        break;
+      case 'markPrice':
+        this.cache.setMark(v.symbol, v.data);
+        this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
+        break;
+      case 'depth':
+        this.cache.setDepth(v.symbol, v.data.bids, v.data.asks);
+        this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
+        break;
+      case 'ticker':
+        this.cache.setTicker(v.symbol, v.data);
+        this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
+        break;
+      case 'stream':
+        this.bus.publish({ type: 'stream', time, stream: v.stream, status: v.status, detail: v.detail });
+        if (v.stream === 'private' && (v.status === 'reconnected' || v.status === 'gap' || v.status === 'silent')) {
+          this.stats.reconnects++;
+          this.reconcile(`${v.status}: ${v.detail}`);
+        }
+        break;
+    }
+    this.kick();
+  }
+
+  private reconcile(reason: string): void {
+    this.stats.reconciles++;
+    this.executor.reconcile(reason, (cid) => this.strategyOf(cid)).catch((e: unknown) => this.reportError(e, 'reconcile'));
+  }
+
+  /** Flushes the tick's intents; errors are reported, never swallowed. */
+  private kick(): void {
+    if (this.executor.queued === 0) return;
+    this.executor.flush().catch((e: unknown) => this.reportError(e, 'flush'));
+  }
+
+  // ------------------------------------------------------------------ strategies
+
+  private dispatch(e: BotEvent): void {
+    this.stats.events++;
+    if (e.type === 'denial') this.stats.denials++;
+    if (e.type === 'rejection') this.stats.rejections++;
+    const owner = 'strategyId' in e ? e.strategyId : undefined;
+    const ownedTypes = e.type === 'order' || e.type === 'fill' || e.type === 'timer' || e.type === 'denial' || e.type === 'rejection';
+    for (const r of this.running) {
+      if (!r.strategy.onEvent) continue;
+      if (ownedTypes && owner !== r.slot.id) continue;
+      this.intents(r, r.strategy.onEvent(e));
+    }
+  }
+
+  private intents(r: Running, list: readonly Intent[] | void): void {
+    if (!list) return;
+    for (const intent of list) {
+      this.stats.intents++;
+      const d = this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock });
+      if (!d.ok) {
+        this.bus.publish({ type: 'denial', time: this.opts.clock.now(), strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
+        continue;
+      }
+      this.executor.enqueue(r.slot.id, intent);
+    }
+  }
+
+  private contextFor(slot: StrategySlot, params: unknown): StrategyContext<unknown> {
+    const r = (): Running => this.running.find((x) => x.slot.id === slot.id) as Running;
+    const log = this.opts.logger.child ? this.opts.logger.child({ strategy: slot.id }) : this.opts.logger;
+    return {
+      id: slot.id,
+      params: params as Readonly<unknown>,
+      clock: this.opts.clock,
+      log,
+      state: this.cache,
+      symbols: this.symbols,
+      myOrders: (symbol) => this.tracker.live(slot.id, symbol),
+      emit: (intents) => {
+        this.intents(r(), Array.isArray(intents) ? (intents as Intent[]) : [intents as Intent]);
+        this.kick();
+      },
+      every: (name, everyMs) => {
+        const running = r();
+        running.timers.get(name)?.();
+        const tick = (): void => {
+          running.timers.set(name, this.opts.scheduler.after(everyMs, tick));
+          this.bus.publish({ type: 'timer', time: this.opts.clock.now(), name, strategyId: slot.id });
+          this.kick();
+        };
+        running.timers.set(name, this.opts.scheduler.after(everyMs, tick));
+      },
+      cancelTimer: (name) => {
+        const running = r();
+        running.timers.get(name)?.();
+        running.timers.delete(name);
+      },
+    };
+  }
+
+  // ------------------------------------------------------------------ position polling
+
+  private schedulePoll(): void {
+    const ms = this.opts.pollPositionsMs ?? 0;
+    this.stopPoll = this.opts.scheduler.after(ms, () => {
+      void this.pollPositions().finally(() => {
+        if (!this.stopped) this.schedulePoll();
+      });
+    });
+  }
+
+  /** Compares polled positions with the stream-built ones; a difference triggers reconciliation. */
+  async pollPositions(): Promise<void> {
+    let polled;
+    try {
+      polled = await this.opts.venue.positions();
+    } catch (e) {
+      this.reportError(e, 'poll positions');
+      return;
+    }
+    const time = this.opts.clock.now();
+    const venueByKey = new Map(polled.map((p) => [positionKey(p.symbol, p.positionSide), p]));
+    const keys = new Set([...venueByKey.keys(), ...this.cache.positions().map((p) => positionKey(p.symbol, p.positionSide))]);
+    let mismatch = false;
+    for (const key of keys) {
+      const [symbol, side] = key.split(':');
+      const local = this.cache.position(symbol, side)?.quantity ?? '0';
+      const venue = venueByKey.get(key)?.quantity ?? '0';
+      if (!new Dec(local).eq(venue)) {
+        mismatch = true;
+        this.bus.publish({ type: 'positionMismatch', time, symbol, positionSide: side, local, venue });
+      }
+    }
+    this.cache.replacePositions(polled);
+    for (const p of polled) this.bus.publish({ type: 'position', time, position: p, source: 'poll' });
+    if (mismatch) this.reconcile('position mismatch');
+  }
+}
+
+export function toSymbolInfo(s: SymbolSpec): SymbolInfo {
+  return {
+    symbol: s.symbol,
+    tickSize: s.tickSize,
+    stepSize: s.stepSize,
+    minQty: s.minQty,
+    maxQty: s.maxQty,
+    minNotional: s.minNotional,
+    maxLeverage: s.maxLeverage,
+    tick: new Grid(s.tickSize),
+    step: new Grid(s.stepSize),
+  };
+}

@@ -1,0 +1,423 @@
+/**
+ * The order executor: turns the intents of one tick into as few venue calls as possible
+ * (batch-place, batch-cancel, batch-move, place-strategy for brackets), cancels first, and tracks
+ * every order through the OrderTracker's table. A call whose outcome is unknown is never resent:
+ * its orders are settled by querying the venue by clientOrderId. After a stream reconnect or gap
+ * nothing new is sent until open orders and positions have been reconciled from REST.
+ */
+import type { Clock, Scheduler } from '../../core/clock';
+import type { OrderStatus } from '../../core/enums';
+import type { OrderRecord } from '../../protocol/records';
+import type { BatchResult } from '../../protocol/rest/common';
+import type { PlaceOrderParams, StrategySubOrderParams } from '../../protocol/rest/orders';
+import type { EventBus } from '../bus/event-bus';
+import type { StateCache } from '../state/cache';
+import type { Intent, PlaceIntent } from '../strategy/intents';
+import type { Venue } from '../venue/venue';
+import { ClientIdAllocator } from './client-ids';
+import { OrderTracker, type TrackerInput } from './order-tracker';
+
+/** Most orders in one batch call (PROTOCOL.md section 3). */
+export const BATCH_LIMIT = 20;
+
+export interface ExecutorOptions {
+  venue: Venue;
+  bus: EventBus;
+  cache: StateCache;
+  tracker: OrderTracker;
+  clientIds: ClientIdAllocator;
+  clock: Clock;
+  scheduler: Scheduler;
+  /** Queries made to settle an unknown outcome before concluding the order was not placed. */
+  unknownRetries?: number;
+  unknownRetryDelayMs?: number;
+  onError?: (error: unknown, context: string) => void;
+}
+
+interface Queued {
+  strategyId: string;
+  intent: Intent;
+}
+
+const chunks = <T>(xs: T[], n: number): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+};
+
+export class OrderExecutor {
+  private readonly queue: Queued[] = [];
+  private running: Promise<void> | undefined;
+  private reconciling: Promise<void> | undefined;
+  private readonly o: Required<Omit<ExecutorOptions, 'onError'>> & { onError: (error: unknown, context: string) => void };
+  /** Calls in flight, so a stop can wait for them. */
+  private inFlight = 0;
+
+  constructor(opts: ExecutorOptions) {
+    this.o = {
+      unknownRetries: 5,
+      unknownRetryDelayMs: 300,
+      onError: () => undefined,
+      ...opts,
+    };
+  }
+
+  get tracker(): OrderTracker {
+    return this.o.tracker;
+  }
+
+  /** Adds an intent (already passed by the risk engine) to the current tick. */
+  enqueue(strategyId: string, intent: Intent): void {
+    this.queue.push({ strategyId, intent });
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Sends everything queued; resolves when the calls (and any resolution of unknowns) are done. */
+  flush(): Promise<void> {
+    if (!this.running) {
+      this.running = this.drain().finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  /** Resolves once nothing is queued or in flight. */
+  async idle(): Promise<void> {
+    while (this.running || this.queue.length > 0 || this.reconciling) {
+      if (this.reconciling) await this.reconciling;
+      await this.flush();
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      if (this.reconciling) await this.reconciling;
+      const batch = this.queue.splice(0, this.queue.length);
+      await this.send(batch);
+    }
+  }
+
+  private async send(items: Queued[]): Promise<void> {
+    const cancels: Array<{ strategyId: string; cid: string }> = [];
+    const places: Array<{ strategyId: string; intent: PlaceIntent }> = [];
+    const amends = new Map<string, Array<{ cid: string; price: string; quantity: string; orderId: string; strategyId: string; intent: Intent }>>();
+    const others: Queued[] = [];
+    for (const q of items) {
+      const i = q.intent;
+      if (i.kind === 'cancel') cancels.push({ strategyId: q.strategyId, cid: i.clientOrderId });
+      else if (i.kind === 'cancelAll') {
+        for (const o of this.o.tracker.live(q.strategyId, i.symbol)) cancels.push({ strategyId: q.strategyId, cid: o.clientOrderId });
+      } else if (i.kind === 'place') places.push({ strategyId: q.strategyId, intent: i });
+      else if (i.kind === 'amend') {
+        const t = this.o.tracker.get(i.clientOrderId);
+        if (!t || t.orderId === '') {
+          this.publishRejection(q.strategyId, i, 30001, `cannot amend ${i.clientOrderId}: the venue has not acknowledged it yet`);
+          continue;
+        }
+        const list = amends.get(t.symbol) ?? [];
+        list.push({ cid: i.clientOrderId, price: i.price, quantity: i.quantity, orderId: t.orderId, strategyId: q.strategyId, intent: i });
+        amends.set(t.symbol, list);
+      } else others.push(q);
+    }
+    // Cancels go first: when throttled or in trouble, taking risk off matters most.
+    const uniqueCancels = [...new Map(cancels.map((c) => [c.cid, c])).values()];
+    await Promise.all(chunks(uniqueCancels, BATCH_LIMIT).map((chunk) => this.sendCancels(chunk)));
+    const calls: Array<Promise<void>> = [];
+    for (const chunk of chunks(places, BATCH_LIMIT)) calls.push(this.sendPlaces(chunk));
+    for (const [symbol, list] of amends) for (const chunk of chunks(list, BATCH_LIMIT)) calls.push(this.sendAmends(symbol, chunk));
+    for (const q of others) calls.push(this.sendOther(q));
+    await Promise.all(calls);
+  }
+
+  private async call<T>(_context: string, fn: () => Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await fn();
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private now(): number {
+    return this.o.clock.now();
+  }
+
+  private apply(cid: string, input: TrackerInput): void {
+    const r = this.o.tracker.transition(cid, input, this.now());
+    if (r && !r.applied) {
+      this.o.bus.publish({ type: 'illegalTransition', time: this.now(), clientOrderId: cid, from: r.from, input: r.input });
+      void this.settle(cid);
+    }
+  }
+
+  private publishRejection(strategyId: string, intent: Intent, code: number, message: string): void {
+    this.o.bus.publish({ type: 'rejection', time: this.now(), strategyId, intent, code, message });
+  }
+
+  private async sendPlaces(chunk: Array<{ strategyId: string; intent: PlaceIntent }>): Promise<void> {
+    const orders: PlaceOrderParams[] = chunk.map(({ strategyId, intent: i }) => {
+      const cid = this.o.clientIds.next(strategyId);
+      this.o.tracker.add({
+        clientOrderId: cid,
+        strategyId,
+        symbol: i.symbol,
+        side: i.side,
+        price: i.price ?? '0',
+        quantity: i.quantity,
+        executedQty: '0',
+        state: 'PENDING_NEW',
+        orderId: '',
+        tag: i.tag,
+        reduceOnly: i.reduceOnly ?? false,
+        sentAt: this.now(),
+        updatedAt: this.now(),
+      });
+      const p: PlaceOrderParams = { symbol: i.symbol, side: i.side, type: i.type, quantity: i.quantity, clientOrderId: cid };
+      if (i.price !== undefined && i.type === 'LIMIT') p.price = i.price;
+      if (i.timeInForce !== undefined) p.timeInForce = i.timeInForce;
+      if (i.reduceOnly) p.reduceOnly = true;
+      if (i.makerOnly) p.makerOnly = true;
+      if (i.positionSide !== undefined) p.positionSide = i.positionSide;
+      return p;
+    });
+    let result: BatchResult;
+    try {
+      result = await this.call('batch-place', () => this.o.venue.placeOrders(orders));
+    } catch (e) {
+      // No answer: the orders may or may not exist. Never resend; ask the venue.
+      this.o.onError(e, 'batch-place');
+      for (const p of orders) this.apply(p.clientOrderId as string, 'unknown');
+      await Promise.all(orders.map((p) => this.settle(p.clientOrderId as string)));
+      return;
+    }
+    result.results.forEach((r, idx) => {
+      const cid = orders[idx].clientOrderId as string;
+      const t = this.o.tracker.get(cid);
+      if (r.success) {
+        if (t && t.orderId === '') t.orderId = r.orderId;
+        this.apply(cid, r.status as OrderStatus);
+      } else {
+        this.apply(cid, 'refused');
+        this.publishRejection(chunk[idx].strategyId, chunk[idx].intent, r.code, r.message);
+      }
+    });
+  }
+
+  private async sendCancels(chunk: Array<{ strategyId: string; cid: string }>): Promise<void> {
+    const refs = chunk.flatMap(({ cid }) => {
+      const t = this.o.tracker.get(cid);
+      if (!t || OrderTracker.isFinal(t.state)) return [];
+      this.apply(cid, 'cancelSent');
+      return [{ symbol: t.symbol, clientOrderId: cid }];
+    });
+    if (refs.length === 0) return;
+    let result: BatchResult;
+    try {
+      result = await this.call('batch-cancel', () => this.o.venue.cancelOrders(refs));
+    } catch (e) {
+      this.o.onError(e, 'batch-cancel');
+      await Promise.all(refs.map((r) => this.settle(r.clientOrderId)));
+      return;
+    }
+    result.results.forEach((r, idx) => {
+      const cid = refs[idx].clientOrderId;
+      if (r.success) this.apply(cid, 'CANCELED');
+      else {
+        this.apply(cid, 'cancelFailed');
+        void this.settle(cid);
+      }
+    });
+  }
+
+  private async sendAmends(symbol: string, chunk: Array<{ cid: string; price: string; quantity: string; orderId: string; strategyId: string; intent: Intent }>): Promise<void> {
+    let result: BatchResult;
+    try {
+      result = await this.call('batch-move', () => this.o.venue.amendOrders(symbol, chunk.map((c) => ({ orderId: c.orderId, price: c.price, quantity: c.quantity }))));
+    } catch (e) {
+      this.o.onError(e, 'batch-move');
+      await Promise.all(chunk.map((c) => this.settle(c.cid)));
+      return;
+    }
+    result.results.forEach((r, idx) => {
+      const c = chunk[idx];
+      const t = this.o.tracker.get(c.cid);
+      if (r.success) {
+        if (t) {
+          t.price = c.price;
+          t.quantity = c.quantity;
+        }
+        if (r.status !== '') this.apply(c.cid, r.status as OrderStatus);
+      } else {
+        this.publishRejection(c.strategyId, c.intent, r.code, r.message);
+      }
+    });
+  }
+
+  private async sendOther(q: Queued): Promise<void> {
+    const i = q.intent;
+    try {
+      if (i.kind === 'setLeverage') {
+        await this.call('leverage', () => this.o.venue.setLeverage(i.symbol, i.leverage));
+      } else if (i.kind === 'bracket') {
+        await this.sendBracket(q.strategyId, i);
+      }
+    } catch (e) {
+      this.o.onError(e, i.kind);
+      const code = typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'number' ? e.code : 0;
+      this.publishRejection(q.strategyId, i, code, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  private async sendBracket(strategyId: string, i: Extract<Intent, { kind: 'bracket' }>): Promise<void> {
+    const base = this.o.clientIds.next(strategyId);
+    const exit = i.side === 'BUY' ? 'SELL' : 'BUY';
+    const entry: StrategySubOrderParams = { strategySubId: 1, symbol: i.symbol, side: i.side, type: i.entryPrice === undefined ? 'MARKET' : 'LIMIT', quantity: i.quantity, clientOrderId: `${base}e` };
+    if (i.entryPrice !== undefined) entry.price = i.entryPrice;
+    const subs: StrategySubOrderParams[] = [
+      entry,
+      { strategySubId: 2, symbol: i.symbol, side: exit, type: 'LIMIT', price: i.takeProfitPrice, quantity: i.quantity, reduceOnly: true, clientOrderId: `${base}t` },
+      { strategySubId: 3, symbol: i.symbol, side: exit, type: 'STOP_MARKET', stopPrice: i.stopLossPrice, quantity: i.quantity, reduceOnly: true, workingType: i.workingType ?? 'MARK_PRICE', clientOrderId: `${base}s` },
+    ];
+    for (const s of [subs[0], subs[1]]) {
+      this.o.tracker.add({
+        clientOrderId: s.clientOrderId as string,
+        strategyId,
+        symbol: i.symbol,
+        side: s.side,
+        price: s.price ?? '0',
+        quantity: i.quantity,
+        executedQty: '0',
+        state: 'PENDING_NEW',
+        orderId: '',
+        tag: i.tag,
+        reduceOnly: s.reduceOnly ?? false,
+        sentAt: this.now(),
+        updatedAt: this.now(),
+      });
+    }
+    try {
+      await this.call('place-strategy', () => this.o.venue.placeStrategy({ strategyType: 'OTOCO', subOrderList: subs }));
+    } catch (e) {
+      this.apply(`${base}e`, 'refused');
+      this.apply(`${base}t`, 'refused');
+      throw e;
+    }
+  }
+
+  /**
+   * An order update from the stream (or a query). Tracks it, adopting orders of our strategies
+   * the tracker does not know (placed by a condition, a bracket, or before a restart).
+   */
+  onOrderUpdate(o: OrderRecord, strategyOf: (cid: string) => string | undefined): void {
+    let t = this.o.tracker.get(o.clientOrderId);
+    if (!t) {
+      const sid = strategyOf(o.clientOrderId);
+      if (sid === undefined) return;
+      this.o.tracker.add({
+        clientOrderId: o.clientOrderId,
+        strategyId: sid,
+        symbol: o.symbol,
+        side: o.side,
+        price: o.price,
+        quantity: o.quantity,
+        executedQty: o.executedQty,
+        state: 'UNKNOWN',
+        orderId: o.orderId,
+        tag: undefined,
+        reduceOnly: o.reduceOnly || o.closePosition,
+        sentAt: o.createdAt,
+        updatedAt: o.updateTime,
+      });
+      t = this.o.tracker.get(o.clientOrderId);
+    }
+    if (!t) return;
+    if (t.orderId === '') t.orderId = o.orderId;
+    if (Number(o.executedQty) >= Number(t.executedQty)) t.executedQty = o.executedQty;
+    t.quantity = o.quantity;
+    if (o.price !== '0') t.price = o.price;
+    this.apply(o.clientOrderId, o.status);
+  }
+
+  /** Settles one order from the venue's answer, with bounded retries while it is not found. */
+  async settle(cid: string): Promise<void> {
+    const t = this.o.tracker.get(cid);
+    if (!t) return;
+    for (let attempt = 0; attempt <= this.o.unknownRetries; attempt++) {
+      let rec: OrderRecord | undefined;
+      try {
+        rec = await this.call('query', () => this.o.venue.queryOrder({ symbol: t.symbol, clientOrderId: cid }));
+      } catch (e) {
+        this.o.onError(e, 'query');
+        rec = undefined;
+        if (attempt === this.o.unknownRetries) return;
+        await this.sleep(this.o.unknownRetryDelayMs * (attempt + 1));
+        continue;
+      }
+      if (rec) {
+        this.o.cache.applyOrder(rec);
+        this.onOrderUpdate(rec, () => t.strategyId);
+        return;
+      }
+      if (attempt < this.o.unknownRetries) await this.sleep(this.o.unknownRetryDelayMs * (attempt + 1));
+    }
+    // Asked enough times: the venue has no such order, so it was never placed.
+    this.apply(cid, 'notFound');
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.o.scheduler.after(ms, resolve);
+    });
+  }
+
+  /**
+   * Brings local state back in line with the venue: open orders and positions over REST, the
+   * fate of every live tracked order the venue no longer lists, adoption of our orders it does.
+   * New sends wait until this is done.
+   */
+  reconcile(reason: string, strategyOf: (cid: string) => string | undefined): Promise<void> {
+    if (this.reconciling) return this.reconciling;
+    this.reconciling = this.doReconcile(reason, strategyOf).finally(() => {
+      this.reconciling = undefined;
+    });
+    return this.reconciling;
+  }
+
+  private async doReconcile(reason: string, strategyOf: (cid: string) => string | undefined): Promise<void> {
+    let open: OrderRecord[];
+    try {
+      open = await this.call('open-orders', () => this.o.venue.openOrders());
+      const positions = await this.call('positions', () => this.o.venue.positions());
+      this.o.cache.replacePositions(positions);
+      for (const p of positions) this.o.bus.publish({ type: 'position', time: this.now(), position: p, source: 'poll' });
+    } catch (e) {
+      this.o.onError(e, 'reconcile');
+      return;
+    }
+    this.o.cache.replaceOpenOrders(open);
+    const openIds = new Set(open.map((o) => o.clientOrderId));
+    let adopted = 0;
+    let corrected = 0;
+    for (const o of open) {
+      if (!this.o.tracker.get(o.clientOrderId) && strategyOf(o.clientOrderId) !== undefined) adopted++;
+      const before = this.o.tracker.get(o.clientOrderId)?.state;
+      this.onOrderUpdate(o, strategyOf);
+      if (before !== undefined && before !== this.o.tracker.get(o.clientOrderId)?.state) corrected++;
+    }
+    const gone = this.o.tracker.live().filter((t) => !openIds.has(t.clientOrderId));
+    for (const t of gone) {
+      const before = t.state;
+      await this.settle(t.clientOrderId);
+      if (this.o.tracker.get(t.clientOrderId)?.state !== before) corrected++;
+    }
+    this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected });
+  }
+
+  get callsInFlight(): number {
+    return this.inFlight;
+  }
+}

@@ -1,0 +1,28 @@
+/** Typed outcomes of risk checks, with stable reason codes (docs/risk.md lists them). */
+export const RISK_CODES = [
+  'UNKNOWN_SYMBOL',
+  'OFF_GRID',
+  'MAX_ORDER_NOTIONAL',
+  'MAX_POSITION',
+  'MAX_EXPOSURE',
+  'MAX_OPEN_ORDERS',
+  'RATE_THROTTLED',
+  'PRICE_BAND',
+  'LOSS_LIMIT',
+  'STATE_REDUCING',
+  'STATE_HALTED',
+  'UNKNOWN_ORDER',
+] as const;
+export type RiskCode = (typeof RISK_CODES)[number];
+
+export type Decision = { ok: true } | { ok: false; code: RiskCode; reason: string };
+
+export const ALLOW: Decision = Object.freeze({ ok: true });
+
+export function deny(code: RiskCode, reason: string): Decision {
+  return { ok: false, code, reason };
+}
+
+/** ACTIVE: all intents; REDUCING: only what lowers exposure (and cancels); HALTED: only cancels. */
+export const TRADING_STATES = ['ACTIVE', 'REDUCING', 'HALTED'] as const;
+export type TradingState = (typeof TRADING_STATES)[number];

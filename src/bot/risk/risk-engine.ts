@@ -1,0 +1,254 @@
+/**
+ * The risk engine: every intent passes an ordered list of checks, each an early exit with a
+ * typed decision and a stable code (NautilusTrader style). The trading state ACTIVE / REDUCING /
+ * HALTED gates everything first; loss limits move ACTIVE to REDUCING; the kill switch halts.
+ */
+import type { Clock } from '../../core/clock';
+import { Dec } from '../../core/decimal';
+import type { StateView } from '../state/cache';
+import type { SymbolInfo } from '../strategy/api';
+import type { Intent } from '../strategy/intents';
+import type { OrderTracker } from '../execution/order-tracker';
+import { ALLOW, deny, type Decision, type TradingState } from './decision';
+import type { RiskLimits } from './limits';
+
+export interface RiskContext {
+  state: StateView;
+  symbols: ReadonlyMap<string, SymbolInfo>;
+  tracker: OrderTracker;
+  clock: Clock;
+}
+
+type Check = (intent: Intent, ctx: RiskContext) => Decision;
+
+const ZERO = new Dec(0);
+const DAY = 86_400_000;
+
+/** Notional a place or bracket intent would add, at its limit price or mark. */
+function intentNotional(intent: Intent, ctx: RiskContext): Dec | undefined {
+  if (intent.kind !== 'place' && intent.kind !== 'bracket') return undefined;
+  const price = (intent.kind === 'place' ? intent.price : intent.entryPrice) ?? ctx.state.mark(intent.symbol)?.markPrice;
+  if (price === undefined) return undefined;
+  return new Dec(price).times(intent.quantity);
+}
+
+/** Signed position quantity (one-way BOTH, or LONG minus SHORT in hedge mode). */
+function positionQty(ctx: RiskContext, symbol: string): Dec {
+  let q = ZERO;
+  for (const p of ctx.state.positions()) {
+    if (p.symbol !== symbol) continue;
+    q = q.plus(p.positionSide === 'SHORT' ? new Dec(p.quantity).negated() : new Dec(p.quantity));
+  }
+  return q;
+}
+
+/** Whether the intent can only lower exposure: cancels, reduce-only, or a close no larger than the position. */
+export function reducesExposure(intent: Intent, ctx: RiskContext): boolean {
+  switch (intent.kind) {
+    case 'cancel':
+    case 'cancelAll':
+      return true;
+    case 'setLeverage':
+    case 'bracket':
+      return false;
+    case 'amend': {
+      const o = ctx.tracker.get(intent.clientOrderId);
+      return o !== undefined && o.reduceOnly;
+    }
+    case 'place': {
+      if (intent.reduceOnly) return true;
+      const pos = positionQty(ctx, intent.symbol);
+      const signed = new Dec(intent.quantity).times(intent.side === 'BUY' ? 1 : -1);
+      return !pos.isZero() && pos.isNegative() !== signed.isNegative() && signed.abs().lte(pos.abs());
+    }
+  }
+}
+
+function priceOf(intent: Intent): string | undefined {
+  if (intent.kind === 'place') return intent.price;
+  if (intent.kind === 'amend') return intent.price;
+  if (intent.kind === 'bracket') return intent.entryPrice;
+  return undefined;
+}
+
+export class RiskEngine {
+  private tradingState: TradingState = 'ACTIVE';
+  private stateReason = 'start';
+  private readonly sent: number[] = [];
+  private dayStart = -1;
+  private dayStartEquity: Dec | undefined;
+  private peakEquity: Dec | undefined;
+  /** Checks in order; the first denial wins. */
+  readonly checks: ReadonlyArray<{ name: string; run: Check }>;
+
+  constructor(
+    private readonly limits: RiskLimits,
+    private readonly onStateChange: (state: TradingState, reason: string) => void = () => undefined,
+  ) {
+    this.checks = [
+      { name: 'tradingState', run: (i, c) => this.checkState(i, c) },
+      { name: 'symbolAndGrid', run: (i, c) => this.checkSymbol(i, c) },
+      { name: 'priceBand', run: (i, c) => this.checkBand(i, c) },
+      { name: 'maxOrderNotional', run: (i, c) => this.checkOrderNotional(i, c) },
+      { name: 'maxPosition', run: (i, c) => this.checkPosition(i, c) },
+      { name: 'maxExposure', run: (i, c) => this.checkExposure(i, c) },
+      { name: 'maxOpenOrders', run: (i, c) => this.checkOpenOrders(i, c) },
+      { name: 'rateThrottle', run: (i, c) => this.checkRate(i, c) },
+    ];
+  }
+
+  get state(): TradingState {
+    return this.tradingState;
+  }
+
+  get reason(): string {
+    return this.stateReason;
+  }
+
+  setState(state: TradingState, reason: string): void {
+    if (state === this.tradingState) return;
+    this.tradingState = state;
+    this.stateReason = reason;
+    this.onStateChange(state, reason);
+  }
+
+  /** Runs every check in order; the first denial is the decision. */
+  check(intent: Intent, ctx: RiskContext): Decision {
+    for (const c of this.checks) {
+      const d = c.run(intent, ctx);
+      if (!d.ok) return d;
+    }
+    if (intent.kind === 'place' || intent.kind === 'amend' || intent.kind === 'bracket') this.sent.push(ctx.clock.now());
+    return ALLOW;
+  }
+
+  /**
+   * Feeds account equity (wallet + unrealized PnL). Crossing the daily loss or drawdown limit
+   * moves ACTIVE to REDUCING; a new UTC day resets the daily reference (not the state).
+   */
+  observeEquity(equity: Dec, now: number): void {
+    const day = Math.floor(now / DAY);
+    if (day !== this.dayStart || this.dayStartEquity === undefined) {
+      this.dayStart = day;
+      this.dayStartEquity = equity;
+    }
+    if (this.peakEquity === undefined || equity.gt(this.peakEquity)) this.peakEquity = equity;
+    if (this.tradingState !== 'ACTIVE') return;
+    if (this.limits.maxDailyLoss !== undefined) {
+      const loss = this.dayStartEquity.minus(equity);
+      if (loss.gt(this.limits.maxDailyLoss)) {
+        this.setState('REDUCING', `LOSS_LIMIT: daily loss ${loss.toFixed()} exceeds ${this.limits.maxDailyLoss}`);
+        return;
+      }
+    }
+    if (this.limits.maxDrawdown !== undefined && this.peakEquity.gt(0)) {
+      const dd = this.peakEquity.minus(equity).div(this.peakEquity);
+      if (dd.gt(this.limits.maxDrawdown)) this.setState('REDUCING', `LOSS_LIMIT: drawdown ${dd.toFixed(4)} exceeds ${this.limits.maxDrawdown}`);
+    }
+  }
+
+  private checkState(intent: Intent, ctx: RiskContext): Decision {
+    if (this.tradingState === 'ACTIVE') return ALLOW;
+    if (intent.kind === 'cancel' || intent.kind === 'cancelAll') return ALLOW;
+    if (this.tradingState === 'HALTED') return deny('STATE_HALTED', `trading is HALTED (${this.stateReason}): only cancels are allowed`);
+    if (reducesExposure(intent, ctx)) return ALLOW;
+    const code = this.stateReason.startsWith('LOSS_LIMIT') ? 'LOSS_LIMIT' : 'STATE_REDUCING';
+    return deny(code, `trading is REDUCING (${this.stateReason}): only intents that reduce exposure are allowed`);
+  }
+
+  private checkSymbol(intent: Intent, ctx: RiskContext): Decision {
+    if (intent.kind === 'cancel' || intent.kind === 'amend') {
+      const o = ctx.tracker.get(intent.clientOrderId);
+      if (!o) return deny('UNKNOWN_ORDER', `no order ${intent.clientOrderId} of this bot`);
+      if (intent.kind === 'cancel') return ALLOW;
+      return this.gridCheck(ctx.symbols.get(o.symbol), o.symbol, intent.price, intent.quantity);
+    }
+    if (intent.kind === 'cancelAll') return intent.symbol === undefined || ctx.symbols.has(intent.symbol) ? ALLOW : deny('UNKNOWN_SYMBOL', `unknown symbol ${intent.symbol}`);
+    const info = ctx.symbols.get(intent.symbol);
+    if (!info) return deny('UNKNOWN_SYMBOL', `unknown symbol ${intent.symbol}`);
+    if (intent.kind === 'setLeverage') {
+      return Number.isInteger(intent.leverage) && intent.leverage >= 1 && intent.leverage <= info.maxLeverage ? ALLOW : deny('OFF_GRID', `leverage must be 1..${info.maxLeverage}, got ${intent.leverage}`);
+    }
+    if (intent.kind === 'place') {
+      if (intent.type === 'LIMIT' && intent.price === undefined) return deny('OFF_GRID', 'a LIMIT intent needs a price');
+      return this.gridCheck(info, intent.symbol, intent.price, intent.quantity);
+    }
+    const d = this.gridCheck(info, intent.symbol, intent.entryPrice, intent.quantity);
+    if (!d.ok) return d;
+    for (const p of [intent.takeProfitPrice, intent.stopLossPrice]) {
+      if (info.tick.toUnits(p) === undefined) return deny('OFF_GRID', `price ${p} is not on the tick grid ${info.tickSize} of ${intent.symbol}`);
+    }
+    return ALLOW;
+  }
+
+  private gridCheck(info: SymbolInfo | undefined, symbol: string, price: string | undefined, quantity: string): Decision {
+    if (!info) return deny('UNKNOWN_SYMBOL', `unknown symbol ${symbol}`);
+    if (price !== undefined) {
+      const t = info.tick.toUnits(price);
+      if (t === undefined || t <= 0) return deny('OFF_GRID', `price ${price} is not a positive multiple of the tick size ${info.tickSize} of ${symbol}`);
+    }
+    const q = info.step.toUnits(quantity);
+    const min = info.step.toUnits(info.minQty) ?? 1;
+    const max = info.step.toUnits(info.maxQty) ?? Number.MAX_SAFE_INTEGER;
+    if (q === undefined || q < min || q > max) return deny('OFF_GRID', `quantity ${quantity} must be a multiple of ${info.stepSize} within ${info.minQty}..${info.maxQty} for ${symbol}`);
+    return ALLOW;
+  }
+
+  private checkBand(intent: Intent, ctx: RiskContext): Decision {
+    if (this.limits.priceBand === undefined) return ALLOW;
+    const price = priceOf(intent);
+    if (price === undefined) return ALLOW;
+    const symbol = intent.kind === 'amend' ? ctx.tracker.get(intent.clientOrderId)?.symbol : 'symbol' in intent ? intent.symbol : undefined;
+    const mark = symbol === undefined ? undefined : ctx.state.mark(symbol)?.markPrice;
+    if (mark === undefined) return ALLOW;
+    const dev = new Dec(price).minus(mark).abs().div(mark);
+    return dev.gt(this.limits.priceBand) ? deny('PRICE_BAND', `price ${price} is ${dev.times(100).toFixed(2)} % from mark ${mark}, beyond the band of ${new Dec(this.limits.priceBand).times(100).toFixed()} %`) : ALLOW;
+  }
+
+  private checkOrderNotional(intent: Intent, ctx: RiskContext): Decision {
+    if (this.limits.maxOrderNotional === undefined) return ALLOW;
+    const n = intentNotional(intent, ctx);
+    if (n === undefined) return ALLOW;
+    return n.gt(this.limits.maxOrderNotional) ? deny('MAX_ORDER_NOTIONAL', `order notional ${n.toFixed()} exceeds ${this.limits.maxOrderNotional}`) : ALLOW;
+  }
+
+  private checkPosition(intent: Intent, ctx: RiskContext): Decision {
+    if (this.limits.maxPositionNotional === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
+    if (reducesExposure(intent, ctx)) return ALLOW;
+    const mark = ctx.state.mark(intent.symbol)?.markPrice ?? (intent.kind === 'place' ? intent.price : intent.entryPrice);
+    if (mark === undefined) return ALLOW;
+    const sign = intent.side === 'BUY' ? 1 : -1;
+    let worst = positionQty(ctx, intent.symbol).plus(new Dec(intent.quantity).times(sign));
+    for (const o of ctx.tracker.live(undefined, intent.symbol)) {
+      if (o.reduceOnly || o.side !== intent.side) continue;
+      worst = worst.plus(new Dec(o.quantity).minus(o.executedQty).times(sign));
+    }
+    const n = worst.abs().times(mark);
+    return n.gt(this.limits.maxPositionNotional) ? deny('MAX_POSITION', `${intent.symbol} position could reach ${n.toFixed(2)} notional with open orders, above ${this.limits.maxPositionNotional}`) : ALLOW;
+  }
+
+  private checkExposure(intent: Intent, ctx: RiskContext): Decision {
+    if (this.limits.maxTotalExposure === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
+    if (reducesExposure(intent, ctx)) return ALLOW;
+    let total = intentNotional(intent, ctx) ?? ZERO;
+    for (const p of ctx.state.positions()) {
+      const mark = ctx.state.mark(p.symbol)?.markPrice ?? p.markPrice;
+      total = total.plus(new Dec(p.quantity).abs().times(mark));
+    }
+    return total.gt(this.limits.maxTotalExposure) ? deny('MAX_EXPOSURE', `total exposure would be ${total.toFixed(2)}, above ${this.limits.maxTotalExposure}`) : ALLOW;
+  }
+
+  private checkOpenOrders(intent: Intent, ctx: RiskContext): Decision {
+    if (this.limits.maxOpenOrders === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
+    const live = ctx.tracker.live().length;
+    return live >= this.limits.maxOpenOrders ? deny('MAX_OPEN_ORDERS', `${live} orders are live, the limit is ${this.limits.maxOpenOrders}`) : ALLOW;
+  }
+
+  private checkRate(intent: Intent, ctx: RiskContext): Decision {
+    if (this.limits.maxOrdersPerSecond === undefined) return ALLOW;
+    if (intent.kind !== 'place' && intent.kind !== 'amend' && intent.kind !== 'bracket') return ALLOW;
+    const now = ctx.clock.now();
+    while (this.sent.length > 0 && this.sent[0] <= now - 1000) this.sent.shift();
+    return this.sent.length >= this.limits.maxOrdersPerSecond ? deny('RATE_THROTTLED', `${this.sent.length} orders in the last second, the limit is ${this.limits.maxOrdersPerSecond}`) : ALLOW;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * A Venue over the exchange engine in-process: the same engine the local exchange serves, called
+ * directly. Used by tests of the runtime and by the backtester (which drives its clock and market
+ * data). Private events of `userId` and public market data are pushed synchronously as the engine
+ * emits them, the way the live streams deliver them (events before the call's answer).
+ */
+import { Subject, type Observable } from 'rxjs';
+import type { Clock } from '../../core/clock';
+import { VenueError } from '../../core/errors';
+import { ErrorCodes } from '../../core/errors';
+import type { OrderRecord, PositionRecord, UserAssetRecord } from '../../protocol/records';
+import type { BatchResult } from '../../protocol/rest/common';
+import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
+import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
+import type { Engine } from '../../exchange/engine/engine';
+import type { EngineEvent } from '../../exchange/engine/events';
+import type { AmendParams, OrderRef, Venue, VenueEvent } from './venue';
+
+export interface SimVenueOptions {
+  engine: Engine;
+  userId: string;
+  clock: Clock;
+  /** Depth levels pushed per side after book changes. */
+  depthLevels?: number;
+}
+
+export class SimVenue implements Venue {
+  readonly name = 'sim';
+  readonly clock: Clock;
+  readonly engine: Engine;
+  private readonly userId: string;
+  private readonly subject = new Subject<VenueEvent>();
+  readonly events: Observable<VenueEvent> = this.subject.asObservable();
+  private market = new Set<string>();
+  private readonly depthLevels: number;
+
+  constructor(opts: SimVenueOptions) {
+    this.engine = opts.engine;
+    this.userId = opts.userId;
+    this.clock = opts.clock;
+    this.depthLevels = opts.depthLevels ?? 20;
+  }
+
+  async start(marketSymbols: readonly string[]): Promise<void> {
+    this.market = new Set(marketSymbols);
+    this.subject.next({ type: 'stream', time: this.clock.now(), stream: 'private', status: 'connected', detail: 'in-process' });
+  }
+
+  async stop(): Promise<void> {
+    this.subject.complete();
+  }
+
+  /**
+   * Publishes what the engine emitted since the last call: this user's private events, and the
+   * market data of the subscribed symbols. Call it after driving the engine from outside.
+   */
+  pump(): void {
+    const events = this.engine.drain();
+    if (events.length === 0) return;
+    const touchedBooks = new Set<string>();
+    for (const e of events) this.forward(e, touchedBooks);
+    for (const symbol of touchedBooks) {
+      const d = this.engine.depth(symbol, this.depthLevels);
+      this.subject.next({ type: 'depth', time: this.clock.now(), symbol, data: { bids: d.bids, asks: d.asks } });
+    }
+  }
+
+  private forward(e: EngineEvent, touchedBooks: Set<string>): void {
+    switch (e.kind) {
+      case 'order': {
+        if (this.market.has(e.order.symbol) && e.executionType !== 'REJECTED') touchedBooks.add(e.order.symbol);
+        if (e.userId !== this.userId) return;
+        this.subject.next({ type: 'order', time: e.time, data: { ...e.order, executionType: e.executionType, ...(e.fill ?? {}) } });
+        return;
+      }
+      case 'condition':
+        if (e.userId === this.userId) this.subject.next({ type: 'condition', time: e.time, data: e.record });
+        return;
+      case 'strategy':
+        if (e.userId === this.userId) this.subject.next({ type: 'strategyOrder', time: e.time, data: e.record });
+        return;
+      case 'account':
+        if (e.userId === this.userId) this.subject.next({ type: 'account', time: e.time, data: { reason: e.reason, userAsset: e.asset, positions: e.positions } });
+        return;
+      case 'trade':
+        if (this.market.has(e.symbol)) this.subject.next({ type: 'trade', time: e.time, symbol: e.symbol, data: { tradeId: e.tradeId, price: e.price, quantity: e.quantity, side: e.side, time: e.time } });
+        return;
+      case 'markPrice':
+        if (this.market.has(e.symbol)) {
+          this.subject.next({ type: 'markPrice', time: e.time, symbol: e.symbol, data: { markPrice: e.markPrice, indexPrice: e.indexPrice, fundingRate: e.fundingRate, nextFundingTime: e.nextFundingTime } });
+        }
+        return;
+      case 'funding':
+      case 'liquidation':
+        return;
+    }
+  }
+
+  /** Runs an engine call and publishes its events before answering, as a venue's stream would. */
+  private call<T>(fn: () => T): Promise<T> {
+    try {
+      const r = fn();
+      this.pump();
+      return Promise.resolve(r);
+    } catch (e) {
+      this.pump();
+      return Promise.reject(e);
+    }
+  }
+
+  async symbols(): Promise<SymbolSpec[]> {
+    return this.engine.symbolSpecs().map((s) => ({
+      symbol: s.name,
+      baseAsset: s.config.baseAsset,
+      quoteAsset: s.config.quoteAsset,
+      tickSize: s.config.tickSize,
+      stepSize: s.config.stepSize,
+      minQty: s.config.minQty,
+      maxQty: s.config.maxQty,
+      minNotional: s.config.minNotional,
+      maxLeverage: s.config.maxLeverage,
+      makerFee: s.config.makerFee,
+      takerFee: s.config.takerFee,
+      marginTiers: s.config.tiers.map((t, i) => ({ tier: i + 1, maxNotional: t.maxNotional, maxLeverage: t.maxLeverage, maintenanceMarginRate: t.maintenanceMarginRate, maintenanceAmount: t.maintenanceAmount })),
+    }));
+  }
+
+  placeOrders(orders: PlaceOrderParams[]): Promise<BatchResult> {
+    return this.call(() => this.engine.batchPlace(this.userId, orders));
+  }
+
+  cancelOrders(refs: OrderRef[]): Promise<BatchResult> {
+    return this.call(() => this.engine.batchCancel(this.userId, refs));
+  }
+
+  amendOrders(symbol: string, amends: AmendParams[]): Promise<BatchResult> {
+    return this.call(() => this.engine.batchMove(this.userId, symbol, amends));
+  }
+
+  placeStrategy(params: PlaceStrategyParams): Promise<PlaceStrategyResult> {
+    return this.call(() => {
+      const r = this.engine.placeStrategy(this.userId, params);
+      return { strategyId: r.strategyId, strategyStatus: r.strategyStatus, timestamp: this.clock.now() };
+    });
+  }
+
+  async cancelAll(symbol?: string): Promise<void> {
+    await this.call(() => {
+      this.engine.cancelAll(this.userId, { symbol, cancelType: 0 });
+      this.engine.cancelAll(this.userId, { symbol, cancelType: 2 });
+    });
+  }
+
+  async setLeverage(symbol: string, leverage: number): Promise<void> {
+    await this.call(() => this.engine.setLeverage(this.userId, { symbol, leverage }));
+  }
+
+  async queryOrder(ref: OrderRef): Promise<OrderRecord | undefined> {
+    try {
+      return this.engine.queryOrder(this.userId, ref);
+    } catch (e) {
+      if (e instanceof VenueError && e.code === ErrorCodes.ORDER_NOT_FOUND) return undefined;
+      throw e;
+    }
+  }
+
+  async openOrders(symbol?: string): Promise<OrderRecord[]> {
+    return this.engine.currentOrders(this.userId, symbol === undefined ? { limit: 100000 } : { symbol, limit: 100000 }).list;
+  }
+
+  async positions(symbol?: string): Promise<PositionRecord[]> {
+    return this.engine.positions(this.userId, symbol);
+  }
+
+  async account(): Promise<UserAssetRecord> {
+    return this.engine.asset(this.userId);
+  }
+
+  async markPrice(symbol: string): Promise<MarkPriceData> {
+    const m = this.engine.marketState(symbol);
+    return { markPrice: m.markPrice, indexPrice: m.indexPrice, fundingRate: m.fundingRate, nextFundingTime: m.nextFundingTime };
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * What the bot runtime needs from a venue, and nothing more. The executor and the bus see only
+ * this interface (DESIGN.md): the live venue implements it over the SDK (the real service or the
+ * local exchange), the simulated venue over the engine in-process for backtests.
+ */
+import type { Observable } from 'rxjs';
+import type { Clock } from '../../core/clock';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord, StrategyOrderRecord, UserAssetRecord } from '../../protocol/records';
+import type { BatchResult } from '../../protocol/rest/common';
+import type { MarkPriceData, PriceLevel, PublicTrade, SymbolSpec } from '../../protocol/rest/market';
+import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
+import type { AccountUpdateData, OrderTradeUpdateData, TickerPushData } from '../../protocol/ws';
+
+/** Health of the venue's streams, so the runtime knows when to reconcile. */
+export type StreamStatus =
+  /** First connection is up. */
+  | 'connected'
+  /** Connection came back after a drop: events may have been missed. */
+  | 'reconnected'
+  /** A `seq` jump: at least one private event was lost. */
+  | 'gap'
+  /** Connection is down; the venue is trying again. */
+  | 'disconnected'
+  /** No private events for a while although orders are working: the stream may be stuck. */
+  | 'silent';
+
+export type VenueEvent =
+  | { type: 'order'; time: number; data: OrderTradeUpdateData }
+  | { type: 'condition'; time: number; data: ConditionOrderRecord }
+  | { type: 'strategyOrder'; time: number; data: StrategyOrderRecord }
+  | { type: 'account'; time: number; data: AccountUpdateData }
+  | { type: 'trade'; time: number; symbol: string; data: PublicTrade }
+  | { type: 'markPrice'; time: number; symbol: string; data: MarkPriceData }
+  | { type: 'depth'; time: number; symbol: string; data: { bids: PriceLevel[]; asks: PriceLevel[] } }
+  | { type: 'ticker'; time: number; symbol: string; data: TickerPushData }
+  | { type: 'stream'; time: number; stream: 'private' | 'public'; status: StreamStatus; detail: string };
+
+export interface OrderRef {
+  symbol: string;
+  orderId?: string;
+  clientOrderId?: string;
+}
+
+export interface AmendParams {
+  orderId: string;
+  price: string;
+  quantity: string;
+}
+
+export interface Venue {
+  readonly name: string;
+  /** The venue's clock: wall time live, the replay's virtual time in a backtest. */
+  readonly clock: Clock;
+  /** Private events and the public data of `marketSymbols`, merged; hot. */
+  readonly events: Observable<VenueEvent>;
+
+  /** Connects streams and subscribes the market data of these symbols. */
+  start(marketSymbols: readonly string[]): Promise<void>;
+  stop(): Promise<void>;
+
+  symbols(): Promise<SymbolSpec[]>;
+  /** Up to 20 orders; every order carries a clientOrderId. Unknown outcomes are resolved inside. */
+  placeOrders(orders: PlaceOrderParams[]): Promise<BatchResult>;
+  cancelOrders(refs: OrderRef[]): Promise<BatchResult>;
+  amendOrders(symbol: string, amends: AmendParams[]): Promise<BatchResult>;
+  placeStrategy(params: PlaceStrategyParams): Promise<PlaceStrategyResult>;
+  cancelAll(symbol?: string): Promise<void>;
+  setLeverage(symbol: string, leverage: number): Promise<void>;
+  /** The order, or undefined when the venue does not know it (30001). */
+  queryOrder(ref: OrderRef): Promise<OrderRecord | undefined>;
+  openOrders(symbol?: string): Promise<OrderRecord[]>;
+  positions(symbol?: string): Promise<PositionRecord[]>;
+  account(): Promise<UserAssetRecord>;
+  markPrice(symbol: string): Promise<MarkPriceData>;
+}
