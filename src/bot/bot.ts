@@ -18,15 +18,14 @@ import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
 import { StateCache, positionKey } from './state/cache';
-import type { Strategy, StrategyContext, StrategyDefinition, StrategyLogger, SymbolInfo } from './strategy/api';
+import type { AnyStrategyDefinition, Strategy, StrategyContext, StrategyDefinition, StrategyLogger, SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
 import type { Venue, VenueEvent } from './venue/venue';
 
 export interface StrategySlot {
   /** Unique in the bot; prefixes its clientOrderIds. */
   id: string;
-  // Strategies have their own parameter types; the slot only carries them through.
-  definition: StrategyDefinition<never>;
+  definition: AnyStrategyDefinition;
   params: Record<string, unknown>;
 }
 

@@ -73,6 +73,18 @@ export interface StrategyDefinition<P = Record<string, unknown>> {
   create: StrategyFactory<P>;
 }
 
+/**
+ * A strategy definition of any parameter type, as the bot holds it: every StrategyDefinition<P>
+ * is assignable to this, and the bot passes `create` only the parameters `params` produced.
+ */
+export interface AnyStrategyDefinition {
+  readonly name: string;
+  readonly description?: string;
+  symbols(params: never): string[];
+  params(raw: Record<string, unknown>): unknown;
+  create(ctx: never): Strategy;
+}
+
 /** Identity helper that gives strategy authors type inference. */
 export function defineStrategy<P>(def: StrategyDefinition<P>): StrategyDefinition<P> {
   return def;
