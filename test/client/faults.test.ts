@@ -1,0 +1,170 @@
+/**
+ * Fault cases through a fault-injecting proxy in front of the local exchange: lost answers,
+ * resets, 5xx, 429 with Retry-After, timeouts. The order must exist exactly once afterwards.
+ */
+import {
+  MalformedResponseError,
+  PerpClient,
+  RateLimitError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  ServiceUnavailableError,
+  UnknownOrderOutcomeError,
+} from '../../src/client';
+import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
+import { startClientEnv, type ClientEnv } from './support/env';
+
+let env: ClientEnv;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  env = await startClientEnv();
+  proxy = await startFaultProxy(env.ex.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  await env.stop();
+});
+
+async function proxiedClient(opts: Partial<ConstructorParameters<typeof PerpClient>[0]> = {}): Promise<PerpClient> {
+  const u = await env.ex.createUser();
+  const c = env.client({ baseUrl: proxy.url, orderSafety: { resolveAttempts: 4, resolveBackoff: { baseMs: 20, maxMs: 200 } }, retryBackoff: { baseMs: 10, maxMs: 50 }, ...opts });
+  await c.login(u.username, u.password);
+  return c;
+}
+
+const order = { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '45000', quantity: '0.01' } as const;
+
+async function countOrders(c: PerpClient, clientOrderId: string): Promise<number> {
+  let n = 0;
+  for await (const o of c.orders.iterateOrderHistory({ symbol: 'BTCUSDT' })) if (o.clientOrderId === clientOrderId) n++;
+  return n;
+}
+
+test('order accepted but the answer lost: settled by clientOrderId, the order exists exactly once', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'lose-response' } });
+  const before = proxy.forwarded.filter((x) => x === 'POST /v1/private/order/place').length;
+  const r = await c.orders.placeOrder({ ...order, clientOrderId: 'lost-answer-1' });
+  expect(r).toMatchObject({ clientOrderId: 'lost-answer-1', status: 'NEW' });
+  expect(proxy.forwarded.filter((x) => x === 'POST /v1/private/order/place').length - before).toBe(1);
+  expect(await countOrders(c, 'lost-answer-1')).toBe(1);
+});
+
+test('batch place with a lost answer: every order found once, none sent twice', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'POST', path: '/v1/private/order/batch-place', times: 1, action: { kind: 'lose-response' } });
+  const r = await c.orders.batchPlaceOrders({ orders: [order, { ...order, price: '45001' }] });
+  expect(r.successCount).toBe(2);
+  for (const item of r.results) expect(await countOrders(c, item.clientOrderId)).toBe(1);
+});
+
+test('condition order with a lost answer is settled through the condition lists', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'POST', path: '/v1/private/order/place-condition', times: 1, action: { kind: 'lose-response' } });
+  const r = await c.orders.placeConditionOrder({ symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '40000', quantity: '0.01', clientOrderId: 'lost-cond-1' });
+  expect(r.conditionStatus).toBe('NEW');
+  const list = await c.orders.getCurrentConditionOrders({ symbol: 'BTCUSDT' });
+  expect(list.list.filter((x) => x.clientOrderId === 'lost-cond-1')).toHaveLength(1);
+});
+
+test('a reset before the request reached the venue: not found after bounded queries → UnknownOrderOutcomeError, never resent', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'reset' } });
+  const before = proxy.forwarded.length;
+  const err = await c.orders.placeOrder({ ...order, clientOrderId: 'reset-1' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(UnknownOrderOutcomeError);
+  expect((err as UnknownOrderOutcomeError).clientOrderIds).toEqual(['reset-1']);
+  expect(proxy.forwarded.slice(before).filter((x) => x === 'POST /v1/private/order/place')).toHaveLength(0);
+  expect(await countOrders(c, 'reset-1')).toBe(0);
+});
+
+test('a bare 503 on an order: outcome unknown, settled by query (here: the order was never placed)', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'respond', status: 503, body: 'busy' } });
+  await expect(c.orders.placeOrder({ ...order, clientOrderId: 'bare-503' })).rejects.toBeInstanceOf(UnknownOrderOutcomeError);
+});
+
+test('a venue 50002 envelope on an order: no effect by protocol, the error is ServiceUnavailableError (retryable)', async () => {
+  const c = await proxiedClient();
+  const body = JSON.stringify({ code: 50002, message: 'busy', data: null, requestId: 'r-1' });
+  proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'respond', status: 503, body } });
+  const err = await c.orders.placeOrder(order).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ServiceUnavailableError);
+  expect(err).toMatchObject({ retryable: true, venueCode: 50002, httpStatus: 503, requestId: 'r-1' });
+});
+
+test('5xx on a read is retried with backoff', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'GET', path: '/v1/private/user/info', times: 2, action: { kind: 'respond', status: 502, body: 'bad gateway' } });
+  expect((await c.user.getUserInfo()).userInfo.userId).toBeTruthy();
+});
+
+test('429 with Retry-After: the whole client waits, then the request is retried', async () => {
+  const c = await proxiedClient();
+  const body = JSON.stringify({ code: 40001, message: 'rate limit reached', data: null, requestId: 'r-429' });
+  proxy.add({ method: 'GET', path: '/v1/private/user/asset', times: 1, action: { kind: 'respond', status: 429, body, headers: { 'retry-after': '1' } } });
+  const t0 = Date.now();
+  const [asset, info] = await Promise.all([c.user.getUserAsset(), (async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    return c.user.getUserInfo();
+  })()]);
+  expect(asset.userAsset.assetType).toBe('USDT');
+  expect(info.userInfo.userId).toBeTruthy();
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+});
+
+test('429 beyond the retry budget surfaces as RateLimitError with retryAfterMs', async () => {
+  const c = await proxiedClient({ maxRetries: 0 });
+  proxy.add({ method: 'GET', path: '/v1/private/user/asset', times: 1, action: { kind: 'respond', status: 429, body: '', headers: { 'retry-after': '0.2' } } });
+  const err = await c.user.getUserAsset().catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RateLimitError);
+  expect(err).toMatchObject({ retryAfterMs: 200, retryable: true });
+});
+
+test('the venue rate limit (real 429 from the exchange) maps to RateLimitError', async () => {
+  const local = await startClientEnv({ rateLimits: { ordersPer10s: 2, requestsPerMinute: 2400 } });
+  try {
+    const { client } = await local.jwtClient({ maxRetries: 0 });
+    await client.orders.cancelAllOrders({});
+    await client.orders.cancelAllOrders({});
+    const err = await client.orders.cancelAllOrders({}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).retryAfterMs).toBeGreaterThan(0);
+  } finally {
+    await local.stop();
+  }
+});
+
+test('timeout on a read: RequestTimeoutError after retries', async () => {
+  const c = await proxiedClient({ timeoutMs: 100, maxRetries: 1 });
+  proxy.add({ method: 'GET', path: '/v1/private/user/volume-stats', times: 2, action: { kind: 'delay', ms: 400 } });
+  await expect(c.user.getVolumeStats()).rejects.toBeInstanceOf(RequestTimeoutError);
+});
+
+test('timeout on an order whose answer is late: settled by query, exactly one order', async () => {
+  const c = await proxiedClient({ timeoutMs: 150 });
+  proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'delay', ms: 50 } });
+  proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'lose-response' } });
+  const r = await c.orders.placeOrder({ ...order, clientOrderId: 'late-1' }, { timeoutMs: 30 });
+  expect(r.clientOrderId).toBe('late-1');
+  expect(await countOrders(c, 'late-1')).toBe(1);
+});
+
+test('the caller can abort a request', async () => {
+  const c = await proxiedClient();
+  proxy.add({ method: 'GET', path: '/v1/private/user/asset/overview/summary', times: 1, action: { kind: 'delay', ms: 500 } });
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 30);
+  await expect(c.user.getAssetSummary({ signal: ac.signal })).rejects.toBeInstanceOf(RequestAbortedError);
+});
+
+test('a malformed success answer is a MalformedResponseError naming the endpoint and field', async () => {
+  const c = await proxiedClient();
+  const body = JSON.stringify({ code: 0, message: 'success', data: { volume30d: 12.5, feeTotal30d: '0' }, requestId: 'r-bad' });
+  proxy.add({ method: 'GET', path: '/v1/private/user/volume-stats', times: 1, action: { kind: 'respond', status: 200, body } });
+  const err = await c.user.getVolumeStats().catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(MalformedResponseError);
+  expect(err).toMatchObject({ endpoint: 'getVolumeStats', field: 'data.volume30d', requestId: 'r-bad' });
+  expect((err as Error).message).toContain('getVolumeStats');
+});
