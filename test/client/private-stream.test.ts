@@ -1,0 +1,146 @@
+/**
+ * Private stream against the local exchange: typed events, keepalive, expiry and renewal,
+ * server-side close, dropped connections, seq gaps and silence (the gateway's own fault switches).
+ */
+import { firstValueFrom, filter, take, toArray } from 'rxjs';
+import type { PerpClient, PrivateStream, ResyncRequest, StreamNotice } from '../../src/client';
+import type { PrivateEvent } from '../../src/protocol/ws';
+import { startClientEnv, waitFor, type ClientEnv } from './support/env';
+
+let env: ClientEnv;
+const streams: PrivateStream[] = [];
+
+beforeAll(async () => {
+  env = await startClientEnv({ listenKey: { ttlMs: 1500, maxPerUser: 10 } });
+});
+afterAll(async () => {
+  for (const s of streams) await s.stop();
+  await env.stop();
+});
+
+interface Harness {
+  client: PerpClient;
+  userId: string;
+  stream: PrivateStream;
+  events: PrivateEvent[];
+  notices: StreamNotice[];
+  resyncs: ResyncRequest[];
+}
+
+async function open(opts: Parameters<PerpClient['privateStream']>[0] = {}): Promise<Harness> {
+  const { client, userId } = await env.jwtClient();
+  const stream = client.privateStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 }, keepAliveIntervalMs: 500, ...opts });
+  streams.push(stream);
+  const h: Harness = { client, userId, stream, events: [], notices: [], resyncs: [] };
+  stream.events$.subscribe((e) => h.events.push(e));
+  stream.notices$.subscribe((n) => h.notices.push(n));
+  stream.resync$.subscribe((r) => h.resyncs.push(r));
+  await stream.start();
+  return h;
+}
+
+const place = (c: PerpClient, price = '45000'): Promise<{ orderId: string }> =>
+  c.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price, quantity: '0.01' });
+
+test('typed, validated events: ORDER_TRADE_UPDATE and ACCOUNT_UPDATE after a placement and a fill', async () => {
+  const h = await open();
+  const update = firstValueFrom(h.stream.on('ORDER_TRADE_UPDATE'));
+  const { orderId } = await place(h.client);
+  const e = await update;
+  expect(e.data.orderId).toBe(orderId);
+  expect(e.data.executionType).toBe('NEW');
+  expect(e.seq).toBeGreaterThanOrEqual(1);
+  // A fill moves the balance and the position: ACCOUNT_UPDATE, and a TRADE execution with its fill fields.
+  const other = (await env.jwtClient()).client;
+  await other.orders.placeOrder({ symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '0.01' });
+  await waitFor(() => h.events.some((x) => x.event === 'ACCOUNT_UPDATE'), 3000, 'ACCOUNT_UPDATE');
+  const trade = h.events.find((x) => x.event === 'ORDER_TRADE_UPDATE' && x.data.executionType === 'TRADE');
+  expect(trade?.event === 'ORDER_TRADE_UPDATE' && trade.data.lastFilledQty).toBe('0.01');
+});
+
+test('keepalive: the listenKey is extended well before it expires (ttl 1.5 s, stream lives 2.5 s on one key)', async () => {
+  const h = await open({ keepAliveIntervalMs: 400 });
+  const key = h.stream.currentListenKey;
+  await new Promise((r) => setTimeout(r, 2500));
+  expect(h.notices.filter((n) => n.type === 'keepAlive').length).toBeGreaterThanOrEqual(4);
+  expect(h.stream.currentListenKey).toBe(key);
+  expect(h.resyncs).toHaveLength(0);
+  const update = firstValueFrom(h.stream.on('ORDER_TRADE_UPDATE'));
+  await place(h.client);
+  await update;
+});
+
+test('expiry: LISTEN_KEY_EXPIRED and close 4001 lead to a new listenKey, a reconnect and resync notices', async () => {
+  const h = await open({ keepAliveIntervalMs: 60_000 });
+  const key = h.stream.currentListenKey;
+  await waitFor(() => h.events.some((e) => e.event === 'LISTEN_KEY_EXPIRED'), 5000, 'LISTEN_KEY_EXPIRED');
+  await waitFor(() => h.resyncs.some((r) => r.reason === 'reconnect'), 5000, 'reconnect');
+  expect(h.resyncs.map((r) => r.reason)).toContain('listenKeyRenewed');
+  expect(h.stream.currentListenKey).not.toBe(key);
+  expect(h.notices.some((n) => n.type === 'close' && n.code === 4001)).toBe(true);
+  // Keep the new key alive now and check that events flow on it.
+  const update = firstValueFrom(h.stream.on('ORDER_TRADE_UPDATE'));
+  await place(h.client);
+  await update;
+});
+
+test('a listenKey deleted behind the stream (20008 on keepalive / 4001) is replaced', async () => {
+  const h = await open({ keepAliveIntervalMs: 200 });
+  const key = h.stream.currentListenKey as string;
+  await h.client.user.closeListenKey({ listenKey: key });
+  await waitFor(() => h.stream.currentListenKey !== key && h.stream.connected, 5000, 'new key and connection');
+  expect(h.resyncs.map((r) => r.reason)).toEqual(expect.arrayContaining(['listenKeyRenewed', 'reconnect']));
+});
+
+test('server-side close (1001): reconnect with backoff and a resync request', async () => {
+  const h = await open();
+  env.ex.server.ws.dropUser(h.userId, { code: 1001, reason: 'going away' });
+  await waitFor(() => h.resyncs.some((r) => r.reason === 'reconnect'), 5000, 'reconnect');
+  expect(h.notices.some((n) => n.type === 'close' && n.code === 1001)).toBe(true);
+  expect(h.notices.some((n) => n.type === 'reconnecting')).toBe(true);
+  const update = firstValueFrom(h.stream.on('ORDER_TRADE_UPDATE'));
+  await place(h.client);
+  expect((await update).seq).toBe(1);
+});
+
+test('dropped WebSocket (TCP cut, no close frame): reconnect and resync', async () => {
+  const h = await open();
+  expect(env.ex.server.ws.dropUser(h.userId)).toBe(1);
+  await waitFor(() => h.resyncs.some((r) => r.reason === 'reconnect'), 5000, 'reconnect');
+  expect(h.stream.connected).toBe(true);
+});
+
+test('seq gap: an event lost in transit is reported with expected and received seq', async () => {
+  const h = await open();
+  const first = firstValueFrom(h.stream.on('ORDER_TRADE_UPDATE'));
+  await place(h.client);
+  await first;
+  await waitFor(() => h.events.length >= 1, 3000, 'first events');
+  env.ex.server.ws.silence(h.userId, true);
+  await place(h.client, '44000');
+  env.ex.server.ws.silence(h.userId, false);
+  const gap = firstValueFrom(h.stream.resync$.pipe(filter((r) => r.reason === 'gap')));
+  await place(h.client, '43000');
+  const r = await gap;
+  expect(r.notice).toMatchObject({ type: 'gap' });
+  const n = r.notice as Extract<StreamNotice, { type: 'gap' }>;
+  expect(n.received).toBeGreaterThan(n.expected);
+});
+
+test('silence: no events while an order is working is reported so the caller can poll', async () => {
+  const h = await open({ silenceTimeoutMs: 300 });
+  env.ex.server.ws.silence(h.userId, true);
+  await place(h.client);
+  const r = await firstValueFrom(h.stream.resync$.pipe(filter((x) => x.reason === 'silence')));
+  expect(r.notice).toMatchObject({ type: 'silence' });
+  env.ex.server.ws.silence(h.userId, false);
+});
+
+test('several events arrive in seq order', async () => {
+  const h = await open();
+  const three = firstValueFrom(h.stream.on('ORDER_TRADE_UPDATE').pipe(take(3), toArray()));
+  for (let i = 0; i < 3; i++) await place(h.client, `${42000 + i}`);
+  const got = await three;
+  for (let i = 1; i < got.length; i++) expect((got[i] as PrivateEvent).seq).toBeGreaterThan((got[i - 1] as PrivateEvent).seq);
+  expect(h.resyncs.filter((r) => r.reason === 'gap')).toHaveLength(0);
+});
