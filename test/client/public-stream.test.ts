@@ -1,0 +1,80 @@
+/** Public stream against the local exchange, and the ping/pong deadline against a mute server. */
+import { firstValueFrom, filter } from 'rxjs';
+import { WebSocketServer } from 'ws';
+import type { AddressInfo } from 'node:net';
+import { PerpClient, StreamError, type PublicStream, type StreamNotice } from '../../src/client';
+import { startClientEnv, waitFor, type ClientEnv } from './support/env';
+
+let env: ClientEnv;
+let client: PerpClient;
+let stream: PublicStream;
+
+beforeAll(async () => {
+  env = await startClientEnv();
+  client = (await env.jwtClient()).client;
+  stream = client.publicStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 } });
+  await stream.start();
+});
+afterAll(async () => {
+  stream.stop();
+  await env.stop();
+});
+
+test('markPrice pushes after subscribe (typed)', async () => {
+  const push = firstValueFrom(stream.markPrice$('BTCUSDT').pipe(filter((p) => p.data.markPrice === '50100')));
+  await waitFor(() => stream.topics.has('markPrice:BTCUSDT'), 2000, 'subscription');
+  await new Promise((r) => setTimeout(r, 50));
+  await env.admin('/market/mark-price', { symbol: 'BTCUSDT', markPrice: '50100' });
+  const p = await push;
+  expect(p.event).toBe('markPrice');
+  expect(p.symbol).toBe('BTCUSDT');
+});
+
+test('depth, trade and ticker pushes', async () => {
+  const maker = (await env.jwtClient()).client;
+  const depth = firstValueFrom(stream.depth$('ETHUSDT').pipe(filter((p) => p.data.asks.length > 0)));
+  const trade = firstValueFrom(stream.trades$('ETHUSDT'));
+  const ticker = firstValueFrom(stream.ticker$('ETHUSDT').pipe(filter((p) => p.data.lastPrice === '3001')));
+  await stream.subscribe(['depth:ETHUSDT', 'trade:ETHUSDT', 'ticker:ETHUSDT']);
+  await maker.orders.placeOrder({ symbol: 'ETHUSDT', type: 'LIMIT', side: 'SELL', price: '3001', quantity: '0.1' });
+  expect((await depth).data.asks[0]).toEqual(['3001', '0.1']);
+  await client.orders.placeOrder({ symbol: 'ETHUSDT', type: 'MARKET', side: 'BUY', quantity: '0.05' });
+  expect((await trade).data).toMatchObject({ price: '3001', quantity: '0.05', side: 'BUY' });
+  expect((await ticker).data.lastPrice).toBe('3001');
+});
+
+test('unsubscribe is acknowledged; a bad topic is refused with StreamError', async () => {
+  await stream.unsubscribe(['ticker:ETHUSDT']);
+  expect(stream.topics.has('ticker:ETHUSDT')).toBe(false);
+  await expect(stream.subscribe(['depth:NOPE'])).rejects.toBeInstanceOf(StreamError);
+});
+
+test('resubscribes after a reconnect', async () => {
+  const notices: StreamNotice[] = [];
+  const sub = stream.notices$.subscribe((n) => notices.push(n));
+  stream.reconnectNow();
+  await waitFor(() => notices.some((n) => n.type === 'open' && n.reconnect), 5000, 'reopen');
+  await new Promise((r) => setTimeout(r, 100));
+  const push = firstValueFrom(stream.markPrice$('BTCUSDT').pipe(filter((p) => p.data.markPrice === '50200')));
+  await env.admin('/market/mark-price', { symbol: 'BTCUSDT', markPrice: '50200' });
+  expect((await push).symbol).toBe('BTCUSDT');
+  sub.unsubscribe();
+});
+
+test('dead connection: no pong before the deadline → terminate and reconnect', async () => {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', autoPong: false });
+  let connections = 0;
+  wss.on('connection', () => connections++);
+  await new Promise((r) => wss.once('listening', r));
+  const port = (wss.address() as AddressInfo).port;
+  const mute = new PerpClient({ baseUrl: `http://127.0.0.1:${port}` });
+  const s = mute.publicStream({ pingIntervalMs: 50, pongTimeoutMs: 100, reconnectBackoff: { baseMs: 10, maxMs: 50 } });
+  const notices: StreamNotice[] = [];
+  s.notices$.subscribe((n) => notices.push(n));
+  await s.start();
+  await waitFor(() => notices.some((n) => n.type === 'close' && n.dead) && connections >= 2, 5000, 'dead detection and reconnect');
+  s.stop();
+  await mute.close();
+  for (const c of wss.clients) c.terminate();
+  await new Promise((r) => wss.close(r));
+});
