@@ -1,2 +1,23 @@
 /** The public API of perpkit. Example strategies and users import from here only. */
 export * from './core';
+export type { BotEvent, BotEventOf, BotEventType, Fill } from './bot/bus/events';
+export { EventBus } from './bot/bus/event-bus';
+export type { StateView } from './bot/state/cache';
+export {
+  defineStrategy,
+  type AnyStrategyDefinition,
+  type Strategy,
+  type StrategyContext,
+  type StrategyDefinition,
+  type StrategyFactory,
+  type StrategyLogger,
+  type SymbolInfo,
+} from './bot/strategy/api';
+export type { AmendIntent, BracketIntent, CancelAllIntent, CancelIntent, Intent, IntentKind, PlaceIntent, SetLeverageIntent } from './bot/strategy/intents';
+export type { TrackedOrderView, LocalState } from './bot/execution/order-tracker';
+export { RISK_CODES, TRADING_STATES, type RiskCode, type TradingState, type Decision } from './bot/risk/decision';
+export type { RiskLimits } from './bot/risk/limits';
+export { Bot, type BotOptions, type StrategySlot, type BotStateStore, type SavedBotState } from './bot/bot';
+export type { Venue, VenueEvent, StreamStatus } from './bot/venue/venue';
+export { SimVenue } from './bot/venue/sim-venue';
+export type { OrderRecord, PositionRecord, UserAssetRecord, TradeRecord, ConditionOrderRecord, StrategyOrderRecord } from './protocol/records';

@@ -13,6 +13,14 @@ const forbidden: Array<[string, string, RegExp]> = [
   ['strategies/grid/index.ts', "import { a } from '../../src/core/values';", /public API/],
 ];
 
+/** Strategies may not reach the clock or the network except through their context. */
+const sandbox: Array<[string, string, string]> = [
+  ['strategies/x/index.ts', 'export const t = Date.now();', 'no-restricted-properties'],
+  ['strategies/x/index.ts', 'export const t = new Date();', 'no-restricted-syntax'],
+  ['strategies/x/index.ts', "import { request } from 'undici';\nexport const r = request;", 'no-restricted-imports'],
+  ['strategies/x/index.ts', 'export const f = () => setTimeout(() => undefined, 1);', 'no-restricted-globals'],
+];
+
 const allowed: Array<[string, string]> = [
   ['src/protocol/x.ts', "import { a } from '../core/values';"],
   ['src/exchange/server/x.ts', "import { a } from '../../protocol/wire';"],
@@ -24,23 +32,24 @@ const allowed: Array<[string, string]> = [
 
 /**
  * Lints every case with the project's real ESLint configuration, in one child process (ESLint
- * loads its flat config with a dynamic import, which jest's VM does not allow).
+ * loads its flat config with a dynamic import, which jest's VM does not allow). Returns, per case,
+ * the messages of `rule` (or of every rule for '*') as "ruleId: message".
  */
-function lintAll(cases: Array<[string, string]>): string[][] {
+function lintAll(cases: Array<[string, string]>, rule = 'perpkit/layers'): string[][] {
   const script = `
     const { ESLint } = require('eslint');
-    const cases = JSON.parse(process.argv[1]);
+    const [cases, rule] = JSON.parse(process.argv[1]);
     (async () => {
       const eslint = new ESLint({ cwd: process.cwd() });
       const out = [];
       for (const [file, code] of cases) {
         const [r] = await eslint.lintText(code, { filePath: require('path').join(process.cwd(), file) });
-        out.push(r.messages.filter((m) => m.ruleId === 'perpkit/layers').map((m) => m.message));
+        out.push(r.messages.filter((m) => rule === '*' || m.ruleId === rule).map((m) => m.ruleId + ': ' + m.message));
       }
       process.stdout.write(JSON.stringify(out));
     })().catch((e) => { process.stderr.write(String(e.stack)); process.exit(1); });
   `;
-  const r = spawnSync(process.execPath, ['-e', script, JSON.stringify(cases)], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['-e', script, JSON.stringify([cases, rule])], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`eslint run failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as string[][];
 }
@@ -63,5 +72,16 @@ describe('import-boundary lint rule (DESIGN.md layers)', () => {
 
   it.each(allowed.map((c, i) => [...c, i] as const))('%s: allowed import %s passes', (_file, _code, i) => {
     expect(allowedResults[i]).toEqual([]);
+  });
+});
+
+describe('strategy sandbox lint rules', () => {
+  let results: string[][];
+  beforeAll(() => {
+    results = lintAll(sandbox.map(([f, c]) => [f, c] as [string, string]), '*');
+  });
+
+  it.each(sandbox.map((c, i) => [...c, i] as const))('%s: %s is refused by %s', (_file, _code, rule, i) => {
+    expect(results[i].some((m) => m.startsWith(`${rule}:`))).toBe(true);
   });
 });
