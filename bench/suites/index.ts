@@ -3,5 +3,6 @@
  * backtest are planned).
  */
 import './engine';
+import './sdk';
 
 export { registerSuite, getSuite, suiteNames } from './registry';
