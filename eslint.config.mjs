@@ -34,7 +34,7 @@ export default tseslint.config(
   },
   {
     files: ['tools/**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
