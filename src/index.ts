@@ -21,3 +21,5 @@ export { Bot, type BotOptions, type StrategySlot, type BotStateStore, type Saved
 export type { Venue, VenueEvent, StreamStatus } from './bot/venue/venue';
 export { SimVenue } from './bot/venue/sim-venue';
 export type { OrderRecord, PositionRecord, UserAssetRecord, TradeRecord, ConditionOrderRecord, StrategyOrderRecord } from './protocol/records';
+export { LiveVenue, type LiveVenueOptions } from './bot/venue/live-venue';
+export { PerpClient, type PerpClientOptions } from './client';
