@@ -1,0 +1,90 @@
+/**
+ * A strategy's intents become the right venue calls, read off the HTTP requests the bot's client
+ * writes to the local exchange: batches of at most 20, one batch-cancel per tick, batch-move per
+ * symbol, and a bracket as one OTOCO strategy order whose exits exist once the entry fills.
+ */
+import { World, bid, controllable, until, venueTruth, type Account } from './e2e';
+
+describe('e2e: intents become batched venue calls (LiveVenue on the local exchange)', () => {
+  let w: World;
+  let other: Account;
+
+  beforeAll(async () => {
+    w = await World.start();
+    other = await w.account();
+  });
+
+  afterAll(async () => {
+    await w.stop();
+  });
+
+  it('45 places in one tick go out as batch-place calls of 20, 20 and 5, all resting on the venue', async () => {
+    const a = await w.account();
+    const s = controllable(['BTCUSDT'], () => Array.from({ length: 45 }, (_, i) => bid(String(49000 - i))));
+    const { bot } = await w.bot(a.client, [{ id: 'grid', definition: s.definition, params: {} }]);
+    expect(a.transport.of('/batch-place').map((c) => (c.body?.orders as unknown[]).length)).toEqual([20, 20, 5]);
+    expect(a.transport.of('/place')).toHaveLength(0);
+    expect((await venueTruth(a.client)).open).toHaveLength(45);
+    await until(() => bot.tracker.live('grid').filter((o) => o.state === 'NEW').length === 45, '45 tracked NEW');
+  });
+
+  it('the cancels of one tick are one batch-cancel; the amends of one tick are one batch-move per symbol', async () => {
+    const a = await w.account();
+    const s = controllable(['BTCUSDT', 'ETHUSDT'], () => [
+      ...Array.from({ length: 6 }, (_, i) => bid(String(48000 - i))),
+      ...Array.from({ length: 3 }, (_, i) => bid(String(2900 - i), '0.1', 'ETHUSDT')),
+    ]);
+    const { bot } = await w.bot(a.client, [{ id: 's', definition: s.definition, params: {} }]);
+    await until(() => bot.tracker.live('s').every((o) => o.state === 'NEW'), 'all acknowledged');
+    const btc = bot.tracker.live('s', 'BTCUSDT');
+    const eth = bot.tracker.live('s', 'ETHUSDT');
+    a.transport.clear();
+
+    // Amends: 2 BTC + 2 ETH in one tick -> one batch-move per symbol.
+    s.ctx().emit([
+      { kind: 'amend', clientOrderId: btc[0].clientOrderId, price: '47000', quantity: '0.02' },
+      { kind: 'amend', clientOrderId: eth[0].clientOrderId, price: '2800', quantity: '0.2' },
+      { kind: 'amend', clientOrderId: btc[1].clientOrderId, price: '47001', quantity: '0.01' },
+      { kind: 'amend', clientOrderId: eth[1].clientOrderId, price: '2801', quantity: '0.1' },
+    ]);
+    await bot.idle();
+    const moves = a.transport.of('/batch-move').map((c) => [c.body?.symbol, (c.body?.orders as unknown[]).length]);
+    expect(moves.sort()).toEqual([
+      ['BTCUSDT', 2],
+      ['ETHUSDT', 2],
+    ]);
+    const onVenue = await a.client.orders.getOrder({ symbol: 'BTCUSDT', clientOrderId: btc[0].clientOrderId });
+    expect([onVenue.price, onVenue.quantity]).toEqual(['47000', '0.02']);
+
+    // Cancels: 4 BTC + 1 ETH, one by one in the same tick -> one batch-cancel of 5.
+    a.transport.clear();
+    s.ctx().emit([...btc.slice(0, 4), eth[2]].map((o) => ({ kind: 'cancel' as const, clientOrderId: o.clientOrderId })));
+    await bot.idle();
+    expect(a.transport.of('/batch-cancel').map((c) => (c.body?.orders as unknown[]).length)).toEqual([5]);
+    expect(a.transport.calls.filter((c) => c.path.endsWith('/cancel'))).toHaveLength(0);
+    const truth = await venueTruth(a.client);
+    expect(truth.open).toHaveLength(4);
+    await until(() => bot.tracker.live('s').length === 4, 'tracker down to 4');
+  });
+
+  it('a bracket is one place-strategy (OTOCO); after the entry fills, its take-profit and stop-loss exist on the venue', async () => {
+    const a = await w.account();
+    const s = controllable(['BTCUSDT'], () => [{ kind: 'bracket', symbol: 'BTCUSDT', side: 'BUY', quantity: '0.01', entryPrice: '50000', takeProfitPrice: '51000', stopLossPrice: '49000' }]);
+    const { bot } = await w.bot(a.client, [{ id: 'trend', definition: s.definition, params: {} }]);
+    const strategyCalls = a.transport.of('/place-strategy');
+    expect(strategyCalls).toHaveLength(1);
+    expect(strategyCalls[0].body).toMatchObject({ strategyType: 'OTOCO' });
+    expect(a.transport.of('/batch-place')).toHaveLength(0);
+    // Before the fill: only the entry works on the venue.
+    expect((await venueTruth(a.client)).open.map((c) => c.slice(-1))).toEqual(['e']);
+
+    await other.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000', quantity: '0.01' });
+    await until(() => bot.cache.position('BTCUSDT')?.quantity === '0.01', 'position from the entry fill');
+    const open = await a.client.orders.getCurrentOrders({ symbol: 'BTCUSDT' });
+    expect(open.list.map((o) => [o.clientOrderId.slice(-1), o.side, o.price, o.reduceOnly])).toEqual([['t', 'SELL', '51000', true]]);
+    const conds = await a.client.orders.getCurrentConditionOrders({ symbol: 'BTCUSDT' });
+    expect(conds.list.map((c) => [c.type, c.side, c.stopPrice])).toEqual([['STOP_MARKET', 'SELL', '49000']]);
+    // The take-profit is attributed to the strategy that sent the bracket.
+    await until(() => bot.tracker.live('trend').some((o) => o.clientOrderId.endsWith('t') && o.state === 'NEW'), 'take-profit tracked');
+  });
+});
