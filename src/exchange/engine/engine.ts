@@ -35,6 +35,7 @@ import type {
   TradeRecord,
   UserAssetRecord,
 } from '../../protocol/records';
+import type { BatchResult, BatchResultItem } from '../../protocol/rest/common';
 import { ASK, BID, OrderBook, type BookSide } from './book/order-book';
 import type { EngineEvent, FillInfo } from './events';
 import type {
@@ -86,22 +87,6 @@ export interface EngineOptions {
   clock: Clock;
   /** Initial balance of the insurance fund. */
   insuranceFund?: string;
-}
-
-export interface BatchResultItem {
-  index: number;
-  success: boolean;
-  code: number;
-  message: string;
-  orderId: string;
-  clientOrderId: string;
-  status: string;
-}
-
-export interface BatchResult {
-  successCount: number;
-  failedCount: number;
-  results: BatchResultItem[];
 }
 
 interface SymbolState {

@@ -1,107 +1,27 @@
 /**
- * What the engine accepts. Shapes follow the validated wire requests (src/protocol): types are
- * already checked there; the engine checks everything that needs the symbol, the account or the
- * book (grid, limits, margin, position mode, state).
+ * What the engine accepts: the wire request shapes of src/protocol (optional fields optional, as
+ * a client sends them; validated requests with their defaults filled fit too). Types are checked
+ * by the protocol validators; the engine checks everything that needs the symbol, the account or
+ * the book (grid, limits, margin, position mode, state).
  */
+import type { PositionMode, MarginModeCode } from '../../core/enums';
 import type {
-  CancelType,
-  ConditionTimeInForce,
-  ConditionType,
-  DrivenOn,
-  MarginModeCode,
-  OrderType,
-  PositionMode,
-  PositionSide,
-  PriceType,
-  Side,
-  StrategyType,
-  TimeInForce,
-  TriggerAction,
-  WorkingType,
-} from '../../core/enums';
+  CancelAllParams,
+  CancelOrderParams,
+  MoveOrderParams,
+  PlaceConditionParams,
+  PlaceOrderParams,
+  PlaceStrategyParams,
+  StrategySubOrderParams,
+} from '../../protocol/rest/orders';
 
-export interface PlaceOrderInput {
-  symbol: string;
-  type: OrderType;
-  side: Side;
-  positionSide?: PositionSide;
-  price?: string;
-  quantity?: string;
-  timeInForce?: TimeInForce;
-  reduceOnly?: boolean;
-  makerOnly?: boolean;
-  closePosition?: boolean;
-  clientOrderId?: string;
-  placeType?: string;
-  priceType?: PriceType;
-}
-
-export interface PlaceConditionInput {
-  symbol: string;
-  type: ConditionType;
-  side: Side;
-  positionSide?: PositionSide;
-  price?: string;
-  quantity?: string;
-  timeInForce?: ConditionTimeInForce;
-  reduceOnly?: boolean;
-  clientOrderId?: string;
-  stopPrice?: string;
-  workingType?: WorkingType;
-  priceProtect?: boolean;
-  activatePrice?: string;
-  callbackRate?: string;
-  closePosition?: boolean;
-}
-
-export interface StrategySubOrderInput {
-  strategySubId: number;
-  symbol: string;
-  type: OrderType | ConditionType;
-  side: Side;
-  positionSide?: PositionSide;
-  price?: string;
-  quantity?: string;
-  timeInForce?: ConditionTimeInForce;
-  reduceOnly?: boolean;
-  makerOnly?: boolean;
-  closePosition?: boolean;
-  clientOrderId?: string;
-  stopPrice?: string;
-  workingType?: WorkingType;
-  priceProtect?: boolean;
-  activatePrice?: string;
-  callbackRate?: string;
-  firstDrivenId?: number;
-  firstDrivenOn?: DrivenOn;
-  firstTrigger?: TriggerAction;
-  secondDrivenId?: number;
-  secondDrivenOn?: DrivenOn;
-  secondTrigger?: TriggerAction;
-}
-
-export interface PlaceStrategyInput {
-  strategyType: StrategyType;
-  subOrderList: StrategySubOrderInput[];
-}
-
-export interface OrderRef {
-  symbol: string;
-  orderId?: string;
-  clientOrderId?: string;
-}
-
-export interface MoveOrderInput {
-  symbol: string;
-  orderId: string;
-  price: string;
-  quantity: string;
-}
-
-export interface CancelAllInput {
-  symbol?: string;
-  cancelType?: CancelType;
-}
+export type PlaceOrderInput = PlaceOrderParams;
+export type PlaceConditionInput = PlaceConditionParams;
+export type StrategySubOrderInput = StrategySubOrderParams;
+export type PlaceStrategyInput = PlaceStrategyParams;
+export type OrderRef = CancelOrderParams;
+export type MoveOrderInput = MoveOrderParams;
+export type CancelAllInput = CancelAllParams;
 
 export interface CreateAccountInput {
   userId: string;

@@ -44,13 +44,13 @@ function driverOf(s: StrategySubOrderInput, which: 'first' | 'second', n: number
 
 function canonical(type: PlaceStrategyInput['strategyType'], subId: number): [Driver | undefined, Driver | undefined] {
   const fill: DrivenOn = 'FILLED';
-  const any: DrivenOn = 'PARTIALLY_FILLED_OR_FILLED';
+  const anyFill: DrivenOn = 'PARTIALLY_FILLED_OR_FILLED';
   if (type === 'OTO') return subId === 2 ? [{ id: 1, on: fill, action: 'PLACE_ORDER' }, undefined] : [undefined, undefined];
-  if (type === 'OCO') return [{ id: subId === 1 ? 2 : 1, on: any, action: 'CANCEL_ORDER' }, undefined];
+  if (type === 'OCO') return [{ id: subId === 1 ? 2 : 1, on: anyFill, action: 'CANCEL_ORDER' }, undefined];
   if (subId === 1) return [undefined, undefined];
   return [
     { id: 1, on: fill, action: 'PLACE_ORDER' },
-    { id: subId === 2 ? 3 : 2, on: any, action: 'CANCEL_ORDER' },
+    { id: subId === 2 ? 3 : 2, on: anyFill, action: 'CANCEL_ORDER' },
   ];
 }
 
