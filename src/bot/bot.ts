@@ -73,11 +73,14 @@ export class Bot {
   private stopPoll: (() => void) | undefined;
   private started = false;
   private stopped = false;
+  /** Loss limits are configured, so mark moves must be turned into equity readings. */
+  private readonly watchEquity: boolean;
   /** Counters for status lines and metrics. */
   readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 };
 
   constructor(private readonly opts: BotOptions) {
     this.clientIds = new ClientIdAllocator(opts.clock.now());
+    this.watchEquity = opts.risk.maxDailyLoss !== undefined || opts.risk.maxDrawdown !== undefined;
     this.risk = new RiskEngine(opts.risk, (state, reason) => {
       this.bus.publish({ type: 'riskState', time: this.opts.clock.now(), state, reason });
     });
@@ -139,6 +142,8 @@ export class Bot {
     try {
       this.cache.setAsset(await this.opts.venue.account());
       for (const s of marketSymbols) this.cache.setMark(s, await this.opts.venue.markPrice(s));
+      // The day's first equity reading is the start, not the first account event after it.
+      if (this.watchEquity) this.observeEquityAtMarks(this.opts.clock.now());
     } catch (e) {
       this.reportError(e, 'initial account and mark price');
     }
@@ -248,6 +253,7 @@ export class Bot {
         break;
       case 'markPrice':
         this.cache.setMark(v.symbol, v.data);
+        if (this.watchEquity) this.observeEquityAtMarks(time);
         this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
         break;
       case 'depth':
@@ -267,6 +273,27 @@ export class Bot {
         break;
     }
     this.kick();
+  }
+
+  /**
+   * Equity at the cached mark prices: wallet + unrealized PnL of the cached positions. The venue
+   * sends no account update when only the mark moves, so without this an open position could
+   * lose any amount without the loss limits noticing until the next fill or order.
+   */
+  private observeEquityAtMarks(time: number): void {
+    const asset = this.cache.asset();
+    if (asset === undefined) return;
+    let equity = new Dec(asset.walletBalance);
+    for (const p of this.cache.positions()) {
+      const mark = this.cache.mark(p.symbol)?.markPrice;
+      if (mark === undefined) {
+        equity = equity.plus(p.unrealizedPnl);
+        continue;
+      }
+      const qty = p.positionSide === 'SHORT' ? new Dec(p.quantity).negated() : new Dec(p.quantity);
+      equity = equity.plus(new Dec(mark).minus(p.entryPrice).times(qty));
+    }
+    this.risk.observeEquity(equity, time);
   }
 
   private reconcile(reason: string): void {
@@ -299,7 +326,7 @@ export class Bot {
     if (!list) return;
     for (const intent of list) {
       this.stats.intents++;
-      const d = this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock });
+      const d = this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
       if (!d.ok) {
         this.bus.publish({ type: 'denial', time: this.opts.clock.now(), strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
         continue;

@@ -52,6 +52,12 @@ export class OrderExecutor {
   private readonly o: Required<Omit<ExecutorOptions, 'onError'>> & { onError: (error: unknown, context: string) => void };
   /** Calls in flight, so a stop can wait for them. */
   private inFlight = 0;
+  /**
+   * Place and bracket intents that passed the risk engine but are not in the tracker yet (queued
+   * for this tick, or waiting behind the tick's cancels). The risk engine counts them: otherwise
+   * one tick could pass N orders against a limit of N - 1 (max open orders, max position).
+   */
+  private readonly untracked: Intent[] = [];
 
   constructor(opts: ExecutorOptions) {
     this.o = {
@@ -69,6 +75,18 @@ export class OrderExecutor {
   /** Adds an intent (already passed by the risk engine) to the current tick. */
   enqueue(strategyId: string, intent: Intent): void {
     this.queue.push({ strategyId, intent });
+    if (intent.kind === 'place' || intent.kind === 'bracket') this.untracked.push(intent);
+  }
+
+  /** Orders passed by risk and not tracked yet; see `untracked`. */
+  get pendingOrders(): readonly Intent[] {
+    return this.untracked;
+  }
+
+  /** The intent is in the tracker now (or never will be): stop counting it as pending. */
+  private tracked(intent: Intent): void {
+    const k = this.untracked.indexOf(intent);
+    if (k >= 0) this.untracked.splice(k, 1);
   }
 
   get queued(): number {
@@ -160,6 +178,7 @@ export class OrderExecutor {
 
   private async sendPlaces(chunk: Array<{ strategyId: string; intent: PlaceIntent }>): Promise<void> {
     const orders: PlaceOrderParams[] = chunk.map(({ strategyId, intent: i }) => {
+      this.tracked(i);
       const cid = this.o.clientIds.next(strategyId);
       this.o.tracker.add({
         clientOrderId: cid,
@@ -282,6 +301,7 @@ export class OrderExecutor {
       { strategySubId: 2, symbol: i.symbol, side: exit, type: 'LIMIT', price: i.takeProfitPrice, quantity: i.quantity, reduceOnly: true, clientOrderId: `${base}t` },
       { strategySubId: 3, symbol: i.symbol, side: exit, type: 'STOP_MARKET', stopPrice: i.stopLossPrice, quantity: i.quantity, reduceOnly: true, workingType: i.workingType ?? 'MARK_PRICE', clientOrderId: `${base}s` },
     ];
+    this.tracked(i);
     for (const s of [subs[0], subs[1]]) {
       this.o.tracker.add({
         clientOrderId: s.clientOrderId as string,

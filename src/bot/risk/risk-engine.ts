@@ -17,6 +17,8 @@ export interface RiskContext {
   symbols: ReadonlyMap<string, SymbolInfo>;
   tracker: OrderTracker;
   clock: Clock;
+  /** Orders already passed in this tick (or in flight) that the tracker does not hold yet. */
+  pending?: readonly Intent[];
 }
 
 type Check = (intent: Intent, ctx: RiskContext) => Decision;
@@ -223,6 +225,11 @@ export class RiskEngine {
       if (o.reduceOnly || o.side !== intent.side) continue;
       worst = worst.plus(new Dec(o.quantity).minus(o.executedQty).times(sign));
     }
+    for (const p of ctx.pending ?? []) {
+      if (p.kind === 'place' && p.reduceOnly === true) continue;
+      if ((p.kind !== 'place' && p.kind !== 'bracket') || p.symbol !== intent.symbol || p.side !== intent.side) continue;
+      worst = worst.plus(new Dec(p.quantity).times(sign));
+    }
     const n = worst.abs().times(mark);
     return n.gt(this.limits.maxPositionNotional) ? deny('MAX_POSITION', `${intent.symbol} position could reach ${n.toFixed(2)} notional with open orders, above ${this.limits.maxPositionNotional}`) : ALLOW;
   }
@@ -240,7 +247,9 @@ export class RiskEngine {
 
   private checkOpenOrders(intent: Intent, ctx: RiskContext): Decision {
     if (this.limits.maxOpenOrders === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
-    const live = ctx.tracker.live().length;
+    let live = ctx.tracker.live().length;
+    // A bracket becomes two tracked orders (entry and take-profit), as the tracker will count it.
+    for (const p of ctx.pending ?? []) live += p.kind === 'bracket' ? 2 : 1;
     return live >= this.limits.maxOpenOrders ? deny('MAX_OPEN_ORDERS', `${live} orders are live, the limit is ${this.limits.maxOpenOrders}`) : ALLOW;
   }
 
