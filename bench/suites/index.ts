@@ -3,6 +3,7 @@
  * backtest are planned).
  */
 import './engine';
+import './exchange-http';
 import './sdk';
 
 export { registerSuite, getSuite, suiteNames } from './registry';
