@@ -6,8 +6,13 @@
  *
  * This is the interchange format (record, synth, docs, tests). The backtester may convert a
  * recording once into a compact binary cache for speed; the JSON lines remain the source.
+ *
+ * It lives in the exchange layer because the local exchange replays recordings too
+ * (`--market replay:<file>`) and may not import src/backtest; src/backtest/recording/format.ts
+ * re-exports it, so both layers share one definition.
  */
 import type { SymbolSpec } from '../../protocol/rest/market';
+import type { SymbolConfig } from '../engine/symbols';
 import type { PositionRecord } from '../../protocol/records';
 import type { PrivateEvent } from '../../protocol/ws';
 
@@ -52,8 +57,35 @@ export type RecordedEvent =
 
 export type RecordedKind = RecordedEvent['k'];
 
+/** Every line kind of version 1, for validation and docs. */
+export const RECORDED_KINDS: readonly RecordedKind[] = ['trade', 'mark', 'depth', 'ticker', 'funding', 'private', 'positions', 'gap'];
+
 export function isHeader(v: unknown): v is RecordingHeader {
   if (typeof v !== 'object' || v === null) return false;
   const h = v as Partial<RecordingHeader>;
   return h.type === 'header' && h.format === RECORDING_FORMAT && typeof h.version === 'number' && Array.isArray(h.symbols);
+}
+
+/** The wire spec (as in a header) of a configured symbol, for synth and tests. */
+export function wireSpecOf(c: SymbolConfig): SymbolSpec {
+  return {
+    symbol: c.symbol,
+    baseAsset: c.baseAsset,
+    quoteAsset: c.quoteAsset,
+    tickSize: c.tickSize,
+    stepSize: c.stepSize,
+    minQty: c.minQty,
+    maxQty: c.maxQty,
+    minNotional: c.minNotional,
+    maxLeverage: c.maxLeverage,
+    makerFee: c.makerFee,
+    takerFee: c.takerFee,
+    marginTiers: c.tiers.map((t, i) => ({
+      tier: i + 1,
+      maxNotional: t.maxNotional,
+      maxLeverage: t.maxLeverage,
+      maintenanceMarginRate: t.maintenanceMarginRate,
+      maintenanceAmount: t.maintenanceAmount,
+    })),
+  };
 }

@@ -1,0 +1,192 @@
+/**
+ * Streaming reader of recordings (format v1, recording-format.ts): one or more files, each
+ * gzip-compressed or plain JSON lines, read in the order given without loading a file into
+ * memory. Every line is checked for the shape of its kind, so garbage (a torn write, a wrong
+ * file) stops the read with an error naming the file and line instead of reaching a replay.
+ *
+ * It lives in the exchange layer because the local exchange's replay mode reads recordings and
+ * may not import src/backtest; src/backtest/recording/reader.ts re-exports it (one
+ * implementation).
+ */
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import {
+  RECORDED_KINDS,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  isHeader,
+  type RecordedEvent,
+  type RecordedKind,
+  type RecordingHeader,
+} from './recording-format';
+
+export interface ReadRecordingOptions {
+  /**
+   * Accept a last line (and a gzip stream) cut short by a crash of the writer: yield everything
+   * before it and stop. Off by default: a torn file is an error unless the caller opts in.
+   */
+  allowTornTail?: boolean;
+}
+
+/** A recording file that is not valid format v1: says which file and line, and what was wrong. */
+export class RecordingFormatError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    problem: string,
+  ) {
+    super(`${file}:${line}: ${problem}`);
+    this.name = 'RecordingFormatError';
+  }
+}
+
+const GZIP_MAGIC0 = 0x1f;
+const GZIP_MAGIC1 = 0x8b;
+
+async function isGzipped(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(buf, 0, 2, 0);
+    return bytesRead === 2 && buf[0] === GZIP_MAGIC0 && buf[1] === GZIP_MAGIC1;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The file's content as a text stream; gzip is recognised by its magic bytes, not the name. */
+async function openText(path: string): Promise<Readable> {
+  const raw = createReadStream(path, { highWaterMark: 256 * 1024 });
+  if (!(await isGzipped(path))) return raw;
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+  raw.on('error', (e) => gunzip.destroy(e));
+  return raw.pipe(gunzip);
+}
+
+/** Is the error the gzip stream ending early (a writer killed before it closed the file)? */
+function isTruncation(e: unknown): boolean {
+  return e instanceof Error && ((e as NodeJS.ErrnoException).code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(e.message));
+}
+
+/** Lines of a text stream, with their 1-based numbers; the last line may lack its newline. */
+async function* lines(stream: Readable): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const text = rest + decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
+      yield text.slice(start, nl);
+      start = nl + 1;
+    }
+    rest = text.slice(start);
+  }
+  rest += decoder.end();
+  if (rest.length > 0) yield rest;
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isSide = (v: unknown): boolean => v === 'BUY' || v === 'SELL';
+const isLevels = (v: unknown): boolean => Array.isArray(v) && v.every((l) => Array.isArray(l) && l.length === 2 && isStr(l[0]) && isStr(l[1]));
+const KINDS = new Set<string>(RECORDED_KINDS);
+
+/**
+ * What is wrong with an event line, or undefined when it has the shape of its kind. Checks types
+ * and presence, not meaning (a price that is not a decimal is the consumer's refusal to make).
+ */
+export function eventProblem(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'expected a JSON object';
+  const o = v as Record<string, unknown>;
+  if (!isNum(o.t)) return 'expected a numeric time "t" (epoch ms)';
+  if (!isStr(o.k) || !KINDS.has(o.k)) return `unknown event kind ${JSON.stringify(o.k)}; expected one of ${RECORDED_KINDS.join(', ')}`;
+  const want = (ok: boolean, what: string): string | undefined => (ok ? undefined : `${o.k} event: expected ${what}`);
+  switch (o.k as RecordedKind) {
+    case 'trade':
+      return want(isStr(o.s) && isStr(o.id) && isStr(o.p) && isStr(o.q) && isSide(o.side), 's, id, p, q as strings and side BUY or SELL');
+    case 'mark':
+      return want(isStr(o.s) && isStr(o.p) && isStr(o.i) && isStr(o.r) && isNum(o.n), 's, p, i, r as strings and n as a number');
+    case 'depth':
+      return want(isStr(o.s) && isLevels(o.b) && isLevels(o.a), 's as a string and b, a as [price, quantity] string pairs');
+    case 'ticker':
+      return want(isStr(o.s) && isStr(o.last) && isStr(o.high) && isStr(o.low) && isStr(o.vol) && isStr(o.qvol), 's, last, high, low, vol, qvol as strings');
+    case 'funding':
+      return want(isStr(o.s) && isStr(o.r) && isStr(o.p), 's, r, p as strings');
+    case 'private': {
+      const e = o.e as Record<string, unknown> | null | undefined;
+      return want(typeof e === 'object' && e !== null && isStr(e.event), 'e as a private event object with an "event" name');
+    }
+    case 'positions':
+      return want(Array.isArray(o.list) && o.list.every((p) => typeof p === 'object' && p !== null), 'list as an array of position records');
+    case 'gap':
+      return want((o.stream === 'public' || o.stream === 'private') && isNum(o.from) && isStr(o.reason), 'stream public or private, from as a number and reason as a string');
+  }
+}
+
+function headerProblem(v: unknown): string | undefined {
+  if (!isHeader(v)) return `expected a ${RECORDING_FORMAT} header line first`;
+  if (v.version !== RECORDING_VERSION) return `recording format version ${v.version} is not supported; this reader reads version ${RECORDING_VERSION}`;
+  if (!isStr(v.source) || !isNum(v.startTime) || !isNum(v.part)) return 'header: expected source as a string, startTime and part as numbers';
+  return undefined;
+}
+
+/**
+ * Reads the files in order: each file's header, then its events. Throws RecordingFormatError at
+ * the first line that is not valid (naming file and line).
+ */
+export async function* readRecording(paths: string[], opts: ReadRecordingOptions = {}): AsyncGenerator<RecordingHeader | RecordedEvent> {
+  for (const path of paths) {
+    const stream = await openText(path);
+    let n = 0;
+    let torn: RecordingFormatError | undefined;
+    try {
+      for await (const text of lines(stream)) {
+        n++;
+        if (torn) throw torn; // a bad line followed by more lines is corruption, not a torn tail
+        if (text.length === 0) {
+          torn = new RecordingFormatError(path, n, 'empty line');
+          continue;
+        }
+        let v: unknown;
+        try {
+          v = JSON.parse(text);
+        } catch {
+          torn = new RecordingFormatError(path, n, `not a JSON line: ${text.length > 80 ? `${text.slice(0, 80)}...` : text}`);
+          continue;
+        }
+        const problem = n === 1 ? headerProblem(v) : eventProblem(v);
+        if (problem !== undefined) throw new RecordingFormatError(path, n, problem);
+        yield v as RecordingHeader | RecordedEvent;
+      }
+    } catch (e) {
+      stream.destroy();
+      if (e instanceof RecordingFormatError) throw e;
+      if (isTruncation(e)) {
+        if (opts.allowTornTail === true) return;
+        throw new RecordingFormatError(path, n + 1, 'the gzip stream ends early (the writer did not close the file); pass allowTornTail to read what is there');
+      }
+      throw e;
+    }
+    if (torn) {
+      // Only the last line is bad: what a crash in the middle of a write leaves.
+      if (opts.allowTornTail === true) return;
+      throw torn;
+    }
+    if (n === 0) throw new RecordingFormatError(path, 1, `empty file; expected a ${RECORDING_FORMAT} header line`);
+  }
+}
+
+/** The header (first line) of one recording file, reading no further. */
+export async function readHeader(path: string): Promise<RecordingHeader> {
+  const it = readRecording([path]);
+  try {
+    const first = await it.next();
+    if (first.done === true) throw new RecordingFormatError(path, 1, 'empty file');
+    return first.value as RecordingHeader;
+  } finally {
+    await it.return(undefined);
+  }
+}

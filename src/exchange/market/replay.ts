@@ -1,0 +1,224 @@
+/**
+ * The tape fill model: replays a recorded market into an engine so that the orders of the
+ * participants (a bot in a backtest, users of the local exchange in replay mode) fill as the
+ * recorded trades say. The same class runs in both places, so a backtest and a replay on the
+ * local exchange fill the same orders at the same prices.
+ *
+ * For a recorded trade at price p, quantity q, taker side S (trade number n):
+ *  1. the tape maker places LIMIT GTC on the side opposite S at p for q (`tape-m-<n>`). It joins
+ *     the BACK of the queue at p, so participants resting at p before it keep their priority.
+ *     (Participants' orders on the other side priced through p trade with it at their own price:
+ *     the recorded trade proves a counterparty at p existed.)
+ *  2. the tape taker places LIMIT IOC on side S at p for q (`tape-t-<n>`): price-time priority
+ *     fills participants priced better than p first, then those at p ahead of the tape maker,
+ *     then the tape maker.
+ *  3. the tape maker cancels what is left of its order.
+ * So a participant's order fills exactly when the recorded trade price reaches or passes it,
+ * with its queue position at the touch decided by when it joined relative to the tape.
+ *
+ * The owner of the sink must create the accounts `tape-maker` and `tape-taker` (or the names
+ * given) with very large balances (TAPE_BALANCE, 1e12 USDT), one-way mode: their positions are
+ * the other side of the market and must never be limited by margin or liquidated.
+ *
+ * Limits: a trade whose quantity is below the symbol's minimum quantity or notional cannot be
+ * placed by the engine's rules; it is skipped and counted in `stats.skipped.belowMinimum` (the
+ * mark still moves). A trade above the maximum quantity is split into equal pieces. Trades whose
+ * price or quantity are off the symbol's grid are skipped (`offGrid`). Tape orders are never
+ * reduce-only or maker-only. The tape maker has at most one open order per symbol, far from the
+ * engine's 200-open-orders limit.
+ */
+import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
+import { Grid } from '../../core/values';
+import { Dec } from '../../core/decimal';
+import { VenueError } from '../../core/errors';
+import type { SymbolSpec } from '../../protocol/rest/market';
+import type { RecordedEvent } from './recording-format';
+
+/** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
+export interface ReplaySink {
+  setMarkPrice(symbol: string, markPrice: string, indexPrice?: string): unknown;
+  placeOrder(userId: string, input: PlaceOrderInput): unknown;
+  cancelOrder(userId: string, ref: OrderRef): unknown;
+  settleFunding(symbol: string, rate?: string): unknown;
+  /** Optional: lets the rate shown between settlements follow the recorded marks. */
+  setFundingRate?(symbol: string, rate: string): unknown;
+  /** Optional: lets the replayer skip cancelling a tape order that already filled (saves a refusal). */
+  queryOrder?(userId: string, ref: OrderRef): { status: string };
+}
+
+export const TAPE_MAKER = 'tape-maker';
+export const TAPE_TAKER = 'tape-taker';
+/** Opening balance the sink's owner gives each tape account, USDT. */
+export const TAPE_BALANCE = '1000000000000';
+
+export interface TapeReplayerOptions {
+  tapeMaker?: string;
+  tapeTaker?: string;
+  /**
+   * Specs of the replayed symbols (the recording header's). With them, trades below the
+   * minimum are skipped without asking the engine, and trades above the maximum quantity are
+   * split; without them the engine's refusals are counted instead.
+   */
+  specs?: readonly SymbolSpec[];
+}
+
+export interface TapeStats {
+  trades: number;
+  /** Trades replayed through the tape (some in several pieces). */
+  replayed: number;
+  marks: number;
+  fundings: number;
+  /** depth, ticker, private, positions, gap: not used by the fill model. */
+  ignored: number;
+  skipped: { belowMinimum: number; offGrid: number; refused: number };
+  /** Mark, funding or cancel calls the sink refused (an off-grid mark, a rate out of range). */
+  refusals: number;
+}
+
+interface SpecInfo {
+  tick: Grid;
+  step: Grid;
+  minSteps: number;
+  maxSteps: number;
+  /** Minimum notional in units of tick * step, rounded up. */
+  minNotionalUnits: number;
+}
+
+const FINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'REJECTED']);
+
+function specInfo(s: SymbolSpec): SpecInfo | undefined {
+  try {
+    const tick = new Grid(s.tickSize);
+    const step = new Grid(s.stepSize);
+    const minSteps = step.toUnits(s.minQty) ?? 1;
+    const maxSteps = step.toUnits(s.maxQty) ?? Number.MAX_SAFE_INTEGER;
+    const unit = new Dec(s.tickSize).times(s.stepSize);
+    const minNotionalUnits = new Dec(s.minNotional).div(unit).ceil().toNumber();
+    return { tick, step, minSteps, maxSteps, minNotionalUnits };
+  } catch {
+    // An unusable spec: fall back to the engine's refusals for this symbol.
+    return undefined;
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+export class TapeReplayer {
+  readonly stats: TapeStats = { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 };
+  private readonly maker: string;
+  private readonly taker: string;
+  private readonly specs = new Map<string, SpecInfo>();
+  private readonly rates = new Map<string, string>();
+  private n = 0;
+
+  constructor(
+    private readonly sink: ReplaySink,
+    opts: TapeReplayerOptions = {},
+  ) {
+    this.maker = opts.tapeMaker ?? TAPE_MAKER;
+    this.taker = opts.tapeTaker ?? TAPE_TAKER;
+    for (const s of opts.specs ?? []) {
+      const info = specInfo(s);
+      if (info) this.specs.set(s.symbol, info);
+    }
+  }
+
+  /** Applies one recorded event. Refusals by the sink are counted, never thrown. */
+  apply(e: RecordedEvent): void {
+    switch (e.k) {
+      case 'mark':
+        this.stats.marks++;
+        this.guard(() => this.sink.setMarkPrice(e.s, e.p, e.i));
+        if (this.sink.setFundingRate && this.rates.get(e.s) !== e.r) {
+          this.rates.set(e.s, e.r);
+          const setRate = this.sink.setFundingRate.bind(this.sink);
+          this.guard(() => setRate(e.s, e.r));
+        }
+        return;
+      case 'funding':
+        this.stats.fundings++;
+        this.rates.set(e.s, e.r);
+        this.guard(() => this.sink.settleFunding(e.s, e.r));
+        return;
+      case 'trade':
+        this.stats.trades++;
+        this.trade(e.s, e.p, e.q, e.side);
+        return;
+      default:
+        this.stats.ignored++;
+    }
+  }
+
+  private trade(symbol: string, price: string, qty: string, side: 'BUY' | 'SELL'): void {
+    const info = this.specs.get(symbol);
+    if (!info) {
+      if (this.piece(symbol, price, qty, side)) this.stats.replayed++;
+      return;
+    }
+    const ticks = info.tick.toUnits(price);
+    const steps = info.step.toUnits(qty);
+    if (ticks === undefined || steps === undefined || ticks <= 0 || steps <= 0) {
+      this.stats.skipped.offGrid++;
+      return;
+    }
+    if (steps < info.minSteps || ticks * steps < info.minNotionalUnits) {
+      this.stats.skipped.belowMinimum++;
+      return;
+    }
+    const pieces = Math.ceil(steps / info.maxSteps);
+    const base = Math.floor(steps / pieces);
+    let extra = steps - base * pieces;
+    for (let i = 0; i < pieces; i++) {
+      const q = base + (extra > 0 ? 1 : 0);
+      if (extra > 0) extra--;
+      if (!this.piece(symbol, price, info.step.fromUnits(q), side)) return;
+    }
+    this.stats.replayed++;
+  }
+
+  /** Maker joins at p, taker sweeps to p, maker's rest is cancelled. False when refused. */
+  private piece(symbol: string, price: string, quantity: string, side: 'BUY' | 'SELL'): boolean {
+    const n = ++this.n;
+    const makerRef: OrderRef = { symbol, clientOrderId: `tape-m-${n}` };
+    try {
+      this.settle(this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price, quantity, timeInForce: 'GTC', clientOrderId: makerRef.clientOrderId }));
+    } catch (err) {
+      if (!(err instanceof VenueError)) throw err;
+      // The maker order is the whole trade's liquidity: without it the trade is not replayed.
+      this.stats.skipped.refused++;
+      return false;
+    }
+    this.guard(() => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'IOC', clientOrderId: `tape-t-${n}` }));
+    const done = this.sink.queryOrder ? this.finalOrUnknown(makerRef) : false;
+    if (!done) this.guard(() => this.sink.cancelOrder(this.maker, makerRef), true);
+    return true;
+  }
+
+  private finalOrUnknown(ref: OrderRef): boolean {
+    try {
+      return FINAL.has((this.sink.queryOrder as NonNullable<ReplaySink['queryOrder']>)(this.maker, ref).status);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Runs a sink call, counting a refusal (thrown or as a rejected promise) instead of failing. */
+  private guard(call: () => unknown, quiet = false): void {
+    try {
+      this.settle(call(), quiet);
+    } catch (err) {
+      if (!(err instanceof VenueError)) throw err;
+      if (!quiet) this.stats.refusals++;
+    }
+  }
+
+  /** An asynchronous sink reports refusals late: count them when they come. */
+  private settle(result: unknown, quiet = false): void {
+    if (!isThenable(result)) return;
+    result.then(undefined, () => {
+      if (!quiet) this.stats.refusals++;
+    });
+  }
+}
