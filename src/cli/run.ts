@@ -1,0 +1,111 @@
+/**
+ * `perpkit run <config.yaml>`: runs a bot as a daemon until SIGINT or SIGTERM.
+ * Exit codes: 0 clean stop, 2 usage or config error (nothing was sent to the venue), 1 runtime
+ * failure (could not connect, the stop did not finish in time).
+ */
+import { parseArgs } from 'node:util';
+import { BotConfigError, loadBotConfig, LOG_LEVELS, resolveCredentials, resolveKillToken, type BotConfig, type LogLevel } from '../runtime/config';
+import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
+import { createRuntimeLogger } from '../runtime/logger';
+import { StateFileError } from '../runtime/state-store';
+import { loadStrategySlots } from '../runtime/strategy-loader';
+
+export const RUN_USAGE = `perpkit run <config.yaml> [options]
+
+Runs a trading bot from a YAML config until SIGINT or SIGTERM (graceful stop: strategies stop,
+their orders are cancelled when cancelOnStop is true, state is saved). SIGUSR2 engages the kill
+switch (HALTED, every order cancelled). Logs are JSON lines on stdout (pretty on a terminal).
+Secrets come from the environment variables the config names, never from the file.
+
+Options:
+  --check              validate the config (and that its env vars are set), then exit
+  --log-level <level>  override logging.level (${LOG_LEVELS.join(', ')})
+  -h, --help           show this text
+
+Examples:
+  PERPKIT_PASSWORD=... perpkit run config/bot-market-maker.yaml
+  perpkit run config/bot-market-maker.yaml --check
+  curl -s localhost:9464/healthz; curl -s localhost:9464/metrics; curl -X POST localhost:9464/kill
+
+Exit codes: 0 clean stop, 1 runtime failure, 2 usage or config error.
+Reference: docs/running.md
+`;
+
+class UsageError extends Error {}
+
+interface RunArgs {
+  file: string;
+  check: boolean;
+  level: LogLevel | undefined;
+}
+
+function parseRunArgs(argv: string[]): RunArgs | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { check: { type: 'boolean' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    throw new UsageError(errMessage(e));
+  }
+  if (parsed.values.help) return 'help';
+  if (parsed.positionals.length !== 1) throw new UsageError(`expected exactly one config file, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.join(' ')}`);
+  const lv = parsed.values['log-level'];
+  if (lv !== undefined && !(LOG_LEVELS as readonly string[]).includes(lv)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${lv}'`);
+  return { file: parsed.positionals[0], check: parsed.values.check === true, level: lv as LogLevel | undefined };
+}
+
+export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let args: RunArgs | 'help';
+  let config: BotConfig;
+  try {
+    args = parseRunArgs(argv);
+    if (args === 'help') {
+      process.stdout.write(RUN_USAGE);
+      return 0;
+    }
+    config = loadBotConfig(args.file);
+    // Everything that can be checked without the network is checked before anything is sent.
+    resolveCredentials(config, env);
+    resolveKillToken(config, env);
+    loadStrategySlots(config);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`perpkit run: ${e.message}\nRun 'perpkit run --help' for the options.\n`);
+      return 2;
+    }
+    if (e instanceof BotConfigError) {
+      process.stderr.write(`perpkit run: config error: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (args.check) {
+    process.stdout.write(`${config.file}: ok (${config.strategies.length} strateg${config.strategies.length === 1 ? 'y' : 'ies'})\n`);
+    return 0;
+  }
+  const logger = createRuntimeLogger({ level: args.level ?? config.logging.level, fd: 1, base: { component: 'perpkit-run' } });
+  const daemon = new BotDaemon({ config, logger, env });
+  let exitWith: (code: number) => void = () => undefined;
+  const exited = new Promise<number>((resolve) => {
+    exitWith = resolve;
+  });
+  const removeSignals = installSignalHandlers(daemon, logger, (code) => exitWith(code));
+  try {
+    await daemon.start();
+  } catch (e) {
+    removeSignals();
+    if (e instanceof StateFileError) {
+      logger.fatal({ err: e.message }, 'cannot read the state file');
+      return 2;
+    }
+    logger.fatal({ err: errMessage(e) }, 'the bot could not start');
+    return 1;
+  }
+  const code = await exited;
+  removeSignals();
+  return code;
+}

@@ -1,0 +1,246 @@
+/**
+ * The bot's YAML config: schema, validation and secret resolution (docs/running.md is the
+ * reference).
+ *
+ * Validation is hand-written rather than a JSON-schema library: every error must name the file,
+ * the path (`strategies[0].params.quantity`), what was expected and what was found, and the auth
+ * block is a union that schema validators report as a pile of unrelated failures. Unknown keys are
+ * refused everywhere: a typo in a risk limit must not silently switch the limit off.
+ *
+ * Secrets never live in the file: the config names environment variables (`passwordEnv`,
+ * `apiKeyEnv`, `secretEnv`, `killTokenEnv`). Errors name the variable, never its value.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseDocument } from 'yaml';
+import { isDecimalString } from '../core/decimal';
+import type { RiskLimits } from '../bot/risk/limits';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+export type VenueAuthConfig = { kind: 'password'; username: string; passwordEnv: string } | { kind: 'apiKey'; apiKeyEnv: string; secretEnv: string };
+
+export interface StrategyConfig {
+  id: string;
+  /** As written in the file: a built-in name (`market-maker`) or a path. */
+  module: string;
+  params: Record<string, unknown>;
+}
+
+export interface BotConfig {
+  /** Absolute path of the file the config came from ('' when built in code). */
+  file: string;
+  venue: { baseUrl: string; auth: VenueAuthConfig };
+  strategies: StrategyConfig[];
+  risk: RiskLimits;
+  pollPositionsMs: number;
+  cancelOnStop: boolean;
+  /** Absolute path; undefined: nothing survives a restart except what the venue holds. */
+  stateFile: string | undefined;
+  /** How often state is saved while running, ms (it is always saved at stop). */
+  stateSaveMs: number;
+  /** undefined: no health/metrics server. */
+  http: { host: string; port: number; killTokenEnv: string | undefined } | undefined;
+  /** Start HALTED: reconcile and watch, send nothing but cancels. */
+  killSwitch: boolean;
+  /** Longest graceful stop before the daemon gives up waiting, ms. */
+  stopTimeoutMs: number;
+  logging: { level: LogLevel };
+}
+
+/** A config file that cannot be used: the message names file, path, expected and got. */
+export class BotConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly at: string,
+    readonly expected: string,
+    readonly got: string,
+  ) {
+    super(`${file}: ${at === '' ? '(top level)' : at}: expected ${expected}, got ${got}`);
+    this.name = 'BotConfigError';
+  }
+}
+
+/** Short rendering of a found value for error messages. */
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing (the key is missing)';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `a list of ${v.length}`;
+  if (typeof v === 'object') return `a mapping with keys ${Object.keys(v).join(', ') || '(none)'}`;
+  const s = JSON.stringify(v);
+  return `${typeof v} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const join = (base: string, key: string | number): string => (typeof key === 'number' ? `${base}[${key}]` : base === '' ? key : `${base}.${key}`);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Walks a parsed document, throwing BotConfigError at the first value that does not fit. */
+class Reader {
+  constructor(readonly file: string) {}
+
+  fail(at: string, expected: string, got: unknown): never {
+    throw new BotConfigError(this.file, at, expected, describeValue(got));
+  }
+
+  object(v: unknown, at: string, keys: readonly string[]): Record<string, unknown> {
+    if (!isRecord(v)) this.fail(at, `a mapping with keys ${keys.join(', ')}`, v);
+    for (const k of Object.keys(v)) {
+      if (!keys.includes(k)) throw new BotConfigError(this.file, join(at, k), `one of the known keys ${keys.join(', ')}`, `unknown key '${k}'`);
+    }
+    return v;
+  }
+
+  string(v: unknown, at: string, what = 'a non-empty string'): string {
+    if (typeof v !== 'string' || v.length === 0) this.fail(at, what, v);
+    return v;
+  }
+
+  envName(v: unknown, at: string): string {
+    if (typeof v !== 'string' || !ENV_NAME.test(v)) this.fail(at, 'the name of an environment variable (letters, digits, _)', v);
+    return v;
+  }
+
+  int(v: unknown, at: string, min: number, max: number, fallback?: number): number {
+    const x = v === undefined ? fallback : v;
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) this.fail(at, `a whole number from ${min} to ${max}`, v);
+    return x;
+  }
+
+  bool(v: unknown, at: string, fallback: boolean): boolean {
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') this.fail(at, 'true or false', v);
+    return v;
+  }
+
+  /** A positive decimal; YAML numbers are accepted through their text ("20000" and 20000 alike). */
+  decimal(v: unknown, at: string): string {
+    const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
+    if (typeof s !== 'string' || !isDecimalString(s) || Number(s) <= 0) this.fail(at, 'a positive decimal such as "20000" or "0.05"', v);
+    return s;
+  }
+}
+
+const TOP_KEYS = ['venue', 'strategies', 'risk', 'pollPositionsMs', 'cancelOnStop', 'stateFile', 'stateSaveMs', 'http', 'killSwitch', 'stopTimeoutMs', 'logging'] as const;
+const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
+const RISK_INTS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
+
+/**
+ * Validates a parsed config document. `file` is used in messages and to resolve relative paths
+ * (`stateFile`; strategy modules are resolved by strategy-loader.ts against the same directory).
+ */
+export function parseBotConfig(doc: unknown, file: string): BotConfig {
+  const r: Reader = new Reader(file);
+  const top = r.object(doc, '', TOP_KEYS);
+  const dir = path.dirname(path.resolve(file));
+
+  const venueRaw = r.object(top.venue, 'venue', ['baseUrl', 'auth']);
+  const baseUrl = r.string(venueRaw.baseUrl, 'venue.baseUrl', 'an http(s) URL such as http://127.0.0.1:8080');
+  if (!/^https?:\/\/[^/\s]+\/?$/.test(baseUrl)) r.fail('venue.baseUrl', 'an http(s) origin without a path, such as http://127.0.0.1:8080', baseUrl);
+  const authRaw = venueRaw.auth;
+  let auth: VenueAuthConfig;
+  if (isRecord(authRaw) && ('apiKeyEnv' in authRaw || 'secretEnv' in authRaw)) {
+    const a = r.object(authRaw, 'venue.auth', ['apiKeyEnv', 'secretEnv']);
+    auth = { kind: 'apiKey', apiKeyEnv: r.envName(a.apiKeyEnv, 'venue.auth.apiKeyEnv'), secretEnv: r.envName(a.secretEnv, 'venue.auth.secretEnv') };
+  } else if (isRecord(authRaw) && ('username' in authRaw || 'passwordEnv' in authRaw)) {
+    const a = r.object(authRaw, 'venue.auth', ['username', 'passwordEnv']);
+    auth = { kind: 'password', username: r.string(a.username, 'venue.auth.username'), passwordEnv: r.envName(a.passwordEnv, 'venue.auth.passwordEnv') };
+  } else {
+    r.fail('venue.auth', '{ username, passwordEnv } (JWT login) or { apiKeyEnv, secretEnv } (API-key signing)', authRaw);
+  }
+
+  if (!Array.isArray(top.strategies) || top.strategies.length === 0) r.fail('strategies', 'a non-empty list of { id, module, params }', top.strategies);
+  const seen = new Set<string>();
+  const strategies = top.strategies.map((s: unknown, i: number): StrategyConfig => {
+    const at = join('strategies', i);
+    const o = r.object(s, at, ['id', 'module', 'params']);
+    const id = r.string(o.id, `${at}.id`);
+    if (!/^[A-Za-z0-9_]{1,16}$/.test(id)) r.fail(`${at}.id`, '1 to 16 letters, digits or _ (it prefixes every clientOrderId)', id);
+    if (seen.has(id)) r.fail(`${at}.id`, 'an id not used by another strategy', id);
+    seen.add(id);
+    const module = r.string(o.module, `${at}.module`, 'a built-in strategy name such as market-maker, or a path to a strategy module');
+    if (o.params !== undefined && !isRecord(o.params)) r.fail(`${at}.params`, 'a mapping of strategy parameters', o.params);
+    return { id, module, params: (o.params as Record<string, unknown> | undefined) ?? {} };
+  });
+
+  const risk: RiskLimits = {};
+  if (top.risk !== undefined) {
+    const o = r.object(top.risk, 'risk', [...RISK_DECIMALS, ...RISK_INTS]);
+    for (const k of RISK_DECIMALS) if (o[k] !== undefined) risk[k] = r.decimal(o[k], `risk.${k}`);
+    for (const k of RISK_INTS) if (o[k] !== undefined) risk[k] = r.int(o[k], `risk.${k}`, 1, 1_000_000);
+  }
+
+  let http: BotConfig['http'];
+  if (top.http !== undefined) {
+    const o = r.object(top.http, 'http', ['host', 'port', 'killTokenEnv']);
+    http = {
+      host: o.host === undefined ? '127.0.0.1' : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1'),
+      port: r.int(o.port, 'http.port', 0, 65535, 9464),
+      killTokenEnv: o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv'),
+    };
+  }
+
+  let level: LogLevel = 'info';
+  if (top.logging !== undefined) {
+    const o = r.object(top.logging, 'logging', ['level']);
+    if (o.level !== undefined) {
+      if (typeof o.level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(o.level)) r.fail('logging.level', `one of ${LOG_LEVELS.join(', ')}`, o.level);
+      level = o.level as LogLevel;
+    }
+  }
+
+  return {
+    file: path.resolve(file),
+    venue: { baseUrl: baseUrl.replace(/\/$/, ''), auth },
+    strategies,
+    risk,
+    pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', 0, 3_600_000, 5000),
+    cancelOnStop: r.bool(top.cancelOnStop, 'cancelOnStop', true),
+    stateFile: top.stateFile === undefined ? undefined : path.resolve(dir, r.string(top.stateFile, 'stateFile', 'a file path (relative to the config file)')),
+    stateSaveMs: r.int(top.stateSaveMs, 'stateSaveMs', 100, 3_600_000, 10_000),
+    http,
+    killSwitch: r.bool(top.killSwitch, 'killSwitch', false),
+    stopTimeoutMs: r.int(top.stopTimeoutMs, 'stopTimeoutMs', 100, 600_000, 4000),
+    logging: { level },
+  };
+}
+
+/** Reads, parses and validates a config file. Throws BotConfigError. */
+export function loadBotConfig(file: string): BotConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new BotConfigError(file, '', 'a readable YAML file', (e as NodeJS.ErrnoException).code ?? String(e));
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    const line = err.linePos?.[0];
+    throw new BotConfigError(file, line ? `line ${line.line} column ${line.col}` : '', 'valid YAML', err.message.split('\n')[0]);
+  }
+  return parseBotConfig(doc.toJS(), file);
+}
+
+export type VenueCredentials = { kind: 'password'; username: string; password: string } | { kind: 'apiKey'; apiKey: string; secret: string };
+
+/** Reads an environment variable a config names; the error names the variable, never a value. */
+function fromEnv(env: NodeJS.ProcessEnv, file: string, at: string, name: string): string {
+  const v = env[name];
+  if (v === undefined || v === '') throw new BotConfigError(file, at, `environment variable ${name} to be set (it holds a secret, so it is not in the file)`, `${name} unset or empty`);
+  return v;
+}
+
+/** The venue credentials from the environment. Throws BotConfigError naming a missing variable. */
+export function resolveCredentials(config: BotConfig, env: NodeJS.ProcessEnv = process.env): VenueCredentials {
+  const a = config.venue.auth;
+  if (a.kind === 'password') return { kind: 'password', username: a.username, password: fromEnv(env, config.file, 'venue.auth.passwordEnv', a.passwordEnv) };
+  return { kind: 'apiKey', apiKey: fromEnv(env, config.file, 'venue.auth.apiKeyEnv', a.apiKeyEnv), secret: fromEnv(env, config.file, 'venue.auth.secretEnv', a.secretEnv) };
+}
+
+/** The kill endpoint's token, when the config asks for one. */
+export function resolveKillToken(config: BotConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const name = config.http?.killTokenEnv;
+  return name === undefined ? undefined : fromEnv(env, config.file, 'http.killTokenEnv', name);
+}

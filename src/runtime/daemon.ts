@@ -1,0 +1,308 @@
+/**
+ * Runs one bot as a long-lived process: connect, reconcile, trade; serve /healthz, /metrics,
+ * /status and POST /kill; save state periodically; stop gracefully on SIGINT/SIGTERM (strategies
+ * stop, their orders are cancelled when the config says so, state is flushed) within a bound;
+ * SIGUSR2 is the kill switch.
+ *
+ * The daemon takes an already validated config and, for tests and the demo, an injected venue;
+ * otherwise it signs in to the configured venue itself. Signals are installed by the caller
+ * (`installSignalHandlers`), so a test can run several daemons in one process.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SystemClock, SystemScheduler, type Clock, type Scheduler } from '../core/clock';
+import type { Bot, StrategySlot } from '../bot/bot';
+import type { Venue } from '../bot/venue/venue';
+import type { PerpClient } from '../client';
+import { resolveCredentials, resolveKillToken, type BotConfig } from './config';
+import { BotMetrics } from './metrics';
+import { FileStateStore } from './state-store';
+import { StatusTracker, type BotStatus } from './status';
+import { loadStrategySlots } from './strategy-loader';
+import { connectLiveVenue, settingsFromConfig, wireBot } from './wiring';
+
+export interface DaemonOptions {
+  config: BotConfig;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Inject a venue (paper trading, tests); by default the live venue of the config. */
+  venue?: Venue;
+  /** Strategy slots already loaded; by default loaded from the config. */
+  strategies?: StrategySlot[];
+  clock?: Clock;
+  scheduler?: Scheduler;
+  /** Process metrics (event loop, memory) on /metrics; default true. */
+  defaultMetrics?: boolean;
+}
+
+export type DaemonPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+/** Compares tokens without leaking their length or content through timing. */
+function sameToken(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export class BotDaemon {
+  readonly metrics: BotMetrics;
+  private readonly log: Logger;
+  private readonly config: BotConfig;
+  private readonly env: NodeJS.ProcessEnv;
+  private phase: DaemonPhase = 'idle';
+  private botRef: Bot | undefined;
+  private statusRef: StatusTracker | undefined;
+  private client: PerpClient | undefined;
+  private server: http.Server | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private stopPromise: Promise<number> | undefined;
+  private killToken: string | undefined;
+  private url: string | undefined;
+
+  constructor(private readonly opts: DaemonOptions) {
+    this.config = opts.config;
+    this.log = opts.logger;
+    this.env = opts.env ?? process.env;
+    this.metrics = new BotMetrics({ defaultMetrics: opts.defaultMetrics ?? true });
+  }
+
+  get bot(): Bot {
+    if (!this.botRef) throw new Error('the daemon has not started a bot yet');
+    return this.botRef;
+  }
+
+  get state(): DaemonPhase {
+    return this.phase;
+  }
+
+  /** URL of the health/metrics server, once listening. */
+  get httpUrl(): string | undefined {
+    return this.url;
+  }
+
+  status(): BotStatus & { phase: DaemonPhase } {
+    if (!this.statusRef) throw new Error('the daemon has not started a bot yet');
+    return { phase: this.phase, ...this.statusRef.snapshot() };
+  }
+
+  /** Connects, starts the bot (reconciling first), then the HTTP server and periodic saves. */
+  async start(): Promise<void> {
+    if (this.phase !== 'idle') throw new Error(`daemon already ${this.phase}`);
+    this.phase = 'starting';
+    const c = this.config;
+    this.killToken = resolveKillToken(c, this.env);
+    const strategies = this.opts.strategies ?? loadStrategySlots(c);
+    const clock = this.opts.clock ?? new SystemClock();
+    let venue = this.opts.venue;
+    if (!venue) {
+      const creds = resolveCredentials(c, this.env);
+      this.log.info({ baseUrl: c.venue.baseUrl, auth: c.venue.auth.kind }, 'connecting to the venue');
+      const live = await connectLiveVenue(c, creds, this.log, clock);
+      this.client = live.client;
+      venue = live.venue;
+    }
+    const store = c.stateFile ? new FileStateStore(c.stateFile) : undefined;
+    const wired = wireBot(settingsFromConfig(c, strategies), {
+      venue,
+      clock,
+      scheduler: this.opts.scheduler ?? new SystemScheduler(),
+      logger: this.log.child({ component: 'bot' }),
+      observeVenueCall: this.metrics.observeVenueCall,
+      ...(store ? { store } : {}),
+    });
+    const bot = wired.bot;
+    this.botRef = bot;
+    const status = new StatusTracker(bot);
+    this.statusRef = status;
+    this.metrics.attach(bot, status);
+    bot.bus.subscribe('riskState', (e) => this.log.warn({ state: e.state, reason: e.reason }, 'trading state changed'));
+    bot.bus.subscribe('stream', (e) => this.log.info({ stream: e.stream, status: e.status, detail: e.detail }, 'stream status'));
+    bot.bus.subscribe('reconciled', (e) => this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue'));
+    bot.bus.subscribe('rejection', (e) => this.log.debug({ strategy: e.strategyId, code: e.code, message: e.message }, 'venue refused an order'));
+    bot.bus.subscribe('denial', (e) => this.log.debug({ strategy: e.strategyId, code: e.code, reason: e.reason }, 'risk engine denied an intent'));
+
+    try {
+      const { restoredOrders } = await wired.start();
+      status.running = true;
+      status.pnl(); // the PnL baseline: equity as the bot found it
+      this.log.info({ strategies: strategies.map((s) => ({ id: s.id, strategy: s.definition.name })), restoredOrders, state: bot.risk.state }, 'bot started');
+      if (c.http) await this.listen(c.http.host, c.http.port);
+      if (store) {
+        this.saveTimer = setInterval(() => {
+          bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'periodic state save failed'));
+        }, c.stateSaveMs);
+        this.saveTimer.unref();
+      }
+      this.phase = 'running';
+    } catch (e) {
+      this.phase = 'running';
+      await this.stop('start failed').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Kill switch: HALTED, every order cancelled. The bot keeps running (watching, not trading). */
+  async kill(reason: string): Promise<void> {
+    const bot = this.bot;
+    this.log.warn({ reason }, 'kill switch: halting and cancelling every order');
+    await bot.kill(reason);
+    await bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'state save after kill failed'));
+  }
+
+  /**
+   * Graceful stop, bounded by `stopTimeoutMs`: strategies stop (their onStop intents and, with
+   * cancelOnStop, a cancel of their orders are sent), state is saved, streams close. Resolves
+   * with the exit code: 0 when everything finished in time, 1 otherwise.
+   */
+  stop(reason: string): Promise<number> {
+    this.stopPromise ??= this.doStop(reason);
+    return this.stopPromise;
+  }
+
+  private async doStop(reason: string): Promise<number> {
+    this.phase = 'stopping';
+    this.log.info({ reason, cancelOnStop: this.config.cancelOnStop }, 'stopping');
+    if (this.saveTimer) clearInterval(this.saveTimer);
+    let code = 0;
+    const bot = this.botRef;
+    if (bot) {
+      if (this.statusRef) this.statusRef.running = false;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), this.config.stopTimeoutMs);
+      });
+      const outcome = await Promise.race([bot.stop().then(() => 'ok' as const, (e: unknown) => e), timeout]);
+      if (timer) clearTimeout(timer);
+      if (outcome === 'timeout') {
+        code = 1;
+        this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs }, 'the bot did not stop in time; orders may still be open');
+      } else if (outcome !== 'ok') {
+        code = 1;
+        this.log.error({ err: errMessage(outcome) }, 'the bot failed to stop cleanly');
+      }
+    }
+    await this.client?.close().catch(() => undefined);
+    await this.closeServer();
+    this.phase = 'stopped';
+    this.log.info({ code }, code === 0 ? 'stopped cleanly' : 'stopped with errors');
+    return code;
+  }
+
+  // ------------------------------------------------------------------ HTTP: health, metrics, kill
+
+  private async listen(host: string, port: number): Promise<void> {
+    const server = http.createServer((req, res) => {
+      this.handle(req, res).catch((e: unknown) => {
+        this.log.error({ err: errMessage(e), path: req.url }, 'health server request failed');
+        if (!res.headersSent) this.json(res, 500, { error: 'internal error' });
+      });
+    });
+    // Scrapers keep connections open; they must not hold the stop up.
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    const a = server.address() as AddressInfo;
+    this.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+    this.log.info({ url: this.url }, 'health and metrics server listening');
+  }
+
+  private closeServer(): Promise<void> {
+    const s = this.server;
+    if (!s) return Promise.resolve();
+    return new Promise((resolve) => {
+      s.close(() => resolve());
+      s.closeAllConnections();
+    });
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+    res.end(text);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const route = `${req.method ?? 'GET'} ${url.pathname}`;
+    req.resume(); // bodies are not used; drain them so the connection can be reused
+    switch (route) {
+      case 'GET /healthz': {
+        const s = this.statusRef?.snapshot();
+        const healthy = this.phase === 'running' && s !== undefined && s.running && s.privateStream === 'connected';
+        this.json(res, healthy ? 200 : 503, { status: healthy ? 'ok' : 'unhealthy', phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state });
+        return;
+      }
+      case 'GET /metrics': {
+        const text = await this.metrics.metrics();
+        res.writeHead(200, { 'content-type': this.metrics.contentType });
+        res.end(text);
+        return;
+      }
+      case 'GET /status':
+        this.json(res, 200, this.status());
+        return;
+      case 'POST /kill': {
+        if (this.killToken !== undefined) {
+          const auth = req.headers.authorization ?? '';
+          const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+          if (!sameToken(given, this.killToken)) {
+            this.log.warn({ remote: req.socket.remoteAddress }, 'kill request refused: wrong or missing token');
+            this.json(res, 401, { error: 'a valid token is required: Authorization: Bearer <token from the killTokenEnv variable>' });
+            return;
+          }
+        }
+        if (this.phase !== 'running') {
+          this.json(res, 409, { error: `the bot is ${this.phase}` });
+          return;
+        }
+        await this.kill(`HTTP POST /kill from ${req.socket.remoteAddress ?? 'unknown'}`);
+        this.json(res, 200, { state: this.bot.risk.state, openOrders: this.bot.tracker.live().length });
+        return;
+      }
+      default:
+        this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill` });
+    }
+  }
+}
+
+export function errMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * SIGINT/SIGTERM stop the daemon gracefully and resolve `exit` with its code; a second one while
+ * stopping exits at once with 1 (the operator insists). SIGUSR2 engages the kill switch.
+ * Returns a function that removes the handlers.
+ */
+export function installSignalHandlers(daemon: BotDaemon, log: Logger, exit: (code: number) => void): () => void {
+  let stopping = false;
+  const onStop = (sig: NodeJS.Signals): void => {
+    if (stopping) {
+      log.warn({ signal: sig }, 'second signal while stopping: exiting now');
+      exit(1);
+      return;
+    }
+    stopping = true;
+    log.info({ signal: sig }, 'signal received');
+    void daemon.stop(`signal ${sig}`).then(exit, () => exit(1));
+  };
+  const onKill = (): void => {
+    daemon.kill('signal SIGUSR2').catch((e: unknown) => log.error({ err: errMessage(e) }, 'kill switch failed'));
+  };
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
+  process.on('SIGUSR2', onKill);
+  return () => {
+    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onStop);
+    process.off('SIGUSR2', onKill);
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The bot's state on disk: strategy state (`saveState()` of each strategy) and order attribution
+ * (the live orders the bot tracks, with the strategy and the tag each was placed with).
+ *
+ * Which strategy owns an order survives a restart without this file, because the clientOrderId
+ * starts with the strategy id and the bot adopts matching open orders when it reconciles at start.
+ * What the id cannot carry is the strategy's own tag (the market maker finds its bid and ask by
+ * tag): restoring the tracked orders before start lets the reconciliation confirm them with their
+ * tags, so a restarted strategy amends its old quotes instead of placing new ones beside them.
+ *
+ * Writes are atomic (write a temp file, fsync, rename over the old one): a crash mid-save leaves
+ * the previous state, never half a file.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { BotStateStore, SavedBotState } from '../bot/bot';
+import type { OrderTracker, TrackedOrder } from '../bot/execution/order-tracker';
+
+export const STATE_FORMAT = 'perpkit-bot-state';
+export const STATE_VERSION = 1;
+
+/** A live order as saved: enough to re-track it until the venue confirms its state. */
+export interface SavedOrder {
+  clientOrderId: string;
+  strategyId: string;
+  symbol: string;
+  side: 'BUY' | 'SELL';
+  price: string;
+  quantity: string;
+  executedQty: string;
+  orderId: string;
+  tag: string | undefined;
+  reduceOnly: boolean;
+  sentAt: number;
+}
+
+export interface StateFile extends SavedBotState {
+  format: typeof STATE_FORMAT;
+  version: number;
+  orders: SavedOrder[];
+}
+
+export class StateFileError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+    this.name = 'StateFileError';
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseOrder(v: unknown): SavedOrder | undefined {
+  if (!isRecord(v)) return undefined;
+  const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+  const cid = str('clientOrderId');
+  const sid = str('strategyId');
+  const symbol = str('symbol');
+  const side = str('side');
+  if (cid === undefined || sid === undefined || symbol === undefined || (side !== 'BUY' && side !== 'SELL')) return undefined;
+  return {
+    clientOrderId: cid,
+    strategyId: sid,
+    symbol,
+    side,
+    price: str('price') ?? '0',
+    quantity: str('quantity') ?? '0',
+    executedQty: str('executedQty') ?? '0',
+    orderId: str('orderId') ?? '',
+    tag: str('tag'),
+    reduceOnly: v.reduceOnly === true,
+    sentAt: typeof v.sentAt === 'number' ? v.sentAt : 0,
+  };
+}
+
+export class FileStateStore implements BotStateStore {
+  private ordersSource: (() => SavedOrder[]) | undefined;
+  private last: StateFile | undefined;
+  /** Saves run one at a time; a save requested meanwhile writes the newest state after it. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  /** Saves include the tracker's live orders from now on. */
+  trackOrders(tracker: OrderTracker): void {
+    this.ordersSource = () => tracker.live().map(toSavedOrder);
+  }
+
+  /** Reads the file; undefined when there is none yet. Throws StateFileError on a corrupt file. */
+  async read(): Promise<StateFile | undefined> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (e) {
+      throw new StateFileError(this.file, `not valid JSON (${e instanceof Error ? e.message : String(e)}); move it away to start fresh`);
+    }
+    if (!isRecord(doc) || doc.format !== STATE_FORMAT) throw new StateFileError(this.file, `expected a ${STATE_FORMAT} file`);
+    if (doc.version !== STATE_VERSION) throw new StateFileError(this.file, `expected state version ${STATE_VERSION}, got ${JSON.stringify(doc.version)}`);
+    const strategies = isRecord(doc.strategies) ? doc.strategies : {};
+    const orders = Array.isArray(doc.orders) ? doc.orders.map(parseOrder).filter((o): o is SavedOrder => o !== undefined) : [];
+    const state: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: typeof doc.savedAt === 'number' ? doc.savedAt : 0, strategies, orders };
+    this.last = state;
+    return state;
+  }
+
+  async load(): Promise<SavedBotState | undefined> {
+    return this.last ?? (await this.read());
+  }
+
+  save(state: SavedBotState): Promise<void> {
+    const doc: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: state.savedAt, strategies: state.strategies, orders: this.ordersSource?.() ?? [] };
+    const run = this.chain.then(() => this.write(doc));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(doc: StateFile): Promise<void> {
+    await fs.mkdir(path.dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    const fh = await fs.open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(`${JSON.stringify(doc, null, 2)}\n`, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(tmp, this.file);
+    this.last = doc;
+  }
+}
+
+export function toSavedOrder(o: TrackedOrder): SavedOrder {
+  return {
+    clientOrderId: o.clientOrderId,
+    strategyId: o.strategyId,
+    symbol: o.symbol,
+    side: o.side,
+    price: o.price,
+    quantity: o.quantity,
+    executedQty: o.executedQty,
+    orderId: o.orderId,
+    tag: o.tag,
+    reduceOnly: o.reduceOnly,
+    sentAt: o.sentAt,
+  };
+}
+
+/**
+ * Puts saved orders back in the tracker as UNKNOWN before the bot starts: its start-up
+ * reconciliation then confirms each from the venue's open orders (keeping the tag) or settles it
+ * by query (filled or cancelled while the bot was down). Orders of strategies no longer
+ * configured are left to the venue.
+ */
+export function restoreOrders(tracker: OrderTracker, orders: readonly SavedOrder[], strategyIds: ReadonlySet<string>, now: number): number {
+  let n = 0;
+  for (const o of orders) {
+    if (!strategyIds.has(o.strategyId) || tracker.get(o.clientOrderId)) continue;
+    tracker.add({ ...o, state: 'UNKNOWN', updatedAt: now });
+    n++;
+  }
+  return n;
+}
