@@ -1,7 +1,10 @@
 /**
  * clientOrderIds that say which strategy an order belongs to: `<strategyId>-<run><seq>`, at most
- * 36 characters of [A-Za-z0-9_-] (PROTOCOL.md). The run part (the start time in base 36) keeps
- * ids unique across restarts without persisting a counter; brackets add a one-letter suffix.
+ * 36 characters of [A-Za-z0-9_-] (PROTOCOL.md). The run part (the start time in milliseconds, base
+ * 36, 7 characters: it repeats after about 2.5 years) keeps ids unique across restarts without
+ * persisting a counter; brackets add a one-letter suffix. 16 + 1 + 7 + seq + 1 leaves the
+ * sequence 11 characters. Seconds were not enough: a bot restarted within the same second
+ * reused the ids of the orders it had just adopted (found by test/bot/e2e/restart.test.ts).
  */
 export const STRATEGY_ID_PATTERN = /^[A-Za-z0-9_]{1,16}$/;
 
@@ -11,7 +14,7 @@ export class ClientIdAllocator {
   private readonly known = new Set<string>();
 
   constructor(startTime: number) {
-    this.run = Math.floor(startTime / 1000).toString(36).slice(-6);
+    this.run = Math.floor(startTime).toString(36).slice(-7);
   }
 
   /** Registers a strategy id; refuses ids that could not be told apart in a clientOrderId. */
