@@ -1,0 +1,80 @@
+/**
+ * Stream faults through the local exchange's own switches (WsGateway.dropUser / silence): orders
+ * change on the venue while the bot cannot hear about it; the bot must notice (reconnect, or
+ * silence while orders work), reconcile over REST, and end with its tracker and cache equal to
+ * the venue's truth.
+ */
+import { World, bid, botView, controllable, until, venueTruth, type Account, type E2EBot } from './e2e';
+
+describe('e2e: reconnect and reconciliation after stream faults', () => {
+  let w: World;
+  let other: Account;
+
+  beforeAll(async () => {
+    w = await World.start();
+    other = await w.account('10000000');
+  });
+
+  afterAll(async () => {
+    await w.stop();
+  });
+
+  /** A bot with three resting bids, all acknowledged. */
+  async function botWithBids(opts: { silenceTimeoutMs?: number } = {}): Promise<{ acct: Account; b: E2EBot }> {
+    const acct = await w.account();
+    const s = controllable(['BTCUSDT'], () => [bid('49000'), bid('48990'), bid('48980')]);
+    const b = await w.bot(acct.client, [{ id: 's', definition: s.definition, params: {} }], {}, opts);
+    await until(() => b.bot.tracker.live('s').filter((o) => o.state === 'NEW').length === 3, 'three bids acknowledged');
+    return { acct, b };
+  }
+
+  /** While the bot hears nothing: another user fills one bid, and a second is cancelled over REST. */
+  async function changeBehindTheBotsBack(acct: Account, b: E2EBot): Promise<{ filled: string; cancelled: string }> {
+    const [o1, o2] = b.bot.tracker.live('s');
+    await other.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: o1.price, quantity: o1.quantity, timeInForce: 'IOC' });
+    await acct.client.orders.cancelOrder({ symbol: 'BTCUSDT', clientOrderId: o2.clientOrderId });
+    return { filled: o1.clientOrderId, cancelled: o2.clientOrderId };
+  }
+
+  async function expectConverged(acct: Account, b: E2EBot, ids: { filled: string; cancelled: string }): Promise<void> {
+    const truth = await venueTruth(acct.client);
+    expect(truth.open).toHaveLength(1);
+    expect(truth.positions).toEqual(['BTCUSDT:BOTH:0.01']);
+    await until(() => {
+      const v = botView(b.bot);
+      return JSON.stringify([v.tracked, v.cached, v.positions]) === JSON.stringify([truth.open, truth.open, truth.positions]);
+    }, `bot view ${JSON.stringify(botView(b.bot))} = venue ${JSON.stringify(truth)}`);
+    expect(b.bot.tracker.get(ids.filled)?.state).toBe('FILLED');
+    expect(b.bot.tracker.get(ids.cancelled)?.state).toBe('CANCELED');
+  }
+
+  it('drop: the connection is cut, orders change meanwhile; the bot reconnects, reconciles and matches the venue', async () => {
+    const { acct, b } = await botWithBids();
+    const gw = w.ex.server.ws;
+    // Events of the outage must be lost, not merely late: silence the user across the drop.
+    gw.silence(acct.userId, true);
+    expect(gw.dropUser(acct.userId)).toBeGreaterThan(0);
+    const ids = await changeBehindTheBotsBack(acct, b);
+    gw.silence(acct.userId, false);
+    await until(() => b.events.some((e) => e.type === 'stream' && e.stream === 'private' && e.status === 'reconnected'), 'reconnected');
+    await until(() => b.events.some((e) => e.type === 'reconciled' && e.reason.startsWith('reconnected')), 'reconciled after reconnect');
+    await expectConverged(acct, b, ids);
+    expect(b.bot.stats.reconnects).toBeGreaterThanOrEqual(1);
+  });
+
+  it('silence: pongs go on but events stop; silence is detected while orders work, REST resync converges', async () => {
+    const { acct, b } = await botWithBids({ silenceTimeoutMs: 300 });
+    const gw = w.ex.server.ws;
+    gw.silence(acct.userId, true);
+    try {
+      const ids = await changeBehindTheBotsBack(acct, b);
+      await until(() => b.events.some((e) => e.type === 'stream' && e.status === 'silent'), 'silence detected');
+      await until(() => b.events.some((e) => e.type === 'reconciled' && e.reason.startsWith('silent')), 'reconciled after silence');
+      await expectConverged(acct, b, ids);
+      // Nothing was reconnected: the connection stayed up the whole time.
+      expect(b.events.some((e) => e.type === 'stream' && e.status === 'reconnected')).toBe(false);
+    } finally {
+      gw.silence(acct.userId, false);
+    }
+  });
+});
