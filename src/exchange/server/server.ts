@@ -67,7 +67,8 @@ const isOrderRequest = (ep: AnyEndpoint): boolean => ep.group === 'orders' && ep
 
 let requestSeq = 0;
 const requestPrefix = randomBytes(4).toString('hex');
-const newRequestId = (): string => `${requestPrefix}-${(++requestSeq).toString(36)}-${randomBytes(3).toString('hex')}`;
+// Unique per process start (random prefix) and per request (counter); nothing needs them unguessable.
+const newRequestId = (): string => `${requestPrefix}-${(++requestSeq).toString(36)}`;
 
 export class ExchangeServer {
   readonly core: ExchangeCore;

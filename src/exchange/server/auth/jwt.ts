@@ -19,7 +19,13 @@ export interface AccessClaims {
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
+/** Verified tokens kept to skip the HMAC on every request of a session; bounded. */
+const VERIFIED_CACHE_MAX = 10000;
+
 export class JwtSigner {
+  /** token -> claims of tokens whose signature checked out (expiry is still checked per use). */
+  private readonly verified = new Map<string, AccessClaims>();
+
   constructor(private readonly secret: Buffer) {}
 
   private mac(input: string): string {
@@ -36,6 +42,21 @@ export class JwtSigner {
 
   /** The claims of a valid, unexpired token; undefined for anything else. */
   verify(token: string, nowMs: number): AccessClaims | undefined {
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      if (known.exp * 1000 > nowMs) return known;
+      this.verified.delete(token);
+      return undefined;
+    }
+    const claims = this.verifySignature(token, nowMs);
+    if (claims !== undefined) {
+      if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.clear();
+      this.verified.set(token, claims);
+    }
+    return claims;
+  }
+
+  private verifySignature(token: string, nowMs: number): AccessClaims | undefined {
     if (token.length > 4096) return undefined;
     const parts = token.split('.');
     if (parts.length !== 3 || parts[0] !== HEADER) return undefined;

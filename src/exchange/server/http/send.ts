@@ -5,10 +5,12 @@ import type { Envelope } from '../../../protocol/envelope';
 export function sendEnvelope(res: ServerResponse, status: number, body: Envelope<unknown>): void {
   if (res.headersSent || res.writableEnded) return;
   const json = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
-  res.setHeader('X-Request-Id', body.requestId);
-  res.setHeader('Cache-Control', 'no-store');
+  // One writeHead with every header is measurably cheaper than a setHeader call per header.
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+    'X-Request-Id': body.requestId,
+    'Cache-Control': 'no-store',
+  });
   res.end(json);
 }
