@@ -9,7 +9,8 @@
  * implementation).
  */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -189,4 +190,21 @@ export async function readHeader(path: string): Promise<RecordingHeader> {
   } finally {
     await it.return(undefined);
   }
+}
+
+/**
+ * All files of a recording given its first part: `x.jsonl.gz` (or `.jsonl`) then the rotated
+ * parts `x.1.jsonl.gz`, `x.2.jsonl.gz`, ... that exist, in part order.
+ */
+export async function recordingFiles(first: string): Promise<string[]> {
+  const base = basename(first).replace(/(\.jsonl)?(\.gz)?$/, '');
+  const dir = dirname(first);
+  const parts: Array<[number, string]> = [];
+  const re = /^(.*)\.(\d+)\.jsonl(\.gz)?$/;
+  for (const name of await readdir(dir)) {
+    const m = re.exec(name);
+    if (m && m[1] === base) parts.push([Number(m[2]), join(dir, name)]);
+  }
+  parts.sort((a, b) => a[0] - b[0]);
+  return [first, ...parts.map((p) => p[1])];
 }

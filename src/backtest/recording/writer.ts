@@ -1,0 +1,202 @@
+/**
+ * Writes a recording: gzip JSON lines (format v1), rotating to a new file by size and/or event
+ * time. Part 0 is the path given; part n is `<base>.<n>.jsonl.gz` (base = the path without
+ * `.jsonl.gz`), each starting with its own header so any part can be read alone.
+ *
+ * Memory stays bounded: lines are batched into chunks for the gzip stream, and when the disk
+ * falls behind by more than `maxBufferedBytes` further events are dropped, counted, and reported
+ * by a `gap` line once the writer catches up (a recorder cannot pause a venue's stream). Callers
+ * that can wait (synth) await `drained()` whenever `write` returns false and never drop.
+ *
+ * Nothing here reads the wall clock: rotation by time uses the events' own `t`, so the same
+ * events give the same files byte for byte (synth's determinism rests on it).
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { constants as zc, createGzip, type Gzip } from 'node:zlib';
+import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader } from './format';
+
+export interface RecordingWriterOptions {
+  /** Path of part 0, e.g. `data/btc.jsonl.gz`. */
+  path: string;
+  /** Header fields shared by every part; `part` and `startTime` are filled in per part. */
+  source: string;
+  symbols: RecordingHeader['symbols'];
+  meta?: RecordingHeader['meta'];
+  /** startTime of part 0; later parts start at the time of their first event. */
+  startTime: number;
+  /** Start a new part once this many compressed bytes are on disk (0: never). */
+  rotateBytes?: number;
+  /** Start a new part when an event is this far (ms, event time) past the part's start (0: never). */
+  rotateMs?: number;
+  /** gzip level, fixed so output is reproducible; default 6. */
+  level?: number;
+  /** Refuse (drop) events while more than this many bytes wait for the disk; default 32 MiB. */
+  maxBufferedBytes?: number;
+}
+
+/** The file of part `n` of a recording whose part 0 is `path`. */
+export function partPath(path: string, n: number): string {
+  if (n === 0) return path;
+  const base = path.replace(/(\.jsonl)?(\.gz)?$/, '');
+  return `${base}.${n}.jsonl.gz`;
+}
+
+/** Lines are handed to gzip in chunks of about this size: fewer calls, same bytes. */
+const CHUNK_CHARS = 64 * 1024;
+
+interface Part {
+  n: number;
+  path: string;
+  gzip: Gzip;
+  file: WriteStream;
+  startTime: number;
+  /** Compressed bytes handed to the file. */
+  bytes: number;
+  done: Promise<void>;
+}
+
+export class RecordingWriter {
+  /** Every file written so far, part order. */
+  readonly files: string[] = [];
+  /** Events written (not dropped). */
+  written = 0;
+  /** Events dropped because the disk fell behind. */
+  dropped = 0;
+  private part: Part | undefined;
+  private chunk = '';
+  private dropFrom = 0;
+  private droppedSinceGap = 0;
+  private closed = false;
+  private readonly rotateBytes: number;
+  private readonly rotateMs: number;
+  private readonly level: number;
+  private readonly maxBuffered: number;
+  private failure: Error | undefined;
+  /** Close of every part's file, awaited by close(). */
+  private readonly closing: Array<Promise<void>> = [];
+
+  constructor(private readonly opts: RecordingWriterOptions) {
+    this.rotateBytes = opts.rotateBytes ?? 0;
+    this.rotateMs = opts.rotateMs ?? 0;
+    this.level = opts.level ?? 6;
+    this.maxBuffered = opts.maxBufferedBytes ?? 32 * 1024 * 1024;
+    this.open(0, opts.startTime);
+  }
+
+  private open(n: number, startTime: number): void {
+    const path = partPath(this.opts.path, n);
+    const gzip = createGzip({ level: this.level });
+    const file = createWriteStream(path);
+    const part: Part = { n, path, gzip, file, startTime, bytes: 0, done: Promise.resolve() };
+    gzip.on('data', (b: Buffer) => {
+      part.bytes += b.length;
+    });
+    const fail = (e: Error): void => {
+      this.failure ??= e;
+    };
+    gzip.on('error', fail);
+    file.on('error', fail);
+    gzip.pipe(file);
+    part.done = once(file, 'close').then(() => undefined, fail);
+    this.closing.push(part.done);
+    this.part = part;
+    this.files.push(path);
+    const header: RecordingHeader = {
+      type: 'header',
+      format: RECORDING_FORMAT,
+      version: RECORDING_VERSION,
+      source: this.opts.source,
+      startTime,
+      symbols: this.opts.symbols,
+      part: n,
+      ...(this.opts.meta !== undefined ? { meta: this.opts.meta } : {}),
+    };
+    this.chunk = `${JSON.stringify(header)}\n`;
+  }
+
+  /** Bytes waiting in memory for gzip and the disk. */
+  get buffered(): number {
+    const p = this.part;
+    return this.chunk.length + (p ? p.gzip.writableLength + p.file.writableLength : 0);
+  }
+
+  /**
+   * Queues one event. Returns false when the caller should wait for `drained()` before writing
+   * more; an event that comes while over `maxBufferedBytes` is dropped (and later reported).
+   */
+  write(e: RecordedEvent): boolean {
+    if (this.closed) throw new Error(`recording writer for ${this.opts.path} is closed`);
+    if (this.failure) throw this.failure;
+    if (this.buffered > this.maxBuffered) {
+      if (this.droppedSinceGap === 0) this.dropFrom = e.t;
+      this.droppedSinceGap++;
+      this.dropped++;
+      return false;
+    }
+    if (this.droppedSinceGap > 0) {
+      const gap: RecordedEvent = { t: e.t, k: 'gap', stream: 'public', from: this.dropFrom, reason: `writer overflow: ${this.droppedSinceGap} events dropped` };
+      this.droppedSinceGap = 0;
+      this.append(gap);
+    }
+    this.append(e);
+    return this.buffered <= this.maxBuffered / 2;
+  }
+
+  private append(e: RecordedEvent): void {
+    const p = this.part as Part;
+    if ((this.rotateMs > 0 && e.t - p.startTime >= this.rotateMs) || (this.rotateBytes > 0 && p.bytes >= this.rotateBytes)) {
+      this.rotate(e.t);
+    }
+    this.chunk += `${JSON.stringify(e)}\n`;
+    this.written++;
+    if (this.chunk.length >= CHUNK_CHARS) this.push();
+  }
+
+  private push(): void {
+    if (this.chunk.length === 0) return;
+    (this.part as Part).gzip.write(this.chunk);
+    this.chunk = '';
+  }
+
+  private rotate(at: number): void {
+    this.push();
+    const old = this.part as Part;
+    old.gzip.end();
+    this.open(old.n + 1, at);
+  }
+
+  /** Resolves once the queued bytes are below half the bound again. */
+  async drained(): Promise<void> {
+    this.push();
+    const p = this.part as Part;
+    while (this.buffered > this.maxBuffered / 2 && !this.failure) {
+      if (p.gzip.writableNeedDrain) await once(p.gzip, 'drain');
+      else await new Promise<void>((r) => setImmediate(r));
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * Pushes what is queued through gzip with a sync flush, so a reader (or a crash) sees every
+   * event written so far. Costs a little compression; the recorder calls it about once a second.
+   */
+  async flush(): Promise<void> {
+    if (this.closed) return;
+    this.push();
+    const p = this.part as Part;
+    await new Promise<void>((resolve) => p.gzip.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+    if (this.failure) throw this.failure;
+  }
+
+  /** Writes what is queued, ends the gzip stream and waits until the file is closed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.push();
+    const p = this.part as Part;
+    p.gzip.end();
+    await Promise.all(this.closing);
+    if (this.failure) throw this.failure;
+  }
+}

@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readRecording } from '../../../src/backtest/recording/reader';
+import { synthesize, SYNTH_EPOCH } from '../../../src/backtest/recording/synth';
+import type { RecordedEvent, RecordingHeader } from '../../../src/backtest/recording/format';
+
+const dir = mkdtempSync(join(tmpdir(), 'perpkit-synth-'));
+
+describe('synth', () => {
+  it('is byte-identical for the same seed and differs for another', async () => {
+    const a = join(dir, 'a.jsonl.gz');
+    const b = join(dir, 'b.jsonl.gz');
+    const c = join(dir, 'c.jsonl.gz');
+    await synthesize({ out: a, symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 7 });
+    await synthesize({ out: b, symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 7 });
+    await synthesize({ out: c, symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 8 });
+    expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
+    expect(readFileSync(a).equals(readFileSync(c))).toBe(false);
+  });
+
+  it('writes every kind in time order with a header, and funding every 8 h', async () => {
+    const f = join(dir, 'kinds.jsonl.gz');
+    await synthesize({ out: f, symbols: ['BTCUSDT'], hours: 9, seed: 3, tradeRate: 0.5 });
+    const counts = new Map<string, number>();
+    let header: RecordingHeader | undefined;
+    let last = 0;
+    const fundings: RecordedEvent[] = [];
+    for await (const x of readRecording([f])) {
+      if ('type' in x) {
+        header = x;
+        continue;
+      }
+      expect(x.t).toBeGreaterThanOrEqual(last);
+      last = x.t;
+      counts.set(x.k, (counts.get(x.k) ?? 0) + 1);
+      if (x.k === 'funding') fundings.push(x);
+    }
+    expect(header).toMatchObject({ source: 'synth:3', startTime: SYNTH_EPOCH, part: 0 });
+    expect(header?.symbols.map((s) => s.symbol)).toEqual(['BTCUSDT']);
+    expect(counts.get('mark')).toBe(9 * 3600);
+    expect(counts.get('depth')).toBe(9 * 360);
+    expect(counts.get('trade')).toBeGreaterThan(9 * 3600 * 0.4);
+    // 2024-01-01T00:00Z is a funding boundary: the next one is at 08:00.
+    expect(fundings.map((e) => e.t)).toEqual([SYNTH_EPOCH + 8 * 3600_000]);
+  });
+
+  it('writes 24 h of one symbol in seconds', async () => {
+    const t0 = performance.now();
+    const r = await synthesize({ out: join(dir, 'day.jsonl.gz'), symbols: ['BTCUSDT'], hours: 24, seed: 7 });
+    const ms = performance.now() - t0;
+    expect(r.events).toBeGreaterThan(250_000);
+    expect(ms).toBeLessThan(15_000);
+  });
+});
