@@ -4,7 +4,11 @@ import { Dec, decimalStringProblem, formatDec, fractionDigits, fromScaledInt, to
  * A price or quantity grid (tick size or step size) with an exact mapping between decimal strings
  * and integer units. The book and the matcher work in those integer units.
  */
+/** Conversions kept per grid by `Grid.decOf`. */
+const DEC_CACHE_MAX = 4096;
+
 export class Grid {
+  private readonly decCache = new Map<number, Dec>();
   /** Fraction digits used to scale values to integers. */
   readonly scale: number;
   /** The grid step as an integer at `scale`. */
@@ -34,9 +38,18 @@ export class Grid {
     return fromScaledInt(units * this.unitScaled, this.scale);
   }
 
-  /** Exact Dec of an integer number of units. */
+  /**
+   * Exact Dec of an integer number of units. Prices and sizes repeat a lot (the same levels, the
+   * same lot sizes), and Dec values are immutable, so recent conversions are cached (bounded).
+   */
   decOf(units: number): Dec {
-    return new Dec(this.fromUnits(units));
+    let d = this.decCache.get(units);
+    if (d === undefined) {
+      d = new Dec(this.fromUnits(units));
+      if (this.decCache.size >= DEC_CACHE_MAX) this.decCache.clear();
+      this.decCache.set(units, d);
+    }
+    return d;
   }
 
   /** Units of a Dec rounded to the grid: 'down' toward zero, 'up' away from zero, or 'nearest'. */
