@@ -69,9 +69,9 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     }
     config = loadBotConfig(args.file);
     // Everything that can be checked without the network is checked before anything is sent.
+    loadStrategySlots(config);
     resolveCredentials(config, env);
     resolveKillToken(config, env);
-    loadStrategySlots(config);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`perpkit run: ${e.message}\nRun 'perpkit run --help' for the options.\n`);

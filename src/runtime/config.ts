@@ -214,7 +214,7 @@ export function loadBotConfig(file: string): BotConfig {
   } catch (e) {
     throw new BotConfigError(file, '', 'a readable YAML file', (e as NodeJS.ErrnoException).code ?? String(e));
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const err = doc.errors[0];
     const line = err.linePos?.[0];

@@ -1,0 +1,43 @@
+/**
+ * `perpkit demo` (what `npm start` runs) as a newcomer sees it: a bot trading within 15 s, a
+ * status line with fills=<n>, and Ctrl+C (SIGINT) stopping it within 5 s with exit code 0.
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { ROOT, ensureBuilt } from './exchange-proc';
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+it('shows fills within 15 s of start and stops on SIGINT within 5 s with exit 0', async () => {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'demo', '--duration', '20'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  let sigintAt = 0;
+  const exited = new Promise<{ code: number | null; ms: number }>((resolve) => child.on('exit', (code) => resolve({ code, ms: Date.now() - sigintAt })));
+
+  const filled = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const line = out.split('\n').find((l) => /fills=([1-9]\d*)/.test(l));
+      if (line) {
+        clearInterval(timer);
+        resolve(line);
+      } else if (Date.now() - t0 > 15000) {
+        clearInterval(timer);
+        reject(new Error(`no fills=<n>=1+ line within 15 s\nstdout:\n${out}\nstderr:\n${err}`));
+      }
+    }, 50);
+  });
+  expect(Date.now() - t0).toBeLessThan(15000);
+  expect(out.split('\n')[0]).toMatch(/Ctrl\+C to stop/);
+  expect(filled).toMatch(/^t=\d+s fills=\d+ pos=-?[\d.]+ BTC pnl=[+-][\d.]+ USDT open=\d+ state=ACTIVE$/);
+
+  sigintAt = Date.now();
+  child.kill('SIGINT');
+  const { code, ms } = await exited;
+  expect(code).toBe(0);
+  expect(ms).toBeLessThan(5000);
+  expect(out).toMatch(/perpkit demo: stopped \(exit 0\)/);
+}, 40_000);

@@ -1,0 +1,128 @@
+/**
+ * `perpkit run` as a process: exit codes and messages for bad input, and a crash (SIGKILL) and
+ * restart mid-run that adopts the open orders instead of quoting twice, then SIGTERM.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { startTestExchange, type TestExchange } from '../helpers/exchange';
+import { ROOT, ensureBuilt, runCli } from './exchange-proc';
+
+const BIN = path.join(ROOT, 'bin', 'perpkit.js');
+const SECRET = 'k3y-V4lue-that-must-not-print';
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function writeConfig(doc: unknown): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-run-'));
+  const file = path.join(dir, 'bot.yaml');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  return file;
+}
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+describe('perpkit run: usage and config errors', () => {
+  it('prints help with exit 0 and refuses missing arguments with exit 2', () => {
+    const help = runCli(['run', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/perpkit run <config.yaml>/);
+    const none = runCli(['run']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/expected exactly one config file/);
+  });
+
+  it('exits 2 naming file, path, expected and got for an invalid config', () => {
+    const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'mm', module: 'market-maker', params: { quantity: 'lots' } }] });
+    const r = runCli(['run', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}: strategies[0].params.quantity: expected a positive decimal`);
+    expect(r.stderr).toContain('got "lots"');
+  });
+
+  it('exits 2 naming a missing environment variable without printing any secret', () => {
+    const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { apiKeyEnv: 'PK_KEY', secretEnv: 'PK_SECRET_UNSET' } }, strategies: [{ id: 'mm', module: 'market-maker' }] });
+    const r = spawnSync(process.execPath, [BIN, 'run', file], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PK_KEY: SECRET }, timeout: 20000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('venue.auth.secretEnv: expected environment variable PK_SECRET_UNSET to be set');
+    expect(r.stderr + r.stdout).not.toContain(SECRET);
+  });
+});
+
+describe('perpkit run: crash and restart against the local exchange', () => {
+  let ex: TestExchange;
+  const procs: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    ex = await startTestExchange();
+  });
+
+  afterAll(async () => {
+    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    await ex.stop();
+  });
+
+  function start(file: string, password: string): { child: ChildProcess; out: () => string; exited: Promise<{ code: number | null; ms: number }> } {
+    const child = spawn(process.execPath, [BIN, 'run', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOT_PASSWORD: password } });
+    procs.push(child);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    let killedAt = 0;
+    const origKill = child.kill.bind(child);
+    child.kill = (sig?: NodeJS.Signals | number) => {
+      killedAt = Date.now();
+      return origKill(sig);
+    };
+    const exited = new Promise<{ code: number | null; ms: number }>((resolve) => child.on('exit', (code) => resolve({ code, ms: Date.now() - killedAt })));
+    return { child, out: () => out, exited };
+  }
+
+  it('adopts the orders of the killed run (same two quotes, none added), then stops on SIGTERM with exit 0 and cancels', async () => {
+    const u = await ex.createUser({ balance: '100000' });
+    const file = writeConfig({
+      venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+      strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+      stateFile: 'state.json',
+      stateSaveMs: 100,
+      cancelOnStop: true,
+      http: { port: 0 },
+      logging: { level: 'info' },
+    });
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    const open = () =>
+      ex.server.core.engine
+        .currentOrders(u.userId, { symbol: 'BTCUSDT' })
+        .list.map((o) => o.clientOrderId)
+        .sort();
+
+    const first = start(file, u.password);
+    await until(() => open().length === 2, 15000, 'first run quoting');
+    await until(() => existsSync(stateFile) && (readFileSync(stateFile, 'utf8').match(/"clientOrderId"/g) ?? []).length === 2, 5000, 'state saved');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const left = open();
+    expect(left).toHaveLength(2);
+
+    const second = start(file, u.password);
+    await until(() => /"msg":"bot started"/.test(second.out()), 15000, 'second run started');
+    expect(second.out()).toMatch(/"restoredOrders":2/);
+    // Several re-quote timers later the venue still holds exactly the old two orders.
+    await new Promise((r) => setTimeout(r, 800));
+    expect(open()).toEqual(left);
+
+    second.child.kill('SIGTERM');
+    const { code, ms } = await second.exited;
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5000);
+    expect(open()).toEqual([]);
+    expect(second.out()).not.toContain(u.password);
+  }, 60_000);
+});

@@ -1,0 +1,150 @@
+/**
+ * The daemon against a real local exchange over HTTP and WebSocket: health, metrics, the kill
+ * switch, graceful stop, and a restart that adopts the orders of the previous run.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Writable } from 'node:stream';
+import { PerpClient } from '../../src/client';
+import { loadBotConfig } from '../../src/runtime/config';
+import { BotDaemon } from '../../src/runtime/daemon';
+import { createRuntimeLogger } from '../../src/runtime/logger';
+import { METRIC_NAMES } from '../../src/runtime/metrics';
+import { startTestExchange, type TestExchange } from '../helpers/exchange';
+
+async function until(cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const PASSWORD = 'pw-Zq8vN3xL0-never-logged';
+const KILL_TOKEN = 'kill-Tk7p2-never-logged';
+
+let ex: TestExchange;
+let other: PerpClient;
+const logLines: string[] = [];
+const sink = new Writable({
+  write(chunk: Buffer, _enc, cb) {
+    logLines.push(chunk.toString());
+    cb();
+  },
+});
+const logger = createRuntimeLogger({ level: 'debug', stream: sink });
+
+beforeAll(async () => {
+  ex = await startTestExchange();
+  const o = await ex.createUser({ balance: '1000000' });
+  other = new PerpClient({ baseUrl: ex.url });
+  await other.login(o.username, o.password);
+});
+
+afterAll(async () => {
+  await other.close();
+  await ex.stop();
+});
+
+/** A fresh bot user and a config file for it. */
+async function setup(extra: Record<string, unknown> = {}): Promise<{ userId: string; username: string; file: string }> {
+  const u = await ex.createUser({ password: PASSWORD, balance: '100000' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-daemon-'));
+  const file = path.join(dir, 'bot.json.yaml');
+  const doc = {
+    venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+    strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+    risk: { maxOrderNotional: '10000' },
+    pollPositionsMs: 0,
+    http: { host: '127.0.0.1', port: 0, killTokenEnv: 'KILL_TOKEN' },
+    ...extra,
+  };
+  // JSON is YAML: the file goes through the same loader as a hand-written one.
+  writeFileSync(file, JSON.stringify(doc));
+  return { userId: u.userId, username: u.username, file };
+}
+
+const env = { BOT_PASSWORD: PASSWORD, KILL_TOKEN };
+const openOrders = (userId: string) => ex.server.core.engine.currentOrders(userId, { symbol: 'BTCUSDT' }).list;
+const daemonFor = (file: string) => new BotDaemon({ config: loadBotConfig(file), logger, env, defaultMetrics: false });
+
+describe('bot daemon on the local exchange', () => {
+  it('serves health and metrics that move, halts and cancels on POST /kill, stops cleanly', async () => {
+    const { userId, file } = await setup();
+    const d = daemonFor(file);
+    await d.start();
+    const url = d.httpUrl as string;
+    await until(() => openOrders(userId).length === 2);
+
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', privateStream: 'connected', state: 'ACTIVE' });
+
+    const before = await (await fetch(`${url}/metrics`)).text();
+    for (const name of METRIC_NAMES) expect(before).toContain(name);
+    expect(before).toMatch(/perpkit_bot_orders\{state="NEW"\} 2/);
+    expect(before).toMatch(/perpkit_venue_call_duration_seconds_count\{method="placeOrders",outcome="ok"\} [1-9]/);
+
+    const bid = openOrders(userId).find((o) => o.side === 'BUY');
+    await other.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: bid?.price as string, quantity: '0.01', timeInForce: 'IOC' });
+    await until(() => d.bot.stats.fills === 1);
+    await until(async () => /perpkit_bot_position\{symbol="BTCUSDT",side="BOTH"\} 0\.01/.test(await (await fetch(`${url}/metrics`)).text()));
+    const after = await (await fetch(`${url}/metrics`)).text();
+    expect(after).toMatch(/perpkit_bot_fills_total\{strategy="mm",symbol="BTCUSDT",side="BUY",role="maker"\} 1/);
+    expect(after).toMatch(/perpkit_bot_exposure_usdt [1-9]/);
+    expect(after).toMatch(/perpkit_bot_trading_state\{state="ACTIVE"\} 1/);
+
+    const status = (await (await fetch(`${url}/status`)).json()) as { fills: number; positions: Array<{ quantity: string }> };
+    expect(status.fills).toBe(1);
+    expect(status.positions[0].quantity).toBe('0.01');
+
+    expect((await fetch(`${url}/kill`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${url}/kill`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect(d.bot.risk.state).toBe('ACTIVE');
+    const kill = await fetch(`${url}/kill`, { method: 'POST', headers: { authorization: `Bearer ${KILL_TOKEN}` } });
+    expect(kill.status).toBe(200);
+    expect(await kill.json()).toMatchObject({ state: 'HALTED' });
+    expect(openOrders(userId)).toHaveLength(0);
+    // HALTED stays: the market maker's timer keeps firing, but nothing new reaches the venue.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(openOrders(userId)).toHaveLength(0);
+    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/perpkit_bot_trading_state\{state="HALTED"\} 1/);
+
+    expect(await d.stop('test')).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+
+    const logs = logLines.join('');
+    expect(logs).toContain('bot started');
+    expect(logs).not.toContain(PASSWORD);
+    expect(logs).not.toContain(KILL_TOKEN);
+  });
+
+  it('cancels the strategies orders on a graceful stop when cancelOnStop is set', async () => {
+    const { userId, file } = await setup({ cancelOnStop: true });
+    const d = daemonFor(file);
+    await d.start();
+    await until(() => openOrders(userId).length === 2);
+    expect(await d.stop('SIGTERM (test)')).toBe(0);
+    expect(openOrders(userId)).toHaveLength(0);
+  });
+
+  it('with killSwitch: true starts HALTED, adopts the orders its strategies left and cancels them', async () => {
+    const { userId, username, file } = await setup({ killSwitch: true });
+    // Orders of an earlier run of strategy 'mm' (the clientOrderId prefix says whose they are).
+    const bot = new PerpClient({ baseUrl: ex.url });
+    await bot.login(username, PASSWORD);
+    for (const [cid, side, price] of [['mm-old1', 'BUY', '49000'], ['mm-old2', 'SELL', '51000']] as const) {
+      await bot.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side, price, quantity: '0.01', timeInForce: 'GTC', clientOrderId: cid });
+    }
+    expect(openOrders(userId)).toHaveLength(2);
+    const d = daemonFor(file);
+    await d.start();
+    expect(d.bot.risk.state).toBe('HALTED');
+    expect(openOrders(userId)).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(openOrders(userId)).toHaveLength(0);
+    expect(await d.stop('test')).toBe(0);
+    await bot.close();
+  });
+});
