@@ -3,10 +3,13 @@
  * line, `listening on http://<host>:<port>`, once requests are accepted (tests and scripts wait
  * for it); logs go to stderr through pino.
  */
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { SystemClock } from '../core/clock';
 import { FundingScheduler } from '../exchange/market/funding-scheduler';
+import { recordingFiles } from '../exchange/market/recording-reader';
+import { ReplayService } from '../exchange/market/replay-service';
 import { MarketSimulator } from '../exchange/market/simulator';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/server/config';
 import { ConfigError, loadConfigFile } from '../exchange/server/config-file';
@@ -24,7 +27,10 @@ Options:
   --port <n>             port; 0 picks a free one (default 8080)
   --admin-token <t>      enables the admin API under /v1/admin/ (header X-ADMIN-TOKEN)
   --config <file>        YAML config merged over the defaults (see config/exchange.yaml)
-  --market <mode>        off | synthetic | replay:<file> (default off)
+  --market <mode>        off | synthetic | replay:<file> (default off); replay plays a
+                         recording (docs/recording.md) through the tape fill model
+  --replay-speed <x>     replay pace: 1 = as recorded, 10 = ten times faster, max = as fast
+                         as possible (default 1)
   --data-dir <dir>       keep a journal and snapshots there; state survives restarts
   --seed <n>             seed of the synthetic market (default 1)
   --fsync                fdatasync the journal before answering (survives power loss)
@@ -36,6 +42,7 @@ Examples:
   perpkit exchange --port 0 --admin-token secret
   perpkit exchange --market synthetic --seed 7 --data-dir ./exchange-data
   perpkit exchange --config my-exchange.yaml --fsync
+  perpkit exchange --market replay:data/sample/btcusdt-2h.jsonl.gz --replay-speed 10
 `;
 
 /** A usage error: the message goes to stderr and the exit code is 2. */
@@ -69,6 +76,7 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
         'data-dir': { type: 'string' },
         seed: { type: 'string' },
         fsync: { type: 'boolean' },
+        'replay-speed': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -76,6 +84,10 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
   const o = parsed.values;
+  if (o['replay-speed'] !== undefined) replaySpeedArg(o['replay-speed']);
+  if (o.market?.startsWith('replay:') === true && !existsSync(o.market.slice('replay:'.length))) {
+    throw new UsageError(`--market ${o.market}: no such recording file`);
+  }
   if (o.help) return 'help';
   const base: ExchangeConfig = o.config !== undefined ? loadConfigFile(o.config) : structuredClone(DEFAULT_CONFIG);
   const cfg: ExchangeConfig = { ...base };
@@ -95,10 +107,22 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   }
   if (o.seed !== undefined) cfg.seed = intArg('seed', o.seed, 0, 2 ** 32 - 1);
   if (o.fsync) cfg.fsync = true;
-  if (cfg.market.startsWith('replay:')) {
-    throw new UsageError(`--market ${cfg.market}: the replay market is not available yet in this build; use off or synthetic`);
-  }
   return cfg;
+}
+
+function replaySpeedArg(v: string): number | 'max' {
+  if (v === 'max') return 'max';
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || !(n > 0)) throw new UsageError(`--replay-speed must be a positive number or max, got '${v}'`);
+  return n;
+}
+
+/** The --replay-speed flag (validated by exchangeConfigFromArgs), default 1. */
+function replaySpeedFromArgs(argv: string[]): number | 'max' {
+  const i = argv.findIndex((a) => a === '--replay-speed' || a.startsWith('--replay-speed='));
+  if (i < 0) return 1;
+  const a = argv[i];
+  return replaySpeedArg(a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[i + 1] ?? '');
 }
 
 export async function runExchange(argv: string[]): Promise<number> {
@@ -125,7 +149,21 @@ export async function runExchange(argv: string[]): Promise<number> {
   const synthetic = config.market === 'synthetic';
   const sim = synthetic ? new MarketSimulator({ core, seed: config.seed, logger }) : undefined;
   if (sim) services.push(sim);
-  services.push(new FundingScheduler({ core, premium: synthetic, logger }));
+  let replay: ReplayService | undefined;
+  if (config.market.startsWith('replay:')) {
+    const file = config.market.slice('replay:'.length);
+    try {
+      replay = new ReplayService({ core, files: await recordingFiles(file), speed: replaySpeedFromArgs(argv), logger });
+    } catch (e) {
+      process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
+      await core.close().catch(() => undefined);
+      return 2;
+    }
+    services.push(replay);
+  } else {
+    // In replay mode the recorded funding lines are the settlements: no schedule of our own.
+    services.push(new FundingScheduler({ core, premium: synthetic, logger }));
+  }
   const server = new ExchangeServer({ core, logger, services });
 
   const tReplay = performance.now();
@@ -138,6 +176,15 @@ export async function runExchange(argv: string[]): Promise<number> {
   // A long tail makes the next start slow too: fold it into a snapshot now.
   if (config.snapshotEvery > 0 && replayed >= config.snapshotEvery) await durable.snapshot();
   if (sim) await sim.init();
+  if (replay) {
+    try {
+      await replay.init();
+    } catch (e) {
+      process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
+      await server.stop().catch(() => undefined);
+      return 2;
+    }
+  }
 
   let started: { url: string };
   try {

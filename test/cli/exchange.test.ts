@@ -21,7 +21,7 @@ describe('perpkit exchange (compiled CLI)', () => {
     [['--bogus'], /Unknown option '--bogus'/],
     [['--port', 'abc'], /--port must be an integer from 0 to 65535, got 'abc'/],
     [['--market', 'sideways'], /--market must be off, synthetic or replay:<file>/],
-    [['--market', 'replay:rec.jsonl'], /not available yet/],
+    [['--market', 'replay:rec.jsonl'], /--market replay:rec\.jsonl: no such recording file/],
     [['--config', '/nonexistent.yaml'], /nonexistent\.yaml: cannot read the config file/],
   ])('bad flags %j exit 2 with a clear message', (args, msg) => {
     const r = runCli(['exchange', ...args]);

@@ -1,0 +1,201 @@
+/**
+ * The replayed market of the local exchange (`--market replay:<file>`): reads a recording and
+ * drives the exchange with it through the tape fill model (replay.ts), paced by wall time.
+ * Every change goes through `core.execute`, so it is journaled like any user's command and
+ * public streams (trades, mark price, depth of participants' orders) show the replay.
+ *
+ * - Marks and funding settlements come from the recording (the exchange's own funding schedule
+ *   is not run in this mode: the recorded `funding` lines are the settlements).
+ * - Recorded trades go through the tape users `tape-maker` and `tape-taker` (created here with
+ *   TAPE_BALANCE), which fill users' orders exactly when the tape reaches their price.
+ * - The engine's clock stays wall time: recorded times only pace the replay (`speed` 1 = as
+ *   recorded, 10 = ten times faster, 'max' = as fast as the journal takes it).
+ * - When the file ends the market stops moving: no more marks or trades; orders stay as they are.
+ * - A restart replays the file from its beginning again (the journal keeps the state so far).
+ */
+import { VenueError } from '../../core/errors';
+import type { ExchangeCore } from '../server/exchange-core';
+import type { Command } from '../server/commands';
+import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
+import { readRecording } from './recording-reader';
+import { wireSpecOf, type RecordingHeader } from './recording-format';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from './replay';
+
+export interface ReplayLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface ReplayServiceOptions {
+  core: ExchangeCore;
+  /** The recording's files in order (part 0 first). */
+  files: string[];
+  /** Replay speed relative to recorded time, or 'max'. */
+  speed: number | 'max';
+  logger?: ReplayLogger;
+}
+
+/** Password hash that no password matches: the tape users cannot log in. */
+const NO_LOGIN = 'disabled$tape-user';
+/** In 'max' mode, let HTTP and WebSocket work in between every so many events. */
+const YIELD_EVERY = 200;
+
+/** Adapts core.execute (asynchronous, journaled) to the replayer's sink. */
+class CoreSink implements ReplaySink {
+  pending: Array<Promise<unknown>> = [];
+
+  constructor(private readonly core: ExchangeCore) {}
+
+  private exec(cmd: Command): Promise<unknown> {
+    // The engine applies the command synchronously inside execute; only the journal write is
+    // awaited, so the next call already sees this one's effect.
+    const p = this.core.execute(cmd);
+    this.pending.push(p);
+    return p;
+  }
+
+  setMarkPrice(symbol: string, markPrice: string, indexPrice?: string): unknown {
+    return this.exec({ k: 'setMarkPrice', symbol, markPrice, indexPrice });
+  }
+  placeOrder(userId: string, input: PlaceOrderInput): unknown {
+    return this.exec({ k: 'placeOrder', userId, input });
+  }
+  cancelOrder(userId: string, ref: OrderRef): unknown {
+    return this.exec({ k: 'cancelOrder', userId, ref });
+  }
+  settleFunding(symbol: string, rate?: string): unknown {
+    return this.exec({ k: 'settleFunding', symbol, rate });
+  }
+  setFundingRate(symbol: string, rate: string): unknown {
+    return this.exec({ k: 'setFundingRate', symbol, rate });
+  }
+  queryOrder(userId: string, ref: OrderRef): { status: string } {
+    return this.core.engine.queryOrder(userId, ref);
+  }
+
+  /** Waits until the journal has every command issued so far (refusals are the replayer's to count). */
+  async settle(): Promise<void> {
+    const p = this.pending;
+    this.pending = [];
+    await Promise.allSettled(p);
+  }
+}
+
+export class ReplayService {
+  private readonly core: ExchangeCore;
+  private readonly files: string[];
+  private readonly speed: number | 'max';
+  private readonly log: ReplayLogger | undefined;
+  private tape: TapeReplayer | undefined;
+  private sink: CoreSink | undefined;
+  private header: RecordingHeader | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** Events applied so far. */
+  applied = 0;
+  /** True once the recording has been replayed to its end. */
+  finished = false;
+
+  constructor(opts: ReplayServiceOptions) {
+    if (opts.files.length === 0) throw new Error('replay needs at least one recording file');
+    if (opts.speed !== 'max' && !(opts.speed > 0)) throw new RangeError(`replay speed must be positive or 'max', got ${opts.speed}`);
+    this.core = opts.core;
+    this.files = opts.files;
+    this.speed = opts.speed;
+    this.log = opts.logger;
+  }
+
+  get stats(): TapeStats | undefined {
+    return this.tape?.stats;
+  }
+
+  /**
+   * Reads the header, checks that every recorded symbol exists on this exchange, and creates the
+   * tape users when they do not exist yet. Throws an Error saying what is missing.
+   */
+  async init(): Promise<void> {
+    const first = await readRecording([this.files[0]]).next();
+    if (first.done === true || !('type' in first.value)) throw new Error(`${this.files[0]}: no recording header`);
+    this.header = first.value;
+    const have = new Set(this.core.engine.symbolSpecs().map((s) => s.name));
+    const missing = this.header.symbols.map((s) => s.symbol).filter((s) => !have.has(s));
+    if (missing.length > 0) {
+      throw new Error(`the recording ${this.files[0]} has symbols ${missing.join(', ')} that this exchange does not list (it has ${[...have].join(', ')}); add them to the exchange config`);
+    }
+    const ids: string[] = [];
+    for (const name of [TAPE_MAKER, TAPE_TAKER]) {
+      const existing = this.core.accounts.byUsername.get(name);
+      if (existing) {
+        ids.push(existing.userId);
+        continue;
+      }
+      const userId = this.core.accounts.nextUserId();
+      await this.core.execute({ k: 'createUser', userId, username: name, passwordHash: NO_LOGIN, balance: TAPE_BALANCE, positionMode: 'ONE_WAY' });
+      ids.push(userId);
+    }
+    this.sink = new CoreSink(this.core);
+    // The exchange's own specs decide what its engine accepts, whatever the recording says.
+    const specs = this.core.engine.symbolSpecs().map((s) => wireSpecOf(s.config));
+    this.tape = new TapeReplayer(this.sink, { tapeMaker: ids[0], tapeTaker: ids[1], specs });
+  }
+
+  start(): void {
+    if (this.running || !this.tape) return;
+    this.running = this.run().catch((e: unknown) => {
+      this.log?.warn({ err: e instanceof Error ? e.message : String(e) }, 'market replay stopped on an error');
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.wake?.();
+    await this.running;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+
+  private async run(): Promise<void> {
+    const tape = this.tape as TapeReplayer;
+    const sink = this.sink as CoreSink;
+    const wallStart = this.core.wallClock.now();
+    let t0: number | undefined;
+    this.log?.info({ files: this.files, speed: this.speed, source: this.header?.source }, 'market replay started');
+    for await (const x of readRecording(this.files)) {
+      if (this.stopped) return;
+      if ('type' in x) continue;
+      t0 ??= x.t;
+      if (this.speed !== 'max') {
+        const due = wallStart + (x.t - t0) / this.speed;
+        const wait = due - this.core.wallClock.now();
+        if (wait > 1) {
+          await sink.settle();
+          await this.sleep(wait);
+          if (this.stopped) return;
+        }
+      } else if (this.applied % YIELD_EVERY === 0) {
+        await sink.settle();
+        await new Promise<void>((r) => setImmediate(r));
+      }
+      try {
+        tape.apply(x);
+      } catch (e) {
+        // Only non-venue errors escape the replayer (a bug or a closed core): stop replaying.
+        if (e instanceof VenueError) continue;
+        throw e;
+      }
+      this.applied++;
+      if (sink.pending.length > 64) await sink.settle();
+    }
+    await sink.settle();
+    this.finished = true;
+    this.log?.info({ events: this.applied, stats: tape.stats }, 'market replay reached the end of the recording; the market stops moving');
+  }
+}
