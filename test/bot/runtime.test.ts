@@ -93,6 +93,20 @@ describe('bot runtime over the in-process venue', () => {
     expect(w.engine.currentConditions('bot', 'BTCUSDT').list[0]).toMatchObject({ type: 'STOP_MARKET', stopPrice: '49000' });
   });
 
+  it('a bracket whose entry is cancelled leaves nothing live in the tracker', async () => {
+    const def = scripted(['BTCUSDT'], {
+      start: () => [{ kind: 'bracket', symbol: 'BTCUSDT', side: 'BUY', quantity: '0.01', entryPrice: '49000', takeProfitPrice: '51000', stopLossPrice: '48000' }],
+    });
+    const w = await botWorld([{ id: 'trend', definition: def, params: {} }]);
+    const [entry] = w.bot.tracker.live('trend');
+    expect(entry.clientOrderId.endsWith('e')).toBe(true);
+    w.bot.executor.enqueue('trend', { kind: 'cancel', clientOrderId: entry.clientOrderId });
+    await w.bot.executor.flush();
+    await w.settle();
+    expect(w.bot.tracker.live('trend')).toEqual([]);
+    expect(w.engine.currentOrders('bot', {}).total).toBe(0);
+  });
+
   it('the kill switch halts trading, cancels everything, and then only cancels pass', async () => {
     let ctxEmit: ((i: Intent) => void) | undefined;
     const def = scripted(['BTCUSDT'], {

@@ -302,7 +302,10 @@ export class OrderExecutor {
       { strategySubId: 3, symbol: i.symbol, side: exit, type: 'STOP_MARKET', stopPrice: i.stopLossPrice, quantity: i.quantity, reduceOnly: true, workingType: i.workingType ?? 'MARK_PRICE', clientOrderId: `${base}s` },
     ];
     this.tracked(i);
-    for (const s of [subs[0], subs[1]]) {
+    // Only the entry is tracked now: the take-profit and stop-loss exist only once the venue
+    // places them (after the entry fills) and are adopted from the stream by their prefix. A
+    // pre-tracked take-profit would stay pending forever when the entry is cancelled.
+    for (const s of [subs[0]]) {
       this.o.tracker.add({
         clientOrderId: s.clientOrderId as string,
         strategyId,
@@ -323,7 +326,6 @@ export class OrderExecutor {
       await this.call('place-strategy', () => this.o.venue.placeStrategy({ strategyType: 'OTOCO', subOrderList: subs }));
     } catch (e) {
       this.apply(`${base}e`, 'refused');
-      this.apply(`${base}t`, 'refused');
       throw e;
     }
   }
