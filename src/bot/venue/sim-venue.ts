@@ -20,7 +20,11 @@ export interface SimVenueOptions {
   engine: Engine;
   userId: string;
   clock: Clock;
-  /** Depth levels pushed per side after book changes. */
+  /**
+   * Depth levels pushed per side after book changes; 0 pushes no depth. A backtest's engine book
+   * holds only the participant and the tape, so it passes 0 and replays the recorded book instead
+   * (and saves building a depth snapshot after every replayed trade).
+   */
   depthLevels?: number;
 }
 
@@ -59,6 +63,7 @@ export class SimVenue implements Venue {
     if (events.length === 0) return;
     const touchedBooks = new Set<string>();
     for (const e of events) this.forward(e, touchedBooks);
+    if (this.depthLevels === 0) return;
     for (const symbol of touchedBooks) {
       const d = this.engine.depth(symbol, this.depthLevels);
       this.subject.next({ type: 'depth', time: this.clock.now(), symbol, data: { bids: d.bids, asks: d.asks } });
