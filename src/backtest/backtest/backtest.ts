@@ -1,0 +1,32 @@
+/**
+ * One backtest from a config: load the strategies, open the data (through the replay cache when
+ * enabled), run, and build the report. Used by the CLI and by sweep jobs alike.
+ */
+import type { StrategyLogger } from '../../bot/strategy/api';
+import { buildReport, type BacktestReport } from '../report/report';
+import type { BacktestConfig } from './config';
+import { openSource } from './open-source';
+import { runBacktest, type BacktestResult, type RunOptions } from './run';
+import { strategySlots } from './strategy-module';
+
+export interface BacktestOptions {
+  logger?: StrategyLogger;
+  onProgress?: RunOptions['onProgress'];
+  onNotice?: (msg: string) => void;
+  /** Overrides the config's data.cache. */
+  cache?: boolean;
+  fullTape?: boolean;
+}
+
+export interface BacktestOutcome {
+  report: BacktestReport;
+  result: BacktestResult;
+  sourceKind: 'cache' | 'jsonl';
+}
+
+export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}): Promise<BacktestOutcome> {
+  const slots = strategySlots(cfg);
+  const { source, kind } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
+  const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape });
+  return { report: buildReport(cfg, result), result, sourceKind: kind };
+}

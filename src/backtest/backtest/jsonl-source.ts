@@ -1,0 +1,168 @@
+/**
+ * Reads recording files (gzip JSON lines, format v1) as batches of parsed events: one gunzip
+ * stream per file, lines cut with indexOf on the decoded text, JSON.parse per line, and the
+ * reader's own validation (`eventProblem`) so a bad line fails with its file and line number.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import { eventProblem, RecordingFormatError } from '../recording/reader';
+import { isHeader, RECORDING_VERSION, type RecordedEvent, type RecordingHeader } from '../recording/format';
+import { ArrayBatch, type EventBatch, type EventSource } from './source';
+
+/** One file's text chunks as a pull iterator, with the bytes read so far. */
+interface FileText {
+  chunks: AsyncIterator<Buffer>;
+  decoder: StringDecoder;
+  bytesRead: () => number;
+  destroy: () => void;
+}
+
+function openFile(path: string): FileText {
+  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const gz = createGunzip({ chunkSize: 1 << 18 });
+  raw.pipe(gz);
+  raw.on('error', (e) => gz.destroy(e));
+  return {
+    chunks: gz[Symbol.asyncIterator]() as AsyncIterator<Buffer>,
+    decoder: new StringDecoder('utf8'),
+    bytesRead: () => raw.bytesRead,
+    destroy: () => {
+      gz.destroy();
+      raw.destroy();
+    },
+  };
+}
+
+function parseHeader(path: string, line: string): RecordingHeader {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    throw new RecordingFormatError(path, 1, 'the first line is not JSON; expected a perpkit-recording header');
+  }
+  if (!isHeader(v)) throw new RecordingFormatError(path, 1, 'expected a perpkit-recording header line first');
+  if (v.version !== RECORDING_VERSION) throw new RecordingFormatError(path, 1, `recording format version ${v.version} is not supported; this reader reads version ${RECORDING_VERSION}`);
+  return v;
+}
+
+/** Reads just the header line of a file. */
+export async function readFileHeader(path: string): Promise<{ header: RecordingHeader; line: string }> {
+  const f = openFile(path);
+  try {
+    let text = '';
+    for (;;) {
+      const r = await f.chunks.next();
+      if (r.done === true) break;
+      text += f.decoder.write(r.value);
+      if (text.includes('\n')) break;
+    }
+    const nl = text.indexOf('\n');
+    const line = nl < 0 ? text : text.slice(0, nl);
+    return { header: parseHeader(path, line), line };
+  } finally {
+    f.destroy();
+  }
+}
+
+export class JsonlSource implements EventSource {
+  private fileIndex = -1;
+  private file: FileText | undefined;
+  private rest = '';
+  private lineNo = 0;
+  private doneBytes = 0;
+  private readonly total: number;
+
+  private constructor(
+    private readonly paths: string[],
+    readonly header: RecordingHeader,
+    private readonly validate: boolean,
+  ) {
+    this.total = paths.reduce((s, p) => s + statSync(p).size, 0);
+  }
+
+  static async open(paths: string[], opts: { validate?: boolean } = {}): Promise<JsonlSource> {
+    const headers = [];
+    for (const p of paths) headers.push((await readFileHeader(p)).header);
+    return new JsonlSource(paths, mergeHeaders(headers), opts.validate ?? true);
+  }
+
+  progress(): { done: number; total: number } {
+    return { done: this.doneBytes + (this.file?.bytesRead() ?? 0), total: this.total };
+  }
+
+  async next(): Promise<EventBatch | undefined> {
+    for (;;) {
+      if (!this.file) {
+        if (this.fileIndex + 1 >= this.paths.length) return undefined;
+        this.fileIndex++;
+        this.file = openFile(this.paths[this.fileIndex]);
+        this.rest = '';
+        this.lineNo = 0;
+      }
+      const r = await this.file.chunks.next();
+      if (r.done === true) {
+        const tail = this.rest + this.file.decoder.end();
+        this.doneBytes += this.file.bytesRead();
+        this.file = undefined;
+        this.rest = '';
+        if (tail.length > 0) {
+          const out: RecordedEvent[] = [];
+          this.parseLine(tail, out);
+          if (out.length > 0) return new ArrayBatch(out);
+        }
+        continue;
+      }
+      const text = this.rest + this.file.decoder.write(r.value);
+      const out: RecordedEvent[] = [];
+      let start = 0;
+      for (;;) {
+        const nl = text.indexOf('\n', start);
+        if (nl < 0) break;
+        this.parseLine(text.slice(start, nl), out);
+        start = nl + 1;
+      }
+      this.rest = text.slice(start);
+      if (out.length > 0) return new ArrayBatch(out);
+    }
+  }
+
+  private parseLine(line: string, out: RecordedEvent[]): void {
+    this.lineNo++;
+    const path = this.paths[this.fileIndex];
+    if (this.lineNo === 1) return; // the header, read at open
+    if (line.length === 0) throw new RecordingFormatError(path, this.lineNo, 'empty line');
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new RecordingFormatError(path, this.lineNo, `not a JSON line: ${line.length > 80 ? `${line.slice(0, 80)}...` : line}`);
+    }
+    if (this.validate) {
+      const problem = eventProblem(v);
+      if (problem !== undefined) throw new RecordingFormatError(path, this.lineNo, problem);
+    }
+    out.push(v as RecordedEvent);
+  }
+
+  async close(): Promise<void> {
+    this.file?.destroy();
+    this.file = undefined;
+  }
+}
+
+/** The first header, with the symbols of all files (first spec of a name wins). */
+export function mergeHeaders(headers: RecordingHeader[]): RecordingHeader {
+  const first = headers[0];
+  const symbols = [...first.symbols];
+  const seen = new Set(symbols.map((s) => s.symbol));
+  for (const h of headers.slice(1)) {
+    for (const s of h.symbols) {
+      if (!seen.has(s.symbol)) {
+        seen.add(s.symbol);
+        symbols.push(s);
+      }
+    }
+  }
+  return { ...first, symbols };
+}

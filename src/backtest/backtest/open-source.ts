@@ -1,0 +1,37 @@
+/**
+ * Chooses what the replay reads: the binary cache of each recording file when caching is on
+ * (building it first when it is missing or stale), else the JSON lines. A cache that cannot be
+ * written (a read-only data directory) is not an error: the run reads the JSON lines instead and
+ * says so.
+ */
+import { buildCache, cacheIsValid, cachePathFor, CacheSource } from './cache';
+import { JsonlSource } from './jsonl-source';
+import type { EventSource } from './source';
+
+export interface OpenOptions {
+  cache: boolean;
+  /** Human-readable notes (cache built, cache unusable). */
+  onNotice?: (msg: string) => void;
+}
+
+export async function openSource(files: string[], opts: OpenOptions): Promise<{ source: EventSource; kind: 'cache' | 'jsonl' }> {
+  const jsonl = await JsonlSource.open(files);
+  if (!opts.cache) return { source: jsonl, kind: 'jsonl' };
+  const caches: string[] = [];
+  for (const f of files) {
+    const c = cachePathFor(f);
+    if (!(await cacheIsValid(f, c))) {
+      try {
+        opts.onNotice?.(`building replay cache ${c}`);
+        const n = await buildCache(f, c);
+        opts.onNotice?.(`replay cache ${c}: ${n} events`);
+      } catch (e) {
+        opts.onNotice?.(`cannot write the replay cache ${c} (${e instanceof Error ? e.message : String(e)}); reading the JSON lines`);
+        return { source: jsonl, kind: 'jsonl' };
+      }
+    }
+    caches.push(c);
+  }
+  await jsonl.close();
+  return { source: CacheSource.open(caches, jsonl.header), kind: 'cache' };
+}

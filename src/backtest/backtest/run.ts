@@ -1,0 +1,475 @@
+/**
+ * The backtest driver: one recording replayed on a virtual clock into the engine, with the same
+ * Bot (bus, strategies, risk engine, executor) a live run uses, over a SimVenue on that engine.
+ *
+ * Per recorded event, in this order:
+ *  1. timers due up to the event's time run, each at its own time (strategy timers, order-entry
+ *     latency deliveries), the bot's promises settling after each;
+ *  2. the event is applied: marks and funding to the engine; trades through the tape fill model
+ *     (TapeReplayer) when they can reach the participant's orders; recorded trades, depth and
+ *     ticker are published to the bot as the venue's market data;
+ *  3. the engine's events are pumped to the bot, and the executor's promises settle before the
+ *     next event, so a zero-latency order reaches the engine before the next recorded event.
+ * Nothing reads the wall clock: the same config and data give the same result, byte for byte.
+ */
+import { Dec } from '../../core/decimal';
+import { ManualClock } from '../../core/clock';
+import { Bot, type StrategySlot } from '../../bot/bot';
+import type { BotEvent } from '../../bot/bus/events';
+import type { StrategyLogger } from '../../bot/strategy/api';
+import { SimVenue } from '../../bot/venue/sim-venue';
+import { Engine } from '../../exchange/engine/engine';
+import type { SymbolConfig } from '../../exchange/engine/symbols';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/market/replay';
+import type { SymbolSpec } from '../../protocol/rest/market';
+import type { RecordedEvent, RecordingHeader } from '../recording/format';
+import type { BacktestConfig } from './config';
+import { LatencyVenue } from './latency-venue';
+import { slotSymbols } from './strategy-module';
+import type { EventSource } from './source';
+import { VirtualScheduler } from './virtual-scheduler';
+
+/** The participant's account id in the engine. */
+export const PARTICIPANT = 'backtest';
+const EIGHT_HOURS = 8 * 3600 * 1000;
+/** Microtask turns the driver waits at most for the bot's promises after one step. */
+const SETTLE_TURNS = 64;
+
+export interface FillRow {
+  time: number;
+  strategyId: string;
+  symbol: string;
+  side: 'BUY' | 'SELL';
+  price: string;
+  quantity: string;
+  fee: string;
+  realizedPnl: string;
+  role: 'maker' | 'taker';
+  orderId: string;
+  clientOrderId: string;
+  tradeId: string;
+}
+
+export interface EquitySample {
+  time: number;
+  /** wallet + unrealized PnL, USDT. */
+  equity: string;
+  /** Mark per traded symbol at the sample, in `BacktestResult.symbols` order. */
+  marks: string[];
+  /** Signed position per traded symbol (base asset). */
+  positions: string[];
+  /** Sum of |position| x mark, USDT. */
+  grossNotional: string;
+}
+
+export interface StrategyCounters {
+  /** Orders the engine accepted (NEW events). */
+  ordersAccepted: number;
+  rejections: number;
+  denials: number;
+  cancels: number;
+}
+
+export interface BacktestResult {
+  /** Symbols the strategies trade (sample columns). */
+  symbols: string[];
+  startTime: number;
+  endTime: number;
+  initialBalance: string;
+  events: { read: number; applied: number; tradesThroughEngine: number; tradesSkipped: number };
+  fills: FillRow[];
+  samples: EquitySample[];
+  funding: Array<{ time: number; symbol: string; amount: string }>;
+  liquidations: number;
+  strategies: Record<string, StrategyCounters>;
+  finalAsset: { walletBalance: string; unrealizedPnl: string };
+  finalPositions: Array<{ symbol: string; positionSide: string; quantity: string; entryPrice: string }>;
+  tape: TapeReplayer['stats'];
+  audit: ReturnType<Engine['audit']>;
+  botStats: Bot['stats'];
+}
+
+export interface RunOptions {
+  slots: StrategySlot[];
+  source: EventSource;
+  logger?: StrategyLogger;
+  /** Called every `progressEvery` events (and at the end) with events read and the source's byte progress. */
+  onProgress?: (p: { events: number; bytesDone: number; bytesTotal: number; time: number }) => void;
+  progressEvery?: number;
+  /**
+   * Re-enact every recorded trade through the engine, even those that cannot reach the
+   * participant (the local exchange's replay mode does). Off by default: it changes no fill, but
+   * costs three engine commands per trade and memory for every tape order.
+   */
+  fullTape?: boolean;
+}
+
+const silent: StrategyLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Engine symbol config from a recorded spec; the first mark arrives with the data. */
+export function symbolConfigOf(s: SymbolSpec, fees: BacktestConfig['fees']): SymbolConfig {
+  return {
+    symbol: s.symbol,
+    baseAsset: s.baseAsset,
+    quoteAsset: s.quoteAsset,
+    tickSize: s.tickSize,
+    stepSize: s.stepSize,
+    minQty: s.minQty,
+    maxQty: s.maxQty,
+    minNotional: s.minNotional,
+    maxLeverage: s.maxLeverage,
+    makerFee: fees?.maker ?? s.makerFee,
+    takerFee: fees?.taker ?? s.takerFee,
+    // Any valid price: the bot starts only after the recording's first mark of its symbols.
+    markPrice: s.tickSize,
+    fundingRate: '0',
+    fundingIntervalMs: EIGHT_HOURS,
+    tiers: s.marginTiers.map((t) => ({ maxNotional: t.maxNotional, maintenanceMarginRate: t.maintenanceMarginRate, maintenanceAmount: t.maintenanceAmount, maxLeverage: t.maxLeverage })),
+  };
+}
+
+/** Best resting bid and ask of the participant, from its order events (for the tape shortcut). */
+class RestingOrders {
+  private readonly orders = new Map<string, { buy: boolean; price: number; symbol: string }>();
+  private best = new Map<string, { bid: number; ask: number }>();
+  private dirty = false;
+
+  onOrder(o: { orderId: string; symbol: string; side: string; price: string; status: string; type: string }): void {
+    const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED';
+    if (open && o.type === 'LIMIT') this.orders.set(o.orderId, { buy: o.side === 'BUY', price: Number(o.price), symbol: o.symbol });
+    else if (!this.orders.delete(o.orderId)) return;
+    this.dirty = true;
+  }
+
+  /** Could a trade at `price` on `symbol` fill one of the participant's orders? */
+  reaches(symbol: string, price: number): boolean {
+    if (this.orders.size === 0) return false;
+    if (this.dirty) this.recompute();
+    const b = this.best.get(symbol);
+    return b !== undefined && (b.bid >= price || b.ask <= price);
+  }
+
+  private recompute(): void {
+    this.best = new Map();
+    for (const o of this.orders.values()) {
+      let b = this.best.get(o.symbol);
+      if (!b) {
+        b = { bid: -Infinity, ask: Infinity };
+        this.best.set(o.symbol, b);
+      }
+      if (o.buy) b.bid = Math.max(b.bid, o.price);
+      else b.ask = Math.min(b.ask, o.price);
+    }
+    this.dirty = false;
+  }
+}
+
+export class BacktestRun {
+  private clock!: ManualClock;
+  private scheduler!: VirtualScheduler;
+  private engine!: Engine;
+  private replayer!: TapeReplayer;
+  private sim!: SimVenue;
+  private venue!: LatencyVenue;
+  private bot!: Bot;
+  private started = false;
+  private readonly symbols: string[];
+  private readonly needMark = new Set<string>();
+  private readonly resting = new RestingOrders();
+  /** Condition or strategy orders change the picture (last-price triggers): replay every trade then. */
+  private fullTape: boolean;
+  private idleDone = true;
+  private lastCalls = 0;
+  private nextSample = 0;
+  private readonly result: BacktestResult;
+
+  constructor(
+    private readonly cfg: BacktestConfig,
+    private readonly opts: RunOptions,
+  ) {
+    this.symbols = slotSymbols(opts.slots);
+    this.fullTape = opts.fullTape === true;
+    const strategies: Record<string, StrategyCounters> = {};
+    for (const s of opts.slots) strategies[s.id] = { ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0 };
+    this.result = {
+      symbols: this.symbols,
+      startTime: 0,
+      endTime: 0,
+      initialBalance: cfg.account.balance,
+      events: { read: 0, applied: 0, tradesThroughEngine: 0, tradesSkipped: 0 },
+      fills: [],
+      samples: [],
+      funding: [],
+      liquidations: 0,
+      strategies,
+      finalAsset: { walletBalance: '0', unrealizedPnl: '0' },
+      finalPositions: [],
+      tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 },
+      audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
+      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 },
+    };
+  }
+
+  private setup(header: RecordingHeader, t0: number): void {
+    const known = new Set(header.symbols.map((s) => s.symbol));
+    for (const s of this.symbols) {
+      if (!known.has(s)) throw new Error(`the strategies trade ${s}, which the recording does not hold (it has ${[...known].join(', ')})`);
+      this.needMark.add(s);
+    }
+    this.clock = new ManualClock(t0);
+    this.scheduler = new VirtualScheduler(this.clock);
+    this.engine = new Engine({ symbols: header.symbols.map((s) => symbolConfigOf(s, this.cfg.fees)), clock: this.clock, insuranceFund: TAPE_BALANCE });
+    this.engine.createAccount({ userId: TAPE_MAKER, balance: TAPE_BALANCE });
+    this.engine.createAccount({ userId: TAPE_TAKER, balance: TAPE_BALANCE });
+    this.engine.createAccount({ userId: PARTICIPANT, balance: this.cfg.account.balance });
+    for (const [symbol, leverage] of Object.entries(this.cfg.account.leverage)) this.engine.setLeverage(PARTICIPANT, { symbol, leverage });
+    this.engine.drain();
+    this.replayer = new TapeReplayer(this.engine, { specs: header.symbols });
+    this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0 });
+    this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
+    this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.opts.logger ?? silent });
+    this.bot.bus.subscribeAll((e) => this.observe(e));
+    this.result.startTime = t0;
+    this.nextSample = t0;
+  }
+
+  /** Bookkeeping from the bus: fills, counters, and the participant's resting orders. */
+  private observe(e: BotEvent): void {
+    switch (e.type) {
+      case 'order': {
+        this.resting.onOrder(e.order);
+        const c = e.strategyId === undefined ? undefined : this.result.strategies[e.strategyId];
+        if (c && e.executionType === 'NEW') c.ordersAccepted++;
+        if (c && e.executionType === 'CANCELED') c.cancels++;
+        return;
+      }
+      case 'fill': {
+        const f = e.fill;
+        this.result.fills.push({
+          time: e.time,
+          strategyId: e.strategyId ?? '(venue)',
+          symbol: f.symbol,
+          side: f.side,
+          price: f.price,
+          quantity: f.quantity,
+          fee: f.fee,
+          realizedPnl: f.realizedPnl,
+          role: f.role,
+          orderId: f.orderId,
+          clientOrderId: f.clientOrderId,
+          tradeId: f.tradeId,
+        });
+        return;
+      }
+      case 'condition':
+      case 'strategyOrder':
+        this.fullTape = true;
+        return;
+      case 'denial':
+        this.result.strategies[e.strategyId].denials++;
+        return;
+      case 'rejection':
+        this.result.strategies[e.strategyId].rejections++;
+        return;
+      default:
+    }
+  }
+
+  /**
+   * Lets the bot's promises run. Venue calls answer with already-resolved promises, but the
+   * executor reaches them through a few `await`s; the loop gives it microtask turns until it is
+   * idle. When calls are held back by the latency model it cannot become idle, so the loop stops
+   * once nothing moves. Deterministic: the turns depend only on what the bot did.
+   */
+  private async settle(): Promise<void> {
+    if (this.idleDone && this.bot.executor.queued === 0 && this.venue.calls === this.lastCalls) return;
+    if (this.idleDone) {
+      this.idleDone = false;
+      void this.bot.idle().then(() => {
+        this.idleDone = true;
+      });
+    }
+    let still = 0;
+    let progress = this.venue.calls + this.bot.stats.events;
+    for (let k = 0; k < SETTLE_TURNS && !this.idleDone; k++) {
+      await undefined;
+      const now = this.venue.calls + this.bot.stats.events;
+      if (now !== progress) {
+        progress = now;
+        still = 0;
+      } else if (this.venue.inFlight > 0 && ++still >= 8) break;
+    }
+    this.lastCalls = this.venue.calls;
+  }
+
+  private async runTimers(until: number): Promise<void> {
+    while (this.scheduler.runNext(until)) {
+      this.sim.pump();
+      await this.settle();
+    }
+  }
+
+  private sample(time: number): void {
+    const asset = this.engine.asset(PARTICIPANT);
+    const marks: string[] = [];
+    const positions: string[] = [];
+    let gross = new Dec(0);
+    for (const s of this.symbols) {
+      const mark = this.engine.marketState(s).markPrice;
+      let q = new Dec(0);
+      for (const p of this.engine.positions(PARTICIPANT, s)) q = p.positionSide === 'SHORT' ? q.minus(p.quantity) : q.plus(p.quantity);
+      marks.push(mark);
+      positions.push(q.toString());
+      gross = gross.plus(q.abs().times(mark));
+    }
+    this.result.samples.push({ time, equity: new Dec(asset.walletBalance).plus(asset.unrealizedPnl).toString(), marks, positions, grossNotional: gross.toString() });
+  }
+
+  /** Samples equity at every interval boundary up to and including `t`. */
+  private sampleUpTo(t: number): void {
+    const step = this.cfg.report.equityIntervalMs;
+    while (this.nextSample <= t) {
+      this.sample(this.nextSample);
+      this.nextSample = (Math.floor(this.nextSample / step) + 1) * step;
+    }
+  }
+
+  private async startBot(): Promise<void> {
+    this.started = true;
+    await this.bot.start();
+    this.sim.pump();
+    await this.settle();
+    // Samples start with the bot: before it, the participant has no reason to exist.
+    this.nextSample = this.clock.now();
+  }
+
+  private apply(e: RecordedEvent): void {
+    switch (e.k) {
+      case 'trade':
+        if (this.started) this.venue.inject({ type: 'trade', time: e.t, symbol: e.s, data: { tradeId: e.id, price: e.p, quantity: e.q, side: e.side, time: e.t } });
+        if (this.fullTape || (this.started && this.resting.reaches(e.s, Number(e.p)))) {
+          this.result.events.tradesThroughEngine++;
+          this.replayer.apply(e);
+        } else {
+          this.result.events.tradesSkipped++;
+          this.replayer.stats.trades++;
+        }
+        return;
+      case 'mark':
+      case 'funding':
+        this.replayer.apply(e);
+        if (e.k === 'mark' && !this.started) this.needMark.delete(e.s);
+        return;
+      case 'depth':
+        if (this.started) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: e.b, asks: e.a } });
+        return;
+      case 'ticker':
+        if (this.started) {
+          // A recorded ticker carries no open, change or book fields: those read '0'.
+          const markPrice = this.engine.marketState(e.s).markPrice;
+          this.venue.inject({ type: 'ticker', time: e.t, symbol: e.s, data: { lastPrice: e.last, markPrice, high: e.high, low: e.low, volume: e.vol, quoteVolume: e.qvol, priceChangePercent: '0', openPrice: '0', bestBid: '0', bestAsk: '0' } });
+        }
+        return;
+      default:
+        // private, positions, gap: a recording of someone else's account, or a note; not market data.
+        this.replayer.apply(e);
+    }
+  }
+
+  async run(): Promise<BacktestResult> {
+    const { source } = this.opts;
+    const from = this.cfg.data.from ?? -Infinity;
+    const to = this.cfg.data.to ?? Infinity;
+    const every = this.opts.progressEvery ?? 100_000;
+    let nextProgress = every;
+    let ready = false;
+    let lastT = 0;
+    let stop = false;
+    while (!stop) {
+      const batch = await source.next();
+      if (!batch) break;
+      for (let i = 0; i < batch.count; i++) {
+        const t = batch.time(i);
+        this.result.events.read++;
+        if (t < from) continue;
+        if (t >= to) {
+          stop = true;
+          break;
+        }
+        if (!ready) {
+          this.setup(source.header, t);
+          ready = true;
+        }
+        if (t > this.clock.now()) {
+          if (this.started) {
+            await this.runTimers(t);
+            this.sampleUpTo(t);
+          }
+          this.clock.set(t);
+        }
+        this.apply(batch.event(i));
+        this.result.events.applied++;
+        lastT = t;
+        if (this.started) {
+          this.sim.pump();
+          await this.settle();
+        } else {
+          this.engine.drain();
+          if (this.needMark.size === 0) await this.startBot();
+        }
+        if (this.result.events.read >= nextProgress) {
+          nextProgress += every;
+          const p = source.progress();
+          this.opts.onProgress?.({ events: this.result.events.read, bytesDone: p.done, bytesTotal: p.total, time: t });
+        }
+      }
+    }
+    await source.close();
+    if (!ready) throw new Error('the recording has no events in the configured time range');
+    if (!this.started) throw new Error(`the recording has no mark price for ${[...this.needMark].join(', ')} in the configured time range: the strategies never started`);
+    const end = Number.isFinite(to) ? Math.max(lastT, Math.min(to, lastT)) : lastT;
+    await this.runTimers(end);
+    this.sampleUpTo(end);
+    if (this.result.samples.length === 0 || this.result.samples[this.result.samples.length - 1].time !== end) this.sample(end);
+    this.result.endTime = end;
+    await this.finish();
+    const p = source.progress();
+    this.opts.onProgress?.({ events: this.result.events.read, bytesDone: p.total, bytesTotal: p.total, time: end });
+    return this.result;
+  }
+
+  /** Stops the bot (its onStop intents still reach the engine) and collects the final state. */
+  private async finish(): Promise<void> {
+    let stopped = false;
+    const stopping = this.bot.stop().then(() => {
+      stopped = true;
+    });
+    for (let guard = 0; !stopped && guard < 1_000_000; guard++) {
+      await undefined;
+      if (!stopped && !this.scheduler.runNext(Infinity)) {
+        for (let k = 0; k < SETTLE_TURNS && !stopped; k++) await undefined;
+        if (!stopped && this.scheduler.pending === 0) break;
+      } else this.sim.pump();
+    }
+    await Promise.race([stopping, Promise.resolve()]);
+    this.sim.pump();
+    const r = this.result;
+    const asset = this.engine.asset(PARTICIPANT);
+    r.finalAsset = { walletBalance: asset.walletBalance, unrealizedPnl: asset.unrealizedPnl };
+    r.finalPositions = this.engine.positions(PARTICIPANT).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice }));
+    const changes = this.engine.accountData(PARTICIPANT).changes;
+    const liquidations = new Set<string>();
+    for (const c of changes) {
+      if (c.changeType === 'FUNDING_FEE') r.funding.push({ time: c.createdAt, symbol: c.symbol, amount: c.amount });
+      if (c.changeType === 'LIQUIDATION') liquidations.add(c.referenceId);
+    }
+    r.liquidations = liquidations.size;
+    r.tape = { ...this.replayer.stats, skipped: { ...this.replayer.stats.skipped } };
+    r.audit = this.engine.audit();
+    r.botStats = { ...this.bot.stats };
+  }
+}
+
+export async function runBacktest(cfg: BacktestConfig, opts: RunOptions): Promise<BacktestResult> {
+  return new BacktestRun(cfg, opts).run();
+}

@@ -1,0 +1,42 @@
+/**
+ * Where the replay's events come from, in batches. The driver pulls one batch per `await` and walks
+ * it with plain indexed reads, so the per-event cost is a loop step, not a promise: an async
+ * generator yielding single events (the recording reader) spends about as long resolving its
+ * promises as the engine spends on a trade.
+ *
+ * A batch hands out events by index; `event(i)` may return an object that is reused by the next
+ * call (the binary cache decodes into one object per kind), so consumers must not keep it.
+ */
+import type { RecordedEvent, RecordingHeader } from '../recording/format';
+
+export interface EventBatch {
+  readonly count: number;
+  /** Event time, ms, without decoding the rest. */
+  time(i: number): number;
+  /** The event; valid until the next call on this batch or the next batch. */
+  event(i: number): RecordedEvent;
+}
+
+export interface EventSource {
+  /** The first file's header; `symbols` is the union of every file's. */
+  readonly header: RecordingHeader;
+  /** The next batch, or undefined at the end. */
+  next(): Promise<EventBatch | undefined>;
+  close(): Promise<void>;
+  /** Bytes of the underlying files consumed so far and in total, for progress. */
+  progress(): { done: number; total: number };
+}
+
+/** A batch over an array of parsed events. */
+export class ArrayBatch implements EventBatch {
+  constructor(readonly events: RecordedEvent[]) {}
+  get count(): number {
+    return this.events.length;
+  }
+  time(i: number): number {
+    return this.events[i].t;
+  }
+  event(i: number): RecordedEvent {
+    return this.events[i];
+  }
+}
