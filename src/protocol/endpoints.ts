@@ -142,6 +142,9 @@ export const ENDPOINTS = {
   adminMintEmbedToken: ep<A.MintEmbedTokenParams, A.MintEmbedTokenRequest, A.MintEmbedTokenResult>(admin('/agent-sso/embed-token'), va.validateMintEmbedToken),
   adminSetMarkPrice: ep<A.SetMarkPriceParams, A.SetMarkPriceRequest, A.SetMarkPriceResult>(admin('/market/mark-price'), va.validateSetMarkPrice),
   adminSettleFunding: ep<A.SettleFundingParams, A.SettleFundingRequest, A.SettleFundingResult>(admin('/clock/funding'), va.validateSettleFunding),
+  // Fault injection switches (docs/reliability.md "Fault injection").
+  adminSetFault: ep<A.SetFaultParams, A.SetFaultRequest, A.FaultsResult>(admin('/faults'), va.validateSetFault),
+  adminGetFaults: ep<A.GetFaultsParams, EmptyParams, A.FaultsResult>({ ...admin('/faults'), method: 'GET', input: 'none' }, validateEmptyQuery),
 } as const;
 
 export type Endpoints = typeof ENDPOINTS;

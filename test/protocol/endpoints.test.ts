@@ -58,7 +58,8 @@ describe('endpoint registry', () => {
     const e = ENDPOINTS[n];
     if (e.group === 'orders' || e.group === 'positions') expect([e.auth, e.permission]).toEqual(['private', 'TRADE']);
     else if (e.group === 'user') expect([e.auth, e.permission]).toEqual(['private', 'READ']);
-    else if (e.group === 'admin') expect([e.auth, e.permission, e.method]).toEqual(['admin', undefined, 'POST']);
+    // Admin endpoints change things (POST), except the read-out of the fault switches.
+    else if (e.group === 'admin') expect([e.auth, e.permission, e.method]).toEqual(['admin', undefined, n === 'adminGetFaults' ? 'GET' : 'POST']);
     else expect(e.permission).toBeUndefined();
     if (e.method === 'GET') expect(e.input).not.toBe('body');
     expect(e.path.startsWith('/v1/')).toBe(true);

@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { decimalStringProblem } from '../../core/decimal';
 import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
+import { VenueError } from '../../core/errors';
+import { validateFaultSetting } from '../../protocol/validate/admin';
 import { SymbolSpec, type MarginTier, type SymbolConfig } from '../engine/symbols';
 import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type ExchangeConfig, type MarketMode } from './config';
 
@@ -185,6 +187,15 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
       listenKey: c.obj<ExchangeConfig['listenKey']>({ ttlMs: c.int(1000), maxPerUser: c.int(1) }, [], d.listenKey),
       ws: c.obj<ExchangeConfig['ws']>({ pingIntervalMs: c.int(100), deadAfterMs: c.int(100) }, [], d.ws),
       version: c.str,
+      // Fault injection: each entry as the body of POST /v1/admin/faults (without `on`).
+      faults: c.list((v, p) => {
+        try {
+          return validateFaultSetting(v);
+        } catch (e) {
+          const field = e instanceof VenueError && e.field !== undefined ? `.${e.field}` : '';
+          throw new ConfigError(c.file, `${p}${field}`, e instanceof Error ? e.message : String(e));
+        }
+      }),
     },
     [],
     { ...d, symbols: d.symbols.map((s) => ({ ...s, tiers: s.tiers.map((t) => ({ ...t })) })), users: [] },

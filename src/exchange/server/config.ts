@@ -3,6 +3,7 @@
  * file and the command line override them (docs/local-exchange.md is the reference).
  */
 import type { Permission, PositionMode } from '../../core/enums';
+import type { FaultSetting } from '../../protocol/rest/admin';
 import { DEFAULT_SYMBOLS, type SymbolConfig } from '../engine/symbols';
 
 export type MarketMode = 'off' | 'synthetic' | `replay:${string}`;
@@ -66,6 +67,8 @@ export interface ExchangeConfig {
   };
   /** Prefix of the version string returned by GET /v1/version. */
   version: string;
+  /** Fault-injection switches on from the start (faults.ts, docs/reliability.md); normally empty. */
+  faults: FaultSetting[];
 }
 
 export const DEFAULT_CONFIG: ExchangeConfig = {
@@ -86,4 +89,5 @@ export const DEFAULT_CONFIG: ExchangeConfig = {
   listenKey: { ttlMs: 60 * 60 * 1000, maxPerUser: 10 },
   ws: { pingIntervalMs: 20000, deadAfterMs: 60000 },
   version: '0.1.0',
+  faults: [],
 };

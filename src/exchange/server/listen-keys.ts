@@ -16,6 +16,8 @@ export interface ListenKeyInfo {
 export class ListenKeyStore {
   private readonly keys = new Map<string, ListenKeyInfo>();
   private readonly expiredListeners: Array<(info: ListenKeyInfo) => void> = [];
+  /** Fault injection (faults.ts, expireListenKeys with ttlMs): lifetime of keys created or extended while set. */
+  ttlOverrideMs: number | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -34,7 +36,7 @@ export class ListenKeyStore {
     if (live.length >= this.maxPerUser) {
       throw new VenueError(ErrorCodes.INVALID_PARAMETER, `at most ${this.maxPerUser} live listenKeys per user; close one first`, 'listenKey');
     }
-    const info: ListenKeyInfo = { listenKey: randomBytes(24).toString('base64url'), userId, expireAt: this.clock.now() + this.ttlMs };
+    const info: ListenKeyInfo = { listenKey: randomBytes(24).toString('base64url'), userId, expireAt: this.clock.now() + (this.ttlOverrideMs ?? this.ttlMs) };
     this.keys.set(info.listenKey, info);
     return { ...info };
   }
@@ -49,7 +51,7 @@ export class ListenKeyStore {
 
   extend(userId: string, listenKey: string): ListenKeyInfo {
     const k = this.own(userId, listenKey);
-    k.expireAt = this.clock.now() + this.ttlMs;
+    k.expireAt = this.clock.now() + (this.ttlOverrideMs ?? this.ttlMs);
     return { ...k };
   }
 
@@ -84,5 +86,18 @@ export class ListenKeyStore {
     k.expireAt = this.clock.now();
     this.sweep();
     return true;
+  }
+
+  /** Fault injection hook: expire every key of a user (every key when undefined) now; returns how many. */
+  expireAll(userId?: string): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const k of this.keys.values()) {
+      if (userId !== undefined && k.userId !== userId) continue;
+      k.expireAt = now;
+      n++;
+    }
+    this.sweep();
+    return n;
   }
 }

@@ -26,6 +26,7 @@ import type { Principal } from './auth/principal';
 import { SessionStore } from './auth/sessions';
 import { DEFAULT_CONFIG, type ExchangeConfig } from './config';
 import { ExchangeCore } from './exchange-core';
+import { DroppedByFault, FaultSwitches } from './faults';
 import { HANDLERS } from './handlers';
 import type { Handler, RequestContext, ServerDeps } from './handlers/context';
 import { parseJsonBody } from './http/json-body';
@@ -77,6 +78,8 @@ export class ExchangeServer {
   readonly httpServer: http.Server;
   readonly ws: WsGateway;
   readonly sessions: SessionStore;
+  /** Fault-injection switches (faults.ts); all off unless the config or the admin API turns one on. */
+  readonly faults: FaultSwitches;
   private readonly jwt: JwtSigner;
   private readonly auth: Authenticator;
   private readonly rateLimiter: RateLimiter;
@@ -106,16 +109,20 @@ export class ExchangeServer {
     // Without a configured secret, tokens die with the process, like the in-memory refresh tokens.
     this.jwt = new JwtSigner(config.auth.jwtSecret !== undefined ? Buffer.from(config.auth.jwtSecret, 'utf8') : randomBytes(32));
     this.sessions = new SessionStore(clock, config.auth.refreshTokenTtlMs);
-    this.auth = new Authenticator(clock, this.core.accounts, this.jwt);
+    this.faults = new FaultSwitches(clock, config.seed);
+    // recvWindow checks read the server clock through the clock-skew switch (0 when off).
+    this.auth = new Authenticator(this.faults.skewed(clock), this.core.accounts, this.jwt);
     this.rateLimiter = new RateLimiter(clock, config.rateLimits);
-    this.deps = { core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, sessions: this.sessions, jwt: this.jwt };
+    this.deps = { core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, sessions: this.sessions, jwt: this.jwt, faults: this.faults };
     this.httpServer = http.createServer({ keepAlive: true, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
       void this.handle(req, res);
     });
     this.httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     // A malformed request line or headers: node answers nothing by default, so answer in the envelope.
     this.httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.onClientError(err, socket));
-    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws });
+    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws, faults: this.faults });
+    this.faults.attach({ ws: this.ws, listenKeys: this.listenKeys });
+    for (const f of config.faults) this.faults.set(f);
   }
 
   /** Listens, creates the configured users, starts services and the sweep timer. */
@@ -191,6 +198,7 @@ export class ExchangeServer {
         this.log.error({ err }, 'service failed to stop');
       }
     }
+    this.faults.close();
     await this.ws.close();
     await closed;
     this.core.emitter.off('events', this.onCoreEvents);
@@ -246,6 +254,8 @@ export class ExchangeServer {
         throw err;
       }
       principal = this.authenticate(ep, req, method, path, rawQuery, rawBody);
+      // Fault injection (faults.ts): one boolean when no switch is on; never on the admin API.
+      const dropAnswer = this.faults.httpActive && ep.group !== 'admin' && (await this.faults.beforeHandler(principal?.userId, method, path, (n, v) => res.setHeader(n, v)));
       if (principal) this.applyRateLimit(principal.userId, ep, res);
       const input = this.decodeInput(ep, req, method, rawQuery, rawBody);
       const request: unknown = ep.validate(input);
@@ -259,6 +269,7 @@ export class ExchangeServer {
       // The registry and the handler map are keyed alike; the name ties request and handler types.
       const handler = HANDLERS[endpointName] as Handler<EndpointName>;
       const data = await handler(ctx, request as never);
+      if (dropAnswer) throw new DroppedByFault(true);
       sendEnvelope(res, 200, successEnvelope(data, requestId));
     } catch (err) {
       code = this.answerError(err, res, requestId, method, path);
@@ -334,7 +345,7 @@ export class ExchangeServer {
   }
 
   private answerError(err: unknown, res: ServerResponse, requestId: string, method: string, path: string): number {
-    if (err instanceof RequestAborted) {
+    if (err instanceof RequestAborted || err instanceof DroppedByFault) {
       res.destroy();
       return ErrorCodes.INTERNAL;
     }

@@ -72,3 +72,74 @@ export interface SettleFundingResult {
   /** Epoch ms of the settlement. */
   fundingTime: number;
 }
+
+// ---- fault injection (docs/reliability.md "Fault injection"; the local exchange only)
+
+/** Switches of the local exchange's fault injection (src/exchange/server/faults.ts). */
+export const FAULT_NAMES = [
+  'dropWs',
+  'silence',
+  'delayMs',
+  'http5xx',
+  'acceptDropResponse',
+  'rejectDropResponse',
+  'rateLimit',
+  'expireListenKeys',
+  'clockSkewMs',
+  'duplicateEvents',
+  'reorderEvents',
+] as const;
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+/** halfOpen: stop answering pings and stop sending, socket left open; terminate: cut (1006); close: close frame 1001. */
+export const DROP_WS_MODES = ['halfOpen', 'terminate', 'close'] as const;
+export type DropWsMode = (typeof DROP_WS_MODES)[number];
+
+/** A fault switch with its scope; fields a switch does not use are refused. */
+export interface FaultSetting {
+  fault: FaultName;
+  /** Only requests / streams of this user (any user when absent). */
+  userId?: string;
+  /** HTTP switches: only this method. */
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** HTTP switches: only paths starting with this. */
+  pathPrefix?: string;
+  /** Chance that a matching request / event is hit, 0..1; default 1. */
+  probability?: number;
+  /** Hits before the switch turns itself off. */
+  count?: number;
+  /** The switch turns itself off after this long, ms. */
+  durationMs?: number;
+  /** delayMs, clockSkewMs (may be negative): the amount, ms. */
+  ms?: number;
+  /** http5xx: 500 (50001) or 503 (50002); default 503. */
+  status?: 500 | 503;
+  /** rateLimit: Retry-After, seconds; default 1. */
+  retryAfterSec?: number;
+  /** dropWs: default halfOpen. */
+  mode?: DropWsMode;
+  /** expireListenKeys: lifetime of keys created or extended while on, instead of expiring them now. */
+  ttlMs?: number;
+  /** reorderEvents: longest time an event is held back, ms; default 50. */
+  windowMs?: number;
+}
+export type SetFaultParams = FaultSetting & {
+  /** false turns the named switch off (every entry, or those of `userId`); `fault: "all"` with false clears everything. */
+  on?: boolean;
+};
+export type SetFaultRequest = { on: true; setting: FaultSetting } | { on: false; fault: FaultName | 'all'; userId: string | undefined };
+
+export interface ActiveFault extends FaultSetting {
+  id: number;
+  /** Epoch ms when it turns off, when it has a duration. */
+  until?: number;
+  /** Hits left, when it has a count. */
+  remaining?: number;
+  hits: number;
+}
+export interface FaultsResult {
+  active: ActiveFault[];
+  /** Hits per switch since the exchange started (also counted after a switch turned off). */
+  hits: Partial<Record<FaultName, number>>;
+}
+export type GetFaultsParams = Record<string, never>;

@@ -42,4 +42,14 @@ export const adminHandlers = {
     await ctx.deps.core.execute({ k: 'settleFunding', symbol: req.symbol, rate: req.fundingRate });
     return { symbol: req.symbol, fundingRate: ctx.deps.core.engine.marketState(req.symbol).fundingRate, fundingTime: ctx.deps.core.wallClock.now() };
   },
+  // Fault injection (faults.ts, docs/reliability.md "Fault injection").
+  adminSetFault: (ctx, req) => {
+    const { faults } = ctx.deps;
+    if (req.on) {
+      if (req.setting.userId !== undefined) requireUser(ctx, req.setting.userId);
+      faults.set(req.setting);
+    } else faults.clear(req.fault, req.userId);
+    return faults.list();
+  },
+  adminGetFaults: (ctx) => ctx.deps.faults.list(),
 } satisfies Partial<HandlerMap>;

@@ -6,6 +6,7 @@ import type { JwtSigner } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { SessionStore } from '../auth/sessions';
 import type { ExchangeCore } from '../exchange-core';
+import type { FaultSwitches } from '../faults';
 import type { ListenKeyStore } from '../listen-keys';
 import type { MarketDataStore } from '../market-data';
 
@@ -15,6 +16,8 @@ export interface ServerDeps {
   marketData: MarketDataStore;
   sessions: SessionStore;
   jwt: JwtSigner;
+  /** Fault injection (faults.ts): the admin switches, and the clock skew GET /v1/time reports. */
+  faults: FaultSwitches;
 }
 
 export interface RequestContext {

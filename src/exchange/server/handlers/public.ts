@@ -25,7 +25,8 @@ const WRONG_CREDENTIALS = 'wrong username or password';
 
 export const publicHandlers = {
   getVersion: (ctx) => ({ version: ctx.deps.core.config.version, apiVersion: 'v1' as const }),
-  getTime: (ctx) => ({ serverTime: ctx.deps.core.wallClock.now() }),
+  // clockSkewMs is 0 unless the clock-skew fault switch is on (faults.ts).
+  getTime: (ctx) => ({ serverTime: ctx.deps.core.wallClock.now() + ctx.deps.faults.clockSkewMs }),
   login: async (ctx, req) => {
     const user = ctx.deps.core.accounts.byUsername.get(req.username);
     // An unknown user costs the same scrypt run as a known one, and gets the same answer.

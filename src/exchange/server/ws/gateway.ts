@@ -12,6 +12,10 @@
  * - 4001 the listenKey expired or was deleted (after one LISTEN_KEY_EXPIRED event);
  * - 1009 a client frame larger than the stream's limit (sent by the ws library);
  * - 1006 (no close frame) heartbeat timeout, slow consumer, or the `dropUser` fault hook.
+ *
+ * Fault injection (../faults.ts) reaches in at three points, each behind one boolean when off:
+ * private frames (`sendPrivate`), new private connections (`acceptPrivate`), and half-open
+ * connections (`send`, `heartbeat`).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -23,6 +27,8 @@ import { PRIVATE_STREAM_PATH, PUBLIC_FRAME_MAX_BYTES, PUBLIC_STREAM_PATH, valida
 import type { EngineEvent } from '../../engine/events';
 import type { ExchangeConfig } from '../config';
 import type { ExchangeCore } from '../exchange-core';
+import type { FaultSwitches, WsFaultTarget } from '../faults';
+import type { DropWsMode } from '../../../protocol/rest/admin';
 import type { ListenKeyInfo, ListenKeyStore } from '../listen-keys';
 import type { MarketDataStore } from '../market-data';
 import { refuseUpgrade } from './http-refusal';
@@ -58,6 +64,8 @@ export interface WsGatewayOptions {
   maxBufferedBytes?: number;
   /** How long `close()` waits for clients to answer the close frame before cutting them; default 1000 ms. */
   closeGraceMs?: number;
+  /** Fault-injection switches (docs/reliability.md); none when absent. */
+  faults?: FaultSwitches;
 }
 
 type Connection = PrivateConnection | PublicConnection;
@@ -72,7 +80,7 @@ export interface WsGatewayStats {
   pendingSnapshots: number;
 }
 
-export class WsGateway {
+export class WsGateway implements WsFaultTarget {
   private readonly core: ExchangeCore;
   private readonly listenKeys: ListenKeyStore;
   private readonly httpServer: Server;
@@ -92,6 +100,9 @@ export class WsGateway {
   private readonly pingTimer: TimerHandle;
   private nextId = 1;
   private closing: Promise<void> | undefined;
+  private readonly faults: FaultSwitches | undefined;
+  /** Connections the dropWs fault left half-open: nothing sent, no pings, nothing read. */
+  private readonly halfOpen = new Set<Connection>();
 
   constructor(opts: WsGatewayOptions) {
     this.core = opts.core;
@@ -104,6 +115,7 @@ export class WsGateway {
     this.deadAfterMs = opts.config.deadAfterMs;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 8 * 1024 * 1024;
     this.closeGraceMs = opts.closeGraceMs ?? 1000;
+    this.faults = opts.faults;
     if (!(this.pingIntervalMs > 0) || !(this.deadAfterMs > 0)) {
       throw new RangeError(`ws.pingIntervalMs and ws.deadAfterMs must be positive, got ${this.pingIntervalMs} and ${this.deadAfterMs}`);
     }
@@ -114,7 +126,7 @@ export class WsGateway {
     this.publicWss = new WebSocketServer({ noServer: true, maxPayload: PUBLIC_FRAME_MAX_BYTES, perMessageDeflate: false, clientTracking: false });
     for (const wss of [this.privateWss, this.publicWss]) wss.on('error', (err) => this.log?.warn({ err }, 'websocket server error'));
 
-    this.privateStreams = new PrivateStreams((conn, text) => this.send(conn, text));
+    this.privateStreams = new PrivateStreams((conn, text) => this.sendPrivate(conn, text));
     this.publicStreams = new PublicStreams({
       core: opts.core,
       marketData: opts.marketData,
@@ -178,6 +190,33 @@ export class WsGateway {
     this.privateStreams.silence(userId, on);
   }
 
+  /**
+   * Fault hook (dropWs): halfOpen stops reading (so no pongs go back), sending and pinging, and
+   * leaves the socket open, as a dead NAT entry or a hung peer would; terminate cuts (1006);
+   * close sends a close frame (1001). For one user, or every private connection.
+   */
+  dropPrivate(userId: string | undefined, mode: DropWsMode): number {
+    const conns = userId !== undefined ? this.privateStreams.connectionsOfUser(userId) : [...this.connections].filter((c): c is PrivateConnection => c.kind === 'private');
+    for (const c of conns) this.dropConnection(c, mode);
+    return conns.length;
+  }
+
+  private dropConnection(c: PrivateConnection, mode: DropWsMode): void {
+    if (mode === 'terminate') this.terminate(c);
+    else if (mode === 'close') this.closeConnection(c, CLOSE_SHUTDOWN, 'dropped (fault injection)');
+    else {
+      this.halfOpen.add(c);
+      c.ws.pause();
+    }
+  }
+
+  /** Users with a private connection now (fault injection). */
+  privateUserIds(): string[] {
+    const ids = new Set<string>();
+    for (const c of this.connections) if (c.kind === 'private') ids.add(c.userId);
+    return [...ids];
+  }
+
   // ---------------------------------------------------------------- upgrade
 
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -219,6 +258,10 @@ export class WsGateway {
     this.privateStreams.add(conn);
     // The key may have ended while the handshake ran; its end event would have found no one.
     if (!this.listenKeys.lookup(info.listenKey)) this.expire(conn);
+    else if (this.faults?.wsActive) {
+      const drop = this.faults.dropOnOpen(conn.userId);
+      if (drop !== undefined) this.dropConnection(conn, drop);
+    }
   }
 
   private acceptPublic(ws: WebSocket): void {
@@ -251,6 +294,7 @@ export class WsGateway {
 
   /** Removes a connection from every index and timer; safe to call more than once. */
   private detach(conn: Connection): void {
+    this.halfOpen.delete(conn);
     if (conn.deadTimer !== undefined) {
       this.timers.clearTimeout(conn.deadTimer);
       conn.deadTimer = undefined;
@@ -273,8 +317,15 @@ export class WsGateway {
 
   // ---------------------------------------------------------------- sending
 
+  /** Private frames pass the duplicate/reorder switches when one is on. */
+  private sendPrivate(conn: PrivateConnection, text: string): void {
+    if (this.faults?.wsActive) this.faults.privateFrame(conn, conn.userId, text, (t) => this.send(conn, t));
+    else this.send(conn, text);
+  }
+
   private send(conn: Connection, frame: string | Buffer): void {
     if (!conn.attached || conn.ws.readyState !== WebSocket.OPEN) return;
+    if (this.halfOpen.size > 0 && this.halfOpen.has(conn)) return;
     if (conn.ws.bufferedAmount > this.maxBufferedBytes) {
       this.log?.warn({ conn: conn.id, buffered: conn.ws.bufferedAmount }, 'cutting a websocket client that does not read');
       this.terminate(conn);
@@ -316,7 +367,7 @@ export class WsGateway {
     // Keys that ran out with nobody asking are noticed here, so their streams end on time.
     this.listenKeys.sweep();
     for (const conn of this.connections) {
-      if (conn.ws.readyState === WebSocket.OPEN) conn.ws.ping();
+      if (conn.ws.readyState === WebSocket.OPEN && !this.halfOpen.has(conn)) conn.ws.ping();
     }
   };
 
