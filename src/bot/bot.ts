@@ -208,9 +208,10 @@ export class Bot {
         this.executor.onOrderUpdate(o, (cid) => this.strategyOf(cid));
         const sid = this.strategyOf(o.clientOrderId);
         const { executionType, tradeId, fillId, lastFilledQty, lastFilledPrice, roleType, handlingFee, realizedPnl, ...order } = o;
-        void fillId;
         this.bus.publish({ type: 'order', time, order, executionType, strategyId: sid });
-        if (executionType === 'TRADE' && lastFilledQty !== undefined && lastFilledPrice !== undefined) {
+        // A duplicated TRADE event (a venue or network may deliver one twice) is the same fill:
+        // strategies hear of each fill once, or they would count position they do not have.
+        if (executionType === 'TRADE' && lastFilledQty !== undefined && lastFilledPrice !== undefined && this.firstSightOfFill(o.orderId, fillId ?? tradeId)) {
           this.stats.fills++;
           this.bus.publish({
             type: 'fill',
@@ -273,6 +274,22 @@ export class Bot {
         break;
     }
     this.kick();
+  }
+
+  /** Fill ids seen, oldest first, bounded: duplicates arrive close together. */
+  private readonly seenFills = new Set<string>();
+
+  /** True the first time a fill (orderId + fill or trade id) is seen; fills without an id always count. */
+  private firstSightOfFill(orderId: string, fillId: string | undefined): boolean {
+    if (fillId === undefined || fillId === '') return true;
+    const key = `${orderId}:${fillId}`;
+    if (this.seenFills.has(key)) return false;
+    this.seenFills.add(key);
+    if (this.seenFills.size > 10000) {
+      const oldest = this.seenFills.values().next();
+      if (oldest.done !== true) this.seenFills.delete(oldest.value);
+    }
+    return true;
   }
 
   /**

@@ -34,6 +34,13 @@ export class StateCache implements StateView {
   private readonly tickers = new Map<string, TickerPushData>();
   /** Last update time per order, so a late stale update never moves an order backwards. */
   private readonly orderTimes = new Map<string, number>();
+  /**
+   * Orders seen final (clientOrderId -> orderId), so that a duplicated or late NEW /
+   * PARTIALLY_FILLED update arriving after the final one cannot bring the order back into the
+   * open set: a final order never reopens. Bounded (oldest forgotten first).
+   */
+  private readonly finals = new Map<string, string>();
+  private static readonly KEEP_FINALS = 10000;
 
   // ------------------------------------------------------------------ writes (runtime only)
 
@@ -43,6 +50,8 @@ export class StateCache implements StateView {
     const prevTime = this.orderTimes.get(o.clientOrderId);
     if (prev && prev.orderId === o.orderId && prevTime !== undefined && o.updateTime < prevTime) return false;
     if (prev && prev.orderId === o.orderId && Number(o.executedQty) < Number(prev.executedQty)) return false;
+    if (OPEN.has(o.status) && this.finals.get(o.clientOrderId) === o.orderId) return false;
+    if (!OPEN.has(o.status)) this.rememberFinal(o.clientOrderId, o.orderId);
     if (OPEN.has(o.status)) {
       this.orders.set(o.clientOrderId, o);
       this.orderTimes.set(o.clientOrderId, o.updateTime);
@@ -51,6 +60,15 @@ export class StateCache implements StateView {
       this.orderTimes.delete(o.clientOrderId);
     }
     return true;
+  }
+
+  private rememberFinal(clientOrderId: string, orderId: string): void {
+    this.finals.delete(clientOrderId);
+    this.finals.set(clientOrderId, orderId);
+    if (this.finals.size > StateCache.KEEP_FINALS) {
+      const oldest = this.finals.keys().next();
+      if (oldest.done !== true) this.finals.delete(oldest.value);
+    }
   }
 
   applyPosition(p: PositionRecord): void {
