@@ -12,7 +12,7 @@ import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
 import type { PublicTopic } from '../../protocol/ws';
-import { NotFoundError, type PerpClient, type PrivateStream, type PublicStream, type ResyncReason } from '../../client';
+import { NotFoundError, type PerpClient, type PrivateStream, type PrivateStreamOptions, type PublicStream, type ResyncReason } from '../../client';
 import type { AmendParams, OrderRef, StreamStatus, Venue, VenueEvent } from './venue';
 
 export interface LiveVenueOptions {
@@ -20,6 +20,12 @@ export interface LiveVenueOptions {
   clock?: Clock;
   /** No private event for this long while orders work is reported as silence (ms). */
   silenceTimeoutMs?: number;
+  /**
+   * Heartbeat and reconnect settings of the private stream (ping period, pong deadline, reconnect
+   * backoff); the SDK's defaults when absent. The pong deadline bounds how long a half-open
+   * connection goes unnoticed.
+   */
+  privateStream?: Partial<Pick<PrivateStreamOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'reconnectBackoff' | 'handshakeTimeoutMs' | 'keepAliveIntervalMs'>>;
 }
 
 const RESYNC_STATUS: Record<ResyncReason, StreamStatus> = {
@@ -39,11 +45,13 @@ export class LiveVenue implements Venue {
   private pub: PublicStream | undefined;
   private readonly subs: Subscription[] = [];
   private readonly silenceTimeoutMs: number | undefined;
+  private readonly streamOptions: LiveVenueOptions['privateStream'];
 
   constructor(opts: LiveVenueOptions) {
     this.client = opts.client;
     this.clock = opts.clock ?? new SystemClock();
     this.silenceTimeoutMs = opts.silenceTimeoutMs;
+    this.streamOptions = opts.privateStream;
   }
 
   private emitStream(stream: 'private' | 'public', status: StreamStatus, detail: string): void {
@@ -51,7 +59,7 @@ export class LiveVenue implements Venue {
   }
 
   async start(marketSymbols: readonly string[]): Promise<void> {
-    const priv = this.client.privateStream(this.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: this.silenceTimeoutMs });
+    const priv = this.client.privateStream({ ...this.streamOptions, ...(this.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: this.silenceTimeoutMs }) });
     this.priv = priv;
     this.subs.push(
       priv.events$.subscribe((e) => {
