@@ -4,6 +4,8 @@
 import { runDemo } from './demo';
 import { runExchange } from './exchange';
 import { runBot } from './run';
+import { runRecord } from './record';
+import { runSynth } from './synth';
 
 const USAGE = `perpkit <command> [options]
 
@@ -11,9 +13,11 @@ Commands available in this build:
   exchange    run the local exchange (perpkit exchange --help)
   run         run a trading bot from a YAML config (perpkit run --help)
   demo        local exchange + market maker bot in one process (perpkit demo --help)
+  record      record a venue's market (and account) streams to a file (perpkit record --help)
+  synth       write a synthetic market recording (perpkit synth --help)
   help        show this text
 
-Planned (see README.md for status): record, synth, backtest, sweep
+Planned (see README.md for status): backtest, sweep
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -25,6 +29,8 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'exchange') return runExchange(rest);
   if (cmd === 'run') return runBot(rest);
   if (cmd === 'demo') return runDemo(rest);
+  if (cmd === 'record') return runRecord(rest);
+  if (cmd === 'synth') return runSynth(rest);
   process.stderr.write(`perpkit: command '${cmd}' is not available in this build yet\n\n${USAGE}`);
   return 2;
 }

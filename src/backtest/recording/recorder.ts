@@ -1,0 +1,249 @@
+/**
+ * Records a venue (the real one or the local exchange) through the SDK into a recording
+ * (format v1): public trades, marks, depth and tickers of the configured symbols and, with
+ * credentials, the private stream verbatim and positions polled over REST.
+ *
+ * - Times: `t` is the venue's eventTime for pushes, the injected clock for polls and gaps.
+ * - Reconnects: the SDK reconnects and re-subscribes by itself; every reconnect of the public
+ *   stream and every resync of the private one (reconnect, seq gap, silence, new listenKey)
+ *   writes a `gap` line from the last event before the loss, so a consumer knows data may be
+ *   missing there.
+ * - Funding: the public stream has no funding event. When a mark push shows `nextFundingTime`
+ *   moved forward, a settlement happened: a `funding` line is written with the rate the previous
+ *   pushes announced for it and the mark of this push, stamped with this push's time (so lines
+ *   stay in time order; the settlement itself was at the previous nextFundingTime).
+ */
+import type { Observable, Subscription } from 'rxjs';
+import type { Clock } from '../../core/clock';
+import type { PublicTopicKind } from '../../core/enums';
+import type { PositionRecord } from '../../protocol/records';
+import type { SymbolSpec } from '../../protocol/rest/market';
+import type { PrivateEvent, PublicPush, PublicTopic } from '../../protocol/ws';
+import type { RecordedEvent } from './format';
+import { RecordingWriter } from './writer';
+
+export interface RecorderLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** The public stream as the recorder uses it (the SDK's PublicStream fits). */
+export interface RecorderPublicStream {
+  readonly pushes$: Observable<PublicPush>;
+  /** Connection notices: `close`/`reconnecting` when lost, `open` with reconnect=true when back. */
+  readonly notices$: Observable<{ type: string; reconnect?: boolean }>;
+  start(): Promise<void>;
+  subscribe(topics: PublicTopic[]): Promise<void>;
+  stop(): void;
+  /** Cuts the connection as a network failure would (tests). */
+  reconnectNow(): void;
+}
+
+/** The private stream as the recorder uses it (the SDK's PrivateStream fits). */
+export interface RecorderPrivateStream {
+  readonly resync$: Observable<{ reason: string }>;
+  onEvent(handler: (e: PrivateEvent) => void): () => void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What the recorder needs from a venue. src/backtest may not import the SDK (src/client), so
+ * the CLI adapts a PerpClient to this (src/cli/record.ts).
+ */
+export interface RecorderVenue {
+  getSymbols(): Promise<SymbolSpec[]>;
+  getPositions(): Promise<PositionRecord[]>;
+  publicStream(): RecorderPublicStream;
+  privateStream(): RecorderPrivateStream;
+}
+
+export interface RecorderOptions {
+  venue: RecorderVenue;
+  /** Where the venue is, for the header's `source`. */
+  source: string;
+  symbols: string[];
+  /** Public topics to record; default all four. */
+  kinds?: PublicTopicKind[];
+  /** Record the private stream and poll positions (the client must hold credentials). */
+  private?: boolean;
+  /** Positions poll interval, ms; default 5000 (0: no polling). */
+  pollPositionsMs?: number;
+  out: string;
+  rotateBytes?: number;
+  rotateMs?: number;
+  /** How often queued lines are flushed through gzip to disk, ms; default 1000. */
+  flushMs?: number;
+  clock: Clock;
+  logger?: RecorderLogger;
+}
+
+export interface RecorderStats {
+  events: number;
+  gaps: number;
+  fundings: number;
+  files: string[];
+  dropped: number;
+}
+
+const ALL_KINDS: PublicTopicKind[] = ['trade', 'markPrice', 'depth', 'ticker'];
+
+export class Recorder {
+  private writer: RecordingWriter | undefined;
+  private pub: RecorderPublicStream | undefined;
+  private priv: RecorderPrivateStream | undefined;
+  private readonly subs: Subscription[] = [];
+  private offPrivate: (() => void) | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private lastPublicT = 0;
+  private lastPrivateT = 0;
+  private publicLostAt: number | undefined;
+  private readonly marks = new Map<string, { rate: string; next: number }>();
+  private events = 0;
+  private gaps = 0;
+  private fundings = 0;
+  private stopped = false;
+  private polling = false;
+
+  constructor(private readonly o: RecorderOptions) {}
+
+  /** The public stream in use (tests force reconnects through it). */
+  get publicStream(): RecorderPublicStream | undefined {
+    return this.pub;
+  }
+
+  get stats(): RecorderStats {
+    return { events: this.events, gaps: this.gaps, fundings: this.fundings, files: [...(this.writer?.files ?? [])], dropped: this.writer?.dropped ?? 0 };
+  }
+
+  /** Fetches the specs, opens the file and subscribes. Throws when a symbol is unknown to the venue. */
+  async start(): Promise<void> {
+    const { venue, clock } = this.o;
+    const all = await venue.getSymbols();
+    const specs = this.o.symbols.map((s) => {
+      const spec = all.find((x) => x.symbol === s);
+      if (!spec) throw new Error(`the venue does not list symbol ${s}; it has ${all.map((x) => x.symbol).join(', ')}`);
+      return spec;
+    });
+    this.writer = new RecordingWriter({
+      path: this.o.out,
+      source: this.o.source,
+      symbols: specs,
+      startTime: clock.now(),
+      rotateBytes: this.o.rotateBytes,
+      rotateMs: this.o.rotateMs,
+      meta: { recorder: 'perpkit record', private: this.o.private === true },
+    });
+    const pub = venue.publicStream();
+    this.pub = pub;
+    this.subs.push(pub.pushes$.subscribe((p) => this.onPush(p)));
+    this.subs.push(
+      pub.notices$.subscribe((n) => {
+        if (n.type === 'close' || n.type === 'reconnecting') {
+          this.publicLostAt ??= this.lastPublicT || clock.now();
+        } else if (n.type === 'open' && n.reconnect) {
+          this.gap('public', this.publicLostAt ?? (this.lastPublicT || clock.now()), 'reconnect');
+          this.publicLostAt = undefined;
+        }
+      }),
+    );
+    await pub.start();
+    const topics: PublicTopic[] = [];
+    for (const s of this.o.symbols) for (const k of this.o.kinds ?? ALL_KINDS) topics.push(`${k}:${s}`);
+    await pub.subscribe(topics);
+
+    if (this.o.private === true) {
+      const priv = venue.privateStream();
+      this.priv = priv;
+      this.offPrivate = priv.onEvent((e) => {
+        this.lastPrivateT = e.eventTime;
+        this.write({ t: e.eventTime, k: 'private', e });
+      });
+      this.subs.push(priv.resync$.subscribe((r) => this.gap('private', this.lastPrivateT || clock.now(), r.reason)));
+      await priv.start();
+      const every = this.o.pollPositionsMs ?? 5000;
+      if (every > 0) {
+        await this.pollPositions();
+        this.timers.push(setInterval(() => void this.pollPositions(), every));
+      }
+    }
+    const flushMs = this.o.flushMs ?? 1000;
+    // Without a periodic sync flush a crash would lose everything still inside gzip.
+    if (flushMs > 0) this.timers.push(setInterval(() => void this.writer?.flush().catch((e: unknown) => this.warn(e, 'flush failed')), flushMs));
+    for (const t of this.timers) t.unref();
+    this.o.logger?.info({ out: this.o.out, symbols: this.o.symbols, private: this.o.private === true }, 'recording');
+  }
+
+  private warn(e: unknown, msg: string): void {
+    this.o.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, msg);
+  }
+
+  private write(e: RecordedEvent): void {
+    if (this.stopped || !this.writer) return;
+    this.writer.write(e);
+    this.events++;
+  }
+
+  private gap(stream: 'public' | 'private', from: number, reason: string): void {
+    this.gaps++;
+    this.o.logger?.warn({ stream, from, reason }, 'stream gap recorded');
+    this.write({ t: this.o.clock.now(), k: 'gap', stream, from, reason });
+  }
+
+  private onPush(p: PublicPush): void {
+    const t = p.eventTime;
+    this.lastPublicT = t;
+    switch (p.event) {
+      case 'trade':
+        this.write({ t, k: 'trade', s: p.symbol, id: p.data.tradeId, p: p.data.price, q: p.data.quantity, side: p.data.side });
+        return;
+      case 'markPrice': {
+        const d = p.data;
+        const prev = this.marks.get(p.symbol);
+        if (prev && d.nextFundingTime > prev.next) {
+          this.fundings++;
+          this.write({ t, k: 'funding', s: p.symbol, r: prev.rate, p: d.markPrice });
+        }
+        this.marks.set(p.symbol, { rate: d.fundingRate, next: d.nextFundingTime });
+        this.write({ t, k: 'mark', s: p.symbol, p: d.markPrice, i: d.indexPrice, r: d.fundingRate, n: d.nextFundingTime });
+        return;
+      }
+      case 'depth':
+        this.write({ t, k: 'depth', s: p.symbol, b: p.data.bids, a: p.data.asks });
+        return;
+      case 'ticker': {
+        const d = p.data;
+        this.write({ t, k: 'ticker', s: p.symbol, last: d.lastPrice, high: d.high, low: d.low, vol: d.volume, qvol: d.quoteVolume });
+        return;
+      }
+    }
+  }
+
+  private async pollPositions(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      const list = await this.o.venue.getPositions();
+      this.write({ t: this.o.clock.now(), k: 'positions', list });
+    } catch (e) {
+      // A failed poll is a hole in the positions series, nothing more: the next one fills it.
+      this.warn(e, 'positions poll failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Unsubscribes, stops the streams and closes the file (everything written so far is kept). */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    for (const s of this.subs.splice(0)) s.unsubscribe();
+    this.offPrivate?.();
+    this.pub?.stop();
+    await this.priv?.stop();
+    await this.writer?.close();
+    this.o.logger?.info({ ...this.stats }, 'recording closed');
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * `perpkit record`: records a venue's streams into a recording (docs/recording.md) until SIGINT
+ * or SIGTERM, then closes the file cleanly. stdout carries one line, `recording to <file>`, once
+ * the streams are subscribed (tests and scripts wait for it); logs go to stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { parse as parseYaml } from 'yaml';
+import { PerpClient } from '../client/client';
+import { SystemClock } from '../core/clock';
+import { PUBLIC_TOPIC_KINDS, type PublicTopicKind } from '../core/enums';
+import { Recorder, type RecorderVenue } from '../backtest/recording/recorder';
+
+export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
+
+Records a venue's public streams (trade, markPrice, depth, ticker) for the configured symbols
+and, when the config has credentials, the private stream and polled positions, into a gzip JSON
+lines recording (docs/recording.md). Reconnects are survived and written as 'gap' lines.
+Stops on SIGINT or SIGTERM, closing the file cleanly.
+
+Options:
+  --config <file>        YAML recorder config (see below; required)
+  --out <file>           first file of the recording, e.g. data/rec.jsonl.gz (required)
+  --rotate-mb <n>        start a new part every n MB on disk (default: no size rotation)
+  --rotate-hours <h>     start a new part every h hours (default: no time rotation)
+  -h, --help             show this text
+
+Config:
+  venue:
+    baseUrl: http://127.0.0.1:8080
+    auth:                            # optional: records the private stream and positions
+      apiKeyEnv: PERPKIT_API_KEY     # names of environment variables, never the secrets
+      secretEnv: PERPKIT_API_SECRET  # (or username: alice + passwordEnv: PERPKIT_PASSWORD)
+  symbols: [BTCUSDT, ETHUSDT]
+  kinds: [trade, markPrice, depth, ticker]   # optional, default all
+  pollPositionsMs: 5000                      # optional
+
+Examples:
+  perpkit record --config config/record.yaml --out data/btc.jsonl.gz
+  PERPKIT_API_KEY=... PERPKIT_API_SECRET=... perpkit record --config rec.yaml --out rec.jsonl.gz --rotate-hours 24
+`;
+
+class UsageError extends Error {}
+
+interface RecordConfig {
+  baseUrl: string;
+  auth: { kind: 'apiKey'; apiKey: string; secret: string } | { kind: 'password'; username: string; password: string } | undefined;
+  symbols: string[];
+  kinds: PublicTopicKind[];
+  pollPositionsMs: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function env(name: unknown, at: string): string {
+  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`config ${at}: expected the name of an environment variable`);
+  const v = process.env[name];
+  if (v === undefined || v === '') throw new UsageError(`config ${at}: environment variable ${name} must be set (it holds a secret, so it is not in the file)`);
+  return v;
+}
+
+/** Reads and checks the YAML config; secrets come from the environment variables it names. */
+export function loadRecordConfig(file: string): RecordConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${file}: cannot read the config file: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const fail = (at: string, what: string): never => {
+    throw new UsageError(`${file}: ${at}: expected ${what}`);
+  };
+  if (!isRecord(doc)) fail('(top)', 'a mapping with venue and symbols');
+  const top = doc as Record<string, unknown>;
+  const venue = isRecord(top.venue) ? top.venue : fail('venue', 'a mapping with baseUrl');
+  const baseUrl = typeof venue.baseUrl === 'string' && /^https?:\/\/[^/\s]+\/?$/.test(venue.baseUrl) ? venue.baseUrl.replace(/\/$/, '') : fail('venue.baseUrl', 'an http(s) origin such as http://127.0.0.1:8080');
+  let auth: RecordConfig['auth'];
+  const a = venue.auth;
+  if (a !== undefined) {
+    if (!isRecord(a)) fail('venue.auth', '{ apiKeyEnv, secretEnv } or { username, passwordEnv }');
+    const ar = a as Record<string, unknown>;
+    if ('apiKeyEnv' in ar) auth = { kind: 'apiKey', apiKey: env(ar.apiKeyEnv, 'venue.auth.apiKeyEnv'), secret: env(ar.secretEnv, 'venue.auth.secretEnv') };
+    else if (typeof ar.username === 'string') auth = { kind: 'password', username: ar.username, password: env(ar.passwordEnv, 'venue.auth.passwordEnv') };
+    else fail('venue.auth', '{ apiKeyEnv, secretEnv } or { username, passwordEnv }');
+  }
+  const symbols = Array.isArray(top.symbols) && top.symbols.length > 0 && top.symbols.every((s) => typeof s === 'string' && s !== '') ? (top.symbols as string[]) : fail('symbols', 'a non-empty list of symbol names');
+  const kindsRaw = top.kinds ?? [...PUBLIC_TOPIC_KINDS];
+  const known: readonly string[] = PUBLIC_TOPIC_KINDS;
+  const kinds = Array.isArray(kindsRaw) && kindsRaw.every((k) => typeof k === 'string' && known.includes(k)) ? (kindsRaw as PublicTopicKind[]) : fail('kinds', `a list of ${PUBLIC_TOPIC_KINDS.join(', ')}`);
+  const poll = top.pollPositionsMs ?? 5000;
+  const pollPositionsMs = typeof poll === 'number' && Number.isInteger(poll) && poll >= 0 ? poll : fail('pollPositionsMs', 'an integer number of ms >= 0');
+  return { baseUrl, auth, symbols, kinds, pollPositionsMs };
+}
+
+/** The SDK client as the recorder's venue (src/backtest may not import the SDK itself). */
+function venueOf(client: PerpClient): RecorderVenue {
+  return {
+    getSymbols: async () => (await client.market.getSymbols({})).symbols,
+    getPositions: async () => (await client.positions.getPositions({})).positions,
+    publicStream: () => client.publicStream(),
+    privateStream: () => client.privateStream(),
+  };
+}
+
+export async function runRecord(argv: string[]): Promise<number> {
+  let cfg: RecordConfig;
+  let out: string;
+  let rotateBytes = 0;
+  let rotateMs = 0;
+  try {
+    const { values: o } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string' },
+        out: { type: 'string' },
+        'rotate-mb': { type: 'string' },
+        'rotate-hours': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (o.help) {
+      process.stdout.write(RECORD_USAGE);
+      return 0;
+    }
+    if (o.config === undefined) throw new UsageError('--config <file> is required');
+    if (o.out === undefined || o.out === '') throw new UsageError('--out <file> is required');
+    const positive = (name: string, v: string | undefined): number => {
+      if (v === undefined) return 0;
+      if (!/^\d+(\.\d+)?$/.test(v) || !(Number(v) > 0)) throw new UsageError(`--${name} must be a positive number, got '${v}'`);
+      return Number(v);
+    };
+    rotateBytes = Math.round(positive('rotate-mb', o['rotate-mb']) * 1024 * 1024);
+    rotateMs = Math.round(positive('rotate-hours', o['rotate-hours']) * 3_600_000);
+    out = o.out;
+    cfg = loadRecordConfig(o.config);
+  } catch (e) {
+    process.stderr.write(`perpkit record: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit record --help' for the options.\n`);
+    return 2;
+  }
+  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { component: 'record' } }, pino.destination(2));
+  const client = new PerpClient({ baseUrl: cfg.baseUrl, ...(cfg.auth?.kind === 'apiKey' ? { apiKey: { apiKey: cfg.auth.apiKey, secret: cfg.auth.secret } } : {}), logger });
+  const recorder = new Recorder({
+    venue: venueOf(client),
+    source: cfg.baseUrl,
+    symbols: cfg.symbols,
+    kinds: cfg.kinds,
+    private: cfg.auth !== undefined,
+    pollPositionsMs: cfg.pollPositionsMs,
+    out,
+    rotateBytes,
+    rotateMs,
+    clock: new SystemClock(),
+    logger,
+  });
+  try {
+    if (cfg.auth?.kind === 'password') await client.login(cfg.auth.username, cfg.auth.password);
+    await recorder.start();
+  } catch (e) {
+    process.stderr.write(`perpkit record: cannot start recording from ${cfg.baseUrl}: ${e instanceof Error ? e.message : String(e)}\n`);
+    await recorder.stop().catch(() => undefined);
+    await client.close().catch(() => undefined);
+    return 1;
+  }
+  process.stdout.write(`recording to ${out}\n`);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      logger.info({ signal: sig }, 'stopping');
+      recorder
+        .stop()
+        .then(() => client.close())
+        .then(
+          () => {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+            process.stdout.write(`closed ${recorder.stats.files.join(', ')} (${recorder.stats.events} events, ${recorder.stats.gaps} gaps)\n`);
+            resolve(0);
+          },
+          (e: unknown) => {
+            logger.error({ err: e instanceof Error ? e.message : String(e) }, 'closing the recording failed');
+            resolve(1);
+          },
+        );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
