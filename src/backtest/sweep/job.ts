@@ -1,0 +1,48 @@
+/**
+ * A sweep job: (config file, point, seed) -> result. A pure function of its input and the files
+ * it names, with no shared state, so the same job can run on a worker thread here or on any
+ * machine that has the config and the data (a distributed queue only has to move SweepJob and
+ * JobResult, both plain JSON).
+ */
+import { loadBacktestConfig, type BacktestConfig } from '../backtest/config';
+import { backtest } from '../backtest/backtest';
+import type { Summary } from '../report/metrics';
+import type { Point } from './points';
+
+export interface SweepJob {
+  /** Absolute path of the backtest config. */
+  configFile: string;
+  index: number;
+  point: Point;
+  seed: number;
+}
+
+export interface JobResult {
+  index: number;
+  point: Point;
+  seed: number;
+  summary: Summary | undefined;
+  error: string | undefined;
+}
+
+/** The config with the point's values in the strategies' params (`<strategyId>.<param>`). */
+export function applyPoint(cfg: BacktestConfig, point: Point): BacktestConfig {
+  const strategies = cfg.strategies.map((s) => ({ ...s, params: { ...s.params } }));
+  for (const [key, value] of Object.entries(point)) {
+    const dot = key.indexOf('.');
+    const s = strategies.find((x) => x.id === key.slice(0, dot));
+    if (!s) throw new Error(`sweep parameter ${key} names no strategy`);
+    s.params[key.slice(dot + 1)] = value;
+  }
+  return { ...cfg, strategies };
+}
+
+export async function runJob(job: SweepJob): Promise<JobResult> {
+  try {
+    const cfg = applyPoint(loadBacktestConfig(job.configFile), job.point);
+    const { report } = await backtest(cfg);
+    return { index: job.index, point: job.point, seed: job.seed, summary: report.summary, error: undefined };
+  } catch (e) {
+    return { index: job.index, point: job.point, seed: job.seed, summary: undefined, error: e instanceof Error ? e.message : String(e) };
+  }
+}

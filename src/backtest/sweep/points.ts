@@ -1,0 +1,68 @@
+/**
+ * The points of a sweep: the full grid (cartesian product, keys in sorted order, last key varying
+ * fastest) or `samples` points drawn by a seeded generator. A point is the list of parameter
+ * values; its index is its identity, so results can be ranked the same way whoever ran them.
+ */
+import type { SweepConfig, SweepParamSpec } from '../backtest/config';
+
+export type ParamValue = string | number | boolean;
+export type Point = Record<string, ParamValue>;
+
+/** mulberry32: small, fast, and the same sequence everywhere for a seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Decimal-safe rendering of a range value: 0.1 + 0.2 must not become 0.30000000000000004. */
+const tidy = (v: number): number => Number(v.toPrecision(12));
+
+function gridValues(spec: SweepParamSpec): ParamValue[] {
+  if ('values' in spec) return spec.values;
+  const step = spec.step as number;
+  const out: number[] = [];
+  const n = Math.floor((spec.max - spec.min) / step + 1e-9);
+  for (let i = 0; i <= n; i++) out.push(spec.integer ? Math.round(spec.min + i * step) : tidy(spec.min + i * step));
+  return out;
+}
+
+function draw(spec: SweepParamSpec, u: number): ParamValue {
+  if ('values' in spec) return spec.values[Math.min(spec.values.length - 1, Math.floor(u * spec.values.length))];
+  if (spec.step !== undefined) {
+    const vals = gridValues(spec);
+    return vals[Math.min(vals.length - 1, Math.floor(u * vals.length))];
+  }
+  const v = spec.min + u * (spec.max - spec.min);
+  return spec.integer ? Math.round(v) : tidy(v);
+}
+
+export function sweepPoints(s: SweepConfig): Point[] {
+  if (s.method === 'grid') {
+    let points: Point[] = [{}];
+    for (const { key, spec } of s.params) {
+      const next: Point[] = [];
+      for (const p of points) for (const v of gridValues(spec)) next.push({ ...p, [key]: v });
+      points = next;
+    }
+    return points;
+  }
+  const rnd = mulberry32(s.seed);
+  const out: Point[] = [];
+  for (let i = 0; i < s.samples; i++) {
+    const p: Point = {};
+    for (const { key, spec } of s.params) p[key] = draw(spec, rnd());
+    out.push(p);
+  }
+  return out;
+}
+
+/** Seed of job `index`: derived, so a job carries everything it needs to be rerun alone. */
+export function jobSeed(sweepSeed: number, index: number): number {
+  return Math.floor(mulberry32((sweepSeed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0)() * 2 ** 31);
+}

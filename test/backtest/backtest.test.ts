@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { backtest } from '../../src/backtest/backtest/backtest';
+import { BacktestConfigError, loadBacktestConfig, parseBacktestConfig } from '../../src/backtest/backtest/config';
+import { cachePathFor } from '../../src/backtest/backtest/cache';
+import { reportJson } from '../../src/backtest/report/report';
+import { recording, writeConfig } from './fixtures';
+
+let dir = '';
+beforeAll(async () => {
+  ({ dir } = await recording(8, 3));
+});
+
+describe('backtest', () => {
+  test('the same config and data give byte-identical report.json, from the cache and from the JSON lines', async () => {
+    const cfg = loadBacktestConfig(writeConfig(dir, 'a.yaml', { latency: { placeMs: 0 } }));
+    const a = await backtest(cfg, { cache: false });
+    const b = await backtest(cfg, { cache: false });
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(existsSync(cachePathFor(cfg.data.files[0]))).toBe(true);
+    const d = await backtest(cfg, { cache: true }); // reads the cache built by c
+    const ja = reportJson(a.report);
+    expect(reportJson(b.report)).toBe(ja);
+    expect(reportJson(c.report)).toBe(ja);
+    expect(reportJson(d.report)).toBe(ja);
+    const s = a.report.summary;
+    expect(a.report.fills.length).toBeGreaterThan(0);
+    expect(s.fills).toBe(a.report.fills.length);
+    expect(s.ordersAccepted).toBeGreaterThan(0);
+    expect(a.report.equity.length).toBeGreaterThan(10);
+    // Money is conserved across every account of the engine.
+    const audit = a.result.audit;
+    expect(audit.frozenMismatch).toEqual([]);
+    for (const q of Object.values(audit.netQtyBySymbol)) expect(q).toBe(0);
+  });
+
+  test('every fill also re-enacted through the engine gives the same fills (the tape shortcut changes nothing)', async () => {
+    const cfg = loadBacktestConfig(writeConfig(dir, 'b.yaml', { data: { files: ['rec.jsonl.gz'], to: 1_704_067_200_000 + 5 * 60_000 } }));
+    const fast = await backtest(cfg, { cache: true });
+    const full = await backtest(cfg, { cache: true, fullTape: true });
+    expect(full.result.events.tradesSkipped).toBe(0);
+    expect(fast.result.events.tradesSkipped).toBeGreaterThan(0);
+    const strip = (fs: typeof fast.report.fills) => fs.map((f) => ({ ...f, tradeId: '', orderId: '' }));
+    expect(strip(fast.report.fills)).toEqual(strip(full.report.fills));
+    expect(fast.report.summary.totalPnl).toBe(full.report.summary.totalPnl);
+  });
+
+  test('latency delays orders on the virtual clock', async () => {
+    const zero = await backtest(loadBacktestConfig(writeConfig(dir, 'z.yaml', { data: { files: ['rec.jsonl.gz'], to: 1_704_067_200_000 + 3 * 60_000 } })), { cache: true });
+    const slow = await backtest(loadBacktestConfig(writeConfig(dir, 's.yaml', { data: { files: ['rec.jsonl.gz'], to: 1_704_067_200_000 + 3 * 60_000 }, latency: { placeMs: 750 } })), { cache: true });
+    const firstFill = (o: typeof zero) => o.report.fills[0]?.time ?? Infinity;
+    expect(firstFill(slow)).toBeGreaterThanOrEqual(slow.report.data.startTime + 750);
+    expect(reportJson(slow.report)).not.toBe(reportJson(zero.report));
+    expect(slow.report.config.latency).toEqual({ placeMs: 750, cancelMs: 750, amendMs: 750 });
+  });
+
+  test('config errors name the file, the path, what was expected and what was found', () => {
+    const f = path.join(dir, 'bad.yaml');
+    const bad = (doc: unknown): string => {
+      try {
+        parseBacktestConfig(doc, { file: f });
+      } catch (e) {
+        expect(e).toBeInstanceOf(BacktestConfigError);
+        return (e as Error).message;
+      }
+      throw new Error('no error');
+    };
+    const base = { data: { files: ['x.jsonl.gz'] }, strategies: [{ id: 'mm', module: 'market-maker' }] };
+    expect(bad({ ...base, latency: { placeMs: -1 } })).toBe(`${f}: latency.placeMs: expected an integer from 0 to 60000, got number -1`);
+    expect(bad({ ...base, risk: { maxDrawdon: '0.1' } })).toMatch(/risk\.maxDrawdon: expected one of the keys .*maxDrawdown.*, got unknown key 'maxDrawdon'/);
+    expect(bad({ ...base, fees: { maker: 'cheap', taker: '0.0005' } })).toMatch(/fees\.maker: expected a decimal number as a string .*, got string "cheap"/);
+    expect(bad({ strategies: base.strategies })).toMatch(/data: expected a mapping, got nothing/);
+    expect(bad({ ...base, data: { files: ['x'], from: '2024-01-02', to: '2024-01-01' } })).toMatch(/data\.to: expected a time after data\.from/);
+    expect(bad({ ...base, sweep: { params: { 'xx.a': [1] } } })).toMatch(/sweep\.params\.xx\.a: expected a key <strategyId>\.<param> naming one of the strategies mm/);
+  });
+});
