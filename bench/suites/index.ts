@@ -4,6 +4,7 @@
  */
 import './engine';
 import './exchange-http';
+import './latency';
 import './sdk';
 
 export { registerSuite, getSuite, suiteNames } from './registry';
