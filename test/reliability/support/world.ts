@@ -145,7 +145,11 @@ export interface Comparison {
   cachedPositions: string[];
   /** clientOrderIds the venue holds more than once. */
   duplicateClientOrderIds: string[];
-  /** clientOrderIds sent in more than one batch-place request (a resend). */
+  /**
+   * clientOrderIds sent in more than one batch-place request. Not a failure by itself: after a
+   * refusal that certainly had no effect (20003, 429) the same request goes again with the same
+   * id, which the venue could never double. A new id for the same intent would be one.
+   */
   resentClientOrderIds: string[];
   /** Tracked orders whose executedQty differs from the venue's. */
   fillMismatches: string[];
@@ -185,14 +189,13 @@ export async function compare(a: Account, bot: Bot): Promise<Comparison> {
 
 const same = (x: string[], y: string[]): boolean => JSON.stringify(x) === JSON.stringify(y);
 
-/** Whether the bot's view equals the venue's and nothing was duplicated. */
+/** Whether the bot's view equals the venue's, nothing is duplicated on the venue and nothing is UNKNOWN. */
 export function converged(c: Comparison): boolean {
   return (
     same(c.venueOpen, c.trackedLive) &&
     same(c.venueOpen, c.cachedOpen) &&
     same(c.venuePositions, c.cachedPositions) &&
     c.duplicateClientOrderIds.length === 0 &&
-    c.resentClientOrderIds.length === 0 &&
     c.fillMismatches.length === 0 &&
     c.unknown.length === 0
   );
