@@ -2,7 +2,9 @@
  * The `perpkit` command. Each subcommand lives in its own module; this file only dispatches.
  */
 import { runDemo } from './demo';
+import { runBacktestCli } from './backtest';
 import { runExchange } from './exchange';
+import { runSweepCli } from './sweep';
 import { runBot } from './run';
 import { runRecord } from './record';
 import { runSynth } from './synth';
@@ -15,6 +17,8 @@ Commands available in this build:
   demo        local exchange + market maker bot in one process (perpkit demo --help)
   record      record a venue's market (and account) streams to a file (perpkit record --help)
   synth       write a synthetic market recording (perpkit synth --help)
+  backtest    replay a recording through strategies and the engine (perpkit backtest --help)
+  sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
   help        show this text
 
 Planned (see README.md for status): backtest, sweep
@@ -27,6 +31,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cmd === 'exchange') return runExchange(rest);
+  if (cmd === 'backtest') return runBacktestCli(rest);
+  if (cmd === 'sweep') return runSweepCli(rest);
   if (cmd === 'run') return runBot(rest);
   if (cmd === 'demo') return runDemo(rest);
   if (cmd === 'record') return runRecord(rest);

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { loadBacktestConfig } from '../../src/backtest/backtest/config';
+import { runJob } from '../../src/backtest/sweep/job';
+import { sweepPoints } from '../../src/backtest/sweep/points';
+import { runSweep, sweepJobs } from '../../src/backtest/sweep/sweep';
+import { toCsv } from '../../src/backtest/sweep/table';
+import { ensureBuilt } from '../cli/exchange-proc';
+import { recording, writeConfig } from './fixtures';
+
+const WORKER = path.resolve(__dirname, '../../dist/src/backtest/sweep/worker.js');
+
+describe('sweep', () => {
+  test('grid points are the cartesian product in key order; random points follow the seed', () => {
+    const grid = sweepPoints({ method: 'grid', samples: 0, seed: 1, metric: 'sharpe', order: 'desc', workers: undefined, params: [{ key: 'a.x', spec: { values: [1, 2] } }, { key: 'a.y', spec: { min: 0.1, max: 0.3, step: 0.1, integer: false } }] });
+    expect(grid).toEqual([{ 'a.x': 1, 'a.y': 0.1 }, { 'a.x': 1, 'a.y': 0.2 }, { 'a.x': 1, 'a.y': 0.3 }, { 'a.x': 2, 'a.y': 0.1 }, { 'a.x': 2, 'a.y': 0.2 }, { 'a.x': 2, 'a.y': 0.3 }]);
+    const cfg = { method: 'random' as const, samples: 5, seed: 9, metric: 'sharpe', order: 'desc' as const, workers: undefined, params: [{ key: 'a.z', spec: { min: 1, max: 10, integer: true } }] };
+    expect(sweepPoints(cfg)).toEqual(sweepPoints(cfg));
+    expect(sweepPoints({ ...cfg, seed: 10 })).not.toEqual(sweepPoints(cfg));
+  });
+
+  test('the ranked table is the same with 1 and 2 worker threads, and a job rerun alone gives its row', async () => {
+    ensureBuilt();
+    const { dir } = await recording(4, 11);
+    const file = writeConfig(dir, 'sw.yaml', {
+      sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': ['2', '6'], 'mm.skewBps': ['1', '3'] } },
+    });
+    const cfg = loadBacktestConfig(file);
+    const one = await runSweep(cfg, { workers: 1, workerFile: WORKER });
+    const two = await runSweep(cfg, { workers: 2, workerFile: WORKER });
+    expect(one.results.every((r) => r.error === undefined)).toBe(true);
+    expect(JSON.stringify(two.ranked)).toBe(JSON.stringify(one.ranked));
+    expect(toCsv(two.ranked, two.keys)).toBe(toCsv(one.ranked, one.keys));
+    expect(one.ranked.map((r) => r.rank)).toEqual([1, 2, 3, 4]);
+    // A job is a pure function of (config, point, seed): here, in-process, it gives the worker's answer.
+    const job = sweepJobs(cfg)[2];
+    const alone = await runJob(job);
+    expect(alone.summary).toEqual(one.results[2].summary);
+    expect(readFileSync(file, 'utf8')).toContain('sweep');
+  }, 120_000);
+});
