@@ -21,7 +21,6 @@ Commands available in this build:
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
   help        show this text
 
-Planned (see README.md for status): backtest, sweep
 `;
 
 export async function main(argv: string[]): Promise<number> {
