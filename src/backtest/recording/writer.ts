@@ -186,6 +186,8 @@ export class RecordingWriter {
     this.push();
     const p = this.part as Part;
     await new Promise<void>((resolve) => p.gzip.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+    // The flushed bytes still travel through the pipe to the file: wait until it has them.
+    while ((p.gzip.readableLength > 0 || p.file.writableLength > 0) && !this.failure) await new Promise<void>((r) => setImmediate(r));
     if (this.failure) throw this.failure;
   }
 
