@@ -120,7 +120,9 @@ export class ExchangeServer {
     this.httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     // A malformed request line or headers: node answers nothing by default, so answer in the envelope.
     this.httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.onClientError(err, socket));
-    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws, faults: this.faults });
+    // The gateway gets the redacting logger too: without one, upgrade and fan-out failures, slow
+    // consumers cut and dead clients were never logged anywhere.
+    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws, faults: this.faults, logger: this.log });
     this.faults.attach({ ws: this.ws, listenKeys: this.listenKeys });
     for (const f of config.faults) this.faults.set(f);
   }
