@@ -24,6 +24,7 @@ import {
   fingerprint,
   fuzzRuns,
   fuzzSeed,
+  hasSample,
   inputPlace,
   queryOf,
   sampleInput,
@@ -327,7 +328,7 @@ describe('HTTP fuzzing: every endpoint of the registry', () => {
   afterAll(() => ex.stop());
 
   it('samples are valid requests for their endpoints (so mutations start from the accepted shape)', () => {
-    for (const name of ENDPOINT_NAMES) {
+    for (const name of ENDPOINT_NAMES.filter(hasSample)) {
       const ep: AnyEndpoint = ENDPOINTS[name];
       const sample = sampleInput(name, ids);
       const input = inputPlace(ep) === 'query' ? sample : ep.input === 'none' ? undefined : sample;

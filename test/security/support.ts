@@ -30,7 +30,16 @@ export const ORDER = { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '40
  * registry later without a sample here are still fuzzed, starting from an empty object.
  */
 export function sampleInput(name: EndpointName, ids: SampleIds): Rec {
-  const table: Partial<Record<EndpointName, Rec>> = {
+  return sampleTable(ids)[name] ?? {};
+}
+
+/** Whether the endpoint has a sample here (the others are fuzzed from an empty object). */
+export function hasSample(name: EndpointName): boolean {
+  return name in sampleTable({} as SampleIds);
+}
+
+function sampleTable(ids: SampleIds): Partial<Record<EndpointName, Rec>> {
+  return {
     placeOrder: { ...ORDER, clientOrderId: 'fz-1' },
     batchPlaceOrders: { orders: [{ ...ORDER }, { ...ORDER, price: '39000' }] },
     placeConditionOrder: { symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '45000', quantity: '0.01', workingType: 'MARK_PRICE' },
@@ -82,8 +91,10 @@ export function sampleInput(name: EndpointName, ids: SampleIds): Rec {
     adminMintEmbedToken: { userId: ids.userId, channelId: ids.channelId },
     adminSetMarkPrice: { symbol: 'BTCUSDT', markPrice: '50000' },
     adminSettleFunding: { symbol: 'BTCUSDT', fundingRate: '0.0001' },
+    // Turning every switch off: a fault switched on answers 5xx or drops answers by design, which
+    // is not what the fuzzers look for. Mutations of this sample cannot name another switch.
+    adminSetFault: { fault: 'all', on: false },
   };
-  return table[name] ?? {};
 }
 
 /** Where an endpoint takes its input on the wire: GET query or JSON body (PROTOCOL.md section 1). */
