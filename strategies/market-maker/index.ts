@@ -38,7 +38,10 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>) {
   let variance = new Dec(0);
   let quoting = true;
 
-  const quote = (side: 'BUY' | 'SELL'): TrackedOrderView | undefined => ctx.myOrders(p.symbol).find((o) => o.tag === side);
+  // Quotes placed before a restart come back adopted from the venue without their tag: they are
+  // recognised by side, or the restarted bot would quote a second bid and ask beside them.
+  const quotes = (side: 'BUY' | 'SELL'): TrackedOrderView[] => ctx.myOrders(p.symbol).filter((o) => o.tag === side || (o.tag === undefined && o.side === side));
+  const quote = (side: 'BUY' | 'SELL'): TrackedOrderView | undefined => quotes(side)[0];
 
   /** sigma of mark returns per update, in bps. */
   const sigmaBps = (): Dec => variance.sqrt().times(BPS);
@@ -74,6 +77,8 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>) {
     const qty = info.step.fromUnits(info.step.unitsOfDec(p.quantity, 'down'));
     for (const [side, price] of [['BUY', t.bid], ['SELL', t.ask]] as const) {
       const o = quote(side);
+      // More than one quote on a side (adopted after a crash mid-replace): keep the first only.
+      for (const extra of quotes(side).slice(1)) if (extra.state === 'NEW' || extra.state === 'PARTIALLY_FILLED') out.push({ kind: 'cancel', clientOrderId: extra.clientOrderId });
       if (price === undefined) {
         if (o && (o.state === 'NEW' || o.state === 'PARTIALLY_FILLED')) out.push({ kind: 'cancel', clientOrderId: o.clientOrderId });
         continue;
