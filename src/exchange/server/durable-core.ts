@@ -178,7 +178,8 @@ export async function openDurableCore(config: ExchangeConfig, wallClock: Clock, 
     return { core, stats, snapshot: () => Promise.resolve(), snapshotSettled: () => Promise.resolve() };
   }
   const dir = path.resolve(config.dataDir);
-  await fsp.mkdir(dir, { recursive: true });
+  // Created owner-only: what goes in it includes API secrets (docs/reliability.md "Threat model").
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   const meta = await readOrCreateMeta(dir, wallClock.now());
   const store = new SnapshotStore(dir);
   const t0 = performance.now();

@@ -295,14 +295,15 @@ export class FileJournal implements CommandLog {
       await this.handle.close();
       this.handle = undefined;
     }
-    await fsp.mkdir(this.dir, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     let start = firstSeq;
     if (reuseLast) {
       const segs = await this.segments();
       const last = segs[segs.length - 1];
       if (last !== undefined && last.firstSeq <= firstSeq) start = last.firstSeq;
     }
-    this.handle = await fsp.open(path.join(this.dir, segmentName(start)), 'a');
+    // Owner-only: segments hold API secrets in clear and password hashes (docs/reliability.md).
+    this.handle = await fsp.open(path.join(this.dir, segmentName(start)), 'a', 0o600);
     this.handleFirstSeq = start;
     if (this.fsync) await syncDir(this.dir);
   }

@@ -73,10 +73,11 @@ export class SnapshotStore {
 
   /** Writes a serialized snapshot atomically. `json` is JSON.stringify of an ExchangeSnapshot. */
   async save(seq: number, json: string): Promise<string> {
-    await fsp.mkdir(this.dir, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const final = path.join(this.dir, snapshotName(seq));
     const tmp = `${final}.tmp`;
-    const fh = await fsp.open(tmp, 'w');
+    // Owner-only, like the journal: a snapshot holds the same API secrets and password hashes.
+    const fh = await fsp.open(tmp, 'w', 0o600);
     try {
       await fh.writeFile(json, 'utf8');
       // Always synced, whatever the journal's fsync setting: a snapshot allows deleting journal
