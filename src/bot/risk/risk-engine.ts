@@ -4,7 +4,7 @@
  * HALTED gates everything first; loss limits move ACTIVE to REDUCING; the kill switch halts.
  */
 import type { Clock } from '../../core/clock';
-import { Dec } from '../../core/decimal';
+import { Dec, fractionDigits, toScaledInt } from '../../core/decimal';
 import type { StateView } from '../state/cache';
 import type { SymbolInfo } from '../strategy/api';
 import type { Intent } from '../strategy/intents';
@@ -34,12 +34,16 @@ function intentNotional(intent: Intent, ctx: RiskContext): Dec | undefined {
   return new Dec(price).times(intent.quantity);
 }
 
-/** Signed position quantity (one-way BOTH, or LONG minus SHORT in hedge mode). */
-function positionQty(ctx: RiskContext, symbol: string): Dec {
-  let q = ZERO;
+/**
+ * Signed position in steps of the symbol's grid (one-way BOTH, or LONG minus SHORT in hedge mode).
+ * Checks compare integers (ticks x steps) on the hot path; Dec appears only in denial messages.
+ */
+function positionSteps(ctx: RiskContext, symbol: string, info: SymbolInfo): number {
+  let q = 0;
   for (const p of ctx.state.positions()) {
     if (p.symbol !== symbol) continue;
-    q = q.plus(p.positionSide === 'SHORT' ? new Dec(p.quantity).negated() : new Dec(p.quantity));
+    const steps = info.step.toUnits(p.quantity) ?? 0;
+    q += p.positionSide === 'SHORT' ? -Math.abs(steps) : steps;
   }
   return q;
 }
@@ -59,9 +63,12 @@ export function reducesExposure(intent: Intent, ctx: RiskContext): boolean {
     }
     case 'place': {
       if (intent.reduceOnly) return true;
-      const pos = positionQty(ctx, intent.symbol);
-      const signed = new Dec(intent.quantity).times(intent.side === 'BUY' ? 1 : -1);
-      return !pos.isZero() && pos.isNegative() !== signed.isNegative() && signed.abs().lte(pos.abs());
+      const info = ctx.symbols.get(intent.symbol);
+      const qty = info?.step.toUnits(intent.quantity);
+      if (!info || qty === undefined) return false;
+      const pos = positionSteps(ctx, intent.symbol, info);
+      const signed = intent.side === 'BUY' ? qty : -qty;
+      return pos !== 0 && pos < 0 !== signed < 0 && Math.abs(signed) <= Math.abs(pos);
     }
   }
 }
@@ -197,41 +204,91 @@ export class RiskEngine {
   }
 
   private checkBand(intent: Intent, ctx: RiskContext): Decision {
-    if (this.limits.priceBand === undefined) return ALLOW;
+    const band = this.limits.priceBand;
+    if (band === undefined) return ALLOW;
     const price = priceOf(intent);
     if (price === undefined) return ALLOW;
     const symbol = intent.kind === 'amend' ? ctx.tracker.get(intent.clientOrderId)?.symbol : 'symbol' in intent ? intent.symbol : undefined;
+    const info = symbol === undefined ? undefined : ctx.symbols.get(symbol);
     const mark = symbol === undefined ? undefined : ctx.state.mark(symbol)?.markPrice;
-    if (mark === undefined) return ALLOW;
+    if (!info || mark === undefined) return ALLOW;
+    const p = info.tick.toUnits(price);
+    const m = info.tick.toUnits(mark);
+    if (p === undefined || m === undefined || m <= 0) return ALLOW;
+    // |p - m| / m > band  <=>  |p - m| * 10^scale > bandScaled * m, all integers.
+    const { scaled, den } = this.bandRatio(band);
+    if (Math.abs(p - m) * den <= scaled * m) return ALLOW;
     const dev = new Dec(price).minus(mark).abs().div(mark);
-    return dev.gt(this.limits.priceBand) ? deny('PRICE_BAND', `price ${price} is ${dev.times(100).toFixed(2)} % from mark ${mark}, beyond the band of ${new Dec(this.limits.priceBand).times(100).toFixed()} %`) : ALLOW;
+    return deny('PRICE_BAND', `price ${price} is ${dev.times(100).toFixed(2)} % from mark ${mark}, beyond the band of ${new Dec(band).times(100).toFixed()} %`);
+  }
+
+  private bandCache: { band: string; scaled: number; den: number } | undefined;
+
+  private bandRatio(band: string): { scaled: number; den: number } {
+    if (this.bandCache?.band !== band) {
+      const scale = fractionDigits(band);
+      this.bandCache = { band, scaled: toScaledInt(band, scale) ?? 0, den: 10 ** scale };
+    }
+    return this.bandCache;
+  }
+
+  /** A USDT limit in the symbol's notional units (one tick times one step), floored; cached. */
+  private readonly unitLimits = new Map<string, number>();
+
+  private limitUnits(info: SymbolInfo, limit: string): number {
+    const key = `${info.symbol}|${limit}`;
+    let u = this.unitLimits.get(key);
+    if (u === undefined) {
+      const unit = new Dec(info.tickSize).times(info.stepSize);
+      u = new Dec(limit).div(unit).toDecimalPlaces(0, Dec.ROUND_FLOOR).toNumber();
+      this.unitLimits.set(key, u);
+    }
+    return u;
+  }
+
+  /** Ticks of the intent's price, or of mark for a market order; undefined when unknown. */
+  private static priceTicks(intent: Intent & { symbol: string }, info: SymbolInfo, ctx: RiskContext): number | undefined {
+    const price = (intent.kind === 'place' ? intent.price : intent.kind === 'bracket' ? intent.entryPrice : undefined) ?? ctx.state.mark(intent.symbol)?.markPrice;
+    return price === undefined ? undefined : info.tick.toUnits(price);
   }
 
   private checkOrderNotional(intent: Intent, ctx: RiskContext): Decision {
-    if (this.limits.maxOrderNotional === undefined) return ALLOW;
-    const n = intentNotional(intent, ctx);
-    if (n === undefined) return ALLOW;
-    return n.gt(this.limits.maxOrderNotional) ? deny('MAX_ORDER_NOTIONAL', `order notional ${n.toFixed()} exceeds ${this.limits.maxOrderNotional}`) : ALLOW;
+    const limit = this.limits.maxOrderNotional;
+    if (limit === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
+    const info = ctx.symbols.get(intent.symbol);
+    if (!info) return ALLOW;
+    const ticks = RiskEngine.priceTicks(intent, info, ctx);
+    const steps = info.step.toUnits(intent.quantity);
+    if (ticks === undefined || steps === undefined) return ALLOW;
+    if (ticks * steps <= this.limitUnits(info, limit)) return ALLOW;
+    const n = info.tick.decOf(ticks).times(info.step.decOf(steps));
+    return deny('MAX_ORDER_NOTIONAL', `order notional ${n.toFixed()} exceeds ${limit}`);
   }
 
   private checkPosition(intent: Intent, ctx: RiskContext): Decision {
-    if (this.limits.maxPositionNotional === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
+    const limit = this.limits.maxPositionNotional;
+    if (limit === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
     if (reducesExposure(intent, ctx)) return ALLOW;
-    const mark = ctx.state.mark(intent.symbol)?.markPrice ?? (intent.kind === 'place' ? intent.price : intent.entryPrice);
-    if (mark === undefined) return ALLOW;
+    const info = ctx.symbols.get(intent.symbol);
+    if (!info) return ALLOW;
+    const markStr = ctx.state.mark(intent.symbol)?.markPrice ?? (intent.kind === 'place' ? intent.price : intent.entryPrice);
+    const mark = markStr === undefined ? undefined : info.tick.toUnits(markStr);
+    const qty = info.step.toUnits(intent.quantity);
+    if (mark === undefined || qty === undefined) return ALLOW;
     const sign = intent.side === 'BUY' ? 1 : -1;
-    let worst = positionQty(ctx, intent.symbol).plus(new Dec(intent.quantity).times(sign));
+    let worst = positionSteps(ctx, intent.symbol, info) + qty * sign;
     for (const o of ctx.tracker.live(undefined, intent.symbol)) {
       if (o.reduceOnly || o.side !== intent.side) continue;
-      worst = worst.plus(new Dec(o.quantity).minus(o.executedQty).times(sign));
+      worst += ((info.step.toUnits(o.quantity) ?? 0) - (info.step.toUnits(o.executedQty) ?? 0)) * sign;
     }
     for (const p of ctx.pending ?? []) {
       if (p.kind === 'place' && p.reduceOnly === true) continue;
       if ((p.kind !== 'place' && p.kind !== 'bracket') || p.symbol !== intent.symbol || p.side !== intent.side) continue;
-      worst = worst.plus(new Dec(p.quantity).times(sign));
+      worst += (info.step.toUnits(p.quantity) ?? 0) * sign;
     }
-    const n = worst.abs().times(mark);
-    return n.gt(this.limits.maxPositionNotional) ? deny('MAX_POSITION', `${intent.symbol} position could reach ${n.toFixed(2)} notional with open orders, above ${this.limits.maxPositionNotional}`) : ALLOW;
+    if (Math.abs(worst) * mark <= this.limitUnits(info, limit)) return ALLOW;
+    const n = info.step.decOf(Math.abs(worst)).times(info.tick.decOf(mark));
+    return deny('MAX_POSITION', `${intent.symbol} position could reach ${n.toFixed(2)} notional with open orders, above ${limit}`);
   }
 
   private checkExposure(intent: Intent, ctx: RiskContext): Decision {
@@ -248,8 +305,8 @@ export class RiskEngine {
   private checkOpenOrders(intent: Intent, ctx: RiskContext): Decision {
     if (this.limits.maxOpenOrders === undefined || (intent.kind !== 'place' && intent.kind !== 'bracket')) return ALLOW;
     let live = ctx.tracker.live().length;
-    // A bracket becomes two tracked orders (entry and take-profit), as the tracker will count it.
-    for (const p of ctx.pending ?? []) live += p.kind === 'bracket' ? 2 : 1;
+    // A pending bracket counts once: the tracker follows its entry; its exits appear on fill.
+    live += (ctx.pending ?? []).length;
     return live >= this.limits.maxOpenOrders ? deny('MAX_OPEN_ORDERS', `${live} orders are live, the limit is ${this.limits.maxOpenOrders}`) : ALLOW;
   }
 
