@@ -1,0 +1,194 @@
+/**
+ * The randomized soak (docs/reliability.md "Fault injection"): a market-making bot (LiveVenue,
+ * API-key signing) quotes while the mark walks, a second user trades against its quotes, and a
+ * seeded schedule throws every fault switch at the bot's account, one after another. At the end,
+ * with the faults off, the invariants: local state equals the venue's, no duplicate orders, no
+ * order stayed UNKNOWN longer than the resolution deadline, and heap and listener counts flat.
+ *
+ * SOAK_SECONDS (default 60) sets the length; SOAK_SEED the schedule. Figures: .results/soak.json.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import marketMaker from '../../strategies/market-maker';
+import type { SetFaultParams } from '../../src/protocol/rest/admin';
+import type { TestExchange } from '../helpers/exchange';
+import { account, clearFaults, compare, converged, getFaults, recordFigures, setFault, sleep, startBot, startReliabilityExchange, until, type Account, type RelBot } from './support/world';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
+const SEED = Number(process.env.SOAK_SEED ?? 20240607);
+/** Longest an order may stay UNKNOWN: the SDK's settle (~3 s) plus the executor's (~4.5 s), with room for load. */
+const RESOLUTION_DEADLINE_MS = 20000;
+
+jest.setTimeout((SECONDS + 150) * 1000);
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A full collection, whether or not node was started with --expose-gc. */
+function collect(): void {
+  setFlagsFromString('--expose_gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+}
+
+type Schedule = (userId: string, rnd: () => number) => SetFaultParams;
+const ORDERS = '/v1/private/order/';
+const SCHEDULE: Array<[string, Schedule]> = [
+  ['dropWs halfOpen', (userId) => ({ fault: 'dropWs', userId, mode: 'halfOpen' })],
+  ['dropWs terminate', (userId) => ({ fault: 'dropWs', userId, mode: 'terminate' })],
+  ['silence', (userId, r) => ({ fault: 'silence', userId, durationMs: 1000 + Math.floor(r() * 2000) })],
+  ['delayMs', (userId, r) => ({ fault: 'delayMs', userId, ms: 100 + Math.floor(r() * 400), probability: 0.3, durationMs: 2000 })],
+  ['http5xx', (userId, r) => ({ fault: 'http5xx', userId, status: r() < 0.5 ? 500 : 503, probability: 0.3, durationMs: 1500 })],
+  ['acceptDropResponse', (userId) => ({ fault: 'acceptDropResponse', userId, pathPrefix: ORDERS, probability: 0.3, durationMs: 1500 })],
+  ['rejectDropResponse', (userId) => ({ fault: 'rejectDropResponse', userId, pathPrefix: ORDERS, probability: 0.3, durationMs: 1500 })],
+  ['rateLimit', (userId) => ({ fault: 'rateLimit', userId, retryAfterSec: 1, count: 2 })],
+  ['expireListenKeys', (userId) => ({ fault: 'expireListenKeys', userId })],
+  ['duplicateEvents', (userId) => ({ fault: 'duplicateEvents', userId, probability: 0.5, durationMs: 2000 })],
+  ['reorderEvents', (userId) => ({ fault: 'reorderEvents', userId, probability: 0.5, windowMs: 40, durationMs: 2000 })],
+  ['clockSkewMs', (_userId, r) => ({ fault: 'clockSkewMs', ms: (r() < 0.5 ? -1 : 1) * (6000 + Math.floor(r() * 10000)), durationMs: 3000 })],
+];
+
+describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (seed ${SEED})`, () => {
+  let ex: TestExchange;
+  let mm: Account;
+  let taker: Account;
+  let b: RelBot;
+
+  beforeAll(async () => {
+    ex = await startReliabilityExchange();
+    mm = await account(ex, { apiKey: true });
+    taker = await account(ex, { balance: '100000000' });
+    b = await startBot(
+      mm.client,
+      [{ id: 'mm', definition: marketMaker, params: { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '2', maxInventory: '0.05', refreshMs: 200 } }],
+      { risk: { maxOrderNotional: '20000' }, silenceTimeoutMs: 1500, pollPositionsMs: 2000 },
+    );
+  });
+
+  afterAll(async () => {
+    await b.bot.stop();
+    await mm.client.close();
+    await taker.client.close();
+    await ex.stop();
+  });
+
+  function listeners(): Record<string, number> {
+    const s = ex.server.ws.stats();
+    return {
+      busHandlers: b.bot.bus.handlerCount,
+      coreEventListeners: ex.server.core.emitter.listenerCount('events'),
+      wsConnections: s.connections,
+      privateConnections: s.privateConnections,
+      publicSubscriptions: s.publicSubscriptions,
+    };
+  }
+
+  it('ends with local == venue, no duplicates, no stale UNKNOWN, flat memory and listeners', async () => {
+    const rnd = mulberry32(SEED);
+    await until(() => b.bot.tracker.live('mm').filter((o) => o.state === 'NEW').length === 2, 'the market maker quotes');
+    await sleep(1000);
+    collect();
+    const heapStart = process.memoryUsage().heapUsed;
+    const listenersStart = listeners();
+
+    let stop = false;
+    let mark = 50000;
+    const admin = { 'x-admin-token': ex.adminToken };
+    const marks = (async () => {
+      while (!stop) {
+        mark = Math.max(45000, Math.min(55000, mark + Math.round((rnd() - 0.5) * 40) / 2));
+        await ex.call('POST', '/v1/admin/market/mark-price', { headers: admin, body: { symbol: 'BTCUSDT', markPrice: mark.toFixed(1) } });
+        await sleep(100);
+      }
+    })();
+    let takerTrades = 0;
+    const trades = (async () => {
+      while (!stop) {
+        await sleep(300 + Math.floor(rnd() * 500));
+        const quotes = await taker.client.market.getDepth({ symbol: 'BTCUSDT', limit: 5 });
+        const buy = rnd() < 0.5;
+        const level = buy ? quotes.asks[0] : quotes.bids[0];
+        if (level === undefined) continue;
+        try {
+          await taker.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: level[0], quantity: '0.005', timeInForce: 'IOC' });
+          takerTrades++;
+        } catch {
+          // The taker is not under test.
+        }
+      }
+    })();
+    let maxUnknownAgeMs = 0;
+    const watch = (async () => {
+      while (!stop) {
+        const now = Date.now();
+        for (const o of b.bot.tracker.live()) if (o.state === 'UNKNOWN') maxUnknownAgeMs = Math.max(maxUnknownAgeMs, now - o.updatedAt);
+        await sleep(200);
+      }
+    })();
+
+    const applied: Record<string, number> = {};
+    const end = Date.now() + SECONDS * 1000;
+    while (Date.now() < end) {
+      const [name, make] = SCHEDULE[Math.floor(rnd() * SCHEDULE.length)];
+      await setFault(ex, make(mm.userId, rnd));
+      applied[name] = (applied[name] ?? 0) + 1;
+      await sleep(1000 + Math.floor(rnd() * 2000));
+    }
+    const hits = (await getFaults(ex)).hits;
+    await clearFaults(ex);
+    stop = true;
+    await Promise.all([marks, trades, watch]);
+
+    // Let the last resync finish, then compare with the venue.
+    const t0 = Date.now();
+    let last = await compare(mm, b.bot);
+    await until(
+      async () => {
+        await b.bot.idle();
+        last = await compare(mm, b.bot);
+        return converged(last);
+      },
+      () => `local state equals the venue after the faults: ${JSON.stringify(last)}`,
+      60000,
+    );
+    const convergedMs = Date.now() - t0;
+    expect(last.duplicateClientOrderIds).toEqual([]);
+    expect(last.fillMismatches).toEqual([]);
+    expect(maxUnknownAgeMs).toBeLessThan(RESOLUTION_DEADLINE_MS);
+
+    await sleep(1000);
+    collect();
+    const heapEnd = process.memoryUsage().heapUsed;
+    const listenersEnd = listeners();
+    expect(listenersEnd).toEqual(listenersStart);
+    // Flat within a tolerance: the run's garbage is collected, what remains is bounded history.
+    expect(heapEnd).toBeLessThan(heapStart * 1.5 + 32 * 1024 * 1024);
+
+    recordFigures('soak', `seed ${SEED}, ${SECONDS} s`, {
+      faultsApplied: applied,
+      faultHits: hits,
+      takerTrades,
+      botFills: b.bot.stats.fills,
+      reconciles: b.bot.stats.reconciles,
+      streamResyncs: b.bot.stats.reconnects,
+      ordersOnVenue: last.venueOpen.length,
+      duplicates: last.duplicateClientOrderIds.length,
+      maxUnknownAgeMs,
+      convergedAfterFaultsMs: convergedMs,
+      heapStartMB: +(heapStart / 1048576).toFixed(1),
+      heapEndMB: +(heapEnd / 1048576).toFixed(1),
+      listenersStart,
+      listenersEnd,
+      botErrorsReported: b.bot.stats.errors,
+    });
+  });
+});
