@@ -28,7 +28,7 @@ describe('backtest', () => {
     expect(a.report.fills.length).toBeGreaterThan(0);
     expect(s.fills).toBe(a.report.fills.length);
     expect(s.ordersAccepted).toBeGreaterThan(0);
-    expect(a.report.equity.length).toBeGreaterThan(10);
+    expect(a.report.equity.length).toBeGreaterThanOrEqual(8); // one per minute of an 8-minute recording
     // Money is conserved across every account of the engine.
     const audit = a.result.audit;
     expect(audit.frozenMismatch).toEqual([]);
