@@ -152,6 +152,9 @@ it('writes the examples of docs/protocol.md', async () => {
   // Admin market controls
   await call('adminSetMarkPrice', 'move the mark price', 'POST', '/v1/admin/market/mark-price', { headers: admin, body: { symbol: 'BTCUSDT', markPrice: '50500' } });
   await call('adminSettleFunding', 'settle one funding round now', 'POST', '/v1/admin/clock/funding', { headers: admin, body: { symbol: 'BTCUSDT', fundingRate: '0.0001' } });
+  await call('adminSetFault', 'answer 503 to one user\'s order requests, twice', 'POST', '/v1/admin/faults', { headers: admin, body: { fault: 'http5xx', on: true, status: 503, userId: alice.userId, pathPrefix: '/v1/private/order', count: 2 } });
+  await call('adminGetFaults', 'the switches that are on', 'GET', '/v1/admin/faults', { headers: admin });
+  await call('adminSetFault', 'turn every switch off', 'POST', '/v1/admin/faults', { headers: admin, body: { fault: 'all', on: false } });
 
   // Errors
   await call('error', 'no such endpoint', 'GET', '/v1/private/order/nope', { token: ta });
