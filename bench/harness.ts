@@ -117,17 +117,5 @@ export function round(v: number, digits: number): number {
   return Math.round(v * f) / f;
 }
 
-/**
- * mulberry32: a tiny seeded PRNG so every run of a suite sees the same workload. Returns floats in
- * [0, 1).
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG shared with the rest of perpkit, re-exported for the suites. */
+export { mulberry32 } from '../src/core/random';

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { PerpClient } from '../client/client';
-import { SystemClock } from '../core/clock';
+import { SystemClock, SystemScheduler } from '../core/clock';
 import { PUBLIC_TOPIC_KINDS, type PublicTopicKind } from '../core/enums';
 import { Recorder, type RecorderVenue } from '../backtest/recording/recorder';
 
@@ -153,6 +153,7 @@ export async function runRecord(argv: string[]): Promise<number> {
     rotateBytes,
     rotateMs,
     clock: new SystemClock(),
+    scheduler: new SystemScheduler(),
     logger,
   });
   try {

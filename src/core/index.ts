@@ -4,3 +4,5 @@ export * from './enums';
 export * from './errors';
 export * from './ids';
 export * from './values';
+export * from './random';
+export * from './config-errors';

@@ -10,6 +10,7 @@
  * Secrets never live in the file: the config names environment variables (`passwordEnv`,
  * `apiKeyEnv`, `secretEnv`, `killTokenEnv`). Errors name the variable, never its value.
  */
+import { ConfigError, describeValue, isRecord, joinPath as join } from '../core/config-errors';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
@@ -50,30 +51,15 @@ export interface BotConfig {
 }
 
 /** A config file that cannot be used: the message names file, path, expected and got. */
-export class BotConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly at: string,
-    readonly expected: string,
-    readonly got: string,
-  ) {
-    super(`${file}: ${at === '' ? '(top level)' : at}: expected ${expected}, got ${got}`);
+export class BotConfigError extends ConfigError {
+  constructor(file: string, at: string, expected: string, got: string) {
+    super(file, at, expected, got);
     this.name = 'BotConfigError';
   }
 }
 
-/** Short rendering of a found value for error messages. */
-export function describeValue(v: unknown): string {
-  if (v === undefined) return 'nothing (the key is missing)';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `a list of ${v.length}`;
-  if (typeof v === 'object') return `a mapping with keys ${Object.keys(v).join(', ') || '(none)'}`;
-  const s = JSON.stringify(v);
-  return `${typeof v} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
-}
+export { describeValue };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const join = (base: string, key: string | number): string => (typeof key === 'number' ? `${base}[${key}]` : base === '' ? key : `${base}.${key}`);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Walks a parsed document, throwing BotConfigError at the first value that does not fit. */

@@ -11,6 +11,7 @@
  * Writes are atomic (write a temp file, fsync, rename over the old one): a crash mid-save leaves
  * the previous state, never half a file.
  */
+import { isRecord } from '../core/config-errors';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { BotStateStore, SavedBotState } from '../bot/bot';
@@ -50,7 +51,6 @@ export class StateFileError extends Error {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function parseOrder(v: unknown): SavedOrder | undefined {
   if (!isRecord(v)) return undefined;

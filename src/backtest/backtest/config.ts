@@ -7,6 +7,7 @@
  * are refused (a misspelt `maxDrawdown` must not silently switch a limit off). The backtest layer
  * may not import the runtime, so the error type lives here.
  */
+import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
@@ -58,29 +59,15 @@ export interface BacktestConfig {
 }
 
 /** A config that cannot be used: file, path, expected, got. */
-export class BacktestConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly at: string,
-    readonly expected: string,
-    readonly got: string,
-  ) {
-    super(`${file || '(config)'}: ${at === '' ? '(top level)' : at}: expected ${expected}, got ${got}`);
+export class BacktestConfigError extends ConfigError {
+  constructor(file: string, at: string, expected: string, got: string) {
+    super(file, at, expected, got);
     this.name = 'BacktestConfigError';
   }
 }
 
-export function describeValue(v: unknown): string {
-  if (v === undefined) return 'nothing (the key is missing)';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `a list of ${v.length}`;
-  if (typeof v === 'object') return `a mapping with keys ${Object.keys(v).join(', ') || '(none)'}`;
-  const s = JSON.stringify(v);
-  return `${typeof v} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
-}
+export { describeValue };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const join = (base: string, key: string | number): string => (typeof key === 'number' ? `${base}[${key}]` : base === '' ? key : `${base}.${key}`);
 const STRATEGY_ID = /^[A-Za-z0-9_]{1,16}$/;
 const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
 const RISK_INTEGERS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;

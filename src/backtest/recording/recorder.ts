@@ -14,7 +14,7 @@
  *   stay in time order; the settlement itself was at the previous nextFundingTime).
  */
 import type { Observable, Subscription } from 'rxjs';
-import type { Clock } from '../../core/clock';
+import type { Clock, Scheduler } from '../../core/clock';
 import type { PublicTopicKind } from '../../core/enums';
 import type { PositionRecord } from '../../protocol/records';
 import type { SymbolSpec } from '../../protocol/rest/market';
@@ -75,6 +75,8 @@ export interface RecorderOptions {
   /** How often queued lines are flushed through gzip to disk, ms; default 1000. */
   flushMs?: number;
   clock: Clock;
+  /** Timers for polling and flushing: injected, like the clock (the CLI passes real ones). */
+  scheduler: Scheduler;
   logger?: RecorderLogger;
 }
 
@@ -94,7 +96,8 @@ export class Recorder {
   private priv: RecorderPrivateStream | undefined;
   private readonly subs: Subscription[] = [];
   private offPrivate: (() => void) | undefined;
-  private timers: NodeJS.Timeout[] = [];
+  /** Cancellers of the repeating timers. */
+  private timers: Array<() => void> = [];
   private lastPublicT = 0;
   private lastPrivateT = 0;
   private publicLostAt: number | undefined;
@@ -164,14 +167,24 @@ export class Recorder {
       const every = this.o.pollPositionsMs ?? 5000;
       if (every > 0) {
         await this.pollPositions();
-        this.timers.push(setInterval(() => void this.pollPositions(), every));
+        this.timers.push(this.every(every, () => void this.pollPositions()));
       }
     }
     const flushMs = this.o.flushMs ?? 1000;
     // Without a periodic sync flush a crash would lose everything still inside gzip.
-    if (flushMs > 0) this.timers.push(setInterval(() => void this.writer?.flush().catch((e: unknown) => this.warn(e, 'flush failed')), flushMs));
-    for (const t of this.timers) t.unref();
+    if (flushMs > 0) this.timers.push(this.every(flushMs, () => void this.writer?.flush().catch((e: unknown) => this.warn(e, 'flush failed'))));
     this.o.logger?.info({ out: this.o.out, symbols: this.o.symbols, private: this.o.private === true }, 'recording');
+  }
+
+  /** Runs `fn` every `ms` on the injected scheduler until the returned function is called. */
+  private every(ms: number, fn: () => void): () => void {
+    let cancel = (): void => undefined;
+    const tick = (): void => {
+      cancel = this.o.scheduler.after(ms, tick);
+      fn();
+    };
+    cancel = this.o.scheduler.after(ms, tick);
+    return () => cancel();
   }
 
   private warn(e: unknown, msg: string): void {
@@ -237,7 +250,7 @@ export class Recorder {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const t of this.timers) clearInterval(t);
+    for (const cancel of this.timers) cancel();
     this.timers = [];
     for (const s of this.subs.splice(0)) s.unsubscribe();
     this.offPrivate?.();

@@ -3,22 +3,12 @@
  * fastest) or `samples` points drawn by a seeded generator. A point is the list of parameter
  * values; its index is its identity, so results can be ranked the same way whoever ran them.
  */
+import { mulberry32 } from '../../core/random';
 import type { SweepConfig, SweepParamSpec } from '../backtest/config';
 
 export type ParamValue = string | number | boolean;
 export type Point = Record<string, ParamValue>;
 
-/** mulberry32: small, fast, and the same sequence everywhere for a seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Decimal-safe rendering of a range value: 0.1 + 0.2 must not become 0.30000000000000004. */
 const tidy = (v: number): number => Number(v.toPrecision(12));

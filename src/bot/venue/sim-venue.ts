@@ -13,6 +13,7 @@ import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
 import type { Engine } from '../../exchange/engine/engine';
+import { wireSpecOf } from '../../exchange/engine/symbols';
 import type { EngineEvent } from '../../exchange/engine/events';
 import type { AmendParams, OrderRef, Venue, VenueEvent } from './venue';
 
@@ -114,20 +115,7 @@ export class SimVenue implements Venue {
   }
 
   async symbols(): Promise<SymbolSpec[]> {
-    return this.engine.symbolSpecs().map((s) => ({
-      symbol: s.name,
-      baseAsset: s.config.baseAsset,
-      quoteAsset: s.config.quoteAsset,
-      tickSize: s.config.tickSize,
-      stepSize: s.config.stepSize,
-      minQty: s.config.minQty,
-      maxQty: s.config.maxQty,
-      minNotional: s.config.minNotional,
-      maxLeverage: s.config.maxLeverage,
-      makerFee: s.config.makerFee,
-      takerFee: s.config.takerFee,
-      marginTiers: s.config.tiers.map((t, i) => ({ tier: i + 1, maxNotional: t.maxNotional, maxLeverage: t.maxLeverage, maintenanceMarginRate: t.maintenanceMarginRate, maintenanceAmount: t.maintenanceAmount })),
-    }));
+    return this.engine.symbolSpecs().map((s) => wireSpecOf(s.config));
   }
 
   placeOrders(orders: PlaceOrderParams[]): Promise<BatchResult> {

@@ -1,4 +1,5 @@
 import { Dec, Grid, parseDec } from '../../core';
+import type { SymbolSpec as WireSymbolSpec } from '../../protocol/rest/market';
 
 /** One maintenance-margin tier (Binance-style): applies while position notional <= `maxNotional`. */
 export interface MarginTier {
@@ -135,3 +136,27 @@ export const DEFAULT_SYMBOLS: readonly SymbolConfig[] = [
     tiers: ETH_TIERS,
   },
 ];
+
+/** The wire contract spec (GET /v1/public/market/symbols, recording headers) of a configured symbol. */
+export function wireSpecOf(c: SymbolConfig): WireSymbolSpec {
+  return {
+    symbol: c.symbol,
+    baseAsset: c.baseAsset,
+    quoteAsset: c.quoteAsset,
+    tickSize: c.tickSize,
+    stepSize: c.stepSize,
+    minQty: c.minQty,
+    maxQty: c.maxQty,
+    minNotional: c.minNotional,
+    maxLeverage: c.maxLeverage,
+    makerFee: c.makerFee,
+    takerFee: c.takerFee,
+    marginTiers: c.tiers.map((t, i) => ({
+      tier: i + 1,
+      maxNotional: t.maxNotional,
+      maxLeverage: t.maxLeverage,
+      maintenanceMarginRate: t.maintenanceMarginRate,
+      maintenanceAmount: t.maintenanceAmount,
+    })),
+  };
+}

@@ -12,7 +12,7 @@
  * re-exports it, so both layers share one definition.
  */
 import type { SymbolSpec } from '../../protocol/rest/market';
-import type { SymbolConfig } from '../engine/symbols';
+import { wireSpecOf } from '../engine/symbols';
 import type { PositionRecord } from '../../protocol/records';
 import type { PrivateEvent } from '../../protocol/ws';
 
@@ -67,25 +67,4 @@ export function isHeader(v: unknown): v is RecordingHeader {
 }
 
 /** The wire spec (as in a header) of a configured symbol, for synth and tests. */
-export function wireSpecOf(c: SymbolConfig): SymbolSpec {
-  return {
-    symbol: c.symbol,
-    baseAsset: c.baseAsset,
-    quoteAsset: c.quoteAsset,
-    tickSize: c.tickSize,
-    stepSize: c.stepSize,
-    minQty: c.minQty,
-    maxQty: c.maxQty,
-    minNotional: c.minNotional,
-    maxLeverage: c.maxLeverage,
-    makerFee: c.makerFee,
-    takerFee: c.takerFee,
-    marginTiers: c.tiers.map((t, i) => ({
-      tier: i + 1,
-      maxNotional: t.maxNotional,
-      maxLeverage: t.maxLeverage,
-      maintenanceMarginRate: t.maintenanceMarginRate,
-      maintenanceAmount: t.maintenanceAmount,
-    })),
-  };
-}
+export { wireSpecOf };

@@ -22,6 +22,7 @@
  *
  * Cost when nothing is on: the HTTP pipeline and the private-stream send each test one boolean.
  */
+import { mulberry32 } from '../../core/random';
 import type { Clock } from '../../core/clock';
 import { ErrorCodes, VenueError } from '../../core/errors';
 import type { ActiveFault, DropWsMode, FaultName, FaultSetting, FaultsResult } from '../../protocol/rest/admin';
@@ -65,17 +66,6 @@ interface Held {
   send: (text: string) => void;
 }
 
-/** Small deterministic PRNG (mulberry32): probabilities repeat run to run for a given seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class FaultSwitches {
   /** Some HTTP switch is on: the pipeline calls `beforeHandler`. */

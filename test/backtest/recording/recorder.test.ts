@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SystemClock } from '../../../src/core/clock';
+import { SystemClock, SystemScheduler } from '../../../src/core/clock';
 import type { PerpClient } from '../../../src/client';
 import { Recorder, type RecorderVenue } from '../../../src/backtest/recording/recorder';
 import { readRecording } from '../../../src/backtest/recording/reader';
@@ -40,7 +40,7 @@ describe('Recorder against the local exchange', () => {
     const a = await env.keyClient();
     const b = await env.keyClient();
     const out = join(mkdtempSync(join(tmpdir(), 'perpkit-rec-')), 'rec.jsonl.gz');
-    const rec = new Recorder({ venue: venueOf(a.client), source: env.ex.url, symbols: ['BTCUSDT'], private: true, pollPositionsMs: 100, out, flushMs: 50, clock: new SystemClock() });
+    const rec = new Recorder({ venue: venueOf(a.client), source: env.ex.url, symbols: ['BTCUSDT'], private: true, pollPositionsMs: 100, out, flushMs: 50, clock: new SystemClock(), scheduler: new SystemScheduler() });
     await rec.start();
     const core = env.ex.server.core;
     await core.execute({ k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: '50100', indexPrice: '50090' });
@@ -86,7 +86,7 @@ describe('Recorder against the local exchange', () => {
 
   it('refuses a symbol the venue does not list', async () => {
     const c = env.client();
-    const rec = new Recorder({ venue: venueOf(c), source: env.ex.url, symbols: ['NOPEUSDT'], out: join(tmpdir(), 'never.jsonl.gz'), clock: new SystemClock() });
+    const rec = new Recorder({ venue: venueOf(c), source: env.ex.url, symbols: ['NOPEUSDT'], out: join(tmpdir(), 'never.jsonl.gz'), clock: new SystemClock(), scheduler: new SystemScheduler() });
     await expect(rec.start()).rejects.toThrow(/does not list symbol NOPEUSDT/);
     await rec.stop();
   });

@@ -1,31 +1,9 @@
 /** Market data REST (PROTOCOL.md section 6): contract specs from the engine, trades and klines from the market-data store. */
 import type { SymbolSpec as WireSymbolSpec } from '../../../protocol/rest/market';
-import type { SymbolSpec } from '../../engine/symbols';
+import { wireSpecOf, type SymbolSpec } from '../../engine/symbols';
 import type { HandlerMap } from './context';
 
-function wireSpec(s: SymbolSpec): WireSymbolSpec {
-  const c = s.config;
-  return {
-    symbol: c.symbol,
-    baseAsset: c.baseAsset,
-    quoteAsset: c.quoteAsset,
-    tickSize: c.tickSize,
-    stepSize: c.stepSize,
-    minQty: c.minQty,
-    maxQty: c.maxQty,
-    minNotional: c.minNotional,
-    maxLeverage: c.maxLeverage,
-    makerFee: c.makerFee,
-    takerFee: c.takerFee,
-    marginTiers: c.tiers.map((t, i) => ({
-      tier: i + 1,
-      maxNotional: t.maxNotional,
-      maxLeverage: t.maxLeverage,
-      maintenanceMarginRate: t.maintenanceMarginRate,
-      maintenanceAmount: t.maintenanceAmount,
-    })),
-  };
-}
+const wireSpec = (s: SymbolSpec): WireSymbolSpec => wireSpecOf(s.config);
 
 export const marketHandlers = {
   getSymbols: (ctx, req) => {
