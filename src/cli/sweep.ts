@@ -22,6 +22,9 @@ Options:
   --out <dir>      output directory (default: <report.out>-sweep)
   --quiet          no per-job lines
   -h, --help       show this text
+
+Example:
+  perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
 `;
 
 export async function runSweepCli(argv: string[]): Promise<number> {
