@@ -11,7 +11,7 @@ import { runSynth } from './synth';
 
 const USAGE = `perpkit <command> [options]
 
-Commands available in this build:
+Commands:
   exchange    run the local exchange (perpkit exchange --help)
   run         run a trading bot from a YAML config (perpkit run --help)
   demo        local exchange + market maker bot in one process (perpkit demo --help)
@@ -21,6 +21,17 @@ Commands available in this build:
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
   help        show this text
 
+Every command takes --help for its options and examples.
+
+Examples:
+  perpkit demo --duration 30                         # what npm start runs
+  perpkit exchange --market synthetic --admin-token dev
+  PERPKIT_PASSWORD=change-me perpkit run config/bot-market-maker.yaml
+  perpkit synth --out data/btc-2h.jsonl.gz --hours 2 --seed 7
+  perpkit backtest config/backtest-market-maker.yaml
+  perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2
+
+Getting started: docs/getting-started.md
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -36,6 +47,6 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'demo') return runDemo(rest);
   if (cmd === 'record') return runRecord(rest);
   if (cmd === 'synth') return runSynth(rest);
-  process.stderr.write(`perpkit: command '${cmd}' is not available in this build yet\n\n${USAGE}`);
+  process.stderr.write(`perpkit: unknown command '${cmd}'\n\n${USAGE}`);
   return 2;
 }
