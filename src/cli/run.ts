@@ -58,6 +58,20 @@ function parseRunArgs(argv: string[]): RunArgs | 'help' {
   return { file: parsed.positionals[0], check: parsed.values.check === true, level: lv as LogLevel | undefined };
 }
 
+/** What a newcomer most likely has to do about a failed start (the venue's answer is in err). */
+export function startHint(err: string, config: BotConfig): string | undefined {
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(err)) {
+    return `nothing answers at venue.baseUrl ${config.venue.baseUrl}: is the exchange running there (perpkit exchange prints its URL)?`;
+  }
+  if (/\b20005\b/.test(err) && config.venue.auth.kind === 'password') {
+    return `the venue refused user '${config.venue.auth.username}': create it first (local exchange: POST /v1/admin/users or users: in its config; docs/getting-started.md) and check ${config.venue.auth.passwordEnv}`;
+  }
+  if (/\b2000[1-7]\b/.test(err) && config.venue.auth.kind === 'apiKey') {
+    return `the venue refused the API key: check ${config.venue.auth.apiKeyEnv} and ${config.venue.auth.secretEnv}, and that the key has TRADE permission`;
+  }
+  return undefined;
+}
+
 export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args: RunArgs | 'help';
   let config: BotConfig;
@@ -102,7 +116,9 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
       logger.fatal({ err: e.message }, 'cannot read the state file');
       return 2;
     }
-    logger.fatal({ err: errMessage(e) }, 'the bot could not start');
+    const err = errMessage(e);
+    const hint = startHint(err, config);
+    logger.fatal(hint === undefined ? { err } : { err, hint }, 'the bot could not start');
     return 1;
   }
   const code = await exited;
