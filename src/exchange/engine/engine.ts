@@ -129,6 +129,18 @@ function fail(code: ErrorCode, message: string, field?: string): never {
   throw new VenueError(code, message, field);
 }
 
+/**
+ * Relative tolerance of the liquidation screen's float figures: their rounding error is about
+ * 1e-15 of the magnitudes summed, so anything within 1e-9 of them is left to the exact check.
+ */
+const SCREEN_TOLERANCE = 1e-9;
+
+interface FloatTier {
+  cap: number;
+  mmr: number;
+  amount: number;
+}
+
 const isFinal = (s: OrderStatus): boolean => FINAL_ORDER_STATUSES.has(s);
 const conditionFinal = (s: ConditionStatus): boolean => s !== 'NEW';
 const posKey = (symbol: string, side: PositionSide): string => `${symbol}:${side}`;
@@ -156,6 +168,9 @@ export class Engine {
   private feePool = ZERO;
   /** Sum of all deposits, for the conservation invariant. */
   private deposits = ZERO;
+  /** Float values of Decs for the liquidation screen, by identity. */
+  private readonly approxCache = new WeakMap<Dec, number>();
+  private readonly floatTiersBySpec = new Map<SymbolSpec, FloatTier[]>();
 
   constructor(opts: EngineOptions) {
     this.clock = opts.clock;
@@ -1838,8 +1853,88 @@ export class Engine {
     return [...st.holders].sort((a, b) => a.seq - b.seq);
   }
 
+  /** A Dec as a float, cached by identity (Dec values are immutable; balances and costs change rarely). */
+  private approx(d: Dec): number {
+    let n = this.approxCache.get(d);
+    if (n === undefined) {
+      n = d.toNumber();
+      this.approxCache.set(d, n);
+    }
+    return n;
+  }
+
+  /** Margin tiers of a symbol as floats, for the liquidation screen. */
+  private floatTiers(spec: SymbolSpec): FloatTier[] {
+    let t = this.floatTiersBySpec.get(spec);
+    if (t === undefined) {
+      t = spec.tiers.map((x) => ({ cap: x.maxNotional === undefined ? Infinity : x.maxNotional.toNumber(), mmr: x.mmr.toNumber(), amount: x.amount.toNumber() }));
+      this.floatTiersBySpec.set(spec, t);
+    }
+    return t;
+  }
+
+  /**
+   * Maintenance margin of a position of float notional `notional` (> 0), or NaN when the notional
+   * is so close to a tier boundary that float rounding could pick another tier than the exact
+   * figure does.
+   */
+  private approxMaintenance(spec: SymbolSpec, notional: number): number {
+    for (const t of this.floatTiers(spec)) {
+      if (Math.abs(notional - t.cap) <= SCREEN_TOLERANCE * t.cap) return NaN;
+      if (notional <= t.cap) return Math.max(0, notional * t.mmr - t.amount);
+    }
+    const last = this.floatTiers(spec);
+    const t = last[last.length - 1];
+    return Math.max(0, notional * t.mmr - t.amount);
+  }
+
+  /**
+   * The liquidation sweep's screen: false only when, in float arithmetic with a tolerance far above
+   * its rounding error, every holder of the symbol keeps its equity clearly above maintenance, so
+   * the exact (Decimal) check would liquidate nobody. Allocation-free; anything close, or any
+   * figure float cannot place with certainty, goes to the exact check, so results never change.
+   */
+  private mayLiquidate(st: SymbolState): boolean {
+    for (const acct of st.holders) {
+      if (acct.userId === INSURANCE_ACCOUNT) continue;
+      const wallet = this.approx(acct.wallet);
+      let equity = wallet;
+      let scale = Math.abs(wallet);
+      let mm = 0;
+      let crossHere = false;
+      for (const p of acct.positions.values()) {
+        const spec = p.symbol;
+        const qty = p.qty * spec.step.unitScaled / 10 ** spec.step.scale;
+        const pst = this.symbols.get(spec.name) as SymbolState;
+        const mark = pst.market.mark * spec.tick.unitScaled / 10 ** spec.tick.scale;
+        const cost = this.approx(p.cost);
+        const notional = Math.abs(qty) * mark;
+        const m = notional === 0 ? 0 : this.approxMaintenance(spec, notional);
+        if (Number.isNaN(m)) return true;
+        if (p.marginMode === 'ISOLATED') {
+          const iso = this.approx(p.isolatedMargin);
+          equity -= iso;
+          scale += Math.abs(iso);
+          if (spec === st.spec) {
+            const isoEquity = iso + qty * mark - cost;
+            const isoScale = Math.abs(iso) + notional + Math.abs(cost) + m + 1;
+            if (!(isoEquity - m > SCREEN_TOLERANCE * isoScale)) return true;
+          }
+          continue;
+        }
+        if (spec === st.spec) crossHere = true;
+        equity += qty * mark - cost;
+        mm += m;
+        scale += 2 * notional + Math.abs(cost) + m;
+      }
+      if (crossHere && !(equity - mm > SCREEN_TOLERANCE * (scale + 1))) return true;
+    }
+    return false;
+  }
+
   /** Liquidates every account on this symbol whose margin ratio reached 100 %. */
   private checkLiquidations(st: SymbolState): void {
+    if (st.holders.size === 0 || !this.mayLiquidate(st)) return;
     for (const acct of this.holdersInOrder(st)) {
       if (acct.userId === INSURANCE_ACCOUNT) continue;
       for (const p of [...acct.positions.values()]) {
