@@ -180,6 +180,7 @@ export class BacktestRun {
   private fullTape: boolean;
   private idleDone = true;
   private lastCalls = 0;
+  private lastIntents = 0;
   private nextSample = 0;
   private readonly result: BacktestResult;
 
@@ -282,7 +283,9 @@ export class BacktestRun {
    * once nothing moves. Deterministic: the turns depend only on what the bot did.
    */
   private async settle(): Promise<void> {
-    if (this.idleDone && this.bot.executor.queued === 0 && this.venue.calls === this.lastCalls) return;
+    // New intents since the last settle mean work in progress even when the executor has already
+    // taken them off its queue and not yet reached the venue (it awaits before each call).
+    if (this.idleDone && this.bot.executor.queued === 0 && this.venue.calls === this.lastCalls && this.bot.stats.intents === this.lastIntents) return;
     if (this.idleDone) {
       this.idleDone = false;
       void this.bot.idle().then(() => {
@@ -300,6 +303,7 @@ export class BacktestRun {
       } else if (this.venue.inFlight > 0 && ++still >= 8) break;
     }
     this.lastCalls = this.venue.calls;
+    this.lastIntents = this.bot.stats.intents;
   }
 
   private async runTimers(until: number): Promise<void> {
