@@ -283,9 +283,7 @@ export class BacktestRun {
    * once nothing moves. Deterministic: the turns depend only on what the bot did.
    */
   private async settle(): Promise<void> {
-    // New intents since the last settle mean work in progress even when the executor has already
-    // taken them off its queue and not yet reached the venue (it awaits before each call).
-    if (this.idleDone && this.bot.executor.queued === 0 && this.venue.calls === this.lastCalls && this.bot.stats.intents === this.lastIntents) return;
+    if (this.quiet()) return;
     if (this.idleDone) {
       this.idleDone = false;
       void this.bot.idle().then(() => {
@@ -304,6 +302,16 @@ export class BacktestRun {
     }
     this.lastCalls = this.venue.calls;
     this.lastIntents = this.bot.stats.intents;
+  }
+
+  /**
+   * Nothing to settle: the bot is idle and made no call and took no intent since the last settle.
+   * New intents mean work in progress even when the executor has already taken them off its queue
+   * and not yet reached the venue (it awaits before each call). The per-event loop checks this
+   * before awaiting `settle()`, so a quiet event costs no promise.
+   */
+  private quiet(): boolean {
+    return this.idleDone && this.bot.executor.queued === 0 && this.venue.calls === this.lastCalls && this.bot.stats.intents === this.lastIntents;
   }
 
   private async runTimers(until: number): Promise<void> {
@@ -406,7 +414,7 @@ export class BacktestRun {
         }
         if (t > this.clock.now()) {
           if (this.started) {
-            await this.runTimers(t);
+            if (this.scheduler.nextAt() <= t) await this.runTimers(t);
             this.sampleUpTo(t);
           }
           this.clock.set(t);
@@ -416,7 +424,7 @@ export class BacktestRun {
         lastT = t;
         if (this.started) {
           this.sim.pump();
-          await this.settle();
+          if (!this.quiet()) await this.settle();
         } else {
           this.engine.drain();
           if (this.needMark.size === 0) await this.startBot();

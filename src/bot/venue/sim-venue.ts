@@ -60,8 +60,8 @@ export class SimVenue implements Venue {
    * market data of the subscribed symbols. Call it after driving the engine from outside.
    */
   pump(): void {
+    if (this.engine.pendingEvents === 0) return;
     const events = this.engine.drain();
-    if (events.length === 0) return;
     const touchedBooks = new Set<string>();
     for (const e of events) this.forward(e, touchedBooks);
     if (this.depthLevels === 0) return;

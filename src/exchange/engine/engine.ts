@@ -209,6 +209,11 @@ export class Engine {
     return e;
   }
 
+  /** Events waiting for `drain()`: lets a pump skip a quiet step without allocating. */
+  get pendingEvents(): number {
+    return this.out.length;
+  }
+
   /** Runs a command: follow-up work and account updates happen when the outermost one ends. */
   private run<T>(fn: () => T): T {
     this.nesting++;
