@@ -29,6 +29,7 @@ import { ExchangeCore } from './exchange-core';
 import { DroppedByFault, FaultSwitches } from './faults';
 import { HANDLERS } from './handlers';
 import type { Handler, RequestContext, ServerDeps } from './handlers/context';
+import { coalesceWrites } from './http/coalesce-writes';
 import { parseJsonBody } from './http/json-body';
 import { parseQuery, splitTarget } from './http/query';
 import { BodyTooLarge, RequestAborted, readBody } from './http/request-body';
@@ -118,6 +119,8 @@ export class ExchangeServer {
       void this.handle(req, res);
     });
     this.httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    // One write system call per connection per event-loop turn (http/coalesce-writes.ts).
+    this.httpServer.on('connection', coalesceWrites);
     // A malformed request line or headers: node answers nothing by default, so answer in the envelope.
     this.httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.onClientError(err, socket));
     // The gateway gets the redacting logger too: without one, upgrade and fan-out failures, slow
