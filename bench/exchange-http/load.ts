@@ -12,6 +12,8 @@ import { ApiError, type BenchUser, type ExchangeClient } from './client';
 export const SYMBOL = 'BTCUSDT';
 const PLACE = '/v1/private/order/place';
 const CANCEL = '/v1/private/order/cancel';
+const BATCH_PLACE = '/v1/private/order/batch-place';
+const BATCH_CANCEL = '/v1/private/order/batch-cancel';
 /** Stop the run once this many requests failed: the figures are meaningless by then. */
 const MAX_ERRORS = 200;
 
@@ -33,7 +35,9 @@ export interface LoadOptions {
 export interface LoadStats {
   /** Requests (placements and cancels) completed inside the timed window. */
   requests: number;
+  /** Orders placed (one per single placement, one per item of a batch) inside the window. */
   placements: number;
+  /** Orders cancelled (likewise). */
   cancels: number;
   windowSec: number;
   errors: number;
@@ -41,6 +45,7 @@ export interface LoadStats {
   /** Every request sent inside the window, ns. */
   latency: LatencyRecorder;
   placeLatency: LatencyRecorder;
+  cancelLatency: LatencyRecorder;
   serverCpuSec: number;
   clientCpuSec: number;
   /** CPU seconds that other processes on the machine used during the window (all cores). */
@@ -69,6 +74,7 @@ function newStats(): LoadStats {
     errorSamples: [],
     latency: new LatencyRecorder(4_000_000),
     placeLatency: new LatencyRecorder(4_000_000),
+    cancelLatency: new LatencyRecorder(4_000_000),
     serverCpuSec: 0,
     clientCpuSec: 0,
     otherCpuSec: 0,
@@ -84,7 +90,7 @@ function placeBody(side: 'BUY' | 'SELL', price: string, tif: 'GTC' | 'IOC', clie
  * One request, timed and counted. Returns the envelope's data, or undefined after an error
  * (counted, and the run is stopped once there are too many).
  */
-async function timed<T>(st: RunState, user: BenchUser, path: string, body: string, kind: 'place' | 'cancel', clientOrderId?: string): Promise<T | undefined> {
+async function timed<T>(st: RunState, user: BenchUser, path: string, body: string, kind: 'place' | 'cancel', clientOrderId?: string, orders = 1): Promise<T | undefined> {
   const t0 = st.now();
   const sentAt = performance.now();
   if (clientOrderId !== undefined && st.opts.onSend) st.opts.onSend(clientOrderId, Number(t0 - (st.opts.timeBase ?? 0n)));
@@ -104,11 +110,12 @@ async function timed<T>(st: RunState, user: BenchUser, path: string, body: strin
   if (sentAt >= st.windowStart && sentAt < st.windowEnd) {
     s.latency.add(dt);
     if (kind === 'place') s.placeLatency.add(dt);
+    else s.cancelLatency.add(dt);
   }
   if (doneAt >= st.windowStart && doneAt < st.windowEnd) {
     s.requests++;
-    if (kind === 'place') s.placements++;
-    else s.cancels++;
+    if (kind === 'place') s.placements += orders;
+    else s.cancels += orders;
   }
   return data;
 }
@@ -183,6 +190,61 @@ export function restingLoad(opts: LoadOptions & { depth: number }): Promise<Load
     }
     for (const id of live) {
       await opts.client.call('POST', CANCEL, user.headers, `{"symbol":"${SYMBOL}","clientOrderId":"${id}"}`).catch(() => undefined);
+    }
+  });
+}
+
+interface BatchAnswer {
+  successCount: number;
+  failedCount: number;
+  results: Array<{ success: boolean; code: number; message: string }>;
+}
+
+/** A batch answered 200 whose items did not all succeed counts as one error. */
+function checkBatch(st: RunState, what: string, r: BatchAnswer | undefined, n: number): boolean {
+  if (r === undefined) return false;
+  if (r.successCount === n) return true;
+  const s = st.stats;
+  s.errors++;
+  const bad = r.results.find((x) => !x.success);
+  if (s.errorSamples.length < 5) s.errorSamples.push(`${what}: ${r.successCount}/${n} items succeeded${bad ? `, e.g. ${bad.code} ${bad.message}` : ''}`);
+  if (s.errors >= MAX_ERRORS) st.stop = true;
+  return false;
+}
+
+/**
+ * Batch variant of the resting load: each worker places `batchSize` resting limit orders in one
+ * `POST /v1/private/order/batch-place` (same price bands as restingLoad, never crossing), then
+ * cancels those same orders by clientOrderId in one `POST /v1/private/order/batch-cancel`. So
+ * a worker has at most `batchSize` orders resting. `placements` and `cancels` count orders (items),
+ * `requests` counts HTTP requests; latencies are per request (a whole batch).
+ */
+export function batchLoad(opts: LoadOptions & { batchSize: number }): Promise<LoadStats> {
+  return drive(opts, async (st, w) => {
+    const user = opts.users[w % opts.users.length];
+    const rnd = mulberry32(opts.seed + w * 7919);
+    let seq = 0;
+    while (!st.stop && performance.now() < st.windowEnd) {
+      const ids: string[] = [];
+      const orders: string[] = [];
+      for (let i = 0; i < opts.batchSize; i++) {
+        const buy = rnd() < 0.5;
+        const price = ((buy ? 490_000 : 509_000) + Math.floor(rnd() * 1000)) / 10;
+        const id = `b${w}x${seq++}`;
+        ids.push(id);
+        orders.push(placeBody(buy ? 'BUY' : 'SELL', price.toFixed(1), 'GTC', id));
+      }
+      const placed = await timed<BatchAnswer>(st, user, BATCH_PLACE, `{"orders":[${orders.join(',')}]}`, 'place', undefined, opts.batchSize);
+      if (placed === undefined) continue;
+      checkBatch(st, 'batch-place', placed, opts.batchSize);
+      // Cancel every id that was placed (a failed item's cancel would fail too; skip those).
+      const refs: string[] = [];
+      placed.results.forEach((r, i) => {
+        if (r.success) refs.push(`{"symbol":"${SYMBOL}","clientOrderId":"${ids[i]}"}`);
+      });
+      if (refs.length === 0) continue;
+      const cancelled = await timed<BatchAnswer>(st, user, BATCH_CANCEL, `{"orders":[${refs.join(',')}]}`, 'cancel', undefined, refs.length);
+      checkBatch(st, 'batch-cancel', cancelled, refs.length);
     }
   });
 }

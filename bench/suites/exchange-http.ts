@@ -3,7 +3,7 @@ import { latencyResults, percentile, round } from '../harness';
 import type { BenchResult, LatencyStats } from '../harness';
 import { ExchangeClient } from '../exchange-http/client';
 import { Fanout } from '../exchange-http/fanout';
-import { crossingLoad, restingLoad, SYMBOL, type LoadOptions, type LoadStats } from '../exchange-http/load';
+import { batchLoad, crossingLoad, restingLoad, SYMBOL, type LoadOptions, type LoadStats } from '../exchange-http/load';
 import { ExchangeProcess } from '../exchange-http/server-process';
 import { registerSuite } from './registry';
 
@@ -14,13 +14,16 @@ import { registerSuite } from './registry';
  * rather than a worker thread: the machine has 2 cores, one for the server and one for the
  * client, and the WebSocket latency needs send and arrival stamped by the same process.
  *
- * Parts: (a) resting limit orders placed and cancelled; (b) crossing orders (maker + IOC taker);
+ * Parts: (a) resting limit orders placed and cancelled (128 in flight; `lowconc`: the same with 8
+ * in flight, for latency that is mostly service time); `batch`: resting orders placed 20 per
+ * batch-place request and cancelled 20 per batch-cancel request (orders/s, per-request latency;
+ * labelled BATCH, not comparable with single-order figures); (b) crossing orders (maker + IOC taker);
  * (c) the crossing load again with private and public WebSocket subscribers, measuring events
  * delivered per second and send-to-arrival latency.
  *
  * Environment: BENCH_EXCHANGE_CPU_PROF=<dir> runs the server under `node --cpu-prof` (profile
  * written into <dir> on exit; summarise it with `node dist/bench/exchange-http/profile-top.js`);
- * BENCH_EXCHANGE_HTTP_PARTS=resting,crossing,fanout runs only the listed parts (for profiling
+ * BENCH_EXCHANGE_HTTP_PARTS=resting,lowconc,batch,crossing,fanout runs only the listed parts (for profiling
  * one workload at a time).
  */
 
@@ -37,6 +40,11 @@ const RESTING_DEPTH = 8;
 const WARMUP_MS = 2000;
 const DURATION_MS = 8000;
 const FANOUT_CONCURRENCY = 32;
+/** Low-concurrency latency part: few enough in flight that latency is mostly service time, not queueing. */
+const LOW_CONCURRENCY = 8;
+/** Batch part: requests in flight and orders per batch-place / batch-cancel request (the protocol maximum). */
+const BATCH_CONCURRENCY = 32;
+const BATCH_SIZE = 20;
 const PRIVATE_CONNS_PER_USER = 2;
 const PUBLIC_CONNS = 32;
 const SEED = 0x5eed;
@@ -69,8 +77,8 @@ function check(label: string, s: LoadStats): void {
   if (s.takerNotFilled > 0) throw new Error(`${label}: ${s.takerNotFilled} taker orders did not fill completely`);
 }
 
-type Part = 'resting' | 'crossing' | 'fanout';
-const PARTS: readonly Part[] = ['resting', 'crossing', 'fanout'];
+type Part = 'resting' | 'lowconc' | 'batch' | 'crossing' | 'fanout';
+const PARTS: readonly Part[] = ['resting', 'lowconc', 'batch', 'crossing', 'fanout'];
 
 function selectedParts(): Set<Part> {
   const env = process.env.BENCH_EXCHANGE_HTTP_PARTS;
@@ -91,6 +99,32 @@ async function restingPart(base: Base): Promise<BenchResult[]> {
   const resting = await restingLoad({ ...base, concurrency: CONCURRENCY, depth: RESTING_DEPTH, seed: SEED });
   check('resting', resting);
   return loadResults('resting place+cancel', resting, latencyResults('resting place+cancel: HTTP latency, placements only,', resting.placeLatency.stats()));
+}
+
+async function lowConcurrencyPart(base: Base): Promise<BenchResult[]> {
+  console.error(`exchange-http: resting place+cancel, ${LOW_CONCURRENCY} in flight ...`);
+  const s = await restingLoad({ ...base, concurrency: LOW_CONCURRENCY, depth: RESTING_DEPTH, seed: SEED + 3 });
+  check('resting, low concurrency', s);
+  return loadResults(`resting place+cancel, ${LOW_CONCURRENCY} in flight (single orders)`, s, latencyResults(`resting place+cancel, ${LOW_CONCURRENCY} in flight (single orders): HTTP latency, placements only,`, s.placeLatency.stats()));
+}
+
+async function batchPart(base: Base): Promise<BenchResult[]> {
+  console.error(`exchange-http: BATCH resting place+cancel (${BATCH_SIZE} orders per request) ...`);
+  const s = await batchLoad({ ...base, concurrency: BATCH_CONCURRENCY, batchSize: BATCH_SIZE, seed: SEED + 4 });
+  check('batch', s);
+  const label = `BATCH resting place+cancel (${BATCH_SIZE} orders per batch-place / batch-cancel request, ${BATCH_CONCURRENCY} requests in flight)`;
+  return [
+    { name: `${label}: HTTP requests/s (timed window)`, value: Math.round(s.requests / s.windowSec), unit: 'req/s' },
+    { name: `${label}: orders placed/s (timed window)`, value: Math.round(s.placements / s.windowSec), unit: 'orders/s' },
+    { name: `${label}: orders cancelled/s (timed window)`, value: Math.round(s.cancels / s.windowSec), unit: 'orders/s' },
+    ...latencyResults(`${label}: per-request latency, batch-place requests,`, s.placeLatency.stats()),
+    ...latencyResults(`${label}: per-request latency, batch-cancel requests,`, s.cancelLatency.stats()),
+    { name: `${label}: server CPU per 1,000 orders (placed + cancelled)`, value: round((s.serverCpuSec * 1000) / Math.max(1, s.placements + s.cancels), 4), unit: 'cpu-s' },
+    { name: `${label}: server process CPU use (of one core)`, value: round((100 * s.serverCpuSec) / s.windowSec, 1), unit: '%' },
+    { name: `${label}: client (bench) process CPU use (of one core)`, value: round((100 * s.clientCpuSec) / s.windowSec, 1), unit: '%' },
+    { name: `${label}: other processes' CPU use on this machine (contention)`, value: round((100 * s.otherCpuSec) / s.windowSec, 1), unit: '%' },
+    { name: `${label}: errors (must be 0)`, value: s.errors, unit: 'requests' },
+  ];
 }
 
 async function crossingPart(base: Base): Promise<BenchResult[]> {
@@ -175,6 +209,8 @@ async function run(): Promise<BenchResult[]> {
     const base = { client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
 
     if (parts.has('resting')) results.push(...(await restingPart(base)));
+    if (parts.has('lowconc')) results.push(...(await lowConcurrencyPart(base)));
+    if (parts.has('batch')) results.push(...(await batchPart(base)));
     if (parts.has('crossing')) results.push(...(await crossingPart(base)));
     if (parts.has('fanout')) results.push(...(await fanoutPart(base, fanout)));
     if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
