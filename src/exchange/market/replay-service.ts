@@ -12,18 +12,33 @@
  *   recorded, 10 = ten times faster, 'max' = as fast as the journal takes it).
  * - When the file ends the market stops moving: no more marks or trades; orders stay as they are.
  * - A restart replays the file from its beginning again (the journal keeps the state so far).
+ * - Lock-step (`lockStep`, for tests such as the backtest parity test): no pacing; before each
+ *   recorded event `before` is called (a test sets the exchange's clock to the event's time there),
+ *   and after it, once its commands are on the journal and their engine events published, the
+ *   replay awaits `barrier` before the next event (a test waits there until its bot has caught up).
  */
 import { VenueError } from '../../core/errors';
 import type { ExchangeCore } from '../server/exchange-core';
 import type { Command } from '../server/commands';
 import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
 import { readRecording } from './recording-reader';
-import { wireSpecOf, type RecordingHeader } from './recording-format';
+import { wireSpecOf, type RecordedEvent, type RecordingHeader } from './recording-format';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from './replay';
 
 export interface ReplayLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+}
+
+/**
+ * Lock-step replay: every recorded event (applied or not) is one step, and the replay does not go
+ * on until the step's barrier resolves. `speed` is then ignored.
+ */
+export interface ReplayLockStep {
+  /** Called before the event is applied, e.g. to set the exchange's clock to `event.t`. */
+  before?(event: RecordedEvent): void;
+  /** Called once the event's commands are on the journal and their engine events published. */
+  barrier(event: RecordedEvent): Promise<void>;
 }
 
 export interface ReplayServiceOptions {
@@ -33,6 +48,8 @@ export interface ReplayServiceOptions {
   /** Replay speed relative to recorded time, or 'max'. */
   speed: number | 'max';
   logger?: ReplayLogger;
+  /** Deterministic stepping instead of pacing (tests); off by default. */
+  lockStep?: ReplayLockStep;
 }
 
 /** Password hash that no password matches: the tape users cannot log in. */
@@ -86,6 +103,7 @@ export class ReplayService {
   private readonly files: string[];
   private readonly speed: number | 'max';
   private readonly log: ReplayLogger | undefined;
+  private readonly lockStep: ReplayLockStep | undefined;
   private tape: TapeReplayer | undefined;
   private sink: CoreSink | undefined;
   private header: RecordingHeader | undefined;
@@ -105,6 +123,7 @@ export class ReplayService {
     this.files = opts.files;
     this.speed = opts.speed;
     this.log = opts.logger;
+    this.lockStep = opts.lockStep;
   }
 
   get stats(): TapeStats | undefined {
@@ -172,6 +191,14 @@ export class ReplayService {
       if (this.stopped) return;
       if ('type' in x) continue;
       t0 ??= x.t;
+      if (this.lockStep) {
+        this.lockStep.before?.(x);
+        this.apply(tape, x);
+        await sink.settle();
+        await this.lockStep.barrier(x);
+        if (this.stopped) return;
+        continue;
+      }
       if (this.speed !== 'max') {
         const due = wallStart + (x.t - t0) / this.speed;
         const wait = due - this.core.wallClock.now();
@@ -184,18 +211,22 @@ export class ReplayService {
         await sink.settle();
         await new Promise<void>((r) => setImmediate(r));
       }
-      try {
-        tape.apply(x);
-      } catch (e) {
-        // Only non-venue errors escape the replayer (a bug or a closed core): stop replaying.
-        if (e instanceof VenueError) continue;
-        throw e;
-      }
-      this.applied++;
+      this.apply(tape, x);
       if (sink.pending.length > 64) await sink.settle();
     }
     await sink.settle();
     this.finished = true;
     this.log?.info({ events: this.applied, stats: tape.stats }, 'market replay reached the end of the recording; the market stops moving');
+  }
+
+  private apply(tape: TapeReplayer, x: RecordedEvent): void {
+    try {
+      tape.apply(x);
+    } catch (e) {
+      // Only non-venue errors escape the replayer (a bug or a closed core): stop replaying.
+      if (e instanceof VenueError) return;
+      throw e;
+    }
+    this.applied++;
   }
 }
