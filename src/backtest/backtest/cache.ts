@@ -249,18 +249,22 @@ export async function buildCache(recording: string, cachePath: string): Promise<
   return events;
 }
 
-/** Strings for integer units, kept so a price seen before costs a map lookup, not a format. */
+/**
+ * Strings for integer units, kept so a price seen before costs an array probe, not a format.
+ * Direct-mapped on the low bits of the units (nearby prices and sizes take different slots): no
+ * hashing of a double key per event, and bounded by construction.
+ */
+const UNIT_SLOTS = 1 << 14;
 class UnitStrings {
-  private readonly map = new Map<number, string>();
+  private readonly keys = new Float64Array(UNIT_SLOTS).fill(NaN);
+  private readonly values: string[] = new Array<string>(UNIT_SLOTS).fill('');
   constructor(private readonly grid: Grid) {}
   get(units: number): string {
-    let s = this.map.get(units);
-    if (s === undefined) {
-      // Bounded: a recording with more distinct values than this just formats again.
-      if (this.map.size >= 1 << 16) this.map.clear();
-      s = this.grid.fromUnits(units);
-      this.map.set(units, s);
-    }
+    const slot = units & (UNIT_SLOTS - 1);
+    if (this.keys[slot] === units) return this.values[slot];
+    const s = this.grid.fromUnits(units);
+    this.keys[slot] = units;
+    this.values[slot] = s;
     return s;
   }
 }
