@@ -141,9 +141,18 @@ class RestingOrders {
     this.dirty = true;
   }
 
-  /** Could a trade at `price` on `symbol` fill one of the participant's orders? */
-  reaches(symbol: string, price: number): boolean {
+  private lastPriceText = '';
+  private lastPrice = NaN;
+
+  /** Could a trade at `priceText` on `symbol` fill one of the participant's orders? */
+  reaches(symbol: string, priceText: string): boolean {
     if (this.orders.size === 0) return false;
+    // Consecutive trades mostly repeat a price (the cache hands out the same string): parse once.
+    if (priceText !== this.lastPriceText) {
+      this.lastPriceText = priceText;
+      this.lastPrice = Number(priceText);
+    }
+    const price = this.lastPrice;
     if (this.dirty) this.recompute();
     const b = this.best.get(symbol);
     return b !== undefined && (b.bid >= price || b.ask <= price);
@@ -359,7 +368,7 @@ export class BacktestRun {
     switch (e.k) {
       case 'trade':
         if (this.started) this.venue.inject({ type: 'trade', time: e.t, symbol: e.s, data: { tradeId: e.id, price: e.p, quantity: e.q, side: e.side, time: e.t } });
-        if (this.fullTape || (this.started && this.resting.reaches(e.s, Number(e.p)))) {
+        if (this.fullTape || (this.started && this.resting.reaches(e.s, e.p))) {
           this.result.events.tradesThroughEngine++;
           this.replayer.apply(e);
         } else {
