@@ -22,19 +22,25 @@ export class EventBus {
    * delivered after the current one, so every handler sees events in the same order.
    */
   publish(event: BotEvent): void {
-    this.queue.push(event);
-    if (this.dispatching > 0) return;
+    if (this.dispatching > 0 || this.queue.length > 0) {
+      this.queue.push(event);
+      if (this.dispatching > 0) return;
+    }
     this.dispatching++;
     try {
-      while (this.queue.length > 0) {
-        const e = this.queue.shift() as BotEvent;
-        const hs = this.byType.get(e.type);
-        if (hs) for (const h of hs) this.call(h, e);
-        for (const h of this.all) this.call(h, e);
-      }
+      // With nothing queued (the common case) the event goes first without a trip through the
+      // queue, then whatever its handlers published, in order.
+      if (this.queue.length === 0) this.deliver(event);
+      while (this.queue.length > 0) this.deliver(this.queue.shift() as BotEvent);
     } finally {
       this.dispatching--;
     }
+  }
+
+  private deliver(e: BotEvent): void {
+    const hs = this.byType.get(e.type);
+    if (hs) for (const h of hs) this.call(h, e);
+    for (const h of this.all) this.call(h, e);
   }
 
   private call(h: Handler<BotEvent>, e: BotEvent): void {
