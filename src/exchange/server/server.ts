@@ -33,7 +33,7 @@ import { coalesceWrites } from './http/coalesce-writes';
 import { parseJsonBody } from './http/json-body';
 import { parseQuery, splitTarget } from './http/query';
 import { BodyTooLarge, RequestAborted, readBody } from './http/request-body';
-import { sendEnvelope } from './http/send';
+import { sendEnvelope, type RateHeaders } from './http/send';
 import { ListenKeyStore } from './listen-keys';
 import { loggableUrl, serverLogger } from './logger';
 import { MarketDataStore } from './market-data';
@@ -242,6 +242,7 @@ export class ExchangeServer {
     this.inFlight++;
     let principal: Principal | undefined;
     let endpointName: EndpointName | undefined;
+    let rate: RateHeaders | undefined;
     let code: number = ErrorCodes.SUCCESS;
     try {
       if (this.stopping) {
@@ -261,7 +262,7 @@ export class ExchangeServer {
       principal = this.authenticate(ep, req, method, path, rawQuery, rawBody);
       // Fault injection (faults.ts): one boolean when no switch is on; never on the admin API.
       const dropAnswer = this.faults.httpActive && ep.group !== 'admin' && (await this.faults.beforeHandler(principal?.userId, method, path, (n, v) => res.setHeader(n, v)));
-      if (principal) this.applyRateLimit(principal.userId, ep, res);
+      if (principal) rate = this.applyRateLimit(principal.userId, ep, res);
       const input = this.decodeInput(ep, req, method, rawQuery, rawBody);
       const request: unknown = ep.validate(input);
       const ctx: RequestContext = {
@@ -275,14 +276,17 @@ export class ExchangeServer {
       const handler = HANDLERS[endpointName] as Handler<EndpointName>;
       const data = await handler(ctx, request as never);
       if (dropAnswer) throw new DroppedByFault(true);
-      sendEnvelope(res, 200, successEnvelope(data, requestId));
+      sendEnvelope(res, 200, successEnvelope(data, requestId), rate);
     } catch (err) {
-      code = this.answerError(err, res, requestId, method, path);
+      code = this.answerError(err, res, requestId, method, path, rate);
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      this.log.debug({ requestId, method, url: loggableUrl(path, rawQuery), endpoint: endpointName, userId: principal?.userId, via: principal?.via, code, status: res.statusCode, ms }, 'request');
+      // Built only when it is written: the record (and the loggable URL) cost a little per request.
+      if (this.log.isLevelEnabled('debug')) {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        this.log.debug({ requestId, method, url: loggableUrl(path, rawQuery), endpoint: endpointName, userId: principal?.userId, via: principal?.via, code, status: res.statusCode, ms }, 'request');
+      }
     }
   }
 
@@ -319,18 +323,20 @@ export class ExchangeServer {
     return p;
   }
 
-  private applyRateLimit(userId: string, ep: AnyEndpoint, res: ServerResponse): void {
+  /** The counters for the X-RateLimit-* headers (sendEnvelope writes them), or throws 40001 with them set. */
+  private applyRateLimit(userId: string, ep: AnyEndpoint, res: ServerResponse): RateHeaders {
     const d: RateDecision = this.rateLimiter.take(userId, isOrderRequest(ep));
-    res.setHeader('X-RateLimit-Limit', String(d.limit));
-    res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-    if (d.orders) {
-      res.setHeader('X-RateLimit-Order-Limit', String(d.orders.limit));
-      res.setHeader('X-RateLimit-Order-Remaining', String(d.orders.remaining));
-    }
     if (!d.allowed) {
+      res.setHeader('X-RateLimit-Limit', String(d.limit));
+      res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+      if (d.orders) {
+        res.setHeader('X-RateLimit-Order-Limit', String(d.orders.limit));
+        res.setHeader('X-RateLimit-Order-Remaining', String(d.orders.remaining));
+      }
       res.setHeader('Retry-After', String(d.retryAfterSec));
       throw new VenueError(ErrorCodes.RATE_LIMITED, `rate limit reached; retry after ${d.retryAfterSec} s`);
     }
+    return d;
   }
 
   /**
@@ -338,29 +344,30 @@ export class ExchangeServer {
    * Input in the place an endpoint does not read it from is refused, not ignored.
    */
   private decodeInput(ep: AnyEndpoint, req: IncomingMessage, method: string, rawQuery: string, rawBody: Buffer): unknown {
-    const query = parseQuery(rawQuery);
     const bodyEndpoint = ep.input === 'body' || (ep.input === 'none' && method !== 'GET');
     if (bodyEndpoint) {
-      const extra = Object.keys(query);
+      // Nearly every body request has no query string: nothing to parse then.
+      const extra = rawQuery.length === 0 ? [] : Object.keys(parseQuery(rawQuery));
       if (extra.length > 0) throw new VenueError(ErrorCodes.INVALID_PARAMETER, `unknown query parameter '${extra[0]}'; ${ep.method} ${ep.path} takes its input in the JSON body`, extra[0]);
       return parseJsonBody(rawBody, req.headers['content-type']);
     }
+    const query = parseQuery(rawQuery);
     if (rawBody.length > 0) throw new VenueError(ErrorCodes.INVALID_PARAMETER, `${ep.method} ${ep.path} takes no request body; send parameters in the query string`, 'body');
     return query;
   }
 
-  private answerError(err: unknown, res: ServerResponse, requestId: string, method: string, path: string): number {
+  private answerError(err: unknown, res: ServerResponse, requestId: string, method: string, path: string, rate: RateHeaders | undefined): number {
     if (err instanceof RequestAborted || err instanceof DroppedByFault) {
       res.destroy();
       return ErrorCodes.INTERNAL;
     }
     if (err instanceof VenueError) {
-      sendEnvelope(res, err.httpStatus, errorEnvelope(err, requestId));
+      sendEnvelope(res, err.httpStatus, errorEnvelope(err, requestId), rate);
       return err.code;
     }
     // Unexpected: logged with the stack, answered without it.
     this.log.error({ err, requestId, method, path }, 'unhandled error while serving a request');
-    sendEnvelope(res, httpStatusOf(ErrorCodes.INTERNAL), errorEnvelope({ code: ErrorCodes.INTERNAL, message: `internal error (requestId ${requestId})` }, requestId));
+    sendEnvelope(res, httpStatusOf(ErrorCodes.INTERNAL), errorEnvelope({ code: ErrorCodes.INTERNAL, message: `internal error (requestId ${requestId})` }, requestId), rate);
     return ErrorCodes.INTERNAL;
   }
 }
