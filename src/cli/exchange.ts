@@ -192,7 +192,9 @@ export async function runExchange(argv: string[]): Promise<number> {
   } catch (e) {
     logger.error({ err: e instanceof Error ? e.message : String(e) }, 'could not start the exchange');
     await server.stop().catch(() => undefined);
-    process.stderr.write(`perpkit exchange: cannot listen on ${config.host}:${config.port}: ${e instanceof Error ? e.message : String(e)}\n`);
+    const msg = e instanceof Error ? e.message : String(e);
+    const hint = /EADDRINUSE/.test(msg) ? '\nAnother process uses that port: pick another with --port <n>, or --port 0 for a free one (the listening line prints it).' : '';
+    process.stderr.write(`perpkit exchange: cannot listen on ${config.host}:${config.port}: ${msg}${hint}\n`);
     return 1;
   }
   logger.info({ url: started.url, market: config.market, dataDir: config.dataDir, startupMs: Math.round(performance.now() - t0) }, 'exchange started');
