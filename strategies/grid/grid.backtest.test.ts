@@ -2,7 +2,11 @@
  * The grid example backtested on the 2-hour sample with config/backtest-grid.yaml (the parameters
  * of config/strategy-grid.yaml). The sample starts at 49993.9, trades around it for a quarter of
  * an hour and then rises through the grid's upper bound (1.2 % above the reference), where the
- * grid stops for good.
+ * grid stops for good: it cancels its levels and flattens with a reduce-only MARKET order. Under
+ * the backtester's tape fill model a MARKET order finds no resting liquidity (recorded depth is
+ * not placed in the book, docs/recording.md "Model limits"), so the flatten expires, is retried
+ * every refreshMs, and the grid ends the sample holding the short it had when it stopped. If the
+ * fill model ever takes such orders against recorded depth, the end position should become flat.
  */
 import { expectSaneReport, maxAbsPosition, runTwice, sampleConfig } from '../../test/helpers/sample-backtest';
 
@@ -30,6 +34,9 @@ describe('grid on the sample recording (config/backtest-grid.yaml)', () => {
     expect(exit).toBeDefined();
     expect(r.fills.every((f) => f.time <= (exit?.[0] ?? 0))).toBe(true);
     expect(r.summary.cancels).toBeGreaterThan(0);
+    // The flatten retries (one MARKET order per 5 s refresh) all expire: the short stays.
+    expect(r.summary.ordersAccepted).toBeGreaterThan(1000);
+    expect(r.finalPositions.map((p) => p.quantity)).toEqual(['-0.005']);
     expect(ms).toBeLessThan(10_000);
   });
 });
