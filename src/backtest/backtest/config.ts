@@ -52,6 +52,8 @@ export interface BacktestConfig {
   account: { balance: string; leverage: Record<string, number> };
   fees: { maker: string; taker: string } | undefined;
   latency: LatencyConfig;
+  /** Fill model switches. `depthQuotes`: recorded best bid/ask rest in the book as tape quotes. */
+  fill: { depthQuotes: boolean };
   risk: RiskLimits;
   strategies: BacktestStrategyConfig[];
   report: { equityIntervalMs: number; periodMs: number; out: string };
@@ -126,7 +128,7 @@ export interface ParseOptions {
 export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestConfig {
   const r: Reader = new Reader(opts.file);
   const baseDir = opts.file === '' ? process.cwd() : path.dirname(opts.file);
-  const top = r.record(doc, '', ['data', 'account', 'fees', 'latency', 'risk', 'strategies', 'report', 'sweep']);
+  const top = r.record(doc, '', ['data', 'account', 'fees', 'latency', 'fill', 'risk', 'strategies', 'report', 'sweep']);
 
   const d = r.record(top.data, 'data', ['files', 'from', 'to', 'cache']);
   const filesRaw = typeof d.files === 'string' ? [d.files] : d.files;
@@ -154,6 +156,10 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   const l = r.record(top.latency ?? {}, 'latency', ['placeMs', 'cancelMs', 'amendMs']);
   const placeMs = r.int(l.placeMs, 'latency.placeMs', 0, 60_000, 0);
   const latency: LatencyConfig = { placeMs, cancelMs: r.int(l.cancelMs, 'latency.cancelMs', 0, 60_000, placeMs), amendMs: r.int(l.amendMs, 'latency.amendMs', 0, 60_000, placeMs) };
+
+  const fl = r.record(top.fill ?? {}, 'fill', ['depthQuotes']);
+  if (fl.depthQuotes !== undefined && typeof fl.depthQuotes !== 'boolean') r.fail('fill.depthQuotes', 'true or false', fl.depthQuotes);
+  const fill = { depthQuotes: fl.depthQuotes !== false };
 
   const rk = r.record(top.risk ?? {}, 'risk', [...RISK_DECIMALS, ...RISK_INTEGERS]);
   const risk: RiskLimits = {};
@@ -188,6 +194,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
     account: { balance, leverage },
     fees,
     latency,
+    fill,
     risk,
     strategies,
     report,

@@ -5,8 +5,9 @@
  * Per recorded event, in this order:
  *  1. timers due up to the event's time run, each at its own time (strategy timers, order-entry
  *     latency deliveries), the bot's promises settling after each;
- *  2. the event is applied: marks and funding to the engine; trades through the tape fill model
- *     (TapeReplayer) when they can reach the participant's orders; recorded trades, depth and
+ *  2. the event is applied: marks and funding to the engine; depth as tape quotes (unless
+ *     `fill.depthQuotes: false`); trades through the tape fill model (TapeReplayer) when they
+ *     can reach the participant's orders; recorded trades, depth and
  *     ticker are published to the bot as the venue's market data;
  *  3. the engine's events are pumped to the bot, and the executor's promises settle before the
  *     next event, so a zero-latency order reaches the engine before the next recorded event.
@@ -214,7 +215,7 @@ export class BacktestRun {
       strategies,
       finalAsset: { walletBalance: '0', unrealizedPnl: '0' },
       finalPositions: [],
-      tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 },
+      tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 },
       audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
       botStats: { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 },
     };
@@ -234,7 +235,7 @@ export class BacktestRun {
     this.engine.createAccount({ userId: PARTICIPANT, balance: this.cfg.account.balance });
     for (const [symbol, leverage] of Object.entries(this.cfg.account.leverage)) this.engine.setLeverage(PARTICIPANT, { symbol, leverage });
     this.engine.drain();
-    this.replayer = new TapeReplayer(this.engine, { specs: header.symbols });
+    this.replayer = new TapeReplayer(this.engine, { specs: header.symbols, quotes: this.cfg.fill.depthQuotes });
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0 });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
     this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.opts.logger ?? silent });
@@ -373,7 +374,8 @@ export class BacktestRun {
           this.replayer.apply(e);
         } else {
           this.result.events.tradesSkipped++;
-          this.replayer.stats.trades++;
+          // Counted, and tape quotes the trade went through are removed as a re-enactment would.
+          this.replayer.passTrade(e);
         }
         return;
       case 'mark':
@@ -382,6 +384,8 @@ export class BacktestRun {
         if (e.k === 'mark' && !this.started) this.needMark.delete(e.s);
         return;
       case 'depth':
+        // Always (as marks are): the tape quotes must not depend on the shortcut.
+        this.replayer.apply(e);
         if (this.started) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: e.b, asks: e.a } });
         return;
       case 'ticker':
@@ -485,7 +489,7 @@ export class BacktestRun {
       if (c.changeType === 'LIQUIDATION') liquidations.add(c.referenceId);
     }
     r.liquidations = liquidations.size;
-    r.tape = { ...this.replayer.stats, skipped: { ...this.replayer.stats.skipped } };
+    r.tape = { ...this.replayer.stats, quotes: { ...this.replayer.stats.quotes }, skipped: { ...this.replayer.stats.skipped } };
     r.audit = this.engine.audit();
     r.botStats = { ...this.bot.stats };
   }

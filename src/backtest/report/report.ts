@@ -20,6 +20,7 @@ export interface BacktestReport {
     balance: string;
     fees: { maker: string; taker: string } | null;
     latency: BacktestConfig['latency'];
+    fill: BacktestConfig['fill'];
     risk: BacktestConfig['risk'];
     strategies: BacktestConfig['strategies'];
     equityIntervalMs: number;
@@ -62,6 +63,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
       balance: cfg.account.balance,
       fees: cfg.fees ?? null,
       latency: cfg.latency,
+      fill: cfg.fill,
       risk: cfg.risk,
       strategies: cfg.strategies,
       equityIntervalMs: cfg.report.equityIntervalMs,

@@ -8,6 +8,9 @@
  *   is not run in this mode: the recorded `funding` lines are the settlements).
  * - Recorded trades go through the tape users `tape-maker` and `tape-taker` (created here with
  *   TAPE_BALANCE), which fill users' orders exactly when the tape reaches their price.
+ * - Recorded depth lines become tape quotes (the recorded best bid and ask rest in the book, see
+ *   replay.ts), the TapeReplayer's default, as in a backtest (`fill.depthQuotes` true): users'
+ *   market orders fill against them.
  * - The engine's clock stays wall time: recorded times only pace the replay (`speed` 1 = as
  *   recorded, 10 = ten times faster, 'max' = as fast as the journal takes it).
  * - When the file ends the market stops moving: no more marks or trades; orders stay as they are.
@@ -157,7 +160,8 @@ export class ReplayService {
     this.sink = new CoreSink(this.core);
     // The exchange's own specs decide what its engine accepts, whatever the recording says.
     const specs = this.core.engine.symbolSpecs().map((s) => wireSpecOf(s.config));
-    this.tape = new TapeReplayer(this.sink, { tapeMaker: ids[0], tapeTaker: ids[1], specs });
+    // Tape quotes on, as the backtest's default: the parity test relies on both doing the same.
+    this.tape = new TapeReplayer(this.sink, { tapeMaker: ids[0], tapeTaker: ids[1], specs, quotes: true });
   }
 
   start(): void {

@@ -20,6 +20,20 @@
  * given) with very large balances (TAPE_BALANCE, 1e12 USDT), one-way mode: their positions are
  * the other side of the market and must never be limited by margin or liquidated.
  *
+ * Tape quotes (option `quotes`, on by default): on each recorded `depth` snapshot the tape maker
+ * keeps one resting LIMIT GTC makerOnly order per side at the recorded best bid and best ask with
+ * the recorded top-level quantity (`tape-qb-<n>`, `tape-qa-<n>`; capped to the maximum quantity,
+ * skipped when below the minimum or off the grid). Each snapshot replaces the previous quotes (both
+ * old quotes are cancelled first, then the new ones placed); an empty side leaves no quote. The
+ * quotes are what a participant's MARKET, IOC or crossing LIMIT order trades against between
+ * recorded trades. A quote that would cross a resting order (a participant's bid at or above the
+ * recorded ask) is placed makerOnly and so REJECTED by the engine, never traded: the recording
+ * never showed a trade at that price (`stats.quotes.crossed`). The quotes take no part in the
+ * re-enactment of a trade: before a trade at p the quotes at or through p are pulled; after it the
+ * one at exactly p is put back (what the participant left of it), one strictly through p is stale
+ * (the tape traded beyond it) and stays out until the next snapshot. `passTrade` does the same
+ * for a trade that is not re-enacted (the backtest's shortcut), so both give the same quotes.
+ *
  * Limits: a trade whose quantity is below the symbol's minimum quantity or notional cannot be
  * placed by the engine's rules; it is skipped and counted in `stats.skipped.belowMinimum` (the
  * mark still moves). A trade above the maximum quantity is split into equal pieces. Trades whose
@@ -43,7 +57,7 @@ export interface ReplaySink {
   /** Optional: lets the rate shown between settlements follow the recorded marks. */
   setFundingRate?(symbol: string, rate: string): unknown;
   /** Optional: lets the replayer skip cancelling a tape order that already filled (saves a refusal). */
-  queryOrder?(userId: string, ref: OrderRef): { status: string };
+  queryOrder?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
 }
 
 export const TAPE_MAKER = 'tape-maker';
@@ -60,6 +74,8 @@ export interface TapeReplayerOptions {
    * split; without them the engine's refusals are counted instead.
    */
   specs?: readonly SymbolSpec[];
+  /** Keep the recorded best bid and ask in the book as tape quotes (see above). Default true. */
+  quotes?: boolean;
 }
 
 export interface TapeStats {
@@ -68,8 +84,13 @@ export interface TapeStats {
   replayed: number;
   marks: number;
   fundings: number;
-  /** depth, ticker, private, positions, gap: not used by the fill model. */
+  /** ticker, private, positions, gap (and depth without quotes): not used by the fill model. */
   ignored: number;
+  /**
+   * Tape quotes: depth snapshots applied, quotes placed (including put back after a trade),
+   * refused because they would cross a resting order, skipped (below minimum or off grid).
+   */
+  quotes: { depths: number; placed: number; crossed: number; skipped: number };
   skipped: { belowMinimum: number; offGrid: number; refused: number };
   /** Mark, funding or cancel calls the sink refused (an off-grid mark, a rate out of range). */
   refusals: number;
@@ -82,6 +103,12 @@ interface SpecInfo {
   maxSteps: number;
   /** Minimum notional in units of tick * step, rounded up. */
   minNotionalUnits: number;
+}
+
+interface Quote {
+  clientOrderId: string;
+  price: string;
+  quantity: string;
 }
 
 const FINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'REJECTED']);
@@ -106,12 +133,16 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 export class TapeReplayer {
-  readonly stats: TapeStats = { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 };
+  readonly stats: TapeStats = { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 };
   private readonly maker: string;
   private readonly taker: string;
   private readonly specs = new Map<string, SpecInfo>();
   private readonly rates = new Map<string, string>();
   private n = 0;
+  private qn = 0;
+  private readonly quoting: boolean;
+  /** Open tape quotes by symbol (as placed; the engine knows what is left of them). */
+  private readonly quotes = new Map<string, { bid?: Quote; ask?: Quote }>();
 
   constructor(
     private readonly sink: ReplaySink,
@@ -119,6 +150,7 @@ export class TapeReplayer {
   ) {
     this.maker = opts.tapeMaker ?? TAPE_MAKER;
     this.taker = opts.tapeTaker ?? TAPE_TAKER;
+    this.quoting = opts.quotes !== false;
     for (const s of opts.specs ?? []) {
       const info = specInfo(s);
       if (info) this.specs.set(s.symbol, info);
@@ -142,13 +174,132 @@ export class TapeReplayer {
         this.rates.set(e.s, e.r);
         this.guard(() => this.sink.settleFunding(e.s, e.r));
         return;
-      case 'trade':
+      case 'trade': {
         this.stats.trades++;
+        const pulled = this.pull(e.s, e.p);
         this.trade(e.s, e.p, e.q, e.side);
+        for (const q of pulled) this.restore(e.s, q, e.p);
+        return;
+      }
+      case 'depth':
+        if (!this.quoting) {
+          this.stats.ignored++;
+          return;
+        }
+        this.stats.quotes.depths++;
+        this.depth(e.s, e.b[0], e.a[0]);
         return;
       default:
         this.stats.ignored++;
     }
+  }
+
+  /**
+   * A recorded trade that is not re-enacted (the backtest's shortcut): counted, and the tape
+   * quotes left as a re-enactment would leave them (at its price put back, through it removed).
+   */
+  passTrade(e: Extract<RecordedEvent, { k: 'trade' }>): void {
+    this.stats.trades++;
+    for (const q of this.pull(e.s, e.p)) this.restore(e.s, q, e.p);
+  }
+
+  /** Replaces the quotes of `symbol` with the recorded best levels. */
+  private depth(symbol: string, bid: readonly [string, string] | undefined, ask: readonly [string, string] | undefined): void {
+    const cur = this.quotes.get(symbol) ?? {};
+    this.quotes.set(symbol, cur);
+    // Both old quotes go first, so that a new quote never meets an old one of the tape.
+    const same = (q: Quote | undefined, l: readonly [string, string] | undefined): boolean => q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1]) && this.remaining(symbol, q) === q.quantity;
+    const keepBid = same(cur.bid, bid);
+    const keepAsk = same(cur.ask, ask);
+    if (!keepBid && cur.bid) this.cancelQuote(symbol, cur.bid);
+    if (!keepAsk && cur.ask) this.cancelQuote(symbol, cur.ask);
+    if (!keepBid) cur.bid = bid ? this.placeQuote(symbol, 'BUY', bid[0], bid[1]) : undefined;
+    if (!keepAsk) cur.ask = ask ? this.placeQuote(symbol, 'SELL', ask[0], ask[1]) : undefined;
+  }
+
+  /** Takes out the quotes at or through `price`; returns them (to be put back when at `price`). */
+  private pull(symbol: string, price: string): Quote[] {
+    const cur = this.quotes.get(symbol);
+    if (!cur) return [];
+    // Grid prices: comparing their doubles orders them exactly.
+    const p = Number(price);
+    const out: Quote[] = [];
+    if (cur.bid && Number(cur.bid.price) >= p) {
+      out.push(cur.bid);
+      this.cancelQuote(symbol, cur.bid);
+      cur.bid = undefined;
+    }
+    if (cur.ask && Number(cur.ask.price) <= p) {
+      out.push(cur.ask);
+      this.cancelQuote(symbol, cur.ask);
+      cur.ask = undefined;
+    }
+    return out;
+  }
+
+  /** Puts a pulled quote back with what is left of it when it was at the trade price (not through it). */
+  private restore(symbol: string, q: Quote, tradePrice: string): void {
+    const cur = this.quotes.get(symbol);
+    if (!cur || Number(q.price) !== Number(tradePrice)) return;
+    const left = this.remaining(symbol, q);
+    if (left === undefined || new Dec(left).lte(0)) return;
+    const bidSide = q.clientOrderId.startsWith('tape-qb-');
+    const placed = this.placeQuote(symbol, bidSide ? 'BUY' : 'SELL', q.price, left);
+    if (bidSide) cur.bid = placed;
+    else cur.ask = placed;
+  }
+
+  /** What is left of a quote per the sink (its full quantity without queryOrder); undefined when gone. */
+  private remaining(symbol: string, q: Quote): string | undefined {
+    if (!this.sink.queryOrder) return q.quantity;
+    try {
+      const o = this.sink.queryOrder(this.maker, { symbol, clientOrderId: q.clientOrderId });
+      if (o.status === 'REJECTED' || o.status === 'EXPIRED') return undefined;
+      return o.executedQty === undefined ? q.quantity : new Dec(q.quantity).minus(o.executedQty).toString();
+    } catch {
+      return undefined;
+    }
+  }
+
+  private capped(symbol: string, qty: string): string {
+    const info = this.specs.get(symbol);
+    if (!info) return qty;
+    const steps = info.step.toUnits(qty);
+    if (steps === undefined || steps <= info.maxSteps) return qty;
+    return info.step.fromUnits(info.maxSteps);
+  }
+
+  private cancelQuote(symbol: string, q: Quote): void {
+    this.guard(() => this.sink.cancelOrder(this.maker, { symbol, clientOrderId: q.clientOrderId }), true);
+  }
+
+  /** Places one quote makerOnly; undefined when skipped or refused. */
+  private placeQuote(symbol: string, side: 'BUY' | 'SELL', price: string, qty: string): Quote | undefined {
+    const info = this.specs.get(symbol);
+    const quantity = this.capped(symbol, qty);
+    if (info) {
+      const ticks = info.tick.toUnits(price);
+      const steps = info.step.toUnits(quantity);
+      if (ticks === undefined || steps === undefined || ticks <= 0 || steps <= 0 || steps < info.minSteps || ticks * steps < info.minNotionalUnits) {
+        this.stats.quotes.skipped++;
+        return undefined;
+      }
+    }
+    const q: Quote = { clientOrderId: `tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, price, quantity };
+    try {
+      this.settle(this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId }));
+    } catch (err) {
+      if (!(err instanceof VenueError)) throw err;
+      this.stats.quotes.skipped++;
+      return undefined;
+    }
+    if (this.sink.queryOrder && this.remaining(symbol, q) === undefined) {
+      // makerOnly: it would have crossed a resting order, so the engine refused it.
+      this.stats.quotes.crossed++;
+      return undefined;
+    }
+    this.stats.quotes.placed++;
+    return q;
   }
 
   private trade(symbol: string, price: string, qty: string, side: 'BUY' | 'SELL'): void {

@@ -8,14 +8,14 @@ import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink } f
 const T0 = 1_700_000_000_000;
 const SYM: SymbolConfig = { ...DEFAULT_SYMBOLS[0], markPrice: '100' };
 
-function setup(opts: { specs?: boolean } = {}): { engine: Engine; tape: TapeReplayer; clock: ManualClock } {
+function setup(opts: { specs?: boolean; quotes?: boolean } = {}): { engine: Engine; tape: TapeReplayer; clock: ManualClock } {
   const clock = new ManualClock(T0);
   const engine = new Engine({ symbols: [SYM], clock, insuranceFund: '1000000' });
   for (const u of [TAPE_MAKER, TAPE_TAKER]) engine.createAccount({ userId: u, balance: TAPE_BALANCE });
   for (const u of ['a', 'c']) engine.createAccount({ userId: u, balance: '100000' });
   // The engine satisfies the sink directly.
   const sink: ReplaySink = engine;
-  const tape = new TapeReplayer(sink, opts.specs === false ? {} : { specs: [wireSpecOf(SYM)] });
+  const tape = new TapeReplayer(sink, { ...(opts.specs === false ? {} : { specs: [wireSpecOf(SYM)] }), quotes: opts.quotes });
   return { engine, tape, clock };
 }
 
@@ -111,12 +111,79 @@ describe('TapeReplayer (tape fill model) against the engine', () => {
     expect(tape.stats.replayed).toBe(1);
   });
 
-  it('ignores depth, ticker, private, positions and gap lines', () => {
-    const { engine, tape } = setup();
+  it('without quotes ignores depth; always ignores ticker, private, positions and gap lines', () => {
+    const { engine, tape } = setup({ quotes: false });
     tape.apply({ t: T0, k: 'depth', s: 'BTCUSDT', b: [['99', '1']], a: [['101', '1']] });
     tape.apply({ t: T0, k: 'gap', stream: 'public', from: T0 - 5, reason: 'reconnect' });
     tape.apply({ t: T0, k: 'positions', list: [] });
     expect(tape.stats.ignored).toBe(3);
     expect(engine.depth('BTCUSDT', 5).bids).toEqual([]);
+  });
+});
+
+describe('TapeReplayer tape quotes (recorded best bid and ask in the book)', () => {
+  const depth = (b: Array<[string, string]>, a: Array<[string, string]>): RecordedEvent => ({ t: T0, k: 'depth', s: 'BTCUSDT', b, a });
+  const market = (engine: Engine, side: 'BUY' | 'SELL', quantity: string, clientOrderId: string): void => {
+    engine.placeOrder('a', { symbol: 'BTCUSDT', type: 'MARKET', side, quantity, clientOrderId });
+  };
+  const status = (engine: Engine, user: string, clientOrderId: string): string => engine.queryOrder(user, { symbol: 'BTCUSDT', clientOrderId }).status;
+
+  it('a participant MARKET buy fills at the recorded best ask quote, up to its quantity', () => {
+    const { engine, tape } = setup();
+    tape.apply(depth([['99.5', '2'], ['99', '5']], [['100.5', '0.3'], ['101', '5']]));
+    // Only the top level: one bid and one ask of the tape maker.
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [['99.5', '2']], asks: [['100.5', '0.3']] });
+    market(engine, 'BUY', '0.2', 'mkt');
+    expect(status(engine, 'a', 'mkt')).toBe('FILLED');
+    expect(engine.tradeHistory('a', { symbol: 'BTCUSDT' }).list.map((t) => [t.price, t.quantity, t.roleType])).toEqual([['100.5', '0.2', 'taker']]);
+    // No second level: a buy beyond what is left of the top expires for the rest.
+    market(engine, 'BUY', '0.5', 'mkt2');
+    expect(executed(engine, 'a', 'mkt2')).toBe('0.1');
+    expect(status(engine, 'a', 'mkt2')).toBe('EXPIRED');
+    expect(tape.stats.quotes).toEqual({ depths: 1, placed: 2, crossed: 0, skipped: 0 });
+  });
+
+  it('refuses a quote that would cross a participant order instead of trading with it', () => {
+    const { engine, tape } = setup();
+    bid(engine, 'a', '100', '1', 'mine');
+    tape.apply(depth([['99.5', '2']], [['99.8', '1']]));
+    // The recorded ask 99.8 is under the participant's bid 100: no trade at a price never recorded.
+    expect(executed(engine, 'a', 'mine')).toBe('0');
+    expect(engine.tradeHistory(TAPE_MAKER, { symbol: 'BTCUSDT' }).list).toEqual([]);
+    expect(status(engine, TAPE_MAKER, 'tape-qa-2')).toBe('REJECTED');
+    expect(engine.depth('BTCUSDT', 5).asks).toEqual([]);
+    expect(tape.stats.quotes).toMatchObject({ placed: 1, crossed: 1 });
+  });
+
+  it('replaces the quotes on each depth event; an empty side leaves no quote', () => {
+    const { engine, tape } = setup();
+    tape.apply(depth([['99.5', '2']], [['100.5', '1']]));
+    tape.apply(depth([['99.7', '3']], [['100.2', '0.5']]));
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [['99.7', '3']], asks: [['100.2', '0.5']] });
+    expect(status(engine, TAPE_MAKER, 'tape-qb-1')).toBe('CANCELED');
+    expect(status(engine, TAPE_MAKER, 'tape-qa-2')).toBe('CANCELED');
+    expect(engine.currentOrders(TAPE_MAKER, {}).total).toBe(2);
+    tape.apply(depth([], [['100.3', '0.5']]));
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [], asks: [['100.3', '0.5']] });
+    // The maximum quantity caps a quote; a top level below the minimum notional is skipped.
+    tape.apply(depth([['99', '2500']], [['100.3', '0.001']]));
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [['99', '1000']], asks: [] });
+    expect(tape.stats.quotes).toMatchObject({ depths: 4, skipped: 1 });
+  });
+
+  it('takes no part in a re-enacted trade: the participant keeps its queue priority at the touch', () => {
+    const { engine, tape } = setup();
+    bid(engine, 'a', '100', '1', 'mine');
+    tape.apply(depth([['100', '5']], [['100.5', '5']]));
+    // The tape's bid quote at 100 is behind the participant's bid; a recorded sell of 0.4 at 100.
+    tape.apply(trade('100', '0.4', 'SELL'));
+    expect(executed(engine, 'a', 'mine')).toBe('0.4');
+    // The quote at the trade price is back (full: the participant took none of it); the ask too.
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [['100', '5.6']], asks: [['100.5', '5']] });
+    // A trade through the ask quote (a buy at 100.7) leaves it out until the next depth line.
+    tape.apply(trade('100.7', '0.1', 'BUY', '2'));
+    expect(engine.depth('BTCUSDT', 5).asks).toEqual([]);
+    // Nothing of the tape trades is left; the tape maker holds only the bid quote.
+    expect(engine.currentOrders(TAPE_MAKER, {}).total).toBe(1);
   });
 });
