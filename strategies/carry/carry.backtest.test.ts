@@ -30,7 +30,7 @@ describe('carry on the sample recording', () => {
     const cfg = sampleConfig('carry');
     expect(cfg.strategies[0].params.enterRate).toBe('0.0001');
     expect(cfg.fill.depthQuotes).toBe(true);
-    const { outcome, ms } = await runTwice(cfg);
+    const { outcome } = await runTwice(cfg);
     expectSaneReport(outcome);
     const r = outcome.report;
     const s = r.summary;
@@ -47,7 +47,6 @@ describe('carry on the sample recording', () => {
     expect(r.finalPositions).toEqual([]);
     expect(s.finalEquity).toBe('9976.603629');
     expect(r.data.tape.quotes.crossed).toBe(0);
-    expect(ms).toBeLessThan(10_000);
   });
 
   it('with fill.depthQuotes false the IOCs find no liquidity and expire unfilled (the older model)', async () => {

@@ -12,7 +12,7 @@ import { expectSaneReport, maxAbsPosition, runTwice, sampleConfig } from '../../
 
 describe('grid on the sample recording (config/backtest-grid.yaml)', () => {
   it('places its ladder, fills at ladder prices, stops at the range edge, deterministically', async () => {
-    const { outcome, ms } = await runTwice(sampleConfig('grid'));
+    const { outcome } = await runTwice(sampleConfig('grid'));
     expectSaneReport(outcome);
     const r = outcome.report;
     expect(r.summary.ordersAccepted).toBeGreaterThanOrEqual(10); // 5 levels a side
@@ -43,6 +43,5 @@ describe('grid on the sample recording (config/backtest-grid.yaml)', () => {
     expect(Number(flatten.price)).toBeGreaterThan(upper);
     expect(r.summary.ordersAccepted).toBeLessThan(30);
     expect(r.finalPositions).toEqual([]);
-    expect(ms).toBeLessThan(10_000);
   });
 });

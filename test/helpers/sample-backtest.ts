@@ -20,19 +20,15 @@ export function sampleConfig(name: string, adjust?: (cfg: BacktestConfig) => voi
 export interface SampleRun {
   outcome: BacktestOutcome;
   json: string;
-  /** Wall time of one run, ms. */
-  ms: number;
 }
 
 /** Runs the backtest twice and expects byte-identical report.json (determinism). */
 export async function runTwice(cfg: BacktestConfig): Promise<SampleRun> {
-  const t0 = performance.now();
   const a = await backtest(cfg);
-  const ms = performance.now() - t0;
   const b = await backtest(cfg);
   const json = reportJson(a.report);
   expect(reportJson(b.report)).toBe(json);
-  return { outcome: a, json, ms };
+  return { outcome: a, json };
 }
 
 /** Checks every report must pass: it read the sample, money is finite and conserved. */

@@ -45,11 +45,9 @@ describe('synth', () => {
     expect(fundings.map((e) => e.t)).toEqual([SYNTH_EPOCH + 8 * 3600_000]);
   });
 
-  it('writes 24 h of one symbol in seconds', async () => {
-    const t0 = performance.now();
+  // How fast is measured by the benchmarks, not asserted here (timed tests flake on busy machines).
+  it('writes 24 h of one symbol', async () => {
     const r = await synthesize({ out: join(dir, 'day.jsonl.gz'), symbols: ['BTCUSDT'], hours: 24, seed: 7 });
-    const ms = performance.now() - t0;
     expect(r.events).toBeGreaterThan(250_000);
-    expect(ms).toBeLessThan(15_000);
   });
 });
