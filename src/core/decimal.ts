@@ -83,3 +83,50 @@ export function formatDec(d: Dec, dp?: number): string {
   if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
   return s;
 }
+
+/** Index of the '.' in s from `from`, or s.length. */
+function dotIndex(s: string, from: number): number {
+  const i = s.indexOf('.', from);
+  return i < 0 ? s.length : i;
+}
+
+/** Compares two non-negative plain decimals given as s[from..]: -1, 0 or 1. */
+function compareAbs(a: string, ia: number, b: string, ib: number): number {
+  const da = dotIndex(a, ia);
+  const db = dotIndex(b, ib);
+  const la = da - ia;
+  const lb = db - ib;
+  if (la !== lb) return la < lb ? -1 : 1;
+  for (let k = 0; k < la; k++) {
+    const x = a.charCodeAt(ia + k);
+    const y = b.charCodeAt(ib + k);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  // Fractions: compare digit by digit, a missing digit counting as 0.
+  const fa = a.length - da - 1;
+  const fb = b.length - db - 1;
+  const n = Math.max(fa, fb);
+  for (let k = 0; k < n; k++) {
+    const x = k < fa ? a.charCodeAt(da + 1 + k) : 48;
+    const y = k < fb ? b.charCodeAt(db + 1 + k) : 48;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * Exact order of two plain decimal strings (as validated by decimalStringProblem), without
+ * floating point or allocation: -1, 0 or 1. For hot paths that only need to compare prices.
+ */
+export function compareDecimalStrings(a: string, b: string): number {
+  const na = a.charCodeAt(0) === 45;
+  const nb = b.charCodeAt(0) === 45;
+  if (na !== nb) {
+    const za = compareAbs(a, na ? 1 : 0, '0', 0) === 0;
+    const zb = compareAbs(b, nb ? 1 : 0, '0', 0) === 0;
+    if (za && zb) return 0;
+    return na ? -1 : 1;
+  }
+  const r = compareAbs(a, na ? 1 : 0, b, nb ? 1 : 0);
+  return na && r !== 0 ? -r : r;
+}

@@ -1,4 +1,4 @@
-import { Dec, Grid, Money, Price, Quantity, decimalStringProblem, formatDec, fromScaledInt, toScaledInt } from '../../src/core';
+import { Dec, Grid, Money, Price, Quantity, compareDecimalStrings, decimalStringProblem, formatDec, fromScaledInt, toScaledInt } from '../../src/core';
 
 describe('decimal strings', () => {
   it.each([
@@ -102,5 +102,34 @@ describe('Money', () => {
 
   it('refuses exponent strings', () => {
     expect(() => Money.parse('1e2')).toThrow(/exponent/);
+  });
+});
+
+describe('compareDecimalStrings', () => {
+  it.each([
+    ['1', '1', 0],
+    ['1.0', '1', 0],
+    ['1.10', '1.1', 0],
+    ['0.1', '0.09', 1],
+    ['50000.1', '50000.09', 1],
+    ['9', '10', -1],
+    ['-1', '1', -1],
+    ['-2', '-1', -1],
+    ['-0.5', '-0.50', 0],
+    ['123.456', '123.4561', -1],
+    ['0', '0.0', 0],
+  ])('%s vs %s is %i', (a, b, r) => {
+    expect(compareDecimalStrings(a, b)).toBe(r);
+    expect(compareDecimalStrings(b, a)).toBe(-r || 0);
+  });
+
+  it('agrees with exact Dec comparison on random grid prices', () => {
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let i = 0; i < 2000; i++) {
+      const a = fromScaledInt(next() % 10_000_000 - 5_000_000, next() % 5);
+      const b = fromScaledInt(next() % 10_000_000 - 5_000_000, next() % 5);
+      expect(compareDecimalStrings(a, b)).toBe(new Dec(a).comparedTo(new Dec(b)));
+    }
   });
 });

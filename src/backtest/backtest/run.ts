@@ -13,6 +13,7 @@
  *     next event, so a zero-latency order reaches the engine before the next recorded event.
  * Nothing reads the wall clock: the same config and data give the same result, byte for byte.
  */
+import { compareDecimalStrings } from '../../core/decimal';
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
 import { Bot, type StrategySlot } from '../../bot/bot';
@@ -131,32 +132,25 @@ export function symbolConfigOf(s: SymbolSpec, fees: BacktestConfig['fees']): Sym
 
 /** Best resting bid and ask of the participant, from its order events (for the tape shortcut). */
 class RestingOrders {
-  private readonly orders = new Map<string, { buy: boolean; price: number; symbol: string }>();
-  private best = new Map<string, { bid: number; ask: number }>();
+  private readonly orders = new Map<string, { buy: boolean; price: string; symbol: string }>();
+  /** Best bid and ask per symbol as decimal strings; undefined when that side has no order. */
+  private best = new Map<string, { bid: string | undefined; ask: string | undefined }>();
   private dirty = false;
 
   onOrder(o: { orderId: string; symbol: string; side: string; price: string; status: string; type: string }): void {
     const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED';
-    if (open && o.type === 'LIMIT') this.orders.set(o.orderId, { buy: o.side === 'BUY', price: Number(o.price), symbol: o.symbol });
+    if (open && o.type === 'LIMIT') this.orders.set(o.orderId, { buy: o.side === 'BUY', price: o.price, symbol: o.symbol });
     else if (!this.orders.delete(o.orderId)) return;
     this.dirty = true;
   }
 
-  private lastPriceText = '';
-  private lastPrice = NaN;
-
-  /** Could a trade at `priceText` on `symbol` fill one of the participant's orders? */
+  /** Could a trade at `priceText` on `symbol` fill one of the participant's orders? Exact decimal comparison. */
   reaches(symbol: string, priceText: string): boolean {
     if (this.orders.size === 0) return false;
-    // Consecutive trades mostly repeat a price (the cache hands out the same string): parse once.
-    if (priceText !== this.lastPriceText) {
-      this.lastPriceText = priceText;
-      this.lastPrice = Number(priceText);
-    }
-    const price = this.lastPrice;
     if (this.dirty) this.recompute();
     const b = this.best.get(symbol);
-    return b !== undefined && (b.bid >= price || b.ask <= price);
+    if (b === undefined) return false;
+    return (b.bid !== undefined && compareDecimalStrings(b.bid, priceText) >= 0) || (b.ask !== undefined && compareDecimalStrings(b.ask, priceText) <= 0);
   }
 
   private recompute(): void {
@@ -164,11 +158,12 @@ class RestingOrders {
     for (const o of this.orders.values()) {
       let b = this.best.get(o.symbol);
       if (!b) {
-        b = { bid: -Infinity, ask: Infinity };
+        b = { bid: undefined, ask: undefined };
         this.best.set(o.symbol, b);
       }
-      if (o.buy) b.bid = Math.max(b.bid, o.price);
-      else b.ask = Math.min(b.ask, o.price);
+      if (o.buy) {
+        if (b.bid === undefined || compareDecimalStrings(o.price, b.bid) > 0) b.bid = o.price;
+      } else if (b.ask === undefined || compareDecimalStrings(o.price, b.ask) < 0) b.ask = o.price;
     }
     this.dirty = false;
   }

@@ -41,6 +41,7 @@
  * reduce-only or maker-only. The tape maker has at most one open order per symbol, far from the
  * engine's 200-open-orders limit.
  */
+import { compareDecimalStrings } from '../../core/decimal';
 import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
 import { Grid } from '../../core/values';
 import { Dec } from '../../core/decimal';
@@ -221,15 +222,13 @@ export class TapeReplayer {
   private pull(symbol: string, price: string): Quote[] {
     const cur = this.quotes.get(symbol);
     if (!cur) return [];
-    // Grid prices: comparing their doubles orders them exactly.
-    const p = Number(price);
     const out: Quote[] = [];
-    if (cur.bid && Number(cur.bid.price) >= p) {
+    if (cur.bid && compareDecimalStrings(cur.bid.price, price) >= 0) {
       out.push(cur.bid);
       this.cancelQuote(symbol, cur.bid);
       cur.bid = undefined;
     }
-    if (cur.ask && Number(cur.ask.price) <= p) {
+    if (cur.ask && compareDecimalStrings(cur.ask.price, price) <= 0) {
       out.push(cur.ask);
       this.cancelQuote(symbol, cur.ask);
       cur.ask = undefined;
@@ -240,7 +239,7 @@ export class TapeReplayer {
   /** Puts a pulled quote back with what is left of it when it was at the trade price (not through it). */
   private restore(symbol: string, q: Quote, tradePrice: string): void {
     const cur = this.quotes.get(symbol);
-    if (!cur || Number(q.price) !== Number(tradePrice)) return;
+    if (!cur || compareDecimalStrings(q.price, tradePrice) !== 0) return;
     const left = this.remaining(symbol, q);
     if (left === undefined || new Dec(left).lte(0)) return;
     const bidSide = q.clientOrderId.startsWith('tape-qb-');
