@@ -147,11 +147,21 @@ class RestingOrders {
   /** Could a trade at `priceText` on `symbol` fill one of the participant's orders? Exact decimal comparison. */
   reaches(symbol: string, priceText: string): boolean {
     if (this.orders.size === 0) return false;
+    // Consecutive trades mostly repeat a price (the cache hands out the same string) while the
+    // participant's orders stay put: reuse the last answer then.
+    if (!this.dirty && priceText === this.lastPriceText && symbol === this.lastSymbol) return this.lastAnswer;
     if (this.dirty) this.recompute();
     const b = this.best.get(symbol);
-    if (b === undefined) return false;
-    return (b.bid !== undefined && compareDecimalStrings(b.bid, priceText) >= 0) || (b.ask !== undefined && compareDecimalStrings(b.ask, priceText) <= 0);
+    const answer = b !== undefined && ((b.bid !== undefined && compareDecimalStrings(b.bid, priceText) >= 0) || (b.ask !== undefined && compareDecimalStrings(b.ask, priceText) <= 0));
+    this.lastPriceText = priceText;
+    this.lastSymbol = symbol;
+    this.lastAnswer = answer;
+    return answer;
   }
+
+  private lastPriceText = '';
+  private lastSymbol = '';
+  private lastAnswer = false;
 
   private recompute(): void {
     this.best = new Map();
