@@ -9,6 +9,7 @@ const DEC_CACHE_MAX = 4096;
 
 export class Grid {
   private readonly decCache = new Map<number, Dec>();
+  private readonly unitCache = new Map<string, number | undefined>();
   /** Fraction digits used to scale values to integers. */
   readonly scale: number;
   /** The grid step as an integer at `scale`. */
@@ -25,8 +26,21 @@ export class Grid {
     this.size = formatDec(new Dec(size));
   }
 
-  /** Integer units for a decimal string, or undefined when it is off the grid or not safe. */
+  /**
+   * Integer units for a decimal string, or undefined when it is off the grid or not safe. Hot
+   * paths convert the same few strings (lot sizes, current prices) over and over: recent answers
+   * are cached (bounded).
+   */
   toUnits(s: string): number | undefined {
+    const hit = this.unitCache.get(s);
+    if (hit !== undefined || this.unitCache.has(s)) return hit;
+    const units = this.computeUnits(s);
+    if (this.unitCache.size >= DEC_CACHE_MAX) this.unitCache.clear();
+    this.unitCache.set(s, units);
+    return units;
+  }
+
+  private computeUnits(s: string): number | undefined {
     const scaled = toScaledInt(s, this.scale);
     if (scaled === undefined || scaled % this.unitScaled !== 0) return undefined;
     const units = scaled / this.unitScaled;
