@@ -817,7 +817,7 @@ export class Engine {
       executed: 0,
       cumQuote: ZERO,
       status: 'NEW',
-      reduceOnly: p.reducing && !(input.closePosition ?? false) ? input.reduceOnly ?? false : input.reduceOnly ?? false,
+      reduceOnly: input.reduceOnly ?? false,
       makerOnly: input.makerOnly ?? false,
       closePosition: input.closePosition ?? false,
       priceType: input.priceType ?? 0,
@@ -1442,17 +1442,13 @@ export class Engine {
     this.emitCondition(c);
     // The order inherits the condition's clientOrderId, so a client can attribute it.
     if (!acct.liveClientIds.has(c.clientOrderId)) prepared.clientOrderId = c.clientOrderId;
-    const order = this.commitOrderLinked(prepared, c);
+    const order = this.commitOrder(prepared, { conditionId: c.id, strategyId: c.strategyId || undefined });
     if (c.strategyId) {
       const strat = this.strategiesById.get(c.strategyId);
       const sub = strat?.subs.find((s) => s.conditionId === c.id);
       if (sub) sub.orderId = order.id;
       this.queueStrategy(c.strategyId);
     }
-  }
-
-  private commitOrderLinked(p: PreparedOrder, c: EngineCondition): EngineOrder {
-    return this.commitOrder(p, { conditionId: c.id, strategyId: c.strategyId || undefined });
   }
 
   // ---------------------------------------------------------------- strategy orders
