@@ -209,6 +209,15 @@ describe('WebSocket fuzzing', () => {
     await ex.stop();
   });
 
+  /** For a frame the server must close on (oversized, non-UTF-8): waits for that close code. */
+  async function closedAsExpected(conn: Conn, f: Parameters<typeof expectedClose>[0], what: string): Promise<boolean> {
+    const close = expectedClose(f);
+    if (close === undefined) return false;
+    const closed = await conn.until(ANSWER_BOUND_MS, `close ${close} after ${what}`, () => conn.closed);
+    expect({ what, code: closed.code }).toEqual({ what, code: close });
+    return true;
+  }
+
   it('public stream: one ack or nack per frame, closes only for oversized or non-UTF-8 frames', async () => {
     let conn = await Conn.open(publicUrl);
     try {
@@ -218,12 +227,7 @@ describe('WebSocket fuzzing', () => {
             if (conn.closed) conn = await Conn.open(publicUrl);
             sendFrame(conn, f);
             const what = describeFrame(f);
-            const close = expectedClose(f);
-            if (close !== undefined) {
-              const closed = await conn.until(ANSWER_BOUND_MS, `close ${close} after ${what}`, () => conn.closed);
-              expect({ what, code: closed.code }).toEqual({ what, code: close });
-              continue;
-            }
+            if (await closedAsExpected(conn, f, what)) continue;
             const reply = await conn.until(ANSWER_BOUND_MS, `an answer to ${what}`, () => {
               if (conn.closed) throw new Error(`connection closed (${conn.closed.code} ${conn.closed.reason}) after ${what}`);
               return conn.take((m) => 'success' in m);
@@ -252,12 +256,7 @@ describe('WebSocket fuzzing', () => {
             if (conn.closed) conn = await Conn.open(privateUrl);
             sendFrame(conn, f);
             const what = describeFrame(f);
-            const close = expectedClose(f);
-            if (close !== undefined) {
-              const closed = await conn.until(ANSWER_BOUND_MS, `close ${close} after ${what}`, () => conn.closed);
-              expect({ what, code: closed.code }).toEqual({ what, code: close });
-              continue;
-            }
+            if (await closedAsExpected(conn, f, what)) continue;
             await conn.alive(ANSWER_BOUND_MS);
             // The private stream answers nothing: anything here would be a reply to a client frame.
             expect({ what, messages: conn.messages }).toEqual({ what, messages: [] });
