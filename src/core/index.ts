@@ -6,3 +6,4 @@ export * from './ids';
 export * from './values';
 export * from './random';
 export * from './config-errors';
+export * from './fifo';

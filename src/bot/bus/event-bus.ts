@@ -3,6 +3,7 @@
  * RxJS is the edge: `on(type)` and `all$` give Observables for users, metrics and wiring.
  */
 import { Observable } from 'rxjs';
+import { Fifo } from '../../core/fifo';
 import type { BotEvent, BotEventOf, BotEventType } from './events';
 
 type Handler<E> = (event: E) => void;
@@ -11,7 +12,7 @@ export class EventBus {
   private readonly byType = new Map<BotEventType, Array<Handler<BotEvent>>>();
   private readonly all: Array<Handler<BotEvent>> = [];
   private dispatching = 0;
-  private readonly queue: BotEvent[] = [];
+  private readonly queue = new Fifo<BotEvent>();
   /** Called when a handler throws: the bus keeps going, the error is never swallowed silently. */
   onHandlerError: (error: unknown, event: BotEvent) => void = (error) => {
     throw error;
@@ -31,7 +32,7 @@ export class EventBus {
       // With nothing queued (the common case) the event goes first without a trip through the
       // queue, then whatever its handlers published, in order.
       if (this.queue.length === 0) this.deliver(event);
-      while (this.queue.length > 0) this.deliver(this.queue.shift() as BotEvent);
+      for (let e = this.queue.shift(); e !== undefined; e = this.queue.shift()) this.deliver(e);
     } finally {
       this.dispatching--;
     }

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../core/clock';
 import { Dec, fractionDigits, toScaledInt } from '../../core/decimal';
+import { Fifo } from '../../core/fifo';
 import type { StateView } from '../state/cache';
 import type { SymbolInfo } from '../strategy/api';
 import type { Intent } from '../strategy/intents';
@@ -83,7 +84,8 @@ function priceOf(intent: Intent): string | undefined {
 export class RiskEngine {
   private tradingState: TradingState = 'ACTIVE';
   private stateReason = 'start';
-  private readonly sent: number[] = [];
+  /** Times (ms) of the orders let through in the last second, oldest first. */
+  private readonly sent = new Fifo<number>();
   private dayStart = -1;
   private dayStartEquity: Dec | undefined;
   private peakEquity: Dec | undefined;
@@ -314,7 +316,7 @@ export class RiskEngine {
     if (this.limits.maxOrdersPerSecond === undefined) return ALLOW;
     if (intent.kind !== 'place' && intent.kind !== 'amend' && intent.kind !== 'bracket') return ALLOW;
     const now = ctx.clock.now();
-    while (this.sent.length > 0 && this.sent[0] <= now - 1000) this.sent.shift();
+    for (let t = this.sent.peek(); t !== undefined && t <= now - 1000; t = this.sent.peek()) this.sent.shift();
     return this.sent.length >= this.limits.maxOrdersPerSecond ? deny('RATE_THROTTLED', `${this.sent.length} orders in the last second, the limit is ${this.limits.maxOrdersPerSecond}`) : ALLOW;
   }
 }
