@@ -30,7 +30,17 @@ export class ApiError extends Error {
   }
 }
 
-export class ExchangeClient {
+/** How the order loads (load.ts) send their requests: undici (ExchangeClient) or pipelined sockets (pipelined.ts). */
+export interface OrderTransport {
+  /**
+   * POST with a JSON body as `user`; resolves with the response body of an HTTP 200 whose envelope
+   * code is 0, rejects with ApiError otherwise. `lane` (the worker's number) picks the connection
+   * where the transport assigns them itself.
+   */
+  post(user: BenchUser, path: string, body: string, lane: number): Promise<string>;
+}
+
+export class ExchangeClient implements OrderTransport {
   readonly pool: Pool;
 
   constructor(
@@ -42,6 +52,15 @@ export class ExchangeClient {
 
   /** A JSON request; throws ApiError unless HTTP 200 with envelope code 0. */
   async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, headers: Record<string, string>, body?: string): Promise<T> {
+    return (await this.request<T>(method, path, headers, body)).env.data;
+  }
+
+  /** The pool assigns connections itself: `lane` is not used. */
+  async post(user: BenchUser, path: string, body: string): Promise<string> {
+    return (await this.request('POST', path, user.headers, body)).text;
+  }
+
+  private async request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, headers: Record<string, string>, body?: string): Promise<{ text: string; env: Envelope<T> }> {
     const res = await this.pool.request({ method, path, headers, body });
     const text = await res.body.text();
     let env: Envelope<T>;
@@ -51,7 +70,7 @@ export class ExchangeClient {
       throw new ApiError(res.statusCode, -1, `non-JSON answer ${res.statusCode} to ${method} ${path}: ${text.slice(0, 200)}`);
     }
     if (res.statusCode !== 200 || env.code !== 0) throw new ApiError(res.statusCode, env.code, `${method} ${path}: HTTP ${res.statusCode} code ${env.code} ${env.message}`);
-    return env.data;
+    return { text, env };
   }
 
   /** Creates `count` users through the admin API and logs each in once (JWT). */

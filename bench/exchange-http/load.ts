@@ -1,13 +1,14 @@
 /**
  * Closed-loop order load: `concurrency` workers, each with one request in flight at a time,
- * share one keep-alive undici Pool. A run has a warm-up (not counted) and a timed window;
+ * share one transport: the keep-alive undici Pool (client.ts) or pipelined raw sockets
+ * (pipelined.ts), where worker w uses connection w % connections. A run has a warm-up (not counted) and a timed window;
  * a request counts toward throughput when it completes inside the window and toward latency
  * when it was sent inside it. Each request's latency is send to last body byte, per-op timed
  * with process.hrtime.bigint().
  */
 import { LatencyRecorder, mulberry32 } from '../harness';
 import { machineBusySeconds, type ExchangeProcess } from './server-process';
-import { ApiError, type BenchUser, type ExchangeClient } from './client';
+import { ApiError, type BenchUser, type OrderTransport } from './client';
 
 export const SYMBOL = 'BTCUSDT';
 const PLACE = '/v1/private/order/place';
@@ -18,7 +19,7 @@ const BATCH_CANCEL = '/v1/private/order/batch-cancel';
 const MAX_ERRORS = 200;
 
 export interface LoadOptions {
-  client: ExchangeClient;
+  transport: OrderTransport;
   server: ExchangeProcess;
   users: BenchUser[];
   concurrency: number;
@@ -87,16 +88,16 @@ function placeBody(side: 'BUY' | 'SELL', price: string, tif: 'GTC' | 'IOC', clie
 }
 
 /**
- * One request, timed and counted. Returns the envelope's data, or undefined after an error
- * (counted, and the run is stopped once there are too many).
+ * One request of worker `w`, timed and counted. Returns the response body (envelope code 0), or
+ * undefined after an error (counted, and the run is stopped once there are too many).
  */
-async function timed<T>(st: RunState, user: BenchUser, path: string, body: string, kind: 'place' | 'cancel', clientOrderId?: string, orders = 1): Promise<T | undefined> {
+async function timed(st: RunState, w: number, user: BenchUser, path: string, body: string, kind: 'place' | 'cancel', clientOrderId?: string, orders = 1): Promise<string | undefined> {
   const t0 = st.now();
   const sentAt = performance.now();
   if (clientOrderId !== undefined && st.opts.onSend) st.opts.onSend(clientOrderId, Number(t0 - (st.opts.timeBase ?? 0n)));
-  let data: T | undefined;
+  let text: string;
   try {
-    data = await st.opts.client.call<T>('POST', path, user.headers, body);
+    text = await st.opts.transport.post(user, path, body, w);
   } catch (e) {
     const s = st.stats;
     s.errors++;
@@ -117,7 +118,11 @@ async function timed<T>(st: RunState, user: BenchUser, path: string, body: strin
     if (kind === 'place') s.placements += orders;
     else s.cancels += orders;
   }
-  return data;
+  return text;
+}
+
+function dataOf<T>(text: string | undefined): T | undefined {
+  return text === undefined ? undefined : (JSON.parse(text) as { data: T }).data;
 }
 
 /** Runs `workers` until the window ends, reading server and client CPU at the window's edges. */
@@ -181,15 +186,15 @@ export function restingLoad(opts: LoadOptions & { depth: number }): Promise<Load
       const buy = rnd() < 0.5;
       const price = ((buy ? 490_000 : 509_000) + Math.floor(rnd() * 1000)) / 10;
       const id = `r${w}x${seq++}`;
-      const placed = await timed<{ orderId: string }>(st, user, PLACE, placeBody(buy ? 'BUY' : 'SELL', price.toFixed(1), 'GTC', id), 'place');
+      const placed = await timed(st, w, user, PLACE, placeBody(buy ? 'BUY' : 'SELL', price.toFixed(1), 'GTC', id), 'place');
       if (placed !== undefined) live.push(id);
       if (live.length > opts.depth) {
         const old = live.shift() ?? '';
-        await timed(st, user, CANCEL, `{"symbol":"${SYMBOL}","clientOrderId":"${old}"}`, 'cancel');
+        await timed(st, w, user, CANCEL, `{"symbol":"${SYMBOL}","clientOrderId":"${old}"}`, 'cancel');
       }
     }
     for (const id of live) {
-      await opts.client.call('POST', CANCEL, user.headers, `{"symbol":"${SYMBOL}","clientOrderId":"${id}"}`).catch(() => undefined);
+      await opts.transport.post(user, CANCEL, `{"symbol":"${SYMBOL}","clientOrderId":"${id}"}`, w).catch(() => undefined);
     }
   });
 }
@@ -234,7 +239,7 @@ export function batchLoad(opts: LoadOptions & { batchSize: number }): Promise<Lo
         ids.push(id);
         orders.push(placeBody(buy ? 'BUY' : 'SELL', price.toFixed(1), 'GTC', id));
       }
-      const placed = await timed<BatchAnswer>(st, user, BATCH_PLACE, `{"orders":[${orders.join(',')}]}`, 'place', undefined, opts.batchSize);
+      const placed = dataOf<BatchAnswer>(await timed(st, w, user, BATCH_PLACE, `{"orders":[${orders.join(',')}]}`, 'place', undefined, opts.batchSize));
       if (placed === undefined) continue;
       checkBatch(st, 'batch-place', placed, opts.batchSize);
       // Cancel every id that was placed (a failed item's cancel would fail too; skip those).
@@ -243,7 +248,7 @@ export function batchLoad(opts: LoadOptions & { batchSize: number }): Promise<Lo
         if (r.success) refs.push(`{"symbol":"${SYMBOL}","clientOrderId":"${ids[i]}"}`);
       });
       if (refs.length === 0) continue;
-      const cancelled = await timed<BatchAnswer>(st, user, BATCH_CANCEL, `{"orders":[${refs.join(',')}]}`, 'cancel', undefined, refs.length);
+      const cancelled = dataOf<BatchAnswer>(await timed(st, w, user, BATCH_CANCEL, `{"orders":[${refs.join(',')}]}`, 'cancel', undefined, refs.length));
       checkBatch(st, 'batch-cancel', cancelled, refs.length);
     }
   });
@@ -268,10 +273,11 @@ export function crossingLoad(opts: LoadOptions): Promise<LoadStats> {
       for (const [side, price] of [['SELL', '50000.0'], ['BUY', '49999.0']] as const) {
         const n = seq++;
         const mid = `m${w}x${n}`;
-        await timed(st, maker, PLACE, placeBody(side, price, 'GTC', mid), 'place', mid);
+        await timed(st, w, maker, PLACE, placeBody(side, price, 'GTC', mid), 'place', mid);
         const tid = `t${w}x${n}`;
-        const r = await timed<{ status: string }>(st, taker, PLACE, placeBody(side === 'SELL' ? 'BUY' : 'SELL', price, 'IOC', tid), 'place', tid);
-        if (r !== undefined && r.status !== 'FILLED') st.stats.takerNotFilled++;
+        const r = await timed(st, w, taker, PLACE, placeBody(side === 'SELL' ? 'BUY' : 'SELL', price, 'IOC', tid), 'place', tid);
+        // The answer's data is {orderId, clientOrderId, status, timestamp}: no other "status" key.
+        if (r !== undefined && !r.includes('"status":"FILLED"')) st.stats.takerNotFilled++;
       }
     }
   });

@@ -3,6 +3,7 @@ import { latencyResults, percentile, round } from '../harness';
 import type { BenchResult, LatencyStats } from '../harness';
 import { ExchangeClient } from '../exchange-http/client';
 import { Fanout } from '../exchange-http/fanout';
+import { PipelinedClient } from '../exchange-http/pipelined';
 import { batchLoad, crossingLoad, restingLoad, SYMBOL, type LoadOptions, type LoadStats } from '../exchange-http/load';
 import { ExchangeProcess } from '../exchange-http/server-process';
 import { registerSuite } from './registry';
@@ -45,9 +46,22 @@ const LOW_CONCURRENCY = 8;
 /** Batch part: requests in flight and orders per batch-place / batch-cancel request (the protocol maximum). */
 const BATCH_CONCURRENCY = 32;
 const BATCH_SIZE = 20;
+/**
+ * Pipelined parts (pipelined.ts): raw keep-alive sockets, each carrying `depth` workers' requests
+ * at once. BENCH_EXCHANGE_PIPELINE=<connections>x<depth> overrides the main shape (for trying others).
+ */
+const PIPE_SHAPE = pipelineShape(process.env.BENCH_EXCHANGE_PIPELINE ?? '16x8');
+/** The low-concurrency pipelined part: few enough in flight that latency is mostly service time. */
+const PIPE_LOW_SHAPE = pipelineShape(process.env.BENCH_EXCHANGE_PIPELINE_LOW ?? '4x8');
 const PRIVATE_CONNS_PER_USER = 2;
 const PUBLIC_CONNS = 32;
 const SEED = 0x5eed;
+
+function pipelineShape(spec: string): { connections: number; depth: number } {
+  const m = /^(\d+)x(\d+)$/.exec(spec.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`pipeline shape must be <connections>x<depth>, e.g. 16x8; got '${spec}'`);
+  return { connections: Number(m[1]), depth: Number(m[2]) };
+}
 
 function statsOf(samples: Float64Array): LatencyStats {
   if (samples.length === 0) throw new Error('no latency samples were recorded');
@@ -77,8 +91,8 @@ function check(label: string, s: LoadStats): void {
   if (s.takerNotFilled > 0) throw new Error(`${label}: ${s.takerNotFilled} taker orders did not fill completely`);
 }
 
-type Part = 'resting' | 'lowconc' | 'batch' | 'crossing' | 'fanout';
-const PARTS: readonly Part[] = ['resting', 'lowconc', 'batch', 'crossing', 'fanout'];
+type Part = 'resting' | 'lowconc' | 'batch' | 'crossing' | 'fanout' | 'resting-pipelined' | 'lowconc-pipelined' | 'crossing-pipelined';
+const PARTS: readonly Part[] = ['resting', 'lowconc', 'batch', 'crossing', 'fanout', 'resting-pipelined', 'lowconc-pipelined', 'crossing-pipelined'];
 
 function selectedParts(): Set<Part> {
   const env = process.env.BENCH_EXCHANGE_HTTP_PARTS;
@@ -92,7 +106,7 @@ function selectedParts(): Set<Part> {
   return out;
 }
 
-type Base = Omit<LoadOptions, 'concurrency' | 'seed'>;
+type Base = Omit<LoadOptions, 'concurrency' | 'seed'> & { client: ExchangeClient };
 
 async function restingPart(base: Base): Promise<BenchResult[]> {
   console.error('exchange-http: resting place+cancel ...');
@@ -134,6 +148,31 @@ async function crossingPart(base: Base): Promise<BenchResult[]> {
   return loadResults('crossing maker+IOC taker', crossing, [
     { name: 'crossing maker+IOC taker: trades/s (timed window)', value: Math.round(crossing.placements / 2 / crossing.windowSec), unit: 'trades/s' },
   ]);
+}
+
+/**
+ * The resting or crossing workload over pipelined raw sockets: `connections` x `depth` workers,
+ * worker w on connection w % connections, so each connection has `depth` requests in flight.
+ */
+async function pipelinedPart(base: Base, kind: 'resting' | 'crossing', shape: { connections: number; depth: number }, seed: number): Promise<BenchResult[]> {
+  const { connections, depth } = shape;
+  const concurrency = connections * depth;
+  const what = kind === 'resting' ? 'resting place+cancel' : 'crossing maker+IOC taker';
+  const label = `${what} PIPELINED (raw sockets, ${connections} connections x ${depth} in flight = ${concurrency})`;
+  console.error(`exchange-http: ${label} ...`);
+  const transport = await PipelinedClient.open(base.server.url, connections);
+  try {
+    const opts = { ...base, transport, concurrency, seed };
+    const s = kind === 'resting' ? await restingLoad({ ...opts, depth: RESTING_DEPTH }) : await crossingLoad(opts);
+    check(label, s);
+    const extra =
+      kind === 'resting'
+        ? latencyResults(`${label}: HTTP latency, placements only,`, s.placeLatency.stats())
+        : [{ name: `${label}: trades/s (timed window)`, value: Math.round(s.placements / 2 / s.windowSec), unit: 'trades/s' }];
+    return loadResults(label, s, extra);
+  } finally {
+    transport.close();
+  }
 }
 
 async function fanoutPart(base: Base, fanout: Fanout): Promise<BenchResult[]> {
@@ -206,12 +245,15 @@ async function run(): Promise<BenchResult[]> {
   ];
   try {
     const users = await client.createUsers(adminToken, USERS, BALANCE);
-    const base = { client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
+    const base = { client, transport: client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
 
     if (parts.has('resting')) results.push(...(await restingPart(base)));
     if (parts.has('lowconc')) results.push(...(await lowConcurrencyPart(base)));
     if (parts.has('batch')) results.push(...(await batchPart(base)));
     if (parts.has('crossing')) results.push(...(await crossingPart(base)));
+    if (parts.has('resting-pipelined')) results.push(...(await pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5)));
+    if (parts.has('lowconc-pipelined')) results.push(...(await pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6)));
+    if (parts.has('crossing-pipelined')) results.push(...(await pipelinedPart(base, 'crossing', PIPE_SHAPE, SEED + 7)));
     if (parts.has('fanout')) results.push(...(await fanoutPart(base, fanout)));
     if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
     return results;
