@@ -21,10 +21,12 @@ import { synthesize, SYNTH_EPOCH } from '../../src/backtest/recording/synth';
 import { round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
-const simple = defineStrategy<{ symbol: string }>({
+export const simple = defineStrategy<{ symbol: string }>({
   name: 'bench-simple',
   symbols: (p) => [p.symbol],
   params: () => ({ symbol: 'BTCUSDT' }),
+  // It reads marks only; without this it would be handed every recorded trade as well.
+  marketData: () => ['markPrice'],
   create: (ctx) => {
     let marks = 0;
     return {
@@ -41,7 +43,7 @@ const simple = defineStrategy<{ symbol: string }>({
   },
 });
 
-async function decodeOnly(src: EventSource, full: boolean): Promise<{ events: number; seconds: number }> {
+export async function decodeOnly(src: EventSource, full: boolean): Promise<{ events: number; seconds: number }> {
   const t0 = process.hrtime.bigint();
   let n = 0;
   let sink = 0;
@@ -62,7 +64,7 @@ async function decodeOnly(src: EventSource, full: boolean): Promise<{ events: nu
   return { events: n, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
 
-async function endToEnd(file: string, fromCache: boolean, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], toMs?: number): Promise<{ events: number; seconds: number; rssMB: number; fills: number }> {
+export async function endToEnd(file: string, fromCache: boolean, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], toMs?: number): Promise<{ events: number; seconds: number; rssMB: number; fills: number }> {
   const cfg = parseBacktestConfig({ data: { files: [file], to: toMs }, account: { balance: '100000' }, strategies: [{ id: 's', module: 'market-maker' }] }, { file: path.join(path.dirname(file), 'bench.yaml') });
   const source: EventSource = fromCache ? CacheSource.open([cachePathFor(file)], header) : await JsonlSource.open([file]);
   const t0 = process.hrtime.bigint();

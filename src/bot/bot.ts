@@ -11,14 +11,14 @@ import type { Clock, Scheduler } from '../core/clock';
 import { Grid } from '../core/values';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
-import type { BotEvent } from './bus/events';
+import type { BotEvent, BotEventType } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
 import { StateCache, positionKey } from './state/cache';
-import type { AnyStrategyDefinition, Strategy, StrategyContext, StrategyDefinition, StrategyLogger, SymbolInfo } from './strategy/api';
+import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
 import type { Venue, VenueEvent } from './venue/venue';
 
@@ -53,11 +53,17 @@ export interface BotOptions {
   cancelOnStop?: boolean;
 }
 
+/** The bot's own catch-all bus handler (its dispatcher to the strategies). */
+const OWN_BUS_HANDLERS = 1;
+const MARKET_EVENT: ReadonlySet<BotEventType> = new Set<BotEventType>(MARKET_DATA_TYPES);
+
 interface Running {
   slot: StrategySlot;
   strategy: Strategy;
   ctx: StrategyContext<unknown>;
   timers: Map<string, () => void>;
+  /** Market-data event types the strategy handles; undefined: all of them. */
+  market: ReadonlySet<BotEventType> | undefined;
 }
 
 export class Bot {
@@ -69,6 +75,8 @@ export class Bot {
   readonly symbols = new Map<string, SymbolInfo>();
   private readonly clientIds: ClientIdAllocator;
   private readonly running: Running[] = [];
+  /** Market-data event types at least one strategy handles. */
+  private readonly strategyMarketData = new Set<BotEventType>();
   private unsubscribeVenue: (() => void) | undefined;
   private stopPoll: (() => void) | undefined;
   private started = false;
@@ -121,16 +129,20 @@ export class Bot {
         if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s}`);
         marketSymbols.add(s);
       }
-      const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map() };
+      const market = def.marketData ? new Set<BotEventType>(def.marketData(params)) : undefined;
+      for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
+      const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map(), market };
       r.strategy = def.create(r.ctx);
       this.running.push(r);
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
-    const sub = this.opts.venue.events.subscribe({
-      next: (e) => this.onVenueEvent(e),
-      error: (err) => this.reportError(err, 'venue events'),
-    });
-    this.unsubscribeVenue = () => sub.unsubscribe();
+    const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.reportError(err, 'venue events') };
+    if (this.opts.venue.listen) {
+      this.unsubscribeVenue = this.opts.venue.listen(listener);
+    } else {
+      const sub = this.opts.venue.events.subscribe(listener);
+      this.unsubscribeVenue = () => sub.unsubscribe();
+    }
     await this.opts.venue.start([...marketSymbols]);
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
     for (const r of this.running) {
@@ -250,20 +262,20 @@ export class Bot {
         break;
       case 'trade':
         this.cache.setLast(v.symbol, v.data.price);
-        this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
+        if (this.wants('trade')) this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
         break;
       case 'markPrice':
         this.cache.setMark(v.symbol, v.data);
         if (this.watchEquity) this.observeEquityAtMarks(time);
-        this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
+        if (this.wants('markPrice')) this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
         break;
       case 'depth':
         this.cache.setDepth(v.symbol, v.data.bids, v.data.asks);
-        this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
+        if (this.wants('depth')) this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
         break;
       case 'ticker':
         this.cache.setTicker(v.symbol, v.data);
-        this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
+        if (this.wants('ticker')) this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
         break;
       case 'stream':
         this.bus.publish({ type: 'stream', time, stream: v.stream, status: v.status, detail: v.detail });
@@ -274,6 +286,24 @@ export class Bot {
         break;
     }
     this.kick();
+  }
+
+  /**
+   * Whether a market-data event of `type` has anyone to go to: a strategy that handles it, or a
+   * bus subscriber other than the bot's own dispatcher (metrics, a user's `bus.on(type)`). When
+   * not, the bot updates its state cache and publishes nothing.
+   */
+  wants(type: MarketDataType): boolean {
+    return this.strategyMarketData.has(type) || this.bus.listenerCount(type) > OWN_BUS_HANDLERS;
+  }
+
+  /**
+   * Records a public trade's price in the state cache without an event: for a market-data feed
+   * that has checked `wants('trade')` is false (the backtest driver, per recorded trade), so it
+   * need not build a venue event only for the bot to drop it.
+   */
+  noteTrade(symbol: string, price: string): void {
+    this.cache.setLast(symbol, price);
   }
 
   /** Fill ids seen, oldest first, bounded: duplicates arrive close together. */
@@ -335,6 +365,7 @@ export class Bot {
     for (const r of this.running) {
       if (!r.strategy.onEvent) continue;
       if (ownedTypes && owner !== r.slot.id) continue;
+      if (r.market !== undefined && MARKET_EVENT.has(e.type) && !r.market.has(e.type)) continue;
       this.intents(r, r.strategy.onEvent(e));
     }
   }

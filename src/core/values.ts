@@ -10,6 +10,7 @@ const DEC_CACHE_MAX = 4096;
 export class Grid {
   private readonly decCache = new Map<number, Dec>();
   private readonly unitCache = new Map<string, number | undefined>();
+  private readonly textCache = new Map<number, string>();
   /** Fraction digits used to scale values to integers. */
   readonly scale: number;
   /** The grid step as an integer at `scale`. */
@@ -47,9 +48,15 @@ export class Grid {
     return Number.isSafeInteger(units) ? units : undefined;
   }
 
-  /** Decimal string for an integer number of units. */
+  /** Decimal string for an integer number of units (recent answers cached, bounded). */
   fromUnits(units: number): string {
-    return fromScaledInt(units * this.unitScaled, this.scale);
+    let s = this.textCache.get(units);
+    if (s === undefined) {
+      s = fromScaledInt(units * this.unitScaled, this.scale);
+      if (this.textCache.size >= DEC_CACHE_MAX) this.textCache.clear();
+      this.textCache.set(units, s);
+    }
+    return s;
   }
 
   /**
@@ -59,7 +66,7 @@ export class Grid {
   decOf(units: number): Dec {
     let d = this.decCache.get(units);
     if (d === undefined) {
-      d = new Dec(this.fromUnits(units));
+      d = new Dec(fromScaledInt(units * this.unitScaled, this.scale));
       if (this.decCache.size >= DEC_CACHE_MAX) this.decCache.clear();
       this.decCache.set(units, d);
     }

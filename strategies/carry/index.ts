@@ -120,6 +120,8 @@ export default defineStrategy<CarryParams>({
   name: 'carry',
   description: 'Holds the side that receives funding while |rate| is above a threshold, capped in size; exits before adverse funding.',
   symbols: (p) => [p.symbol],
+  // Reads marks only (and the state cache): recorded trades and books are not handed to it.
+  marketData: () => ['markPrice'],
   params: (raw) => {
     onlyKeys(raw, KEYS);
     const p: CarryParams = {

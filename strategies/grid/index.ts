@@ -214,6 +214,8 @@ export default defineStrategy<GridParams>({
   name: 'grid',
   description: 'Symmetric ladder of limit orders around a reference; filled levels re-arm one level over; flattens outside its bounds.',
   symbols: (p) => [p.symbol],
+  // Reads marks only (and the state cache): recorded trades and books are not handed to it.
+  marketData: () => ['markPrice'],
   params: (raw) => {
     onlyKeys(raw, KEYS);
     const p: GridParams = {

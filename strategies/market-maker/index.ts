@@ -140,6 +140,8 @@ export default defineStrategy<MarketMakerParams>({
   name: 'market-maker',
   description: 'Two-sided quotes around mark; spread widens with volatility, skew grows with inventory.',
   symbols: (p) => [p.symbol],
+  // Reads marks only (and the state cache): recorded trades and books are not handed to it.
+  marketData: () => ['markPrice'],
   params: (raw) => {
     onlyKeys(raw, KEYS);
     return {

@@ -176,6 +176,8 @@ export default defineStrategy<TrendParams>({
   name: 'trend',
   description: 'EMA crossover on trade bars; every entry is an OTOCO bracket with ATR-based take-profit and stop-loss on the venue.',
   symbols: (p) => [p.symbol],
+  // Builds its bars from public trades; marks and books it reads from the state cache when needed.
+  marketData: () => ['trade'],
   params: (raw) => {
     onlyKeys(raw, KEYS);
     const p: TrendParams = {

@@ -185,7 +185,7 @@ describe('bot runtime over the in-process venue', () => {
     w.engine.cancelOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId });
     w.engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '51000', quantity: '0.01', clientOrderId: 's-restart1' });
     w.engine.drain();
-    (w.venue as unknown as { subject: { next(e: unknown): void } }).subject.next({ type: 'stream', time: w.clock.now(), stream: 'private', status: 'reconnected', detail: 'test' });
+    (w.venue as unknown as { out: { emit(e: unknown): void } }).out.emit({ type: 'stream', time: w.clock.now(), stream: 'private', status: 'reconnected', detail: 'test' });
     await w.settle();
     expect(w.bot.tracker.get(o.clientOrderId)?.state).toBe('CANCELED');
     expect(w.bot.tracker.get('s-restart1')?.state).toBe('NEW');

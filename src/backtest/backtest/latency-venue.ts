@@ -12,21 +12,22 @@
  * events instead, the market a live strategy would have seen. Private events and mark prices pass
  * through from the engine.
  */
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { Clock, Scheduler } from '../../core/clock';
 import type { OrderRecord, PositionRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
-import type { AmendParams, OrderRef, Venue, VenueEvent } from '../../bot/venue/venue';
+import { VenueEmitter } from '../../bot/venue/emitter';
+import type { AmendParams, OrderRef, Venue, VenueEvent, VenueListener } from '../../bot/venue/venue';
 import type { LatencyConfig } from './config';
 
 export class LatencyVenue implements Venue {
   readonly name: string;
   readonly clock: Clock;
   readonly events: Observable<VenueEvent>;
-  private readonly out = new Subject<VenueEvent>();
-  private readonly sub: { unsubscribe(): void };
+  private readonly out = new VenueEmitter();
+  private readonly stopInner: () => void;
   /** Venue calls made so far: the driver lets promises settle only after activity. */
   calls = 0;
   /** Calls sent but not yet arrived at the engine. */
@@ -39,20 +40,29 @@ export class LatencyVenue implements Venue {
   ) {
     this.name = inner.name;
     this.clock = inner.clock;
-    this.events = this.out.asObservable();
-    // A plain forwarding subscription rather than an operator chain: this runs per event.
-    this.sub = inner.events.subscribe({
+    this.events = this.out.events;
+    // A plain forwarding listener rather than an operator chain: this runs per event.
+    const listener: VenueListener = {
       next: (e) => {
-        if (e.type !== 'trade' && e.type !== 'depth') this.out.next(e);
+        if (e.type !== 'trade' && e.type !== 'depth') this.out.emit(e);
       },
       error: (err: unknown) => this.out.error(err),
-      complete: () => this.out.complete(),
-    });
+    };
+    if (inner.listen) {
+      this.stopInner = inner.listen(listener);
+    } else {
+      const sub = inner.events.subscribe(listener);
+      this.stopInner = () => sub.unsubscribe();
+    }
+  }
+
+  listen(listener: VenueListener): () => void {
+    return this.out.listen(listener);
   }
 
   /** Publishes a market-data event from the recording as if the venue had pushed it. */
   inject(e: VenueEvent): void {
-    this.out.next(e);
+    this.out.emit(e);
   }
 
   private delayed<T>(ms: number, fn: () => Promise<T>): Promise<T> {
@@ -73,7 +83,8 @@ export class LatencyVenue implements Venue {
   }
   async stop(): Promise<void> {
     await this.inner.stop();
-    this.sub.unsubscribe();
+    this.stopInner();
+    this.out.complete();
   }
   symbols(): Promise<SymbolSpec[]> {
     return this.inner.symbols();

@@ -17,7 +17,7 @@ import { compareDecimalStrings } from '../../core/decimal';
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
 import { Bot, type StrategySlot } from '../../bot/bot';
-import type { BotEvent } from '../../bot/bus/events';
+import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import type { StrategyLogger } from '../../bot/strategy/api';
 import { SimVenue } from '../../bot/venue/sim-venue';
 import { Engine } from '../../exchange/engine/engine';
@@ -30,6 +30,9 @@ import { LatencyVenue } from './latency-venue';
 import { slotSymbols } from './strategy-module';
 import type { EventSource } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
+
+/** Bus event types the driver books (see `observe`). */
+const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection'] as const satisfies readonly BotEventType[];
 
 /** The participant's account id in the engine. */
 export const PARTICIPANT = 'backtest';
@@ -237,6 +240,12 @@ export class BacktestRun {
     this.engine = new Engine({ symbols: header.symbols.map((s) => symbolConfigOf(s, this.cfg.fees)), clock: this.clock, insuranceFund: TAPE_BALANCE });
     this.engine.createAccount({ userId: TAPE_MAKER, balance: TAPE_BALANCE });
     this.engine.createAccount({ userId: TAPE_TAKER, balance: TAPE_BALANCE });
+    // Nobody listens to the tape's own order and account events.
+    // and they stand for the rest of the market: no margin check or freeze on their orders.
+    for (const tape of [TAPE_MAKER, TAPE_TAKER]) {
+      this.engine.muteEvents(tape);
+      this.engine.exemptFromMargin(tape);
+    }
     this.engine.createAccount({ userId: PARTICIPANT, balance: this.cfg.account.balance });
     for (const [symbol, leverage] of Object.entries(this.cfg.account.leverage)) this.engine.setLeverage(PARTICIPANT, { symbol, leverage });
     this.engine.drain();
@@ -244,7 +253,9 @@ export class BacktestRun {
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0 });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
     this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.opts.logger ?? silent });
-    this.bot.bus.subscribeAll((e) => this.observe(e));
+    // Only the types it books: a catch-all handler would count as a listener for market data,
+    // and the bot would publish every recorded trade for nobody.
+    for (const type of OBSERVED) this.bot.bus.subscribe(type, (e) => this.observe(e));
     this.result.startTime = t0;
     this.nextSample = t0;
   }
@@ -343,8 +354,7 @@ export class BacktestRun {
     let gross = new Dec(0);
     for (const s of this.symbols) {
       const mark = this.engine.marketState(s).markPrice;
-      let q = new Dec(0);
-      for (const p of this.engine.positions(PARTICIPANT, s)) q = p.positionSide === 'SHORT' ? q.minus(p.quantity) : q.plus(p.quantity);
+      const q = new Dec(this.engine.netQuantity(PARTICIPANT, s));
       marks.push(mark);
       positions.push(q.toString());
       gross = gross.plus(q.abs().times(mark));
@@ -373,7 +383,10 @@ export class BacktestRun {
   private apply(e: RecordedEvent): void {
     switch (e.k) {
       case 'trade':
-        if (this.started) this.venue.inject({ type: 'trade', time: e.t, symbol: e.s, data: { tradeId: e.id, price: e.p, quantity: e.q, side: e.side, time: e.t } });
+        if (this.started) {
+          if (this.bot.wants('trade')) this.venue.inject({ type: 'trade', time: e.t, symbol: e.s, data: { tradeId: e.id, price: e.p, quantity: e.q, side: e.side, time: e.t } });
+          else this.bot.noteTrade(e.s, e.p);
+        }
         if (this.fullTape || (this.started && this.resting.reaches(e.s, e.p))) {
           this.result.events.tradesThroughEngine++;
           this.replayer.apply(e);

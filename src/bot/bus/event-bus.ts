@@ -87,6 +87,11 @@ export class EventBus {
     return new Observable<BotEvent>((sub) => this.subscribeAll((e) => sub.next(e)));
   }
 
+  /** Handlers that an event of `type` would reach (its own and the catch-all ones). */
+  listenerCount(type: BotEventType): number {
+    return (this.byType.get(type)?.length ?? 0) + this.all.length;
+  }
+
   /** Handler count, to check that nothing leaks. */
   get handlerCount(): number {
     let n = this.all.length;

@@ -4,7 +4,7 @@
  * data). Private events of `userId` and public market data are pushed synchronously as the engine
  * emits them, the way the live streams deliver them (events before the call's answer).
  */
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock';
 import { VenueError } from '../../core/errors';
 import { ErrorCodes } from '../../core/errors';
@@ -15,7 +15,8 @@ import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from 
 import type { Engine } from '../../exchange/engine/engine';
 import { wireSpecOf } from '../../exchange/engine/symbols';
 import type { EngineEvent } from '../../exchange/engine/events';
-import type { AmendParams, OrderRef, Venue, VenueEvent } from './venue';
+import { VenueEmitter } from './emitter';
+import type { AmendParams, OrderRef, Venue, VenueEvent, VenueListener } from './venue';
 
 export interface SimVenueOptions {
   engine: Engine;
@@ -34,10 +35,12 @@ export class SimVenue implements Venue {
   readonly clock: Clock;
   readonly engine: Engine;
   private readonly userId: string;
-  private readonly subject = new Subject<VenueEvent>();
-  readonly events: Observable<VenueEvent> = this.subject.asObservable();
+  private readonly out = new VenueEmitter();
+  readonly events: Observable<VenueEvent> = this.out.events;
   private market = new Set<string>();
   private readonly depthLevels: number;
+  /** Books the events of one pump changed (reused: pump runs after every engine call). */
+  private readonly touched = new Set<string>();
 
   constructor(opts: SimVenueOptions) {
     this.engine = opts.engine;
@@ -46,13 +49,17 @@ export class SimVenue implements Venue {
     this.depthLevels = opts.depthLevels ?? 20;
   }
 
+  listen(listener: VenueListener): () => void {
+    return this.out.listen(listener);
+  }
+
   async start(marketSymbols: readonly string[]): Promise<void> {
     this.market = new Set(marketSymbols);
-    this.subject.next({ type: 'stream', time: this.clock.now(), stream: 'private', status: 'connected', detail: 'in-process' });
+    this.out.emit({ type: 'stream', time: this.clock.now(), stream: 'private', status: 'connected', detail: 'in-process' });
   }
 
   async stop(): Promise<void> {
-    this.subject.complete();
+    this.out.complete();
   }
 
   /**
@@ -62,12 +69,13 @@ export class SimVenue implements Venue {
   pump(): void {
     if (this.engine.pendingEvents === 0) return;
     const events = this.engine.drain();
-    const touchedBooks = new Set<string>();
+    const touchedBooks = this.touched;
+    touchedBooks.clear();
     for (const e of events) this.forward(e, touchedBooks);
     if (this.depthLevels === 0) return;
     for (const symbol of touchedBooks) {
       const d = this.engine.depth(symbol, this.depthLevels);
-      this.subject.next({ type: 'depth', time: this.clock.now(), symbol, data: { bids: d.bids, asks: d.asks } });
+      this.out.emit({ type: 'depth', time: this.clock.now(), symbol, data: { bids: d.bids, asks: d.asks } });
     }
   }
 
@@ -76,24 +84,24 @@ export class SimVenue implements Venue {
       case 'order': {
         if (this.market.has(e.order.symbol) && e.executionType !== 'REJECTED') touchedBooks.add(e.order.symbol);
         if (e.userId !== this.userId) return;
-        this.subject.next({ type: 'order', time: e.time, data: { ...e.order, executionType: e.executionType, ...(e.fill ?? {}) } });
+        this.out.emit({ type: 'order', time: e.time, data: { ...e.order, executionType: e.executionType, ...(e.fill ?? {}) } });
         return;
       }
       case 'condition':
-        if (e.userId === this.userId) this.subject.next({ type: 'condition', time: e.time, data: e.record });
+        if (e.userId === this.userId) this.out.emit({ type: 'condition', time: e.time, data: e.record });
         return;
       case 'strategy':
-        if (e.userId === this.userId) this.subject.next({ type: 'strategyOrder', time: e.time, data: e.record });
+        if (e.userId === this.userId) this.out.emit({ type: 'strategyOrder', time: e.time, data: e.record });
         return;
       case 'account':
-        if (e.userId === this.userId) this.subject.next({ type: 'account', time: e.time, data: { reason: e.reason, userAsset: e.asset, positions: e.positions } });
+        if (e.userId === this.userId) this.out.emit({ type: 'account', time: e.time, data: { reason: e.reason, userAsset: e.asset, positions: e.positions } });
         return;
       case 'trade':
-        if (this.market.has(e.symbol)) this.subject.next({ type: 'trade', time: e.time, symbol: e.symbol, data: { tradeId: e.tradeId, price: e.price, quantity: e.quantity, side: e.side, time: e.time } });
+        if (this.market.has(e.symbol)) this.out.emit({ type: 'trade', time: e.time, symbol: e.symbol, data: { tradeId: e.tradeId, price: e.price, quantity: e.quantity, side: e.side, time: e.time } });
         return;
       case 'markPrice':
         if (this.market.has(e.symbol)) {
-          this.subject.next({ type: 'markPrice', time: e.time, symbol: e.symbol, data: { markPrice: e.markPrice, indexPrice: e.indexPrice, fundingRate: e.fundingRate, nextFundingTime: e.nextFundingTime } });
+          this.out.emit({ type: 'markPrice', time: e.time, symbol: e.symbol, data: { markPrice: e.markPrice, indexPrice: e.indexPrice, fundingRate: e.fundingRate, nextFundingTime: e.nextFundingTime } });
         }
         return;
       case 'funding':

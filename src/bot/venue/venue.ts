@@ -47,12 +47,23 @@ export interface AmendParams {
   quantity: string;
 }
 
+export interface VenueListener {
+  next(e: VenueEvent): void;
+  error(err: unknown): void;
+}
+
 export interface Venue {
   readonly name: string;
   /** The venue's clock: wall time live, the replay's virtual time in a backtest. */
   readonly clock: Clock;
   /** Private events and the public data of `marketSymbols`, merged; hot. */
   readonly events: Observable<VenueEvent>;
+  /**
+   * Optional direct subscription to the same events, for a consumer that handles every event
+   * itself (the Bot): a plain function call per event instead of the Observable's subscriber
+   * chain, which matters when a backtest replays millions of events. Returns the unsubscribe.
+   */
+  listen?(listener: VenueListener): () => void;
 
   /** Connects streams and subscribes the market data of these symbols. */
   start(marketSymbols: readonly string[]): Promise<void>;

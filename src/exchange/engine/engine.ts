@@ -97,6 +97,8 @@ interface SymbolState {
   conditions: EngineCondition[];
   /** Accounts holding a position on this symbol, for funding and liquidation sweeps. */
   holders: Set<EngineAccount>;
+  /** `market.fundingRate` formatted, and the Dec it was formatted from (every mark event carries it). */
+  rateText?: { of: Dec; text: string };
 }
 
 /** The parts of an order request resolved against the symbol, the book and the account. */
@@ -164,6 +166,10 @@ export class Engine {
   private nesting = 0;
   /** Users whose balances or positions changed in this command: symbol set and first reason. */
   private readonly touched = new Map<EngineAccount, { reason: EngineAccountReason; symbols: Set<string> }>();
+  /** Users whose private events are not emitted (muteEvents). */
+  private readonly muted = new Set<string>();
+  /** Users whose orders skip the margin check and freeze nothing (exemptFromMargin). */
+  private readonly marginExempt = new Set<string>();
   /** Fees collected by the venue. */
   private feePool = ZERO;
   /** Sum of all deposits, for the conservation invariant. */
@@ -239,8 +245,28 @@ export class Engine {
     return result;
   }
 
+  /**
+   * Stops the private events (order, condition, strategy order, account) of a user whom nobody
+   * listens to, such as a backtest's tape accounts: building their records (an account update
+   * formats the asset and every position) is most of the cost of a tape order. The user's state,
+   * queries and public trades are unaffected.
+   */
+  muteEvents(userId: string): void {
+    this.muted.add(userId);
+  }
+
+  /**
+   * Orders of this user are neither checked against nor freeze margin: for a replay's tape
+   * accounts, whose balance stands for the rest of the market (the check could never fail, and
+   * working it out is most of what a tape quote costs). Fills still settle into its wallet and
+   * positions as for anyone.
+   */
+  exemptFromMargin(userId: string): void {
+    this.marginExempt.add(userId);
+  }
+
   private touch(acct: EngineAccount, reason: EngineAccountReason, symbol: string): void {
-    if (acct.userId === INSURANCE_ACCOUNT) return;
+    if (acct.userId === INSURANCE_ACCOUNT || this.muted.has(acct.userId)) return;
     let t = this.touched.get(acct);
     if (!t) {
       t = { reason, symbols: new Set() };
@@ -265,17 +291,19 @@ export class Engine {
 
   private emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
     // The insurance fund is the venue's own book-keeping, not a user with a stream.
-    if (o.userId === INSURANCE_ACCOUNT) return;
+    if (o.userId === INSURANCE_ACCOUNT || this.muted.has(o.userId)) return;
     const ev: EngineEvent = { kind: 'order', userId: o.userId, time: this.clock.now(), executionType, order: orderRecord(o) };
     if (fill) ev.fill = fill;
     this.out.push(ev);
   }
 
   private emitCondition(c: EngineCondition): void {
+    if (this.muted.has(c.userId)) return;
     this.out.push({ kind: 'condition', userId: c.userId, time: this.clock.now(), record: conditionRecord(c) });
   }
 
   private emitStrategy(s: EngineStrategy): void {
+    if (this.muted.has(s.userId)) return;
     this.out.push({ kind: 'strategy', userId: s.userId, time: this.clock.now(), record: strategyRecord(s, (id) => this.ordersById.get(id)) });
   }
 
@@ -739,7 +767,7 @@ export class Engine {
     const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
     if (openCount >= MAX_OPEN_ORDERS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_ORDERS_PER_SYMBOL} open orders per symbol; ${spec.name} has ${openCount}`);
     let frozenPerStep = ZERO;
-    if (!reducing) {
+    if (!reducing && !this.marginExempt.has(acct.userId)) {
       const opening = acct.positionMode === 'ONE_WAY' ? Math.max(0, qty - closable) : qty;
       if (opening > 0) {
         const leverage = this.settingsOf(acct, spec.name).leverage;
@@ -1066,6 +1094,12 @@ export class Engine {
 
   queryOrder(userId: string, ref: OrderRef): OrderRecord {
     return orderRecord(this.findOrder(this.acct(userId), ref));
+  }
+
+  /** Status and executed quantity of an order, as `queryOrder` has them, without the whole record. */
+  orderProgress(userId: string, ref: OrderRef): { status: OrderStatus; executedQty: string } {
+    const o = this.findOrder(this.acct(userId), ref);
+    return { status: o.status, executedQty: o.symbol.step.fromUnits(o.executed) };
   }
 
   cancelOrder(userId: string, ref: OrderRef): OrderRecord {
@@ -1736,6 +1770,18 @@ export class Engine {
     return { symbol: st.spec.name, marginMode: marginModeToCode(s.marginMode), leverage: s.leverage };
   }
 
+  /**
+   * The user's signed net position on `symbol` in base units (long minus short), without
+   * building position records (which work out margin, liquidation price and the rest).
+   */
+  netQuantity(userId: string, symbol: string): string {
+    const acct = this.acct(userId);
+    const st = this.sym(symbol);
+    let steps = 0;
+    for (const p of acct.positions.values()) if (p.symbol === st.spec) steps += p.qty;
+    return st.spec.step.fromUnits(steps);
+  }
+
   positions(userId: string, symbol?: string): PositionRecord[] {
     const acct = this.acct(userId);
     if (symbol !== undefined) this.sym(symbol);
@@ -1794,12 +1840,18 @@ export class Engine {
         time: this.clock.now(),
         markPrice: st.spec.tick.fromUnits(mark),
         indexPrice: st.spec.tick.fromUnits(index),
-        fundingRate: formatDec(st.market.fundingRate),
+        fundingRate: this.rateTextOf(st),
         nextFundingTime: st.market.nextFundingTime,
       });
       this.queueTriggers(st);
       this.work.push(() => this.checkLiquidations(st));
     });
+  }
+
+  private rateTextOf(st: SymbolState): string {
+    const r = st.market.fundingRate;
+    if (st.rateText === undefined || st.rateText.of !== r) st.rateText = { of: r, text: formatDec(r) };
+    return st.rateText.text;
   }
 
   setFundingRate(symbol: string, rate: string): void {

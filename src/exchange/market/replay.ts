@@ -59,6 +59,8 @@ export interface ReplaySink {
   setFundingRate?(symbol: string, rate: string): unknown;
   /** Optional: lets the replayer skip cancelling a tape order that already filled (saves a refusal). */
   queryOrder?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
+  /** Optional: the same answer as `queryOrder` where a cheaper form exists (the engine's). */
+  orderProgress?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
 }
 
 export const TAPE_MAKER = 'tape-maker';
@@ -201,6 +203,9 @@ export class TapeReplayer {
    */
   passTrade(e: Extract<RecordedEvent, { k: 'trade' }>): void {
     this.stats.trades++;
+    // Most trades pull nothing: check before building the list (this runs per recorded trade).
+    const cur = this.quotes.get(e.s);
+    if (cur === undefined || !((cur.bid && compareDecimalStrings(cur.bid.price, e.p) >= 0) || (cur.ask && compareDecimalStrings(cur.ask.price, e.p) <= 0))) return;
     for (const q of this.pull(e.s, e.p)) this.restore(e.s, q, e.p);
   }
 
@@ -252,7 +257,8 @@ export class TapeReplayer {
   private remaining(symbol: string, q: Quote): string | undefined {
     if (!this.sink.queryOrder) return q.quantity;
     try {
-      const o = this.sink.queryOrder(this.maker, { symbol, clientOrderId: q.clientOrderId });
+      const ref = { symbol, clientOrderId: q.clientOrderId };
+      const o = this.sink.orderProgress ? this.sink.orderProgress(this.maker, ref) : this.sink.queryOrder(this.maker, ref);
       if (o.status === 'REJECTED' || o.status === 'EXPIRED') return undefined;
       return o.executedQty === undefined ? q.quantity : new Dec(q.quantity).minus(o.executedQty).toString();
     } catch {

@@ -1,0 +1,57 @@
+/** The engine's cheap paths for replays: muted users and the net quantity without position records. */
+import { limit, orderEvents, world } from './helpers';
+
+describe('Engine.netQuantity', () => {
+  it('is the signed net of the position records, one-way and hedge', () => {
+    const w = world();
+    expect(w.engine.netQuantity('b', 'BTCUSDT')).toBe('0');
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.7'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '0.7'));
+    expect(w.engine.netQuantity('b', 'BTCUSDT')).toBe('0.7');
+    expect(w.engine.netQuantity('a', 'BTCUSDT')).toBe('-0.7');
+    // Hedge: a long of 0.5 and a short of 0.2 net to 0.3.
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.5'));
+    w.engine.placeOrder('h', limit('BUY', '50000', '0.5', { positionSide: 'LONG' }));
+    w.engine.placeOrder('c', limit('BUY', '50000', '0.2'));
+    w.engine.placeOrder('h', limit('SELL', '50000', '0.2', { positionSide: 'SHORT' }));
+    const recs = w.engine.positions('h', 'BTCUSDT');
+    expect(recs.map((p) => [p.positionSide, p.quantity]).sort()).toEqual([['LONG', '0.5'], ['SHORT', '0.2']]);
+    expect(w.engine.netQuantity('h', 'BTCUSDT')).toBe('0.3');
+  });
+});
+
+describe('Engine.muteEvents', () => {
+  it('drops the private events of a muted user and nothing else', () => {
+    const w = world();
+    w.engine.muteEvents('a');
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '0.1'));
+    const evs = w.drain();
+    expect(orderEvents(evs, 'a')).toEqual([]);
+    expect(evs.filter((e) => e.kind === 'account' && e.userId === 'a')).toEqual([]);
+    // The other side and the public trade still come out, and a's state is whole.
+    expect(orderEvents(evs, 'b').map((e) => e.exec)).toEqual(['NEW', 'TRADE']);
+    expect(evs.filter((e) => e.kind === 'trade')).toHaveLength(1);
+    expect(evs.some((e) => e.kind === 'account' && e.userId === 'b')).toBe(true);
+    expect(w.engine.netQuantity('a', 'BTCUSDT')).toBe('-0.1');
+    expect(w.engine.positions('a', 'BTCUSDT')[0].quantity).toBe('-0.1');
+  });
+});
+
+describe('Engine.exemptFromMargin', () => {
+  it('lets an exempt account rest orders beyond its margin and freezes nothing; others are still checked', () => {
+    const w = world({ balance: '1000' });
+    // 1 BTC at 50000 and 20x needs 2500 USDT: more than the 1000 each user has.
+    expect(() => w.engine.placeOrder('a', limit('BUY', '50000', '1'))).toThrow(/insufficient margin/);
+    w.engine.exemptFromMargin('a');
+    w.engine.placeOrder('a', limit('BUY', '50000', '1', { clientOrderId: 'big' }));
+    expect(w.engine.asset('a').frozenMargin).toBe('0');
+    expect(w.engine.orderProgress('a', { symbol: 'BTCUSDT', clientOrderId: 'big' })).toEqual({ status: 'NEW', executedQty: '0' });
+    expect(() => w.engine.placeOrder('b', limit('BUY', '50000', '1'))).toThrow(/insufficient margin/);
+    // A fill settles into the exempt account like any other.
+    w.engine.placeOrder('c', limit('SELL', '50000', '0.01'));
+    expect(w.engine.orderProgress('a', { symbol: 'BTCUSDT', clientOrderId: 'big' })).toEqual({ status: 'PARTIALLY_FILLED', executedQty: '0.01' });
+    expect(w.engine.netQuantity('a', 'BTCUSDT')).toBe('0.01');
+    expect(w.engine.audit().frozenMismatch).toEqual([]);
+  });
+});
