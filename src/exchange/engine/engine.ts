@@ -168,6 +168,8 @@ export class Engine {
   private readonly touched = new Map<EngineAccount, { reason: EngineAccountReason; symbols: Set<string> }>();
   /** Users whose private events are not emitted (muteEvents). */
   private readonly muted = new Set<string>();
+  /** setPrivateEventFilter: undefined means every user's private events are wanted. */
+  private privateFilter: ((userId: string) => boolean) | undefined;
   /** Users whose orders skip the margin check and freeze nothing (exemptFromMargin). */
   private readonly marginExempt = new Set<string>();
   /** Fees collected by the venue. */
@@ -256,6 +258,22 @@ export class Engine {
   }
 
   /**
+   * Lets the owner say whose account, condition and strategy-order events are wanted, e.g. the
+   * local exchange: only users with a private stream open (a stream carries live events only, so
+   * a user who connects later has missed nothing it would have been sent). Those events of other
+   * users are not built; an account update (asset and every position of the symbol, formatted)
+   * is the dearest part of an order. Order events always come out: they also tell market data
+   * that a book changed.
+   */
+  setPrivateEventFilter(wanted: (userId: string) => boolean): void {
+    this.privateFilter = wanted;
+  }
+
+  private wantsPrivate(userId: string): boolean {
+    return !this.muted.has(userId) && (this.privateFilter === undefined || this.privateFilter(userId));
+  }
+
+  /**
    * Orders of this user are neither checked against nor freeze margin: for a replay's tape
    * accounts, whose balance stands for the rest of the market (the check could never fail, and
    * working it out is most of what a tape quote costs). Fills still settle into its wallet and
@@ -266,7 +284,7 @@ export class Engine {
   }
 
   private touch(acct: EngineAccount, reason: EngineAccountReason, symbol: string): void {
-    if (acct.userId === INSURANCE_ACCOUNT || this.muted.has(acct.userId)) return;
+    if (acct.userId === INSURANCE_ACCOUNT || !this.wantsPrivate(acct.userId)) return;
     let t = this.touched.get(acct);
     if (!t) {
       t = { reason, symbols: new Set() };
@@ -298,12 +316,12 @@ export class Engine {
   }
 
   private emitCondition(c: EngineCondition): void {
-    if (this.muted.has(c.userId)) return;
+    if (!this.wantsPrivate(c.userId)) return;
     this.out.push({ kind: 'condition', userId: c.userId, time: this.clock.now(), record: conditionRecord(c) });
   }
 
   private emitStrategy(s: EngineStrategy): void {
-    if (this.muted.has(s.userId)) return;
+    if (!this.wantsPrivate(s.userId)) return;
     this.out.push({ kind: 'strategy', userId: s.userId, time: this.clock.now(), record: strategyRecord(s, (id) => this.ordersById.get(id)) });
   }
 

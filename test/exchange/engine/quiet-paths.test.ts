@@ -55,3 +55,23 @@ describe('Engine.exemptFromMargin', () => {
     expect(w.engine.audit().frozenMismatch).toEqual([]);
   });
 });
+
+describe('Engine.setPrivateEventFilter', () => {
+  it('builds account updates only for wanted users, and order events for everyone', () => {
+    const w = world();
+    const wanted = new Set(['b']);
+    w.engine.setPrivateEventFilter((u) => wanted.has(u));
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '0.1'));
+    let evs = w.drain();
+    expect(evs.filter((e) => e.kind === 'account').map((e) => (e.kind === 'account' ? e.userId : ''))).toEqual(['b']);
+    expect(orderEvents(evs, 'a').map((e) => e.exec)).toEqual(['NEW', 'TRADE']);
+    // The filter is asked at each event: a user becomes wanted from then on.
+    wanted.add('a');
+    w.engine.placeOrder('a', limit('SELL', '50100', '0.1'));
+    w.engine.placeOrder('c', limit('BUY', '50100', '0.1'));
+    evs = w.drain();
+    expect(evs.some((e) => e.kind === 'account' && e.userId === 'c')).toBe(false);
+    expect(evs.some((e) => e.kind === 'account' && e.userId === 'a')).toBe(true);
+  });
+});

@@ -139,6 +139,9 @@ export class WsGateway implements WsFaultTarget {
     });
 
     this.core.emitter.on('events', this.onEvents);
+    // Account, condition and strategy events of users with no private stream open would only be
+    // dropped by the router: the engine does not build them at all.
+    this.core.engine.setPrivateEventFilter((userId) => this.privateStreams.hasUser(userId));
     // ListenKeyStore has no way to remove a listener; after close() this one does nothing.
     this.listenKeys.onEnd(this.onListenKeyEnd);
     this.httpServer.on('upgrade', this.onUpgrade);

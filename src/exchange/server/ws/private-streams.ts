@@ -43,6 +43,11 @@ export class PrivateStreams {
     return s ? [...s] : [];
   }
 
+  /** Whether the user has a private stream open (anyone to send its events to). */
+  hasUser(userId: string): boolean {
+    return this.byUser.has(userId);
+  }
+
   connectionsOfUser(userId: string): PrivateConnection[] {
     const s = this.byUser.get(userId);
     return s ? [...s] : [];
