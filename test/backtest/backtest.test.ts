@@ -4,7 +4,7 @@ import { backtest } from '../../src/backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig, parseBacktestConfig } from '../../src/backtest/backtest/config';
 import { cachePathFor } from '../../src/backtest/backtest/cache';
 import { reportJson } from '../../src/backtest/report/report';
-import { recording, writeConfig } from './fixtures';
+import { MM, recording, writeConfig } from './fixtures';
 
 let dir = '';
 beforeAll(async () => {
@@ -24,6 +24,9 @@ describe('backtest', () => {
     expect(reportJson(b.report)).toBe(ja);
     expect(reportJson(c.report)).toBe(ja);
     expect(reportJson(d.report)).toBe(ja);
+    // The cache runs took most trades on the columnar quiet path, the JSON-lines runs none.
+    expect(a.result.quietTrades).toBe(0);
+    expect(c.result.quietTrades).toBeGreaterThan(a.result.events.tradesSkipped / 2);
     const s = a.report.summary;
     expect(a.report.fills.length).toBeGreaterThan(0);
     expect(s.fills).toBe(a.report.fills.length);
@@ -33,6 +36,16 @@ describe('backtest', () => {
     const audit = a.result.audit;
     expect(audit.frozenMismatch).toEqual([]);
     for (const q of Object.values(audit.netQtyBySymbol)) expect(q).toBe(0);
+  });
+
+  test('cache and JSON lines agree with order latency and two strategies on one book (the quiet-trade path under load)', async () => {
+    const grid = { id: 'grid', module: 'grid', params: { symbol: 'BTCUSDT', levels: 4, spacingBps: '2', quantity: '0.01' } };
+    const cfg = loadBacktestConfig(writeConfig(dir, 'q.yaml', { latency: { placeMs: 120, cancelMs: 80 }, strategies: [MM, grid] }));
+    const json = await backtest(cfg, { cache: false });
+    const cache = await backtest(cfg, { cache: true });
+    expect(cache.result.quietTrades).toBeGreaterThan(0);
+    expect(json.report.fills.length).toBeGreaterThan(0);
+    expect(reportJson(cache.report)).toBe(reportJson(json.report));
   });
 
   test('every fill also re-enacted through the engine gives the same fills (the tape shortcut changes nothing)', async () => {

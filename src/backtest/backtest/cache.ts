@@ -28,7 +28,7 @@ import { fractionDigits, fromScaledInt, toScaledInt } from '../../core/decimal';
 import { Grid } from '../../core/values';
 import type { RecordedEvent, RecordingHeader } from '../recording/format';
 import { JsonlSource, readFileHeader } from './jsonl-source';
-import type { EventBatch, EventSource } from './source';
+import type { EventBatch, EventSource, TradeColumns } from './source';
 
 const MAGIC = 'PKCACHE1';
 /** Bump when the layout changes: older caches are then rebuilt. */
@@ -285,7 +285,7 @@ function lazyIdTrade(batch: { tradeId: number }): TradeEv {
 type FundingEv = Extract<RecordedEvent, { k: 'funding' }>;
 
 /** One chunk's columns over a reused buffer; decodes into one reused object per kind. */
-class CacheBatch implements EventBatch {
+class CacheBatch implements EventBatch, TradeColumns {
   count = 0;
   t = new Float64Array(0);
   a = new Float64Array(0);
@@ -313,6 +313,26 @@ class CacheBatch implements EventBatch {
 
   time(i: number): number {
     return this.t[i];
+  }
+
+  get trades(): TradeColumns {
+    return this;
+  }
+
+  get symbolNames(): readonly string[] {
+    return this.names;
+  }
+
+  tradeSymbol(i: number): number {
+    return this.kind[i] === K_TRADE ? this.sym[i] : -1;
+  }
+
+  tradeTicks(i: number): number {
+    return this.a[i];
+  }
+
+  tradePrice(i: number): string {
+    return this.prices[this.sym[i]].get(this.a[i]);
   }
 
   private rate(si: number, m: number, scale: number): string {

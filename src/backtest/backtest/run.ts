@@ -16,6 +16,7 @@
 import { compareDecimalStrings } from '../../core/decimal';
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
+import { Grid } from '../../core/values';
 import { Bot, type StrategySlot } from '../../bot/bot';
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import type { StrategyLogger } from '../../bot/strategy/api';
@@ -28,7 +29,7 @@ import type { RecordedEvent, RecordingHeader } from '../recording/format';
 import type { BacktestConfig } from './config';
 import { LatencyVenue } from './latency-venue';
 import { slotSymbols } from './strategy-module';
-import type { EventSource } from './source';
+import type { EventBatch, EventSource, TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 
 /** Bus event types the driver books (see `observe`). */
@@ -92,6 +93,11 @@ export interface BacktestResult {
   tape: TapeReplayer['stats'];
   audit: ReturnType<Engine['audit']>;
   botStats: Bot['stats'];
+  /**
+   * Recorded trades taken on the columnar quiet-trade path (binary cache only). A speed figure,
+   * not part of the report: the same data from JSON lines gives the same report with 0 here.
+   */
+  quietTrades: number;
 }
 
 export interface RunOptions {
@@ -166,6 +172,13 @@ class RestingOrders {
   private lastSymbol = '';
   private lastAnswer = false;
 
+  /** The participant's best bid and ask on `symbol` (decimal strings), undefined where none. */
+  bestOf(symbol: string): { bid: string | undefined; ask: string | undefined } {
+    if (this.dirty) this.recompute();
+    const b = this.best.get(symbol);
+    return { bid: b?.bid, ask: b?.ask };
+  }
+
   private recompute(): void {
     this.best = new Map();
     for (const o of this.orders.values()) {
@@ -193,6 +206,8 @@ export class BacktestRun {
   private started = false;
   private readonly symbols: string[];
   private readonly needMark = new Set<string>();
+  /** Tick grid per recorded symbol, for the quiet-trade path's bounds. */
+  private readonly tickGrids = new Map<string, Grid>();
   private readonly resting = new RestingOrders();
   /** Condition or strategy orders change the picture (last-price triggers): replay every trade then. */
   private fullTape: boolean;
@@ -226,11 +241,13 @@ export class BacktestRun {
       tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 },
       audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
       botStats: { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 },
+      quietTrades: 0,
     };
   }
 
   private setup(header: RecordingHeader, t0: number): void {
     const known = new Set(header.symbols.map((s) => s.symbol));
+    for (const s of header.symbols) this.tickGrids.set(s.symbol, new Grid(s.tickSize));
     for (const s of this.symbols) {
       if (!known.has(s)) throw new Error(`the strategies trade ${s}, which the recording does not hold (it has ${[...known].join(', ')})`);
       this.needMark.add(s);
@@ -380,6 +397,74 @@ export class BacktestRun {
     this.nextSample = this.clock.now();
   }
 
+  /**
+   * The quiet-trade path, on columns: from `start`, takes every recorded trade that no strategy
+   * wants as an event, that can reach no participant order and changes no tape quote (see
+   * `quietBounds`), and before which no timer is due. For
+   * such a trade the full path would only count it, move the clock and note its price as the
+   * last; this does exactly that without building the event. Returns the index of the first
+   * event it did not take. The bot must be quiet (nothing in flight), and stays so: nothing here
+   * reaches it but the last prices, noted at the end (nothing in between reads them).
+   */
+  private skipQuietTrades(batch: EventBatch, cols: TradeColumns, start: number, from: number, to: number, progressAt: number): number {
+    if (this.fullTape || !this.quiet() || this.bot.wants('trade')) return start;
+    const names = cols.symbolNames;
+    const lo: number[] = [];
+    const hi: number[] = [];
+    const last: number[] = [];
+    const ev = this.result.events;
+    const nextTimer = this.scheduler.nextAt();
+    let now = this.clock.now();
+    let i = start;
+    for (; i < batch.count; i++) {
+      const si = cols.tradeSymbol(i);
+      if (si < 0) break;
+      const t = batch.time(i);
+      if (t < from || t >= to || ev.read + 1 >= progressAt) break;
+      if (lo[si] === undefined) this.quietBounds(names[si], si, lo, hi);
+      const p = cols.tradeTicks(i);
+      if (!(p >= lo[si] && p <= hi[si])) break;
+      if (t > now) {
+        if (nextTimer <= t) break;
+        this.sampleUpTo(t);
+        this.clock.set(t);
+        now = t;
+      }
+      ev.read++;
+      ev.applied++;
+      ev.tradesSkipped++;
+      last[si] = i;
+    }
+    if (i > start) {
+      this.replayer.stats.trades += i - start;
+      this.result.quietTrades += i - start;
+      for (let s = 0; s < last.length; s++) if (last[s] !== undefined) this.bot.noteTrade(names[s], cols.tradePrice(last[s]));
+    }
+    return i;
+  }
+
+  /**
+   * The ticks [lo, hi] (inclusive) of a quiet trade on `symbol`: strictly between the
+   * participant's best bid and ask (at either it could fill), and not through a tape quote (a
+   * trade at a quote's price leaves it; one through it removes it: TapeReplayer.passTrade).
+   */
+  private quietBounds(symbol: string, si: number, lo: number[], hi: number[]): void {
+    lo[si] = Infinity; // never quiet unless worked out below
+    hi[si] = -Infinity;
+    const grid = this.tickGrids.get(symbol);
+    if (grid === undefined) return;
+    const own = this.resting.bestOf(symbol);
+    const tape = this.replayer.quotePrices(symbol);
+    const ticks = (s: string | undefined, none: number): number | undefined => (s === undefined ? none : grid.toUnits(s));
+    const ownBid = ticks(own.bid, -Infinity);
+    const ownAsk = ticks(own.ask, Infinity);
+    const tapeBid = ticks(tape.bid, -Infinity);
+    const tapeAsk = ticks(tape.ask, Infinity);
+    if (ownBid === undefined || ownAsk === undefined || tapeBid === undefined || tapeAsk === undefined) return;
+    lo[si] = Math.max(ownBid + 1, tapeBid);
+    hi[si] = Math.min(ownAsk - 1, tapeAsk);
+  }
+
   private apply(e: RecordedEvent): void {
     switch (e.k) {
       case 'trade':
@@ -431,7 +516,16 @@ export class BacktestRun {
     while (!stop) {
       const batch = await source.next();
       if (!batch) break;
+      const cols = batch.trades;
       for (let i = 0; i < batch.count; i++) {
+        if (cols !== undefined && this.started) {
+          const next = this.skipQuietTrades(batch, cols, i, from, to, nextProgress);
+          if (next > i) {
+            lastT = batch.time(next - 1);
+            i = next - 1;
+            continue;
+          }
+        }
         const t = batch.time(i);
         this.result.events.read++;
         if (t < from) continue;

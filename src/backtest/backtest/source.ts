@@ -15,6 +15,24 @@ export interface EventBatch {
   time(i: number): number;
   /** The event; valid until the next call on this batch or the next batch. */
   event(i: number): RecordedEvent;
+  /** Columnar access to the batch's trades, where the source has columns (the binary cache). */
+  readonly trades?: TradeColumns;
+}
+
+/**
+ * Trades read straight from columns, without an event object: the backtest driver decides about
+ * most recorded trades (those that can reach neither the participant's orders nor the tape
+ * quotes, when no strategy wants trade events) from the price alone.
+ */
+export interface TradeColumns {
+  /** Symbol names, indexed by `tradeSymbol`. */
+  readonly symbolNames: readonly string[];
+  /** The symbol index of event `i` when it is a trade, else -1. */
+  tradeSymbol(i: number): number;
+  /** Price of trade `i` in ticks of its symbol's tick size. */
+  tradeTicks(i: number): number;
+  /** Price of trade `i` as a decimal string. */
+  tradePrice(i: number): string;
 }
 
 export interface EventSource {

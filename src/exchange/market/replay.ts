@@ -31,8 +31,11 @@
  * never showed a trade at that price (`stats.quotes.crossed`). The quotes take no part in the
  * re-enactment of a trade: before a trade at p the quotes at or through p are pulled; after it the
  * one at exactly p is put back (what the participant left of it), one strictly through p is stale
- * (the tape traded beyond it) and stays out until the next snapshot. `passTrade` does the same
- * for a trade that is not re-enacted (the backtest's shortcut), so both give the same quotes.
+ * (the tape traded beyond it) and stays out until the next snapshot. `passTrade` leaves the same
+ * quotes for a trade that is not re-enacted (the backtest's shortcut): it removes the ones the
+ * trade went through and leaves one at exactly p where it is (pulling and putting it back would
+ * only renumber it: no participant order rests at p on that side, or the trade would have been
+ * re-enacted, so its place in the queue is nobody's business).
  *
  * Limits: a trade whose quantity is below the symbol's minimum quantity or notional cannot be
  * placed by the engine's rules; it is skipped and counted in `stats.skipped.belowMinimum` (the
@@ -197,16 +200,29 @@ export class TapeReplayer {
     }
   }
 
+  /** Prices of the tape's current quotes on `symbol` (a trade at or through one pulls it). */
+  quotePrices(symbol: string): { bid: string | undefined; ask: string | undefined } {
+    const cur = this.quotes.get(symbol);
+    return { bid: cur?.bid?.price, ask: cur?.ask?.price };
+  }
+
   /**
    * A recorded trade that is not re-enacted (the backtest's shortcut): counted, and the tape
-   * quotes left as a re-enactment would leave them (at its price put back, through it removed).
+   * quotes left as a re-enactment would leave them: through its price removed, at its price kept
+   * (see the file comment).
    */
   passTrade(e: Extract<RecordedEvent, { k: 'trade' }>): void {
     this.stats.trades++;
-    // Most trades pull nothing: check before building the list (this runs per recorded trade).
     const cur = this.quotes.get(e.s);
-    if (cur === undefined || !((cur.bid && compareDecimalStrings(cur.bid.price, e.p) >= 0) || (cur.ask && compareDecimalStrings(cur.ask.price, e.p) <= 0))) return;
-    for (const q of this.pull(e.s, e.p)) this.restore(e.s, q, e.p);
+    if (cur === undefined) return;
+    if (cur.bid && compareDecimalStrings(cur.bid.price, e.p) > 0) {
+      this.cancelQuote(e.s, cur.bid);
+      cur.bid = undefined;
+    }
+    if (cur.ask && compareDecimalStrings(cur.ask.price, e.p) < 0) {
+      this.cancelQuote(e.s, cur.ask);
+      cur.ask = undefined;
+    }
   }
 
   /** Replaces the quotes of `symbol` with the recorded best levels. */
