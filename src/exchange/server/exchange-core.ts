@@ -119,7 +119,8 @@ export class ExchangeCore {
     const events = this.pending;
     this.pending = [];
     const entry: JournalEntry = { seq: ++this.seq, at, cmd };
-    await this.log.append(entry);
+    const appended = this.log.append(entry);
+    if (appended !== undefined) await appended;
     if (events.length > 0) this.emitter.emit('events', events);
     return result as R;
   }

@@ -236,7 +236,8 @@ export class ExchangeServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = newRequestId();
-    const started = process.hrtime.bigint();
+    // Only the debug record reads it.
+    const started = this.log.isLevelEnabled('debug') ? process.hrtime.bigint() : 0n;
     const method = req.method ?? 'GET';
     const { path, rawQuery } = splitTarget(req.url ?? '/');
     this.inFlight++;
@@ -316,7 +317,7 @@ export class ExchangeServer {
       case 'private':
         break;
     }
-    const p = this.auth.authenticate({ method, path, rawQuery, rawBody, headers: req.headers });
+    const p = this.auth.authenticate({ method, path, rawQuery, rawBody, headers: req.headers }, req.socket);
     if (ep.permission !== undefined && !p.permissions.has(ep.permission)) {
       throw new VenueError(ErrorCodes.PERMISSION_DENIED, `this API key lacks the ${ep.permission} permission that ${ep.method} ${ep.path} needs`);
     }

@@ -1,4 +1,5 @@
 /** Authentication over real HTTP: JWT, refresh rotation, agent SSO, API-key signing, permissions, admin token. */
+import { Client } from 'undici';
 import { TestClock, signRequest, startTestExchange, type TestExchange } from '../../helpers/exchange';
 
 const ORDER = { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '40000', quantity: '0.01' };
@@ -81,6 +82,28 @@ describe('login, tokens and refresh', () => {
     clock.advance(61_000);
     const expired = await ex.call('GET', '/v1/private/user/info', { token: accessToken });
     expect([expired.status, expired.body.code]).toEqual([401, 20001]);
+  });
+
+  it('on one kept-alive connection: each request acts for its own token, and a token that worked is refused once expired', async () => {
+    const bob = await ex.createUser({ username: 'bob', password: 'battery staple' });
+    const aliceToken = (await ex.login('alice', 'correct horse')).accessToken;
+    const bobToken = (await ex.login('bob', 'battery staple')).accessToken;
+    const conn = new Client(ex.url);
+    try {
+      const info = async (token: string): Promise<{ code: number; userId?: string }> => {
+        const r = await conn.request({ method: 'GET', path: '/v1/private/user/info', headers: { authorization: `Bearer ${token}` } });
+        const body = (await r.body.json()) as { code: number; data: { userInfo: { userId: string } } | null };
+        return { code: body.code, userId: body.data?.userInfo.userId };
+      };
+      expect(await info(aliceToken)).toEqual({ code: 0, userId: alice.userId });
+      expect(await info(aliceToken)).toEqual({ code: 0, userId: alice.userId });
+      expect(await info(bobToken)).toEqual({ code: 0, userId: bob.userId });
+      expect(await info(aliceToken)).toEqual({ code: 0, userId: alice.userId });
+      clock.advance(61_000);
+      expect((await info(aliceToken)).code).toBe(20001);
+    } finally {
+      await conn.close();
+    }
   });
 });
 

@@ -28,7 +28,23 @@ const header = (h: IncomingHttpHeaders, name: string): string | undefined => {
 const notAuthenticated = (why: string): VenueError => new VenueError(ErrorCodes.NOT_AUTHENTICATED, why);
 const INTEGER_RE = /^(?:0|[1-9]\d{0,15})$/;
 
+/** What a connection's last Bearer header resolved to (see Authenticator.bearer). */
+interface LastBearer {
+  header: string;
+  /** The token's expiry, epoch ms. */
+  expMs: number;
+  principal: Principal;
+}
+
 export class Authenticator {
+  /**
+   * Per connection (the socket object), the last Bearer header and its principal. A keep-alive
+   * client sends the same header on every request: then the header regex, the token-cache lookup
+   * (which hashes a ~250-character string) and a new Principal per request are skipped. Expiry and
+   * the user's existence are still checked on every request, as verify() does.
+   */
+  private readonly lastBearer = new WeakMap<object, LastBearer>();
+
   constructor(
     private readonly clock: Clock,
     private readonly accounts: AccountsState,
@@ -40,20 +56,27 @@ export class Authenticator {
     return header(h, 'authorization') !== undefined || header(h, 'x-api-key') !== undefined;
   }
 
-  authenticate(c: RequestCredentials): Principal {
+  /** `connection`: the request's socket, for the per-connection Bearer cache (optional). */
+  authenticate(c: RequestCredentials, connection?: object): Principal {
     const auth = header(c.headers, 'authorization');
-    if (auth !== undefined) return this.bearer(auth);
+    if (auth !== undefined) return this.bearer(auth, connection);
     if (header(c.headers, 'x-api-key') !== undefined) return this.apiKey(c);
     throw notAuthenticated('authentication required: send "Authorization: Bearer <accessToken>" or API-key signing headers (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)');
   }
 
-  private bearer(value: string): Principal {
+  private bearer(value: string, connection: object | undefined): Principal {
+    if (connection !== undefined) {
+      const last = this.lastBearer.get(connection);
+      if (last !== undefined && last.header === value && last.expMs > this.clock.now() && this.accounts.users.has(last.principal.userId)) return last.principal;
+    }
     const m = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(value.trim());
     if (!m) throw notAuthenticated('Authorization header must be "Bearer <accessToken>"');
     const claims = this.jwt.verify(m[1], this.clock.now());
     // A token of a user that no longer exists (state reset) is as good as a forged one.
     if (!claims || !this.accounts.users.has(claims.sub)) throw notAuthenticated('access token is invalid or expired; log in or refresh the token');
-    return { userId: claims.sub, via: 'jwt', permissions: ALL_PERMISSIONS };
+    const principal: Principal = { userId: claims.sub, via: 'jwt', permissions: ALL_PERMISSIONS };
+    if (connection !== undefined) this.lastBearer.set(connection, { header: value, expMs: claims.exp * 1000, principal });
+    return principal;
   }
 
   private apiKey(c: RequestCredentials): Principal {
