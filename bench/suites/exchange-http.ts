@@ -20,12 +20,15 @@ import { registerSuite } from './registry';
  * batch-place request and cancelled 20 per batch-cancel request (orders/s, per-request latency;
  * labelled BATCH, not comparable with single-order figures); (b) crossing orders (maker + IOC taker);
  * (c) the crossing load again with private and public WebSocket subscribers, measuring events
- * delivered per second and send-to-arrival latency.
+ * delivered per second and send-to-arrival latency. Those use undici, as an SDK user does; undici
+ * never pipelines a POST, so each connection carries one order request at a time. The
+ * `*-pipelined` parts run the resting and crossing loads over raw sockets that pipeline several
+ * requests per connection (pipelined.ts), as wrk or autocannon would.
  *
  * Environment: BENCH_EXCHANGE_CPU_PROF=<dir> runs the server under `node --cpu-prof` (profile
  * written into <dir> on exit; summarise it with `node dist/bench/exchange-http/profile-top.js`);
- * BENCH_EXCHANGE_HTTP_PARTS=resting,lowconc,batch,crossing,fanout runs only the listed parts (for profiling
- * one workload at a time).
+ * BENCH_EXCHANGE_HTTP_PARTS=resting,lowconc,batch,crossing,fanout,resting-pipelined,lowconc-pipelined,
+ * crossing-pipelined runs only the listed parts (for profiling one workload at a time).
  */
 
 const USERS = 16;
@@ -48,10 +51,12 @@ const BATCH_CONCURRENCY = 32;
 const BATCH_SIZE = 20;
 /**
  * Pipelined parts (pipelined.ts): raw keep-alive sockets, each carrying `depth` workers' requests
- * at once. BENCH_EXCHANGE_PIPELINE=<connections>x<depth> overrides the main shape (for trying others).
+ * at once. `resting-pipelined` has as many in flight as the undici parts (128); `lowconc-pipelined`
+ * and `crossing-pipelined` have 32, few enough that latency is mostly service time (the server is
+ * CPU-bound at either, so the throughput is the same). BENCH_EXCHANGE_PIPELINE=<connections>x<depth>
+ * and BENCH_EXCHANGE_PIPELINE_LOW override the two shapes (for trying others).
  */
 const PIPE_SHAPE = pipelineShape(process.env.BENCH_EXCHANGE_PIPELINE ?? '16x8');
-/** The low-concurrency pipelined part: few enough in flight that latency is mostly service time. */
 const PIPE_LOW_SHAPE = pipelineShape(process.env.BENCH_EXCHANGE_PIPELINE_LOW ?? '4x8');
 const PRIVATE_CONNS_PER_USER = 2;
 const PUBLIC_CONNS = 32;
@@ -77,7 +82,7 @@ function loadResults(label: string, s: LoadStats, extra: BenchResult[] = []): Be
     { name: `${label}: placements/s (timed window)`, value: Math.round(s.placements / s.windowSec), unit: 'orders/s' },
     ...latencyResults(`${label}: HTTP request latency, all requests,`, s.latency.stats()),
     ...extra,
-    { name: `${label}: server CPU per 1,000 order requests`, value: round((s.serverCpuSec * 1000) / Math.max(1, s.requests), 4), unit: 'cpu-s' },
+    { name: `${label}: server CPU per 1,000 order requests`, value: round((s.serverCpuSec * 1000) / Math.max(1, s.requests), 5), unit: 'cpu-s' },
     { name: `${label}: server process CPU use (of one core)`, value: round((100 * s.serverCpuSec) / s.windowSec, 1), unit: '%' },
     { name: `${label}: client (bench) process CPU use (of one core)`, value: round((100 * s.clientCpuSec) / s.windowSec, 1), unit: '%' },
     { name: `${label}: other processes' CPU use on this machine (contention)`, value: round((100 * s.otherCpuSec) / s.windowSec, 1), unit: '%' },
@@ -253,7 +258,7 @@ async function run(): Promise<BenchResult[]> {
     if (parts.has('crossing')) results.push(...(await crossingPart(base)));
     if (parts.has('resting-pipelined')) results.push(...(await pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5)));
     if (parts.has('lowconc-pipelined')) results.push(...(await pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6)));
-    if (parts.has('crossing-pipelined')) results.push(...(await pipelinedPart(base, 'crossing', PIPE_SHAPE, SEED + 7)));
+    if (parts.has('crossing-pipelined')) results.push(...(await pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 7)));
     if (parts.has('fanout')) results.push(...(await fanoutPart(base, fanout)));
     if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
     return results;
