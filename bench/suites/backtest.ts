@@ -64,7 +64,7 @@ export async function decodeOnly(src: EventSource, full: boolean): Promise<{ eve
   return { events: n, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
 
-export async function endToEnd(file: string, fromCache: boolean, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], toMs?: number): Promise<{ events: number; seconds: number; rssMB: number; fills: number }> {
+export async function endToEnd(file: string, fromCache: boolean, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], toMs?: number): Promise<{ events: number; seconds: number; rssMB: number; fills: number; quietTrades: number }> {
   const cfg = parseBacktestConfig({ data: { files: [file], to: toMs }, account: { balance: '100000' }, strategies: [{ id: 's', module: 'market-maker' }] }, { file: path.join(path.dirname(file), 'bench.yaml') });
   const source: EventSource = fromCache ? CacheSource.open([cachePathFor(file)], header) : await JsonlSource.open([file]);
   const t0 = process.hrtime.bigint();
@@ -72,7 +72,7 @@ export async function endToEnd(file: string, fromCache: boolean, header: Awaited
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc) gc();
-  return { events: r.events.read, seconds, rssMB: Math.round(process.memoryUsage().rss / 1e6), fills: r.fills.length };
+  return { events: r.events.read, seconds, rssMB: Math.round(process.memoryUsage().rss / 1e6), fills: r.fills.length, quietTrades: r.quietTrades };
 }
 
 registerSuite({

@@ -49,16 +49,38 @@ export function fractionDigits(s: string): number {
  * trailing zeros) or when the result is not a safe integer.
  */
 export function toScaledInt(s: string, scale: number): number | undefined {
-  const neg = s.startsWith('-');
-  const body = neg ? s.slice(1) : s;
-  const dot = body.indexOf('.');
-  let intPart = dot < 0 ? body : body.slice(0, dot);
-  let frac = dot < 0 ? '' : body.slice(dot + 1);
-  while (frac.length > scale && frac.endsWith('0')) frac = frac.slice(0, -1);
-  if (frac.length > scale) return undefined;
-  frac = frac.padEnd(scale, '0');
-  intPart = intPart + frac;
-  const n = Number(intPart);
+  // One pass over the characters, no substrings: this runs for every price and size that enters
+  // the engine. Anything but digits, one '.' and a leading '-' is refused.
+  const len = s.length;
+  let i = 0;
+  const neg = len > 0 && s.charCodeAt(0) === 45;
+  if (neg) i = 1;
+  if (i >= len) return undefined;
+  let n = 0;
+  let digits = 0;
+  for (; i < len; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) break;
+    n = n * 10 + c;
+    digits++;
+  }
+  let frac = 0;
+  if (i < len) {
+    if (s.charCodeAt(i) !== 46) return undefined;
+    for (i++; i < len; i++) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return undefined;
+      if (frac < scale) {
+        n = n * 10 + c;
+        frac++;
+      } else if (c !== 0) {
+        return undefined; // more fraction digits than the scale allows
+      }
+      digits++;
+    }
+  }
+  if (digits === 0) return undefined;
+  for (; frac < scale; frac++) n *= 10;
   if (!Number.isSafeInteger(n)) return undefined;
   return neg ? -n : n;
 }
@@ -66,13 +88,23 @@ export function toScaledInt(s: string, scale: number): number | undefined {
 /** Format an integer scaled by 10^scale as a plain decimal string without trailing zeros. */
 export function fromScaledInt(n: number, scale: number): string {
   const neg = n < 0;
-  let digits = String(Math.abs(n));
-  if (scale === 0) return (neg ? '-' : '') + digits;
-  digits = digits.padStart(scale + 1, '0');
-  const intPart = digits.slice(0, digits.length - scale);
-  const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
-  const out = frac.length ? `${intPart}.${frac}` : intPart;
-  return neg && out !== '0' ? `-${out}` : out;
+  const a = neg ? -n : n;
+  if (scale === 0) return neg ? `-${a}` : String(a);
+  const p = 10 ** scale;
+  // % and the division of a multiple are exact on safe integers, unlike a / p rounded down.
+  let frac = a % p;
+  const int = (a - frac) / p;
+  let out = String(int);
+  if (frac !== 0) {
+    let width = scale;
+    while (frac % 10 === 0) {
+      frac /= 10;
+      width--;
+    }
+    const f = String(frac);
+    out += f.length < width ? `.${'0'.repeat(width - f.length)}${f}` : `.${f}`;
+  }
+  return neg ? `-${out}` : out;
 }
 
 /** Plain-notation string of a Dec, without trailing zeros, at most `dp` fraction digits (rounded half-even). */

@@ -6,11 +6,15 @@ import { Dec, decimalStringProblem, formatDec, fractionDigits, fromScaledInt, to
  */
 /** Conversions kept per grid by `Grid.decOf`. */
 const DEC_CACHE_MAX = 4096;
+/** Slots of the direct-mapped table behind `Grid.fromUnits` (a power of two). */
+const TEXT_SLOTS = 4096;
 
 export class Grid {
   private readonly decCache = new Map<number, Dec>();
-  private readonly unitCache = new Map<string, number | undefined>();
-  private readonly textCache = new Map<number, string>();
+  private lastText = '';
+  private lastUnits: number | undefined = undefined;
+  private readonly textKeys = new Float64Array(TEXT_SLOTS).fill(NaN);
+  private readonly textValues: string[] = new Array<string>(TEXT_SLOTS).fill('');
   /** Fraction digits used to scale values to integers. */
   readonly scale: number;
   /** The grid step as an integer at `scale`. */
@@ -28,16 +32,17 @@ export class Grid {
   }
 
   /**
-   * Integer units for a decimal string, or undefined when it is off the grid or not safe. Hot
-   * paths convert the same few strings (lot sizes, current prices) over and over: recent answers
-   * are cached (bounded).
+   * Integer units for a decimal string, or undefined when it is off the grid or not safe. The
+   * parse is one pass over the characters (~40 ns); only the last answer is kept, for callers
+   * that convert the same string twice in a row. (A Map of recent answers was tried: with a
+   * stream of new prices, a replay's marks, a miss and an insert cost ~300 ns, more than the
+   * parse it saves.)
    */
   toUnits(s: string): number | undefined {
-    const hit = this.unitCache.get(s);
-    if (hit !== undefined || this.unitCache.has(s)) return hit;
+    if (s === this.lastText) return this.lastUnits;
     const units = this.computeUnits(s);
-    if (this.unitCache.size >= DEC_CACHE_MAX) this.unitCache.clear();
-    this.unitCache.set(s, units);
+    this.lastText = s;
+    this.lastUnits = units;
     return units;
   }
 
@@ -48,14 +53,16 @@ export class Grid {
     return Number.isSafeInteger(units) ? units : undefined;
   }
 
-  /** Decimal string for an integer number of units (recent answers cached, bounded). */
+  /**
+   * Decimal string for an integer number of units. Recent answers are kept in a direct-mapped
+   * table (slot = units mod 4096): no hashing, bounded, and a new value costs one overwrite.
+   */
   fromUnits(units: number): string {
-    let s = this.textCache.get(units);
-    if (s === undefined) {
-      s = fromScaledInt(units * this.unitScaled, this.scale);
-      if (this.textCache.size >= DEC_CACHE_MAX) this.textCache.clear();
-      this.textCache.set(units, s);
-    }
+    const slot = units & (TEXT_SLOTS - 1);
+    if (this.textKeys[slot] === units) return this.textValues[slot];
+    const s = fromScaledInt(units * this.unitScaled, this.scale);
+    this.textKeys[slot] = units;
+    this.textValues[slot] = s;
     return s;
   }
 

@@ -1,4 +1,5 @@
 import { Dec, Grid, Money, Price, Quantity, compareDecimalStrings, decimalStringProblem, formatDec, fromScaledInt, toScaledInt } from '../../src/core';
+import fc from 'fast-check';
 
 describe('decimal strings', () => {
   it.each([
@@ -33,6 +34,33 @@ describe('decimal strings', () => {
     expect(fromScaledInt(500001, 1)).toBe('50000.1');
     expect(fromScaledInt(-5, 3)).toBe('-0.005');
     expect(fromScaledInt(1000, 3)).toBe('1');
+    expect(toScaledInt('-12.50', 2)).toBe(-1250);
+    expect(toScaledInt('9007199254740993', 0)).toBeUndefined(); // beyond 2^53
+    for (const bad of ['', '-', '.', '1e5', '1.2.3', ' 1', '+1', '0x10', '1,5']) expect(toScaledInt(bad, 2)).toBeUndefined();
+  });
+
+  it('fromScaledInt agrees with exact decimal arithmetic on any safe integer and scale', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), fc.integer({ min: 0, max: 12 }), (n, scale) => {
+        expect(fromScaledInt(n, scale)).toBe(formatDec(new Dec(n).div(new Dec(10).pow(scale))));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('toScaledInt agrees with exact decimal arithmetic on any plain decimal string', () => {
+    const plain = fc
+      .tuple(fc.boolean(), fc.stringMatching(/^[0-9]{1,18}$/), fc.option(fc.stringMatching(/^[0-9]{0,12}$/)), fc.integer({ min: 0, max: 10 }))
+      .map(([neg, int, frac, scale]) => ({ s: `${neg ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}`, scale }));
+    fc.assert(
+      fc.property(plain, ({ s, scale }) => {
+        const scaled = new Dec(s).times(new Dec(10).pow(scale));
+        const expected = scaled.isInteger() && scaled.abs().lte(Number.MAX_SAFE_INTEGER) ? scaled.toNumber() : undefined;
+        const got = toScaledInt(s, scale);
+        expect(got === undefined ? undefined : got === 0 ? 0 : got).toBe(expected === undefined ? undefined : expected === 0 ? 0 : expected);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('formats Dec in plain notation without trailing zeros', () => {

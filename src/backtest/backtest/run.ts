@@ -151,7 +151,11 @@ class RestingOrders {
     if (open && o.type === 'LIMIT') this.orders.set(o.orderId, { buy: o.side === 'BUY', price: o.price, symbol: o.symbol });
     else if (!this.orders.delete(o.orderId)) return;
     this.dirty = true;
+    this.version++;
   }
+
+  /** Changes whenever the resting orders do. */
+  version = 0;
 
   /** Could a trade at `priceText` on `symbol` fill one of the participant's orders? Exact decimal comparison. */
   reaches(symbol: string, priceText: string): boolean {
@@ -206,6 +210,14 @@ export class BacktestRun {
   private started = false;
   private readonly symbols: string[];
   private readonly needMark = new Set<string>();
+  /** The quiet-trade path's bounds per symbol, with the versions they were worked out at. */
+  private readonly quietCache = new Map<string, { own: number; tape: number; lo: number; hi: number }>();
+  /** Scratch arrays of one quiet run (by the batch's symbol index), reused. */
+  private readonly runLo: number[] = [];
+  private readonly runHi: number[] = [];
+  private readonly runLast: number[] = [];
+  private readonly runSeen: number[] = [];
+  private runStamp = 0;
   /** Tick grid per recorded symbol, for the quiet-trade path's bounds. */
   private readonly tickGrids = new Map<string, Grid>();
   private readonly resting = new RestingOrders();
@@ -409,9 +421,13 @@ export class BacktestRun {
   private skipQuietTrades(batch: EventBatch, cols: TradeColumns, start: number, from: number, to: number, progressAt: number): number {
     if (this.fullTape || !this.quiet() || this.bot.wants('trade')) return start;
     const names = cols.symbolNames;
-    const lo: number[] = [];
-    const hi: number[] = [];
-    const last: number[] = [];
+    const lo = this.runLo;
+    const hi = this.runHi;
+    const last = this.runLast;
+    // Entries of the scratch arrays belong to this run when their stamp is this run's.
+    const stamp = ++this.runStamp;
+    const seen = this.runSeen;
+    let used = 0;
     const ev = this.result.events;
     const nextTimer = this.scheduler.nextAt();
     let now = this.clock.now();
@@ -421,7 +437,12 @@ export class BacktestRun {
       if (si < 0) break;
       const t = batch.time(i);
       if (t < from || t >= to || ev.read + 1 >= progressAt) break;
-      if (lo[si] === undefined) this.quietBounds(names[si], si, lo, hi);
+      if (seen[si] !== stamp) {
+        seen[si] = stamp;
+        last[si] = -1;
+        if (si >= used) used = si + 1;
+        this.quietBounds(names[si], si, lo, hi);
+      }
       const p = cols.tradeTicks(i);
       if (!(p >= lo[si] && p <= hi[si])) break;
       if (t > now) {
@@ -438,7 +459,7 @@ export class BacktestRun {
     if (i > start) {
       this.replayer.stats.trades += i - start;
       this.result.quietTrades += i - start;
-      for (let s = 0; s < last.length; s++) if (last[s] !== undefined) this.bot.noteTrade(names[s], cols.tradePrice(last[s]));
+      for (let s = 0; s < used; s++) if (seen[s] === stamp && last[s] >= 0) this.bot.noteTrade(names[s], cols.tradePrice(last[s]));
     }
     return i;
   }
@@ -449,20 +470,28 @@ export class BacktestRun {
    * trade at a quote's price leaves it; one through it removes it: TapeReplayer.passTrade).
    */
   private quietBounds(symbol: string, si: number, lo: number[], hi: number[]): void {
-    lo[si] = Infinity; // never quiet unless worked out below
-    hi[si] = -Infinity;
-    const grid = this.tickGrids.get(symbol);
-    if (grid === undefined) return;
-    const own = this.resting.bestOf(symbol);
-    const tape = this.replayer.quotePrices(symbol);
-    const ticks = (s: string | undefined, none: number): number | undefined => (s === undefined ? none : grid.toUnits(s));
-    const ownBid = ticks(own.bid, -Infinity);
-    const ownAsk = ticks(own.ask, Infinity);
-    const tapeBid = ticks(tape.bid, -Infinity);
-    const tapeAsk = ticks(tape.ask, Infinity);
-    if (ownBid === undefined || ownAsk === undefined || tapeBid === undefined || tapeAsk === undefined) return;
-    lo[si] = Math.max(ownBid + 1, tapeBid);
-    hi[si] = Math.min(ownAsk - 1, tapeAsk);
+    // Kept per symbol until the participant's orders or the tape quotes change.
+    let c = this.quietCache.get(symbol);
+    if (c === undefined || c.own !== this.resting.version || c.tape !== this.replayer.quoteVersion) {
+      c = { own: this.resting.version, tape: this.replayer.quoteVersion, lo: Infinity, hi: -Infinity }; // never quiet unless worked out below
+      this.quietCache.set(symbol, c);
+      const grid = this.tickGrids.get(symbol);
+      if (grid !== undefined) {
+        const own = this.resting.bestOf(symbol);
+        const tape = this.replayer.quotePrices(symbol);
+        const ticks = (s: string | undefined, none: number): number | undefined => (s === undefined ? none : grid.toUnits(s));
+        const ownBid = ticks(own.bid, -Infinity);
+        const ownAsk = ticks(own.ask, Infinity);
+        const tapeBid = ticks(tape.bid, -Infinity);
+        const tapeAsk = ticks(tape.ask, Infinity);
+        if (ownBid !== undefined && ownAsk !== undefined && tapeBid !== undefined && tapeAsk !== undefined) {
+          c.lo = Math.max(ownBid + 1, tapeBid);
+          c.hi = Math.min(ownAsk - 1, tapeAsk);
+        }
+      }
+    }
+    lo[si] = c.lo;
+    hi[si] = c.hi;
   }
 
   private apply(e: RecordedEvent): void {

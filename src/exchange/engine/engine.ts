@@ -276,8 +276,8 @@ export class Engine {
   /**
    * Orders of this user are neither checked against nor freeze margin: for a replay's tape
    * accounts, whose balance stands for the rest of the market (the check could never fail, and
-   * working it out is most of what a tape quote costs). Fills still settle into its wallet and
-   * positions as for anyone.
+   * working it out is most of what a tape quote costs), and it is never liquidated. Fills still
+   * settle into its wallet and positions, and funding, as for anyone.
    */
   exemptFromMargin(userId: string): void {
     this.marginExempt.add(userId);
@@ -1967,7 +1967,7 @@ export class Engine {
    */
   private mayLiquidate(st: SymbolState): boolean {
     for (const acct of st.holders) {
-      if (acct.userId === INSURANCE_ACCOUNT) continue;
+      if (acct.userId === INSURANCE_ACCOUNT || this.marginExempt.has(acct.userId)) continue;
       const wallet = this.approx(acct.wallet);
       let equity = wallet;
       let scale = Math.abs(wallet);
@@ -2007,7 +2007,7 @@ export class Engine {
   private checkLiquidations(st: SymbolState): void {
     if (st.holders.size === 0 || !this.mayLiquidate(st)) return;
     for (const acct of this.holdersInOrder(st)) {
-      if (acct.userId === INSURANCE_ACCOUNT) continue;
+      if (acct.userId === INSURANCE_ACCOUNT || this.marginExempt.has(acct.userId)) continue;
       for (const p of [...acct.positions.values()]) {
         if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
         const q = st.spec.step.decOf(p.qty);

@@ -290,12 +290,17 @@ export class TapeReplayer {
     return info.step.fromUnits(info.maxSteps);
   }
 
+  /** Changes with every quote placed or cancelled: lets a caller cache what it derived from them. */
+  quoteVersion = 0;
+
   private cancelQuote(symbol: string, q: Quote): void {
+    this.quoteVersion++;
     this.guard(() => this.sink.cancelOrder(this.maker, { symbol, clientOrderId: q.clientOrderId }), true);
   }
 
   /** Places one quote makerOnly; undefined when skipped or refused. */
   private placeQuote(symbol: string, side: 'BUY' | 'SELL', price: string, qty: string): Quote | undefined {
+    this.quoteVersion++;
     const info = this.specs.get(symbol);
     const quantity = this.capped(symbol, qty);
     if (info) {
