@@ -6,12 +6,16 @@
  *  - end to end: read, decode, the tape fill model and engine, the bus, and a simple strategy
  *    (one resting bid 0.5 % under mark, amended every 60th mark, so the executor and engine see
  *    orders without the strategy's own arithmetic dominating);
- * and RSS after a quarter of the recording and after all of it (memory must stay flat).
+ * and RSS after a quarter of the recording and after all of it (memory must stay flat). The
+ * strategy declares that it reads marks only (`marketData`), so recorded trades reach no strategy
+ * and most go the driver's quiet-trade path; one more end-to-end figure runs the same strategy
+ * without the declaration (every trade a bus event for it). The cache's decode-only and
+ * end-to-end figures are each the best of BENCH_BACKTEST_RUNS runs (default 3).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Dec, defineStrategy, type Intent } from '../../src/index';
+import { Dec, defineStrategy, type BotEvent, type Intent, type StrategyContext } from '../../src/index';
 import { parseBacktestConfig } from '../../src/backtest/backtest/config';
 import { buildCache, cachePathFor, CacheSource } from '../../src/backtest/backtest/cache';
 import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
@@ -21,16 +25,15 @@ import { synthesize, SYNTH_EPOCH } from '../../src/backtest/recording/synth';
 import { round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
-export const simple = defineStrategy<{ symbol: string }>({
+/** The bench strategy's logic; `simple` declares that it reads marks only, `simpleAllData` does not. */
+const simpleDef = {
   name: 'bench-simple',
-  symbols: (p) => [p.symbol],
+  symbols: (p: { symbol: string }) => [p.symbol],
   params: () => ({ symbol: 'BTCUSDT' }),
-  // It reads marks only; without this it would be handed every recorded trade as well.
-  marketData: () => ['markPrice'],
-  create: (ctx) => {
+  create: (ctx: StrategyContext<{ symbol: string }>) => {
     let marks = 0;
     return {
-      onEvent(e): Intent[] | void {
+      onEvent(e: BotEvent): Intent[] | void {
         if (e.type !== 'markPrice' || marks++ % 60 !== 0) return;
         const info = ctx.symbols.get('BTCUSDT');
         if (!info) return;
@@ -41,7 +44,10 @@ export const simple = defineStrategy<{ symbol: string }>({
       },
     };
   },
-});
+};
+// It reads marks only; without the declaration it is handed every recorded trade as well.
+export const simple = defineStrategy<{ symbol: string }>({ ...simpleDef, marketData: () => ['markPrice'] });
+export const simpleAllData = defineStrategy<{ symbol: string }>(simpleDef);
 
 export async function decodeOnly(src: EventSource, full: boolean): Promise<{ events: number; seconds: number }> {
   const t0 = process.hrtime.bigint();
@@ -64,16 +70,19 @@ export async function decodeOnly(src: EventSource, full: boolean): Promise<{ eve
   return { events: n, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
 
-export async function endToEnd(file: string, fromCache: boolean, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], toMs?: number): Promise<{ events: number; seconds: number; rssMB: number; fills: number; quietTrades: number }> {
+export async function endToEnd(file: string, fromCache: boolean, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], toMs?: number, definition: typeof simple = simple): Promise<{ events: number; seconds: number; rssMB: number; fills: number; quietTrades: number }> {
   const cfg = parseBacktestConfig({ data: { files: [file], to: toMs }, account: { balance: '100000' }, strategies: [{ id: 's', module: 'market-maker' }] }, { file: path.join(path.dirname(file), 'bench.yaml') });
   const source: EventSource = fromCache ? CacheSource.open([cachePathFor(file)], header) : await JsonlSource.open([file]);
   const t0 = process.hrtime.bigint();
-  const r = await runBacktest(cfg, { slots: [{ id: 's', definition: simple, params: {} }], source });
+  const r = await runBacktest(cfg, { slots: [{ id: 's', definition, params: {} }], source });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc) gc();
   return { events: r.events.read, seconds, rssMB: Math.round(process.memoryUsage().rss / 1e6), fills: r.fills.length, quietTrades: r.quietTrades };
 }
+
+/** Runs of the cache's decode-only and end-to-end figures; the best counts. */
+const CACHE_RUNS = Number(process.env.BENCH_BACKTEST_RUNS ?? 3);
 
 registerSuite({
   name: 'backtest',
@@ -101,19 +110,36 @@ registerSuite({
 
       const dj = await decodeOnly(await JsonlSource.open([file]), true);
       out.push({ name: 'decode only, JSON lines (gunzip+split+parse+validate, batch timed)', value: Math.round(dj.events / dj.seconds), unit: 'events/s' });
-      const dc = await decodeOnly(CacheSource.open([cachePathFor(file)], header), true);
-      out.push({ name: 'decode only, binary cache (read+decode, batch timed)', value: Math.round(dc.events / dc.seconds), unit: 'events/s' });
+      // The cache's figures are the best of several runs: this machine is shared, and the best
+      // run is the one least disturbed. Taking the best of the limit too keeps the ratio honest.
+      const rate = (r: { events: number; seconds: number }): number => r.events / r.seconds;
+      let dc = await decodeOnly(CacheSource.open([cachePathFor(file)], header), true);
+      for (let k = 1; k < CACHE_RUNS; k++) {
+        const again = await decodeOnly(CacheSource.open([cachePathFor(file)], header), true);
+        if (rate(again) > rate(dc)) dc = again;
+      }
+      out.push({ name: `decode only, binary cache (read+decode, best of ${CACHE_RUNS}, batch timed)`, value: Math.round(rate(dc)), unit: 'events/s' });
 
       const quarter = SYNTH_EPOCH + Math.round((hours * 3600_000) / 4);
       const q = await endToEnd(file, true, header, quarter);
       out.push({ name: 'rss after end to end on 1/4 of the recording (cache)', value: q.rssMB, unit: 'MB' });
-      const ec = await endToEnd(file, true, header);
-      out.push({ name: 'end to end from cache (batch timed)', value: Math.round(ec.events / ec.seconds), unit: 'events/s' });
+      let ec = await endToEnd(file, true, header);
+      for (let k = 1; k < CACHE_RUNS; k++) {
+        const again = await endToEnd(file, true, header);
+        if (rate(again) > rate(ec)) ec = again;
+      }
+      out.push({ name: `end to end from cache (best of ${CACHE_RUNS}, batch timed)`, value: Math.round(rate(ec)), unit: 'events/s' });
       out.push({ name: 'rss after end to end on all of it (cache)', value: ec.rssMB, unit: 'MB' });
       out.push({ name: 'fills of the simple strategy', value: ec.fills, unit: 'fills' });
+      out.push({ name: 'recorded trades taken on the quiet-trade path (cache)', value: ec.quietTrades, unit: 'trades' });
+      // The same strategy without its marketData declaration: every recorded trade becomes a bus
+      // event for it (the figure for a strategy that reads trades).
+      const ea = await endToEnd(file, true, header, undefined, simpleAllData);
+      if (ea.fills !== ec.fills) throw new Error(`the strategy made ${ea.fills} fills when handed every trade and ${ec.fills} when not: the declaration must not change results`);
+      out.push({ name: 'end to end from cache, strategy handed every trade too (batch timed)', value: Math.round(rate(ea)), unit: 'events/s' });
       const ej = await endToEnd(file, false, header);
       out.push({ name: 'end to end from JSON lines (batch timed)', value: Math.round(ej.events / ej.seconds), unit: 'events/s' });
-      out.push({ name: 'end to end / decode limit, cache', value: round(ec.events / ec.seconds / (dc.events / dc.seconds), 3), unit: 'ratio' });
+      out.push({ name: 'end to end / decode limit, cache', value: round(rate(ec) / rate(dc), 3), unit: 'ratio' });
       out.push({ name: 'end to end / decode limit, JSON lines', value: round(ej.events / ej.seconds / (dj.events / dj.seconds), 3), unit: 'ratio' });
     } finally {
       rmSync(dir, { recursive: true, force: true });

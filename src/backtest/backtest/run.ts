@@ -377,7 +377,7 @@ export class BacktestRun {
   }
 
   private sample(time: number): void {
-    const asset = this.engine.asset(PARTICIPANT);
+    const asset = this.engine.equityParts(PARTICIPANT);
     const marks: string[] = [];
     const positions: string[] = [];
     let gross = new Dec(0);

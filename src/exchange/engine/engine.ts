@@ -449,7 +449,14 @@ export class Engine {
    * Sets an order's frozen margin, rounded up to the money scale so that the account's running
    * total stays exactly the sum over its orders (unrounded quotients would lose digits).
    */
+  /** Freezes the order's margin for `steps` still open (nothing to do for an order that freezes none). */
+  private freeze(o: EngineOrder, steps: number): void {
+    if (o.frozenPerStep.isZero() && o.frozen.isZero()) return;
+    this.setFrozen(o, o.frozenPerStep.times(steps));
+  }
+
   private setFrozen(o: EngineOrder, amount: Dec): void {
+    if (o.frozen.isZero() && amount.isZero()) return;
     const frozen = amount.toDecimalPlaces(MONEY_DP, Dec.ROUND_UP);
     if (o.frozen.eq(frozen)) return;
     const acct = this.accounts.get(o.userId) as EngineAccount;
@@ -778,8 +785,11 @@ export class Engine {
       }
     }
     const refTicks = price !== 0 ? price : this.referencePrice(st, input.side);
-    const notional = spec.tick.decOf(refTicks).times(spec.step.decOf(qty));
-    if (!reducing && notional.lt(spec.minNotional)) {
+    // In integer (tick x step) units while the product is exact; decimals beyond that.
+    const units = refTicks * qty;
+    const below = Number.isSafeInteger(units) ? units < spec.minNotionalUnits : spec.tick.decOf(refTicks).times(spec.step.decOf(qty)).lt(spec.minNotional);
+    if (!reducing && below) {
+      const notional = spec.tick.decOf(refTicks).times(spec.step.decOf(qty));
       fail(ErrorCodes.BELOW_MIN_NOTIONAL, `order notional ${formatDec(notional)} is below the minimum notional ${formatDec(spec.minNotional)} of ${spec.name}`, 'quantity');
     }
     const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
@@ -894,7 +904,7 @@ export class Engine {
     acct.openCountBySymbol.set(st.spec.name, (acct.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
     if (this.isReducing(o)) acct.reducingOpen.add(o);
     acct.liveClientIds.set(o.clientOrderId, id);
-    this.setFrozen(o, o.frozenPerStep.times(o.qty));
+    this.freeze(o, o.qty);
     this.emitOrder(o, 'NEW');
     this.orderChanged(o);
     let fillable = true;
@@ -906,7 +916,7 @@ export class Engine {
       const remaining = o.qty - o.executed;
       if (o.type === 'LIMIT' && o.timeInForce === 'GTC' && remaining > 0 && this.stillPlaceable(o)) {
         book.add(o.id, o.side === 'BUY' ? BID : ASK, o.price, remaining);
-        this.setFrozen(o, o.frozenPerStep.times(remaining));
+        this.freeze(o, remaining);
       } else {
         this.finish(o, 'EXPIRED', 'EXPIRED');
       }
@@ -992,7 +1002,7 @@ export class Engine {
     if (o.status === 'FILLED') {
       this.release(o);
     } else {
-      this.setFrozen(o, o.frozenPerStep.times(o.qty - o.executed));
+      this.freeze(o, o.qty - o.executed);
     }
     this.emitOrder(o, 'TRADE', {
       tradeId,
@@ -1204,7 +1214,7 @@ export class Engine {
         const left = o.qty - o.executed;
         if (left > 0 && this.stillPlaceable(o)) {
           st.book.add(o.id, o.side === 'BUY' ? BID : ASK, o.price, left);
-          this.setFrozen(o, o.frozenPerStep.times(left));
+          this.freeze(o, left);
         } else {
           this.finish(o, 'CANCELED', 'CANCELED');
         }
@@ -1819,6 +1829,23 @@ export class Engine {
 
   asset(userId: string): UserAssetRecord {
     return this.assetOf(this.acct(userId));
+  }
+
+  /**
+   * The wallet and unrealized PnL fields of `asset()`, identical to them, without working out
+   * margins (for an equity curve sampled often).
+   */
+  equityParts(userId: string): { walletBalance: string; unrealizedPnl: string } {
+    const a = this.acct(userId);
+    let cross = ZERO;
+    let iso = ZERO;
+    for (const p of a.positions.values()) {
+      const st = this.symbols.get(p.symbol.name) as SymbolState;
+      const u = pm.unrealizedPnl(p.symbol.step.decOf(p.qty), p.cost, this.markDec(st));
+      if (p.marginMode === 'ISOLATED') iso = iso.plus(u);
+      else cross = cross.plus(u);
+    }
+    return { walletBalance: money(a.wallet), unrealizedPnl: money(cross.plus(iso)) };
   }
 
   accountChanges(userId: string, f: { assetType?: string; changeType?: string; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: AccountChangeRecord[]; total: number } {

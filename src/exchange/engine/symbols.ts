@@ -42,6 +42,8 @@ export class SymbolSpec {
   readonly minQtySteps: number;
   readonly maxQtySteps: number;
   readonly minNotional: Dec;
+  /** The minimum notional in (tick x step) units, rounded up: ticks x steps below it is below the minimum. */
+  readonly minNotionalUnits: number;
   readonly maxLeverage: number;
   readonly makerFee: Dec;
   readonly takerFee: Dec;
@@ -58,6 +60,7 @@ export class SymbolSpec {
     this.minQtySteps = minQ;
     this.maxQtySteps = maxQ;
     this.minNotional = parseDec(config.minNotional, `${config.symbol}.minNotional`);
+    this.minNotionalUnits = this.minNotional.div(new Dec(config.tickSize).times(config.stepSize)).ceil().toNumber();
     if (!Number.isInteger(config.maxLeverage) || config.maxLeverage < 1) throw new RangeError(`${config.symbol}: maxLeverage must be an integer >= 1`);
     this.maxLeverage = config.maxLeverage;
     this.makerFee = parseDec(config.makerFee, `${config.symbol}.makerFee`);

@@ -20,6 +20,26 @@ describe('Engine.netQuantity', () => {
   });
 });
 
+describe('Engine.equityParts', () => {
+  it('equals the wallet and unrealized PnL of asset(), cross and isolated', () => {
+    const w = world();
+    w.engine.setMarginMode('a', { symbol: 'ETHUSDT', marginMode: 2 });
+    w.engine.placeOrder('b', limit('SELL', '50000', '0.3'));
+    w.engine.placeOrder('a', limit('BUY', '50000', '0.3'));
+    w.engine.placeOrder('b', { symbol: 'ETHUSDT', type: 'LIMIT', side: 'BUY', price: '3000', quantity: '1.5' });
+    w.engine.placeOrder('a', { symbol: 'ETHUSDT', type: 'LIMIT', side: 'SELL', price: '3000', quantity: '1.5' });
+    for (const [btc, eth] of [['50123.4', '2987.65'], ['49001.1', '3100.01']]) {
+      w.engine.setMarkPrice('BTCUSDT', btc);
+      w.engine.setMarkPrice('ETHUSDT', eth);
+      for (const u of ['a', 'b', 'c']) {
+        const { walletBalance, unrealizedPnl } = w.engine.asset(u);
+        expect(w.engine.equityParts(u)).toEqual({ walletBalance, unrealizedPnl });
+      }
+    }
+    expect(w.engine.asset('a').unrealizedPnl).not.toBe('0');
+  });
+});
+
 describe('Engine.muteEvents', () => {
   it('drops the private events of a muted user and nothing else', () => {
     const w = world();
