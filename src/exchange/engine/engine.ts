@@ -445,16 +445,16 @@ export class Engine {
     this.touch(a, changeType, symbol);
   }
 
-  /**
-   * Sets an order's frozen margin, rounded up to the money scale so that the account's running
-   * total stays exactly the sum over its orders (unrounded quotients would lose digits).
-   */
   /** Freezes the order's margin for `steps` still open (nothing to do for an order that freezes none). */
   private freeze(o: EngineOrder, steps: number): void {
     if (o.frozenPerStep.isZero() && o.frozen.isZero()) return;
     this.setFrozen(o, o.frozenPerStep.times(steps));
   }
 
+  /**
+   * Sets an order's frozen margin, rounded up to the money scale so that the account's running
+   * total stays exactly the sum over its orders (unrounded quotients would lose digits).
+   */
   private setFrozen(o: EngineOrder, amount: Dec): void {
     if (o.frozen.isZero() && amount.isZero()) return;
     const frozen = amount.toDecimalPlaces(MONEY_DP, Dec.ROUND_UP);
