@@ -276,7 +276,13 @@ export class TapeReplayer {
       const ref = { symbol, clientOrderId: q.clientOrderId };
       const o = this.sink.orderProgress ? this.sink.orderProgress(this.maker, ref) : this.sink.queryOrder(this.maker, ref);
       if (o.status === 'REJECTED' || o.status === 'EXPIRED') return undefined;
-      return o.executedQty === undefined ? q.quantity : new Dec(q.quantity).minus(o.executedQty).toString();
+      if (o.executedQty === undefined) return q.quantity;
+      // In steps where the spec is known (exact integers), else in decimals.
+      const step = this.specs.get(symbol)?.step;
+      const total = step?.toUnits(q.quantity);
+      const done = step?.toUnits(o.executedQty);
+      if (step !== undefined && total !== undefined && done !== undefined) return done === 0 ? q.quantity : step.fromUnits(total - done);
+      return new Dec(q.quantity).minus(o.executedQty).toString();
     } catch {
       return undefined;
     }
