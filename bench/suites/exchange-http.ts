@@ -10,8 +10,8 @@ import { registerSuite } from './registry';
 
 /**
  * Suite `exchange-http`: the local exchange end to end over loopback, server and client in
- * separate processes (the real `perpkit exchange` CLI as a child process; the load generator and
- * the WebSocket subscribers in the bench process). The load generator stays in the bench process
+ * separate processes (the real `perpkit exchange` CLI as a child process, a fresh one per part; the
+ * load generator and the WebSocket subscribers in the bench process). The load generator stays in the bench process
  * rather than a worker thread: the machine has 2 cores, one for the server and one for the
  * client, and the WebSocket latency needs send and arrival stamped by the same process.
  *
@@ -233,14 +233,60 @@ async function fanoutPart(base: Base, fanout: Fanout): Promise<BenchResult[]> {
   ];
 }
 
-async function run(): Promise<BenchResult[]> {
-  const parts = selectedParts();
+/**
+ * One part against its own exchange process (started, 16 users created and logged in, stopped
+ * after). The exchange keeps every order and trade in memory, and its heap grows by well over
+ * 100 MB per crossing part; with one process for all parts, each part's figures depended on which
+ * parts ran before it.
+ */
+async function runPart(part: Part): Promise<BenchResult[]> {
   const adminToken = `bench-${randomBytes(8).toString('hex')}`;
-  const cpuProfDir = process.env.BENCH_EXCHANGE_CPU_PROF;
-  const server = await ExchangeProcess.start({ adminToken, ordersPer10s: ORDERS_PER_10S, requestsPerMinute: REQUESTS_PER_MINUTE, cpuProfDir });
+  const server = await ExchangeProcess.start({ adminToken, ordersPer10s: ORDERS_PER_10S, requestsPerMinute: REQUESTS_PER_MINUTE, cpuProfDir: process.env.BENCH_EXCHANGE_CPU_PROF });
   const client = new ExchangeClient(server.url, { connections: CONNECTIONS, pipelining: PIPELINING });
   const fanout = new Fanout(server.url.replace(/^http/, 'ws'), process.hrtime.bigint());
+  try {
+    const users = await client.createUsers(adminToken, USERS, BALANCE);
+    const base = { client, transport: client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
+    let out: BenchResult[];
+    switch (part) {
+      case 'resting':
+        out = await restingPart(base);
+        break;
+      case 'lowconc':
+        out = await lowConcurrencyPart(base);
+        break;
+      case 'batch':
+        out = await batchPart(base);
+        break;
+      case 'crossing':
+        out = await crossingPart(base);
+        break;
+      case 'fanout':
+        out = await fanoutPart(base, fanout);
+        break;
+      case 'resting-pipelined':
+        out = await pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5);
+        break;
+      case 'lowconc-pipelined':
+        out = await pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6);
+        break;
+      case 'crossing-pipelined':
+        out = await pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 7);
+        break;
+    }
+    if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
+    return out;
+  } finally {
+    fanout.close();
+    await client.close();
+    await server.stop();
+  }
+}
+
+async function run(): Promise<BenchResult[]> {
+  const parts = selectedParts();
   const results: BenchResult[] = [
+    { name: 'setup: a fresh exchange process per part', value: 1, unit: 'process' },
     { name: 'setup: users (JWT, logged in once each)', value: USERS, unit: 'users' },
     { name: 'setup: requests in flight (closed loop, one per worker)', value: CONCURRENCY, unit: 'requests' },
     { name: 'setup: undici Pool keep-alive connections', value: CONNECTIONS, unit: 'connections' },
@@ -249,26 +295,11 @@ async function run(): Promise<BenchResult[]> {
     { name: 'setup: timed window per part (after warm-up)', value: DURATION_MS / 1000, unit: 's' },
   ];
   try {
-    const users = await client.createUsers(adminToken, USERS, BALANCE);
-    const base = { client, transport: client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
-
-    if (parts.has('resting')) results.push(...(await restingPart(base)));
-    if (parts.has('lowconc')) results.push(...(await lowConcurrencyPart(base)));
-    if (parts.has('batch')) results.push(...(await batchPart(base)));
-    if (parts.has('crossing')) results.push(...(await crossingPart(base)));
-    if (parts.has('resting-pipelined')) results.push(...(await pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5)));
-    if (parts.has('lowconc-pipelined')) results.push(...(await pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6)));
-    if (parts.has('crossing-pipelined')) results.push(...(await pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 7)));
-    if (parts.has('fanout')) results.push(...(await fanoutPart(base, fanout)));
-    if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
+    for (const part of PARTS) if (parts.has(part)) results.push(...(await runPart(part)));
     return results;
   } catch (e) {
     if (results.length > 0) console.error('exchange-http: partial results before the failure:', JSON.stringify(results, null, 1));
     throw e;
-  } finally {
-    fanout.close();
-    await client.close();
-    await server.stop();
   }
 }
 
