@@ -31,16 +31,32 @@ interface Bar {
   tradeCount: number;
 }
 
+/** Trades of one price and quantity in the newest bar, not yet added into it. */
+interface PendingFills {
+  price: string;
+  quantity: string;
+  count: number;
+}
+
 interface SymbolData {
   trades: PublicTrade[];
   bars: Bar[];
+  /**
+   * The newest bar's trades since it was last brought up to date, counted per price and
+   * quantity: a trade costs a Map update instead of six decimal operations on the order path,
+   * and the bar is brought up to date (one multiplication per distinct price and quantity, exact
+   * like the per-trade sums) when it is read or the next bar opens.
+   */
+  pending: Map<string, PendingFills>;
+  /** Price of the newest pending trade (the bar's close once folded). */
+  pendingClose: string | undefined;
 }
 
 export class MarketDataStore {
   private readonly data = new Map<string, SymbolData>();
 
   constructor(symbols: string[]) {
-    for (const s of symbols) this.data.set(s, { trades: [], bars: [] });
+    for (const s of symbols) this.data.set(s, { trades: [], bars: [], pending: new Map(), pendingClose: undefined });
   }
 
   /** Feed the events of one command (live or replayed). */
@@ -58,20 +74,37 @@ export class MarketDataStore {
 
   private addToBar(d: SymbolData, t: PublicTrade): void {
     const openTime = Math.floor(t.time / MINUTE) * MINUTE;
-    const price = new Dec(t.price);
-    const qty = new Dec(t.quantity);
     let bar = d.bars[d.bars.length - 1];
     if (!bar || bar.openTime < openTime) {
+      this.fold(d);
+      const price = new Dec(t.price);
       bar = { openTime, open: price, high: price, low: price, close: price, volume: new Dec(0), quoteVolume: new Dec(0), tradeCount: 0 };
       d.bars.push(bar);
       if (d.bars.length > MAX_MINUTE_BARS) d.bars.splice(0, d.bars.length - MAX_MINUTE_BARS);
     }
-    if (price.gt(bar.high)) bar.high = price;
-    if (price.lt(bar.low)) bar.low = price;
-    bar.close = price;
-    bar.volume = bar.volume.plus(qty);
-    bar.quoteVolume = bar.quoteVolume.plus(price.times(qty));
+    const key = `${t.price} ${t.quantity}`;
+    const p = d.pending.get(key);
+    if (p === undefined) d.pending.set(key, { price: t.price, quantity: t.quantity, count: 1 });
+    else p.count++;
+    d.pendingClose = t.price;
     bar.tradeCount++;
+  }
+
+  /** Adds the pending trades into the newest bar. */
+  private fold(d: SymbolData): void {
+    const bar = d.bars[d.bars.length - 1];
+    if (bar === undefined || d.pendingClose === undefined) return;
+    for (const p of d.pending.values()) {
+      const price = new Dec(p.price);
+      const qty = new Dec(p.quantity).times(p.count);
+      if (price.gt(bar.high)) bar.high = price;
+      if (price.lt(bar.low)) bar.low = price;
+      bar.volume = bar.volume.plus(qty);
+      bar.quoteVolume = bar.quoteVolume.plus(price.times(qty));
+    }
+    bar.close = new Dec(d.pendingClose);
+    d.pending.clear();
+    d.pendingClose = undefined;
   }
 
   /** Most recent trades, newest last. */
@@ -90,6 +123,7 @@ export class MarketDataStore {
   klines(symbol: string, interval: KlineInterval, limit: number, startTime?: number, endTime?: number): Kline[] {
     const d = this.data.get(symbol);
     if (!d) return [];
+    this.fold(d);
     const ms = INTERVAL_MS[interval];
     const out: Kline[] = [];
     let cur: Bar | undefined;
@@ -130,6 +164,7 @@ export class MarketDataStore {
   /** Rolling 24 h figures at minute granularity; prices "0" when there was no trade. */
   ticker24h(symbol: string, now: number): { openPrice: string; high: string; low: string; lastPrice: string; volume: string; quoteVolume: string; priceChangePercent: string } {
     const d = this.data.get(symbol);
+    if (d) this.fold(d);
     const from = now - 1440 * MINUTE;
     const bars = d ? d.bars.filter((b) => b.openTime >= from) : [];
     if (bars.length === 0) {

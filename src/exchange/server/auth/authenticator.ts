@@ -27,9 +27,10 @@ const header = (h: IncomingHttpHeaders, name: string): string | undefined => {
 
 const notAuthenticated = (why: string): VenueError => new VenueError(ErrorCodes.NOT_AUTHENTICATED, why);
 const INTEGER_RE = /^(?:0|[1-9]\d{0,15})$/;
+const KNOWN_BEARERS_PER_CONNECTION = 8;
 
-/** What a connection's last Bearer header resolved to (see Authenticator.bearer). */
-interface LastBearer {
+/** What a Bearer header sent on a connection resolved to (see Authenticator.bearer). */
+interface KnownBearer {
   header: string;
   /** The token's expiry, epoch ms. */
   expMs: number;
@@ -38,12 +39,13 @@ interface LastBearer {
 
 export class Authenticator {
   /**
-   * Per connection (the socket object), the last Bearer header and its principal. A keep-alive
-   * client sends the same header on every request: then the header regex, the token-cache lookup
-   * (which hashes a ~250-character string) and a new Principal per request are skipped. Expiry and
-   * the user's existence are still checked on every request, as verify() does.
+   * Per connection (the socket object), the last few Bearer headers and their principals. A
+   * keep-alive client sends the same header or one of a few (a gateway carrying several users)
+   * on every request: then the header regex, the token-cache lookup (which hashes a
+   * ~250-character string) and a new Principal per request are skipped. Expiry and the user's
+   * existence are still checked on every request, as verify() does.
    */
-  private readonly lastBearer = new WeakMap<object, LastBearer>();
+  private readonly knownBearers = new WeakMap<object, KnownBearer[]>();
 
   constructor(
     private readonly clock: Clock,
@@ -65,9 +67,15 @@ export class Authenticator {
   }
 
   private bearer(value: string, connection: object | undefined): Principal {
-    if (connection !== undefined) {
-      const last = this.lastBearer.get(connection);
-      if (last !== undefined && last.header === value && last.expMs > this.clock.now() && this.accounts.users.has(last.principal.userId)) return last.principal;
+    const known = connection === undefined ? undefined : this.knownBearers.get(connection);
+    if (known !== undefined) {
+      for (let i = 0; i < known.length; i++) {
+        const k = known[i];
+        if (k.header === value) {
+          if (k.expMs > this.clock.now() && this.accounts.users.has(k.principal.userId)) return k.principal;
+          break;
+        }
+      }
     }
     const m = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(value.trim());
     if (!m) throw notAuthenticated('Authorization header must be "Bearer <accessToken>"');
@@ -75,8 +83,20 @@ export class Authenticator {
     // A token of a user that no longer exists (state reset) is as good as a forged one.
     if (!claims || !this.accounts.users.has(claims.sub)) throw notAuthenticated('access token is invalid or expired; log in or refresh the token');
     const principal: Principal = { userId: claims.sub, via: 'jwt', permissions: ALL_PERMISSIONS };
-    if (connection !== undefined) this.lastBearer.set(connection, { header: value, expMs: claims.exp * 1000, principal });
+    if (connection !== undefined) this.remember(connection, known, { header: value, expMs: claims.exp * 1000, principal });
     return principal;
+  }
+
+  /** Keeps at most KNOWN_BEARERS_PER_CONNECTION, the newest first. */
+  private remember(connection: object, known: KnownBearer[] | undefined, entry: KnownBearer): void {
+    if (known === undefined) {
+      this.knownBearers.set(connection, [entry]);
+      return;
+    }
+    const same = known.findIndex((k) => k.header === entry.header);
+    if (same >= 0) known.splice(same, 1);
+    else if (known.length >= KNOWN_BEARERS_PER_CONNECTION) known.pop();
+    known.unshift(entry);
   }
 
   private apiKey(c: RequestCredentials): Principal {
