@@ -270,10 +270,12 @@ export class BacktestRun {
     this.engine.createAccount({ userId: TAPE_MAKER, balance: TAPE_BALANCE });
     this.engine.createAccount({ userId: TAPE_TAKER, balance: TAPE_BALANCE });
     // Nobody listens to the tape's own order and account events.
-    // and they stand for the rest of the market: no margin check or freeze on their orders.
+    // and they stand for the rest of the market: no margin check or freeze on their orders; and
+    // nobody reads their order history, which would grow with every depth line and trade replayed.
     for (const tape of [TAPE_MAKER, TAPE_TAKER]) {
       this.engine.muteEvents(tape);
       this.engine.exemptFromMargin(tape);
+      this.engine.forgetFinalOrders(tape);
     }
     this.engine.createAccount({ userId: PARTICIPANT, balance: this.cfg.account.balance });
     for (const [symbol, leverage] of Object.entries(this.cfg.account.leverage)) this.engine.setLeverage(PARTICIPANT, { symbol, leverage });

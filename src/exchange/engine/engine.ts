@@ -170,6 +170,8 @@ export class Engine {
   private readonly muted = new Set<string>();
   /** setPrivateEventFilter: undefined means every user's private events are wanted. */
   private privateFilter: ((userId: string) => boolean) | undefined;
+  /** Users whose final orders are dropped (forgetFinalOrders). */
+  private readonly forgetful = new Set<string>();
   /** Users whose orders skip the margin check and freeze nothing (exemptFromMargin). */
   private readonly marginExempt = new Set<string>();
   /** Fees collected by the venue. */
@@ -281,6 +283,16 @@ export class Engine {
    */
   exemptFromMargin(userId: string): void {
     this.marginExempt.add(userId);
+  }
+
+  /**
+   * The user's orders are dropped from the engine once final: no order history, and queries for
+   * them answer ORDER_NOT_FOUND. For accounts whose history nobody reads, such as a replay's tape,
+   * which places an order or two per recorded trade or depth line: without this the engine's
+   * memory grows with the length of the recording. Trades and account changes are kept.
+   */
+  forgetFinalOrders(userId: string): void {
+    this.forgetful.add(userId);
   }
 
   private touch(acct: EngineAccount, reason: EngineAccountReason, symbol: string): void {
@@ -887,7 +899,7 @@ export class Engine {
       frozen: ZERO,
     };
     this.ordersById.set(id, o);
-    acct.orders.push(o);
+    if (!this.forgetful.has(acct.userId)) acct.orders.push(o);
     acct.lastClientIds.set(o.clientOrderId, id);
     const book = st.book;
     const opp: BookSide = o.side === 'BUY' ? ASK : BID;
@@ -897,6 +909,7 @@ export class Engine {
         o.status = 'REJECTED';
         this.emitOrder(o, 'REJECTED');
         this.orderChanged(o);
+        this.forgetIfFinal(o);
         return o;
       }
     }
@@ -1023,6 +1036,15 @@ export class Engine {
     acct.reducingOpen.delete(o);
     if (acct.liveClientIds.get(o.clientOrderId) === o.id) acct.liveClientIds.delete(o.clientOrderId);
     this.setFrozen(o, ZERO);
+    this.forgetIfFinal(o);
+  }
+
+  /** For users set to forgetFinalOrders: the final order leaves every index, so memory stays flat. */
+  private forgetIfFinal(o: EngineOrder): void {
+    if (!this.forgetful.has(o.userId) || !isFinal(o.status)) return;
+    this.ordersById.delete(o.id);
+    const acct = this.accounts.get(o.userId) as EngineAccount;
+    if (acct.lastClientIds.get(o.clientOrderId) === o.id) acct.lastClientIds.delete(o.clientOrderId);
   }
 
   /** Ends an order that is not filled: out of the book, final status, event. */

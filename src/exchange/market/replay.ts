@@ -184,7 +184,7 @@ export class TapeReplayer {
         this.stats.trades++;
         const pulled = this.pull(e.s, e.p);
         this.trade(e.s, e.p, e.q, e.side);
-        for (const q of pulled) this.restore(e.s, q, e.p);
+        for (const p of pulled) this.restore(e.s, p.quote, p.left, e.p);
         return;
       }
       case 'depth':
@@ -239,29 +239,31 @@ export class TapeReplayer {
     if (!keepAsk) cur.ask = ask ? this.placeQuote(symbol, 'SELL', ask[0], ask[1]) : undefined;
   }
 
-  /** Takes out the quotes at or through `price`; returns them (to be put back when at `price`). */
-  private pull(symbol: string, price: string): Quote[] {
+  /**
+   * Takes out the quotes at or through `price`; returns them with what was left of each (asked
+   * before the cancel: the sink need not remember a cancelled order), to be put back when at `price`.
+   */
+  private pull(symbol: string, price: string): Array<{ quote: Quote; left: string | undefined }> {
     const cur = this.quotes.get(symbol);
     if (!cur) return [];
-    const out: Quote[] = [];
+    const out: Array<{ quote: Quote; left: string | undefined }> = [];
     if (cur.bid && compareDecimalStrings(cur.bid.price, price) >= 0) {
-      out.push(cur.bid);
+      out.push({ quote: cur.bid, left: this.remaining(symbol, cur.bid) });
       this.cancelQuote(symbol, cur.bid);
       cur.bid = undefined;
     }
     if (cur.ask && compareDecimalStrings(cur.ask.price, price) <= 0) {
-      out.push(cur.ask);
+      out.push({ quote: cur.ask, left: this.remaining(symbol, cur.ask) });
       this.cancelQuote(symbol, cur.ask);
       cur.ask = undefined;
     }
     return out;
   }
 
-  /** Puts a pulled quote back with what is left of it when it was at the trade price (not through it). */
-  private restore(symbol: string, q: Quote, tradePrice: string): void {
+  /** Puts a pulled quote back with what was left of it when it was at the trade price (not through it). */
+  private restore(symbol: string, q: Quote, left: string | undefined, tradePrice: string): void {
     const cur = this.quotes.get(symbol);
     if (!cur || compareDecimalStrings(q.price, tradePrice) !== 0) return;
-    const left = this.remaining(symbol, q);
     if (left === undefined || new Dec(left).lte(0)) return;
     const bidSide = q.clientOrderId.startsWith('tape-qb-');
     const placed = this.placeQuote(symbol, bidSide ? 'BUY' : 'SELL', q.price, left);

@@ -1,5 +1,6 @@
 /** The engine's cheap paths for replays: muted users and the net quantity without position records. */
-import { limit, orderEvents, world } from './helpers';
+import { ErrorCodes } from '../../../src/core/errors';
+import { codeOf, limit, orderEvents, world } from './helpers';
 
 describe('Engine.netQuantity', () => {
   it('is the signed net of the position records, one-way and hedge', () => {
@@ -37,6 +38,30 @@ describe('Engine.equityParts', () => {
       }
     }
     expect(w.engine.asset('a').unrealizedPnl).not.toBe('0');
+  });
+});
+
+describe('Engine.forgetFinalOrders', () => {
+  it('drops final orders from every index and keeps live ones, trades and positions', () => {
+    const w = world();
+    w.engine.forgetFinalOrders('a');
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.1', { clientOrderId: 'gone' }));
+    w.engine.placeOrder('a', limit('SELL', '50100', '0.1', { clientOrderId: 'live' }));
+    w.engine.placeOrder('a', limit('SELL', '50200', '0.1', { clientOrderId: 'cxl' }));
+    w.engine.cancelOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'cxl' });
+    w.engine.placeOrder('b', limit('BUY', '50000', '0.1'));
+    const missing = (cid: string) => () => w.engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: cid });
+    expect(codeOf(missing('gone'))).toBe(ErrorCodes.ORDER_NOT_FOUND);
+    expect(codeOf(missing('cxl'))).toBe(ErrorCodes.ORDER_NOT_FOUND);
+    expect(w.engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'live' }).status).toBe('NEW');
+    expect(w.engine.orderHistory('a', {}).list).toEqual([]);
+    expect(w.engine.tradeHistory('a', {}).list).toHaveLength(1);
+    expect(w.engine.netQuantity('a', 'BTCUSDT')).toBe('-0.1');
+    // A clientOrderId of a forgotten order may be used again.
+    w.engine.placeOrder('a', limit('SELL', '50300', '0.1', { clientOrderId: 'gone' }));
+    expect(w.engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'gone' }).status).toBe('NEW');
+    // Others keep their history.
+    expect(w.engine.orderHistory('b', {}).list).toHaveLength(1);
   });
 });
 
