@@ -432,13 +432,17 @@ export class BacktestRun {
     let used = 0;
     const ev = this.result.events;
     const nextTimer = this.scheduler.nextAt();
-    let now = this.clock.now();
+    // Nothing in the run reads the clock (samples take their own time): it is set once, at the end.
+    const start0 = this.clock.now();
+    let now = start0;
+    // The event that reaches the next progress mark goes the full way, which reports it.
+    const end = Math.min(batch.count, start + (progressAt - ev.read - 1));
     let i = start;
-    for (; i < batch.count; i++) {
+    for (; i < end; i++) {
       const si = cols.tradeSymbol(i);
       if (si < 0) break;
       const t = batch.time(i);
-      if (t < from || t >= to || ev.read + 1 >= progressAt) break;
+      if (t < from || t >= to) break;
       if (seen[si] !== stamp) {
         seen[si] = stamp;
         last[si] = -1;
@@ -449,18 +453,19 @@ export class BacktestRun {
       if (!(p >= lo[si] && p <= hi[si])) break;
       if (t > now) {
         if (nextTimer <= t) break;
-        this.sampleUpTo(t);
-        this.clock.set(t);
+        if (this.nextSample <= t) this.sampleUpTo(t);
         now = t;
       }
-      ev.read++;
-      ev.applied++;
-      ev.tradesSkipped++;
       last[si] = i;
     }
-    if (i > start) {
-      this.replayer.stats.trades += i - start;
-      this.result.quietTrades += i - start;
+    const n = i - start;
+    if (n > 0) {
+      if (now > start0) this.clock.set(now);
+      ev.read += n;
+      ev.applied += n;
+      ev.tradesSkipped += n;
+      this.replayer.stats.trades += n;
+      this.result.quietTrades += n;
       for (let s = 0; s < used; s++) if (seen[s] === stamp && last[s] >= 0) this.bot.noteTrade(names[s], cols.tradePrice(last[s]));
     }
     return i;

@@ -70,7 +70,8 @@ export class SimVenue implements Venue {
     if (this.engine.pendingEvents === 0) return;
     const events = this.engine.drain();
     const touchedBooks = this.touched;
-    touchedBooks.clear();
+    // Set.clear allocates a fresh table in V8 even when empty: only when there is something.
+    if (touchedBooks.size > 0) touchedBooks.clear();
     for (const e of events) this.forward(e, touchedBooks);
     if (this.depthLevels === 0) return;
     for (const symbol of touchedBooks) {
