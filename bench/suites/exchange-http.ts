@@ -233,6 +233,17 @@ async function fanoutPart(base: Base, fanout: Fanout): Promise<BenchResult[]> {
   ];
 }
 
+const PART_RUNNERS: Record<Part, (base: Base, fanout: Fanout) => Promise<BenchResult[]>> = {
+  resting: restingPart,
+  lowconc: lowConcurrencyPart,
+  batch: batchPart,
+  crossing: crossingPart,
+  fanout: fanoutPart,
+  'resting-pipelined': (base) => pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5),
+  'lowconc-pipelined': (base) => pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6),
+  'crossing-pipelined': (base) => pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 7),
+};
+
 /**
  * One part against its own exchange process (started, 16 users created and logged in, stopped
  * after). The exchange keeps every order and trade in memory, and its heap grows by well over
@@ -247,33 +258,7 @@ async function runPart(part: Part): Promise<BenchResult[]> {
   try {
     const users = await client.createUsers(adminToken, USERS, BALANCE);
     const base = { client, transport: client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
-    let out: BenchResult[];
-    switch (part) {
-      case 'resting':
-        out = await restingPart(base);
-        break;
-      case 'lowconc':
-        out = await lowConcurrencyPart(base);
-        break;
-      case 'batch':
-        out = await batchPart(base);
-        break;
-      case 'crossing':
-        out = await crossingPart(base);
-        break;
-      case 'fanout':
-        out = await fanoutPart(base, fanout);
-        break;
-      case 'resting-pipelined':
-        out = await pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5);
-        break;
-      case 'lowconc-pipelined':
-        out = await pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6);
-        break;
-      case 'crossing-pipelined':
-        out = await pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 7);
-        break;
-    }
+    const out = await PART_RUNNERS[part](base, fanout);
     if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
     return out;
   } finally {
