@@ -130,6 +130,9 @@ export class Bot {
         marketSymbols.add(s);
       }
       const market = def.marketData ? new Set<BotEventType>(def.marketData(params)) : undefined;
+      for (const t of market ?? []) {
+        if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
+      }
       for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
       const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map(), market };
       r.strategy = def.create(r.ctx);

@@ -69,6 +69,11 @@ describe('market-data interest', () => {
     await bot.stop();
   });
 
+  it('an unknown kind in marketData is refused at start, naming the strategy and the allowed kinds', async () => {
+    const bad = recorder([], ['trades' as MarketDataType]);
+    await expect(world([{ id: 'typo', definition: bad, params: {} }])).rejects.toThrow("strategy typo: marketData lists 'trades'; each entry must be one of trade, markPrice, depth, ticker");
+  });
+
   it('without `marketData` a strategy gets every kind, and a second strategy only what it asked for', async () => {
     const all: string[] = [];
     const marks: string[] = [];
