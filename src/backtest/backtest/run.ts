@@ -421,7 +421,7 @@ export class BacktestRun {
    * reaches it but the last prices, noted at the end (nothing in between reads them).
    */
   private skipQuietTrades(batch: EventBatch, cols: TradeColumns, start: number, from: number, to: number, progressAt: number): number {
-    if (this.fullTape || !this.quiet() || this.bot.wants('trade')) return start;
+    if (cols.tradeSymbol(start) < 0 || this.fullTape || !this.quiet() || this.bot.wants('trade')) return start;
     const names = cols.symbolNames;
     const lo = this.runLo;
     const hi = this.runHi;
