@@ -85,7 +85,11 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
   }
 
   it('ends with local == venue, no duplicates, no stale UNKNOWN, flat memory and listeners', async () => {
+    // One generator per loop: the fault schedule (kinds, parameters, gaps) is then the same in
+    // every run of a seed, whatever the machine's timing does to the other two loops.
     const rnd = mulberry32(SEED);
+    const rndMarks = mulberry32(SEED + 1);
+    const rndTrades = mulberry32(SEED + 2);
     await until(() => b.bot.tracker.live('mm').filter((o) => o.state === 'NEW').length === 2, 'the market maker quotes');
     await sleep(1000);
     collect();
@@ -97,7 +101,7 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     const admin = { 'x-admin-token': ex.adminToken };
     const marks = (async () => {
       while (!stop) {
-        mark = Math.max(45000, Math.min(55000, mark + Math.round((rnd() - 0.5) * 40) / 2));
+        mark = Math.max(45000, Math.min(55000, mark + Math.round((rndMarks() - 0.5) * 40) / 2));
         await ex.call('POST', '/v1/admin/market/mark-price', { headers: admin, body: { symbol: 'BTCUSDT', markPrice: mark.toFixed(1) } });
         await sleep(100);
       }
@@ -105,9 +109,9 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     let takerTrades = 0;
     const trades = (async () => {
       while (!stop) {
-        await sleep(300 + Math.floor(rnd() * 500));
+        await sleep(300 + Math.floor(rndTrades() * 500));
         const quotes = await taker.client.market.getDepth({ symbol: 'BTCUSDT', limit: 5 });
-        const buy = rnd() < 0.5;
+        const buy = rndTrades() < 0.5;
         const level = buy ? quotes.asks[0] : quotes.bids[0];
         if (level === undefined) continue;
         try {
