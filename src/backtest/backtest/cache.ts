@@ -249,26 +249,6 @@ export async function buildCache(recording: string, cachePath: string): Promise<
   return events;
 }
 
-/**
- * Strings for integer units, kept so a price seen before costs an array probe, not a format.
- * Direct-mapped on the low bits of the units (nearby prices and sizes take different slots): no
- * hashing of a double key per event, and bounded by construction.
- */
-const UNIT_SLOTS = 1 << 14;
-class UnitStrings {
-  private readonly keys = new Float64Array(UNIT_SLOTS).fill(NaN);
-  private readonly values: string[] = new Array<string>(UNIT_SLOTS).fill('');
-  constructor(private readonly grid: Grid) {}
-  get(units: number): string {
-    const slot = units & (UNIT_SLOTS - 1);
-    if (this.keys[slot] === units) return this.values[slot];
-    const s = this.grid.fromUnits(units);
-    this.keys[slot] = units;
-    this.values[slot] = s;
-    return s;
-  }
-}
-
 type TradeEv = Extract<RecordedEvent, { k: 'trade' }>;
 type MarkEv = Extract<RecordedEvent, { k: 'mark' }>;
 
@@ -305,8 +285,9 @@ class CacheBatch implements EventBatch, TradeColumns {
 
   constructor(
     private readonly names: string[],
-    private readonly prices: UnitStrings[],
-    private readonly qtys: UnitStrings[],
+    /** Tick and step grids per symbol: their fromUnits keeps recent strings (Grid). */
+    private readonly prices: Grid[],
+    private readonly qtys: Grid[],
   ) {
     this.rateCache = names.map(() => ({ m: NaN, scale: -1, s: '' }));
   }
@@ -332,7 +313,7 @@ class CacheBatch implements EventBatch, TradeColumns {
   }
 
   tradePrice(i: number): string {
-    return this.prices[this.sym[i]].get(this.a[i]);
+    return this.prices[this.sym[i]].fromUnits(this.a[i]);
   }
 
   private rate(si: number, m: number, scale: number): string {
@@ -353,8 +334,8 @@ class CacheBatch implements EventBatch, TradeColumns {
       e.t = this.t[i];
       e.s = this.names[si];
       this.tradeId = this.c[i];
-      e.p = this.prices[si].get(this.a[i]);
-      e.q = this.qtys[si].get(this.b[i]);
+      e.p = this.prices[si].fromUnits(this.a[i]);
+      e.q = this.qtys[si].fromUnits(this.b[i]);
       e.side = this.x[i] === 0 ? 'BUY' : 'SELL';
       return e;
     }
@@ -362,8 +343,8 @@ class CacheBatch implements EventBatch, TradeColumns {
       const e = this.mark;
       e.t = this.t[i];
       e.s = this.names[si];
-      e.p = this.prices[si].get(this.a[i]);
-      e.i = this.prices[si].get(this.b[i]);
+      e.p = this.prices[si].fromUnits(this.a[i]);
+      e.i = this.prices[si].fromUnits(this.b[i]);
       e.r = this.rate(si, this.c[i], this.x[i]);
       e.n = this.d[i];
       return e;
@@ -372,7 +353,7 @@ class CacheBatch implements EventBatch, TradeColumns {
       const e = this.funding;
       e.t = this.t[i];
       e.s = this.names[si];
-      e.p = this.prices[si].get(this.a[i]);
+      e.p = this.prices[si].fromUnits(this.a[i]);
       e.r = this.rate(si, this.c[i], this.x[i]);
       return e;
     }
@@ -434,7 +415,7 @@ export class CacheSource implements EventSource {
     const h = this.fileHeaders[this.fileIndex];
     const names = h.symbols.map((s) => s.symbol);
     const cs = codecs(h);
-    this.batch = new CacheBatch(names, cs.map((c) => new UnitStrings(c.tick)), cs.map((c) => new UnitStrings(c.step)));
+    this.batch = new CacheBatch(names, cs.map((c) => c.tick), cs.map((c) => c.step));
     return true;
   }
 
