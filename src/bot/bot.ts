@@ -9,9 +9,10 @@
 import { Dec } from '../core/decimal';
 import type { Clock, Scheduler } from '../core/clock';
 import { Grid } from '../core/values';
+import type { OrderRecord, TradeRecord } from '../protocol/records';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
-import type { BotEvent, BotEventType } from './bus/events';
+import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { OrderTracker } from './execution/order-tracker';
@@ -101,6 +102,7 @@ export class Bot {
       clock: opts.clock,
       scheduler: opts.scheduler,
       onError: (e, context) => this.reportError(e, context),
+      onFillsFound: (o, fills, sid) => this.onFillsFound(o, fills, sid),
     });
     this.bus.onHandlerError = (e, event) => this.reportError(e, `handler of ${event.type}`);
   }
@@ -226,25 +228,14 @@ export class Bot {
         this.bus.publish({ type: 'order', time, order, executionType, strategyId: sid });
         // A duplicated TRADE event (a venue or network may deliver one twice) is the same fill:
         // strategies hear of each fill once, or they would count position they do not have.
-        if (executionType === 'TRADE' && lastFilledQty !== undefined && lastFilledPrice !== undefined && this.firstSightOfFill(o.orderId, fillId ?? tradeId)) {
-          this.stats.fills++;
-          this.bus.publish({
-            type: 'fill',
-            time,
-            strategyId: sid,
-            fill: {
-              symbol: o.symbol,
-              orderId: o.orderId,
-              clientOrderId: o.clientOrderId,
-              side: o.side,
-              positionSide: o.positionSide,
-              price: lastFilledPrice,
-              quantity: lastFilledQty,
-              fee: handlingFee ?? '0',
-              realizedPnl: realizedPnl ?? '0',
-              role: roleType ?? 'taker',
-              tradeId: tradeId ?? '',
-            },
+        if (executionType === 'TRADE' && lastFilledQty !== undefined && lastFilledPrice !== undefined) {
+          this.publishFill(time, sid, order, fillId ?? tradeId, {
+            price: lastFilledPrice,
+            quantity: lastFilledQty,
+            fee: handlingFee ?? '0',
+            realizedPnl: realizedPnl ?? '0',
+            role: roleType ?? 'taker',
+            tradeId: tradeId ?? '',
           });
         }
         break;
@@ -307,6 +298,30 @@ export class Bot {
    */
   noteTrade(symbol: string, price: string): void {
     this.cache.setLast(symbol, price);
+  }
+
+  /** Publishes a fill the first time it is seen, whether the stream or reconciliation brought it. */
+  private publishFill(time: number, strategyId: string | undefined, o: OrderRecord, fillId: string | undefined, f: Pick<Fill, 'price' | 'quantity' | 'fee' | 'realizedPnl' | 'role' | 'tradeId'>): void {
+    if (!this.firstSightOfFill(o.orderId, fillId)) return;
+    this.stats.fills++;
+    this.bus.publish({
+      type: 'fill',
+      time,
+      strategyId,
+      fill: { symbol: o.symbol, orderId: o.orderId, clientOrderId: o.clientOrderId, side: o.side, positionSide: o.positionSide, ...f },
+    });
+  }
+
+  /**
+   * Fills a query found that the stream had not delivered (it was down while they happened):
+   * each trade record not seen yet becomes the `fill` event the stream would have published.
+   */
+  private onFillsFound(o: OrderRecord, fills: TradeRecord[], strategyId: string): void {
+    const time = this.opts.clock.now();
+    for (const t of fills) {
+      this.publishFill(time, strategyId, o, t.fillId, { price: t.price, quantity: t.quantity, fee: t.handlingFee, realizedPnl: t.realizedPnl, role: t.roleType, tradeId: t.tradeId });
+    }
+    this.kick();
   }
 
   /** Fill ids seen, oldest first, bounded: duplicates arrive close together. */

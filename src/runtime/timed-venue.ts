@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock';
-import type { OrderRecord, PositionRecord, UserAssetRecord } from '../protocol/records';
+import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../protocol/records';
 import type { BatchResult } from '../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../protocol/rest/orders';
@@ -72,6 +72,10 @@ export class TimedVenue implements Venue {
   }
   openOrders(symbol?: string): Promise<OrderRecord[]> {
     return this.timed('openOrders', () => this.inner.openOrders(symbol));
+  }
+
+  orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {
+    return this.timed('orderFills', () => this.inner.orderFills(symbol, orderId));
   }
   positions(symbol?: string): Promise<PositionRecord[]> {
     return this.timed('positions', () => this.inner.positions(symbol));

@@ -13,12 +13,17 @@ import marketMaker from '../../strategies/market-maker';
 import type { SetFaultParams } from '../../src/protocol/rest/admin';
 import type { TestExchange } from '../helpers/exchange';
 import { mulberry32 } from '../../src/core/random';
+import { watchWorkingOrders } from './support/working-orders';
 import { account, clearFaults, compare, converged, getFaults, recordFigures, setFault, sleep, startBot, startReliabilityExchange, until, type Account, type RelBot } from './support/world';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const SEED = Number(process.env.SOAK_SEED ?? 20240607);
 /** Longest an order may stay UNKNOWN: the SDK's settle (~3 s) plus the executor's (~4.5 s), with room for load. */
 const RESOLUTION_DEADLINE_MS = 20000;
+/** Orders the market maker asks for: one bid and one ask. */
+const QUOTES = 2;
+/** "A few seconds" for the working orders to come back to QUOTES once the faults stop. */
+const SETTLE_MS = 10000;
 
 // Generous: on a loaded machine convergence after the faults can take minutes (seen: 380 s in all).
 jest.setTimeout((2 * SECONDS + 300) * 1000);
@@ -130,6 +135,9 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
         await sleep(200);
       }
     })();
+    // The invariant, checked every 50 ms from the first fault to the end: the venue holds at most
+    // what the market maker asked for (one bid, one ask) plus its placements in flight.
+    const working = watchWorkingOrders(ex, mm.userId, b.bot, 'mm', QUOTES);
 
     const applied: Record<string, number> = {};
     const end = Date.now() + SECONDS * 1000;
@@ -141,8 +149,12 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     }
     const hits = (await getFaults(ex)).hits;
     await clearFaults(ex);
+    const faultsEndedAt = Date.now();
     stop = true;
     await Promise.all([marks, trades, watch]);
+    // Back to one quote a side within a few seconds of the faults stopping.
+    await until(() => working.current() <= QUOTES, () => `the market maker is back to at most ${QUOTES} working orders: ${working.describe()}`, SETTLE_MS);
+    const settledMs = Date.now() - faultsEndedAt;
 
     // Let the last resync finish, then compare with the venue. Each try waits for the bot to be
     // idle for at most 2 s: a market maker requoting on its 200 ms timer can keep the executor
@@ -161,6 +173,8 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
       60000,
     );
     const convergedMs = Date.now() - t0;
+    working.stop();
+    expect(working.violations()).toEqual([]);
     expect(last.duplicateClientOrderIds).toEqual([]);
     expect(last.fillMismatches).toEqual([]);
     expect(maxUnknownAgeMs).toBeLessThan(RESOLUTION_DEADLINE_MS);
@@ -181,6 +195,9 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
       reconciles: b.bot.stats.reconciles,
       streamResyncs: b.bot.stats.reconnects,
       ordersOnVenue: last.venueOpen.length,
+      maxWorkingOrders: { mm: working.max() },
+      maxInFlightPlacements: { mm: working.maxInFlight() },
+      backToQuotesAfterFaultsMs: settledMs,
       duplicates: last.duplicateClientOrderIds.length,
       maxUnknownAgeMs,
       convergedAfterFaultsMs: convergedMs,

@@ -14,7 +14,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { Clock, Scheduler } from '../../core/clock';
-import type { OrderRecord, PositionRecord, UserAssetRecord } from '../../protocol/records';
+import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
@@ -114,6 +114,10 @@ export class LatencyVenue implements Venue {
   }
   openOrders(symbol?: string): Promise<OrderRecord[]> {
     return this.inner.openOrders(symbol);
+  }
+
+  orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {
+    return this.inner.orderFills(symbol, orderId);
   }
   positions(symbol?: string): Promise<PositionRecord[]> {
     return this.inner.positions(symbol);

@@ -7,7 +7,7 @@
  */
 import type { Clock, Scheduler } from '../../core/clock';
 import type { OrderStatus } from '../../core/enums';
-import type { OrderRecord } from '../../protocol/records';
+import type { OrderRecord, TradeRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { PlaceOrderParams, StrategySubOrderParams } from '../../protocol/rest/orders';
 import type { EventBus } from '../bus/event-bus';
@@ -15,10 +15,14 @@ import type { StateCache } from '../state/cache';
 import type { Intent, PlaceIntent } from '../strategy/intents';
 import type { Venue } from '../venue/venue';
 import { ClientIdAllocator } from './client-ids';
-import { OrderTracker, type TrackerInput } from './order-tracker';
+import { OrderTracker, type LocalState, type TrackerInput } from './order-tracker';
 
 /** Most orders in one batch call (PROTOCOL.md section 3). */
 export const BATCH_LIMIT = 20;
+/** Orders made final by a REST answer kept for reconciliation until the stream confirms them. */
+const MAX_UNCONFIRMED = 1000;
+const VENUE_STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'EXPIRED']);
+const isVenueStatus = (i: TrackerInput): i is OrderStatus => VENUE_STATUSES.has(i);
 
 export interface ExecutorOptions {
   venue: Venue;
@@ -32,11 +36,18 @@ export interface ExecutorOptions {
   unknownRetries?: number;
   unknownRetryDelayMs?: number;
   onError?: (error: unknown, context: string) => void;
+  /**
+   * Fills of an order that a query showed and the stream had not delivered (it was down, or is
+   * late): the venue's trade records of the order, for the bot to publish those it has not seen.
+   */
+  onFillsFound?: (order: OrderRecord, fills: TradeRecord[], strategyId: string) => void;
 }
 
 interface Queued {
   strategyId: string;
   intent: Intent;
+  /** A placement's clientOrderId, given (and tracked) when it was queued. */
+  cid?: string;
 }
 
 const chunks = <T>(xs: T[], n: number): T[][] => {
@@ -49,15 +60,27 @@ export class OrderExecutor {
   private readonly queue: Queued[] = [];
   private running: Promise<void> | undefined;
   private reconciling: Promise<void> | undefined;
-  private readonly o: Required<Omit<ExecutorOptions, 'onError'>> & { onError: (error: unknown, context: string) => void };
+  private readonly o: Required<Omit<ExecutorOptions, 'onError' | 'onFillsFound'>> & Pick<ExecutorOptions, 'onFillsFound'> & { onError: (error: unknown, context: string) => void };
   /** Calls in flight, so a stop can wait for them. */
   private inFlight = 0;
   /**
-   * Place and bracket intents that passed the risk engine but are not in the tracker yet (queued
-   * for this tick, or waiting behind the tick's cancels). The risk engine counts them: otherwise
-   * one tick could pass N orders against a limit of N - 1 (max open orders, max position).
+   * Bracket intents that passed the risk engine but are not in the tracker yet (queued for this
+   * tick, or waiting behind the tick's cancels). The risk engine counts them: otherwise one tick
+   * could pass N orders against a limit of N - 1 (max open orders, max position). Placements are
+   * tracked when queued.
    */
   private readonly untracked: Intent[] = [];
+  /** Placements tracked but not sent yet: the venue cannot know them, so no query is made. */
+  private readonly unsent = new Set<string>();
+  /** Orders with a cancel request in flight: a venue answer of NEW then is not a failed cancel. */
+  private readonly cancelling = new Set<string>();
+  /**
+   * Orders made final by a REST answer (a cancel, a placement's or amendment's status) that the
+   * stream has not confirmed with the order's record. Such an answer carries no fills: if the
+   * stream was down, fills made before the end are known only to the venue, and reconciliation
+   * asks for these orders as well as the live ones. Oldest first, bounded.
+   */
+  private readonly unconfirmedFinals = new Set<string>();
 
   constructor(opts: ExecutorOptions) {
     this.o = {
@@ -72,10 +95,37 @@ export class OrderExecutor {
     return this.o.tracker;
   }
 
-  /** Adds an intent (already passed by the risk engine) to the current tick. */
+  /**
+   * Adds an intent (already passed by the risk engine) to the current tick. A placement is
+   * tracked at once, as PENDING_NEW under the clientOrderId it will be sent with: the strategy's
+   * `myOrders` must show what it has asked for even while nothing can be sent (during a
+   * reconciliation, sends wait), or it asks again on every event and each ask becomes one more
+   * working order once the sends resume (issue 12: 198 quotes of a two-quote market maker).
+   */
   enqueue(strategyId: string, intent: Intent): void {
+    if (intent.kind === 'place') {
+      const cid = this.o.clientIds.next(strategyId);
+      this.o.tracker.add({
+        clientOrderId: cid,
+        strategyId,
+        symbol: intent.symbol,
+        side: intent.side,
+        price: intent.price ?? '0',
+        quantity: intent.quantity,
+        executedQty: '0',
+        state: 'PENDING_NEW',
+        orderId: '',
+        tag: intent.tag,
+        reduceOnly: intent.reduceOnly ?? false,
+        sentAt: this.now(),
+        updatedAt: this.now(),
+      });
+      this.unsent.add(cid);
+      this.queue.push({ strategyId, intent, cid });
+      return;
+    }
     this.queue.push({ strategyId, intent });
-    if (intent.kind === 'place' || intent.kind === 'bracket') this.untracked.push(intent);
+    if (intent.kind === 'bracket') this.untracked.push(intent);
   }
 
   /** Orders passed by risk and not tracked yet; see `untracked`. */
@@ -121,7 +171,7 @@ export class OrderExecutor {
 
   private async send(items: Queued[]): Promise<void> {
     const cancels: Array<{ strategyId: string; cid: string }> = [];
-    const places: Array<{ strategyId: string; intent: PlaceIntent }> = [];
+    let places: Array<{ strategyId: string; intent: PlaceIntent; cid: string }> = [];
     const amends = new Map<string, Array<{ cid: string; price: string; quantity: string; orderId: string; strategyId: string; intent: Intent }>>();
     const others: Queued[] = [];
     for (const q of items) {
@@ -129,7 +179,7 @@ export class OrderExecutor {
       if (i.kind === 'cancel') cancels.push({ strategyId: q.strategyId, cid: i.clientOrderId });
       else if (i.kind === 'cancelAll') {
         for (const o of this.o.tracker.live(q.strategyId, i.symbol)) cancels.push({ strategyId: q.strategyId, cid: o.clientOrderId });
-      } else if (i.kind === 'place') places.push({ strategyId: q.strategyId, intent: i });
+      } else if (i.kind === 'place') places.push({ strategyId: q.strategyId, intent: i, cid: q.cid as string });
       else if (i.kind === 'amend') {
         const t = this.o.tracker.get(i.clientOrderId);
         if (!t || t.orderId === '') {
@@ -141,8 +191,17 @@ export class OrderExecutor {
         amends.set(t.symbol, list);
       } else others.push(q);
     }
+    // A cancel of a placement not sent yet: neither goes to the venue.
+    const withdrawn = new Set(cancels.filter((c) => this.unsent.has(c.cid)).map((c) => c.cid));
+    if (withdrawn.size > 0) {
+      places = places.filter((p) => !withdrawn.has(p.cid));
+      for (const cid of withdrawn) {
+        this.unsent.delete(cid);
+        this.apply(cid, 'CANCELED');
+      }
+    }
     // Cancels go first: when throttled or in trouble, taking risk off matters most.
-    const uniqueCancels = [...new Map(cancels.map((c) => [c.cid, c])).values()];
+    const uniqueCancels = [...new Map(cancels.filter((c) => !withdrawn.has(c.cid)).map((c) => [c.cid, c])).values()];
     await Promise.all(chunks(uniqueCancels, BATCH_LIMIT).map((chunk) => this.sendCancels(chunk)));
     const calls: Array<Promise<void>> = [];
     for (const chunk of chunks(places, BATCH_LIMIT)) calls.push(this.sendPlaces(chunk));
@@ -164,11 +223,29 @@ export class OrderExecutor {
     return this.o.clock.now();
   }
 
-  private apply(cid: string, input: TrackerInput): void {
+  /**
+   * One input through the tracker's table. An illegal one is published and the venue asked; when
+   * the input is itself the venue's answer to a query, the answer is the truth and the tracker
+   * takes it (asking again would only get the same answer, forever).
+   */
+  private apply(cid: string, input: TrackerInput, fromQuery = false): void {
     const r = this.o.tracker.transition(cid, input, this.now());
     if (r && !r.applied) {
       this.o.bus.publish({ type: 'illegalTransition', time: this.now(), clientOrderId: cid, from: r.from, input: r.input });
-      void this.settle(cid);
+      if (fromQuery && isVenueStatus(input)) this.o.tracker.resync(cid, input, this.now());
+      else void this.settle(cid);
+    }
+  }
+
+  /** `apply` for a REST answer: a final state reached this way waits for the order's record. */
+  private applyAnswer(cid: string, input: TrackerInput): void {
+    this.apply(cid, input);
+    const t = this.o.tracker.get(cid);
+    if (t === undefined || !OrderTracker.isFinal(t.state) || t.state === 'REJECTED') return;
+    this.unconfirmedFinals.add(cid);
+    if (this.unconfirmedFinals.size > MAX_UNCONFIRMED) {
+      const oldest = this.unconfirmedFinals.values().next();
+      if (oldest.done !== true) this.unconfirmedFinals.delete(oldest.value);
     }
   }
 
@@ -176,25 +253,11 @@ export class OrderExecutor {
     this.o.bus.publish({ type: 'rejection', time: this.now(), strategyId, intent, code, message });
   }
 
-  private async sendPlaces(chunk: Array<{ strategyId: string; intent: PlaceIntent }>): Promise<void> {
-    const orders: PlaceOrderParams[] = chunk.map(({ strategyId, intent: i }) => {
-      this.tracked(i);
-      const cid = this.o.clientIds.next(strategyId);
-      this.o.tracker.add({
-        clientOrderId: cid,
-        strategyId,
-        symbol: i.symbol,
-        side: i.side,
-        price: i.price ?? '0',
-        quantity: i.quantity,
-        executedQty: '0',
-        state: 'PENDING_NEW',
-        orderId: '',
-        tag: i.tag,
-        reduceOnly: i.reduceOnly ?? false,
-        sentAt: this.now(),
-        updatedAt: this.now(),
-      });
+  private async sendPlaces(chunk: Array<{ strategyId: string; intent: PlaceIntent; cid: string }>): Promise<void> {
+    const orders: PlaceOrderParams[] = chunk.map(({ intent: i, cid }) => {
+      this.unsent.delete(cid);
+      const t = this.o.tracker.get(cid);
+      if (t) t.sentAt = this.now();
       const p: PlaceOrderParams = { symbol: i.symbol, side: i.side, type: i.type, quantity: i.quantity, clientOrderId: cid };
       if (i.price !== undefined && i.type === 'LIMIT') p.price = i.price;
       if (i.timeInForce !== undefined) p.timeInForce = i.timeInForce;
@@ -218,7 +281,7 @@ export class OrderExecutor {
       const t = this.o.tracker.get(cid);
       if (r.success) {
         if (t && t.orderId === '') t.orderId = r.orderId;
-        this.apply(cid, r.status as OrderStatus);
+        this.applyAnswer(cid, r.status as OrderStatus);
       } else {
         this.apply(cid, 'refused');
         this.publishRejection(chunk[idx].strategyId, chunk[idx].intent, r.code, r.message);
@@ -235,16 +298,20 @@ export class OrderExecutor {
     });
     if (refs.length === 0) return;
     let result: BatchResult;
+    for (const r of refs) this.cancelling.add(r.clientOrderId);
     try {
       result = await this.call('batch-cancel', () => this.o.venue.cancelOrders(refs));
     } catch (e) {
       this.o.onError(e, 'batch-cancel');
+      for (const r of refs) this.cancelling.delete(r.clientOrderId);
+      // The query says whether the cancel took effect: an order still open is working again.
       await Promise.all(refs.map((r) => this.settle(r.clientOrderId)));
       return;
     }
+    for (const r of refs) this.cancelling.delete(r.clientOrderId);
     result.results.forEach((r, idx) => {
       const cid = refs[idx].clientOrderId;
-      if (r.success) this.apply(cid, 'CANCELED');
+      if (r.success) this.applyAnswer(cid, 'CANCELED');
       else {
         this.apply(cid, 'cancelFailed');
         void this.settle(cid);
@@ -269,7 +336,7 @@ export class OrderExecutor {
           t.price = c.price;
           t.quantity = c.quantity;
         }
-        if (r.status !== '') this.apply(c.cid, r.status as OrderStatus);
+        if (r.status !== '') this.applyAnswer(c.cid, r.status as OrderStatus);
       } else {
         this.publishRejection(c.strategyId, c.intent, r.code, r.message);
       }
@@ -334,7 +401,7 @@ export class OrderExecutor {
    * An order update from the stream (or a query). Tracks it, adopting orders of our strategies
    * the tracker does not know (placed by a condition, a bracket, or before a restart).
    */
-  onOrderUpdate(o: OrderRecord, strategyOf: (cid: string) => string | undefined): void {
+  onOrderUpdate(o: OrderRecord, strategyOf: (cid: string) => string | undefined, fromQuery = false): void {
     let t = this.o.tracker.get(o.clientOrderId);
     if (!t) {
       const sid = strategyOf(o.clientOrderId);
@@ -358,10 +425,29 @@ export class OrderExecutor {
     }
     if (!t) return;
     if (t.orderId === '') t.orderId = o.orderId;
-    if (Number(o.executedQty) >= Number(t.executedQty)) t.executedQty = o.executedQty;
+    const known = Number(t.executedQty);
+    if (Number(o.executedQty) >= known) t.executedQty = o.executedQty;
     t.quantity = o.quantity;
     if (o.price !== '0') t.price = o.price;
-    this.apply(o.clientOrderId, o.status);
+    if (OrderTracker.isFinal(o.status as LocalState)) this.unconfirmedFinals.delete(o.clientOrderId);
+    // A queried order still open while the tracker waits on a cancel no longer in flight: that
+    // cancel failed or never arrived, and the order is working again (else it stays
+    // PENDING_CANCEL forever, never cancelled again, and the strategy quotes beside it).
+    if (fromQuery && t.state === 'PENDING_CANCEL' && (o.status === 'NEW' || o.status === 'PARTIALLY_FILLED') && !this.cancelling.has(o.clientOrderId)) {
+      this.apply(o.clientOrderId, 'cancelFailed');
+    }
+    this.apply(o.clientOrderId, o.status, fromQuery);
+    if (fromQuery && Number(o.executedQty) > known && this.o.onFillsFound) void this.fetchFills(o, t.strategyId);
+  }
+
+  /** The trade records of an order whose query showed fills the stream may not have delivered. */
+  private async fetchFills(o: OrderRecord, strategyId: string): Promise<void> {
+    try {
+      const fills = await this.call('order-fills', () => this.o.venue.orderFills(o.symbol, o.orderId));
+      this.o.onFillsFound?.(o, fills, strategyId);
+    } catch (e) {
+      this.o.onError(e, 'order fills');
+    }
   }
 
   /** Settles one order from the venue's answer, with bounded retries while it is not found. */
@@ -381,13 +467,15 @@ export class OrderExecutor {
       }
       if (rec) {
         this.o.cache.applyOrder(rec);
-        this.onOrderUpdate(rec, () => t.strategyId);
+        this.onOrderUpdate(rec, () => t.strategyId, true);
         return;
       }
       if (attempt < this.o.unknownRetries) await this.sleep(this.o.unknownRetryDelayMs * (attempt + 1));
     }
-    // Asked enough times: the venue has no such order, so it was never placed.
-    this.apply(cid, 'notFound');
+    // Asked enough times: the venue has no such order, so it was never placed (an order already
+    // final here has nothing left to learn).
+    this.unconfirmedFinals.delete(cid);
+    if (!OrderTracker.isFinal(t.state)) this.apply(cid, 'notFound');
   }
 
   private sleep(ms: number): Promise<void> {
@@ -427,14 +515,24 @@ export class OrderExecutor {
     for (const o of open) {
       if (!this.o.tracker.get(o.clientOrderId) && strategyOf(o.clientOrderId) !== undefined) adopted++;
       const before = this.o.tracker.get(o.clientOrderId)?.state;
-      this.onOrderUpdate(o, strategyOf);
+      this.onOrderUpdate(o, strategyOf, true);
       if (before !== undefined && before !== this.o.tracker.get(o.clientOrderId)?.state) corrected++;
     }
-    const gone = this.o.tracker.live().filter((t) => !openIds.has(t.clientOrderId));
+    // Live orders the venue no longer lists, and orders made final by a REST answer the stream
+    // never confirmed (their fills may be lost), are asked for one by one. Placements not sent
+    // yet are not on the venue by construction.
+    const gone = this.o.tracker.live().filter((t) => !openIds.has(t.clientOrderId) && !this.unsent.has(t.clientOrderId));
+    for (const cid of this.unconfirmedFinals) {
+      const t = this.o.tracker.get(cid);
+      if (t === undefined) this.unconfirmedFinals.delete(cid);
+      else if (!openIds.has(cid)) gone.push(t);
+    }
     for (const t of gone) {
       const before = t.state;
+      const filled = t.executedQty;
       await this.settle(t.clientOrderId);
-      if (this.o.tracker.get(t.clientOrderId)?.state !== before) corrected++;
+      const after = this.o.tracker.get(t.clientOrderId);
+      if (after?.state !== before || after.executedQty !== filled) corrected++;
     }
     this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected });
   }

@@ -166,6 +166,25 @@ export class OrderTracker {
     return { applied: true, from, to };
   }
 
+  /**
+   * Sets an order to the venue's status where the table has no move to it: for the answer of a
+   * query, which is the venue's truth (an order concluded never placed that the venue does hold,
+   * a fill reported after a cancel). Keeps the live and final sets in step.
+   */
+  resync(clientOrderId: string, status: OrderStatus, now: number): void {
+    const o = this.orders.get(clientOrderId);
+    if (!o) return;
+    const wasFinal = FINAL.has(o.state);
+    o.state = status;
+    o.updatedAt = now;
+    if (!wasFinal && FINAL.has(status)) {
+      this.liveOrders.delete(clientOrderId);
+      this.retire(clientOrderId);
+    } else if (wasFinal && !FINAL.has(status)) {
+      this.liveOrders.set(clientOrderId, o);
+    }
+  }
+
   private retire(clientOrderId: string): void {
     this.finals.push(clientOrderId);
     while (this.finals.length - this.finalsHead > this.keepFinals) {

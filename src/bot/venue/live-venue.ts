@@ -7,7 +7,7 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../../core/clock';
 import { SystemClock } from '../../core/clock';
-import type { OrderRecord, PositionRecord, UserAssetRecord } from '../../protocol/records';
+import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
@@ -174,6 +174,12 @@ export class LiveVenue implements Venue {
   async openOrders(symbol?: string): Promise<OrderRecord[]> {
     const out: OrderRecord[] = [];
     for await (const o of this.client.orders.iterateCurrentOrders(symbol === undefined ? {} : { symbol })) out.push(o);
+    return out;
+  }
+
+  async orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {
+    const out: TradeRecord[] = [];
+    for await (const t of this.client.orders.iterateTrades({ symbol, orderId })) out.push(t);
     return out;
   }
 

@@ -8,7 +8,7 @@ import type { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock';
 import { VenueError } from '../../core/errors';
 import { ErrorCodes } from '../../core/errors';
-import type { OrderRecord, PositionRecord, UserAssetRecord } from '../../protocol/records';
+import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
@@ -168,6 +168,10 @@ export class SimVenue implements Venue {
 
   async openOrders(symbol?: string): Promise<OrderRecord[]> {
     return this.engine.currentOrders(this.userId, symbol === undefined ? { limit: 100000 } : { symbol, limit: 100000 }).list;
+  }
+
+  async orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {
+    return this.engine.tradeHistory(this.userId, { symbol, orderId, page: 1, pageSize: 100000 }).list;
   }
 
   async positions(symbol?: string): Promise<PositionRecord[]> {

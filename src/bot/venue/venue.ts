@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock';
-import type { ConditionOrderRecord, OrderRecord, PositionRecord, StrategyOrderRecord, UserAssetRecord } from '../../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord, StrategyOrderRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, PriceLevel, PublicTrade, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
@@ -80,6 +80,8 @@ export interface Venue {
   /** The order, or undefined when the venue does not know it (30001). */
   queryOrder(ref: OrderRef): Promise<OrderRecord | undefined>;
   openOrders(symbol?: string): Promise<OrderRecord[]>;
+  /** Every fill of one order (trade records): how reconciliation learns fills the stream lost. */
+  orderFills(symbol: string, orderId: string): Promise<TradeRecord[]>;
   positions(symbol?: string): Promise<PositionRecord[]>;
   account(): Promise<UserAssetRecord>;
   markPrice(symbol: string): Promise<MarkPriceData>;
