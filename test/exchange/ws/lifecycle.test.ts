@@ -103,4 +103,19 @@ describe('ws heartbeat, cleanup and shutdown', () => {
     await w.place('a', { side: 'BUY', price: '48000' });
     w.listenKeys.expireNow(key);
   });
+
+  it('a half-open connection (dropWs fault) closed by the server is cut, not left holding the socket', async () => {
+    w = await startWorld({ gateway: { closeGraceMs: 200 } });
+    await w.createUser('a');
+    const key = w.listenKeys.create('a').listenKey;
+    const priv = await w.connect(w.privateUrl(key));
+    expect(w.gateway.dropPrivate('a', 'halfOpen')).toBe(1);
+    // The key ends while the connection reads nothing: the server closes the connection. A close
+    // frame could never be answered through a paused socket, and ws would then hold it for 30 s
+    // (a test exchange's stop() waited that long after every half-open fault).
+    w.listenKeys.expireNow(key);
+    const t0 = Date.now();
+    expect((await priv.closed).code).toBe(1006);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
 });

@@ -309,8 +309,13 @@ export class WsGateway implements WsFaultTarget {
   }
 
   private closeConnection(conn: Connection, code: number, reason: string): void {
+    // A half-open connection (dropWs fault) reads nothing, so it would never see the peer's
+    // close frame: ws would hold the socket for its 30 s closing timeout, and the HTTP server's
+    // close (stop) with it. It is cut instead.
+    const paused = this.halfOpen.has(conn);
     this.detach(conn);
-    conn.ws.close(code, reason);
+    if (paused) conn.ws.terminate();
+    else conn.ws.close(code, reason);
   }
 
   private terminate(conn: Connection): void {
