@@ -1334,7 +1334,8 @@ export class Engine {
     }
     let stopPrice = 0;
     let activatePrice = 0;
-    let callbackRate = '';
+    // A decimal field is a decimal string: "0" where it does not apply, as for the other prices.
+    let callbackRate = '0';
     if (trailing) {
       if (input.callbackRate === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'callbackRate is required for TRAILING_STOP', 'callbackRate');
       const rate = new Dec(input.callbackRate);
@@ -1603,7 +1604,7 @@ export class Engine {
       workingType: s.workingType ?? 'CONTRACT_PRICE',
       priceProtect: s.priceProtect ?? false,
       activatePrice: c.activatePrice,
-      callbackRate: s.callbackRate ?? '',
+      callbackRate: s.callbackRate ?? '0',
       timeInForce: s.timeInForce ?? 'GTC',
       reduceOnly: s.reduceOnly ?? false,
       makerOnly: s.makerOnly ?? false,

@@ -230,7 +230,8 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
   for (const o of s.orders) {
     refs.ordersById.set(o.id, { ...o, symbol: spec(o.symbol), cumQuote: new Dec(o.cumQuote), frozenPerStep: new Dec(o.frozenPerStep), frozen: new Dec(o.frozen) });
   }
-  for (const x of s.conditions) refs.conditionsById.set(x.id, { ...x, symbol: spec(x.symbol) });
+  // Snapshots written before callbackRate was "0" when unused hold "" there.
+  for (const x of s.conditions) refs.conditionsById.set(x.id, { ...x, callbackRate: x.callbackRate === '' ? '0' : x.callbackRate, symbol: spec(x.symbol) });
   for (const st of s.strategies) {
     refs.strategiesById.set(st.id, { ...st, symbol: spec(st.symbol), subs: st.subs.map((sub) => ({ ...sub, input: { ...sub.input }, reached: new Set(sub.reached) })) });
   }

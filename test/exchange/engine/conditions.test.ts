@@ -122,3 +122,18 @@ describe('condition orders', () => {
     expect(w.engine.positions('b')[0]).toMatchObject({ tpPrice: '55000', slPrice: '45000' });
   });
 });
+
+describe('callbackRate of conditions that are not trailing stops', () => {
+  it('is "0", also after restoring a snapshot written when it was ""', () => {
+    const w = world();
+    const rec = w.engine.placeCondition('a', { symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', quantity: '0.01', stopPrice: '40000' });
+    expect(rec.callbackRate).toBe('0');
+    const snap = w.engine.exportState();
+    // As an older engine wrote it.
+    const old = JSON.parse(JSON.stringify(snap).split('"callbackRate":"0"').join('"callbackRate":""')) as typeof snap;
+    expect(JSON.stringify(old)).toContain('"callbackRate":""');
+    const restored = world();
+    restored.engine.importState(old);
+    expect(restored.engine.currentConditions('a', 'BTCUSDT').list.map((c) => c.callbackRate)).toEqual(['0']);
+  });
+});
