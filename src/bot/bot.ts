@@ -8,10 +8,12 @@
  */
 import { Dec } from '../core/decimal';
 import type { Clock, Scheduler } from '../core/clock';
+import { Fifo } from '../core/fifo';
 import { Grid } from '../core/values';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
+import { CodeLog } from './code-log';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
@@ -52,6 +54,29 @@ export interface BotOptions {
   store?: BotStateStore;
   /** Cancel the strategies' orders when the bot stops. */
   cancelOnStop?: boolean;
+  /** Denials and rejections are logged at most once per code per this interval (default 10 s). */
+  denialLogIntervalMs?: number;
+  /**
+   * A strategy that throws this many times within `windowMs` is stopped (no more events, its
+   * orders cancelled, the bot REDUCING); `false`: never stopped. Default 10 in 60 s.
+   */
+  strategyErrors?: StrategyErrorLimit | false;
+}
+
+export interface StrategyErrorLimit {
+  maxErrors: number;
+  windowMs: number;
+}
+
+export const DEFAULT_STRATEGY_ERRORS: StrategyErrorLimit = { maxErrors: 10, windowMs: 60_000 };
+
+/** Errors of one strategy, for health, metrics and reports. */
+export interface StrategyHealth {
+  id: string;
+  errors: number;
+  /** Why it was stopped, when it was. */
+  stopped: string | undefined;
+  lastError: string | undefined;
 }
 
 /** The bot's own catch-all bus handler (its dispatcher to the strategies). */
@@ -65,6 +90,12 @@ interface Running {
   timers: Map<string, () => void>;
   /** Market-data event types the strategy handles; undefined: all of them. */
   market: ReadonlySet<BotEventType> | undefined;
+  errors: number;
+  /** Times of the errors inside the rate window, oldest first. */
+  recentErrors: Fifo<number>;
+  lastError: string | undefined;
+  /** Set when the strategy was stopped for its errors: it gets no more events. */
+  stopped: string | undefined;
 }
 
 export class Bot {
@@ -105,11 +136,23 @@ export class Bot {
       onFillsFound: (o, fills, sid) => this.onFillsFound(o, fills, sid),
     });
     this.bus.onHandlerError = (e, event) => this.reportError(e, `handler of ${event.type}`);
+    // Denials and rejections are what a user asks about first when a bot does not trade: logged
+    // where they look (info and warn), one line per code per interval with a count.
+    this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
+    const log = opts.logger;
+    this.bus.subscribe('denial', (e) => {
+      this.codeLog.note(`denial:${e.strategyId}:${e.code}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.reason, intent: e.intent.kind }, `risk denied an intent: ${e.code}`);
+    });
+    this.bus.subscribe('rejection', (e) => {
+      this.codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
+    });
   }
+
+  private readonly codeLog: CodeLog;
 
   private reportError(e: unknown, context: string): void {
     this.stats.errors++;
-    this.opts.logger.error({ err: e instanceof Error ? { message: e.message, name: e.name } : String(e), context }, 'bot error');
+    this.opts.logger.error({ err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
   }
 
   /** Strategy owning a clientOrderId, or undefined for orders that are not this bot's. */
@@ -136,7 +179,7 @@ export class Bot {
         if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
       }
       for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
-      const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map(), market };
+      const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined };
       r.strategy = def.create(r.ctx);
       this.running.push(r);
     }
@@ -152,7 +195,12 @@ export class Bot {
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
     for (const r of this.running) {
       const s = saved?.strategies[r.slot.id];
-      if (s !== undefined && r.strategy.restoreState) r.strategy.restoreState(s);
+      if (s === undefined || !r.strategy.restoreState) continue;
+      try {
+        r.strategy.restoreState(s);
+      } catch (e) {
+        this.strategyFailed(r, 'restoreState', e);
+      }
     }
     // Adopt what the venue already holds (orders from before a restart) before trading.
     await this.executor.reconcile('start', (cid) => this.strategyOf(cid));
@@ -165,7 +213,15 @@ export class Bot {
       this.reportError(e, 'initial account and mark price');
     }
     for (const r of this.running) {
-      if (r.strategy.onStart) this.intents(r, r.strategy.onStart());
+      if (!r.strategy.onStart || r.stopped !== undefined) continue;
+      let out;
+      try {
+        out = r.strategy.onStart();
+      } catch (e) {
+        this.strategyFailed(r, 'onStart', e);
+        continue;
+      }
+      this.intents(r, out);
     }
     this.kick();
     if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
@@ -179,10 +235,17 @@ export class Bot {
     for (const r of this.running) {
       for (const cancel of r.timers.values()) cancel();
       r.timers.clear();
-      if (r.strategy.onStop) this.intents(r, r.strategy.onStop());
+      if (r.strategy.onStop && r.stopped === undefined) {
+        try {
+          this.intents(r, r.strategy.onStop());
+        } catch (e) {
+          this.strategyFailed(r, 'onStop', e);
+        }
+      }
       if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
     }
     await this.executor.idle();
+    this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
     await this.saveState();
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
@@ -191,7 +254,14 @@ export class Bot {
   async saveState(): Promise<void> {
     if (!this.opts.store) return;
     const strategies: Record<string, unknown> = {};
-    for (const r of this.running) if (r.strategy.saveState) strategies[r.slot.id] = r.strategy.saveState();
+    for (const r of this.running) {
+      if (!r.strategy.saveState) continue;
+      try {
+        strategies[r.slot.id] = r.strategy.saveState();
+      } catch (e) {
+        this.strategyFailed(r, 'saveState', e);
+      }
+    }
     await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies });
   }
 
@@ -378,14 +448,63 @@ export class Bot {
     this.stats.events++;
     if (e.type === 'denial') this.stats.denials++;
     if (e.type === 'rejection') this.stats.rejections++;
+    // A strategy's own errors go to operators, not back to strategies (a handler that throws on
+    // them would feed itself).
+    if (e.type === 'strategyError') return;
     const owner = 'strategyId' in e ? e.strategyId : undefined;
     const ownedTypes = e.type === 'order' || e.type === 'fill' || e.type === 'timer' || e.type === 'denial' || e.type === 'rejection';
     for (const r of this.running) {
-      if (!r.strategy.onEvent) continue;
+      if (!r.strategy.onEvent || r.stopped !== undefined) continue;
       if (ownedTypes && owner !== r.slot.id) continue;
       if (r.market !== undefined && MARKET_EVENT.has(e.type) && !r.market.has(e.type)) continue;
-      this.intents(r, r.strategy.onEvent(e));
+      let out;
+      try {
+        out = r.strategy.onEvent(e);
+      } catch (err) {
+        this.strategyFailed(r, `onEvent(${e.type})`, err);
+        continue;
+      }
+      this.intents(r, out);
     }
+  }
+
+  /**
+   * A strategy threw: logged at error with its id and the full stack, counted, published as a
+   * `strategyError` event; past the configured rate the strategy is stopped.
+   */
+  private strategyFailed(r: Running, where: string, err: unknown): void {
+    const time = this.opts.clock.now();
+    const message = err instanceof Error ? err.message : String(err);
+    const stack = err instanceof Error ? (err.stack ?? '') : '';
+    this.stats.errors++;
+    r.errors++;
+    r.lastError = `${where}: ${message}`;
+    this.opts.logger.error({ strategy: r.slot.id, where, err: { name: err instanceof Error ? err.name : typeof err, message, stack } }, 'strategy threw');
+    this.bus.publish({ type: 'strategyError', time, strategyId: r.slot.id, where, message, stack });
+    const limit = this.opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS;
+    if (limit === false || r.stopped !== undefined) return;
+    r.recentErrors.push(time);
+    for (let t = r.recentErrors.peek(); t !== undefined && t <= time - limit.windowMs; t = r.recentErrors.peek()) r.recentErrors.shift();
+    if (r.recentErrors.length >= limit.maxErrors) {
+      this.stopStrategy(r, `${r.recentErrors.length} errors within ${limit.windowMs / 1000} s; last in ${where}: ${message}`);
+    }
+  }
+
+  /** Stops one strategy for its errors: no more events or timers, its orders cancelled, REDUCING. */
+  private stopStrategy(r: Running, reason: string): void {
+    r.stopped = reason;
+    for (const cancel of r.timers.values()) cancel();
+    r.timers.clear();
+    this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
+    this.opts.logger.error({ strategy: r.slot.id, reason }, 'strategy stopped for its errors; its orders are cancelled');
+    if (this.risk.state === 'ACTIVE') this.risk.setState('REDUCING', `strategy ${r.slot.id} stopped: ${reason}`);
+    this.bus.publish({ type: 'strategyStopped', time: this.opts.clock.now(), strategyId: r.slot.id, reason });
+    this.kick();
+  }
+
+  /** Errors and state of each strategy. */
+  strategyHealth(): StrategyHealth[] {
+    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError }));
   }
 
   private intents(r: Running, list: readonly Intent[] | void): void {

@@ -9,8 +9,17 @@ import { parseArgs } from 'node:util';
 import { backtest } from '../backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import { progressLine } from '../backtest/backtest/progress';
-import { renderHtml } from '../backtest/report/html';
+import { renderHtml, strategyErrorText } from '../backtest/report/html';
+import { createRuntimeLogger } from '../runtime/logger';
 import { reportJson } from '../backtest/report/report';
+
+/** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
+export const EXIT_STRATEGY_ERRORS = 3;
+
+const byCodeText = (m: Record<string, number>): string => {
+  const parts = Object.entries(m).map(([k, v]) => `${k} ${v}`);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+};
 
 export const BACKTEST_USAGE = `perpkit backtest <config.yaml> [options]
 
@@ -18,25 +27,39 @@ Replays the config's recording through its strategies, the risk engine and the e
 a virtual clock, and writes report.json, report.html and run.json (docs/backtesting.md).
 
 Options:
-  --out <dir>      output directory (default: report.out of the config, else ./backtest-out)
-  --no-cache       read the JSON lines, do not build or use the binary replay cache
-  --full-tape      re-enact every recorded trade through the engine (slower; same fills)
-  --quiet          no progress bar and no notes
-  -h, --help       show this text
+  --out <dir>                output directory (default: report.out of the config, else ./backtest-out)
+  --no-cache                 read the JSON lines, do not build or use the binary replay cache
+  --full-tape                re-enact every recorded trade through the engine (slower; same fills)
+  --allow-strategy-errors    exit 0 even when a strategy threw (the report still says so)
+  --strategy-logs            print the strategies' ctx.log lines and the bot's (denials, rejections,
+                             errors) on stderr, as pino JSON
+  --quiet                    no progress bar and no notes
+  -h, --help                 show this text
+
+Exit codes: 0 done; 1 the backtest itself failed; 2 bad input (config, data); 3 a strategy threw
+(see the summary's "strategy errors" line and report.html), unless --allow-strategy-errors.
 
 Example:
   perpkit backtest config/backtest-market-maker.yaml --out /tmp/mm
 `;
 
 export async function runBacktestCli(argv: string[]): Promise<number> {
-  let values: { out?: string; 'no-cache'?: boolean; 'full-tape'?: boolean; quiet?: boolean; help?: boolean };
+  let values: { out?: string; 'no-cache'?: boolean; 'full-tape'?: boolean; 'allow-strategy-errors'?: boolean; 'strategy-logs'?: boolean; quiet?: boolean; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: { out: { type: 'string' }, 'no-cache': { type: 'boolean' }, 'full-tape': { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        out: { type: 'string' },
+        'no-cache': { type: 'boolean' },
+        'full-tape': { type: 'boolean' },
+        'allow-strategy-errors': { type: 'boolean' },
+        'strategy-logs': { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (e) {
     process.stderr.write(`perpkit backtest: ${e instanceof Error ? e.message : String(e)}\n\n${BACKTEST_USAGE}`);
@@ -61,6 +84,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     const outcome = await backtest(cfg, {
       cache: values['no-cache'] === true ? false : undefined,
       fullTape: values['full-tape'] === true,
+      logger: values['strategy-logs'] === true ? createRuntimeLogger({ level: 'debug', fd: 2, pretty: false }) : undefined,
       onNotice: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
       onProgress: tty
         ? (p) => {
@@ -83,8 +107,14 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     process.stdout.write(
       `backtest: ${ev} events in ${(wallMs / 1000).toFixed(1)} s (${run.eventsPerSecond} ev/s, from ${run.source})\n` +
         `  pnl ${s.totalPnl} (return ${(s.return * 100).toFixed(3)}%), fees ${s.fees}, funding ${s.funding}, max drawdown ${(s.maxDrawdown * 100).toFixed(3)}%, sharpe ${s.sharpe}, fills ${s.fills}\n` +
+        `  orders ${s.ordersAccepted} accepted; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
+        `  strategy errors: ${strategyErrorText(s)}\n` +
         `  wrote ${path.join(out, 'report.json')}, report.html, run.json\n`,
     );
+    if (s.strategyErrors > 0 && values['allow-strategy-errors'] !== true) {
+      process.stderr.write(`perpkit backtest: strategies threw ${s.strategyErrors} times (first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}); the results are those of failing strategies. Exit ${EXIT_STRATEGY_ERRORS}; --allow-strategy-errors to accept them\n`);
+      return EXIT_STRATEGY_ERRORS;
+    }
     return 0;
   } catch (e) {
     if (tty) process.stderr.write('\n');

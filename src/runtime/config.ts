@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { isDecimalString } from '../core/decimal';
 import type { RiskLimits } from '../bot/risk/limits';
+import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/bot';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -37,6 +38,8 @@ export interface BotConfig {
   risk: RiskLimits;
   pollPositionsMs: number;
   cancelOnStop: boolean;
+  /** A strategy throwing this often is stopped; false: never. */
+  strategyErrors: StrategyErrorLimit | false;
   /** Absolute path; undefined: nothing survives a restart except what the venue holds. */
   stateFile: string | undefined;
   /** How often state is saved while running, ms (it is always saved at stop). */
@@ -108,7 +111,7 @@ class Reader {
   }
 }
 
-const TOP_KEYS = ['venue', 'strategies', 'risk', 'pollPositionsMs', 'cancelOnStop', 'stateFile', 'stateSaveMs', 'http', 'killSwitch', 'stopTimeoutMs', 'logging'] as const;
+const TOP_KEYS = ['venue', 'strategies', 'risk', 'pollPositionsMs', 'cancelOnStop', 'strategyErrors', 'stateFile', 'stateSaveMs', 'http', 'killSwitch', 'stopTimeoutMs', 'logging'] as const;
 const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
 const RISK_INTS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
 
@@ -167,6 +170,16 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     };
   }
 
+  let strategyErrors: StrategyErrorLimit | false = DEFAULT_STRATEGY_ERRORS;
+  if (top.strategyErrors === false) strategyErrors = false;
+  else if (top.strategyErrors !== undefined) {
+    const o = r.object(top.strategyErrors, 'strategyErrors', ['maxErrors', 'windowMs']);
+    strategyErrors = {
+      maxErrors: r.int(o.maxErrors, 'strategyErrors.maxErrors', 1, 1_000_000, DEFAULT_STRATEGY_ERRORS.maxErrors),
+      windowMs: r.int(o.windowMs, 'strategyErrors.windowMs', 1, 86_400_000, DEFAULT_STRATEGY_ERRORS.windowMs),
+    };
+  }
+
   let level: LogLevel = 'info';
   if (top.logging !== undefined) {
     const o = r.object(top.logging, 'logging', ['level']);
@@ -183,6 +196,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     risk,
     pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', 0, 3_600_000, 5000),
     cancelOnStop: r.bool(top.cancelOnStop, 'cancelOnStop', true),
+    strategyErrors,
     stateFile: top.stateFile === undefined ? undefined : path.resolve(dir, r.string(top.stateFile, 'stateFile', 'a file path (relative to the config file)')),
     stateSaveMs: r.int(top.stateSaveMs, 'stateSaveMs', 100, 3_600_000, 10_000),
     http,

@@ -237,7 +237,11 @@ export class BotDaemon {
       case 'GET /healthz': {
         const s = this.statusRef?.snapshot();
         const healthy = this.phase === 'running' && s !== undefined && s.running && s.privateStream === 'connected';
-        this.json(res, healthy ? 200 : 503, { status: healthy ? 'ok' : 'unhealthy', phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state });
+        // Up and connected, but not everything works: a strategy stopped for its errors, or
+        // errors thrown by one. 200, so the process is not restarted for it; the reasons say why.
+        const reasons = this.bot.strategyHealth().flatMap((h) => (h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []));
+        const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
+        this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons });
         return;
       }
       case 'GET /metrics': {

@@ -30,6 +30,8 @@ export const METRIC_NAMES = [
   'perpkit_bot_trading_state',
   'perpkit_bot_private_stream_up',
   'perpkit_venue_call_duration_seconds',
+  'perpkit_strategy_errors_total',
+  'perpkit_strategy_stopped',
 ] as const;
 
 export class BotMetrics {
@@ -65,6 +67,12 @@ export class BotMetrics {
     const fills = new Counter({ name: 'perpkit_bot_fills_total', help: 'Fills of the bot orders, by strategy, symbol, side and role', labelNames: ['strategy', 'symbol', 'side', 'role'] as const, registers });
     const reconnects = new Counter({ name: 'perpkit_bot_reconnects_total', help: 'Stream resyncs (reconnect, gap, silence) and drops, by stream and status', labelNames: ['stream', 'status'] as const, registers });
     const reconciliations = new Counter({ name: 'perpkit_bot_reconciliations_total', help: 'Reconciliations with the venue over REST', registers });
+    const strategyErrors = new Counter({ name: 'perpkit_strategy_errors_total', help: 'Exceptions thrown by a strategy, by strategy and where (onStart, onEvent(type), ...)', labelNames: ['strategy', 'where'] as const, registers });
+    const strategyStopped = new Gauge({ name: 'perpkit_strategy_stopped', help: '1 when the strategy was stopped for its errors', labelNames: ['strategy'] as const, registers });
+    for (const h of bot.strategyHealth()) {
+      strategyErrors.inc({ strategy: h.id, where: 'onEvent' }, 0);
+      strategyStopped.set({ strategy: h.id }, 0);
+    }
     const intents = new Counter({
       name: 'perpkit_bot_intents_total',
       help: 'Intents produced by strategies',
@@ -166,6 +174,12 @@ export class BotMetrics {
           break;
         case 'reconciled':
           reconciliations.inc();
+          break;
+        case 'strategyError':
+          strategyErrors.inc({ strategy: e.strategyId, where: e.where.replace(/\(.*$/, '') });
+          break;
+        case 'strategyStopped':
+          strategyStopped.set({ strategy: e.strategyId }, 1);
           break;
         default:
           break;

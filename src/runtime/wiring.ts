@@ -8,7 +8,7 @@
  * starts halted is HALTED before any strategy's onStart intents reach the risk engine.
  */
 import type { Clock, Scheduler } from '../core/clock';
-import { Bot, type BotOptions, type StrategySlot } from '../bot/bot';
+import { Bot, type BotOptions, type StrategyErrorLimit, type StrategySlot } from '../bot/bot';
 import type { RiskLimits } from '../bot/risk/limits';
 import type { Venue } from '../bot/venue/venue';
 import { LiveVenue } from '../bot/venue/live-venue';
@@ -23,6 +23,7 @@ export interface BotSettings {
   risk: RiskLimits;
   pollPositionsMs: number;
   cancelOnStop: boolean;
+  strategyErrors?: StrategyErrorLimit | false;
   /** Start HALTED (kill switch engaged from the config). */
   killSwitch: boolean;
 }
@@ -44,7 +45,7 @@ export interface WiredBot {
 }
 
 export function settingsFromConfig(config: BotConfig, strategies: StrategySlot[]): BotSettings {
-  return { strategies, risk: config.risk, pollPositionsMs: config.pollPositionsMs, cancelOnStop: config.cancelOnStop, killSwitch: config.killSwitch };
+  return { strategies, risk: config.risk, pollPositionsMs: config.pollPositionsMs, cancelOnStop: config.cancelOnStop, strategyErrors: config.strategyErrors, killSwitch: config.killSwitch };
 }
 
 export function wireBot(settings: BotSettings, injected: Injected): WiredBot {
@@ -58,6 +59,7 @@ export function wireBot(settings: BotSettings, injected: Injected): WiredBot {
     logger: injected.logger,
     pollPositionsMs: settings.pollPositionsMs,
     cancelOnStop: settings.cancelOnStop,
+    ...(settings.strategyErrors !== undefined ? { strategyErrors: settings.strategyErrors } : {}),
     ...(injected.store ? { store: injected.store } : {}),
   });
   const store = injected.store;

@@ -42,7 +42,11 @@ beforeAll(async () => {
   await other.login(o.username, o.password);
 });
 
+/** Daemons a failed test may leave running. */
+const stopAfter: BotDaemon[] = [];
+
 afterAll(async () => {
+  for (const d of stopAfter) await d.stop('test end');
   await other.close();
   await ex.stop();
 });
@@ -147,4 +151,58 @@ describe('bot daemon on the local exchange', () => {
     expect(await d.stop('test')).toBe(0);
     await bot.close();
   });
+
+  it('a strategy that keeps throwing: logged with id and stack, counted, stopped, its orders cancelled, REDUCING, degraded', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-thrower-'));
+    writeFileSync(
+      path.join(dir, 'thrower.js'),
+      `module.exports.default = {
+  name: 'thrower', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'],
+  create: () => ({
+    onStart: () => [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '40000', quantity: '0.01' }],
+    onEvent(e) { if (e.type === 'markPrice') throw new Error('thrower fails on mark ' + e.mark.markPrice); return []; },
+  }),
+};
+`,
+    );
+    const { userId, file } = await setup({
+      strategies: [
+        { id: 'bad', module: path.join(dir, 'thrower.js'), params: {} },
+        { id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } },
+      ],
+      strategyErrors: { maxErrors: 3, windowMs: 60000 },
+    });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    const url = d.httpUrl as string;
+    await until(() => openOrders(userId).some((o) => o.clientOrderId.startsWith('bad-')));
+    expect(((await (await fetch(`${url}/healthz`)).json()) as { status: string }).status).toBe('ok');
+    const from = logLines.length;
+    for (let i = 0; i < 4; i++) {
+      await ex.call('POST', '/v1/admin/market/mark-price', { headers: { 'x-admin-token': ex.adminToken }, body: { symbol: 'BTCUSDT', markPrice: (50000 + i).toFixed(1) } });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await until(() => !openOrders(userId).some((o) => o.clientOrderId.startsWith('bad-')));
+    const bot = d.bot;
+    expect(bot?.risk.state).toBe('REDUCING');
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; reasons: string[] };
+    expect(health.status).toBe('degraded');
+    expect(health.reasons[0]).toMatch(/^strategy bad stopped: 3 errors within 60 s; last in onEvent\(markPrice\): thrower fails on mark/);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/perpkit_strategy_errors_total\{strategy="bad",where="onEvent"\} 3/);
+    expect(metrics).toMatch(/perpkit_strategy_stopped\{strategy="bad"\} 1/);
+    const errors = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; strategy?: string; err?: { stack: string } }).filter((l) => l.msg === 'strategy threw');
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toMatchObject({ level: 50, strategy: 'bad' });
+    expect(errors[0].err?.stack).toMatch(/^Error: thrower fails on mark[^]*thrower\.js:\d+:\d+/);
+    // The other strategy hears REDUCING, as from any risk state change: the market maker pulls its quotes.
+    await until(() => openOrders(userId).length === 0);
+    expect(bot?.strategyHealth().map((h) => [h.id, h.stopped !== undefined])).toEqual([
+      ['bad', true],
+      ['mm', false],
+    ]);
+    expect(await d.stop('test')).toBe(0);
+  });
 });
+

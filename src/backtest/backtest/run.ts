@@ -13,6 +13,7 @@
  *     next event, so a zero-latency order reaches the engine before the next recorded event.
  * Nothing reads the wall clock: the same config and data give the same result, byte for byte.
  */
+import * as path from 'node:path';
 import { compareDecimalStrings } from '../../core/decimal';
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
@@ -33,7 +34,7 @@ import type { EventBatch, EventSource, TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 
 /** Bus event types the driver books (see `observe`). */
-const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection'] as const satisfies readonly BotEventType[];
+const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection', 'strategyError', 'strategyStopped'] as const satisfies readonly BotEventType[];
 
 /** The participant's account id in the engine. */
 export const PARTICIPANT = 'backtest';
@@ -74,6 +75,32 @@ export interface StrategyCounters {
   rejections: number;
   denials: number;
   cancels: number;
+  /** Risk denials by risk code, and venue rejections by venue error code. */
+  denialsByCode: Record<string, number>;
+  rejectionsByCode: Record<string, number>;
+  /** Times the strategy threw, the first of them, and whether it was stopped for them. */
+  errors: number;
+  firstError: StrategyErrorRow | null;
+  stopped: { time: number; reason: string } | null;
+}
+
+export interface StrategyErrorRow {
+  time: number;
+  /** onStart, onEvent(<type>), onStop... */
+  where: string;
+  message: string;
+  /** The first frame of the stack, file paths relative to the config's folder. */
+  at: string;
+}
+
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, errors: 0, firstError: null, stopped: null });
+
+/** The first `at ...` line of a stack, with absolute paths under `baseDir` made relative. */
+export function stackTop(stack: string, baseDir: string): string {
+  const line = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
+  if (line === undefined) return '';
+  const prefix = baseDir.endsWith(path.sep) ? baseDir : `${baseDir}${path.sep}`;
+  return line.trim().split(prefix).join('');
 }
 
 export interface BacktestResult {
@@ -236,7 +263,7 @@ export class BacktestRun {
     this.symbols = slotSymbols(opts.slots);
     this.fullTape = opts.fullTape === true;
     const strategies: Record<string, StrategyCounters> = {};
-    for (const s of opts.slots) strategies[s.id] = { ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0 };
+    for (const s of opts.slots) strategies[s.id] = newCounters();
     this.result = {
       symbols: this.symbols,
       startTime: 0,
@@ -323,11 +350,26 @@ export class BacktestRun {
       case 'strategyOrder':
         this.fullTape = true;
         return;
-      case 'denial':
-        this.result.strategies[e.strategyId].denials++;
+      case 'denial': {
+        const c = this.result.strategies[e.strategyId];
+        c.denials++;
+        c.denialsByCode[e.code] = (c.denialsByCode[e.code] ?? 0) + 1;
         return;
-      case 'rejection':
-        this.result.strategies[e.strategyId].rejections++;
+      }
+      case 'rejection': {
+        const c = this.result.strategies[e.strategyId];
+        c.rejections++;
+        c.rejectionsByCode[String(e.code)] = (c.rejectionsByCode[String(e.code)] ?? 0) + 1;
+        return;
+      }
+      case 'strategyError': {
+        const c = this.result.strategies[e.strategyId];
+        c.errors++;
+        c.firstError ??= { time: e.time, where: e.where, message: e.message, at: stackTop(e.stack, this.cfg.baseDir) };
+        return;
+      }
+      case 'strategyStopped':
+        this.result.strategies[e.strategyId].stopped = { time: e.time, reason: e.reason };
         return;
       default:
     }

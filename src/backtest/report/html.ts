@@ -14,6 +14,19 @@ const PAD = { l: 70, r: 10, t: 10, b: 24 };
 const MAX_POINTS = 2000;
 const MAX_MARKERS = 5000;
 
+const codes = (m: Record<string, number>): string => {
+  const parts = Object.entries(m).map(([k, v]) => `${k} ${v}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+};
+
+/** What the summary says of strategy errors: none, or the count, the first and who was stopped. */
+export function strategyErrorText(s: BacktestReport['summary']): string {
+  const f = s.firstStrategyError;
+  if (s.strategyErrors === 0 || f === null) return 'none';
+  const stopped = s.strategiesStopped.length > 0 ? `; stopped for their errors: ${s.strategiesStopped.join(', ')}` : '';
+  return `${s.strategyErrors}; first: [${f.strategyId}] ${f.where}: ${f.message}${f.at === '' ? '' : ` (${f.at})`}${stopped}`;
+}
+
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const iso = (t: number): string => new Date(t).toISOString().replace('.000Z', 'Z');
 const fx = (v: number): string => (Math.round(v * 10) / 10).toString();
@@ -142,6 +155,9 @@ export function renderHtml(r: BacktestReport): string {
     ['Win rate', `${(s.winRate * 100).toFixed(1)}% of ${s.closingFills} closing fills`],
     ['Exposure', `${(s.exposure * 100).toFixed(1)}% of the time; avg gross leverage ${s.avgGrossLeverage}`],
     ['Orders accepted / cancels / rejections / denials', `${s.ordersAccepted} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
+    ['Denials by risk code', codes(s.denialsByCode)],
+    ['Rejections by venue code', codes(s.rejectionsByCode)],
+    ['Strategy errors', strategyErrorText(s)],
     ['Fills / volume', `${s.fills} / ${s.volume}`],
     ['Liquidations', String(s.liquidations)],
     ['Events', `${r.data.events.applied} applied of ${r.data.events.read} read`],
@@ -149,7 +165,8 @@ export function renderHtml(r: BacktestReport): string {
   const table = (head: string[], body: string[][]): string =>
     `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
   const periodsTable = table(['Start', 'End', 'PnL', 'Return', 'Fees', 'Funding', 'Realized', 'Fills'], r.periods.map((p) => [iso(p.start), iso(p.end), p.pnl, `${(p.return * 100).toFixed(3)}%`, p.fees, p.funding, p.realizedPnl, String(p.fills)]));
-  const stratTable = table(['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Win rate', 'Accepted', 'Cancels', 'Rejections', 'Denials'], Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), x.volume, x.fees, x.realizedPnl, `${(x.winRate * 100).toFixed(1)}%`, String(x.ordersAccepted), String(x.cancels), String(x.rejections), String(x.denials)]));
+  const stratTable = table(['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Win rate', 'Accepted', 'Cancels', 'Rejections', 'Denials', 'Errors'], Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), x.volume, x.fees, x.realizedPnl, `${(x.winRate * 100).toFixed(1)}%`, String(x.ordersAccepted), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]));
+  const errorBanner = s.strategyErrors === 0 ? '' : `<p class="alert" id="strategy-errors"><strong>Strategies threw ${s.strategyErrors} times.</strong> ${esc(strategyErrorText(s))}. The figures below are those of strategies that failed.</p>`;
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>perpkit backtest ${esc(r.config.strategies.map((x) => x.id).join(', '))}</title>
@@ -161,9 +178,10 @@ table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:
 svg{background:#fcfcfc;border:1px solid #eee}
 .grid{stroke:#eee}.yl{font-size:10px;text-anchor:end;dominant-baseline:middle;fill:#666}.xl{font-size:10px;text-anchor:middle;fill:#666}
 .line{fill:none;stroke-width:1.3}.eq{stroke:#1565c0}.px{stroke:#555}.area.dd{fill:#e57373;stroke:#c62828;stroke-width:1}
-.fill.buy{fill:#2e7d32}.fill.sell{fill:#c62828}
+.alert{background:#fdecea;border:1px solid #c62828;padding:8px}.fill.buy{fill:#2e7d32}.fill.sell{fill:#c62828}
 </style></head><body>
 <h1>Backtest report</h1>
+${errorBanner}
 ${table(['Metric', 'Value'], rows)}
 ${equityChart}
 ${ddChart}

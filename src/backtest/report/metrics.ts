@@ -16,7 +16,7 @@
  * digits so that the printed report does not depend on the last bits of a sum.
  */
 import { Dec } from '../../core/decimal';
-import type { BacktestResult, FillRow } from '../backtest/run';
+import { newCounters, type BacktestResult, type FillRow, type StrategyErrorRow } from '../backtest/run';
 
 const YEAR_MS = 365 * 86_400_000;
 
@@ -49,6 +49,13 @@ export interface Summary {
   fills: number;
   volume: string;
   liquidations: number;
+  /** Risk denials and venue rejections by code, all strategies, codes sorted. */
+  denialsByCode: Record<string, number>;
+  rejectionsByCode: Record<string, number>;
+  /** Times a strategy threw, the first error, and the strategies stopped for their errors. */
+  strategyErrors: number;
+  firstStrategyError: (StrategyErrorRow & { strategyId: string }) | null;
+  strategiesStopped: string[];
 }
 
 export interface PeriodRow {
@@ -75,6 +82,18 @@ export interface StrategyRow {
   cancels: number;
   rejections: number;
   denials: number;
+  denialsByCode: Record<string, number>;
+  rejectionsByCode: Record<string, number>;
+  errors: number;
+  firstError: StrategyErrorRow | null;
+  stopped: { time: number; reason: string } | null;
+}
+
+/** Counts by code summed over strategies, with the codes in sorted order (a stable report). */
+function byCode(maps: Array<Record<string, number>>): Record<string, number> {
+  const sum = new Map<string, number>();
+  for (const m of maps) for (const [k, v] of Object.entries(m)) sum.set(k, (sum.get(k) ?? 0) + v);
+  return Object.fromEntries([...sum].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function fillTotals(fills: readonly FillRow[]): { fees: Dec; realized: Dec; volume: Dec; wins: number; closing: number } {
@@ -172,7 +191,22 @@ export function summarize(r: BacktestResult, intervalMs: number): Summary {
     fills: r.fills.length,
     volume: money(t.volume),
     liquidations: r.liquidations,
+    denialsByCode: byCode(counters.map((x) => x.denialsByCode)),
+    rejectionsByCode: byCode(counters.map((x) => x.rejectionsByCode)),
+    strategyErrors: counters.reduce((s, x) => s + x.errors, 0),
+    firstStrategyError: firstError(r),
+    strategiesStopped: Object.entries(r.strategies).filter(([, x]) => x.stopped !== null).map(([id]) => id).sort(),
   };
+}
+
+/** The earliest first error of any strategy (ties: strategy id order). */
+function firstError(r: BacktestResult): Summary['firstStrategyError'] {
+  let best: Summary['firstStrategyError'] = null;
+  for (const id of Object.keys(r.strategies).sort()) {
+    const e = r.strategies[id].firstError;
+    if (e !== null && (best === null || e.time < best.time)) best = { strategyId: id, ...e };
+  }
+  return best;
 }
 
 /** PnL per calendar period (UTC-aligned multiples of `periodMs`), from the equity samples. */
@@ -217,7 +251,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
   const ids = [...Object.keys(r.strategies), ...r.fills.map((f) => f.strategyId)].filter((v, i, a) => a.indexOf(v) === i).sort();
   for (const id of ids) {
     const t = fillTotals(r.fills.filter((f) => f.strategyId === id));
-    const c = r.strategies[id] ?? { ordersAccepted: 0, cancels: 0, rejections: 0, denials: 0 };
+    const c = r.strategies[id] ?? newCounters();
     out[id] = {
       fills: r.fills.filter((f) => f.strategyId === id).length,
       volume: money(t.volume),
@@ -229,6 +263,11 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       cancels: c.cancels,
       rejections: c.rejections,
       denials: c.denials,
+      denialsByCode: byCode([c.denialsByCode]),
+      rejectionsByCode: byCode([c.rejectionsByCode]),
+      errors: c.errors,
+      firstError: c.firstError,
+      stopped: c.stopped,
     };
   }
   return out;

@@ -27,6 +27,10 @@ export interface Fill {
 export type BotEvent =
   /** An order update of the private stream (or of reconciliation); `strategyId` when ours. */
   | { type: 'order'; time: number; order: OrderRecord; executionType: ExecutionType; strategyId: string | undefined }
+  /** A strategy threw (in `where`: onStart, onEvent(<type>), onStop...); never delivered to strategies. */
+  | { type: 'strategyError'; time: number; strategyId: string; where: string; message: string; stack: string }
+  /** A strategy that kept throwing was stopped: no more events, its orders cancelled. */
+  | { type: 'strategyStopped'; time: number; strategyId: string; reason: string }
   | { type: 'fill'; time: number; fill: Fill; strategyId: string | undefined }
   | { type: 'condition'; time: number; condition: ConditionOrderRecord }
   | { type: 'strategyOrder'; time: number; strategyOrder: StrategyOrderRecord }

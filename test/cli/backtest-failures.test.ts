@@ -1,0 +1,85 @@
+/**
+ * Issue 12 items 4 and 5 through the command a user runs: a strategy that throws, and one whose
+ * intents the risk engine denies, no longer end in `pnl 0 ... fills 0` and exit 0. The summary
+ * says how many errors and which was first (strategy, where, message, stack top), the report
+ * (json and html) says it too, the exit code is 3 unless --allow-strategy-errors; denials and
+ * rejections are shown by code.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { recording, writeConfig } from '../backtest/fixtures';
+import { ensureBuilt, runCli } from './exchange-proc';
+
+jest.setTimeout(120_000);
+
+const THROWER = `module.exports.default = {
+  name: 'thrower',
+  symbols: () => ['BTCUSDT'],
+  params: (raw) => raw,
+  marketData: () => ['markPrice'],
+  create: () => ({
+    onEvent(e) {
+      if (e.type === 'markPrice') throw new Error('boom on mark');
+      return [];
+    },
+  }),
+};
+`;
+
+let dir: string;
+beforeAll(async () => {
+  ensureBuilt();
+  ({ dir } = await recording(10, 5));
+  writeFileSync(path.join(dir, 'thrower.js'), THROWER);
+});
+
+test('a strategy that throws: the summary names the first error, the reports show it, exit 3', () => {
+  const cfg = writeConfig(dir, 'throw.yaml', { strategies: [{ id: 't', module: './thrower.js', params: {} }] });
+  const out = path.join(dir, 'out-throw');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.code).toBe(3);
+  const line = r.stdout.split('\n').find((l) => l.includes('strategy errors:')) ?? '';
+  // Stopped after the default 10 errors within 60 s: the count, the first error and its frame.
+  expect(line).toMatch(/strategy errors: 10; first: \[t\] onEvent\(markPrice\): boom on mark \(at .*\(thrower\.js:\d+:\d+\)\); stopped for their errors: t/);
+  expect(r.stderr).toMatch(/strategies threw 10 times .* --allow-strategy-errors/);
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { strategyErrors: number; firstStrategyError: { strategyId: string; message: string; at: string }; strategiesStopped: string[] } };
+  expect(report.summary.strategyErrors).toBe(10);
+  expect(report.summary.firstStrategyError).toMatchObject({ strategyId: 't', where: 'onEvent(markPrice)', message: 'boom on mark' });
+  // Paths in the report are relative to the config's folder: the same run gives the same bytes anywhere.
+  expect(report.summary.firstStrategyError.at).toMatch(/^at .*\(thrower\.js:\d+:\d+\)$/);
+  expect(report.summary.strategiesStopped).toEqual(['t']);
+  const html = readFileSync(path.join(out, 'report.html'), 'utf8');
+  expect(html).toContain('id="strategy-errors"');
+  expect(html).toContain('boom on mark');
+
+  const allowed = runCli(['backtest', cfg, '--out', out, '--quiet', '--allow-strategy-errors']);
+  expect(allowed.code).toBe(0);
+  expect(allowed.stdout).toContain('strategy errors: 10;');
+});
+
+test('denials are counted by code on the summary line and in the report', () => {
+  const cfg = writeConfig(dir, 'deny.yaml', { risk: { maxOrderNotional: '1' } });
+  const out = path.join(dir, 'out-deny');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/denials [1-9]\d* \(MAX_ORDER_NOTIONAL [1-9]\d*\); rejections 0/);
+  expect(r.stdout).toContain('strategy errors: none');
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { denials: number; denialsByCode: Record<string, number> } };
+  expect(report.summary.denialsByCode).toEqual({ MAX_ORDER_NOTIONAL: report.summary.denials });
+});
+
+test('--strategy-logs prints the bot log lines, one per code per interval', () => {
+  const cfg = writeConfig(dir, 'deny.yaml', { risk: { maxOrderNotional: '1' } });
+  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-logs'), '--quiet', '--strategy-logs']);
+  expect(r.code).toBe(0);
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; code?: string; repeats?: number; strategy?: string });
+  const denials = lines.filter((l) => l.code === 'MAX_ORDER_NOTIONAL');
+  expect(denials.length).toBeGreaterThan(0);
+  expect(denials[0]).toMatchObject({ strategy: 'mm', msg: 'risk denied an intent: MAX_ORDER_NOTIONAL' });
+  // Far fewer lines than denials: the rest are counted into the window lines.
+  const report = JSON.parse(readFileSync(path.join(dir, 'out-logs', 'report.json'), 'utf8')) as { summary: { denials: number } };
+  // Each window's first denial has a line of its own; its repeats are counted on the window's line.
+  const counted = denials.reduce((s, l) => s + (l.repeats ?? 1), 0);
+  expect(denials.length).toBeLessThan(report.summary.denials);
+  expect(counted).toBe(report.summary.denials);
+});
