@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { backtest } from '../backtest/backtest/backtest';
-import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
+import { loadBacktestConfig } from '../backtest/backtest/config';
+import { reportFailure } from './failure';
 import { progressLine } from '../backtest/backtest/progress';
 import { renderHtml, strategyErrorText } from '../backtest/report/html';
 import { createRuntimeLogger } from '../runtime/logger';
@@ -33,6 +34,7 @@ Options:
   --allow-strategy-errors    exit 0 even when a strategy threw (the report still says so)
   --strategy-logs            print the strategies' ctx.log lines and the bot's (denials, rejections,
                              errors) on stderr, as pino JSON
+  --debug                    print the stack of an error (errors are one line without it)
   --quiet                    no progress bar and no notes
   -h, --help                 show this text
 
@@ -44,7 +46,7 @@ Example:
 `;
 
 export async function runBacktestCli(argv: string[]): Promise<number> {
-  let values: { out?: string; 'no-cache'?: boolean; 'full-tape'?: boolean; 'allow-strategy-errors'?: boolean; 'strategy-logs'?: boolean; quiet?: boolean; help?: boolean };
+  let values: { out?: string; 'no-cache'?: boolean; 'full-tape'?: boolean; 'allow-strategy-errors'?: boolean; 'strategy-logs'?: boolean; debug?: boolean; quiet?: boolean; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -57,6 +59,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         'full-tape': { type: 'boolean' },
         'allow-strategy-errors': { type: 'boolean' },
         'strategy-logs': { type: 'boolean' },
+        debug: { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -118,11 +121,6 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (tty) process.stderr.write('\n');
-    if (e instanceof BacktestConfigError) {
-      process.stderr.write(`perpkit backtest: ${e.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`perpkit backtest: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 1;
+    return reportFailure('backtest', e, values.debug === true);
   }
 }

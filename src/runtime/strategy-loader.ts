@@ -10,6 +10,7 @@
  *   perpkit checkout is mapped to its compiled counterpart under dist/ (`npm run build` makes it);
  *   a strategy outside the checkout must be a `.js`/`.cjs` module.
  */
+import { checkParams, unknownParamText, type CheckedParams } from '../bot/strategy/params-check';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { StrategySlot } from '../bot/bot';
@@ -88,11 +89,13 @@ export function loadStrategySlots(config: BotConfig): StrategySlot[] {
   return config.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
     const definition = loadStrategyDefinition(s.module, dir, config.file, `${at}.module`);
+    let checked: CheckedParams;
     try {
-      definition.params(s.params);
+      checked = checkParams(definition, s.params);
     } catch (e) {
       throw paramsError(e, config.file, `${at}.params`);
     }
+    if (checked.unknown.length > 0) throw new BotConfigError(config.file, `${at}.params.${checked.unknown[0]}`, `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, unknownParamText(checked));
     return { id: s.id, definition, params: s.params };
   });
 }

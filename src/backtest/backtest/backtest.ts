@@ -4,7 +4,7 @@
  */
 import type { StrategyLogger } from '../../bot/strategy/api';
 import { buildReport, type BacktestReport } from '../report/report';
-import type { BacktestConfig } from './config';
+import { checkDataFiles, type BacktestConfig } from './config';
 import { openSource } from './open-source';
 import { runBacktest, type BacktestResult, type RunOptions } from './run';
 import { strategySlots } from './strategy-module';
@@ -25,6 +25,7 @@ export interface BacktestOutcome {
 }
 
 export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}): Promise<BacktestOutcome> {
+  checkDataFiles(cfg);
   const slots = strategySlots(cfg);
   const { source, kind } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
   const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape });

@@ -7,8 +7,10 @@
  * are refused (a misspelt `maxDrawdown` must not silently switch a limit off). The backtest layer
  * may not import the runtime, so the error type lives here.
  */
+import { RANKABLE_METRICS } from '../report/metrics';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
 import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { isDecimalString } from '../../core/decimal';
@@ -41,6 +43,8 @@ export interface SweepConfig {
   /** `<strategyId>.<param>` -> values or range. Keys sorted for a stable point order. */
   params: Array<{ key: string; spec: SweepParamSpec }>;
   workers: number | undefined;
+  /** A job running longer (wall time) is ended and recorded as failed; undefined: no limit. */
+  jobTimeoutMs?: number;
 }
 
 export interface BacktestConfig {
@@ -202,8 +206,15 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   };
 }
 
+/** A metric name a sweep can rank by, checked before any job runs. */
+function rankable(r: Reader, v: unknown): string {
+  const m = r.str(v, 'sweep.metric');
+  if (!(RANKABLE_METRICS as readonly string[]).includes(m)) r.fail('sweep.metric', `one of ${RANKABLE_METRICS.join(', ')}`, m);
+  return m;
+}
+
 function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
-  const s = r.record(v, 'sweep', ['method', 'samples', 'seed', 'metric', 'order', 'params', 'workers']);
+  const s = r.record(v, 'sweep', ['method', 'samples', 'seed', 'metric', 'order', 'params', 'workers', 'jobTimeoutMs']);
   const method = s.method ?? 'grid';
   if (method !== 'grid' && method !== 'random') r.fail('sweep.method', 'grid or random', method);
   const order = s.order ?? 'desc';
@@ -235,11 +246,19 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
     method,
     samples: r.int(s.samples, 'sweep.samples', 1, 100_000, 20),
     seed: r.int(s.seed, 'sweep.seed', 0, 2 ** 31 - 1, 1),
-    metric: s.metric === undefined ? 'sharpe' : r.str(s.metric, 'sweep.metric'),
+    metric: s.metric === undefined ? 'sharpe' : rankable(r, s.metric),
     order,
     params,
     workers: s.workers === undefined ? undefined : r.int(s.workers, 'sweep.workers', 1, 256),
+    jobTimeoutMs: s.jobTimeoutMs === undefined ? undefined : r.int(s.jobTimeoutMs, 'sweep.jobTimeoutMs', 100, 7 * 86_400_000),
   };
+}
+
+/** The recordings a config names exist: a config error naming the key, not an ENOENT stack later. */
+export function checkDataFiles(cfg: BacktestConfig): void {
+  cfg.data.files.forEach((f, i) => {
+    if (!existsSync(f)) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: no such file`);
+  });
 }
 
 /** Reads and validates a config file. */

@@ -34,6 +34,21 @@ function openFile(path: string): FileText {
   };
 }
 
+/**
+ * The next chunk of a file's text; a file that is not gzip, or a gzip cut short, becomes a
+ * RecordingFormatError naming the file and the last line read (not a zlib stack trace).
+ */
+async function nextChunk(f: FileText, path: string, line: number): Promise<IteratorResult<Buffer>> {
+  try {
+    return await f.chunks.next();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'Z_BUF_ERROR' || /unexpected end of file/.test(String(e))) throw new RecordingFormatError(path, line, `the gzip data ends early (a torn or truncated file) after line ${line}`);
+    if (code.startsWith('Z_')) throw new RecordingFormatError(path, Math.max(1, line), `not a gzip file (${(e as Error).message}); a recording is gzip JSON lines (.jsonl.gz)`);
+    throw e;
+  }
+}
+
 function parseHeader(path: string, line: string): RecordingHeader {
   let v: unknown;
   try {
@@ -52,7 +67,7 @@ export async function readFileHeader(path: string): Promise<{ header: RecordingH
   try {
     let text = '';
     for (;;) {
-      const r = await f.chunks.next();
+      const r = await nextChunk(f, path, 0);
       if (r.done === true) break;
       text += f.decoder.write(r.value);
       if (text.includes('\n')) break;
@@ -100,7 +115,7 @@ export class JsonlSource implements EventSource {
         this.rest = '';
         this.lineNo = 0;
       }
-      const r = await this.file.chunks.next();
+      const r = await nextChunk(this.file, this.paths[this.fileIndex], this.lineNo);
       if (r.done === true) {
         const tail = this.rest + this.file.decoder.end();
         this.doneBytes += this.file.bytesRead();

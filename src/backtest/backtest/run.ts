@@ -27,7 +27,7 @@ import type { SymbolConfig } from '../../exchange/engine/symbols';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/market/replay';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { RecordedEvent, RecordingHeader } from '../recording/format';
-import type { BacktestConfig } from './config';
+import { BacktestConfigError, type BacktestConfig } from './config';
 import { LatencyVenue } from './latency-venue';
 import { slotSymbols } from './strategy-module';
 import type { EventBatch, EventSource, TradeColumns } from './source';
@@ -591,6 +591,9 @@ export class BacktestRun {
     let ready = false;
     let lastT = 0;
     let stop = false;
+    /** Times of the first and last event read, for a range that holds nothing. */
+    let firstRead: number | undefined;
+    let lastRead = 0;
     while (!stop) {
       const batch = await source.next();
       if (!batch) break;
@@ -606,6 +609,8 @@ export class BacktestRun {
         }
         const t = batch.time(i);
         this.result.events.read++;
+        firstRead ??= t;
+        lastRead = t;
         if (t < from) continue;
         if (t >= to) {
           stop = true;
@@ -639,8 +644,15 @@ export class BacktestRun {
         }
       }
     }
+    if (!ready) {
+      // Read to the end, so the error can say where the data is.
+      for (let b = await source.next(); b !== undefined; b = await source.next()) if (b.count > 0) lastRead = b.time(b.count - 1);
+      await source.close();
+      const iso = (t: number): string => (Number.isFinite(t) ? new Date(t).toISOString() : t < 0 ? 'the start' : 'the end');
+      const has = firstRead === undefined ? 'the recording holds no events at all' : `the recording runs from ${iso(firstRead)} to ${iso(lastRead)}`;
+      throw new BacktestConfigError(this.cfg.file, 'data.from/data.to', `a time range with events in it (${has})`, `${iso(from)} to ${iso(to)}`);
+    }
     await source.close();
-    if (!ready) throw new Error('the recording has no events in the configured time range');
     if (!this.started) throw new Error(`the recording has no mark price for ${[...this.needMark].join(', ')} in the configured time range: the strategies never started`);
     const end = Number.isFinite(to) ? Math.max(lastT, Math.min(to, lastT)) : lastT;
     await this.runTimers(end);

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { AnyStrategyDefinition, StrategyDefinition } from '../../bot/strategy/api';
+import { checkParams, unknownParamText, type CheckedParams } from '../../bot/strategy/params-check';
 import type { StrategySlot } from '../../bot/bot';
 import { BacktestConfigError, describeValue, type BacktestConfig } from './config';
 
@@ -53,11 +54,13 @@ export function strategySlots(cfg: BacktestConfig): StrategySlot[] {
   return cfg.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
     const definition = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
+    let checked: CheckedParams;
     try {
-      (definition as unknown as StrategyDefinition<unknown>).params(s.params);
+      checked = checkParams(definition, s.params);
     } catch (e) {
       throw new BacktestConfigError(cfg.file, `${at}.params`, 'parameters the strategy accepts', e instanceof Error ? e.message : String(e));
     }
+    if (checked.unknown.length > 0) throw new BacktestConfigError(cfg.file, `${at}.params.${checked.unknown[0]}`, `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, unknownParamText(checked));
     return { id: s.id, definition, params: s.params };
   });
 }

@@ -58,6 +58,13 @@ export interface Summary {
   strategiesStopped: string[];
 }
 
+/** Summary fields a sweep can rank by (numbers, or money strings read as numbers). */
+export const RANKABLE_METRICS = [
+  'totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'maxDrawdownAmount', 'winRate', 'fees', 'funding', 'fills', 'exposure',
+  'avgGrossLeverage', 'realizedPnl', 'unrealizedPnl', 'finalEquity', 'volume', 'closingFills', 'ordersAccepted', 'cancels',
+  'rejections', 'denials', 'liquidations', 'strategyErrors',
+] as const satisfies ReadonlyArray<keyof Summary>;
+
 export interface PeriodRow {
   start: number;
   end: number;

@@ -2,9 +2,11 @@
  * A parameter sweep: the points of the config's `sweep` block as jobs, run on a worker pool, ranked.
  * The replay caches are built once here before any job starts, so workers only read them.
  */
-import type { BacktestConfig } from '../backtest/config';
+import { createHash } from 'node:crypto';
+import { BacktestConfigError, checkDataFiles, type BacktestConfig } from '../backtest/config';
+import { strategySlots } from '../backtest/strategy-module';
 import { openSource } from '../backtest/open-source';
-import type { JobResult, SweepJob } from './job';
+import { applyPoint, type JobResult, type SweepJob } from './job';
 import { jobSeed, sweepPoints } from './points';
 import { runPool } from './pool';
 import { rank, type RankedRow } from './table';
@@ -22,14 +24,56 @@ export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
   return sweepPoints(s).map((point, index) => ({ configFile: cfg.file, index, point, seed: jobSeed(s.seed, index) }));
 }
 
-export async function runSweep(cfg: BacktestConfig, opts: { workers: number; workerFile?: string; onResult?: (r: JobResult, done: number, total: number) => void; onNotice?: (m: string) => void }): Promise<SweepOutcome> {
+/**
+ * Every point's parameters through the strategies' own checks, before any job runs: a misspelt or
+ * wrongly typed parameter is found now, not after every job failed on it.
+ */
+export function checkPoints(cfg: BacktestConfig, jobs: SweepJob[]): void {
+  for (const job of jobs) {
+    try {
+      strategySlots(applyPoint(cfg, job.point));
+    } catch (e) {
+      if (!(e instanceof BacktestConfigError)) throw e;
+      throw new BacktestConfigError(cfg.file, `sweep.params (point ${job.index}: ${JSON.stringify(job.point)}) -> ${e.at}`, e.expected, e.got);
+    }
+  }
+}
+
+export interface SweepRunOptions {
+  workers: number;
+  workerFile?: string;
+  /** Results of an earlier run of the same sweep (--resume): their points are not run again. */
+  done?: JobResult[];
+  onResult?: (r: JobResult, done: number, total: number) => void;
+  onNotice?: (m: string) => void;
+}
+
+export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Promise<SweepOutcome> {
   const s = cfg.sweep;
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
   const jobs = sweepJobs(cfg);
-  if (cfg.data.cache) {
+  checkDataFiles(cfg);
+  checkPoints(cfg, jobs);
+  const results: JobResult[] = new Array<JobResult>(jobs.length);
+  for (const r of opts.done ?? []) if (r.index < jobs.length && r.error === undefined) results[r.index] = r;
+  const todo = jobs.filter((j) => results[j.index] === undefined);
+  if (todo.length > 0 && cfg.data.cache) {
     const { source } = await openSource(cfg.data.files, { cache: true, onNotice: opts.onNotice });
     await source.close();
   }
-  const results = await runPool(jobs, { workers: opts.workers, workerFile: opts.workerFile, onResult: opts.onResult });
+  const base = jobs.length - todo.length;
+  const ran = await runPool(todo, {
+    workers: opts.workers,
+    workerFile: opts.workerFile,
+    jobTimeoutMs: s.jobTimeoutMs,
+    onResult: opts.onResult ? (r, n) => opts.onResult?.(r, base + n, jobs.length) : undefined,
+  });
+  // runPool stores by index: its array is sparse over the jobs it was not given.
+  for (const r of ran) if (r !== undefined) results[r.index] = r;
   return { jobs, results, ranked: rank(results, s.metric, s.order), keys: s.params.map((p) => p.key) };
+}
+
+/** Identity of a sweep for --resume: its config file's bytes and its points. */
+export function sweepId(configText: string, jobs: SweepJob[]): string {
+  return createHash('sha256').update(configText).update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed]))).digest('hex').slice(0, 16);
 }

@@ -1,13 +1,7 @@
 /**
- * Worker-thread entry of the sweep pool: receives SweepJob messages, answers JobResult messages.
- * One job at a time; the coordinator hands out the next when an answer arrives.
+ * Worker-thread entry of the sweep pool (piscina calls the default export with a SweepJob and
+ * posts back the JobResult it resolves to).
  */
-import { parentPort } from 'node:worker_threads';
-import { runJob, type SweepJob } from './job';
+import { runJob } from './job';
 
-const port = parentPort;
-if (port) {
-  port.on('message', (job: SweepJob) => {
-    void runJob(job).then((r) => port.postMessage(r));
-  });
-}
+export default runJob;

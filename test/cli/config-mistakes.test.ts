@@ -1,0 +1,96 @@
+/**
+ * Issue 12 items 7 and 8: everything a config names is checked before any work, and bad data is a
+ * one-line error with the key, the file (and line) and, for a time range, where the data is; exit 2,
+ * never a stack trace (the stack only with --debug).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { stringify } from 'yaml';
+import { recording, writeConfig } from '../backtest/fixtures';
+import { ensureBuilt, runCli } from './exchange-proc';
+
+jest.setTimeout(120_000);
+
+/** A strategy of a user's that reads its parameters without checking the names (as most do). */
+const CUSTOM = `module.exports.default = {
+  name: 'zscore', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ entryZ: Number(raw.entryZ ?? 2), window: Number(raw.window ?? 20) }),
+  create: () => ({ onEvent: () => [] }),
+};
+`;
+
+let dir: string;
+beforeAll(async () => {
+  ensureBuilt();
+  ({ dir } = await recording(10, 5));
+  writeFileSync(path.join(dir, 'zscore.js'), CUSTOM);
+});
+
+const oneLine = (s: string): string[] => s.trim().split('\n');
+
+test('a misspelt parameter of a strategy that does not check names: backtest, sweep (point) and run --check refuse it', () => {
+  const strat = { id: 'z', module: './zscore.js', params: { entryz: 1.5 } };
+  const bt = runCli(['backtest', writeConfig(dir, 'p.yaml', { strategies: [strat] }), '--out', path.join(dir, 'o1'), '--quiet']);
+  expect(bt.code).toBe(2);
+  expect(oneLine(bt.stderr)).toHaveLength(1);
+  expect(bt.stderr).toMatch(/p\.yaml: strategies\[0\]\.params\.entryz: expected a parameter the strategy reads \(entryZ, window\), got unknown parameter 'entryz'/);
+
+  // The sweep's grid names a parameter that does not exist: refused before any job.
+  const sw = runCli(['sweep', writeConfig(dir, 's.yaml', { strategies: [{ id: 'z', module: './zscore.js', params: {} }], sweep: { params: { 'z.windw': [10, 20] } } }), '--out', path.join(dir, 'o2'), '--quiet']);
+  expect(sw.code).toBe(2);
+  expect(oneLine(sw.stderr)).toHaveLength(1);
+  expect(sw.stderr).toMatch(/sweep\.params \(point 0: \{"z\.windw":10\}\) -> strategies\[0\]\.params\.windw: expected a parameter the strategy reads \(entryZ, window\)/);
+  expect(sw.stdout).not.toMatch(/job \d+ done/);
+
+  const botCfg = path.join(dir, 'bot.yaml');
+  writeFileSync(botCfg, stringify({ venue: { baseUrl: 'http://127.0.0.1:9', auth: { username: 'u', passwordEnv: 'P' } }, strategies: [strat] }));
+  const run = runCli(['run', botCfg, '--check']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/strategies\[0\]\.params\.entryz: expected a parameter the strategy reads \(entryZ, window\), got unknown parameter 'entryz'/);
+});
+
+test('a misspelt sweep.metric is refused before any job, naming the allowed ones', () => {
+  const r = runCli(['sweep', writeConfig(dir, 'm.yaml', { sweep: { metric: 'sharp', params: { 'mm.skewBps': ['1', '3'] } } }), '--out', path.join(dir, 'o3'), '--quiet']);
+  expect(r.code).toBe(2);
+  expect(oneLine(r.stderr)).toHaveLength(1);
+  expect(r.stderr).toMatch(/m\.yaml: sweep\.metric: expected one of totalPnl, return, sharpe, .*, got string "sharp"/);
+});
+
+test('data errors: a missing file, junk and torn gzip, a bad line, a range outside the data; one line, exit 2', () => {
+  const missing = runCli(['backtest', writeConfig(dir, 'd1.yaml', { data: { files: ['nope.jsonl.gz'] } }), '--quiet']);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toMatch(/d1\.yaml: data\.files\[0\]: expected an existing recording file .*nope\.jsonl\.gz: no such file/);
+  expect(oneLine(missing.stderr)).toHaveLength(1);
+
+  writeFileSync(path.join(dir, 'junk.jsonl.gz'), 'this is not gzip');
+  const junk = runCli(['backtest', writeConfig(dir, 'd2.yaml', { data: { files: ['junk.jsonl.gz'], cache: false } }), '--quiet']);
+  expect(junk.code).toBe(2);
+  expect(oneLine(junk.stderr)).toHaveLength(1);
+  expect(junk.stderr).toMatch(/data\.files: .*junk\.jsonl\.gz:1: not a gzip file/);
+
+  const whole = readFileSync(path.join(dir, 'rec.jsonl.gz'));
+  writeFileSync(path.join(dir, 'torn.jsonl.gz'), whole.subarray(0, Math.floor(whole.length / 2)));
+  const torn = runCli(['backtest', writeConfig(dir, 'd3.yaml', { data: { files: ['torn.jsonl.gz'], cache: false } }), '--quiet']);
+  expect(torn.code).toBe(2);
+  expect(oneLine(torn.stderr)).toHaveLength(1);
+  expect(torn.stderr).toMatch(/torn\.jsonl\.gz:\d+: the gzip data ends early \(a torn or truncated file\) after line \d+/);
+
+  const lines = gunzipSync(whole).toString().split('\n');
+  lines[5] = '{"k":"mark", this is broken';
+  writeFileSync(path.join(dir, 'bad.jsonl.gz'), gzipSync(lines.join('\n')));
+  const bad = runCli(['backtest', writeConfig(dir, 'd4.yaml', { data: { files: ['bad.jsonl.gz'], cache: false } }), '--quiet']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/bad\.jsonl\.gz:6: not a JSON line/);
+
+  const range = runCli(['backtest', writeConfig(dir, 'd5.yaml', { data: { files: ['rec.jsonl.gz'], from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' } }), '--quiet']);
+  expect(range.code).toBe(2);
+  expect(oneLine(range.stderr)).toHaveLength(1);
+  expect(range.stderr).toMatch(/d5\.yaml: data\.from\/data\.to: expected a time range with events in it \(the recording runs from 20\d\d-\d\d-\d\dT[\d:.]+Z to 20\d\d-\d\d-\d\dT[\d:.]+Z\), got 2020-01-01T00:00:00.000Z to 2020-01-02T00:00:00.000Z/);
+
+  // With --debug the stack follows the line.
+  const debug = runCli(['backtest', writeConfig(dir, 'd2.yaml', { data: { files: ['junk.jsonl.gz'], cache: false } }), '--quiet', '--debug']);
+  expect(debug.code).toBe(2);
+  expect(oneLine(debug.stderr).length).toBeGreaterThan(2);
+  expect(debug.stderr).toMatch(/\n\s+at /);
+});

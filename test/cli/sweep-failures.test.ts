@@ -1,0 +1,76 @@
+/**
+ * Issue 12 item 6: a sweep cannot lose a job. A job whose worker dies (`process.exit(3)` in the
+ * strategy) or runs past sweep.jobTimeoutMs is a row with its error, every finished row is in
+ * results.jsonl as it finishes, --resume runs only what is not done, and the exit code says a job
+ * failed.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { recording, writeConfig } from '../backtest/fixtures';
+import { ensureBuilt, runCli } from './exchange-proc';
+
+jest.setTimeout(180_000);
+
+const MODES = `module.exports.default = {
+  name: 'modes', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ mode: String(raw.mode ?? 'ok') }),
+  create: (ctx) => ({
+    onStart() {
+      if (ctx.params.mode === 'exit') process.exit(3);
+      if (ctx.params.mode === 'loop') for (;;) {}
+      return [];
+    },
+  }),
+};
+`;
+
+let dir: string;
+beforeAll(async () => {
+  ensureBuilt();
+  ({ dir } = await recording(10, 5));
+  writeFileSync(path.join(dir, 'modes.js'), MODES);
+});
+
+interface Row {
+  sweep: string;
+  result: { index: number; point: Record<string, string>; error?: string; summary?: unknown };
+}
+const rows = (out: string): Row[] =>
+  readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row);
+
+test('a crashed and a timed-out job become rows with their errors; exit 1; --resume runs only the rest', () => {
+  const cfg = writeConfig(dir, 'modes.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 3000, params: { 'm.mode': ['ok', 'exit', 'loop'] } } });
+  const out = path.join(dir, 'sweep-out');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '2']);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/sweep: 3 jobs on 2 worker\(s\) in [\d.]+ s, 1 finished, 2 failed/);
+  expect(r.stderr).toMatch(/perpkit sweep: 2 of 3 jobs failed; first: job 1 \{"m\.mode":"exit"\}: the job's worker failed: .*3/);
+  const byIndex = new Map(rows(out).map((x) => [x.result.index, x.result]));
+  expect([...byIndex.keys()].sort()).toEqual([0, 1, 2]);
+  expect(byIndex.get(0)?.error).toBeUndefined();
+  expect(byIndex.get(1)?.error).toMatch(/worker failed/);
+  expect(byIndex.get(2)?.error).toMatch(/timed out after 3000 ms \(sweep\.jobTimeoutMs\)/);
+  const table = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Array<{ index: number; error: string | null }> };
+  expect(table.rows.map((x) => [x.index, x.error === null])).toEqual([
+    [0, true],
+    [1, false],
+    [2, false],
+  ]);
+
+  // Resume: the finished point is kept, the failed ones run again (and fail again).
+  const again = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--resume']);
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain('resuming: 1 finished points kept');
+  expect(again.stderr).not.toMatch(/job 0 /);
+  expect(again.stderr).toMatch(/job 1 FAILED/);
+  expect(rows(out).map((x) => x.result.index).sort()).toEqual([0, 1, 2]);
+
+  // Another sweep's results are not mixed in.
+  const changed = writeConfig(dir, 'modes.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 3000, params: { 'm.mode': ['ok', 'exit'] } } });
+  const refused = runCli(['sweep', changed, '--out', out, '--resume']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/results\.jsonl: line 1: expected a row of this sweep .*--resume cannot reuse it/);
+});
