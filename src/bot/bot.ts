@@ -10,7 +10,7 @@ import { Dec } from '../core/decimal';
 import type { Clock, Scheduler } from '../core/clock';
 import { Fifo } from '../core/fifo';
 import { Grid } from '../core/values';
-import type { OrderRecord, TradeRecord } from '../protocol/records';
+import type { OrderRecord, PositionRecord, TradeRecord } from '../protocol/records';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
 import { CodeLog } from './code-log';
@@ -23,6 +23,7 @@ import type { RiskLimits } from './risk/limits';
 import { StateCache, positionKey } from './state/cache';
 import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
+import { checkParams, unknownParamText } from './strategy/params-check';
 import type { Venue, VenueEvent } from './venue/venue';
 
 export interface StrategySlot {
@@ -54,6 +55,10 @@ export interface BotOptions {
   store?: BotStateStore;
   /** Cancel the strategies' orders when the bot stops. */
   cancelOnStop?: boolean;
+  /** Close every open position with reduce-only market orders when the bot stops. */
+  flattenOnStop?: boolean;
+  /** How long a stop waits for the flattening fills (default 3000 ms). */
+  flattenTimeoutMs?: number;
   /** Denials and rejections are logged at most once per code per this interval (default 10 s). */
   denialLogIntervalMs?: number;
   /**
@@ -67,6 +72,19 @@ export interface StrategyErrorLimit {
   maxErrors: number;
   windowMs: number;
 }
+
+/** What a stop leaves on the venue: the user must know about a position or an order left open. */
+export interface LeftOnStop {
+  positions: PositionRecord[];
+  openOrders: OrderRecord[];
+  /** With flattenOnStop: whether every position was closed; undefined when not asked to. */
+  flattened: boolean | undefined;
+  /** Set when the venue could not be asked (the lists are then the bot's last view). */
+  error: string | undefined;
+}
+
+/** The clientOrderId prefix of the orders a stop sends to flatten positions. */
+const FLATTEN_ID = '_flatten';
 
 export const DEFAULT_STRATEGY_ERRORS: StrategyErrorLimit = { maxErrors: 10, windowMs: 60_000 };
 
@@ -120,6 +138,7 @@ export class Bot {
 
   constructor(private readonly opts: BotOptions) {
     this.clientIds = new ClientIdAllocator(opts.clock.now());
+    if (opts.flattenOnStop === true) this.clientIds.register(FLATTEN_ID);
     this.watchEquity = opts.risk.maxDailyLoss !== undefined || opts.risk.maxDrawdown !== undefined;
     this.risk = new RiskEngine(opts.risk, (state, reason) => {
       this.bus.publish({ type: 'riskState', time: this.opts.clock.now(), state, reason });
@@ -169,7 +188,9 @@ export class Bot {
     for (const slot of this.opts.strategies) {
       this.clientIds.register(slot.id);
       const def = slot.definition as unknown as StrategyDefinition<unknown>;
-      const params = def.params(slot.params);
+      const checked = checkParams(slot.definition, slot.params);
+      if (checked.unknown.length > 0) throw new Error(`strategy ${slot.id}: ${unknownParamText(checked)}`);
+      const params = checked.params;
       for (const s of def.symbols(params)) {
         if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s}`);
         marketSymbols.add(s);
@@ -227,9 +248,12 @@ export class Bot {
     if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
   }
 
-  /** Stops strategies (their onStop intents are still sent), cancels if configured, saves state. */
-  async stop(): Promise<void> {
-    if (!this.started || this.stopped) return;
+  /**
+   * Stops strategies (their onStop intents are still sent), cancels if configured, flattens if
+   * configured, saves state, and says what is left on the venue (positions and open orders).
+   */
+  async stop(): Promise<LeftOnStop> {
+    if (!this.started || this.stopped) return { positions: [], openOrders: [], flattened: undefined, error: 'the bot was not running' };
     this.stopped = true;
     this.stopPoll?.();
     for (const r of this.running) {
@@ -245,10 +269,67 @@ export class Bot {
       if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
     }
     await this.executor.idle();
+    const flattened = this.opts.flattenOnStop === true ? await this.flatten() : undefined;
     this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
     await this.saveState();
+    const left = await this.leftOnVenue(flattened);
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
+    return left;
+  }
+
+  /** Positions and open orders on the venue now, logged at warn when anything is left. */
+  private async leftOnVenue(flattened: boolean | undefined): Promise<LeftOnStop> {
+    let left: LeftOnStop;
+    try {
+      const positions = (await this.opts.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
+      left = { positions, openOrders: await this.opts.venue.openOrders(), flattened, error: undefined };
+    } catch (e) {
+      const positions = this.cache.positions().filter((p) => !new Dec(p.quantity).isZero());
+      left = { positions, openOrders: [...this.cache.openOrders()], flattened, error: e instanceof Error ? e.message : String(e) };
+    }
+    const fields = {
+      positions: left.positions.map((p) => ({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl })),
+      openOrders: left.openOrders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, quantity: o.quantity, executedQty: o.executedQty, clientOrderId: o.clientOrderId })),
+      flattened,
+      ...(left.error === undefined ? {} : { venueError: left.error }),
+    };
+    if (left.positions.length > 0 || left.openOrders.length > 0 || left.error !== undefined) this.opts.logger.warn(fields, 'left on the venue at stop');
+    else this.opts.logger.info(fields, 'nothing left on the venue at stop');
+    return left;
+  }
+
+  /**
+   * Closes every open position with a reduce-only market order (not through the risk engine: a
+   * stop is an operator's act) and waits, bounded, until the venue reports them closed.
+   */
+  private async flatten(): Promise<boolean> {
+    const deadline = this.opts.clock.now() + (this.opts.flattenTimeoutMs ?? 3000);
+    for (;;) {
+      let open: PositionRecord[];
+      try {
+        open = (await this.opts.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
+      } catch (e) {
+        this.reportError(e, 'flatten on stop: positions');
+        return false;
+      }
+      if (open.length === 0) return true;
+      if (this.opts.clock.now() >= deadline) return false;
+      if (this.tracker.live(FLATTEN_ID).length === 0) {
+        for (const p of open) {
+          const qty = new Dec(p.quantity);
+          const long = p.positionSide === 'LONG' || (p.positionSide === 'BOTH' && qty.gt(0));
+          const intent: Intent = { kind: 'place', symbol: p.symbol, side: long ? 'SELL' : 'BUY', type: 'MARKET', quantity: qty.abs().toString(), reduceOnly: true };
+          if (p.positionSide !== 'BOTH') intent.positionSide = p.positionSide;
+          this.opts.logger.warn({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity }, 'flattening the position on stop');
+          this.executor.enqueue(FLATTEN_ID, intent);
+        }
+        await this.executor.flush();
+      }
+      await new Promise<void>((resolve) => {
+        this.opts.scheduler.after(100, resolve);
+      });
+    }
   }
 
   async saveState(): Promise<void> {

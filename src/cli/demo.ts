@@ -19,6 +19,7 @@ import { ExchangeCore } from '../exchange/server/exchange-core';
 import { ExchangeServer, mergeConfig } from '../exchange/server/server';
 import { parseBotConfig, LOG_LEVELS, type LogLevel } from '../runtime/config';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
+import { leftText } from './left-on-stop';
 import { createRuntimeLogger } from '../runtime/logger';
 
 export const DEMO_USAGE = `perpkit demo [options]
@@ -179,6 +180,8 @@ export async function runDemo(argv: string[]): Promise<number> {
   if (stopper) clearTimeout(stopper);
   removeSignals();
   statusLine();
+  const left = daemon.leftAtStop;
+  if (left !== undefined) process.stdout.write(`${leftText(left)}\n`);
   try {
     await exchange.stop();
   } catch (e) {

@@ -3,8 +3,9 @@
  * Exit codes: 0 clean stop, 2 usage or config error (nothing was sent to the venue), 1 runtime
  * failure (could not connect, the stop did not finish in time).
  */
+import { leftText } from './left-on-stop';
 import { parseArgs } from 'node:util';
-import { BotConfigError, loadBotConfig, LOG_LEVELS, resolveCredentials, resolveKillToken, type BotConfig, type LogLevel } from '../runtime/config';
+import { BotConfigError, loadBotConfig, LOG_LEVELS, resolveCredentials, resolveKillToken, resolveNotifyTargets, type BotConfig, type LogLevel } from '../runtime/config';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
 import { createRuntimeLogger } from '../runtime/logger';
 import { StateFileError } from '../runtime/state-store';
@@ -86,6 +87,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     loadStrategySlots(config);
     resolveCredentials(config, env);
     resolveKillToken(config, env);
+    resolveNotifyTargets(config, env);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`perpkit run: ${e.message}\nRun 'perpkit run --help' for the options.\n`);
@@ -123,5 +125,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const code = await exited;
   removeSignals();
+  // Besides the log line: a person stopping a bot with Ctrl-C must see a position left open.
+  if (daemon.leftAtStop !== undefined) process.stderr.write(`perpkit run: ${leftText(daemon.leftAtStop)}\n`);
   return code;
 }

@@ -10,6 +10,7 @@
  * Secrets never live in the file: the config names environment variables (`passwordEnv`,
  * `apiKeyEnv`, `secretEnv`, `killTokenEnv`). Errors name the variable, never its value.
  */
+import type { NotifyTarget, NotifyTargetKind } from './notify';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../core/config-errors';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -38,6 +39,10 @@ export interface BotConfig {
   risk: RiskLimits;
   pollPositionsMs: number;
   cancelOnStop: boolean;
+  /** Close every position with reduce-only market orders on a graceful stop. */
+  flattenOnStop: boolean;
+  /** Alerts to webhooks; undefined: none. URLs are read from the environment at start. */
+  notify: NotifyConfig | undefined;
   /** A strategy throwing this often is stopped; false: never. */
   strategyErrors: StrategyErrorLimit | false;
   /** Absolute path; undefined: nothing survives a restart except what the venue holds. */
@@ -51,6 +56,14 @@ export interface BotConfig {
   /** Longest graceful stop before the daemon gives up waiting, ms. */
   stopTimeoutMs: number;
   logging: { level: LogLevel };
+}
+
+export interface NotifyConfig {
+  targets: Array<{ kind: NotifyTargetKind; urlEnv: string; chatIdEnv: string | undefined }>;
+  minIntervalMs: number;
+  venueUnreachableMs: number;
+  streamDownMs: number;
+  dailyLossWarnFraction: number;
 }
 
 /** A config file that cannot be used: the message names file, path, expected and got. */
@@ -111,7 +124,7 @@ class Reader {
   }
 }
 
-const TOP_KEYS = ['venue', 'strategies', 'risk', 'pollPositionsMs', 'cancelOnStop', 'strategyErrors', 'stateFile', 'stateSaveMs', 'http', 'killSwitch', 'stopTimeoutMs', 'logging'] as const;
+const TOP_KEYS = ['venue', 'strategies', 'risk', 'pollPositionsMs', 'cancelOnStop', 'flattenOnStop', 'strategyErrors', 'notify', 'stateFile', 'stateSaveMs', 'http', 'killSwitch', 'stopTimeoutMs', 'logging'] as const;
 const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
 const RISK_INTS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
 
@@ -180,6 +193,31 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     };
   }
 
+  let notify: NotifyConfig | undefined;
+  if (top.notify !== undefined) {
+    const o = r.object(top.notify, 'notify', ['targets', 'minIntervalMs', 'venueUnreachableMs', 'streamDownMs', 'dailyLossWarnFraction']);
+    if (!Array.isArray(o.targets) || o.targets.length === 0) r.fail('notify.targets', 'a non-empty list of {kind: webhook|slack|telegram, urlEnv, chatIdEnv?}', o.targets);
+    const targets = o.targets.map((t: unknown, i: number) => {
+      const at = `notify.targets[${i}]`;
+      const x = r.object(t, at, ['kind', 'urlEnv', 'chatIdEnv']);
+      if (x.kind !== 'webhook' && x.kind !== 'slack' && x.kind !== 'telegram') r.fail(`${at}.kind`, 'webhook, slack or telegram', x.kind);
+      if (x.kind === 'telegram' && x.chatIdEnv === undefined) r.fail(`${at}.chatIdEnv`, 'the environment variable holding the Telegram chat id', x.chatIdEnv);
+      return { kind: x.kind as NotifyTargetKind, urlEnv: r.envName(x.urlEnv, `${at}.urlEnv`), chatIdEnv: x.chatIdEnv === undefined ? undefined : r.envName(x.chatIdEnv, `${at}.chatIdEnv`) };
+    });
+    let fraction = 0.8;
+    if (o.dailyLossWarnFraction !== undefined) {
+      if (typeof o.dailyLossWarnFraction !== 'number' || !(o.dailyLossWarnFraction > 0 && o.dailyLossWarnFraction <= 1)) r.fail('notify.dailyLossWarnFraction', 'a number above 0 and at most 1', o.dailyLossWarnFraction);
+      fraction = o.dailyLossWarnFraction;
+    }
+    notify = {
+      targets,
+      minIntervalMs: r.int(o.minIntervalMs, 'notify.minIntervalMs', 0, 86_400_000, 60_000),
+      venueUnreachableMs: r.int(o.venueUnreachableMs, 'notify.venueUnreachableMs', 100, 86_400_000, 30_000),
+      streamDownMs: r.int(o.streamDownMs, 'notify.streamDownMs', 100, 86_400_000, 30_000),
+      dailyLossWarnFraction: fraction,
+    };
+  }
+
   let level: LogLevel = 'info';
   if (top.logging !== undefined) {
     const o = r.object(top.logging, 'logging', ['level']);
@@ -196,6 +234,8 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     risk,
     pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', 0, 3_600_000, 5000),
     cancelOnStop: r.bool(top.cancelOnStop, 'cancelOnStop', true),
+    flattenOnStop: r.bool(top.flattenOnStop, 'flattenOnStop', false),
+    notify,
     strategyErrors,
     stateFile: top.stateFile === undefined ? undefined : path.resolve(dir, r.string(top.stateFile, 'stateFile', 'a file path (relative to the config file)')),
     stateSaveMs: r.int(top.stateSaveMs, 'stateSaveMs', 100, 3_600_000, 10_000),
@@ -237,6 +277,15 @@ export function resolveCredentials(config: BotConfig, env: NodeJS.ProcessEnv = p
   const a = config.venue.auth;
   if (a.kind === 'password') return { kind: 'password', username: a.username, password: fromEnv(env, config.file, 'venue.auth.passwordEnv', a.passwordEnv) };
   return { kind: 'apiKey', apiKey: fromEnv(env, config.file, 'venue.auth.apiKeyEnv', a.apiKeyEnv), secret: fromEnv(env, config.file, 'venue.auth.secretEnv', a.secretEnv) };
+}
+
+/** The alert targets with their URLs (and chat ids) from the environment. */
+export function resolveNotifyTargets(config: BotConfig, env: NodeJS.ProcessEnv = process.env): NotifyTarget[] {
+  return (config.notify?.targets ?? []).map((t, i) => ({
+    kind: t.kind,
+    url: fromEnv(env, config.file, `notify.targets[${i}].urlEnv`, t.urlEnv),
+    ...(t.chatIdEnv === undefined ? {} : { chatId: fromEnv(env, config.file, `notify.targets[${i}].chatIdEnv`, t.chatIdEnv) }),
+  }));
 }
 
 /** The kill endpoint's token, when the config asks for one. */

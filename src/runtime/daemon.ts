@@ -13,10 +13,12 @@ import type { AddressInfo } from 'node:net';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SystemClock, SystemScheduler, type Clock, type Scheduler } from '../core/clock';
-import type { Bot, StrategySlot } from '../bot/bot';
+import type { Bot, LeftOnStop, StrategySlot } from '../bot/bot';
 import type { Venue } from '../bot/venue/venue';
 import type { PerpClient } from '../client';
-import { resolveCredentials, resolveKillToken, type BotConfig } from './config';
+import * as path from 'node:path';
+import { resolveCredentials, resolveKillToken, resolveNotifyTargets, type BotConfig } from './config';
+import { Notifier } from './notify';
 import { BotMetrics } from './metrics';
 import { FileStateStore } from './state-store';
 import { StatusTracker, type BotStatus } from './status';
@@ -104,12 +106,19 @@ export class BotDaemon {
       venue = live.venue;
     }
     const store = c.stateFile ? new FileStateStore(c.stateFile) : undefined;
+    const notifier = c.notify === undefined ? undefined : new Notifier({ ...c.notify, targets: resolveNotifyTargets(c, this.env), botName: path.basename(c.file).replace(/\.ya?ml$/, '') }, this.log.child({ component: 'notify' }));
+    this.notifier = notifier;
     const wired = wireBot(settingsFromConfig(c, strategies), {
       venue,
       clock,
       scheduler: this.opts.scheduler ?? new SystemScheduler(),
       logger: this.log.child({ component: 'bot' }),
-      observeVenueCall: this.metrics.observeVenueCall,
+      observeVenueCall: notifier
+        ? (method, seconds, ok) => {
+            this.metrics.observeVenueCall(method, seconds, ok);
+            notifier.observeVenueCall(ok);
+          }
+        : this.metrics.observeVenueCall,
       ...(store ? { store } : {}),
     });
     const bot = wired.bot;
@@ -117,11 +126,13 @@ export class BotDaemon {
     const status = new StatusTracker(bot);
     this.statusRef = status;
     this.metrics.attach(bot, status);
+    if (notifier) {
+      notifier.watch(bot);
+      this.metrics.attachNotifier(notifier.stats);
+    }
     bot.bus.subscribe('riskState', (e) => this.log.warn({ state: e.state, reason: e.reason }, 'trading state changed'));
     bot.bus.subscribe('stream', (e) => this.log.info({ stream: e.stream, status: e.status, detail: e.detail }, 'stream status'));
     bot.bus.subscribe('reconciled', (e) => this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue'));
-    bot.bus.subscribe('rejection', (e) => this.log.debug({ strategy: e.strategyId, code: e.code, message: e.message }, 'venue refused an order'));
-    bot.bus.subscribe('denial', (e) => this.log.debug({ strategy: e.strategyId, code: e.code, reason: e.reason }, 'risk engine denied an intent'));
 
     try {
       const { restoredOrders } = await wired.start();
@@ -156,6 +167,12 @@ export class BotDaemon {
    * cancelOnStop, a cancel of their orders are sent), state is saved, streams close. Resolves
    * with the exit code: 0 when everything finished in time, 1 otherwise.
    */
+  /** Alerts to a human, when the config has a notify section. */
+  notifier: Notifier | undefined;
+
+  /** What the last stop left on the venue (logged as `left on the venue at stop`). */
+  leftAtStop: LeftOnStop | undefined;
+
   stop(reason: string): Promise<number> {
     this.stopPromise ??= this.doStop(reason);
     return this.stopPromise;
@@ -173,7 +190,16 @@ export class BotDaemon {
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), this.config.stopTimeoutMs);
       });
-      const outcome = await Promise.race([bot.stop().then(() => 'ok' as const, (e: unknown) => e), timeout]);
+      const outcome = await Promise.race([
+        bot.stop().then(
+          (left) => {
+            this.leftAtStop = left;
+            return 'ok' as const;
+          },
+          (e: unknown) => e,
+        ),
+        timeout,
+      ]);
       if (timer) clearTimeout(timer);
       if (outcome === 'timeout') {
         code = 1;
@@ -182,6 +208,11 @@ export class BotDaemon {
         code = 1;
         this.log.error({ err: errMessage(outcome) }, 'the bot failed to stop cleanly');
       }
+    }
+    if (this.notifier) {
+      // The last alerts (the stop's own risk changes) get a bounded chance to go out.
+      this.notifier.close();
+      await Promise.race([this.notifier.idle(), new Promise((r) => setTimeout(r, 3000).unref())]);
     }
     await this.client?.close().catch(() => undefined);
     await this.closeServer();

@@ -6,6 +6,7 @@
  * events as they happen; state (orders by tracker state, equity, PnL, exposure, positions, trading
  * state) is read at scrape time, so a scrape always shows the current picture.
  */
+import type { NotifierStats } from './notify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Bot } from '../bot/bot';
 import { LOCAL_STATES } from '../bot/execution/order-tracker';
@@ -185,6 +186,23 @@ export class BotMetrics {
           break;
       }
     });
+  }
+
+  /** Counters of the alerts a notifier sent and failed to send. */
+  attachNotifier(stats: NotifierStats): void {
+    const registers = [this.registry];
+    let seen = { sent: 0, failed: 0, suppressed: 0 };
+    const alerts = new Counter({
+      name: 'perpkit_alerts_total',
+      help: 'Alerts to humans by outcome: sent (per target), failed (per target, after retries), suppressed (rate limit)',
+      labelNames: ['outcome'] as const,
+      registers,
+      collect: () => {
+        for (const k of ['sent', 'failed', 'suppressed'] as const) if (stats[k] > seen[k]) alerts.inc({ outcome: k }, stats[k] - seen[k]);
+        seen = { sent: stats.sent, failed: stats.failed, suppressed: stats.suppressed };
+      },
+    });
+    for (const k of ['sent', 'failed', 'suppressed']) alerts.inc({ outcome: k }, 0);
   }
 
   metrics(): Promise<string> {

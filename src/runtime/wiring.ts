@@ -23,6 +23,7 @@ export interface BotSettings {
   risk: RiskLimits;
   pollPositionsMs: number;
   cancelOnStop: boolean;
+  flattenOnStop?: boolean;
   strategyErrors?: StrategyErrorLimit | false;
   /** Start HALTED (kill switch engaged from the config). */
   killSwitch: boolean;
@@ -45,7 +46,7 @@ export interface WiredBot {
 }
 
 export function settingsFromConfig(config: BotConfig, strategies: StrategySlot[]): BotSettings {
-  return { strategies, risk: config.risk, pollPositionsMs: config.pollPositionsMs, cancelOnStop: config.cancelOnStop, strategyErrors: config.strategyErrors, killSwitch: config.killSwitch };
+  return { strategies, risk: config.risk, pollPositionsMs: config.pollPositionsMs, cancelOnStop: config.cancelOnStop, flattenOnStop: config.flattenOnStop, strategyErrors: config.strategyErrors, killSwitch: config.killSwitch };
 }
 
 export function wireBot(settings: BotSettings, injected: Injected): WiredBot {
@@ -59,6 +60,7 @@ export function wireBot(settings: BotSettings, injected: Injected): WiredBot {
     logger: injected.logger,
     pollPositionsMs: settings.pollPositionsMs,
     cancelOnStop: settings.cancelOnStop,
+    flattenOnStop: settings.flattenOnStop === true,
     ...(settings.strategyErrors !== undefined ? { strategyErrors: settings.strategyErrors } : {}),
     ...(injected.store ? { store: injected.store } : {}),
   });

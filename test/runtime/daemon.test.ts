@@ -204,5 +204,40 @@ describe('bot daemon on the local exchange', () => {
     ]);
     expect(await d.stop('test')).toBe(0);
   });
+
+  it('a stop says what it leaves on the venue: the position and the orders (cancelOnStop off)', async () => {
+    const { userId, file } = await setup({ cancelOnStop: false });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    await until(() => openOrders(userId).length === 2);
+    const bid = openOrders(userId).find((o) => o.side === 'BUY');
+    await other.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: bid?.price ?? '0', quantity: '0.01', timeInForce: 'IOC' });
+    await until(() => ex.server.core.engine.positions(userId).some((p) => p.quantity === '0.01'));
+    const from = logLines.length;
+    expect(await d.stop('test')).toBe(0);
+    expect(d.leftAtStop?.positions.map((p) => `${p.symbol}:${p.quantity}`)).toEqual(['BTCUSDT:0.01']);
+    expect(d.leftAtStop?.openOrders.length).toBeGreaterThanOrEqual(1);
+    const line = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; positions?: unknown[] }).find((l) => l.msg === 'left on the venue at stop');
+    expect(line?.level).toBe(40);
+    expect(line?.positions).toEqual([expect.objectContaining({ symbol: 'BTCUSDT', quantity: '0.01' })]);
+  });
+
+  it('flattenOnStop: true closes the position with a reduce-only market order before exiting', async () => {
+    const { userId, file } = await setup({ flattenOnStop: true, stopTimeoutMs: 15000 });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    await until(() => openOrders(userId).length === 2);
+    // Someone to trade with when the position is closed.
+    await other.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '45000', quantity: '1' });
+    const bid = openOrders(userId).find((o) => o.side === 'BUY');
+    // Through every bid down to the bot's (an earlier test's bot may have left one above it).
+    await other.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: bid?.price ?? '0', quantity: '0.05', timeInForce: 'IOC' });
+    await until(() => ex.server.core.engine.positions(userId).some((p) => p.quantity === '0.01'));
+    expect(await d.stop('test')).toBe(0);
+    expect(ex.server.core.engine.positions(userId).filter((p) => p.quantity !== '0')).toEqual([]);
+    expect(d.leftAtStop).toMatchObject({ positions: [], openOrders: [], flattened: true });
+  });
 });
 

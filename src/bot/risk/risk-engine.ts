@@ -108,6 +108,11 @@ export class RiskEngine {
     ];
   }
 
+  /** The configured limits (read-only). */
+  get configured(): Readonly<RiskLimits> {
+    return this.limits;
+  }
+
   get state(): TradingState {
     return this.tradingState;
   }
@@ -133,6 +138,13 @@ export class RiskEngine {
     return ALLOW;
   }
 
+  /** Today's loss so far (positive when down since the UTC day's first reading), or undefined before any reading. */
+  dailyLoss(): Dec | undefined {
+    return this.dayStartEquity === undefined || this.lastEquity === undefined ? undefined : this.dayStartEquity.minus(this.lastEquity);
+  }
+
+  private lastEquity: Dec | undefined;
+
   /**
    * Feeds account equity (wallet + unrealized PnL). Crossing the daily loss or drawdown limit
    * moves ACTIVE to REDUCING; a new UTC day resets the daily reference (not the state).
@@ -144,6 +156,7 @@ export class RiskEngine {
       this.dayStartEquity = equity;
     }
     if (this.peakEquity === undefined || equity.gt(this.peakEquity)) this.peakEquity = equity;
+    this.lastEquity = equity;
     if (this.tradingState !== 'ACTIVE') return;
     if (this.limits.maxDailyLoss !== undefined) {
       const loss = this.dayStartEquity.minus(equity);

@@ -1,0 +1,11 @@
+/** What `perpkit run` and the demo print when a bot stops with something left on the venue. */
+import type { LeftOnStop } from '../bot/bot';
+
+/** One line: what a stop left on the venue. */
+export function leftText(left: LeftOnStop): string {
+  const pos = left.positions.map((p) => `${p.symbol} ${p.positionSide} ${p.quantity} @ ${p.entryPrice} (upnl ${p.unrealizedPnl})`);
+  const orders = left.openOrders.map((o) => `${o.symbol} ${o.side} ${o.quantity} @ ${o.price}`);
+  const flat = left.flattened === undefined ? '' : left.flattened ? '; positions flattened' : '; flattening did NOT close every position';
+  const err = left.error === undefined ? '' : ` (venue not reachable: ${left.error}; the bot's last view)`;
+  return `left on the venue: ${pos.length === 0 ? 'no position' : `positions ${pos.join(', ')}`}; ${orders.length === 0 ? 'no open order' : `${orders.length} open orders: ${orders.join(', ')}`}${flat}${err}`;
+}
