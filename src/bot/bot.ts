@@ -10,10 +10,13 @@ import { Dec } from '../core/decimal';
 import type { Clock, Scheduler } from '../core/clock';
 import { Fifo } from '../core/fifo';
 import { Grid } from '../core/values';
-import type { OrderRecord, PositionRecord, TradeRecord } from '../protocol/records';
+import type { OrderRecord, TradeRecord } from '../protocol/records';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
 import { CodeLog } from './code-log';
+import { SeenFills } from './execution/seen-fills';
+import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
+import { FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
@@ -68,34 +71,7 @@ export interface BotOptions {
   strategyErrors?: StrategyErrorLimit | false;
 }
 
-export interface StrategyErrorLimit {
-  maxErrors: number;
-  windowMs: number;
-}
 
-/** What a stop leaves on the venue: the user must know about a position or an order left open. */
-export interface LeftOnStop {
-  positions: PositionRecord[];
-  openOrders: OrderRecord[];
-  /** With flattenOnStop: whether every position was closed; undefined when not asked to. */
-  flattened: boolean | undefined;
-  /** Set when the venue could not be asked (the lists are then the bot's last view). */
-  error: string | undefined;
-}
-
-/** The clientOrderId prefix of the orders a stop sends to flatten positions. */
-const FLATTEN_ID = '_flatten';
-
-export const DEFAULT_STRATEGY_ERRORS: StrategyErrorLimit = { maxErrors: 10, windowMs: 60_000 };
-
-/** Errors of one strategy, for health, metrics and reports. */
-export interface StrategyHealth {
-  id: string;
-  errors: number;
-  /** Why it was stopped, when it was. */
-  stopped: string | undefined;
-  lastError: string | undefined;
-}
 
 /** The bot's own catch-all bus handler (its dispatcher to the strategies). */
 const OWN_BUS_HANDLERS = 1;
@@ -168,6 +144,7 @@ export class Bot {
   }
 
   private readonly codeLog: CodeLog;
+  private readonly seenFills = new SeenFills();
 
   private reportError(e: unknown, context: string): void {
     this.stats.errors++;
@@ -269,67 +246,18 @@ export class Bot {
       if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
     }
     await this.executor.idle();
-    const flattened = this.opts.flattenOnStop === true ? await this.flatten() : undefined;
+    const deps = this.stopDeps();
+    const flattened = this.opts.flattenOnStop === true ? await flattenPositions(deps, this.opts.flattenTimeoutMs ?? 3000) : undefined;
     this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
     await this.saveState();
-    const left = await this.leftOnVenue(flattened);
+    const left = await leftOnVenue(deps, flattened);
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
     return left;
   }
 
-  /** Positions and open orders on the venue now, logged at warn when anything is left. */
-  private async leftOnVenue(flattened: boolean | undefined): Promise<LeftOnStop> {
-    let left: LeftOnStop;
-    try {
-      const positions = (await this.opts.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
-      left = { positions, openOrders: await this.opts.venue.openOrders(), flattened, error: undefined };
-    } catch (e) {
-      const positions = this.cache.positions().filter((p) => !new Dec(p.quantity).isZero());
-      left = { positions, openOrders: [...this.cache.openOrders()], flattened, error: e instanceof Error ? e.message : String(e) };
-    }
-    const fields = {
-      positions: left.positions.map((p) => ({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl })),
-      openOrders: left.openOrders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, quantity: o.quantity, executedQty: o.executedQty, clientOrderId: o.clientOrderId })),
-      flattened,
-      ...(left.error === undefined ? {} : { venueError: left.error }),
-    };
-    if (left.positions.length > 0 || left.openOrders.length > 0 || left.error !== undefined) this.opts.logger.warn(fields, 'left on the venue at stop');
-    else this.opts.logger.info(fields, 'nothing left on the venue at stop');
-    return left;
-  }
-
-  /**
-   * Closes every open position with a reduce-only market order (not through the risk engine: a
-   * stop is an operator's act) and waits, bounded, until the venue reports them closed.
-   */
-  private async flatten(): Promise<boolean> {
-    const deadline = this.opts.clock.now() + (this.opts.flattenTimeoutMs ?? 3000);
-    for (;;) {
-      let open: PositionRecord[];
-      try {
-        open = (await this.opts.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
-      } catch (e) {
-        this.reportError(e, 'flatten on stop: positions');
-        return false;
-      }
-      if (open.length === 0) return true;
-      if (this.opts.clock.now() >= deadline) return false;
-      if (this.tracker.live(FLATTEN_ID).length === 0) {
-        for (const p of open) {
-          const qty = new Dec(p.quantity);
-          const long = p.positionSide === 'LONG' || (p.positionSide === 'BOTH' && qty.gt(0));
-          const intent: Intent = { kind: 'place', symbol: p.symbol, side: long ? 'SELL' : 'BUY', type: 'MARKET', quantity: qty.abs().toString(), reduceOnly: true };
-          if (p.positionSide !== 'BOTH') intent.positionSide = p.positionSide;
-          this.opts.logger.warn({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity }, 'flattening the position on stop');
-          this.executor.enqueue(FLATTEN_ID, intent);
-        }
-        await this.executor.flush();
-      }
-      await new Promise<void>((resolve) => {
-        this.opts.scheduler.after(100, resolve);
-      });
-    }
+  private stopDeps(): StopDeps {
+    return { venue: this.opts.venue, cache: this.cache, tracker: this.tracker, executor: this.executor, clock: this.opts.clock, scheduler: this.opts.scheduler, logger: this.opts.logger, reportError: (e, c) => this.reportError(e, c) };
   }
 
   async saveState(): Promise<void> {
@@ -453,7 +381,7 @@ export class Bot {
 
   /** Publishes a fill the first time it is seen, whether the stream or reconciliation brought it. */
   private publishFill(time: number, strategyId: string | undefined, o: OrderRecord, fillId: string | undefined, f: Pick<Fill, 'price' | 'quantity' | 'fee' | 'realizedPnl' | 'role' | 'tradeId'>): void {
-    if (!this.firstSightOfFill(o.orderId, fillId)) return;
+    if (!this.seenFills.firstSight(o.orderId, fillId)) return;
     this.stats.fills++;
     this.bus.publish({
       type: 'fill',
@@ -473,22 +401,6 @@ export class Bot {
       this.publishFill(time, strategyId, o, t.fillId, { price: t.price, quantity: t.quantity, fee: t.handlingFee, realizedPnl: t.realizedPnl, role: t.roleType, tradeId: t.tradeId });
     }
     this.kick();
-  }
-
-  /** Fill ids seen, oldest first, bounded: duplicates arrive close together. */
-  private readonly seenFills = new Set<string>();
-
-  /** True the first time a fill (orderId + fill or trade id) is seen; fills without an id always count. */
-  private firstSightOfFill(orderId: string, fillId: string | undefined): boolean {
-    if (fillId === undefined || fillId === '') return true;
-    const key = `${orderId}:${fillId}`;
-    if (this.seenFills.has(key)) return false;
-    this.seenFills.add(key);
-    if (this.seenFills.size > 10000) {
-      const oldest = this.seenFills.values().next();
-      if (oldest.done !== true) this.seenFills.delete(oldest.value);
-    }
-    return true;
   }
 
   /**

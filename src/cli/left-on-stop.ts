@@ -1,5 +1,5 @@
 /** What `perpkit run` and the demo print when a bot stops with something left on the venue. */
-import type { LeftOnStop } from '../bot/bot';
+import type { LeftOnStop } from '../bot/stop';
 
 /** One line: what a stop left on the venue. */
 export function leftText(left: LeftOnStop): string {

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { isDecimalString } from '../core/decimal';
 import type { RiskLimits } from '../bot/risk/limits';
-import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/bot';
+import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];

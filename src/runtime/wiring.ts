@@ -8,7 +8,8 @@
  * starts halted is HALTED before any strategy's onStart intents reach the risk engine.
  */
 import type { Clock, Scheduler } from '../core/clock';
-import { Bot, type BotOptions, type StrategyErrorLimit, type StrategySlot } from '../bot/bot';
+import { Bot, type BotOptions, type StrategySlot } from '../bot/bot';
+import type { StrategyErrorLimit } from '../bot/strategy/errors';
 import type { RiskLimits } from '../bot/risk/limits';
 import type { Venue } from '../bot/venue/venue';
 import { LiveVenue } from '../bot/venue/live-venue';

@@ -1,0 +1,93 @@
+/**
+ * What a bot's stop does beyond stopping its strategies: close the positions when asked
+ * (flattenOnStop) and tell what it leaves on the venue, so nobody walks away from an open
+ * position without being told.
+ */
+import type { Clock, Scheduler } from '../core/clock';
+import { Dec } from '../core/decimal';
+import type { OrderRecord, PositionRecord } from '../protocol/records';
+import type { OrderExecutor } from './execution/executor';
+import type { OrderTracker } from './execution/order-tracker';
+import type { StateCache } from './state/cache';
+import type { StrategyLogger } from './strategy/api';
+import type { Intent } from './strategy/intents';
+import type { Venue } from './venue/venue';
+
+export interface StopDeps {
+  venue: Venue;
+  cache: StateCache;
+  tracker: OrderTracker;
+  executor: OrderExecutor;
+  clock: Clock;
+  scheduler: Scheduler;
+  logger: StrategyLogger;
+  reportError: (e: unknown, context: string) => void;
+}
+
+/** What a stop leaves on the venue: the user must know about a position or an order left open. */
+export interface LeftOnStop {
+  positions: PositionRecord[];
+  openOrders: OrderRecord[];
+  /** With flattenOnStop: whether every position was closed; undefined when not asked to. */
+  flattened: boolean | undefined;
+  /** Set when the venue could not be asked (the lists are then the bot's last view). */
+  error: string | undefined;
+}
+
+/** The clientOrderId prefix of the orders a stop sends to flatten positions. */
+export const FLATTEN_ID = '_flatten';
+
+/** Positions and open orders on the venue now, logged at warn when anything is left. */
+export async function leftOnVenue(d: StopDeps, flattened: boolean | undefined): Promise<LeftOnStop> {
+  let left: LeftOnStop;
+  try {
+    const positions = (await d.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
+    left = { positions, openOrders: await d.venue.openOrders(), flattened, error: undefined };
+  } catch (e) {
+    const positions = d.cache.positions().filter((p) => !new Dec(p.quantity).isZero());
+    left = { positions, openOrders: [...d.cache.openOrders()], flattened, error: e instanceof Error ? e.message : String(e) };
+  }
+  const fields = {
+    positions: left.positions.map((p) => ({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl })),
+    openOrders: left.openOrders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, quantity: o.quantity, executedQty: o.executedQty, clientOrderId: o.clientOrderId })),
+    flattened,
+    ...(left.error === undefined ? {} : { venueError: left.error }),
+  };
+  if (left.positions.length > 0 || left.openOrders.length > 0 || left.error !== undefined) d.logger.warn(fields, 'left on the venue at stop');
+  else d.logger.info(fields, 'nothing left on the venue at stop');
+  return left;
+}
+
+
+/**
+ * Closes every open position with a reduce-only market order (not through the risk engine: a
+ * stop is an operator's act) and waits, bounded, until the venue reports them closed.
+ */
+export async function flattenPositions(d: StopDeps, timeoutMs: number): Promise<boolean> {
+  const deadline = d.clock.now() + timeoutMs;
+  for (;;) {
+    let open: PositionRecord[];
+    try {
+      open = (await d.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
+    } catch (e) {
+      d.reportError(e, 'flatten on stop: positions');
+      return false;
+    }
+    if (open.length === 0) return true;
+    if (d.clock.now() >= deadline) return false;
+    if (d.tracker.live(FLATTEN_ID).length === 0) {
+      for (const p of open) {
+        const qty = new Dec(p.quantity);
+        const long = p.positionSide === 'LONG' || (p.positionSide === 'BOTH' && qty.gt(0));
+        const intent: Intent = { kind: 'place', symbol: p.symbol, side: long ? 'SELL' : 'BUY', type: 'MARKET', quantity: qty.abs().toString(), reduceOnly: true };
+        if (p.positionSide !== 'BOTH') intent.positionSide = p.positionSide;
+        d.logger.warn({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity }, 'flattening the position on stop');
+        d.executor.enqueue(FLATTEN_ID, intent);
+      }
+      await d.executor.flush();
+    }
+    await new Promise<void>((resolve) => {
+      d.scheduler.after(100, resolve);
+    });
+  }
+}
