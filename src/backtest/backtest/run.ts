@@ -13,7 +13,6 @@
  *     next event, so a zero-latency order reaches the engine before the next recorded event.
  * Nothing reads the wall clock: the same config and data give the same result, byte for byte.
  */
-import * as path from 'node:path';
 import { compareDecimalStrings } from '../../core/decimal';
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
@@ -28,6 +27,7 @@ import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchan
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { RecordedEvent, RecordingHeader } from '../recording/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
+import { newCounters, stackTop, type StrategyCounters } from './counters';
 import { LatencyVenue } from './latency-venue';
 import { slotSymbols } from './strategy-module';
 import type { EventBatch, EventSource, TradeColumns } from './source';
@@ -67,40 +67,6 @@ export interface EquitySample {
   positions: string[];
   /** Sum of |position| x mark, USDT. */
   grossNotional: string;
-}
-
-export interface StrategyCounters {
-  /** Orders the engine accepted (NEW events). */
-  ordersAccepted: number;
-  rejections: number;
-  denials: number;
-  cancels: number;
-  /** Risk denials by risk code, and venue rejections by venue error code. */
-  denialsByCode: Record<string, number>;
-  rejectionsByCode: Record<string, number>;
-  /** Times the strategy threw, the first of them, and whether it was stopped for them. */
-  errors: number;
-  firstError: StrategyErrorRow | null;
-  stopped: { time: number; reason: string } | null;
-}
-
-export interface StrategyErrorRow {
-  time: number;
-  /** onStart, onEvent(<type>), onStop... */
-  where: string;
-  message: string;
-  /** The first frame of the stack, file paths relative to the config's folder. */
-  at: string;
-}
-
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, errors: 0, firstError: null, stopped: null });
-
-/** The first `at ...` line of a stack, with absolute paths under `baseDir` made relative. */
-export function stackTop(stack: string, baseDir: string): string {
-  const line = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
-  if (line === undefined) return '';
-  const prefix = baseDir.endsWith(path.sep) ? baseDir : `${baseDir}${path.sep}`;
-  return line.trim().split(prefix).join('');
 }
 
 export interface BacktestResult {

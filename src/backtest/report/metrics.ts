@@ -16,7 +16,8 @@
  * digits so that the printed report does not depend on the last bits of a sum.
  */
 import { Dec } from '../../core/decimal';
-import { newCounters, type BacktestResult, type FillRow, type StrategyErrorRow } from '../backtest/run';
+import { newCounters, type StrategyErrorRow } from '../backtest/counters';
+import type { BacktestResult, FillRow } from '../backtest/run';
 
 const YEAR_MS = 365 * 86_400_000;
 
