@@ -16,7 +16,7 @@
  * digits so that the printed report does not depend on the last bits of a sum.
  */
 import { Dec } from '../../core/decimal';
-import { newCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow } from '../backtest/run';
 
 const YEAR_MS = 365 * 86_400_000;
@@ -79,22 +79,14 @@ export interface PeriodRow {
   fills: number;
 }
 
-export interface StrategyRow {
+/** A strategy's fills in figures, beside its counters (codes sorted). */
+export interface StrategyRow extends StrategyCounters {
   fills: number;
   volume: string;
   fees: string;
   realizedPnl: string;
   winRate: number;
   closingFills: number;
-  ordersAccepted: number;
-  cancels: number;
-  rejections: number;
-  denials: number;
-  denialsByCode: Record<string, number>;
-  rejectionsByCode: Record<string, number>;
-  errors: number;
-  firstError: StrategyErrorRow | null;
-  stopped: { time: number; reason: string } | null;
 }
 
 /** Counts by code summed over strategies, with the codes in sorted order (a stable report). */
