@@ -24,7 +24,7 @@ import { buildCache, cachePathFor, CacheSource } from '../../src/backtest/backte
 import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
 import { runBacktest, type RunOptions } from '../../src/backtest/backtest/run';
 import type { EventSource } from '../../src/backtest/backtest/source';
-import { synthesize, SYNTH_EPOCH } from '../../src/backtest/recording/synth';
+import { synthesize, SYNTH_EPOCH } from '../../src/market-data/synth';
 import { round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { SystemClock } from '../core/clock';
 import { FundingScheduler } from '../exchange/market/funding-scheduler';
-import { recordingFiles } from '../exchange/market/recording-reader';
+import { recordingFiles } from '../market-data/reader';
 import { ReplayService } from '../exchange/market/replay-service';
 import { MarketSimulator } from '../exchange/market/simulator';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/server/config';

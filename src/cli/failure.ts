@@ -5,7 +5,7 @@
  * --debug.
  */
 import { ConfigError } from '../core/config-errors';
-import { RecordingFormatError } from '../exchange/market/recording-reader';
+import { RecordingFormatError } from '../market-data/reader';
 
 export function reportFailure(command: string, e: unknown, debug: boolean): number {
   const stack = debug && e instanceof Error && e.stack !== undefined ? `\n${e.stack}` : '';

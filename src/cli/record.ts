@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { PerpClient } from '../client/client';
 import { SystemClock, SystemScheduler } from '../core/clock';
 import { PUBLIC_TOPIC_KINDS, type PublicTopicKind } from '../core/enums';
-import { Recorder, type RecorderVenue } from '../backtest/recording/recorder';
+import { Recorder, type RecorderVenue } from '../market-data/recorder';
 
 export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
 

@@ -3,7 +3,7 @@
  * process. Deterministic: the same options give a byte-identical file.
  */
 import { parseArgs } from 'node:util';
-import { SYNTH_EPOCH, synthesize } from '../backtest/recording/synth';
+import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
 
 export const SYNTH_USAGE = `perpkit synth --out <file> [options]
 

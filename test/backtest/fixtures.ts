@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { synthesize } from '../../src/backtest/recording/synth';
+import { synthesize } from '../../src/market-data/synth';
 
 /** A short synthetic recording in a fresh temporary directory. */
 export async function recording(minutes = 15, seed = 3): Promise<{ dir: string; file: string }> {

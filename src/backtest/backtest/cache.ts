@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { fractionDigits, fromScaledInt, toScaledInt } from '../../core/decimal';
 import { Grid } from '../../core/values';
-import type { RecordedEvent, RecordingHeader } from '../recording/format';
+import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { JsonlSource, readFileHeader } from './jsonl-source';
 import type { EventBatch, EventSource, TradeColumns } from './source';
 

@@ -6,8 +6,8 @@
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { eventProblem, RecordingFormatError } from '../recording/reader';
-import { isHeader, RECORDING_VERSION, type RecordedEvent, type RecordingHeader } from '../recording/format';
+import { eventProblem, RecordingFormatError } from '../../market-data/reader';
+import { isHeader, RECORDING_VERSION, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { ArrayBatch, type EventBatch, type EventSource } from './source';
 
 /** One file's text chunks as a pull iterator, with the bytes read so far. */

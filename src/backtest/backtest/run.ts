@@ -25,7 +25,7 @@ import { Engine } from '../../exchange/engine/engine';
 import type { SymbolConfig } from '../../exchange/engine/symbols';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/market/replay';
 import type { SymbolSpec } from '../../protocol/rest/market';
-import type { RecordedEvent, RecordingHeader } from '../recording/format';
+import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, stackTop, type StrategyCounters } from './counters';
 import { LatencyVenue } from './latency-venue';

@@ -7,7 +7,7 @@
  * A batch hands out events by index; `event(i)` may return an object that is reused by the next
  * call (the binary cache decodes into one object per kind), so consumers must not keep it.
  */
-import type { RecordedEvent, RecordingHeader } from '../recording/format';
+import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 
 export interface EventBatch {
   readonly count: number;

@@ -24,8 +24,8 @@ import { VenueError } from '../../core/errors';
 import type { ExchangeCore } from '../server/exchange-core';
 import type { Command } from '../server/commands';
 import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
-import { readRecording } from './recording-reader';
-import { wireSpecOf, type RecordedEvent, type RecordingHeader } from './recording-format';
+import { readRecording } from '../../market-data/reader';
+import { wireSpecOf, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from './replay';
 
 export interface ReplayLogger {

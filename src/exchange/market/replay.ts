@@ -50,7 +50,7 @@ import { Grid } from '../../core/values';
 import { Dec } from '../../core/decimal';
 import { VenueError } from '../../core/errors';
 import type { SymbolSpec } from '../../protocol/rest/market';
-import type { RecordedEvent } from './recording-format';
+import type { RecordedEvent } from '../../market-data/format';
 
 /** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
 export interface ReplaySink {

@@ -10,8 +10,8 @@
  */
 import type { ExchangeCore } from '../server/exchange-core';
 import type { SymbolSpec } from '../engine/symbols';
-import { Prng } from './prng';
-import { DEFAULT_PRICE_PARAMS, PriceProcess, type PriceProcessParams } from './price-process';
+import { Prng } from '../../market-data/prng';
+import { DEFAULT_PRICE_PARAMS, PriceProcess, type PriceProcessParams } from '../../market-data/price-process';
 
 export interface SimLogger {
   debug(obj: object, msg: string): void;

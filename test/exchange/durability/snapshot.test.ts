@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ManualClock } from '../../../src/core/clock';
 import type { EngineEvent } from '../../../src/exchange/engine/events';
-import { Prng } from '../../../src/exchange/market/prng';
+import { Prng } from '../../../src/market-data/prng';
 import type { Command, JournalEntry } from '../../../src/exchange/server/commands';
 import { DEFAULT_CONFIG, type ExchangeConfig } from '../../../src/exchange/server/config';
 import { openDurableCore } from '../../../src/exchange/server/durable-core';

@@ -1,8 +1,8 @@
 import { ManualClock } from '../../../src/core/clock';
 import type { EngineEvent } from '../../../src/exchange/engine/events';
 import { FundingScheduler } from '../../../src/exchange/market/funding-scheduler';
-import { Prng } from '../../../src/exchange/market/prng';
-import { PriceProcess } from '../../../src/exchange/market/price-process';
+import { Prng } from '../../../src/market-data/prng';
+import { PriceProcess } from '../../../src/market-data/price-process';
 import { MarketSimulator } from '../../../src/exchange/market/simulator';
 import { DEFAULT_CONFIG } from '../../../src/exchange/server/config';
 import { ExchangeCore } from '../../../src/exchange/server/exchange-core';

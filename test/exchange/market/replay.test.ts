@@ -1,8 +1,8 @@
 import { ManualClock } from '../../../src/core/clock';
 import { Engine } from '../../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS, type SymbolConfig } from '../../../src/exchange/engine/symbols';
-import type { RecordedEvent } from '../../../src/exchange/market/recording-format';
-import { wireSpecOf } from '../../../src/exchange/market/recording-format';
+import type { RecordedEvent } from '../../../src/market-data/format';
+import { wireSpecOf } from '../../../src/market-data/format';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink } from '../../../src/exchange/market/replay';
 
 const T0 = 1_700_000_000_000;

@@ -11,10 +11,10 @@
  * (`--market replay:<file>`) and may not import src/backtest; src/backtest/recording/format.ts
  * re-exports it, so both layers share one definition.
  */
-import type { SymbolSpec } from '../../protocol/rest/market';
-import { wireSpecOf } from '../engine/symbols';
-import type { PositionRecord } from '../../protocol/records';
-import type { PrivateEvent } from '../../protocol/ws';
+import type { SymbolSpec } from '../protocol/rest/market';
+import { wireSpecOf } from '../exchange/engine/symbols';
+import type { PositionRecord } from '../protocol/records';
+import type { PrivateEvent } from '../protocol/ws';
 
 export const RECORDING_FORMAT = 'perpkit-recording';
 export const RECORDING_VERSION = 1;

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { readHeader, readRecording, RecordingFormatError } from '../../../src/backtest/recording/reader';
-import type { RecordedEvent, RecordingHeader } from '../../../src/backtest/recording/format';
+import { readHeader, readRecording, RecordingFormatError } from '../../src/market-data/reader';
+import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpkit-reader-'));
 const header = (part = 0): RecordingHeader => ({ type: 'header', format: 'perpkit-recording', version: 1, source: 'test', startTime: 1000, symbols: [], part });

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { RecordingWriter, partPath } from '../../../src/backtest/recording/writer';
-import { readRecording, recordingFiles } from '../../../src/backtest/recording/reader';
-import type { RecordedEvent } from '../../../src/backtest/recording/format';
+import { RecordingWriter, partPath } from '../../src/market-data/writer';
+import { readRecording, recordingFiles } from '../../src/market-data/reader';
+import type { RecordedEvent } from '../../src/market-data/format';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpkit-writer-'));
 const trade = (t: number, i: number): RecordedEvent => ({ t, k: 'trade', s: 'BTCUSDT', id: String(i), p: '50000.1', q: '0.01', side: i % 2 ? 'BUY' : 'SELL' });

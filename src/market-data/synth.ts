@@ -10,11 +10,11 @@
  *    local exchange's funding scheduler does.
  * Nothing reads the wall clock and the gzip level is fixed: the same options give the same bytes.
  */
-import { Grid } from '../../core/values';
-import { DEFAULT_SYMBOLS, type SymbolConfig } from '../../exchange/engine/symbols';
-import { Prng } from '../../exchange/market/prng';
-import { DEFAULT_PRICE_PARAMS, PriceProcess, type PriceProcessParams } from '../../exchange/market/price-process';
-import { wireSpecOf } from '../../exchange/market/recording-format';
+import { Grid } from '../core/values';
+import { DEFAULT_SYMBOLS, type SymbolConfig } from '../exchange/engine/symbols';
+import { Prng } from './prng';
+import { DEFAULT_PRICE_PARAMS, PriceProcess, type PriceProcessParams } from './price-process';
+import { wireSpecOf } from './format';
 import type { Level, RecordedEvent } from './format';
 import { RecordingWriter } from './writer';
 

@@ -22,7 +22,7 @@ import {
   type RecordedEvent,
   type RecordedKind,
   type RecordingHeader,
-} from './recording-format';
+} from './format';
 
 export interface ReadRecordingOptions {
   /**

@@ -14,11 +14,11 @@
  *   stay in time order; the settlement itself was at the previous nextFundingTime).
  */
 import type { Observable, Subscription } from 'rxjs';
-import type { Clock, Scheduler } from '../../core/clock';
-import type { PublicTopicKind } from '../../core/enums';
-import type { PositionRecord } from '../../protocol/records';
-import type { SymbolSpec } from '../../protocol/rest/market';
-import type { PrivateEvent, PublicPush, PublicTopic } from '../../protocol/ws';
+import type { Clock, Scheduler } from '../core/clock';
+import type { PublicTopicKind } from '../core/enums';
+import type { PositionRecord } from '../protocol/records';
+import type { SymbolSpec } from '../protocol/rest/market';
+import type { PrivateEvent, PublicPush, PublicTopic } from '../protocol/ws';
 import type { RecordedEvent } from './format';
 import { RecordingWriter } from './writer';
 

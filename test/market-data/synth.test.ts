@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRecording } from '../../../src/backtest/recording/reader';
-import { synthesize, SYNTH_EPOCH } from '../../../src/backtest/recording/synth';
-import type { RecordedEvent, RecordingHeader } from '../../../src/backtest/recording/format';
+import { readRecording } from '../../src/market-data/reader';
+import { synthesize, SYNTH_EPOCH } from '../../src/market-data/synth';
+import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpkit-synth-'));
 

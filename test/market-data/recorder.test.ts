@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SystemClock, SystemScheduler } from '../../../src/core/clock';
-import type { PerpClient } from '../../../src/client';
-import { Recorder, type RecorderVenue } from '../../../src/backtest/recording/recorder';
-import { readRecording } from '../../../src/backtest/recording/reader';
-import type { RecordedEvent, RecordingHeader } from '../../../src/backtest/recording/format';
-import { startClientEnv, waitFor, type ClientEnv } from '../../client/support/env';
+import { SystemClock, SystemScheduler } from '../../src/core/clock';
+import type { PerpClient } from '../../src/client';
+import { Recorder, type RecorderVenue } from '../../src/market-data/recorder';
+import { readRecording } from '../../src/market-data/reader';
+import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
+import { startClientEnv, waitFor, type ClientEnv } from '../client/support/env';
 
 function venueOf(client: PerpClient): RecorderVenue {
   return {
