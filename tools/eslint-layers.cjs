@@ -13,13 +13,15 @@ const ROOT = path.resolve(__dirname, '..');
 const ALLOWED = {
   core: [],
   protocol: ['core'],
+  /** Market data at rest: recording format, readers/writers, importers, synthetic data. */
+  'market-data': ['core', 'protocol'],
   client: ['core', 'protocol'],
-  exchange: ['core', 'protocol'],
+  exchange: ['core', 'protocol', 'market-data'],
   'bot/venue': ['core', 'protocol', 'bot', 'client', 'exchange'],
   bot: ['core', 'protocol', 'bot/venue'],
-  backtest: ['core', 'protocol', 'bot', 'bot/venue', 'exchange'],
-  runtime: ['core', 'protocol', 'client', 'exchange', 'bot', 'bot/venue', 'backtest'],
-  cli: ['core', 'protocol', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
+  backtest: ['core', 'protocol', 'market-data', 'bot', 'bot/venue', 'exchange'],
+  runtime: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest'],
+  cli: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
 };
 
 /** The layer a file belongs to, or undefined when it is outside the layered tree. */

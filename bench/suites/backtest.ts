@@ -25,6 +25,7 @@ import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
 import { runBacktest, type RunOptions } from '../../src/backtest/backtest/run';
 import type { EventSource } from '../../src/backtest/backtest/source';
 import { synthesize, SYNTH_EPOCH } from '../../src/market-data/synth';
+import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import { round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
@@ -113,7 +114,7 @@ registerSuite({
     const out: BenchResult[] = [];
     try {
       let t = process.hrtime.bigint();
-      const syn = await synthesize({ out: file, symbols: ['BTCUSDT'], hours, seed: 1, tradeRate });
+      const syn = await synthesize({ out: file, market: synthSymbolsOf(), symbols: ['BTCUSDT'], hours, seed: 1, tradeRate });
       out.push({ name: 'recording events (synth)', value: syn.events, unit: 'events' });
       out.push({ name: 'recording size (gzip JSON lines)', value: round(statSync(file).size / 1e6, 1), unit: 'MB' });
       out.push({ name: 'synth write', value: round(Number(process.hrtime.bigint() - t) / 1e9, 1), unit: 's' });

@@ -3,6 +3,7 @@
  * process. Deterministic: the same options give a byte-identical file.
  */
 import { parseArgs } from 'node:util';
+import { synthSymbolsOf } from '../exchange/market/synth-symbols';
 import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
 
 export const SYNTH_USAGE = `perpkit synth --out <file> [options]
@@ -73,6 +74,7 @@ export async function runSynth(argv: string[]): Promise<number> {
     const rotateMb = num('rotate-mb', o['rotate-mb'], 0, 0);
     opts = {
       out: o.out,
+      market: synthSymbolsOf(),
       symbols: (o.symbols ?? 'BTCUSDT').split(',').map((s) => s.trim()).filter((s) => s !== ''),
       hours: num('hours', o.hours, 24, 0.001),
       seed,

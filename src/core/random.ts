@@ -1,7 +1,7 @@
 /**
  * mulberry32: a tiny, fast seeded PRNG (floats in [0, 1)). Math.random cannot be seeded, and
  * benchmarks, sweeps and fault schedules must repeat for a given seed. (The synthetic market uses
- * the stronger xoshiro128** of src/exchange/market/prng.ts.)
+ * the stronger xoshiro128** of src/market-data/prng.ts.)
  */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

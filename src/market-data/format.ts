@@ -7,12 +7,10 @@
  * This is the interchange format (record, synth, docs, tests). The backtester may convert a
  * recording once into a compact binary cache for speed; the JSON lines remain the source.
  *
- * It lives in the exchange layer because the local exchange replays recordings too
- * (`--market replay:<file>`) and may not import src/backtest; src/backtest/recording/format.ts
- * re-exports it, so both layers share one definition.
+ * It lives in src/market-data, below both the local exchange (which replays recordings with
+ * `--market replay:<file>`) and the backtester, so both share one definition.
  */
 import type { SymbolSpec } from '../protocol/rest/market';
-import { wireSpecOf } from '../exchange/engine/symbols';
 import type { PositionRecord } from '../protocol/records';
 import type { PrivateEvent } from '../protocol/ws';
 
@@ -65,6 +63,3 @@ export function isHeader(v: unknown): v is RecordingHeader {
   const h = v as Partial<RecordingHeader>;
   return h.type === 'header' && h.format === RECORDING_FORMAT && typeof h.version === 'number' && Array.isArray(h.symbols);
 }
-
-/** The wire spec (as in a header) of a configured symbol, for synth and tests. */
-export { wireSpecOf };

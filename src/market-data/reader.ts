@@ -1,12 +1,11 @@
 /**
- * Streaming reader of recordings (format v1, recording-format.ts): one or more files, each
+ * Streaming reader of recordings (format v1, format.ts): one or more files, each
  * gzip-compressed or plain JSON lines, read in the order given without loading a file into
  * memory. Every line is checked for the shape of its kind, so garbage (a torn write, a wrong
  * file) stops the read with an error naming the file and line instead of reaching a replay.
  *
- * It lives in the exchange layer because the local exchange's replay mode reads recordings and
- * may not import src/backtest; src/backtest/recording/reader.ts re-exports it (one
- * implementation).
+ * One implementation for the local exchange's replay mode and the backtester (src/market-data
+ * sits below both).
  */
 import { createReadStream } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';

@@ -48,7 +48,7 @@ export interface RecorderPrivateStream {
 }
 
 /**
- * What the recorder needs from a venue. src/backtest may not import the SDK (src/client), so
+ * What the recorder needs from a venue. src/market-data may not import the SDK (src/client), so
  * the CLI adapts a PerpClient to this (src/cli/record.ts).
  */
 export interface RecorderVenue {

@@ -11,10 +11,9 @@
  * Nothing reads the wall clock and the gzip level is fixed: the same options give the same bytes.
  */
 import { Grid } from '../core/values';
-import { DEFAULT_SYMBOLS, type SymbolConfig } from '../exchange/engine/symbols';
+import type { SymbolSpec } from '../protocol/rest/market';
 import { Prng } from './prng';
 import { DEFAULT_PRICE_PARAMS, PriceProcess, type PriceProcessParams } from './price-process';
-import { wireSpecOf } from './format';
 import type { Level, RecordedEvent } from './format';
 import { RecordingWriter } from './writer';
 
@@ -28,8 +27,11 @@ export interface SynthOptions {
   seed: number;
   /** Epoch ms of the first step; default SYNTH_EPOCH. */
   startTime?: number;
-  /** Specs to draw from (default: the local exchange's symbols); start price is their markPrice. */
-  symbolConfigs?: readonly SymbolConfig[];
+  /**
+   * The symbols to draw from (the local exchange's: `synthSymbolsOf()` in
+   * src/exchange/market/synth-symbols.ts); each starts at its markPrice.
+   */
+  market: readonly SynthSymbol[];
   /** Price process step, ms; the default parameters are calibrated for 200 ms. */
   stepMs?: number;
   markEveryMs?: number;
@@ -42,6 +44,17 @@ export interface SynthOptions {
   quoteNotional?: number;
   price?: Partial<PriceProcessParams>;
   rotateBytes?: number;
+}
+
+/** What synth needs of a symbol: its contract spec (written to the header) and where its market starts. */
+export interface SynthSymbol {
+  spec: SymbolSpec;
+  /** Mark (and index) price at the start. */
+  markPrice: string;
+  /** Funding rate until the premium moves it. */
+  fundingRate: string;
+  /** Funding interval in ms; settlements fall on multiples of it since epoch. */
+  fundingIntervalMs: number;
 }
 
 export interface SynthResult {
@@ -58,7 +71,8 @@ const MAX_RATE = 0.0075;
 const RATE_UPDATE_MS = 60_000;
 
 interface SymSynth {
-  cfg: SymbolConfig;
+  cfg: SymbolSpec;
+  fundingIntervalMs: number;
   tick: Grid;
   step: Grid;
   process: PriceProcess;
@@ -94,21 +108,23 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const tradeRate = o.tradeRate ?? 2;
   const quote = o.quoteNotional ?? 5000;
   const params = { ...DEFAULT_PRICE_PARAMS, ...o.price };
-  const configs = o.symbolConfigs ?? DEFAULT_SYMBOLS;
+  const configs = o.market;
   if (!(o.hours > 0)) throw new RangeError(`hours must be positive, got ${o.hours}`);
   if (o.symbols.length === 0) throw new RangeError('at least one symbol is required');
   const root = new Prng(o.seed);
   const sims: SymSynth[] = o.symbols.map((name) => {
-    const cfg = configs.find((c) => c.symbol === name);
-    if (!cfg) throw new RangeError(`unknown symbol ${name}; known: ${configs.map((c) => c.symbol).join(', ')}`);
+    const sym = configs.find((c) => c.spec.symbol === name);
+    if (!sym) throw new RangeError(`unknown symbol ${name}; known: ${configs.map((c) => c.spec.symbol).join(', ')}`);
+    const cfg = sym.spec;
     const tick = new Grid(cfg.tickSize);
     const step = new Grid(cfg.stepSize);
-    const mark = Number(cfg.markPrice);
+    const mark = Number(sym.markPrice);
     const minSteps = step.toUnits(cfg.minQty) ?? 1;
     // Smallest size whose notional clears the minimum comfortably even after a fall in price.
     const minNotionalSteps = Math.ceil((Number(cfg.minNotional) * 2) / mark / Number(cfg.stepSize));
     return {
       cfg,
+      fundingIntervalMs: sym.fundingIntervalMs,
       tick,
       step,
       // Same label as the simulator: the same seed gives the same price path.
@@ -119,19 +135,19 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       minSteps: Math.max(minSteps, minNotionalSteps),
       maxSteps: step.toUnits(cfg.maxQty) ?? Number.MAX_SAFE_INTEGER,
       tradeId: 0,
-      mark: tick.toUnits(cfg.markPrice) ?? 1,
-      index: tick.toUnits(cfg.markPrice) ?? 1,
+      mark: tick.toUnits(sym.markPrice) ?? 1,
+      index: tick.toUnits(sym.markPrice) ?? 1,
       lastRet: 0,
-      rate: cfg.fundingRate,
+      rate: sym.fundingRate,
       premSum: 0,
       premN: 0,
-      nextFunding: (Math.floor(start / cfg.fundingIntervalMs) + 1) * cfg.fundingIntervalMs,
+      nextFunding: (Math.floor(start / sym.fundingIntervalMs) + 1) * sym.fundingIntervalMs,
     };
   });
   const writer = new RecordingWriter({
     path: o.out,
     source: `synth:${o.seed}`,
-    symbols: sims.map((s) => wireSpecOf(s.cfg)),
+    symbols: sims.map((s) => s.cfg),
     startTime: start,
     rotateBytes: o.rotateBytes,
     level: 6,
@@ -172,7 +188,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       }
       if (t >= s.nextFunding) {
         batch.push({ t, k: 'funding', s: s.cfg.symbol, r: s.rate, p: s.tick.fromUnits(s.mark) });
-        s.nextFunding += s.cfg.fundingIntervalMs;
+        s.nextFunding += s.fundingIntervalMs;
       }
       if (i % markEvery === 0) {
         batch.push({ t, k: 'mark', s: s.cfg.symbol, p: s.tick.fromUnits(s.mark), i: s.tick.fromUnits(s.index), r: s.rate, n: s.nextFunding });

@@ -27,6 +27,7 @@ import { parseBacktestConfig } from '../../src/backtest/backtest/config';
 import { openSource } from '../../src/backtest/backtest/open-source';
 import { runBacktest, type BacktestResult } from '../../src/backtest/backtest/run';
 import { SYNTH_EPOCH, synthesize } from '../../src/market-data/synth';
+import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import type { EngineEvent } from '../../src/exchange/engine/events';
 import { readRecording } from '../../src/market-data/reader';
 import type { RecordedEvent } from '../../src/market-data/format';
@@ -258,7 +259,7 @@ describe('parity: backtest vs the local exchange replaying the same recording (l
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'perpkit-parity-'));
     file = path.join(dir, 'rec.jsonl.gz');
-    await synthesize({ out: file, symbols: [SYMBOL], hours: MINUTES / 60, seed: 3, tradeRate: 3, startTime: START });
+    await synthesize({ out: file, market: synthSymbolsOf(), symbols: [SYMBOL], hours: MINUTES / 60, seed: 3, tradeRate: 3, startTime: START });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

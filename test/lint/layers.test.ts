@@ -11,6 +11,10 @@ const forbidden: Array<[string, string, RegExp]> = [
   ['src/bot/risk/x.ts', "import { a } from '../../exchange/engine/engine';", /'bot' may import only/],
   ['src/protocol/x.ts', "export { a } from '../runtime/config';", /'protocol' may import only/],
   ['strategies/grid/index.ts', "import { a } from '../../src/core/values';", /public API/],
+  ['src/market-data/x.ts', "import { a } from '../exchange/engine/symbols';", /'market-data' may import only core, protocol/],
+  ['src/market-data/x.ts', "import { a } from '../backtest/backtest/run';", /'market-data' may import only/],
+  ['src/client/x.ts', "import { a } from '../market-data/reader';", /'client' may import only/],
+  ['src/bot/bus/x.ts', "import { a } from '../../market-data/format';", /'bot' may import only/],
 ];
 
 /** Strategies may not reach the clock or the network except through their context. */
@@ -27,6 +31,11 @@ const allowed: Array<[string, string]> = [
   ['src/bot/venue/live.ts', "import { a } from '../../client/rest';"],
   ['src/bot/bus/x.ts', "import { a } from '../venue/venue';"],
   ['src/cli/x.ts', "import { a } from '../runtime/wiring';"],
+  ['src/market-data/x.ts', "import { a } from '../protocol/rest/market';"],
+  ['src/exchange/market/x.ts', "import { a } from '../../market-data/reader';"],
+  ['src/backtest/backtest/x.ts', "import { a } from '../../market-data/format';"],
+  ['src/runtime/x.ts', "import { a } from '../market-data/writer';"],
+  ['src/cli/x.ts', "import { a } from '../market-data/synth';"],
   ['strategies/grid/index.ts', "import { a } from '../../src/index';"],
 ];
 

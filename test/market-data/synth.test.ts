@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRecording } from '../../src/market-data/reader';
 import { synthesize, SYNTH_EPOCH } from '../../src/market-data/synth';
+import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpkit-synth-'));
@@ -12,16 +13,16 @@ describe('synth', () => {
     const a = join(dir, 'a.jsonl.gz');
     const b = join(dir, 'b.jsonl.gz');
     const c = join(dir, 'c.jsonl.gz');
-    await synthesize({ out: a, symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 7 });
-    await synthesize({ out: b, symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 7 });
-    await synthesize({ out: c, symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 8 });
+    await synthesize({ out: a, market: synthSymbolsOf(), symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 7 });
+    await synthesize({ out: b, market: synthSymbolsOf(), symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 7 });
+    await synthesize({ out: c, market: synthSymbolsOf(), symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 8 });
     expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
     expect(readFileSync(a).equals(readFileSync(c))).toBe(false);
   });
 
   it('writes every kind in time order with a header, and funding every 8 h', async () => {
     const f = join(dir, 'kinds.jsonl.gz');
-    await synthesize({ out: f, symbols: ['BTCUSDT'], hours: 9, seed: 3, tradeRate: 0.5 });
+    await synthesize({ out: f, market: synthSymbolsOf(), symbols: ['BTCUSDT'], hours: 9, seed: 3, tradeRate: 0.5 });
     const counts = new Map<string, number>();
     let header: RecordingHeader | undefined;
     let last = 0;
@@ -47,7 +48,7 @@ describe('synth', () => {
 
   // How fast is measured by the benchmarks, not asserted here (timed tests flake on busy machines).
   it('writes 24 h of one symbol', async () => {
-    const r = await synthesize({ out: join(dir, 'day.jsonl.gz'), symbols: ['BTCUSDT'], hours: 24, seed: 7 });
+    const r = await synthesize({ out: join(dir, 'day.jsonl.gz'), market: synthSymbolsOf(), symbols: ['BTCUSDT'], hours: 24, seed: 7 });
     expect(r.events).toBeGreaterThan(250_000);
   });
 });

@@ -25,7 +25,8 @@ import type { ExchangeCore } from '../server/exchange-core';
 import type { Command } from '../server/commands';
 import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
 import { readRecording } from '../../market-data/reader';
-import { wireSpecOf, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
+import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
+import { wireSpecOf } from '../engine/symbols';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from './replay';
 
 export interface ReplayLogger {

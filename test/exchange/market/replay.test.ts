@@ -1,8 +1,7 @@
 import { ManualClock } from '../../../src/core/clock';
 import { Engine } from '../../../src/exchange/engine/engine';
-import { DEFAULT_SYMBOLS, type SymbolConfig } from '../../../src/exchange/engine/symbols';
+import { DEFAULT_SYMBOLS, wireSpecOf, type SymbolConfig } from '../../../src/exchange/engine/symbols';
 import type { RecordedEvent } from '../../../src/market-data/format';
-import { wireSpecOf } from '../../../src/market-data/format';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink } from '../../../src/exchange/market/replay';
 
 const T0 = 1_700_000_000_000;
