@@ -13,6 +13,7 @@ import { progressLine } from '../backtest/backtest/progress';
 import { renderHtml, strategyErrorText } from '../backtest/report/html';
 import { createRuntimeLogger } from '../runtime/logger';
 import { reportJson } from '../backtest/report/report';
+import type { BacktestResult } from '../backtest/backtest/run';
 
 /** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
 export const EXIT_STRATEGY_ERRORS = 3;
@@ -44,6 +45,14 @@ Exit codes: 0 done; 1 the backtest itself failed; 2 bad input (config, data); 3 
 Example:
   perpkit backtest config/backtest-market-maker.yaml --out /tmp/mm
 `;
+
+/** What the summary must say about the data: events the fill model did not use, derived marks. */
+function dataNotes(r: BacktestResult): string {
+  let out = '';
+  if (r.events.unused > 0) out += `  data: ${r.events.unused} L2 book/snapshot events read but not used (the tape fill model trades against quote events)\n`;
+  for (const [sym, m] of Object.entries(r.marks)) if (m.source === 'derived') out += `  data: ${sym} marks are derived, not recorded: ${m.method}\n`;
+  return out;
+}
 
 export async function runBacktestCli(argv: string[]): Promise<number> {
   let values: { out?: string; 'no-cache'?: boolean; 'full-tape'?: boolean; 'allow-strategy-errors'?: boolean; 'strategy-logs'?: boolean; debug?: boolean; quiet?: boolean; help?: boolean };
@@ -112,6 +121,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         `  pnl ${s.totalPnl} (return ${(s.return * 100).toFixed(3)}%), fees ${s.fees}, funding ${s.funding}, max drawdown ${(s.maxDrawdown * 100).toFixed(3)}%, sharpe ${s.sharpe}, fills ${s.fills}\n` +
         `  orders ${s.ordersAccepted} accepted; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
         `  strategy errors: ${strategyErrorText(s)}\n` +
+        dataNotes(outcome.result) +
         `  wrote ${path.join(out, 'report.json')}, report.html, run.json\n`,
     );
     if (s.strategyErrors > 0 && values['allow-strategy-errors'] !== true) {

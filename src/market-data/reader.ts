@@ -1,5 +1,5 @@
 /**
- * Streaming reader of recordings (format v1, format.ts): one or more files, each
+ * Streaming reader of recordings (format v1 and v2, format.ts): one or more files, each
  * gzip-compressed or plain JSON lines, read in the order given without loading a file into
  * memory. Every line is checked for the shape of its kind, so garbage (a torn write, a wrong
  * file) stops the read with an error naming the file and line instead of reaching a replay.
@@ -17,6 +17,8 @@ import {
   RECORDED_KINDS,
   RECORDING_FORMAT,
   RECORDING_VERSION,
+  RECORDING_VERSIONS,
+  V2_KINDS,
   isHeader,
   type RecordedEvent,
   type RecordedKind,
@@ -31,7 +33,7 @@ export interface ReadRecordingOptions {
   allowTornTail?: boolean;
 }
 
-/** A recording file that is not valid format v1: says which file and line, and what was wrong. */
+/** A recording file that is not a valid recording: says which file and line, and what was wrong. */
 export class RecordingFormatError extends Error {
   constructor(
     readonly file: string,
@@ -96,20 +98,30 @@ const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFin
 const isSide = (v: unknown): boolean => v === 'BUY' || v === 'SELL';
 const isLevels = (v: unknown): boolean => Array.isArray(v) && v.every((l) => Array.isArray(l) && l.length === 2 && isStr(l[0]) && isStr(l[1]));
 const KINDS = new Set<string>(RECORDED_KINDS);
+const V2_ONLY = new Set<string>(V2_KINDS);
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /**
  * What is wrong with an event line, or undefined when it has the shape of its kind. Checks types
  * and presence, not meaning (a price that is not a decimal is the consumer's refusal to make).
  */
-export function eventProblem(v: unknown): string | undefined {
+export function eventProblem(v: unknown, version: number = RECORDING_VERSION): string | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'expected a JSON object';
   const o = v as Record<string, unknown>;
   if (!isNum(o.t)) return 'expected a numeric time "t" (epoch ms)';
   if (!isStr(o.k) || !KINDS.has(o.k)) return `unknown event kind ${JSON.stringify(o.k)}; expected one of ${RECORDED_KINDS.join(', ')}`;
+  if (version < 2 && V2_ONLY.has(o.k)) return `event kind ${o.k} needs format version 2, the header says version ${version}`;
+  if (o.et !== undefined && !isNum(o.et)) return `${o.k} event: expected "et" (exchange time, epoch ms) as a number when present`;
   const want = (ok: boolean, what: string): string | undefined => (ok ? undefined : `${o.k} event: expected ${what}`);
   switch (o.k as RecordedKind) {
     case 'trade':
       return want(isStr(o.s) && isStr(o.id) && isStr(o.p) && isStr(o.q) && isSide(o.side), 's, id, p, q as strings and side BUY or SELL');
+    case 'quote':
+      return want(isStr(o.s) && isStr(o.bp) && isStr(o.bq) && isStr(o.ap) && isStr(o.aq) && (o.u === undefined || isId(o.u)), 's, bp, bq, ap, aq as strings and u (if present) as an update id');
+    case 'book':
+      return want(isStr(o.s) && isId(o.U) && isId(o.u) && (o.pu === undefined || isId(o.pu)) && isLevels(o.b) && isLevels(o.a), 's as a string, U, u (and pu if present) as update ids, b, a as [price, quantity] string pairs');
+    case 'snapshot':
+      return want(isStr(o.s) && isId(o.u) && isLevels(o.b) && isLevels(o.a), 's as a string, u as an update id, b, a as [price, quantity] string pairs');
     case 'mark':
       return want(isStr(o.s) && isStr(o.p) && isStr(o.i) && isStr(o.r) && isNum(o.n), 's, p, i, r as strings and n as a number');
     case 'depth':
@@ -125,13 +137,18 @@ export function eventProblem(v: unknown): string | undefined {
     case 'positions':
       return want(Array.isArray(o.list) && o.list.every((p) => typeof p === 'object' && p !== null), 'list as an array of position records');
     case 'gap':
-      return want((o.stream === 'public' || o.stream === 'private') && isNum(o.from) && isStr(o.reason), 'stream public or private, from as a number and reason as a string');
+      return want((o.stream === 'public' || o.stream === 'private') && isNum(o.from) && isStr(o.reason) && (o.s === undefined || isStr(o.s)), 'stream public or private, from as a number, reason (and s if present) as strings');
   }
+}
+
+/** The refusal of a header's version this reader does not know. */
+export function versionProblem(version: unknown): string {
+  return `recording format version ${String(version)} is not supported; this reader reads versions ${RECORDING_VERSIONS.join(' and ')}`;
 }
 
 function headerProblem(v: unknown): string | undefined {
   if (!isHeader(v)) return `expected a ${RECORDING_FORMAT} header line first`;
-  if (v.version !== RECORDING_VERSION) return `recording format version ${v.version} is not supported; this reader reads version ${RECORDING_VERSION}`;
+  if (!RECORDING_VERSIONS.includes(v.version)) return versionProblem(v.version);
   if (!isStr(v.source) || !isNum(v.startTime) || !isNum(v.part)) return 'header: expected source as a string, startTime and part as numbers';
   return undefined;
 }
@@ -144,6 +161,7 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
   for (const path of paths) {
     const stream = await openText(path);
     let n = 0;
+    let version = RECORDING_VERSION;
     let torn: RecordingFormatError | undefined;
     try {
       for await (const text of lines(stream)) {
@@ -160,8 +178,9 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
           torn = new RecordingFormatError(path, n, `not a JSON line: ${text.length > 80 ? `${text.slice(0, 80)}...` : text}`);
           continue;
         }
-        const problem = n === 1 ? headerProblem(v) : eventProblem(v);
+        const problem = n === 1 ? headerProblem(v) : eventProblem(v, version);
         if (problem !== undefined) throw new RecordingFormatError(path, n, problem);
+        if (n === 1) version = (v as RecordingHeader).version;
         yield v as RecordingHeader | RecordedEvent;
       }
     } catch (e) {

@@ -151,6 +151,8 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
     startTime: start,
     rotateBytes: o.rotateBytes,
     level: 6,
+    // Only v1 kinds, so a v1 header: the shipped sample stays byte for byte what `npm run sample` makes.
+    version: 1,
     meta: { generator: 'perpkit synth', seed: o.seed, hours: o.hours, stepMs, tradeRate, symbols: o.symbols.join(',') },
   });
   const steps = Math.round((o.hours * 3_600_000) / stepMs);

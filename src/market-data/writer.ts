@@ -1,5 +1,5 @@
 /**
- * Writes a recording: gzip JSON lines (format v1), rotating to a new file by size and/or event
+ * Writes a recording: gzip JSON lines (format v1 or v2), rotating to a new file by size and/or event
  * time. Part 0 is the path given; part n is `<base>.<n>.jsonl.gz` (base = the path without
  * `.jsonl.gz`), each starting with its own header so any part can be read alone.
  *
@@ -14,7 +14,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
-import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader } from './format';
+import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader, type RecordingVersion } from './format';
 
 export interface RecordingWriterOptions {
   /** Path of part 0, e.g. `data/btc.jsonl.gz`. */
@@ -23,6 +23,8 @@ export interface RecordingWriterOptions {
   source: string;
   symbols: RecordingHeader['symbols'];
   meta?: RecordingHeader['meta'];
+  /** Format version written in the headers; default the newest (RECORDING_VERSION). */
+  version?: RecordingVersion;
   /** startTime of part 0; later parts start at the time of their first event. */
   startTime: number;
   /** Start a new part once this many compressed bytes are on disk (0: never). */
@@ -105,7 +107,7 @@ export class RecordingWriter {
     const header: RecordingHeader = {
       type: 'header',
       format: RECORDING_FORMAT,
-      version: RECORDING_VERSION,
+      version: this.opts.version ?? RECORDING_VERSION,
       source: this.opts.source,
       startTime,
       symbols: this.opts.symbols,

@@ -46,3 +46,34 @@ describe('readRecording', () => {
     expect(await all([f], { allowTornTail: true })).toEqual([header(), ev[0]]);
   });
 });
+
+describe('format v2', () => {
+  const v2 = (): RecordingHeader => ({ ...header(), version: 2, sources: [{ file: 'in.gz', sha256: 'ab', bytes: 3 }], marks: { BTCUSDT: { source: 'derived', method: 'mid' } }, skipped: { 'depth before snapshot': 6 } });
+  const kinds: RecordedEvent[] = [
+    { t: 1001, et: 2271, k: 'trade', s: 'BTCUSDT', id: '7', p: '100', q: '1', side: 'SELL' },
+    { t: 1002, et: 2272, k: 'quote', s: 'BTCUSDT', bp: '99.9', bq: '1', ap: '100.1', aq: '2', u: 55 },
+    { t: 1003, k: 'snapshot', s: 'BTCUSDT', u: 50, b: [['99.9', '1']], a: [['100.1', '2']] },
+    { t: 1004, et: 2274, k: 'book', s: 'BTCUSDT', U: 51, u: 55, pu: 50, b: [['99.9', '0']], a: [] },
+    { t: 1005, k: 'gap', stream: 'public', from: 1004, reason: 'pu 54 does not follow u 55', s: 'BTCUSDT' },
+  ];
+
+  it('reads every v2 kind and a v1 file beside it', async () => {
+    const a = join(dir, 'v2.jsonl.gz');
+    const b = join(dir, 'v1.jsonl');
+    writeFileSync(a, gzipSync(text([v2(), ...kinds])));
+    writeFileSync(b, text([header(1), ev[0]]));
+    expect(await all([a, b])).toEqual([v2(), ...kinds, header(1), ev[0]]);
+  });
+
+  it('refuses v2 kinds in a v1 file, malformed v2 events and unknown versions, naming file and line', async () => {
+    const f = join(dir, 'v2bad.jsonl');
+    writeFileSync(f, text([header(), kinds[1]]));
+    await expect(all([f])).rejects.toThrow(`${f}:2: event kind quote needs format version 2, the header says version 1`);
+    writeFileSync(f, text([v2(), { ...kinds[3], u: 'x' }]));
+    await expect(all([f])).rejects.toThrow(`${f}:2: book event: expected`);
+    writeFileSync(f, text([v2(), { ...kinds[0], et: '5' }]));
+    await expect(all([f])).rejects.toThrow(`${f}:2: trade event: expected "et"`);
+    writeFileSync(f, text([{ ...header(), version: 3 }]));
+    await expect(all([f])).rejects.toThrow(`${f}:1: recording format version 3 is not supported; this reader reads versions 1 and 2`);
+  });
+});

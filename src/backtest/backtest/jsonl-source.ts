@@ -1,13 +1,13 @@
 /**
- * Reads recording files (gzip JSON lines, format v1) as batches of parsed events: one gunzip
+ * Reads recording files (gzip JSON lines, format v1 or v2) as batches of parsed events: one gunzip
  * stream per file, lines cut with indexOf on the decoded text, JSON.parse per line, and the
  * reader's own validation (`eventProblem`) so a bad line fails with its file and line number.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { eventProblem, RecordingFormatError } from '../../market-data/reader';
-import { isHeader, RECORDING_VERSION, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
+import { eventProblem, RecordingFormatError, versionProblem } from '../../market-data/reader';
+import { isHeader, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { ArrayBatch, type EventBatch, type EventSource } from './source';
 
 /** One file's text chunks as a pull iterator, with the bytes read so far. */
@@ -57,7 +57,7 @@ function parseHeader(path: string, line: string): RecordingHeader {
     throw new RecordingFormatError(path, 1, 'the first line is not JSON; expected a perpkit-recording header');
   }
   if (!isHeader(v)) throw new RecordingFormatError(path, 1, 'expected a perpkit-recording header line first');
-  if (v.version !== RECORDING_VERSION) throw new RecordingFormatError(path, 1, `recording format version ${v.version} is not supported; this reader reads version ${RECORDING_VERSION}`);
+  if (!RECORDING_VERSIONS.includes(v.version)) throw new RecordingFormatError(path, 1, versionProblem(v.version));
   return v;
 }
 
@@ -92,6 +92,8 @@ export class JsonlSource implements EventSource {
     private readonly paths: string[],
     readonly header: RecordingHeader,
     private readonly validate: boolean,
+    /** Format version of each file (a v1 file may not hold v2 kinds). */
+    private readonly versions: number[],
   ) {
     this.total = paths.reduce((s, p) => s + statSync(p).size, 0);
   }
@@ -99,7 +101,7 @@ export class JsonlSource implements EventSource {
   static async open(paths: string[], opts: { validate?: boolean } = {}): Promise<JsonlSource> {
     const headers = [];
     for (const p of paths) headers.push((await readFileHeader(p)).header);
-    return new JsonlSource(paths, mergeHeaders(headers), opts.validate ?? true);
+    return new JsonlSource(paths, mergeHeaders(headers), opts.validate ?? true, headers.map((h) => h.version));
   }
 
   progress(): { done: number; total: number } {
@@ -154,7 +156,7 @@ export class JsonlSource implements EventSource {
       throw new RecordingFormatError(path, this.lineNo, `not a JSON line: ${line.length > 80 ? `${line.slice(0, 80)}...` : line}`);
     }
     if (this.validate) {
-      const problem = eventProblem(v);
+      const problem = eventProblem(v, this.versions[this.fileIndex]);
       if (problem !== undefined) throw new RecordingFormatError(path, this.lineNo, problem);
     }
     out.push(v as RecordedEvent);

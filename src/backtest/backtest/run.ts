@@ -25,7 +25,7 @@ import { Engine } from '../../exchange/engine/engine';
 import type { SymbolConfig } from '../../exchange/engine/symbols';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/market/replay';
 import type { SymbolSpec } from '../../protocol/rest/market';
-import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
+import type { MarkProvenance, RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, stackTop, type StrategyCounters } from './counters';
 import { LatencyVenue } from './latency-venue';
@@ -75,7 +75,13 @@ export interface BacktestResult {
   startTime: number;
   endTime: number;
   initialBalance: string;
-  events: { read: number; applied: number; tradesThroughEngine: number; tradesSkipped: number };
+  /**
+   * `quotes`: v2 `quote` events, applied as the tape's quotes (as a depth line's top level).
+   * `unused`: events read that the tape fill model does not use yet (v2 `book` and `snapshot`).
+   */
+  events: { read: number; applied: number; tradesThroughEngine: number; tradesSkipped: number; quotes: number; unused: number };
+  /** How mark prices were obtained, by symbol, when the recording says (v2 imports: derived marks). */
+  marks: Record<string, MarkProvenance>;
   fills: FillRow[];
   samples: EquitySample[];
   funding: Array<{ time: number; symbol: string; amount: string }>;
@@ -235,7 +241,8 @@ export class BacktestRun {
       startTime: 0,
       endTime: 0,
       initialBalance: cfg.account.balance,
-      events: { read: 0, applied: 0, tradesThroughEngine: 0, tradesSkipped: 0 },
+      events: { read: 0, applied: 0, tradesThroughEngine: 0, tradesSkipped: 0, quotes: 0, unused: 0 },
+      marks: {},
       fills: [],
       samples: [],
       funding: [],
@@ -252,6 +259,7 @@ export class BacktestRun {
 
   private setup(header: RecordingHeader, t0: number): void {
     const known = new Set(header.symbols.map((s) => s.symbol));
+    this.result.marks = { ...(header.marks ?? {}) };
     for (const s of header.symbols) this.tickGrids.set(s.symbol, new Grid(s.tickSize));
     for (const s of this.symbols) {
       if (!known.has(s)) throw new Error(`the strategies trade ${s}, which the recording does not hold (it has ${[...known].join(', ')})`);
@@ -534,6 +542,19 @@ export class BacktestRun {
         // Always (as marks are): the tape quotes must not depend on the shortcut.
         this.replayer.apply(e);
         if (this.started) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: e.b, asks: e.a } });
+        return;
+      case 'quote':
+        // The top of the book between L2 messages: the tape quotes follow it as they follow a
+        // depth line's best levels (the L2 book itself is not replayed yet).
+        this.result.events.quotes++;
+        this.replayer.apply({ t: e.t, k: 'depth', s: e.s, b: [[e.bp, e.bq]], a: [[e.ap, e.aq]] });
+        if (this.started && this.bot.wants('depth')) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: [[e.bp, e.bq]], asks: [[e.ap, e.aq]] } });
+        return;
+      case 'book':
+      case 'snapshot':
+        // Read, counted and reported (summary line, report data.events.unused): the tape fill model
+        // trades against the top of book, which the quote events carry.
+        this.result.events.unused++;
         return;
       case 'ticker':
         if (this.started) {

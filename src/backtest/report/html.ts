@@ -160,7 +160,10 @@ export function renderHtml(r: BacktestReport): string {
     ['Strategy errors', strategyErrorText(s)],
     ['Fills / volume', `${s.fills} / ${s.volume}`],
     ['Liquidations', String(s.liquidations)],
-    ['Events', `${r.data.events.applied} applied of ${r.data.events.read} read`],
+    ['Events', `${r.data.events.applied} applied of ${r.data.events.read} read${r.data.events.unused > 0 ? `; ${r.data.events.unused} L2 book/snapshot events not used by the tape fill model` : ''}`],
+    ...Object.entries(r.data.marks)
+      .filter(([, m]) => m.source === 'derived')
+      .map(([sym, m]): [string, string] => [`Mark ${sym}`, `derived, not recorded: ${m.method}`]),
   ];
   const table = (head: string[], body: string[][]): string =>
     `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;

@@ -31,6 +31,8 @@ export interface BacktestReport {
     startTime: number;
     endTime: number;
     events: BacktestResult['events'];
+    /** How marks were obtained per symbol, when the recording says (derived marks are an approximation). */
+    marks: BacktestResult['marks'];
     tape: BacktestResult['tape'];
   };
   summary: Summary;
@@ -69,7 +71,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
       equityIntervalMs: cfg.report.equityIntervalMs,
       periodMs: cfg.report.periodMs,
     },
-    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, tape: r.tape },
+    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, tape: r.tape },
     summary: summarize(r, cfg.report.equityIntervalMs),
     periods: periods(r, cfg.report.periodMs),
     strategies: perStrategy(r),
