@@ -8,6 +8,7 @@ import { runSweepCli } from './sweep';
 import { runBot } from './run';
 import { runRecord } from './record';
 import { runSynth } from './synth';
+import { runImport } from './import';
 
 const USAGE = `perpkit <command> [options]
 
@@ -17,6 +18,7 @@ Commands:
   demo        local exchange + market maker bot in one process (perpkit demo --help)
   record      record a venue's market (and account) streams to a file (perpkit record --help)
   synth       write a synthetic market recording (perpkit synth --help)
+  import      turn raw venue captures into a recording (perpkit import --help)
   backtest    replay a recording through strategies and the engine (perpkit backtest --help)
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
   help        show this text
@@ -47,6 +49,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'demo') return runDemo(rest);
   if (cmd === 'record') return runRecord(rest);
   if (cmd === 'synth') return runSynth(rest);
+  if (cmd === 'import') return runImport(rest);
   process.stderr.write(`perpkit: unknown command '${cmd}'\n\n${USAGE}`);
   return 2;
 }

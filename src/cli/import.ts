@@ -1,0 +1,112 @@
+/**
+ * `perpkit import binance-futures <files...> --out <rec.jsonl.gz>`: raw Binance USD-M captures to a
+ * recording (format v2). Bad input (another format, a torn gzip, a symbol not in the files, an
+ * empty range) is one line on stderr and exit 2; anything skipped is counted in the summary.
+ */
+import { parseArgs } from 'node:util';
+import { importBinanceFutures, ImportInputError, type ImportSummary } from '../market-data/import/binance-futures';
+
+export const IMPORT_USAGE = `perpkit import binance-futures <files...> --out <rec.jsonl.gz> [options]
+
+Imports raw Binance USD-M futures captures into a recording (format v2, docs/recording.md):
+combined-stream lines '<receive time ns> <{"stream":...,"data":{...}}>' or plain JSON lines,
+gzip or not, with REST depth snapshots ({"lastUpdateId":...}) among them. depthUpdate diffs are
+applied to the snapshots by Binance's procedure (a break in the pu chain becomes a gap); bookTicker,
+trade, aggTrade and markPriceUpdate become quote, trade and mark events. Without a mark price
+stream, marks are derived (the mid price each second) and the header says so.
+
+Options:
+  --out <file>       the recording to write (required), e.g. data/btcusdt.jsonl.gz
+  --symbol <name>    import only this symbol (e.g. BTCUSDT); others are counted as skipped
+  --from <time>      first receive time to import, epoch ms or ISO 8601 (default: the start)
+  --to <time>        receive time to stop at, exclusive (default: the end)
+  --tick <size>      price grid of the symbol (default: inferred from the data)
+  --step <size>      quantity grid of the symbol (default: inferred from the data)
+  -h, --help         show this text
+
+Example:
+  perpkit import binance-futures ../shared/data/binance-usdm/btcusdt_20240808.gz --out data/btcusdt-20240808.jsonl.gz
+`;
+
+class UsageError extends Error {}
+
+function timeArg(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (/^\d+$/.test(v)) return Number(v);
+  const t = Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v);
+  if (Number.isNaN(t)) throw new UsageError(`--${name} must be epoch ms or an ISO 8601 time, got '${v}'`);
+  return t;
+}
+
+const counts = (r: Record<string, number>): string =>
+  Object.entries(r)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+
+export function importSummaryText(s: ImportSummary, seconds: number): string {
+  const written = Object.values(s.events).reduce((a, b) => a + b, 0);
+  const skipped = Object.values(s.skipped).reduce((a, b) => a + b, 0);
+  let out = `import: ${s.messages} messages in ${seconds.toFixed(1)} s -> ${written} events (${counts(s.events)}) + ${s.added.derivedMarks} derived marks, ${s.added.gaps} gaps${s.added.rebuiltSnapshots > 0 ? `, ${s.added.rebuiltSnapshots} snapshots rebuilt at --from` : ''}\n`;
+  out += `  skipped ${skipped}${skipped > 0 ? `: ${counts(s.skipped)}` : ''}\n`;
+  for (const sym of s.symbols) out += `  ${sym.symbol}: tick ${sym.tickSize}, step ${sym.stepSize}; marks ${s.marks[sym.symbol]?.source ?? 'none'}\n`;
+  if (s.stoppedAt !== undefined) out += `  stopped reading at --to (${s.stoppedAt}); later lines were not read\n`;
+  out += `  wrote ${s.out}\n`;
+  return out;
+}
+
+export async function runImport(argv: string[]): Promise<number> {
+  const [kind, ...rest] = argv;
+  if (kind === undefined || kind === '--help' || kind === '-h' || kind === 'help') {
+    process.stdout.write(IMPORT_USAGE);
+    return kind === undefined ? 2 : 0;
+  }
+  let opts: Parameters<typeof importBinanceFutures>[0];
+  try {
+    if (kind !== 'binance-futures') throw new UsageError(`unknown source '${kind}'; this version imports binance-futures`);
+    const { values: o, positionals } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        out: { type: 'string' },
+        symbol: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        tick: { type: 'string' },
+        step: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (o.help === true) {
+      process.stdout.write(IMPORT_USAGE);
+      return 0;
+    }
+    if (o.out === undefined || o.out === '') throw new UsageError('--out <file> is required');
+    if (positionals.length === 0) throw new UsageError('no input files; expected one or more Binance capture files');
+    opts = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step };
+  } catch (e) {
+    process.stderr.write(`perpkit import: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit import --help' for the options.\n`);
+    return 2;
+  }
+  const t0 = performance.now();
+  let lastDraw = t0;
+  opts.onProgress = (p) => {
+    const now = performance.now();
+    if (now - lastDraw < 2000) return;
+    lastDraw = now;
+    const pct = p.bytesTotal > 0 ? ((100 * p.bytesDone) / p.bytesTotal).toFixed(0) : '?';
+    process.stderr.write(`import: ${pct}% (${p.file}, line ${p.lines})\n`);
+  };
+  try {
+    const s = await importBinanceFutures(opts);
+    process.stdout.write(importSummaryText(s, (performance.now() - t0) / 1000));
+    return 0;
+  } catch (e) {
+    if (e instanceof ImportInputError) {
+      process.stderr.write(`perpkit import: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`perpkit import: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,46 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ensureBuilt, runCli } from './exchange-proc';
+
+const T = 1_723_161_255_000;
+const ticker = (t: number, u: number): string =>
+  `${t}000000 ${JSON.stringify({ stream: 'btcusdt@bookTicker', data: { e: 'bookTicker', u, s: 'BTCUSDT', b: '100.00', B: '1.000', a: '100.10', A: '2.000', T: t + 1270, E: t + 1270 } })}`;
+const trade = (t: number, id: number): string =>
+  `${t}000000 ${JSON.stringify({ stream: 'btcusdt@trade', data: { e: 'trade', E: t + 1270, T: t + 1270, s: 'BTCUSDT', t: id, p: '100.10', q: '0.010', X: 'MARKET', m: false } })}`;
+
+describe('perpkit import binance-futures (compiled CLI)', () => {
+  beforeAll(() => ensureBuilt(), 120000);
+  const dir = mkdtempSync(join(tmpdir(), 'perpkit-cli-import-'));
+  const good = join(dir, 'capture.gz');
+  writeFileSync(good, gzipSync(`${[ticker(T, 1), trade(T + 5, 9), ticker(T + 1200, 2)].join('\n')}\n`));
+
+  it('imports and prints a summary with counts, skips, grid and mark provenance', () => {
+    const out = join(dir, 'rec.jsonl.gz');
+    const r = runCli(['import', 'binance-futures', good, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^import: 3 messages in [\d.]+ s -> 3 events \(quote 2, trade 1\) \+ 2 derived marks, 0 gaps\n {2}skipped 0\n {2}BTCUSDT: tick 0\.1, step 0\.01; marks derived\n/);
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it.each([
+    ['no --out', () => ['import', 'binance-futures', good], /--out <file> is required/],
+    ['an unknown source', () => ['import', 'kraken', good, '--out', join(dir, 'x.gz')], /unknown source 'kraken'/],
+    ['a missing file', () => ['import', 'binance-futures', join(dir, 'nope.gz'), '--out', join(dir, 'x.gz')], /nope\.gz: no such file/],
+    ['another format', () => {
+      const f = join(dir, 'other.csv');
+      writeFileSync(f, 'id,price\n1,2\n');
+      return ['import', 'binance-futures', f, '--out', join(dir, 'x.gz')];
+    }, /other\.csv:1: not a Binance capture line/],
+    ['a symbol not in the file', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--symbol', 'ETHUSDT'], /--symbol ETHUSDT: no message of that symbol/],
+    ['an empty range', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--from', '2030-01-01'], /--from\/--to: no message in 2030-01-01T00:00:00.000Z/],
+    ['a bad --tick', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', 'abc'], /--tick: expected a positive decimal/],
+  ])('%s: exit 2 with one line on stderr, no output file', (_what, args, msg) => {
+    const r = runCli(args());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(msg);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'x.gz'))).toBe(false);
+  });
+});

@@ -1,0 +1,131 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { importBinanceFutures, ImportInputError } from '../../src/market-data/import/binance-futures';
+import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
+import { readRecording } from '../../src/market-data/reader';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-cases-'));
+const T = 1_723_161_255_000;
+let n = 0;
+
+/** A capture line `<receive ns> <combined-stream json>` at receive time ms `t`. */
+const line = (t: number, stream: string, data: object): string => `${t}000123 ${JSON.stringify({ stream, data })}`;
+const depth = (t: number, U: number, u: number, pu: number, b: Array<[string, string]>, a: Array<[string, string]> = []): string =>
+  line(t, 'btcusdt@depth@0ms', { e: 'depthUpdate', E: t + 1270, T: t + 1269, s: 'BTCUSDT', U, u, pu, b, a });
+const ticker = (t: number, u: number, b: string, a: string): string => line(t, 'btcusdt@bookTicker', { e: 'bookTicker', u, s: 'BTCUSDT', b, B: '1.000', a, A: '2.000', T: t + 1270, E: t + 1270 });
+const snapshot = (t: number, L: number): string => `${t}000000 ${JSON.stringify({ lastUpdateId: L, E: t + 1270, T: t + 1269, bids: [['100.00', '1.000'], ['99.90', '2.000']], asks: [['100.10', '1.500']] })}`;
+
+function file(lines: string[], gz = true): string {
+  const f = path.join(dir, `in-${++n}${gz ? '.gz' : '.jsonl'}`);
+  const text = `${lines.join('\n')}\n`;
+  writeFileSync(f, gz ? gzipSync(text) : text);
+  return f;
+}
+
+async function events(out: string): Promise<{ header: RecordingHeader; events: RecordedEvent[] }> {
+  const all: unknown[] = [];
+  for await (const x of readRecording([out])) all.push(x);
+  return { header: all[0] as RecordingHeader, events: all.slice(1) as RecordedEvent[] };
+}
+
+describe('import binance-futures: hand-made inputs', () => {
+  test('a pu break becomes a gap; the book is unknown (diffs counted, not written) until the next snapshot resyncs it', async () => {
+    const input = file([
+      snapshot(T, 100),
+      depth(T + 10, 95, 105, 94, [['100.00', '1.100']]),
+      depth(T + 20, 106, 110, 105, [['99.90', '0']]),
+      depth(T + 30, 120, 125, 119, [['100.00', '3.000']]), // pu 119 does not follow 110
+      depth(T + 40, 126, 130, 125, [['100.00', '4.000']]), // no book: waits for a snapshot
+      snapshot(T + 50, 200),
+      depth(T + 60, 190, 199, 189, [['100.00', '9.000']]), // older than the new snapshot
+      depth(T + 70, 195, 205, 199, [['100.10', '0']], [['100.20', '1.000']]),
+      depth(T + 80, 206, 210, 205, [['100.00', '5.000']]),
+    ]);
+    const out = path.join(dir, 'gap.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out });
+    const { header, events: all } = await events(out);
+    // Without bookTicker, marks are derived from the rebuilt book's top (one per second).
+    expect(all.filter((e) => e.k === 'mark')).toEqual([{ t: T + 10, k: 'mark', s: 'BTCUSDT', p: '100', i: '100', r: '0', n: 1_723_161_600_000 }]);
+    expect(header.marks?.BTCUSDT.method).toMatch(/rebuilt L2 book top/);
+    const ev = all.filter((e) => e.k !== 'mark');
+    expect(ev.map((e) => e.k)).toEqual(['snapshot', 'book', 'book', 'gap', 'snapshot', 'book', 'book']);
+    const gap = ev[3] as Extract<RecordedEvent, { k: 'gap' }>;
+    expect(gap).toMatchObject({ t: T + 30, s: 'BTCUSDT', from: T + 20 });
+    expect(gap.reason).toMatch(/pu 119 does not follow the previous diff's u 110/);
+    expect(s.added.gaps).toBe(1);
+    // The two diffs after the break were waiting for a snapshot; the new one made them too old.
+    expect(s.skipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 3 });
+    expect(header.skipped).toEqual(s.skipped);
+    expect(s.messages).toBe(9);
+  });
+
+  test('diffs that never meet a snapshot are counted, not written', async () => {
+    const input = file([ticker(T, 1, '100.00', '100.10'), depth(T + 10, 1, 5, 0, [['100.00', '1.000']]), depth(T + 20, 6, 9, 5, [['100.00', '2.000']])]);
+    const s = await importBinanceFutures({ files: [input], out: path.join(dir, 'nosnap.jsonl.gz') });
+    expect(s.skipped).toEqual({ 'depthUpdate with no snapshot to apply it to': 2 });
+    expect(s.events).toEqual({ quote: 1 });
+  });
+
+  test('plain JSON lines with aggTrade and markPriceUpdate: recorded marks, taker side from m, other event types counted', async () => {
+    const input = file(
+      [
+        JSON.stringify({ e: 'markPriceUpdate', E: T, s: 'ETHUSDT', p: '2500.12000000', i: '2499.90000000', P: '2500.0', r: '0.00010000', T: T + 3_600_000 }),
+        JSON.stringify({ stream: 'ethusdt@aggTrade', data: { e: 'aggTrade', E: T + 5, a: 77, s: 'ETHUSDT', p: '2500.10', q: '0.500', f: 1, l: 3, T: T + 4, m: true } }),
+        JSON.stringify({ e: 'kline', E: T + 6, s: 'ETHUSDT', k: {} }),
+        JSON.stringify({ e: 'aggTrade', E: T + 7, a: 78, s: 'ETHUSDT', p: '2500.20', q: '0.250', f: 4, l: 4, T: T + 7, m: false }),
+      ],
+      false,
+    );
+    const out = path.join(dir, 'eth.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out });
+    const { header, events: ev } = await events(out);
+    expect(ev).toEqual([
+      { t: T, et: T, k: 'mark', s: 'ETHUSDT', p: '2500.12000000', i: '2499.90000000', r: '0.00010000', n: T + 3_600_000 },
+      { t: T + 5, et: T + 4, k: 'trade', s: 'ETHUSDT', id: '77', p: '2500.10', q: '0.500', side: 'SELL' },
+      { t: T + 7, et: T + 7, k: 'trade', s: 'ETHUSDT', id: '78', p: '2500.20', q: '0.250', side: 'BUY' },
+    ]);
+    expect(header.marks).toEqual({ ETHUSDT: { source: 'recorded', method: 'markPriceUpdate stream' } });
+    expect(s.skipped).toEqual({ "unsupported event type 'kline'": 1 });
+    expect(header.symbols[0]).toMatchObject({ symbol: 'ETHUSDT', baseAsset: 'ETH', quoteAsset: 'USDT', tickSize: '0.02', stepSize: '0.25' });
+    // The largest grid the few prices lie on is coarser than the venue's: --tick/--step override it.
+    await importBinanceFutures({ files: [input], out, tick: '0.01', step: '0.001' });
+    expect((await events(out)).header.symbols[0]).toMatchObject({ tickSize: '0.01', stepSize: '0.001' });
+  });
+
+  test('--from keeps the book across the cut and starts the output with a rebuilt snapshot; --to stops reading', async () => {
+    const input = file([
+      snapshot(T, 100),
+      depth(T + 10, 95, 105, 94, [['100.00', '1.100']]),
+      ticker(T + 1500, 106, '100.00', '100.10'),
+      depth(T + 2000, 106, 110, 105, [['99.90', '0']], [['100.20', '0.500']]),
+      ticker(T + 2500, 110, '100.00', '100.10'),
+      depth(T + 5000, 111, 112, 110, [['99.80', '1.000']]),
+    ]);
+    const out = path.join(dir, 'range.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out, from: T + 1000, to: T + 4000 });
+    const { events: ev } = await events(out);
+    expect(ev.map((e) => e.k)).toEqual(['snapshot', 'mark', 'quote', 'book', 'mark', 'quote']);
+    expect(ev[0]).toEqual({ t: T + 1500, k: 'snapshot', s: 'BTCUSDT', u: 105, b: [['100.00', '1.100'], ['99.90', '2.000']], a: [['100.10', '1.500']] });
+    expect(s.skipped).toEqual({ 'message before --from': 2 });
+    expect(s.stoppedAt).toMatch(/:6$/);
+    await expect(importBinanceFutures({ files: [input], out, from: T + 6000 })).rejects.toThrow(/--from\/--to: no message in .* the files run from/);
+  });
+
+  test.each([
+    ['a perpkit recording (another format)', () => file([JSON.stringify({ type: 'header', format: 'perpkit-recording' }), '{"t":1,"k":"trade"}']), {}, /:1: not a Binance message/],
+    ['a CSV file', () => file(['agg_trade_id,price,quantity', '1,100,1'], false), {}, /:1: not a Binance capture line .* got "agg_trade_id,price,quantity"/],
+    ['a torn gzip', () => {
+      const f = file([ticker(T, 1, '100.00', '100.10'), ticker(T + 1, 2, '100.00', '100.10')]);
+      const whole = gzipSync(`${Array.from({ length: 2000 }, (_, i) => ticker(T + i, i, '100.00', '100.10')).join('\n')}\n`);
+      writeFileSync(f, whole.subarray(0, whole.length - 40));
+      return f;
+    }, {}, /the gzip data ends early \(a torn or truncated file\)/],
+    ['a symbol not in the file', () => file([ticker(T, 1, '100.00', '100.10')]), { symbol: 'ETHUSDT' }, /--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/],
+  ])('%s is refused with one line naming the problem', async (_what, make, extra, msg) => {
+    const p = importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra });
+    await expect(p).rejects.toBeInstanceOf(ImportInputError);
+    await expect(importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra })).rejects.toThrow(msg);
+  });
+});

@@ -1,0 +1,134 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { backtest } from '../../src/backtest/backtest/backtest';
+import { loadBacktestConfig } from '../../src/backtest/backtest/config';
+import { importBinanceFutures, type ImportSummary } from '../../src/market-data/import/binance-futures';
+import { L2Book } from '../../src/market-data/l2-book';
+import type { Level, RecordedEvent, RecordingHeader } from '../../src/market-data/format';
+import { readRecording } from '../../src/market-data/reader';
+import { stringify } from 'yaml';
+import { BINANCE_BTCUSDT, describeWithSharedData } from '../helpers/shared-data';
+
+const README_SHA256 = '0ad7b3a0f5cff220761ea890cfd6e3c15f6899edc7f94637ec915043d7a72251';
+
+describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BINANCE_BTCUSDT, (input) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-'));
+  const out = path.join(dir, 'btcusdt.jsonl.gz');
+  let summary: ImportSummary;
+  let header: RecordingHeader;
+  const events: RecordedEvent[] = [];
+
+  beforeAll(async () => {
+    summary = await importBinanceFutures({ files: [input], out });
+    let first = true;
+    for await (const x of readRecording([out])) {
+      if (first) header = x as RecordingHeader;
+      else events.push(x as RecordedEvent);
+      first = false;
+    }
+  }, 60_000);
+
+  test('one event per message: the counts of the data README, every skip counted', () => {
+    const kinds: Record<string, number> = {};
+    for (const e of events) kinds[e.k] = (kinds[e.k] ?? 0) + 1;
+    expect(summary.messages).toBe(93_954);
+    expect(kinds.quote).toBe(66_089);
+    expect(kinds.trade).toBe(21_313);
+    expect(kinds.snapshot).toBe(1);
+    // 6,551 depth diffs: 4 of the 6 that came before the snapshot are older than it (dropped by the procedure), the rest applied.
+    expect(kinds.book + summary.skipped['depthUpdate older than the snapshot (u < lastUpdateId)']).toBe(6_551);
+    expect(summary.skipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 4 });
+    expect(kinds.gap ?? 0).toBe(0);
+    const written = Object.values(summary.events).reduce((a, b) => a + b, 0);
+    expect(written + 4).toBe(summary.messages);
+    expect(kinds.mark).toBe(summary.added.derivedMarks);
+    expect(header.skipped).toEqual(summary.skipped);
+  });
+
+  test('the header records the source with its sha256, the inferred grid and the derived marks', () => {
+    expect(header.version).toBe(2);
+    expect(header.sources).toEqual([{ file: 'btcusdt_20240808.gz', sha256: README_SHA256, bytes: 3_637_062 }]);
+    expect(header.symbols.map((s) => [s.symbol, s.tickSize, s.stepSize])).toEqual([['BTCUSDT', '0.1', '0.001']]);
+    expect(header.marks?.BTCUSDT.source).toBe('derived');
+    // About one derived mark per second of the ~6 minutes.
+    expect(summary.added.derivedMarks).toBeGreaterThan(330);
+    expect(summary.added.derivedMarks).toBeLessThan(360);
+  });
+
+  test('receive order, exchange time kept: the collector clock shows about 1.27 s behind', () => {
+    let prev = 0;
+    let backwards = 0;
+    const lat: number[] = [];
+    for (const e of events) {
+      if (e.t < prev) backwards++;
+      prev = e.t;
+      if (e.k === 'trade' && e.et !== undefined) lat.push(e.t - e.et);
+    }
+    expect(backwards).toBe(0);
+    lat.sort((a, b) => a - b);
+    const median = lat[lat.length >> 1];
+    expect(median).toBeLessThan(-1200);
+    expect(median).toBeGreaterThan(-1350);
+  });
+
+  test("the diffs before the snapshot follow Binance's procedure: the first applied straddles lastUpdateId, then the pu chain holds", () => {
+    const si = events.findIndex((e) => e.k === 'snapshot');
+    const snap = events[si] as Extract<RecordedEvent, { k: 'snapshot' }>;
+    const books = events.filter((e): e is Extract<RecordedEvent, { k: 'book' }> => e.k === 'book');
+    expect(events.findIndex((e) => e.k === 'book')).toBeGreaterThan(si);
+    expect(books[0].U).toBeLessThanOrEqual(snap.u);
+    expect(books[0].u).toBeGreaterThanOrEqual(snap.u);
+    // The two buffered diffs are written right after the snapshot, at its receive time.
+    expect(events[si + 1]).toMatchObject({ k: 'book', t: snap.t });
+    expect(events[si + 2]).toMatchObject({ k: 'book', t: snap.t });
+    const breaks = books.filter((b, i) => i > 0 && b.pu !== books[i - 1].u).length;
+    expect(breaks).toBe(0);
+  });
+
+  test('the book rebuilt from snapshot + deltas equals bookTicker wherever their update ids coincide', () => {
+    const book = new L2Book();
+    const tops = new Map<number, [Level | undefined, Level | undefined]>();
+    const quotes = new Map<number, Extract<RecordedEvent, { k: 'quote' }>>();
+    for (const e of events) {
+      if (e.k === 'snapshot') book.reset(e.b, e.a, e.u);
+      else if (e.k === 'book') {
+        book.apply(e.b, e.a, e.u);
+        const t = book.top();
+        tops.set(e.u, [t.bid, t.ask]);
+      } else if (e.k === 'quote' && e.u !== undefined) quotes.set(e.u, e);
+    }
+    let compared = 0;
+    for (const [u, q] of quotes) {
+      const top = tops.get(u);
+      if (top === undefined) continue;
+      compared++;
+      expect([top[0], top[1]]).toEqual([
+        [q.bp, q.bq],
+        [q.ap, q.aq],
+      ]);
+    }
+    expect(compared).toBe(629);
+  });
+
+  test('the example market maker backtests on the imported file (quotes drive the tape, L2 events counted)', async () => {
+    const cfgFile = path.join(dir, 'mm.yaml');
+    writeFileSync(
+      cfgFile,
+      stringify({
+        data: { files: ['btcusdt.jsonl.gz'] },
+        account: { balance: '10000' },
+        latency: { placeMs: 20, cancelMs: 20, amendMs: 20 },
+        strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '4', volMultiplier: '3', maxInventory: '0.1', skewBps: '3', refreshMs: 1000 } }],
+      }),
+    );
+    const r = await backtest(loadBacktestConfig(cfgFile), { cache: false });
+    expect(r.result.events.quotes).toBe(66_089);
+    expect(r.result.events.unused).toBe(6_548);
+    expect(r.result.tape.quotes.depths).toBe(66_089);
+    expect(r.report.summary.ordersAccepted).toBeGreaterThan(0);
+    expect(r.report.fills.length).toBeGreaterThan(0);
+    expect(r.report.data.marks.BTCUSDT.source).toBe('derived');
+    expect(r.result.audit.frozenMismatch).toEqual([]);
+  }, 60_000);
+});
