@@ -1,9 +1,8 @@
 /**
  * An L2 order book rebuilt from recorded `snapshot` and `book` events (format v2): price level ->
  * quantity per side, keyed by the price's exact decimal string as the venue sent it (a venue sends
- * one spelling per price: Binance always pads to its price precision). The best levels are found
- * by a scan, which is fine for the importer and inspection (they ask at a few moments), not for a
- * per-event hot path.
+ * one spelling per price: Binance always pads to its price precision). The best price of each
+ * side is kept as levels change; only removing the best level costs a scan of that side.
  */
 import { compareDecimalStrings } from '../core/decimal';
 import type { Level } from './format';
@@ -22,6 +21,11 @@ export class L2Book {
   readonly asks = new Map<string, string>();
   /** Final update id of the last message applied. */
   lastUpdateId = 0;
+  private bestBid: string | undefined;
+  private bestAsk: string | undefined;
+  /** The best level of a side was removed: find the new one at the next top(). */
+  private bidStale = false;
+  private askStale = false;
 
   /** Replaces the whole book. */
   reset(bids: readonly Level[], asks: readonly Level[], updateId: number): void {
@@ -30,27 +34,45 @@ export class L2Book {
     for (const [p, q] of bids) if (!isZeroQty(q)) this.bids.set(p, q);
     for (const [p, q] of asks) if (!isZeroQty(q)) this.asks.set(p, q);
     this.lastUpdateId = updateId;
+    this.bidStale = true;
+    this.askStale = true;
   }
 
   /** Applies one delta message: each level set to its quantity, or removed when it is zero. */
   apply(bids: readonly Level[], asks: readonly Level[], updateId: number): void {
     for (const [p, q] of bids) {
-      if (isZeroQty(q)) this.bids.delete(p);
-      else this.bids.set(p, q);
+      if (isZeroQty(q)) {
+        if (this.bids.delete(p) && p === this.bestBid) this.bidStale = true;
+      } else {
+        this.bids.set(p, q);
+        if (!this.bidStale && (this.bestBid === undefined || compareDecimalStrings(p, this.bestBid) > 0)) this.bestBid = p;
+      }
     }
     for (const [p, q] of asks) {
-      if (isZeroQty(q)) this.asks.delete(p);
-      else this.asks.set(p, q);
+      if (isZeroQty(q)) {
+        if (this.asks.delete(p) && p === this.bestAsk) this.askStale = true;
+      } else {
+        this.asks.set(p, q);
+        if (!this.askStale && (this.bestAsk === undefined || compareDecimalStrings(p, this.bestAsk) < 0)) this.bestAsk = p;
+      }
     }
     this.lastUpdateId = updateId;
   }
 
   /** Best bid and ask levels (undefined for an empty side). */
   top(): { bid: Level | undefined; ask: Level | undefined } {
-    let bid: string | undefined;
-    for (const p of this.bids.keys()) if (bid === undefined || compareDecimalStrings(p, bid) > 0) bid = p;
-    let ask: string | undefined;
-    for (const p of this.asks.keys()) if (ask === undefined || compareDecimalStrings(p, ask) < 0) ask = p;
+    if (this.bidStale) {
+      this.bestBid = undefined;
+      for (const p of this.bids.keys()) if (this.bestBid === undefined || compareDecimalStrings(p, this.bestBid) > 0) this.bestBid = p;
+      this.bidStale = false;
+    }
+    if (this.askStale) {
+      this.bestAsk = undefined;
+      for (const p of this.asks.keys()) if (this.bestAsk === undefined || compareDecimalStrings(p, this.bestAsk) < 0) this.bestAsk = p;
+      this.askStale = false;
+    }
+    const bid = this.bestBid;
+    const ask = this.bestAsk;
     return {
       bid: bid === undefined ? undefined : [bid, this.bids.get(bid) as string],
       ask: ask === undefined ? undefined : [ask, this.asks.get(ask) as string],

@@ -44,3 +44,33 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     expect(existsSync(join(dir, 'x.gz'))).toBe(false);
   });
 });
+
+describe('perpkit data inspect (compiled CLI)', () => {
+  beforeAll(() => ensureBuilt(), 120000);
+  const dir = mkdtempSync(join(tmpdir(), 'perpkit-cli-inspect-'));
+
+  it('prints the figures of an imported recording, as text and as JSON', () => {
+    const input = join(dir, 'capture.gz');
+    writeFileSync(input, gzipSync(`${[ticker(T, 1), trade(T + 5, 9), ticker(T + 1200, 2)].join('\n')}\n`));
+    const rec = join(dir, 'rec.jsonl.gz');
+    expect(runCli(['import', 'binance-futures', input, '--out', rec]).code).toBe(0);
+    const text = runCli(['data', 'inspect', rec]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/5 events: mark 2, quote 2, trade 1/);
+    expect(text.stdout).toMatch(/feed latency \(receive - exchange time, ms\) of 3 events: min -1270/);
+    const json = runCli(['data', 'inspect', rec, '--json']);
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.stdout) as { counts: Record<string, number>; symbols: Record<string, { marks: { source: string } }> };
+    expect(doc.counts).toEqual({ mark: 2, quote: 2, trade: 1 });
+    expect(doc.symbols.BTCUSDT.marks.source).toBe('derived');
+  });
+
+  it('a file that is not a recording: exit 2, one line naming file and line', () => {
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, 'hello\n');
+    const r = runCli(['data', 'inspect', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.jsonl:1: /);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
