@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -68,6 +68,14 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(s.events).toEqual({ quote: 1 });
   });
 
+  test('receive times in ms or us are read by their number of digits', async () => {
+    const d = { e: 'trade', E: T + 1270, T: T + 1270, s: 'BTCUSDT', t: 1, p: '100.10', q: '0.010', m: false };
+    const input = file([`${T} ${JSON.stringify(d)}`, `${T + 1}500 ${JSON.stringify({ ...d, t: 2 })}`]);
+    const out = path.join(dir, 'units.jsonl.gz');
+    await importBinanceFutures({ files: [input], out });
+    expect((await events(out)).events.map((e) => e.t)).toEqual([T, T + 1]);
+  });
+
   test('plain JSON lines with aggTrade and markPriceUpdate: recorded marks, taker side from m, other event types counted', async () => {
     const input = file(
       [
@@ -122,10 +130,14 @@ describe('import binance-futures: hand-made inputs', () => {
       writeFileSync(f, whole.subarray(0, whole.length - 40));
       return f;
     }, {}, /the gzip data ends early \(a torn or truncated file\)/],
+    ['a receive time that is neither ns, us nor ms', () => file([`17231612550 ${JSON.stringify({ e: 'trade' })}`]), {}, /:1: not a Binance capture line/],
+    ['an output directory that does not exist', () => file([ticker(T, 1, '100.00', '100.10')]), { out: path.join(dir, 'no', 'such', 'x.gz') }, /--out .*: the directory .* does not exist/],
     ['a symbol not in the file', () => file([ticker(T, 1, '100.00', '100.10')]), { symbol: 'ETHUSDT' }, /--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/],
   ])('%s is refused with one line naming the problem', async (_what, make, extra, msg) => {
     const p = importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra });
     await expect(p).rejects.toBeInstanceOf(ImportInputError);
     await expect(importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra })).rejects.toThrow(msg);
+    expect(existsSync(path.join(dir, 'bad.jsonl.gz'))).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
