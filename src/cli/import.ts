@@ -4,13 +4,16 @@
  * empty range) is one line on stderr and exit 2; anything skipped is counted in the summary.
  */
 import { parseArgs } from 'node:util';
-import { importBinanceFutures, ImportInputError, type ImportSummary } from '../market-data/import/binance-futures';
+import { importBinanceFutures, type ImportSummary } from '../market-data/import/binance-futures';
+import { ImportInputError } from '../market-data/import/errors';
 
 export const IMPORT_USAGE = `perpkit import binance-futures <files...> --out <rec.jsonl.gz> [options]
 
 Imports raw Binance USD-M futures captures into a recording (format v2, docs/recording.md):
 combined-stream lines '<receive time ns> <{"stream":...,"data":{...}}>' or plain JSON lines,
-gzip or not, with REST depth snapshots ({"lastUpdateId":...}) among them. depthUpdate diffs are
+gzip or not, with REST depth snapshots ({"lastUpdateId":...}) among them; or Binance's public
+CSV archives (trades, aggTrades, bookTicker, markPriceKlines, fundingRate; zipped or not), merged
+in time order (a capture and CSV archives cannot be mixed). depthUpdate diffs are
 applied to the snapshots by Binance's procedure (a break in the pu chain becomes a gap); bookTicker,
 trade, aggTrade and markPriceUpdate become quote, trade and mark events. Without a mark price
 stream, marks are derived (the mid price each second) and the header says so.
@@ -24,8 +27,9 @@ Options:
   --step <size>      quantity grid of the symbol (default: inferred from the data)
   -h, --help         show this text
 
-Example:
+Examples:
   perpkit import binance-futures ../shared/data/binance-usdm/btcusdt_20240808.gz --out data/btcusdt-20240808.jsonl.gz
+  perpkit import binance-futures BTCUSDT-aggTrades-2024-08-01.zip BTCUSDT-bookTicker-2024-08-01.zip --out data/btc-0801.jsonl.gz
 `;
 
 class UsageError extends Error {}

@@ -29,10 +29,10 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     ['an unknown source', () => ['import', 'kraken', good, '--out', join(dir, 'x.gz')], /unknown source 'kraken'/],
     ['a missing file', () => ['import', 'binance-futures', join(dir, 'nope.gz'), '--out', join(dir, 'x.gz')], /nope\.gz: no such file/],
     ['another format', () => {
-      const f = join(dir, 'other.csv');
+      const f = join(dir, 'other.txt');
       writeFileSync(f, 'id,price\n1,2\n');
       return ['import', 'binance-futures', f, '--out', join(dir, 'x.gz')];
-    }, /other\.csv:1: not a Binance capture line/],
+    }, /other\.txt:1: not a Binance capture line/],
     ['a symbol not in the file', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--symbol', 'ETHUSDT'], /--symbol ETHUSDT: no message of that symbol/],
     ['an empty range', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--from', '2030-01-01'], /--from\/--to: no message in 2030-01-01T00:00:00.000Z/],
     ['a bad --tick', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', 'abc'], /--tick: expected a positive decimal/],

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { importBinanceFutures, ImportInputError } from '../../src/market-data/import/binance-futures';
+import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
+import { ImportInputError } from '../../src/market-data/import/errors';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { readRecording } from '../../src/market-data/reader';
 

@@ -2,7 +2,8 @@
  * Import of raw Binance USD-M futures captures into a recording (format v2): combined-stream lines
  * `<receive time ns> <{"stream":...,"data":{...}}>` as a collector writes them, or plain JSON lines
  * (a combined-stream envelope or a bare event per line), gzip or not, with REST depth snapshots
- * (`{"lastUpdateId":...,"bids":...,"asks":...}`) among them.
+ * (`{"lastUpdateId":...,"bids":...,"asks":...}`) among them; or Binance's public CSV archives,
+ * zipped or not (binance-csv.ts turns their rows into the same messages, merged in time order).
  *
  * - One output event per input message: `depthUpdate` -> `book`, `bookTicker` -> `quote`, `trade`
  *   and `aggTrade` -> `trade`, `markPriceUpdate` -> `mark`, a REST snapshot -> `snapshot`. A
@@ -38,14 +39,9 @@ import { toScaledInt, fromScaledInt } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordingHeader, type RecordingSourceFile } from '../format';
 import { L2Book } from '../l2-book';
+import { csvItems, isCsvInput } from './binance-csv';
+import { ImportInputError } from './errors';
 
-/** Bad input: names the file (and line) and what was wrong; the CLI exits 2 on it. */
-export class ImportInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportInputError';
-  }
-}
 
 export interface BinanceImportOptions {
   files: string[];
@@ -129,6 +125,12 @@ interface SymState {
   priceGcd: number;
   qtyGcd: number;
   tickScaled: number | undefined;
+  /** The last mark written, the last settled funding rate and interval (CSV archives). */
+  lastMark: string | undefined;
+  lastRate: string | undefined;
+  fundingIntervalMs: number;
+  /** How recorded marks were obtained, for the header. */
+  markMethod: string;
 }
 
 function gcd(a: number, b: number): number {
@@ -181,6 +183,8 @@ export class BinanceFuturesImporter {
   /** A snapshot with no symbol seen before any depth message: it belongs to the next one's symbol. */
   private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string } | undefined;
   private lastT = 0;
+  /** The inputs hold mark prices (markPriceKlines archives): derive none. */
+  private marksGiven = false;
   /** Symbols of messages skipped under --symbol, for the error when --symbol is not in the data. */
   private readonly otherSymbols = new Set<string>();
 
@@ -203,14 +207,25 @@ export class BinanceFuturesImporter {
   async run(): Promise<ImportSummary> {
     try {
       const total = this.o.files.reduce((s, f) => s + statSync(f).size, 0);
-      let before = 0;
-      let stopped = false;
-      for (const file of this.o.files) {
-        const sha = sha256Of(file);
-        stopped = await this.readFile(file, before, total);
-        before += statSync(file).size;
-        this.summary.sources.push({ file: basename(file), sha256: await sha, bytes: statSync(file).size });
-        if (stopped) break;
+      const csv = this.o.files.filter((f) => isCsvInput(f));
+      if (csv.length > 0 && csv.length < this.o.files.length) {
+        throw new ImportInputError(`${csv[0]} is a CSV archive and ${this.o.files.find((f) => !csv.includes(f)) ?? ''} a stream capture: import them separately (their times differ: exchange time vs receive time)`);
+      }
+      if (csv.length > 0) {
+        // Mark prices among the inputs: no mark is derived, not even before their first bar.
+        this.marksGiven = csv.some((f) => /markPriceKlines/i.test(f));
+        const shas = this.o.files.map((f) => sha256Of(f));
+        await this.readCsv(total);
+        for (let i = 0; i < this.o.files.length; i++) this.summary.sources.push({ file: basename(this.o.files[i]), sha256: await shas[i], bytes: statSync(this.o.files[i]).size });
+      } else {
+        let before = 0;
+        for (const file of this.o.files) {
+          const sha = sha256Of(file);
+          const stopped = await this.readFile(file, before, total);
+          before += statSync(file).size;
+          this.summary.sources.push({ file: basename(file), sha256: await sha, bytes: statSync(file).size });
+          if (stopped) break;
+        }
       }
       this.finishPending();
       await this.closeBody();
@@ -308,13 +323,73 @@ export class BinanceFuturesImporter {
     if (!isObj(v)) throw new ImportInputError(`${file}:${n}: expected a JSON object, got ${excerpt(json)}`);
     const d = isObj(v.data) ? v.data : v;
     if (t === undefined) t = isNum(d.E) ? d.E : this.lastT;
+    if (!this.accept(t)) return false;
+    this.message(d, t, `${file}:${n}`);
+    return true;
+  }
+
+  /** Counts a message at time `t`; false when it is at or past --to (reading stops). */
+  private accept(t: number): boolean {
     if (this.o.to !== undefined && t >= this.o.to) return false;
     this.summary.messages++;
     if (this.summary.messages === 1) this.summary.firstTime = t;
     this.lastT = t;
     this.summary.lastTime = Math.max(this.summary.lastTime, t);
-    this.message(d, t, `${file}:${n}`);
     return true;
+  }
+
+  /** CSV archives (binance-csv.ts): rows merged in time order; `t` and `et` are the exchange's time. */
+  private async readCsv(total: number): Promise<void> {
+    const every = this.o.progressEvery ?? 100_000;
+    let rows = 0;
+    for await (const it of csvItems(this.o.files, this.o.symbol)) {
+      if (!this.accept(it.t)) {
+        this.summary.stoppedAt = it.where;
+        break;
+      }
+      if ('msg' in it) this.message(it.msg, it.t, it.where);
+      else if ('mark' in it) this.csvMark(it.mark.s, it.mark.p, it.t);
+      else if ('funding' in it) this.csvFunding(it.funding.s, it.funding.r, it.funding.intervalMs, it.t);
+      else this.skip(it.skip);
+      if (++rows % every === 0) {
+        this.o.onProgress?.({ file: it.where.replace(/:\d+$/, ''), lines: rows, bytesDone: 0, bytesTotal: total });
+        if (this.chunk.length >= 1 << 16) await this.flushChunk();
+      } else if (this.chunk.length >= 1 << 20) await this.flushChunk();
+    }
+    await this.flushChunk();
+  }
+
+  /** A markPriceKlines bar's close as the mark (index unknown: = mark; rate: the last settled one). */
+  private csvMark(sym: string, p: string, t: number): void {
+    if (this.o.symbol !== undefined && sym !== this.o.symbol) {
+      this.otherSymbols.add(sym);
+      this.skip(R_OTHER_SYMBOL);
+      return;
+    }
+    const s = this.state(sym);
+    s.markRecorded = true;
+    s.markMethod = 'markPriceKlines: the close of each bar at its close time; index = mark; funding rate = the last settled rate of the fundingRate archive (0 without one)';
+    s.firstRecordedMark ??= t;
+    this.notePrice(s, p);
+    s.lastMark = p;
+    this.emit({ t, et: t, k: 'mark', s: sym, p, i: p, r: s.lastRate ?? '0', n: (Math.floor(t / s.fundingIntervalMs) + 1) * s.fundingIntervalMs }, t);
+  }
+
+  /** A fundingRate row: a settlement at the last mark known. */
+  private csvFunding(sym: string, r: string, intervalMs: number, t: number): void {
+    if (this.o.symbol !== undefined && sym !== this.o.symbol) {
+      this.otherSymbols.add(sym);
+      this.skip(R_OTHER_SYMBOL);
+      return;
+    }
+    const s = this.state(sym);
+    s.lastRate = r;
+    s.fundingIntervalMs = intervalMs;
+    if (s.lastMark === undefined) {
+      this.skip('fundingRate row before any mark price of its symbol (import markPriceKlines or bookTicker of the same days)');
+      return;
+    }
+    this.emit({ t, et: t, k: 'funding', s: sym, r, p: s.lastMark }, t);
   }
 
   private skip(reason: string): void {
@@ -324,7 +399,7 @@ export class BinanceFuturesImporter {
   private state(name: string): SymState {
     let s = this.syms.get(name);
     if (s === undefined) {
-      s = { name, book: undefined, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, qtyGcd: 0, tickScaled: undefined };
+      s = { name, book: undefined, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, qtyGcd: 0, tickScaled: undefined, lastMark: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS, markMethod: 'markPriceUpdate stream' };
       if (this.o.tick !== undefined) s.tickScaled = toScaledInt(this.o.tick, SCALE);
       this.syms.set(name, s);
     }
@@ -398,6 +473,7 @@ export class BinanceFuturesImporter {
         if (!isStr(d.p) || !isStr(d.i) || !isStr(d.r) || !isNum(d.T)) bad('p, i, r as strings and T (next funding time) as a number');
         s.markRecorded = true;
         s.firstRecordedMark ??= t;
+        s.lastMark = d.p as string;
         this.notePrice(s, d.p as string);
         this.emit({ t, et, k: 'mark', s: sym, p: d.p as string, i: d.i as string, r: d.r as string, n: d.T as number }, t);
         return;
@@ -512,7 +588,7 @@ export class BinanceFuturesImporter {
   // ---- marks -------------------------------------------------------------------------------------
 
   private deriveMark(s: SymState, t: number, bid: string, ask: string): void {
-    if (s.markRecorded) return;
+    if (s.markRecorded || this.marksGiven) return;
     const sec = Math.floor(t / 1000);
     if (sec === s.lastMarkSecond) return;
     const b = toScaledInt(bid, SCALE);
@@ -523,13 +599,14 @@ export class BinanceFuturesImporter {
     // Rounded down to the tick known so far: the final tick divides it, so the mark stays on the grid.
     const mid = Math.floor((b + a) / 2 / tick) * tick;
     const p = fromScaledInt(mid, SCALE);
+    s.lastMark = p;
     s.derivedMarks++;
     this.summary.added.derivedMarks++;
     this.emit({ t, k: 'mark', s: s.name, p, i: p, r: '0', n: nextFunding(t) }, t, true);
   }
 
   private markProvenance(s: SymState): MarkProvenance {
-    if (s.derivedMarks === 0 && s.markRecorded) return { source: 'recorded', method: 'markPriceUpdate stream' };
+    if (s.derivedMarks === 0 && s.markRecorded) return { source: 'recorded', method: s.markMethod };
     const method = `the mid price of the first ${s.hasQuotes ? 'bookTicker' : 'rebuilt L2 book top'} of each second of receive time, rounded down to the tick; index = mark, funding rate 0, next funding at the next 8-hour boundary`;
     return { source: 'derived', method: s.markRecorded ? `${method} (until the first markPriceUpdate at ${new Date(s.firstRecordedMark ?? 0).toISOString()})` : method };
   }

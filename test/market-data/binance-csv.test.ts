@@ -1,0 +1,94 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
+import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
+import { readRecording } from '../../src/market-data/reader';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-csv-'));
+const T = 1_722_470_400_000; // 2024-08-01T00:00:00Z
+
+/** A zip of one file, made by python's zipfile (deflate), as Binance ships its archives. */
+function zip(zipPath: string, name: string, text: string, extra?: [string, string]): string {
+  const script = 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)\nz.writestr(sys.argv[2], sys.argv[3])\nif len(sys.argv) > 4: z.writestr(sys.argv[4], sys.argv[5])\nz.close()';
+  execFileSync('python3', ['-c', script, zipPath, name, text, ...(extra ?? [])]);
+  return zipPath;
+}
+
+async function read(out: string): Promise<{ header: RecordingHeader; events: RecordedEvent[] }> {
+  const all: unknown[] = [];
+  for await (const x of readRecording([out])) all.push(x);
+  return { header: all[0] as RecordingHeader, events: all.slice(1) as RecordedEvent[] };
+}
+
+describe('import binance-futures: CSV archives', () => {
+  const trades = path.join(dir, 'BTCUSDT-trades-2024-08-01.csv');
+  writeFileSync(trades, `id,price,qty,quote_qty,time,is_buyer_maker\n100,64000.1,0.010,640.001,${T + 500},true\n101,64000.2,0.020,1280.004,${T + 2500},false\n`);
+  const book = zip(path.join(dir, 'BTCUSDT-bookTicker-2024-08-01.zip'), 'BTCUSDT-bookTicker-2024-08-01.csv', `update_id,best_bid_price,best_bid_qty,best_ask_price,best_ask_qty,transaction_time,event_time\n7,64000.0,1.500,64000.3,0.700,${T + 100},${T + 101}\n8,64000.1,1.000,64000.2,0.600,${T + 2000},${T + 2001}\n`);
+  mkdirSync(path.join(dir, 'markPriceKlines'));
+  // Without a header row: the kind comes from the path.
+  const marks = zip(path.join(dir, 'markPriceKlines', 'BTCUSDT-1m-2024-08-01.zip'), 'BTCUSDT-1m-2024-08-01.csv', `${T},64000.0,64010.0,63990.0,64005.3,0,${T + 59_999},0,0,0,0,0\n`);
+  const funding = path.join(dir, 'BTCUSDT-fundingRate-2024-08.csv');
+  writeFileSync(funding, `calc_time,funding_interval_hours,last_funding_rate\n${T + 60_000},8,0.00010000\n`);
+  const klines = path.join(dir, 'BTCUSDT-1m-2024-08-01.csv');
+  writeFileSync(klines, `open_time,open,high,low,close,volume,close_time,quote_volume,count,taker_buy_volume,taker_buy_quote_volume,ignore\n${T},1,1,1,1,1,${T + 59_999},1,1,1,1,0\n`);
+
+  test('trades, bookTicker (zipped), markPriceKlines and fundingRate merge in time order; klines are counted, not written', async () => {
+    const out = path.join(dir, 'csv.jsonl.gz');
+    const s = await importBinanceFutures({ files: [trades, book, marks, funding, klines], out });
+    const { header, events } = await read(out);
+    expect(events.map((e) => [e.k, e.t])).toEqual([
+      ['quote', T + 100],
+      ['trade', T + 500],
+      ['quote', T + 2000],
+      ['trade', T + 2500],
+      ['mark', T + 60_000],
+      ['funding', T + 60_000],
+    ]);
+    expect(events[1]).toEqual({ t: T + 500, et: T + 500, k: 'trade', s: 'BTCUSDT', id: '100', p: '64000.1', q: '0.010', side: 'SELL' });
+    expect(events[4]).toEqual({ t: T + 60_000, et: T + 60_000, k: 'mark', s: 'BTCUSDT', p: '64005.3', i: '64005.3', r: '0', n: T + 8 * 3_600_000 });
+    expect(events[5]).toEqual({ t: T + 60_000, et: T + 60_000, k: 'funding', s: 'BTCUSDT', r: '0.00010000', p: '64005.3' });
+    expect(s.skipped).toEqual({ 'klines row (a bar is no recording event; import trades or aggTrades)': 1 });
+    expect(header.marks?.BTCUSDT).toEqual({ source: 'recorded', method: expect.stringMatching(/^markPriceKlines/) as unknown as string });
+    expect(header.sources?.map((f) => f.file)).toEqual(['BTCUSDT-trades-2024-08-01.csv', 'BTCUSDT-bookTicker-2024-08-01.zip', 'BTCUSDT-1m-2024-08-01.zip', 'BTCUSDT-fundingRate-2024-08.csv', 'BTCUSDT-1m-2024-08-01.csv']);
+    expect(s.messages).toBe(7);
+  });
+
+  test('without mark prices the marks are derived from bookTicker and flagged', async () => {
+    const out = path.join(dir, 'derived.jsonl.gz');
+    await importBinanceFutures({ files: [book], out });
+    const { header, events } = await read(out);
+    expect(events.filter((e) => e.k === 'mark').map((e) => (e as Extract<RecordedEvent, { k: 'mark' }>).p)).toEqual(['64000.1', '64000.1']);
+    expect(header.marks?.BTCUSDT.source).toBe('derived');
+  });
+
+  test.each([
+    ['a zip with two files', () => zip(path.join(dir, 'BTCUSDT-trades-two.zip'), 'a.csv', 'x', ['b.csv', 'y']), /the zip holds 2 files; a Binance archive holds one CSV/],
+    ['a torn zip', () => {
+      const f = path.join(dir, 'BTCUSDT-trades-torn.zip');
+      const whole = readFileSync(book);
+      writeFileSync(f, whole.subarray(0, whole.length - 30));
+      return f;
+    }, /not a zip archive \(no end of central directory\); a torn download\?/],
+    ['a CSV of another kind', () => {
+      const f = path.join(dir, 'BTCUSDT-other-2024.csv');
+      writeFileSync(f, 'a,b,c\n1,2,3\n');
+      return f;
+    }, /:1: not a Binance CSV archive header/],
+    ['a bad row', () => {
+      const f = path.join(dir, 'BTCUSDT-trades-bad.csv');
+      writeFileSync(f, `id,price,qty,quote_qty,time,is_buyer_maker\n1,abc,1,1,${T},true\n`);
+      return f;
+    }, /:2: trades row: expected id, price, qty/],
+  ])('%s is refused with one line', async (_what, make, msg) => {
+    await expect(importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz') })).rejects.toThrow(msg);
+  });
+
+  test('a CSV archive and a stream capture in one import are refused', async () => {
+    const cap = path.join(dir, 'cap.gz');
+    writeFileSync(cap, gzipSync(`${T}000000 {"stream":"btcusdt@trade","data":{"e":"trade","E":${T},"T":${T},"s":"BTCUSDT","t":1,"p":"1","q":"1","m":true}}\n`));
+    await expect(importBinanceFutures({ files: [trades, cap], out: path.join(dir, 'mixed.jsonl.gz') })).rejects.toThrow(/is a CSV archive and .*cap\.gz a stream capture: import them separately/);
+  });
+});
