@@ -10,9 +10,9 @@
 import { createReadStream } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import { textLines, zlibProblem } from './text';
 import {
   RECORDED_KINDS,
   RECORDING_FORMAT,
@@ -68,30 +68,6 @@ async function openText(path: string): Promise<Readable> {
   return raw.pipe(gunzip);
 }
 
-/** Is the error the gzip stream ending early (a writer killed before it closed the file)? */
-function isTruncation(e: unknown): boolean {
-  // Duck-typed: errors from node's zlib may come from another realm (test runners' VMs).
-  if (typeof e !== 'object' || e === null) return false;
-  const { code, message } = e as { code?: unknown; message?: unknown };
-  return code === 'Z_BUF_ERROR' || (typeof message === 'string' && /unexpected end of file/i.test(message));
-}
-
-/** Lines of a text stream, with their 1-based numbers; the last line may lack its newline. */
-async function* lines(stream: Readable): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    const text = rest + decoder.write(chunk);
-    let start = 0;
-    for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
-      yield text.slice(start, nl);
-      start = nl + 1;
-    }
-    rest = text.slice(start);
-  }
-  rest += decoder.end();
-  if (rest.length > 0) yield rest;
-}
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -164,7 +140,7 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
     let version = RECORDING_VERSION;
     let torn: RecordingFormatError | undefined;
     try {
-      for await (const text of lines(stream)) {
+      for await (const text of textLines(stream)) {
         n++;
         if (torn) throw torn; // a bad line followed by more lines is corruption, not a torn tail
         if (text.length === 0) {
@@ -186,7 +162,7 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
     } catch (e) {
       stream.destroy();
       if (e instanceof RecordingFormatError) throw e;
-      if (isTruncation(e)) {
+      if (zlibProblem(e) === 'torn') {
         if (opts.allowTornTail === true) return;
         throw new RecordingFormatError(path, n + 1, 'the gzip stream ends early (the writer did not close the file); pass allowTornTail to read what is there');
       }

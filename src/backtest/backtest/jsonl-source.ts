@@ -3,6 +3,7 @@
  * stream per file, lines cut with indexOf on the decoded text, JSON.parse per line, and the
  * reader's own validation (`eventProblem`) so a bad line fails with its file and line number.
  */
+import { zlibProblem } from '../../market-data/text';
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
@@ -42,9 +43,9 @@ async function nextChunk(f: FileText, path: string, line: number): Promise<Itera
   try {
     return await f.chunks.next();
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    if (code === 'Z_BUF_ERROR' || /unexpected end of file/.test(String(e))) throw new RecordingFormatError(path, line, `the gzip data ends early (a torn or truncated file) after line ${line}`);
-    if (code.startsWith('Z_')) throw new RecordingFormatError(path, Math.max(1, line), `not a gzip file (${(e as Error).message}); a recording is gzip JSON lines (.jsonl.gz)`);
+    const problem = zlibProblem(e);
+    if (problem === 'torn') throw new RecordingFormatError(path, line, `the gzip data ends early (a torn or truncated file) after line ${line}`);
+    if (problem === 'damaged') throw new RecordingFormatError(path, Math.max(1, line), `not a gzip file (${(e as Error).message}); a recording is gzip JSON lines (.jsonl.gz)`);
     throw e;
   }
 }

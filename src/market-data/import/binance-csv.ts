@@ -19,9 +19,9 @@
  */
 import { createReadStream, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { basename } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { createInflateRaw } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import { textLines, zlibProblem } from '../text';
 import { ImportInputError } from './errors';
 
 export type CsvKind = 'trades' | 'aggTrades' | 'bookTicker' | 'markPriceKlines' | 'fundingRate' | 'klines';
@@ -92,27 +92,14 @@ function openZip(path: string): Readable {
   return raw.pipe(inflate);
 }
 
-async function* textLines(stream: Readable, path: string): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
+/** The lines of a CSV file; damaged compressed data is bad input, not a zlib stack trace. */
+async function* csvLines(stream: Readable, path: string): AsyncGenerator<string> {
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = rest + decoder.write(chunk);
-      let start = 0;
-      for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
-        yield text.slice(start, nl);
-        start = nl + 1;
-      }
-      rest = text.slice(start);
-    }
+    yield* textLines(stream);
   } catch (e) {
-    if (e instanceof ImportInputError) throw e;
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    if (code.startsWith('Z_') || /unexpected end of file/.test(String(e))) throw new ImportInputError(`${path}: the compressed data is damaged or ends early (${(e as Error).message})`);
-    throw e;
+    if (e instanceof ImportInputError || zlibProblem(e) === undefined) throw e;
+    throw new ImportInputError(`${path}: the compressed data is damaged or ends early (${(e as Error).message})`);
   }
-  rest += decoder.end();
-  if (rest.length > 0) yield rest;
 }
 
 const ms = (v: string): number => {
@@ -137,7 +124,7 @@ async function* fileItems(path: string, symbolOpt: string | undefined): AsyncGen
   const stream = /\.zip$/i.test(path) || isZipMagic(path) ? openZip(path) : createReadStream(path, { highWaterMark: 1 << 20 });
   let kind = kindOfPath(path);
   let n = 0;
-  for await (const raw of textLines(stream, path)) {
+  for await (const raw of csvLines(stream, path)) {
     n++;
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.length === 0) continue;

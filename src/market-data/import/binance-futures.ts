@@ -28,6 +28,7 @@
  *   temporary gzip file, and the header (which holds what only the end knows: specs, counts) is
  *   written as a first gzip member before it (a multi-member gzip is one stream to any reader).
  */
+import { zlibProblem } from '../text';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync, unlinkSync, existsSync, renameSync, writeFileSync, appendFileSync, openSync, readSync, closeSync } from 'node:fs';
 import { once } from 'node:events';
@@ -279,9 +280,9 @@ export class BinanceFuturesImporter {
       }
     } catch (e) {
       if (e instanceof ImportInputError) throw e;
-      const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (code === 'Z_BUF_ERROR' || /unexpected end of file/.test(String(e))) throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${line}`);
-      if (code.startsWith('Z_')) throw new ImportInputError(`${file}: not a readable gzip file (${(e as Error).message})`);
+      const problem = zlibProblem(e);
+      if (problem === 'torn') throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${line}`);
+      if (problem === 'damaged') throw new ImportInputError(`${file}: not a readable gzip file (${(e as Error).message})`);
       throw e;
     }
     rest += decoder.end();
