@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import layers from './tools/eslint-layers.cjs';
+import engineContexts from './tools/eslint-engine-contexts.cjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'bin/**', 'jest.config.js', 'test/fixtures/**'] },
@@ -8,9 +9,10 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
-    plugins: { perpkit: { rules: { layers: layers.rule } } },
+    plugins: { perpkit: { rules: { layers: layers.rule, 'engine-contexts': engineContexts.rule } } },
     rules: {
       'perpkit/layers': 'error',
+      'perpkit/engine-contexts': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',

@@ -94,3 +94,36 @@ describe('strategy sandbox lint rules', () => {
     expect(results[i].some((m) => m.startsWith(`${rule}:`))).toBe(true);
   });
 });
+
+/** The engine's bounded contexts import only downwards (tools/eslint-engine-contexts.cjs). */
+const engineForbidden: Array<[string, string, RegExp]> = [
+  ['src/exchange/engine/orders/x.ts', "import { a } from '../conditions/conditions';", /'orders' .*may not import 'conditions'/],
+  ['src/exchange/engine/orders/x.ts', "import { a } from '../strategies/strategy-orders';", /'orders' .*may not import 'strategies'/],
+  ['src/exchange/engine/conditions/x.ts', "import { a } from '../strategies/strategy-orders';", /'conditions' .*may not import 'strategies'/],
+  ['src/exchange/engine/accounts/x.ts', "import { a } from '../orders/matching';", /'accounts' .*may not import 'orders'/],
+  ['src/exchange/engine/liquidation/x.ts', "import { a } from '../engine';", /contexts never import the facade/],
+];
+
+const engineAllowed: Array<[string, string]> = [
+  ['src/exchange/engine/conditions/x.ts', "import { a } from '../orders/matching';"],
+  ['src/exchange/engine/strategies/x.ts', "import { a } from '../conditions/conditions';"],
+  ['src/exchange/engine/orders/x.ts', "import { a } from '../state';"],
+  ['src/exchange/engine/engine.ts', "import { a } from './liquidation/liquidation';"],
+];
+
+describe('engine context lint rule', () => {
+  const body = (code: string): string => `${code}\nexport const used = a;\n`;
+  let results: string[][];
+  beforeAll(() => {
+    results = lintAll([...engineForbidden, ...engineAllowed].map(([f, c]) => [f, body(c)] as [string, string]), 'perpkit/engine-contexts');
+  });
+
+  it.each(engineForbidden.map((c, i) => [...c, i] as const))('%s: forbidden import %s fails lint', (_file, _code, msg, i) => {
+    expect(results[i]).toHaveLength(1);
+    expect(results[i][0]).toMatch(msg);
+  });
+
+  it.each(engineAllowed.map((c, i) => [...c, i] as const))('%s: allowed import %s passes', (_file, _code, i) => {
+    expect(results[engineForbidden.length + i]).toEqual([]);
+  });
+});

@@ -214,8 +214,8 @@ describe('snapshots', () => {
       account: ['userId', 'seq', 'positionMode', 'wallet', 'frozen', 'transferIn', 'settings', 'positions', 'openOrders', 'reducingOpen', 'liveClientIds', 'lastClientIds', 'orders', 'conditions', 'strategies', 'trades', 'changes', 'positionHistory'],
     };
     // Accounts are written field by field: compare with the live model's keys.
-    const internals = core.engine as unknown as { accounts: Map<string, object> };
-    const liveKeys = Object.keys([...internals.accounts.values()][1]).filter((k) => k !== 'openCountBySymbol').sort();
+    const internals = core.engine as unknown as { s: { accounts: Map<string, object> } };
+    const liveKeys = Object.keys([...internals.s.accounts.values()][1]).filter((k) => k !== 'openCountBySymbol').sort();
     expect(liveKeys).toEqual([...known.account].sort());
     expect(s.orders.length).toBeGreaterThan(0);
     // Orders, conditions, strategies and positions are spread: any Dec field must be listed in snapshot.ts.

@@ -1,6 +1,6 @@
-import { ErrorCodes } from '../../../src/core/errors';
-import type { EngineEvent } from '../../../src/exchange/engine/events';
-import { codeOf, limit, world } from './helpers';
+import { ErrorCodes } from '../../../../src/core/errors';
+import type { EngineEvent } from '../../../../src/exchange/engine/events';
+import { codeOf, limit, world } from '../helpers';
 
 const conditionStatuses = (evs: EngineEvent[]): string[] =>
   evs.flatMap((e) => (e.kind === 'condition' ? [e.record.conditionStatus] : []));

@@ -1,6 +1,6 @@
-import { ErrorCodes } from '../../../src/core/errors';
-import type { StrategySubOrderInput } from '../../../src/exchange/engine/inputs';
-import { codeOf, limit, world } from './helpers';
+import { ErrorCodes } from '../../../../src/core/errors';
+import type { StrategySubOrderInput } from '../../../../src/exchange/engine/inputs';
+import { codeOf, limit, world } from '../helpers';
 
 const entry: StrategySubOrderInput = { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50000', quantity: '1' };
 const tp: StrategySubOrderInput = { strategySubId: 2, symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '52000', quantity: '1', reduceOnly: true };

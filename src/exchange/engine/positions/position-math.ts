@@ -5,8 +5,8 @@
  * Notation: Q signed quantity (base units), C signed cost basis (sum of price*qty, buys
  * positive), P mark price, L leverage, mmr/cum the maintenance tier of |Q|*P.
  */
-import { Dec } from '../../core/decimal';
-import type { SymbolSpec } from './symbols';
+import { Dec } from '../../../core/decimal';
+import type { SymbolSpec } from '../symbols';
 
 const ZERO = new Dec(0);
 const ONE = new Dec(1);

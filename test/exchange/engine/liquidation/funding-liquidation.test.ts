@@ -1,8 +1,8 @@
-import { Dec } from '../../../src/core/decimal';
-import { ManualClock } from '../../../src/core/clock';
-import { Engine } from '../../../src/exchange/engine/engine';
-import { DEFAULT_SYMBOLS } from '../../../src/exchange/engine/symbols';
-import { limit, world } from './helpers';
+import { Dec } from '../../../../src/core/decimal';
+import { ManualClock } from '../../../../src/core/clock';
+import { Engine } from '../../../../src/exchange/engine/engine';
+import { DEFAULT_SYMBOLS } from '../../../../src/exchange/engine/symbols';
+import { limit, world } from '../helpers';
 
 describe('funding', () => {
   it('longs pay shorts Q * mark * rate at settlement, logged as FUNDING_FEE', () => {

@@ -1,6 +1,6 @@
-import { Dec } from '../../../src/core/decimal';
-import { ErrorCodes } from '../../../src/core/errors';
-import { codeOf, limit, world } from './helpers';
+import { Dec } from '../../../../src/core/decimal';
+import { ErrorCodes } from '../../../../src/core/errors';
+import { codeOf, limit, world } from '../helpers';
 
 /** a sells to b: b is long `qty` at `price` (taker), a is short (maker). */
 function open(w: ReturnType<typeof world>, price: string, qty: string, buyer = 'b', seller = 'a'): void {

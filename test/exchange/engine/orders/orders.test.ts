@@ -1,5 +1,5 @@
-import { ErrorCodes } from '../../../src/core/errors';
-import { codeOf, limit, orderEvents, world } from './helpers';
+import { ErrorCodes } from '../../../../src/core/errors';
+import { codeOf, limit, orderEvents, world } from '../helpers';
 
 describe('normal orders: time in force and flags', () => {
   it('a GTC limit rests in the book and can be cancelled', () => {

@@ -5,9 +5,9 @@
  *   OCO:   1 and 2 work at once; each cancels the other when it (partially) fills.
  *   OTOCO: 2 and 3 are placed when 1 is FILLED; each cancels the other when it (partially) fills.
  */
-import { ErrorCodes, VenueError } from '../../core/errors';
-import type { DrivenOn, TriggerAction } from '../../core/enums';
-import type { PlaceStrategyInput, StrategySubOrderInput } from './inputs';
+import { ErrorCodes, VenueError } from '../../../core/errors';
+import type { DrivenOn, TriggerAction } from '../../../core/enums';
+import type { PlaceStrategyInput, StrategySubOrderInput } from '../inputs';
 
 export interface Driver {
   id: number;

@@ -1,6 +1,6 @@
 /** When a condition order fires (PROTOCOL.md section 3; docs/engine.md "Condition orders"). */
-import { Dec } from '../../core/decimal';
-import type { EngineCondition } from './model';
+import { Dec } from '../../../core/decimal';
+import type { EngineCondition } from '../model';
 
 /**
  * Whether a stop or take-profit condition fires at `price` (ticks).

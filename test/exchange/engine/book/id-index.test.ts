@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { IdIndex } from '../../../src/exchange/engine/book/id-index';
+import { IdIndex } from '../../../../src/exchange/engine/book/id-index';
 
 describe('IdIndex against Map', () => {
   test('random inserts and deletes, small and near-2^53 ids, through several growths', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { ASK, BID, OrderBook } from '../../../src/exchange/engine/book/order-book';
-import type { BookSide } from '../../../src/exchange/engine/book/order-book';
+import { ASK, BID, OrderBook } from '../../../../src/exchange/engine/book/order-book';
+import type { BookSide } from '../../../../src/exchange/engine/book/order-book';
 
 type Add = [id: number, side: BookSide, price: number, qty: number];
 

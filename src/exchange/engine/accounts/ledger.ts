@@ -1,0 +1,170 @@
+/**
+ * The ledger: accounts, deposits and withdrawals, every wallet movement with its account-change
+ * record, and the margin frozen by open orders.
+ */
+import { Dec, formatDec } from '../../../core/decimal';
+import type { ChangeType, PositionMode } from '../../../core/enums';
+import { ErrorCodes } from '../../../core/errors';
+import { MONEY_DP } from '../../../core/values';
+import type { AccountChangeRecord } from '../../../protocol/records';
+import type { EngineAccount, EngineOrder } from '../model';
+import { money } from '../records';
+import { INSURANCE_ACCOUNT, ZERO, fail, page, type EngineState } from '../state';
+import type { Margin } from './margin';
+
+export class Ledger {
+  constructor(
+    private readonly s: EngineState,
+    private readonly margin: Margin,
+  ) {}
+
+  newAccount(userId: string, positionMode: PositionMode): EngineAccount {
+    const a: EngineAccount = {
+      userId,
+      seq: this.s.accountSeq++,
+      positionMode,
+      wallet: ZERO,
+      frozen: ZERO,
+      settings: new Map(),
+      positions: new Map(),
+      openOrders: new Map(),
+      openCountBySymbol: new Map(),
+      reducingOpen: new Set(),
+      liveClientIds: new Map(),
+      lastClientIds: new Map(),
+      orders: [],
+      conditions: [],
+      strategies: [],
+      trades: [],
+      changes: [],
+      positionHistory: [],
+      transferIn: ZERO,
+    };
+    this.s.accounts.set(userId, a);
+    return a;
+  }
+
+  /** Creates an account with an opening deposit (admin). */
+  createAccount(userId: string, balance: string, positionMode: PositionMode): void {
+    if (this.s.accounts.has(userId)) fail(ErrorCodes.INVALID_PARAMETER, `user '${userId}' already exists`, 'userId');
+    const amount = parseMoney(balance, 'balance');
+    const a = this.newAccount(userId, positionMode);
+    if (!amount.isZero()) this.depositInto(a, amount);
+  }
+
+  /** Adds (or with a negative amount, withdraws) funds (admin). */
+  deposit(userId: string, amount: string): void {
+    const a = this.s.acct(userId);
+    const d = parseMoney(amount, 'amount', true);
+    if (d.isNegative() && this.margin.availableOf(a).lt(d.abs())) fail(ErrorCodes.INSUFFICIENT_MARGIN, `cannot withdraw ${amount}: available balance is ${money(this.margin.availableOf(a))}`, 'amount');
+    this.depositInto(a, d);
+  }
+
+  private depositInto(a: EngineAccount, amount: Dec): void {
+    this.s.deposits = this.s.deposits.plus(amount);
+    a.transferIn = a.transferIn.plus(amount);
+    this.changeWallet(a, amount, 'DEPOSIT', '', '');
+  }
+
+  /** Moves the wallet and writes the account change log entry. */
+  changeWallet(a: EngineAccount, amount: Dec, changeType: ChangeType, referenceId: string, symbol: string): void {
+    if (amount.isZero()) return;
+    const before = a.wallet;
+    a.wallet = before.plus(amount);
+    if (a.userId === INSURANCE_ACCOUNT) return;
+    const frozen = money(a.frozen);
+    const rec: AccountChangeRecord = {
+      assetType: 'USDT',
+      amount: formatDec(amount),
+      walletBalanceBefore: formatDec(before),
+      walletBalanceAfter: formatDec(a.wallet),
+      frozenBalanceBefore: frozen,
+      frozenBalanceAfter: frozen,
+      changeType,
+      referenceId,
+      createdAt: this.s.clock.now(),
+      symbol,
+    };
+    a.changes.push(rec);
+    this.s.touch(a, changeType, symbol);
+  }
+
+  /** Freezes the order's margin for `steps` still open (nothing to do for an order that freezes none). */
+  freeze(o: EngineOrder, steps: number): void {
+    if (o.frozenPerStep.isZero() && o.frozen.isZero()) return;
+    this.setFrozen(o, o.frozenPerStep.times(steps));
+  }
+
+  /**
+   * Sets an order's frozen margin, rounded up to the money scale so that the account's running
+   * total stays exactly the sum over its orders (unrounded quotients would lose digits).
+   */
+  setFrozen(o: EngineOrder, amount: Dec): void {
+    if (o.frozen.isZero() && amount.isZero()) return;
+    const frozen = amount.toDecimalPlaces(MONEY_DP, Dec.ROUND_UP);
+    if (o.frozen.eq(frozen)) return;
+    const acct = this.s.owner(o.userId);
+    acct.frozen = acct.frozen.minus(o.frozen).plus(frozen);
+    o.frozen = frozen;
+  }
+
+  /**
+   * Figures for the conservation invariants: across all accounts (the insurance fund included)
+   * the sum of (wallet - signed cost basis) plus fees collected equals deposits, and positions
+   * sum to zero per symbol.
+   */
+  audit(): EngineAudit {
+    const s = this.s;
+    let total = ZERO;
+    const net: Record<string, number> = {};
+    for (const st of s.symbols.values()) net[st.spec.name] = 0;
+    const frozenMismatch: string[] = [];
+    for (const a of s.accounts.values()) {
+      total = total.plus(a.wallet);
+      let frozen = ZERO;
+      for (const o of a.openOrders.values()) frozen = frozen.plus(o.frozen);
+      if (!frozen.eq(a.frozen)) frozenMismatch.push(a.userId);
+      for (const p of a.positions.values()) {
+        total = total.minus(p.cost);
+        net[p.symbol.name] += p.qty;
+      }
+    }
+    return {
+      deposits: formatDec(s.deposits),
+      fees: formatDec(s.feePool),
+      walletsMinusCost: formatDec(total),
+      insurance: formatDec(s.owner(INSURANCE_ACCOUNT).wallet),
+      netQtyBySymbol: net,
+      frozenMismatch,
+    };
+  }
+
+  accountChanges(userId: string, f: { assetType?: string; changeType?: string; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: AccountChangeRecord[]; total: number } {
+    const acct = this.s.acct(userId);
+    const rows = acct.changes.filter((c) =>
+      (f.assetType === undefined || c.assetType === f.assetType) &&
+      (f.changeType === undefined || c.changeType === f.changeType) &&
+      (f.startTime === undefined || c.createdAt >= f.startTime) &&
+      (f.endTime === undefined || c.createdAt <= f.endTime));
+    return page([...rows].reverse(), f.page, f.pageSize, (c) => ({ ...c }));
+  }
+}
+
+/** Figures for the conservation invariants (tests and admin). */
+export interface EngineAudit {
+  deposits: string;
+  fees: string;
+  walletsMinusCost: string;
+  insurance: string;
+  netQtyBySymbol: Record<string, number>;
+  frozenMismatch: string[];
+}
+
+/** A money amount of a request: plain decimal, at most MONEY_DP places. */
+export function parseMoney(s: string, field: string, allowNegative = false): Dec {
+  if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(s)) fail(ErrorCodes.INVALID_PARAMETER, `${field} must be a plain decimal string, got "${s}"`, field);
+  const d = new Dec(s);
+  if (!allowNegative && d.isNegative()) fail(ErrorCodes.INVALID_PARAMETER, `${field} must not be negative, got "${s}"`, field);
+  if (d.decimalPlaces() > MONEY_DP) fail(ErrorCodes.INVALID_PARAMETER, `${field} must have at most ${MONEY_DP} decimal places, got "${s}"`, field);
+  return d;
+}

@@ -1,0 +1,94 @@
+/**
+ * When condition orders fire: after any change of a symbol's book, last or mark price, once the
+ * current command is done, every waiting condition whose trigger is met (triggers.ts) places its
+ * normal order, in creation order.
+ */
+import { Dec } from '../../../core/decimal';
+import { ErrorCodes, VenueError } from '../../../core/errors';
+import type { PlaceOrderInput } from '../inputs';
+import type { EngineCondition } from '../model';
+import type { Matching } from '../orders/matching';
+import type { OrderIntake, PreparedOrder } from '../orders/prepare';
+import type { EngineState, SymbolState } from '../state';
+import { stopFires, trailingStep } from './triggers';
+
+/** priceProtect: a CONTRACT_PRICE trigger is held while last and mark differ by more than this. */
+const PRICE_PROTECT_TRIGGER = new Dec('0.05');
+
+export class ConditionFiring {
+  private readonly queued = new Set<SymbolState>();
+
+  constructor(
+    private readonly s: EngineState,
+    private readonly intake: OrderIntake,
+    private readonly matching: Matching,
+  ) {}
+
+  /** Evaluates condition triggers of a symbol once the current operation is done. */
+  queue(st: SymbolState): void {
+    if (st.conditions.length === 0 || this.queued.has(st)) return;
+    this.queued.add(st);
+    this.s.work.push(() => {
+      this.queued.delete(st);
+      this.run(st);
+    });
+  }
+
+  /** Fires every waiting condition whose trigger is met, in creation order. */
+  private run(st: SymbolState): void {
+    const mark = st.market.mark;
+    const last = st.market.last === 0 ? mark : st.market.last;
+    for (const c of [...st.conditions]) {
+      if (c.status !== 'NEW') continue;
+      const price = c.workingType === 'MARK_PRICE' ? mark : last;
+      const fires = c.type === 'TRAILING_STOP' ? trailingStep(c, price) : stopFires(c, price);
+      if (!fires) continue;
+      if (c.priceProtect && c.workingType === 'CONTRACT_PRICE') {
+        const dev = st.spec.tick.decOf(last).minus(st.spec.tick.decOf(mark)).abs().div(st.spec.tick.decOf(mark));
+        if (dev.gt(PRICE_PROTECT_TRIGGER)) continue;
+      }
+      this.fire(c, st);
+    }
+  }
+
+  /** A condition fires: it places its normal order (MARKET for *_MARKET and trailing, else LIMIT). */
+  private fire(c: EngineCondition, st: SymbolState): void {
+    const s = this.s;
+    const acct = s.owner(c.userId);
+    const spec = st.spec;
+    const isLimit = c.type === 'STOP_LIMIT' || c.type === 'TAKE_PROFIT_LIMIT';
+    const input: PlaceOrderInput = {
+      symbol: spec.name,
+      type: isLimit ? 'LIMIT' : 'MARKET',
+      side: c.side,
+      positionSide: c.positionSide,
+      reduceOnly: c.reduceOnly,
+      closePosition: c.closePosition,
+      timeInForce: isLimit ? (c.timeInForce === 'GTE_GTC' ? 'GTC' : c.timeInForce) : 'IOC',
+    };
+    if (isLimit) input.price = spec.tick.fromUnits(c.price);
+    if (!c.closePosition) input.quantity = spec.step.fromUnits(c.qty);
+    const i = st.conditions.indexOf(c);
+    if (i >= 0) st.conditions.splice(i, 1);
+    c.triggerTime = s.clock.now();
+    c.updateTime = c.triggerTime;
+    let prepared: PreparedOrder;
+    try {
+      prepared = this.intake.prepare(acct, input);
+    } catch (e) {
+      if (!(e instanceof VenueError)) throw e;
+      c.status = e.code === ErrorCodes.REDUCE_ONLY_WOULD_INCREASE ? 'EXPIRED' : 'REJECTED';
+      s.emitCondition(c);
+      if (c.strategyId) s.follow.strategyTouched(c.strategyId);
+      return;
+    }
+    c.status = 'TRIGGERED';
+    // The condition's update (with the id its order will get) goes out before the order's own.
+    c.triggeredOrderId = s.nextOrderId;
+    s.emitCondition(c);
+    // The order inherits the condition's clientOrderId, so a client can attribute it.
+    if (!acct.liveClientIds.has(c.clientOrderId)) prepared.clientOrderId = c.clientOrderId;
+    const order = this.matching.commit(prepared, { conditionId: c.id, strategyId: c.strategyId || undefined });
+    if (c.strategyId) s.follow.conditionTriggered(c, order.id);
+  }
+}

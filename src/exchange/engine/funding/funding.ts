@@ -1,0 +1,58 @@
+/** Funding: the rate of each symbol, its schedule, and settlement of a round at mark price. */
+import { Dec, formatDec } from '../../../core/decimal';
+import { ErrorCodes } from '../../../core/errors';
+import { MONEY_DP } from '../../../core/values';
+import type { Ledger } from '../accounts/ledger';
+import * as pm from '../positions/position-math';
+import { INSURANCE_ACCOUNT, fail, type EngineState } from '../state';
+
+export class Funding {
+  constructor(
+    private readonly s: EngineState,
+    private readonly ledger: Ledger,
+  ) {}
+
+  setRate(symbol: string, rate: string): void {
+    this.s.sym(symbol).market.fundingRate = parseRate(rate);
+  }
+
+  /** Symbols whose scheduled funding time has come. */
+  due(now: number): string[] {
+    return [...this.s.symbols.values()].filter((x) => x.market.nextFundingTime <= now).map((x) => x.spec.name);
+  }
+
+  /**
+   * Settles one funding round at mark price: each position pays Q * mark * rate (longs pay when
+   * the rate is positive). Payments pass through the insurance fund, which also keeps the rounding.
+   */
+  settle(symbol: string, rate?: string): void {
+    const s = this.s;
+    const st = s.sym(symbol);
+    const r = rate === undefined ? st.market.fundingRate : parseRate(rate);
+    if (rate !== undefined) st.market.fundingRate = r;
+    const mark = s.markDec(st);
+    const insurance = s.owner(INSURANCE_ACCOUNT);
+    for (const acct of s.holdersInOrder(st)) {
+      for (const p of acct.positions.values()) {
+        if (p.symbol !== st.spec) continue;
+        const pay = pm.fundingPayment(st.spec.step.decOf(p.qty), mark, r).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
+        if (pay.isZero()) continue;
+        p.fundingAccum = p.fundingAccum.minus(pay);
+        this.ledger.changeWallet(acct, pay.negated(), 'FUNDING_FEE', `funding-${st.market.nextFundingTime}`, st.spec.name);
+        insurance.wallet = insurance.wallet.plus(pay);
+      }
+    }
+    const interval = st.spec.config.fundingIntervalMs;
+    const now = s.clock.now();
+    st.market.nextFundingTime = Math.max(st.market.nextFundingTime + interval, (Math.floor(now / interval) + 1) * interval);
+    s.out.push({ kind: 'funding', symbol: st.spec.name, time: now, fundingRate: formatDec(r), markPrice: st.spec.tick.fromUnits(st.market.mark) });
+    s.follow.marginMoved(st);
+  }
+}
+
+function parseRate(rate: string): Dec {
+  if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(rate)) fail(ErrorCodes.INVALID_PARAMETER, `fundingRate must be a plain decimal string, got "${rate}"`, 'fundingRate');
+  const d = new Dec(rate);
+  if (d.abs().gt('0.05')) fail(ErrorCodes.INVALID_PARAMETER, `fundingRate must be within -0.05..0.05, got ${rate}`, 'fundingRate');
+  return d;
+}

@@ -1,0 +1,199 @@
+/**
+ * Liquidation: after the mark price or funding moved, every account on the symbol whose margin
+ * ratio reached 100 % is liquidated (its orders on the positions cancelled, a reduce-only market
+ * order into the book, the insurance fund taking over the rest at mark and covering a loss
+ * beyond the margin). A float screen first rules out the sweep when nobody is near maintenance.
+ */
+import type { Dec } from '../../../core/decimal';
+import type { PositionSide, Side } from '../../../core/enums';
+import type { Ledger } from '../accounts/ledger';
+import type { Margin } from '../accounts/margin';
+import type { EngineAccount, EngineOrder, EnginePosition } from '../model';
+import type { Matching } from '../orders/matching';
+import type { OrderIntake } from '../orders/prepare';
+import * as pm from '../positions/position-math';
+import type { Positions } from '../positions/positions';
+import { INSURANCE_ACCOUNT, ZERO, type EngineState, type SymbolState } from '../state';
+import type { SymbolSpec } from '../symbols';
+
+/**
+ * Relative tolerance of the liquidation screen's float figures: their rounding error is about
+ * 1e-15 of the magnitudes summed, so anything within 1e-9 of them is left to the exact check.
+ */
+const SCREEN_TOLERANCE = 1e-9;
+
+interface FloatTier {
+  cap: number;
+  mmr: number;
+  amount: number;
+}
+
+export class Liquidation {
+  private readonly approxCache = new WeakMap<Dec, number>();
+  private readonly floatTiersBySpec = new Map<SymbolSpec, FloatTier[]>();
+
+  constructor(
+    private readonly s: EngineState,
+    private readonly ledger: Ledger,
+    private readonly margin: Margin,
+    private readonly positions: Positions,
+    private readonly intake: OrderIntake,
+    private readonly matching: Matching,
+  ) {}
+
+  /** Liquidates every account on this symbol whose margin ratio reached 100 %. */
+  check(st: SymbolState): void {
+    if (st.holders.size === 0 || !this.mayLiquidate(st)) return;
+    const s = this.s;
+    for (const acct of s.holdersInOrder(st)) {
+      if (acct.userId === INSURANCE_ACCOUNT || s.marginExempt.has(acct.userId)) continue;
+      for (const p of [...acct.positions.values()]) {
+        if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
+        const q = st.spec.step.decOf(p.qty);
+        const mark = s.markDec(st);
+        const equity = p.isolatedMargin.plus(pm.unrealizedPnl(q, p.cost, mark));
+        if (equity.lte(pm.maintenanceMargin(st.spec, q, mark))) this.liquidate(acct, [p], p.isolatedMargin);
+      }
+      const cross = [...acct.positions.values()].filter((p) => p.marginMode === 'CROSS');
+      if (cross.length === 0 || !cross.some((p) => p.symbol === st.spec)) continue;
+      const f = this.margin.crossFigures(acct);
+      const equity = acct.wallet.minus(f.isolated).plus(f.upnl);
+      if (f.mm.gt(0) && equity.lte(f.mm)) this.liquidate(acct, cross, acct.wallet.minus(f.isolated));
+    }
+  }
+
+  /** A Dec as a float, cached by identity (Dec values are immutable; balances and costs change rarely). */
+  private approx(d: Dec): number {
+    let n = this.approxCache.get(d);
+    if (n === undefined) {
+      n = d.toNumber();
+      this.approxCache.set(d, n);
+    }
+    return n;
+  }
+
+  /** Margin tiers of a symbol as floats, for the liquidation screen. */
+  private floatTiers(spec: SymbolSpec): FloatTier[] {
+    let t = this.floatTiersBySpec.get(spec);
+    if (t === undefined) {
+      t = spec.tiers.map((x) => ({ cap: x.maxNotional === undefined ? Infinity : x.maxNotional.toNumber(), mmr: x.mmr.toNumber(), amount: x.amount.toNumber() }));
+      this.floatTiersBySpec.set(spec, t);
+    }
+    return t;
+  }
+
+  /**
+   * Maintenance margin of a position of float notional `notional` (> 0), or NaN when the notional
+   * is so close to a tier boundary that float rounding could pick another tier than the exact
+   * figure does.
+   */
+  private approxMaintenance(spec: SymbolSpec, notional: number): number {
+    const tiers = this.floatTiers(spec);
+    for (const t of tiers) {
+      if (Math.abs(notional - t.cap) <= SCREEN_TOLERANCE * t.cap) return NaN;
+      if (notional <= t.cap) return Math.max(0, notional * t.mmr - t.amount);
+    }
+    const t = tiers[tiers.length - 1];
+    return Math.max(0, notional * t.mmr - t.amount);
+  }
+
+  /**
+   * The liquidation sweep's screen: false only when, in float arithmetic with a tolerance far above
+   * its rounding error, every holder of the symbol keeps its equity clearly above maintenance, so
+   * the exact check would liquidate nobody. Allocation-free; anything close, or any figure float
+   * cannot place with certainty, goes to the exact check, so results never change.
+   */
+  private mayLiquidate(st: SymbolState): boolean {
+    for (const acct of st.holders) {
+      if (acct.userId === INSURANCE_ACCOUNT || this.s.marginExempt.has(acct.userId)) continue;
+      const wallet = this.approx(acct.wallet);
+      let equity = wallet;
+      let scale = Math.abs(wallet);
+      let mm = 0;
+      let crossHere = false;
+      for (const p of acct.positions.values()) {
+        const spec = p.symbol;
+        const qty = p.qty * spec.step.unitScaled / 10 ** spec.step.scale;
+        const mark = this.s.stateOf(spec).market.mark * spec.tick.unitScaled / 10 ** spec.tick.scale;
+        const cost = this.approx(p.cost);
+        const notional = Math.abs(qty) * mark;
+        const m = notional === 0 ? 0 : this.approxMaintenance(spec, notional);
+        if (Number.isNaN(m)) return true;
+        if (p.marginMode === 'ISOLATED') {
+          const iso = this.approx(p.isolatedMargin);
+          equity -= iso;
+          scale += Math.abs(iso);
+          if (spec === st.spec) {
+            const isoEquity = iso + qty * mark - cost;
+            const isoScale = Math.abs(iso) + notional + Math.abs(cost) + m + 1;
+            if (!(isoEquity - m > SCREEN_TOLERANCE * isoScale)) return true;
+          }
+          continue;
+        }
+        if (spec === st.spec) crossHere = true;
+        equity += qty * mark - cost;
+        mm += m;
+        scale += 2 * notional + Math.abs(cost) + m;
+      }
+      if (crossHere && !(equity - mm > SCREEN_TOLERANCE * (scale + 1))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Closes positions by liquidation: the account's orders on them are cancelled, a reduce-only
+   * market order (placeType LIQUIDATION) takes what the book offers, and the insurance fund takes
+   * over the rest at mark price. A loss beyond `margin` is covered by the insurance fund.
+   */
+  private liquidate(acct: EngineAccount, positions: EnginePosition[], margin: Dec): void {
+    const s = this.s;
+    const walletBefore = acct.wallet;
+    const symbols = new Set(positions.map((p) => p.symbol));
+    for (const o of [...acct.openOrders.values()]) {
+      if (symbols.has(o.symbol)) this.matching.finish(o, 'CANCELED', 'CANCELED');
+    }
+    for (const p of positions) {
+      const st = s.stateOf(p.symbol);
+      const side: Side = p.qty > 0 ? 'SELL' : 'BUY';
+      const qtyBefore = Math.abs(p.qty);
+      s.out.push({ kind: 'liquidation', userId: acct.userId, symbol: st.spec.name, time: s.clock.now(), positionSide: p.positionSide, quantity: st.spec.step.fromUnits(qtyBefore), markPrice: st.spec.tick.fromUnits(st.market.mark) });
+      const prepared = this.intake.prepare(acct, { symbol: st.spec.name, type: 'MARKET', side, positionSide: p.positionSide, closePosition: true, timeInForce: 'IOC' });
+      this.matching.commit(prepared, { placeType: 'LIQUIDATION' });
+      const left = Math.abs(this.positions.positionQty(acct, st.spec.name, p.positionSide));
+      if (left > 0) this.insuranceTakeover(acct, st, p.positionSide, side, left);
+    }
+    const loss = walletBefore.minus(acct.wallet);
+    const cover = loss.minus(margin.isNegative() ? ZERO : margin);
+    if (cover.gt(0) && acct.wallet.lt(walletBefore.minus(margin))) {
+      const insurance = s.owner(INSURANCE_ACCOUNT);
+      insurance.wallet = insurance.wallet.minus(cover);
+      this.ledger.changeWallet(acct, cover, 'LIQUIDATION', 'insurance-cover', [...symbols][0].name);
+    }
+  }
+
+  /** The insurance fund takes the other side of what the book could not absorb, at mark price. */
+  private insuranceTakeover(acct: EngineAccount, st: SymbolState, positionSide: PositionSide, side: Side, qty: number): void {
+    const s = this.s;
+    const insurance = s.owner(INSURANCE_ACCOUNT);
+    const now = s.clock.now();
+    const mk = (userId: string, sd: Side, ps: PositionSide): EngineOrder => {
+      const id = s.nextOrderId++;
+      const o: EngineOrder = {
+        id, userId, symbol: st.spec, side: sd, positionSide: ps, type: 'MARKET', timeInForce: 'IOC', price: 0, qty, executed: 0,
+        cumQuote: ZERO, status: 'NEW', reduceOnly: userId !== INSURANCE_ACCOUNT, makerOnly: false, closePosition: false, priceType: 0,
+        placeType: 'LIQUIDATION', clientOrderId: `liq-${id}`, createdAt: now, updateTime: now, conditionId: 0, strategyId: 0,
+        frozenPerStep: ZERO, frozen: ZERO,
+      };
+      s.ordersById.set(id, o);
+      const a = s.owner(userId);
+      if (userId !== INSURANCE_ACCOUNT) a.orders.push(o);
+      a.openOrders.set(id, o);
+      a.openCountBySymbol.set(st.spec.name, (a.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
+      return o;
+    };
+    const taker = mk(acct.userId, side, positionSide);
+    const maker = mk(insurance.userId, side === 'BUY' ? 'SELL' : 'BUY', 'BOTH');
+    s.emitOrder(taker, 'NEW');
+    this.matching.trade(st, maker, taker, st.market.mark, qty);
+  }
+}

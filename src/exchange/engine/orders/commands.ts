@@ -1,0 +1,162 @@
+/**
+ * The normal-order commands: place, cancel and amend, one at a time or in batches of up to 20
+ * (one bad order never fails the others), and cancel-all of normal orders.
+ */
+import { ErrorCodes, VenueError } from '../../../core/errors';
+import type { OrderRecord } from '../../../protocol/records';
+import type { BatchResult, BatchResultItem } from '../../../protocol/rest/common';
+import type { Ledger } from '../accounts/ledger';
+import type { Margin } from '../accounts/margin';
+import { ASK, BID, type BookSide } from '../book/order-book';
+import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
+import type { EngineAccount, EngineOrder } from '../model';
+import { isReducing, type Positions } from '../positions/positions';
+import { money, orderRecord } from '../records';
+import { ZERO, fail, isFinal, type EngineState } from '../state';
+import type { Matching } from './matching';
+import { stepsOf, ticksOf, type OrderIntake } from './prepare';
+import type { OrderQueries } from './queries';
+
+const MAX_BATCH = 20;
+
+export class OrderCommands {
+  constructor(
+    private readonly s: EngineState,
+    private readonly intake: OrderIntake,
+    private readonly matching: Matching,
+    private readonly queries: OrderQueries,
+    private readonly ledger: Ledger,
+    private readonly margin: Margin,
+    private readonly positions: Positions,
+  ) {}
+
+  place(userId: string, input: PlaceOrderInput): OrderRecord {
+    const acct = this.s.acct(userId);
+    return orderRecord(this.matching.commit(this.intake.prepare(acct, input), {}));
+  }
+
+  batchPlace(userId: string, inputs: PlaceOrderInput[]): BatchResult {
+    const acct = this.s.acct(userId);
+    checkBatch(inputs.length);
+    return batch(inputs, (input) => orderRecord(this.matching.commit(this.intake.prepare(acct, input), {})), (i) => i.clientOrderId ?? '');
+  }
+
+  cancel(userId: string, ref: OrderRef): OrderRecord {
+    return orderRecord(this.cancelOne(this.s.acct(userId), ref));
+  }
+
+  batchCancel(userId: string, refs: OrderRef[]): BatchResult {
+    const acct = this.s.acct(userId);
+    checkBatch(refs.length);
+    return batch(refs, (ref) => orderRecord(this.cancelOne(acct, ref)), (r) => r.clientOrderId ?? '');
+  }
+
+  private cancelOne(acct: EngineAccount, ref: OrderRef): EngineOrder {
+    const o = this.queries.find(acct, ref);
+    if (isFinal(o.status)) fail(ErrorCodes.ORDER_FINAL, `order ${o.id} is ${o.status} and cannot be cancelled`, 'orderId');
+    this.matching.finish(o, 'CANCELED', 'CANCELED');
+    return o;
+  }
+
+  move(userId: string, input: MoveOrderInput): OrderRecord {
+    return orderRecord(this.amend(this.s.acct(userId), input));
+  }
+
+  batchMove(userId: string, symbol: string, inputs: Array<Omit<MoveOrderInput, 'symbol'>>): BatchResult {
+    const acct = this.s.acct(userId);
+    this.s.sym(symbol);
+    checkBatch(inputs.length);
+    return batch(inputs, (i) => orderRecord(this.amend(acct, { ...i, symbol })), () => '');
+  }
+
+  /** Cancels the user's open normal orders (all, or LIMIT only), optionally of one symbol. */
+  cancelAll(acct: EngineAccount, symbol: string | undefined, limitOnly: boolean): number {
+    let n = 0;
+    for (const o of [...acct.openOrders.values()]) {
+      if (symbol !== undefined && o.symbol.name !== symbol) continue;
+      if (limitOnly && o.type !== 'LIMIT') continue;
+      this.matching.finish(o, 'CANCELED', 'CANCELED');
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Amends price and total quantity. A pure quantity decrease keeps queue priority; any price
+   * change or increase goes to the back of the queue, and a new price that crosses trades at once
+   * (a makerOnly order refuses such an amend).
+   */
+  private amend(acct: EngineAccount, input: MoveOrderInput): EngineOrder {
+    const o = this.queries.find(acct, { symbol: input.symbol, orderId: input.orderId });
+    if (isFinal(o.status)) fail(ErrorCodes.ORDER_FINAL, `order ${o.id} is ${o.status} and cannot be amended`, 'orderId');
+    const st = this.s.sym(input.symbol);
+    const spec = st.spec;
+    const price = ticksOf(spec, input.price, 'price');
+    const qty = stepsOf(spec, input.quantity, 'quantity');
+    if (qty <= o.executed) fail(ErrorCodes.INVALID_PARAMETER, `quantity is the new total and must exceed the executed quantity ${spec.step.fromUnits(o.executed)}, got ${input.quantity}`, 'quantity');
+    const opp: BookSide = o.side === 'BUY' ? ASK : BID;
+    const touch = st.book.bestPrice(opp);
+    const crosses = touch !== 0 && (o.side === 'BUY' ? price >= touch : price <= touch);
+    if (o.makerOnly && crosses) fail(ErrorCodes.INVALID_PARAMETER, `makerOnly order cannot be amended to ${input.price}: it would take liquidity at ${spec.tick.fromUnits(touch)}`, 'price');
+    let finalQty = qty;
+    if (isReducing(o)) {
+      finalQty = Math.min(qty, o.executed + this.positions.closable(acct, spec.name, o.side, o.positionSide));
+    }
+    const remaining = finalQty - o.executed;
+    let perStep = o.frozenPerStep;
+    if (!isReducing(o)) {
+      const leverage = this.s.settingsOf(acct, spec.name).leverage;
+      const needed = spec.tick.decOf(price).times(spec.step.decOf(remaining)).div(leverage);
+      const available = this.margin.availableOf(acct).plus(o.frozen);
+      const scale = o.frozenPerStep.isZero() ? ZERO : needed;
+      if (scale.gt(available)) fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(needed)} USDT, available is ${money(available)} USDT`);
+      perStep = o.frozenPerStep.isZero() ? ZERO : needed.div(remaining);
+    }
+    const keepsPriority = price === o.price && finalQty <= o.qty;
+    if (keepsPriority) {
+      if (remaining < o.qty - o.executed) st.book.reduce(o.id, remaining);
+    } else {
+      st.book.remove(o.id);
+    }
+    o.price = price;
+    o.qty = finalQty;
+    o.frozenPerStep = perStep;
+    o.updateTime = this.s.clock.now();
+    this.ledger.setFrozen(o, perStep.times(remaining));
+    this.s.emitOrder(o, 'AMENDED');
+    if (!keepsPriority) {
+      if (crosses) this.matching.matchTaker(o, st);
+      if (!isFinal(o.status)) {
+        const left = o.qty - o.executed;
+        if (left > 0 && this.matching.stillPlaceable(o)) {
+          st.book.add(o.id, o.side === 'BUY' ? BID : ASK, o.price, left);
+          this.ledger.freeze(o, left);
+        } else {
+          this.matching.finish(o, 'CANCELED', 'CANCELED');
+        }
+      }
+      this.s.follow.marketMoved(st);
+    }
+    return o;
+  }
+}
+
+function checkBatch(n: number): void {
+  if (n > MAX_BATCH) fail(ErrorCodes.TOO_MANY_IN_BATCH, `at most ${MAX_BATCH} orders in a batch, got ${n}`, 'orders');
+}
+
+function batch<I>(inputs: I[], one: (input: I) => OrderRecord, clientIdOf: (input: I) => string): BatchResult {
+  const results: BatchResultItem[] = [];
+  let ok = 0;
+  inputs.forEach((input, index) => {
+    try {
+      const r = one(input);
+      ok++;
+      results.push({ index, success: true, code: 0, message: 'success', orderId: r.orderId, clientOrderId: r.clientOrderId, status: r.status });
+    } catch (e) {
+      if (!(e instanceof VenueError)) throw e;
+      results.push({ index, success: false, code: e.code, message: e.message, orderId: '', clientOrderId: clientIdOf(input), status: '' });
+    }
+  });
+  return { successCount: ok, failedCount: inputs.length - ok, results };
+}

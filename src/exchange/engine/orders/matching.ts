@@ -1,0 +1,256 @@
+/**
+ * The life of a normal order once accepted: it is created, matched against the book (price-time
+ * priority, the maker's price), rests, fills, and ends (filled, cancelled, expired, rejected).
+ * Status changes go through the transition table (status.ts). Follow-ups for condition and
+ * strategy orders are signalled (state.follow), never called: orders know nothing of them.
+ */
+import { Dec, formatDec } from '../../../core/decimal';
+import type { ExecutionType, OrderStatus } from '../../../core/enums';
+import { MONEY_DP } from '../../../core/values';
+import type { TradeRecord } from '../../../protocol/records';
+import type { Ledger } from '../accounts/ledger';
+import { ASK, BID, type BookSide } from '../book/order-book';
+import type { EngineAccount, EngineOrder } from '../model';
+import { isReducing, type Positions } from '../positions/positions';
+import { INSURANCE_ACCOUNT, ZERO, isFinal, type EngineState, type SymbolState } from '../state';
+import type { PreparedOrder } from './prepare';
+import { transition } from './status';
+
+export interface OrderLink {
+  conditionId?: number;
+  strategyId?: number;
+  placeType?: string;
+}
+
+export class Matching {
+  constructor(
+    private readonly s: EngineState,
+    private readonly ledger: Ledger,
+    private readonly positions: Positions,
+  ) {}
+
+  /** Creates the order and runs it: matching, then rest, expire or reject. Never throws. */
+  commit(p: PreparedOrder, link: OrderLink): EngineOrder {
+    const { acct, st, input } = p;
+    const s = this.s;
+    const now = s.clock.now();
+    const id = s.nextOrderId++;
+    const o: EngineOrder = {
+      id,
+      userId: acct.userId,
+      symbol: st.spec,
+      side: input.side,
+      positionSide: p.positionSide,
+      type: input.type,
+      timeInForce: input.timeInForce ?? 'GTC',
+      price: p.price,
+      qty: p.qty,
+      executed: 0,
+      cumQuote: ZERO,
+      status: 'NEW',
+      reduceOnly: input.reduceOnly ?? false,
+      makerOnly: input.makerOnly ?? false,
+      closePosition: input.closePosition ?? false,
+      priceType: input.priceType ?? 0,
+      placeType: link.placeType ?? input.placeType ?? '',
+      clientOrderId: p.clientOrderId !== '' ? p.clientOrderId : `auto-${id}`,
+      createdAt: now,
+      updateTime: now,
+      conditionId: link.conditionId ?? 0,
+      strategyId: link.strategyId ?? 0,
+      frozenPerStep: p.frozenPerStep,
+      frozen: ZERO,
+    };
+    s.ordersById.set(id, o);
+    if (!s.forgetful.has(acct.userId)) acct.orders.push(o);
+    acct.lastClientIds.set(o.clientOrderId, id);
+    const book = st.book;
+    const opp: BookSide = o.side === 'BUY' ? ASK : BID;
+    if (o.makerOnly) {
+      const touch = book.bestPrice(opp);
+      if (touch !== 0 && (o.side === 'BUY' ? o.price >= touch : o.price <= touch)) {
+        transition(o, 'REJECTED');
+        s.emitOrder(o, 'REJECTED');
+        this.changed(o);
+        this.forgetIfFinal(o);
+        return o;
+      }
+    }
+    acct.openOrders.set(id, o);
+    acct.openCountBySymbol.set(st.spec.name, (acct.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
+    if (isReducing(o)) acct.reducingOpen.add(o);
+    acct.liveClientIds.set(o.clientOrderId, id);
+    this.ledger.freeze(o, o.qty);
+    s.emitOrder(o, 'NEW');
+    this.changed(o);
+    let fillable = true;
+    if (o.timeInForce === 'FOK') {
+      fillable = book.availableUpTo(opp, o.price, o.qty) >= o.qty;
+    }
+    if (fillable) this.matchTaker(o, st);
+    if (!isFinal(o.status)) {
+      const remaining = o.qty - o.executed;
+      if (o.type === 'LIMIT' && o.timeInForce === 'GTC' && remaining > 0 && this.stillPlaceable(o)) {
+        book.add(o.id, o.side === 'BUY' ? BID : ASK, o.price, remaining);
+        this.ledger.freeze(o, remaining);
+      } else {
+        this.finish(o, 'EXPIRED', 'EXPIRED');
+      }
+    }
+    s.follow.marketMoved(st);
+    return o;
+  }
+
+  /** A reduce-only order whose position is gone after its taker part does not rest. */
+  stillPlaceable(o: EngineOrder): boolean {
+    if (!isReducing(o)) return true;
+    return this.positions.closable(this.s.owner(o.userId), o.symbol.name, o.side, o.positionSide) > 0;
+  }
+
+  /** Takes liquidity for `o` while the book offers it at `o`'s price or better. */
+  matchTaker(o: EngineOrder, st: SymbolState): void {
+    const book = st.book;
+    const opp: BookSide = o.side === 'BUY' ? ASK : BID;
+    const acct = this.s.owner(o.userId);
+    const reducing = isReducing(o);
+    while (o.executed < o.qty) {
+      const makerId = book.peekBest(opp);
+      if (makerId < 0) break;
+      const price = book.bestPrice(opp);
+      if (o.price !== 0 && (o.side === 'BUY' ? price > o.price : price < o.price)) break;
+      let q = Math.min(o.qty - o.executed, book.remainingOf(makerId));
+      if (reducing) {
+        const cap = this.positions.closable(acct, st.spec.name, o.side, o.positionSide);
+        if (cap <= 0) break;
+        q = Math.min(q, cap);
+      }
+      const maker = this.s.ordersById.get(makerId) as EngineOrder;
+      book.fillHead(opp, q);
+      this.trade(st, maker, o, price, q);
+    }
+  }
+
+  /** One trade between a resting maker and a taker at the maker's price. */
+  trade(st: SymbolState, maker: EngineOrder, taker: EngineOrder, price: number, q: number): void {
+    const s = this.s;
+    const tradeId = String(s.nextTradeId++);
+    const now = s.clock.now();
+    this.applyFill(maker, price, q, 'maker', tradeId);
+    this.applyFill(taker, price, q, 'taker', tradeId);
+    st.market.last = price;
+    s.out.push({ kind: 'trade', symbol: st.spec.name, time: now, tradeId, price: st.spec.tick.fromUnits(price), quantity: st.spec.step.fromUnits(q), side: taker.side });
+    this.positionChanged(s.owner(maker.userId), st);
+    if (taker.userId !== maker.userId) this.positionChanged(s.owner(taker.userId), st);
+  }
+
+  private applyFill(o: EngineOrder, price: number, q: number, role: 'maker' | 'taker', tradeId: string): void {
+    const s = this.s;
+    const acct = s.owner(o.userId);
+    const spec = o.symbol;
+    const notional = spec.tick.decOf(price).times(spec.step.decOf(q));
+    const fee = notional.times(role === 'maker' ? spec.makerFee : spec.takerFee).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
+    const liquidation = o.placeType === 'LIQUIDATION';
+    const realized = this.positions.applyFill(acct, o, price, q, fee, liquidation);
+    o.executed += q;
+    o.cumQuote = o.cumQuote.plus(notional);
+    o.updateTime = s.clock.now();
+    transition(o, o.executed === o.qty ? 'FILLED' : 'PARTIALLY_FILLED');
+    const fillId = String(s.nextFillId++);
+    const ref = String(o.id);
+    this.ledger.changeWallet(acct, realized, liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', ref, spec.name);
+    this.ledger.changeWallet(acct, fee.negated(), 'TRADE_FEE', ref, spec.name);
+    s.feePool = s.feePool.plus(fee);
+    s.touch(acct, 'ORDER', spec.name);
+    const tr: TradeRecord = {
+      fillId,
+      tradeId,
+      orderId: ref,
+      symbol: spec.name,
+      side: o.side,
+      roleType: role,
+      price: spec.tick.fromUnits(price),
+      quantity: spec.step.fromUnits(q),
+      tradeValue: formatDec(notional),
+      handlingFee: formatDec(fee),
+      realizedPnl: formatDec(realized),
+      positionSide: o.positionSide,
+      createdAt: o.updateTime,
+    };
+    if (acct.userId !== INSURANCE_ACCOUNT) acct.trades.push(tr);
+    if (o.status === 'FILLED') {
+      this.release(o);
+    } else {
+      this.ledger.freeze(o, o.qty - o.executed);
+    }
+    s.emitOrder(o, 'TRADE', {
+      tradeId,
+      fillId,
+      lastFilledQty: tr.quantity,
+      lastFilledPrice: tr.price,
+      roleType: role,
+      handlingFee: tr.handlingFee,
+      realizedPnl: tr.realizedPnl,
+    });
+    this.changed(o);
+  }
+
+  /** Drops a final order from the live indexes and unfreezes its margin. */
+  private release(o: EngineOrder): void {
+    const acct = this.s.owner(o.userId);
+    if (acct.openOrders.delete(o.id)) acct.openCountBySymbol.set(o.symbol.name, (acct.openCountBySymbol.get(o.symbol.name) ?? 1) - 1);
+    acct.reducingOpen.delete(o);
+    if (acct.liveClientIds.get(o.clientOrderId) === o.id) acct.liveClientIds.delete(o.clientOrderId);
+    this.ledger.setFrozen(o, ZERO);
+    this.forgetIfFinal(o);
+  }
+
+  /** For users set to forgetFinalOrders: the final order leaves every index, so memory stays flat. */
+  private forgetIfFinal(o: EngineOrder): void {
+    if (!this.s.forgetful.has(o.userId) || !isFinal(o.status)) return;
+    this.s.ordersById.delete(o.id);
+    const acct = this.s.owner(o.userId);
+    if (acct.lastClientIds.get(o.clientOrderId) === o.id) acct.lastClientIds.delete(o.clientOrderId);
+  }
+
+  /** Ends an order that is not filled: out of the book, final status, event. */
+  finish(o: EngineOrder, status: OrderStatus, exec: ExecutionType): void {
+    this.s.symbols.get(o.symbol.name)?.book.remove(o.id);
+    transition(o, status);
+    o.updateTime = this.s.clock.now();
+    this.release(o);
+    this.s.emitOrder(o, exec);
+    this.changed(o);
+  }
+
+  /**
+   * After a position changed: reduce-only and closing orders never exceed what they can close
+   * (cut, keeping queue priority), and are cancelled once there is nothing to close. Then the
+   * contexts above hear of it (GTE_GTC condition orders end when their position is gone).
+   */
+  private positionChanged(acct: EngineAccount, st: SymbolState): void {
+    if (acct.userId === INSURANCE_ACCOUNT) return;
+    if (acct.reducingOpen.size > 0) this.recheckReducingOrders(acct, st);
+    this.s.follow.positionChanged(acct, st);
+  }
+
+  private recheckReducingOrders(acct: EngineAccount, st: SymbolState): void {
+    for (const o of [...acct.reducingOpen]) {
+      if (o.symbol !== st.spec || !st.book.has(o.id)) continue;
+      const cap = this.positions.closable(acct, st.spec.name, o.side, o.positionSide);
+      const remaining = o.qty - o.executed;
+      if (cap === 0) {
+        this.finish(o, 'CANCELED', 'CANCELED');
+      } else if (remaining > cap) {
+        st.book.reduce(o.id, cap);
+        o.qty = o.executed + cap;
+        o.updateTime = this.s.clock.now();
+        this.s.emitOrder(o, 'AMENDED');
+      }
+    }
+  }
+
+  /** An order changed status or fill: the strategy order holding it may need to move. */
+  private changed(o: EngineOrder): void {
+    if (o.strategyId) this.s.follow.strategyTouched(o.strategyId);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Order intake: resolving a request against the symbol's grid, the book and the account (price,
+ * quantity, reduce-only caps, minimum notional, open-order limit, margin) without changing
+ * anything. A request that fails here throws a VenueError and leaves no trace.
+ */
+import { formatDec } from '../../../core/decimal';
+import type { Dec } from '../../../core/decimal';
+import type { PositionSide, Side } from '../../../core/enums';
+import { ErrorCodes } from '../../../core/errors';
+import type { Margin } from '../accounts/margin';
+import { ASK, BID, type BookSide } from '../book/order-book';
+import type { PlaceOrderInput } from '../inputs';
+import type { EngineAccount } from '../model';
+import { isReducing, type Positions } from '../positions/positions';
+import { money } from '../records';
+import { ZERO, fail, type EngineState, type SymbolState } from '../state';
+import type { SymbolSpec } from '../symbols';
+
+/** Most open normal orders a user may have on one symbol (30010). */
+export const MAX_OPEN_ORDERS_PER_SYMBOL = 200;
+
+/** The parts of an order request resolved against the symbol, the book and the account. */
+export interface PreparedOrder {
+  acct: EngineAccount;
+  st: SymbolState;
+  input: PlaceOrderInput;
+  positionSide: PositionSide;
+  price: number;
+  qty: number;
+  reducing: boolean;
+  frozenPerStep: Dec;
+  clientOrderId: string;
+}
+
+/** A price field of a request in ticks; refuses off-grid and non-positive prices. */
+export function ticksOf(spec: SymbolSpec, s: string, field: string): number {
+  const t = spec.tick.toUnits(s);
+  if (t === undefined) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is not a multiple of the tick size ${spec.tick.size} of ${spec.name}`, field);
+  if (t <= 0) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} must be greater than zero, got ${s}`, field);
+  return t;
+}
+
+/** A quantity field of a request in steps; refuses off-grid quantities and those outside min..max. */
+export function stepsOf(spec: SymbolSpec, s: string, field: string): number {
+  const q = spec.step.toUnits(s);
+  if (q === undefined) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is not a multiple of the step size ${spec.step.size} of ${spec.name}`, field);
+  if (q < spec.minQtySteps || q > spec.maxQtySteps) {
+    fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is outside ${spec.step.fromUnits(spec.minQtySteps)}..${spec.step.fromUnits(spec.maxQtySteps)} for ${spec.name}`, field);
+  }
+  return q;
+}
+
+export class OrderIntake {
+  constructor(
+    private readonly s: EngineState,
+    private readonly margin: Margin,
+    private readonly positions: Positions,
+  ) {}
+
+  /** Resolves and checks an order request; changes nothing. Throws VenueError. */
+  prepare(acct: EngineAccount, input: PlaceOrderInput): PreparedOrder {
+    const st = this.s.sym(input.symbol);
+    const spec = st.spec;
+    const positions = this.positions;
+    const positionSide = positions.positionSideFor(acct, input.positionSide);
+    const tif = input.timeInForce ?? 'GTC';
+    const makerOnly = input.makerOnly ?? false;
+    const priceType = input.priceType ?? 0;
+    const closePosition = input.closePosition ?? false;
+    if (input.clientOrderId !== undefined && acct.liveClientIds.has(input.clientOrderId)) {
+      fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${input.clientOrderId}' is already used by open order ${acct.liveClientIds.get(input.clientOrderId)}`, 'clientOrderId');
+    }
+    if (makerOnly && (input.type !== 'LIMIT' || tif !== 'GTC')) fail(ErrorCodes.INVALID_PARAMETER, 'makerOnly applies only to LIMIT orders with timeInForce GTC', 'makerOnly');
+    let price = 0;
+    if (input.type === 'LIMIT') {
+      if (priceType === 0) {
+        if (input.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'price is required for LIMIT orders with priceType 0', 'price');
+        price = ticksOf(spec, input.price, 'price');
+      } else {
+        price = this.bboPrice(st, input.side, priceType);
+      }
+    } else {
+      if (input.price !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'price must not be given for MARKET orders', 'price');
+      if (priceType !== 0) fail(ErrorCodes.INVALID_PARAMETER, 'priceType applies only to LIMIT orders', 'priceType');
+    }
+    const reducing = isReducing({ reduceOnly: input.reduceOnly ?? false, closePosition, side: input.side, positionSide });
+    const closable = positions.closable(acct, spec.name, input.side, positionSide);
+    let qty: number;
+    if (closePosition) {
+      if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed', 'quantity');
+      if (closable === 0) fail(ErrorCodes.REDUCE_ONLY_WOULD_INCREASE, `closePosition: there is no ${positionSide} position on ${spec.name} that a ${input.side} order would close`, 'closePosition');
+      qty = closable;
+    } else {
+      if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
+      qty = stepsOf(spec, input.quantity, 'quantity');
+      if (reducing) {
+        if (closable === 0) fail(ErrorCodes.REDUCE_ONLY_WOULD_INCREASE, `reduce-only ${input.side} order would not reduce the ${positionSide} position on ${spec.name} (position is ${spec.step.fromUnits(positions.positionQty(acct, spec.name, positionSide))})`, 'reduceOnly');
+        qty = Math.min(qty, closable);
+      }
+    }
+    const refTicks = price !== 0 ? price : this.referencePrice(st, input.side);
+    // In integer (tick x step) units while the product is exact; decimals beyond that.
+    const units = refTicks * qty;
+    const below = Number.isSafeInteger(units) ? units < spec.minNotionalUnits : spec.tick.decOf(refTicks).times(spec.step.decOf(qty)).lt(spec.minNotional);
+    if (!reducing && below) {
+      const notional = spec.tick.decOf(refTicks).times(spec.step.decOf(qty));
+      fail(ErrorCodes.BELOW_MIN_NOTIONAL, `order notional ${formatDec(notional)} is below the minimum notional ${formatDec(spec.minNotional)} of ${spec.name}`, 'quantity');
+    }
+    const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
+    if (openCount >= MAX_OPEN_ORDERS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_ORDERS_PER_SYMBOL} open orders per symbol; ${spec.name} has ${openCount}`);
+    let frozenPerStep = ZERO;
+    if (!reducing && !this.s.marginExempt.has(acct.userId)) {
+      const opening = acct.positionMode === 'ONE_WAY' ? Math.max(0, qty - closable) : qty;
+      if (opening > 0) {
+        const leverage = this.s.settingsOf(acct, spec.name).leverage;
+        const required = spec.tick.decOf(refTicks).times(spec.step.decOf(opening)).div(leverage);
+        const available = this.margin.availableOf(acct);
+        if (available.lt(required)) {
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${money(required)} USDT at ${leverage}x, available is ${money(available)} USDT`);
+        }
+        frozenPerStep = required.div(qty);
+      }
+    }
+    return { acct, st, input, positionSide, price, qty, reducing, frozenPerStep, clientOrderId: input.clientOrderId ?? '' };
+  }
+
+  /** Price of a BBO priceType (1 opponent 1, 2 opponent 5, 3 same side 1, 4 same side 5). */
+  private bboPrice(st: SymbolState, side: Side, priceType: number): number {
+    const own: BookSide = side === 'BUY' ? BID : ASK;
+    const bookSide: BookSide = priceType <= 2 ? (own === BID ? ASK : BID) : own;
+    const depth = priceType === 1 || priceType === 3 ? 1 : 5;
+    const levels = st.book.levelCount(bookSide);
+    if (levels === 0) {
+      fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `priceType ${priceType}: no price available, the ${bookSide === BID ? 'bid' : 'ask'} side of ${st.spec.name} is empty`, 'priceType');
+    }
+    return st.book.levelPrice(bookSide, Math.min(depth, levels));
+  }
+
+  /** Price used to size a market order: the touch it would take, or mark when that side is empty. */
+  private referencePrice(st: SymbolState, side: Side): number {
+    const touch = st.book.bestPrice(side === 'BUY' ? ASK : BID);
+    if (touch === 0) return st.market.mark;
+    return side === 'BUY' ? Math.max(touch, st.market.mark) : touch;
+  }
+}

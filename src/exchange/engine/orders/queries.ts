@@ -1,0 +1,90 @@
+/** Finding orders by id or clientOrderId, and the order and trade history queries. */
+import type { OrderStatus, Side } from '../../../core/enums';
+import { ErrorCodes } from '../../../core/errors';
+import type { OrderRecord, TradeRecord } from '../../../protocol/records';
+import type { OrderRef } from '../inputs';
+import type { EngineAccount, EngineOrder } from '../model';
+import { orderRecord } from '../records';
+import { fail, page, type EngineState } from '../state';
+
+export interface OrderHistoryFilter {
+  symbol?: string;
+  orderId?: string;
+  clientOrderId?: string;
+  type?: 'LIMIT' | 'MARKET';
+  side?: Side;
+  status?: OrderStatus;
+  startTime?: number;
+  endTime?: number;
+  page?: number;
+  pageSize?: number;
+}
+
+export class OrderQueries {
+  constructor(private readonly s: EngineState) {}
+
+  find(acct: EngineAccount, ref: OrderRef): EngineOrder {
+    const st = this.s.sym(ref.symbol);
+    if (ref.orderId === undefined && ref.clientOrderId === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'orderId or clientOrderId is required', 'orderId');
+    let o: EngineOrder | undefined;
+    if (ref.orderId !== undefined) {
+      const n = /^[1-9]\d{0,15}$/.test(ref.orderId) ? Number(ref.orderId) : NaN;
+      o = this.s.ordersById.get(n);
+      if (o && ref.clientOrderId !== undefined && o.clientOrderId !== ref.clientOrderId) o = undefined;
+    } else if (ref.clientOrderId !== undefined) {
+      const id = acct.liveClientIds.get(ref.clientOrderId) ?? acct.lastClientIds.get(ref.clientOrderId);
+      o = id === undefined ? undefined : this.s.ordersById.get(id);
+    }
+    // Another user's order behaves exactly as one that does not exist.
+    if (!o || o.userId !== acct.userId || o.symbol !== st.spec) {
+      fail(ErrorCodes.ORDER_NOT_FOUND, `order not found: ${ref.orderId !== undefined ? `orderId ${ref.orderId}` : `clientOrderId ${ref.clientOrderId}`} on ${ref.symbol}`, ref.orderId !== undefined ? 'orderId' : 'clientOrderId');
+    }
+    return o;
+  }
+
+  queryOrder(userId: string, ref: OrderRef): OrderRecord {
+    return orderRecord(this.find(this.s.acct(userId), ref));
+  }
+
+  /** Status and executed quantity of an order, as `queryOrder` has them, without the whole record. */
+  orderProgress(userId: string, ref: OrderRef): { status: OrderStatus; executedQty: string } {
+    const o = this.find(this.s.acct(userId), ref);
+    return { status: o.status, executedQty: o.symbol.step.fromUnits(o.executed) };
+  }
+
+  /** Open orders, ascending by id, after the `lastOrderId` cursor. */
+  currentOrders(userId: string, q: { symbol?: string; limit?: number; lastOrderId?: number }): { list: OrderRecord[]; total: number } {
+    const acct = this.s.acct(userId);
+    if (q.symbol !== undefined) this.s.sym(q.symbol);
+    const all = [...acct.openOrders.values()].filter((o) => q.symbol === undefined || o.symbol.name === q.symbol).sort((a, b) => a.id - b.id);
+    const after = all.filter((o) => q.lastOrderId === undefined || o.id > q.lastOrderId);
+    return { list: after.slice(0, q.limit ?? 100).map(orderRecord), total: all.length };
+  }
+
+  /** Every order of the user, newest first, filtered. */
+  orderHistory(userId: string, f: OrderHistoryFilter): { list: OrderRecord[]; total: number } {
+    const acct = this.s.acct(userId);
+    if (f.symbol !== undefined) this.s.sym(f.symbol);
+    const rows = acct.orders.filter((o) =>
+      (f.symbol === undefined || o.symbol.name === f.symbol) &&
+      (f.orderId === undefined || String(o.id) === f.orderId) &&
+      (f.clientOrderId === undefined || o.clientOrderId === f.clientOrderId) &&
+      (f.type === undefined || o.type === f.type) &&
+      (f.side === undefined || o.side === f.side) &&
+      (f.status === undefined || o.status === f.status) &&
+      (f.startTime === undefined || o.createdAt >= f.startTime) &&
+      (f.endTime === undefined || o.createdAt <= f.endTime));
+    return page(rows.reverse(), f.page, f.pageSize, orderRecord);
+  }
+
+  tradeHistory(userId: string, f: { symbol?: string; orderId?: string; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: TradeRecord[]; total: number } {
+    const acct = this.s.acct(userId);
+    if (f.symbol !== undefined) this.s.sym(f.symbol);
+    const rows = acct.trades.filter((t) =>
+      (f.symbol === undefined || t.symbol === f.symbol) &&
+      (f.orderId === undefined || t.orderId === f.orderId) &&
+      (f.startTime === undefined || t.createdAt >= f.startTime) &&
+      (f.endTime === undefined || t.createdAt <= f.endTime));
+    return page([...rows].reverse(), f.page, f.pageSize, (t) => ({ ...t }));
+  }
+}

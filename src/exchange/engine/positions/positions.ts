@@ -1,0 +1,146 @@
+/**
+ * Positions: which position an order acts on, what it may close, and applying a fill to it
+ * (cost basis, fees, realized PnL, isolated margin, the closed-position history).
+ */
+import { Dec, formatDec } from '../../../core/decimal';
+import type { PositionSide, Side } from '../../../core/enums';
+import { ErrorCodes } from '../../../core/errors';
+import { MONEY_DP } from '../../../core/values';
+import type { EngineAccount, EngineOrder, EnginePosition } from '../model';
+import { derivedPrice, money } from '../records';
+import { ZERO, fail, posKey, type EngineState } from '../state';
+
+/** Whether an order of this side on this positionSide closes (reduces) its position by nature. */
+export function closesByNature(side: Side, positionSide: PositionSide): boolean {
+  return (positionSide === 'LONG' && side === 'SELL') || (positionSide === 'SHORT' && side === 'BUY');
+}
+
+export function isReducing(o: { reduceOnly: boolean; closePosition: boolean; side: Side; positionSide: PositionSide }): boolean {
+  return o.reduceOnly || o.closePosition || closesByNature(o.side, o.positionSide);
+}
+
+export class Positions {
+  constructor(private readonly s: EngineState) {}
+
+  positionSideFor(acct: EngineAccount, given: PositionSide | undefined): PositionSide {
+    const ps = given ?? 'BOTH';
+    if (acct.positionMode === 'ONE_WAY' && ps !== 'BOTH') fail(ErrorCodes.POSITION_SIDE_MISMATCH, `positionSide ${ps} does not fit a one-way account: use BOTH`, 'positionSide');
+    if (acct.positionMode === 'HEDGE' && ps === 'BOTH') fail(ErrorCodes.POSITION_SIDE_MISMATCH, 'positionSide BOTH does not fit a hedge-mode account: use LONG or SHORT', 'positionSide');
+    return ps;
+  }
+
+  /** Signed position quantity (steps) of the position an order on `positionSide` acts on. */
+  positionQty(acct: EngineAccount, symbol: string, positionSide: PositionSide): number {
+    return acct.positions.get(posKey(symbol, positionSide))?.qty ?? 0;
+  }
+
+  /** How many steps an order of `side` could close now on that position (0 if it would not reduce it). */
+  closable(acct: EngineAccount, symbol: string, side: Side, positionSide: PositionSide): number {
+    const q = this.positionQty(acct, symbol, positionSide);
+    if (side === 'BUY' && q < 0) return -q;
+    if (side === 'SELL' && q > 0) return q;
+    return 0;
+  }
+
+  /**
+   * Applies one fill to the position an order acts on. Returns the realized PnL. One-way positions
+   * may flip through zero (the close part realizes, the rest opens); hedge positions never do.
+   */
+  applyFill(acct: EngineAccount, o: EngineOrder, price: number, q: number, fee: Dec, liquidation: boolean): Dec {
+    const st = this.s.stateOf(o.symbol);
+    const spec = st.spec;
+    const key = posKey(spec.name, o.positionSide);
+    const settings = this.s.settingsOf(acct, spec.name);
+    const px = spec.tick.decOf(price);
+    const dq = o.side === 'BUY' ? q : -q;
+    let pos = acct.positions.get(key);
+    let realized = ZERO;
+    let openSteps = q;
+    let openFee = fee;
+    if (pos && pos.qty !== 0 && Math.sign(pos.qty) !== Math.sign(dq)) {
+      const absQ = Math.abs(pos.qty);
+      const closeQ = Math.min(q, absQ);
+      const full = closeQ === absQ;
+      const share = (d: Dec): Dec => (full ? d : d.times(closeQ).div(absQ).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN));
+      const released = share(pos.cost);
+      const closeNotional = px.times(spec.step.decOf(closeQ));
+      realized = (dq > 0 ? closeNotional.negated() : closeNotional).minus(released);
+      pos.cost = pos.cost.minus(released);
+      pos.openFees = pos.openFees.minus(share(pos.openFees));
+      pos.isolatedMargin = pos.isolatedMargin.minus(share(pos.isolatedMargin));
+      pos.qty += dq > 0 ? closeQ : -closeQ;
+      pos.closeQuote = pos.closeQuote.plus(closeNotional);
+      pos.closeQty += closeQ;
+      pos.realizedAccum = pos.realizedAccum.plus(realized);
+      openSteps = q - closeQ;
+      openFee = openSteps === 0 ? ZERO : fee.times(openSteps).div(q).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
+      pos.realizedAccum = pos.realizedAccum.minus(fee.minus(openFee));
+      if (pos.qty === 0) {
+        this.closePositionRecord(acct, pos, settings.leverage, liquidation ? 2 : 1);
+        acct.positions.delete(key);
+        if (![...acct.positions.values()].some((p) => p.symbol === spec)) st.holders.delete(acct);
+        pos = undefined;
+      }
+    }
+    if (openSteps > 0) {
+      if (!pos) {
+        pos = {
+          symbol: spec,
+          positionSide: o.positionSide,
+          qty: 0,
+          cost: ZERO,
+          openFees: ZERO,
+          isolatedMargin: ZERO,
+          marginMode: settings.marginMode,
+          fundingAccum: ZERO,
+          realizedAccum: ZERO,
+          maxAbsQty: 0,
+          closeQuote: ZERO,
+          closeQty: 0,
+          openQuote: ZERO,
+          openQty: 0,
+          lastDirection: 0,
+          openedAt: this.s.clock.now(),
+        };
+        acct.positions.set(key, pos);
+        st.holders.add(acct);
+      }
+      const openNotional = px.times(spec.step.decOf(openSteps));
+      pos.qty += dq > 0 ? openSteps : -openSteps;
+      pos.lastDirection = Math.sign(pos.qty);
+      pos.cost = pos.cost.plus(dq > 0 ? openNotional : openNotional.negated());
+      pos.openFees = pos.openFees.plus(openFee);
+      pos.realizedAccum = pos.realizedAccum.minus(openFee);
+      if (pos.marginMode === 'ISOLATED') {
+        pos.isolatedMargin = pos.isolatedMargin.plus(openNotional.div(settings.leverage).toDecimalPlaces(MONEY_DP, Dec.ROUND_UP));
+      }
+      pos.maxAbsQty = Math.max(pos.maxAbsQty, Math.abs(pos.qty));
+      pos.openQuote = pos.openQuote.plus(openNotional);
+      pos.openQty += openSteps;
+    }
+    return realized;
+  }
+
+  private closePositionRecord(acct: EngineAccount, pos: EnginePosition, leverage: number, triggerMode: number): void {
+    const spec = pos.symbol;
+    const closePrice = pos.closeQty > 0 ? pos.closeQuote.div(spec.step.decOf(pos.closeQty)) : ZERO;
+    const avgEntry = pos.openQty > 0 ? pos.openQuote.div(spec.step.decOf(pos.openQty)) : ZERO;
+    const im = avgEntry.times(spec.step.decOf(pos.maxAbsQty)).div(leverage);
+    const pnl = pos.realizedAccum.plus(pos.fundingAccum);
+    acct.positionHistory.push({ long: pos.lastDirection > 0, record: {
+      symbol: spec.name,
+      positionSide: pos.positionSide,
+      leverage,
+      maxQuantity: spec.step.fromUnits(pos.maxAbsQty),
+      entryPrice: derivedPrice(avgEntry, spec.tick.scale),
+      closePrice: derivedPrice(closePrice, spec.tick.scale),
+      pnl: money(pnl),
+      roe: im.isZero() ? '0' : formatDec(pnl.div(im), 8),
+      marginMode: pos.marginMode,
+      triggerMode,
+      fundingFeeAccum: money(pos.fundingAccum),
+      openedAt: pos.openedAt,
+      closedAt: this.s.clock.now(),
+    } });
+  }
+}

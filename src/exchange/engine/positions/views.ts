@@ -1,0 +1,193 @@
+/**
+ * Position records and queries (what GET /positions and the account stream show), and the
+ * per-symbol settings: leverage and margin mode.
+ */
+import { Dec, formatDec } from '../../../core/decimal';
+import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
+import { ErrorCodes } from '../../../core/errors';
+import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } from '../../../protocol/records';
+import type { Margin } from '../accounts/margin';
+import type { SetLeverageInput, SetMarginModeInput } from '../inputs';
+import type { EngineAccount, EnginePosition } from '../model';
+import { derivedPrice, money } from '../records';
+import { DEFAULT_LEVERAGE, fail, page, posKey, type EngineState, type SymbolState } from '../state';
+import * as pm from './position-math';
+import { closesByNature } from './positions';
+
+export class PositionViews {
+  constructor(
+    private readonly s: EngineState,
+    private readonly margin: Margin,
+  ) {}
+
+  positionRecordsOf(acct: EngineAccount, symbol: string | undefined, includeFlat = false): PositionRecord[] {
+    const out: PositionRecord[] = [];
+    for (const st of this.s.symbols.values()) {
+      if (symbol !== undefined && st.spec.name !== symbol) continue;
+      const sides: PositionSide[] = acct.positionMode === 'HEDGE' ? ['LONG', 'SHORT'] : ['BOTH'];
+      for (const side of sides) {
+        const p = acct.positions.get(posKey(st.spec.name, side));
+        if (p) out.push(this.positionRecord(acct, st, p));
+        else if (includeFlat) out.push(this.flatPositionRecord(acct, st, side));
+      }
+    }
+    return out;
+  }
+
+  private flatPositionRecord(acct: EngineAccount, st: SymbolState, side: PositionSide): PositionRecord {
+    const s = this.s.settingsOf(acct, st.spec.name);
+    return {
+      symbol: st.spec.name,
+      marginMode: s.marginMode,
+      positionSide: side,
+      leverage: s.leverage,
+      quantity: '0',
+      entryPrice: '0',
+      breakEvenPrice: '0',
+      liqPrice: '0',
+      marginRatio: '0',
+      unrealizedPnl: '0',
+      roe: '0',
+      nextFundingFee: '0',
+      fundingFeeAccum: '0',
+      tpPrice: '0',
+      slPrice: '0',
+      positionMargin: '0',
+      markPrice: st.spec.tick.fromUnits(st.market.mark),
+    };
+  }
+
+  private positionRecord(acct: EngineAccount, st: SymbolState, p: EnginePosition): PositionRecord {
+    const spec = st.spec;
+    const s = this.s.settingsOf(acct, spec.name);
+    const q = spec.step.decOf(p.qty);
+    const mark = this.s.markDec(st);
+    const upnl = pm.unrealizedPnl(q, p.cost, mark);
+    const im = pm.initialMargin(p.cost, s.leverage);
+    const mm = pm.maintenanceMargin(spec, q, mark);
+    let margin: Dec;
+    let ratio: Dec;
+    if (p.marginMode === 'ISOLATED') {
+      margin = p.isolatedMargin;
+      const eq = p.isolatedMargin.plus(upnl);
+      ratio = eq.lte(0) ? new Dec(1) : mm.div(eq);
+    } else {
+      const f = this.margin.crossFigures(acct);
+      const ownMm = mm;
+      const crossEquity = acct.wallet.minus(f.isolated).plus(f.upnl);
+      // Equity left for this position if the other cross positions stay where they are.
+      margin = crossEquity.minus(upnl).minus(f.mm.minus(ownMm));
+      ratio = crossEquity.lte(0) ? new Dec(1) : f.mm.div(crossEquity);
+    }
+    const liq = pm.liquidationPrice(spec, q, p.cost, margin, mark);
+    const tpSl = this.tpSlOf(acct, st, p);
+    const quantity = acct.positionMode === 'HEDGE' ? spec.step.fromUnits(Math.abs(p.qty)) : spec.step.fromUnits(p.qty);
+    return {
+      symbol: spec.name,
+      marginMode: p.marginMode,
+      positionSide: p.positionSide,
+      leverage: s.leverage,
+      quantity,
+      entryPrice: derivedPrice(pm.entryPrice(q, p.cost), spec.tick.scale),
+      breakEvenPrice: derivedPrice(pm.breakEvenPrice(q, p.cost, p.openFees, spec.takerFee), spec.tick.scale),
+      liqPrice: liq.isZero() ? '0' : spec.tick.fromUnits(p.qty > 0 ? spec.tick.unitsOfDec(liq, 'up') : spec.tick.unitsOfDec(liq, 'down')),
+      marginRatio: formatDec(ratio, 8),
+      unrealizedPnl: money(upnl),
+      roe: formatDec(pm.roe(upnl, im), 8),
+      nextFundingFee: money(pm.fundingPayment(q, mark, st.market.fundingRate).negated()),
+      fundingFeeAccum: money(p.fundingAccum),
+      tpPrice: tpSl.tp,
+      slPrice: tpSl.sl,
+      positionMargin: money(p.marginMode === 'ISOLATED' ? p.isolatedMargin : im),
+      markPrice: spec.tick.fromUnits(st.market.mark),
+    };
+  }
+
+  /** Take-profit and stop-loss prices of the waiting condition orders that close this position. */
+  private tpSlOf(acct: EngineAccount, st: SymbolState, p: EnginePosition): { tp: string; sl: string } {
+    let tp = '0';
+    let sl = '0';
+    const closingSide: Side = p.qty > 0 ? 'SELL' : 'BUY';
+    for (const c of st.conditions) {
+      if (c.userId !== acct.userId || c.positionSide !== p.positionSide || c.side !== closingSide) continue;
+      if (!(c.reduceOnly || c.closePosition || closesByNature(c.side, c.positionSide))) continue;
+      const price = st.spec.tick.fromUnits(c.stopPrice);
+      if ((c.type === 'TAKE_PROFIT_MARKET' || c.type === 'TAKE_PROFIT_LIMIT') && tp === '0') tp = price;
+      if ((c.type === 'STOP_MARKET' || c.type === 'STOP_LIMIT') && sl === '0') sl = price;
+    }
+    return { tp, sl };
+  }
+
+  positions(userId: string, symbol?: string): PositionRecord[] {
+    const acct = this.s.acct(userId);
+    if (symbol !== undefined) this.s.sym(symbol);
+    return this.positionRecordsOf(acct, symbol);
+  }
+
+  /**
+   * The user's signed net position on `symbol` in base units (long minus short), without
+   * building position records (which work out margin, liquidation price and the rest).
+   */
+  netQuantity(userId: string, symbol: string): string {
+    const acct = this.s.acct(userId);
+    const st = this.s.sym(symbol);
+    let steps = 0;
+    for (const p of acct.positions.values()) if (p.symbol === st.spec) steps += p.qty;
+    return st.spec.step.fromUnits(steps);
+  }
+
+  positionHistory(userId: string, f: { symbol?: string; side?: 'long' | 'short'; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: PositionHistoryRecord[]; total: number } {
+    const acct = this.s.acct(userId);
+    if (f.symbol !== undefined) this.s.sym(f.symbol);
+    const rows = acct.positionHistory.filter(({ record: h, long }) =>
+      (f.symbol === undefined || h.symbol === f.symbol) &&
+      (f.side === undefined || (f.side === 'long') === long) &&
+      (f.startTime === undefined || h.closedAt >= f.startTime) &&
+      (f.endTime === undefined || h.closedAt <= f.endTime));
+    return page([...rows].reverse(), f.page, f.pageSize, (h) => ({ ...h.record }));
+  }
+
+  // ---------------------------------------------------------------- leverage and margin mode
+
+  setLeverage(userId: string, input: SetLeverageInput): { symbol: string; leverage: number; timestamp: number } {
+    const acct = this.s.acct(userId);
+    const st = this.s.sym(input.symbol);
+    const max = st.spec.maxLeverage;
+    if (!Number.isInteger(input.leverage) || input.leverage < 1 || input.leverage > max) {
+      fail(ErrorCodes.LEVERAGE_OUT_OF_RANGE, `leverage must be a whole number from 1 to ${max} for ${st.spec.name}, got ${input.leverage}`, 'leverage');
+    }
+    const s = this.s.settingsOf(acct, st.spec.name);
+    const old = s.leverage;
+    s.leverage = input.leverage;
+    if (input.leverage < old && this.margin.availableOf(acct).isNegative()) {
+      s.leverage = old;
+      fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin to lower leverage to ${input.leverage}x with the open ${st.spec.name} position`, 'leverage');
+    }
+    if (old !== input.leverage) this.s.touch(acct, 'LEVERAGE', st.spec.name);
+    return { symbol: st.spec.name, leverage: s.leverage, timestamp: this.s.clock.now() };
+  }
+
+  setMarginMode(userId: string, input: SetMarginModeInput): { symbol: string; marginMode: 1 | 2; timestamp: number } {
+    const acct = this.s.acct(userId);
+    const st = this.s.sym(input.symbol);
+    const mode = marginModeFromCode(input.marginMode);
+    const s = this.s.settingsOf(acct, st.spec.name);
+    if (s.marginMode !== mode) {
+      const hasPosition = [...acct.positions.values()].some((p) => p.symbol === st.spec);
+      const hasOrders = [...acct.openOrders.values()].some((o) => o.symbol === st.spec);
+      if (hasPosition || hasOrders) {
+        fail(ErrorCodes.MARGIN_MODE_LOCKED, `margin mode of ${st.spec.name} cannot change while there is an open ${hasPosition ? 'position' : 'order'} on it`, 'marginMode');
+      }
+      s.marginMode = mode;
+      this.s.touch(acct, 'MARGIN_MODE', st.spec.name);
+    }
+    return { symbol: st.spec.name, marginMode: marginModeToCode(s.marginMode), timestamp: this.s.clock.now() };
+  }
+
+  positionSettings(userId: string, symbol: string): PositionSettingsRecord {
+    const acct = this.s.acct(userId);
+    const st = this.s.sym(symbol);
+    const s = acct.settings.get(st.spec.name) ?? { leverage: Math.min(DEFAULT_LEVERAGE, st.spec.maxLeverage), marginMode: 'CROSS' as MarginMode };
+    return { symbol: st.spec.name, marginMode: marginModeToCode(s.marginMode), leverage: s.leverage };
+  }
+}

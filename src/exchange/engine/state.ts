@@ -1,0 +1,192 @@
+/**
+ * The engine's shared state: the indexes every bounded context reads (symbols, accounts, orders,
+ * conditions, strategy orders), the id counters, the event queue and the follow-up work queue,
+ * and the few lookups all of them use. No context logic lives here.
+ *
+ * Contexts never call upwards: an order that changed, a market that moved or a position that
+ * changed is signalled through `follow` (wired by the facade, engine.ts), and the context that
+ * cares (condition orders, strategy orders, liquidation) reacts.
+ */
+import type { Clock } from '../../core/clock';
+import { Dec } from '../../core/decimal';
+import type { ChangeType, ConditionStatus, ExecutionType, MarginMode, OrderStatus } from '../../core/enums';
+import { FINAL_ORDER_STATUSES } from '../../core/enums';
+import { ErrorCodes, VenueError, type ErrorCode } from '../../core/errors';
+import { OrderBook } from './book/order-book';
+import type { EngineEvent, FillInfo } from './events';
+import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, MarketState } from './model';
+import { conditionRecord, orderRecord, strategyRecord } from './records';
+import type { SymbolSpec } from './symbols';
+
+export const ZERO = new Dec(0);
+export const DEFAULT_LEVERAGE = 20;
+/** Id of the system account that takes over what liquidation orders could not close in the book. */
+export const INSURANCE_ACCOUNT = 'insurance';
+
+export interface SymbolState {
+  spec: SymbolSpec;
+  book: OrderBook;
+  market: MarketState;
+  /** Waiting condition orders in creation order. */
+  conditions: EngineCondition[];
+  /** Accounts holding a position on this symbol, for funding and liquidation sweeps. */
+  holders: Set<EngineAccount>;
+  /** `market.fundingRate` formatted, and the Dec it was formatted from (every mark event carries it). */
+  rateText?: { of: Dec; text: string };
+}
+
+export type EngineAccountReason = ChangeType | 'ORDER' | 'MARGIN_MODE' | 'LEVERAGE';
+
+/** What a context signals to the contexts above it; the facade wires these. */
+export interface FollowUps {
+  /** An order or condition that belongs to this strategy order changed. */
+  strategyTouched(strategyId: number): void;
+  /** A condition fired and placed this order. */
+  conditionTriggered(c: EngineCondition, orderId: number): void;
+  /** The book, last or mark price of a symbol changed: waiting conditions may fire. */
+  marketMoved(st: SymbolState): void;
+  /** A position of this account on this symbol changed (a fill). */
+  positionChanged(acct: EngineAccount, st: SymbolState): void;
+  /** Mark price or funding moved: margins may have fallen below maintenance. */
+  marginMoved(st: SymbolState): void;
+}
+
+export function fail(code: ErrorCode, message: string, field?: string): never {
+  throw new VenueError(code, message, field);
+}
+
+export const isFinal = (s: OrderStatus): boolean => FINAL_ORDER_STATUSES.has(s);
+export const conditionFinal = (s: ConditionStatus): boolean => s !== 'NEW';
+export const posKey = (symbol: string, side: string): string => `${symbol}:${side}`;
+
+export class EngineState {
+  readonly symbols = new Map<string, SymbolState>();
+  readonly accounts = new Map<string, EngineAccount>();
+  readonly ordersById = new Map<number, EngineOrder>();
+  readonly conditionsById = new Map<number, EngineCondition>();
+  readonly strategiesById = new Map<number, EngineStrategy>();
+  nextOrderId = 1;
+  nextConditionId = 1;
+  nextStrategyId = 1;
+  nextTradeId = 1;
+  nextFillId = 1;
+  accountSeq = 0;
+  /** Trading fees collected (conservation audit). */
+  feePool = ZERO;
+  /** Deposits minus withdrawals over all accounts (conservation audit). */
+  deposits = ZERO;
+  out: EngineEvent[] = [];
+  /** Follow-up work of the current command (triggers, strategies, liquidation checks). */
+  readonly work: Array<() => void> = [];
+  /** Accounts whose update event is due at the end of the command, with the reason and symbols. */
+  readonly touched = new Map<EngineAccount, { reason: EngineAccountReason; symbols: Set<string> }>();
+  readonly muted = new Set<string>();
+  privateFilter: ((userId: string) => boolean) | undefined;
+  readonly forgetful = new Set<string>();
+  readonly marginExempt = new Set<string>();
+  follow: FollowUps = {
+    strategyTouched: () => undefined,
+    conditionTriggered: () => undefined,
+    marketMoved: () => undefined,
+    positionChanged: () => undefined,
+    marginMoved: () => undefined,
+  };
+
+  constructor(readonly clock: Clock) {}
+
+  /** Adds a symbol at its configured mark price, funding rate and the next funding time from now. */
+  addSymbol(spec: SymbolSpec): void {
+    const cfg = spec.config;
+    const mark = spec.tick.toUnits(cfg.markPrice);
+    if (mark === undefined || mark <= 0) throw new RangeError(`${cfg.symbol}: markPrice ${cfg.markPrice} must be a positive multiple of tickSize`);
+    const interval = cfg.fundingIntervalMs;
+    const nextFundingTime = (Math.floor(this.clock.now() / interval) + 1) * interval;
+    this.symbols.set(spec.name, {
+      spec,
+      book: new OrderBook(),
+      market: { mark, index: mark, last: 0, fundingRate: new Dec(cfg.fundingRate), nextFundingTime },
+      conditions: [],
+      holders: new Set(),
+    });
+  }
+
+  sym(name: string, field = 'symbol'): SymbolState {
+    const st = this.symbols.get(name);
+    if (!st) fail(ErrorCodes.UNKNOWN_SYMBOL, `unknown symbol '${name}'; known symbols: ${[...this.symbols.keys()].join(', ')}`, field);
+    return st;
+  }
+
+  /** The symbol state of a spec the engine holds. */
+  stateOf(spec: SymbolSpec): SymbolState {
+    return this.symbols.get(spec.name) as SymbolState;
+  }
+
+  acct(userId: string): EngineAccount {
+    const a = this.accounts.get(userId);
+    if (!a || userId === INSURANCE_ACCOUNT) fail(ErrorCodes.NOT_AUTHENTICATED, `no account for user '${userId}'`);
+    return a;
+  }
+
+  /** The account of an order, condition or holder the engine already holds. */
+  owner(userId: string): EngineAccount {
+    return this.accounts.get(userId) as EngineAccount;
+  }
+
+  settingsOf(acct: EngineAccount, symbol: string): { leverage: number; marginMode: MarginMode } {
+    let s = acct.settings.get(symbol);
+    if (!s) {
+      s = { leverage: Math.min(DEFAULT_LEVERAGE, this.sym(symbol).spec.maxLeverage), marginMode: 'CROSS' };
+      acct.settings.set(symbol, s);
+    }
+    return s;
+  }
+
+  /** Holders of a position on the symbol, in account creation order (deterministic sweeps). */
+  holdersInOrder(st: SymbolState): EngineAccount[] {
+    return [...st.holders].sort((a, b) => a.seq - b.seq);
+  }
+
+  markDec(st: SymbolState): Dec {
+    return st.spec.tick.decOf(st.market.mark);
+  }
+
+  wantsPrivate(userId: string): boolean {
+    return !this.muted.has(userId) && (this.privateFilter === undefined || this.privateFilter(userId));
+  }
+
+  /** Marks an account for an update event at the end of the command. */
+  touch(acct: EngineAccount, reason: EngineAccountReason, symbol: string): void {
+    if (acct.userId === INSURANCE_ACCOUNT || !this.wantsPrivate(acct.userId)) return;
+    let t = this.touched.get(acct);
+    if (!t) {
+      t = { reason, symbols: new Set() };
+      this.touched.set(acct, t);
+    }
+    t.symbols.add(symbol);
+  }
+
+  emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
+    // The insurance fund is the venue's own book-keeping, not a user with a stream.
+    if (o.userId === INSURANCE_ACCOUNT || this.muted.has(o.userId)) return;
+    const ev: EngineEvent = { kind: 'order', userId: o.userId, time: this.clock.now(), executionType, order: orderRecord(o) };
+    if (fill) ev.fill = fill;
+    this.out.push(ev);
+  }
+
+  emitCondition(c: EngineCondition): void {
+    if (!this.wantsPrivate(c.userId)) return;
+    this.out.push({ kind: 'condition', userId: c.userId, time: this.clock.now(), record: conditionRecord(c) });
+  }
+
+  emitStrategy(s: EngineStrategy): void {
+    if (!this.wantsPrivate(s.userId)) return;
+    this.out.push({ kind: 'strategy', userId: s.userId, time: this.clock.now(), record: strategyRecord(s, (id) => this.ordersById.get(id)) });
+  }
+}
+
+/** One page (1-based) of rows already in display order. */
+export function page<T, R>(rows: T[], pageNo: number | undefined, size: number | undefined, map: (t: T) => R): { list: R[]; total: number } {
+  const p = pageNo ?? 1;
+  const n = size ?? 20;
+  return { list: rows.slice((p - 1) * n, p * n).map(map), total: rows.length };
+}

@@ -1,0 +1,279 @@
+/**
+ * Strategy orders (OTO, OCO, OTOCO): sub-orders placed and cancelled by the driven-on/trigger
+ * rules of their structure (structure.ts), as their orders and conditions move.
+ */
+import type { DrivenOn, SubOrderStatus } from '../../../core/enums';
+import { ErrorCodes, VenueError } from '../../../core/errors';
+import type { StrategyOrderRecord } from '../../../protocol/records';
+import type { Conditions, PreparedCondition } from '../conditions/conditions';
+import type { PlaceConditionInput, PlaceOrderInput, PlaceStrategyInput, StrategySubOrderInput } from '../inputs';
+import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from '../model';
+import type { Matching } from '../orders/matching';
+import { stepsOf, ticksOf, type OrderIntake, type PreparedOrder } from '../orders/prepare';
+import type { Positions } from '../positions/positions';
+import { strategyRecord } from '../records';
+import { fail, isFinal, type EngineState } from '../state';
+import { normalizeStrategy, type Driver } from './structure';
+
+interface CheckedSub {
+  price: number;
+  qty: number;
+  stopPrice: number;
+  activatePrice: number;
+}
+
+const reachedState = (sub: EngineSubOrder, on: DrivenOn): boolean =>
+  on === 'PARTIALLY_FILLED_OR_FILLED' ? sub.reached.has('PARTIALLY_FILLED') || sub.reached.has('FILLED') : sub.reached.has(on);
+
+const subFinal = (s: SubOrderStatus): boolean => s === 'FILLED' || s === 'CANCELED' || s === 'REJECTED' || s === 'EXPIRED';
+
+export class StrategyOrders {
+  private readonly queued = new Set<number>();
+
+  constructor(
+    private readonly s: EngineState,
+    private readonly positions: Positions,
+    private readonly intake: OrderIntake,
+    private readonly matching: Matching,
+    private readonly conditions: Conditions,
+  ) {}
+
+  place(userId: string, input: PlaceStrategyInput): StrategyOrderRecord {
+    const s = this.s;
+    const acct = s.acct(userId);
+    const subs = normalizeStrategy(input);
+    const st = s.sym(subs[0].input.symbol, 'subOrderList[0].symbol');
+    // Check every sub-order against the symbol now, so a malformed one fails the whole request.
+    const checked = subs.map((x, i) => this.checkSub(acct, x.input, i));
+    const immediate = subs.filter((x) => x.first?.action !== 'PLACE_ORDER' && x.second?.action !== 'PLACE_ORDER');
+    // The first immediate sub-order must be placeable now (margin, position): else nothing is applied.
+    const firstPrepared = this.prepareSub(acct, immediate[0].input);
+    const now = s.clock.now();
+    const strat: EngineStrategy = {
+      id: s.nextStrategyId++,
+      userId,
+      symbol: st.spec,
+      type: input.strategyType,
+      status: 'WORKING',
+      subs: subs.map((x, i) => subOf(x.input, x.first, x.second, checked[i])),
+      bookTime: now,
+      updateTime: now,
+    };
+    s.strategiesById.set(strat.id, strat);
+    acct.strategies.push(strat);
+    for (const x of immediate) {
+      const sub = strat.subs[x.input.strategySubId - 1];
+      this.placeSub(strat, sub, x === immediate[0] ? firstPrepared : undefined);
+    }
+    s.emitStrategy(strat);
+    this.queue(strat.id);
+    return strategyRecord(strat, (id) => s.ordersById.get(id));
+  }
+
+  get(userId: string, strategyId: string): StrategyOrderRecord {
+    const acct = this.s.acct(userId);
+    const strat = /^[1-9]\d{0,15}$/.test(strategyId) ? this.s.strategiesById.get(Number(strategyId)) : undefined;
+    if (!strat || strat.userId !== acct.userId) fail(ErrorCodes.STRATEGY_NOT_FOUND, `strategy order ${strategyId} not found`, 'strategyId');
+    return strategyRecord(strat, (id) => this.s.ordersById.get(id));
+  }
+
+  /** A condition of a strategy fired: its sub-order now follows the order it placed. */
+  conditionTriggered(c: EngineCondition, orderId: number): void {
+    const strat = this.s.strategiesById.get(c.strategyId);
+    const sub = strat?.subs.find((x) => x.conditionId === c.id);
+    if (sub) sub.orderId = orderId;
+    this.queue(c.strategyId);
+  }
+
+  /** Drives the strategy once the current operation is done. */
+  queue(id: number): void {
+    if (this.queued.has(id)) return;
+    this.queued.add(id);
+    this.s.work.push(() => {
+      this.queued.delete(id);
+      this.drive(this.s.strategiesById.get(id) as EngineStrategy);
+    });
+  }
+
+  /** Static checks of one sub-order (grid, required fields) without placing it. */
+  private checkSub(acct: EngineAccount, x: StrategySubOrderInput, i: number): CheckedSub {
+    try {
+      const spec = this.s.sym(x.symbol).spec;
+      const price = x.price !== undefined ? ticksOf(spec, x.price, 'price') : 0;
+      const qty = x.quantity !== undefined ? stepsOf(spec, x.quantity, 'quantity') : 0;
+      const stopPrice = x.stopPrice !== undefined ? ticksOf(spec, x.stopPrice, 'stopPrice') : 0;
+      const activatePrice = x.activatePrice !== undefined ? ticksOf(spec, x.activatePrice, 'activatePrice') : 0;
+      this.positions.positionSideFor(acct, x.positionSide);
+      if ((x.type === 'LIMIT' || x.type === 'STOP_LIMIT' || x.type === 'TAKE_PROFIT_LIMIT') && x.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, `price is required for ${x.type}`, 'price');
+      if (!(x.closePosition ?? false) && x.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
+      if (x.type !== 'LIMIT' && x.type !== 'MARKET' && x.type !== 'TRAILING_STOP' && x.stopPrice === undefined) fail(ErrorCodes.MISSING_PARAMETER, `stopPrice is required for ${x.type}`, 'stopPrice');
+      return { price, qty, stopPrice, activatePrice };
+    } catch (e) {
+      if (e instanceof VenueError) throw new VenueError(e.code, `subOrderList[${i}]: ${e.message}`, `subOrderList[${i}].${e.field ?? ''}`.replace(/\.$/, ''));
+      throw e;
+    }
+  }
+
+  private prepareSub(acct: EngineAccount, x: StrategySubOrderInput): PreparedOrder | PreparedCondition {
+    if (x.type === 'LIMIT' || x.type === 'MARKET') {
+      const tif = x.timeInForce === 'GTE_GTC' ? 'GTC' : x.timeInForce;
+      const input: PlaceOrderInput = {
+        symbol: x.symbol, type: x.type, side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
+        timeInForce: tif, reduceOnly: x.reduceOnly, makerOnly: x.makerOnly, closePosition: x.closePosition, clientOrderId: x.clientOrderId,
+      };
+      return this.intake.prepare(acct, stripUndefined(input));
+    }
+    const input: PlaceConditionInput = {
+      symbol: x.symbol, type: x.type, side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
+      timeInForce: x.timeInForce, reduceOnly: x.reduceOnly, clientOrderId: x.clientOrderId, stopPrice: x.stopPrice,
+      workingType: x.workingType, priceProtect: x.priceProtect, activatePrice: x.activatePrice, callbackRate: x.callbackRate,
+      closePosition: x.closePosition,
+    };
+    return this.conditions.prepare(acct, stripUndefined(input));
+  }
+
+  /** Places a sub-order now; a refusal makes the sub-order REJECTED. */
+  private placeSub(strat: EngineStrategy, sub: EngineSubOrder, prepared?: PreparedOrder | PreparedCondition): void {
+    const acct = this.s.owner(strat.userId);
+    let p = prepared;
+    if (!p) {
+      try {
+        p = this.prepareSub(acct, sub.input);
+      } catch (e) {
+        if (!(e instanceof VenueError)) throw e;
+        sub.status = 'REJECTED';
+        sub.reached.add('REJECTED');
+        return;
+      }
+    }
+    if (sub.kind === 'order') {
+      const o = this.matching.commit(p as PreparedOrder, { strategyId: strat.id });
+      sub.orderId = o.id;
+    } else {
+      const c = this.conditions.commit(p as PreparedCondition, strat.id);
+      sub.conditionId = c.id;
+    }
+    this.syncSub(sub);
+  }
+
+  /** Brings a sub-order's status up to date with its order or condition. */
+  private syncSub(sub: EngineSubOrder): void {
+    let status: SubOrderStatus = sub.status;
+    if (sub.orderId) {
+      const o = this.s.ordersById.get(sub.orderId) as EngineOrder;
+      status = o.status;
+      if (o.executed > 0) sub.reached.add('PARTIALLY_FILLED');
+    } else if (sub.conditionId) {
+      const c = this.s.conditionsById.get(sub.conditionId) as EngineCondition;
+      status = c.status === 'NEW' || c.status === 'TRIGGERED' ? 'NEW' : c.status;
+    }
+    sub.status = status;
+    if (status !== 'PENDING') sub.reached.add(status);
+  }
+
+  /** Runs the driven-on/trigger rules until nothing more moves, then settles the strategy status. */
+  private drive(strat: EngineStrategy): void {
+    if (strat.status !== 'WORKING') return;
+    const before = strat.subs.map((x) => `${x.status}:${x.orderId}:${x.conditionId}`).join(',');
+    let moved = true;
+    for (let guard = 0; moved && guard < 10; guard++) {
+      moved = false;
+      for (const x of strat.subs) this.syncSub(x);
+      for (const sub of strat.subs) {
+        for (const which of ['first', 'second'] as const) {
+          const id = which === 'first' ? sub.firstDrivenId : sub.secondDrivenId;
+          if (id === 0 || (which === 'first' ? sub.firstFired : sub.secondFired)) continue;
+          const on = (which === 'first' ? sub.firstDrivenOn : sub.secondDrivenOn) as DrivenOn;
+          const action = which === 'first' ? sub.firstTrigger : sub.secondTrigger;
+          const driver = strat.subs[id - 1];
+          if (reachedState(driver, on)) {
+            if (which === 'first') sub.firstFired = true;
+            else sub.secondFired = true;
+            moved = true;
+            if (action === 'PLACE_ORDER') {
+              if (sub.status === 'PENDING') this.placeSub(strat, sub);
+            } else {
+              this.cancelSub(sub);
+            }
+          } else if (action === 'PLACE_ORDER' && sub.status === 'PENDING' && subFinal(driver.status)) {
+            // The driver ended without reaching the state: this sub-order can never be placed.
+            sub.status = 'CANCELED';
+            sub.reached.add('CANCELED');
+            moved = true;
+          }
+        }
+      }
+    }
+    for (const x of strat.subs) this.syncSub(x);
+    if (strat.subs.every((x) => subFinal(x.status))) {
+      const first = strat.subs[0];
+      const firstOrder = first.orderId ? this.s.ordersById.get(first.orderId) : undefined;
+      const unfilled = !firstOrder || firstOrder.executed === 0;
+      strat.status = unfilled && (first.status === 'CANCELED' || first.status === 'REJECTED') ? 'CANCELLED' : 'ALL_DONE';
+    }
+    const after = strat.subs.map((x) => `${x.status}:${x.orderId}:${x.conditionId}`).join(',');
+    if (after !== before || strat.status !== 'WORKING') {
+      strat.updateTime = this.s.clock.now();
+      this.s.emitStrategy(strat);
+    }
+  }
+
+  private cancelSub(sub: EngineSubOrder): void {
+    if (sub.status === 'PENDING') {
+      sub.status = 'CANCELED';
+      sub.reached.add('CANCELED');
+      return;
+    }
+    if (sub.orderId) {
+      const o = this.s.ordersById.get(sub.orderId) as EngineOrder;
+      if (!isFinal(o.status)) this.matching.finish(o, 'CANCELED', 'CANCELED');
+    } else if (sub.conditionId) {
+      const c = this.s.conditionsById.get(sub.conditionId) as EngineCondition;
+      if (c.status === 'NEW') this.conditions.end(c, 'CANCELED');
+    }
+    this.syncSub(sub);
+  }
+}
+
+function subOf(x: StrategySubOrderInput, first: Driver | undefined, second: Driver | undefined, c: CheckedSub): EngineSubOrder {
+  const isOrder = x.type === 'LIMIT' || x.type === 'MARKET';
+  return {
+    subId: x.strategySubId,
+    kind: isOrder ? 'order' : 'condition',
+    type: x.type,
+    side: x.side,
+    positionSide: x.positionSide ?? 'BOTH',
+    price: c.price,
+    qty: c.qty,
+    stopPrice: c.stopPrice,
+    workingType: x.workingType ?? 'CONTRACT_PRICE',
+    priceProtect: x.priceProtect ?? false,
+    activatePrice: c.activatePrice,
+    callbackRate: x.callbackRate ?? '0',
+    timeInForce: x.timeInForce ?? 'GTC',
+    reduceOnly: x.reduceOnly ?? false,
+    makerOnly: x.makerOnly ?? false,
+    closePosition: x.closePosition ?? false,
+    clientOrderId: x.clientOrderId ?? '',
+    firstDrivenId: first?.id ?? 0,
+    firstDrivenOn: first?.on ?? '',
+    firstTrigger: first?.action ?? '',
+    secondDrivenId: second?.id ?? 0,
+    secondDrivenOn: second?.on ?? '',
+    secondTrigger: second?.action ?? '',
+    status: 'PENDING',
+    orderId: 0,
+    conditionId: 0,
+    input: x,
+    reached: new Set(),
+    firstFired: false,
+    secondFired: false,
+  };
+}
+
+/** A copy without the keys whose value is undefined (inputs treat absent and undefined alike). */
+function stripUndefined<T extends object>(o: T): T {
+  const out = {} as T;
+  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
