@@ -25,6 +25,7 @@
  */
 import type { Clock } from '../../core/clock';
 import { Dec, formatDec } from '../../core/decimal';
+import { formatUnits, unitsOfDec } from '../../core/money-units';
 import type { ConditionStatus, OrderStatus, Side } from '../../core/enums';
 import type {
   AccountChangeRecord,
@@ -119,7 +120,7 @@ export class Engine {
     };
     const insurance = this.ledger.newAccount(INSURANCE_ACCOUNT, 'ONE_WAY');
     const fund = new Dec(opts.insuranceFund ?? '0');
-    insurance.wallet = fund;
+    insurance.wallet = unitsOfDec(fund);
     s.deposits = fund;
   }
 
@@ -258,7 +259,7 @@ export class Engine {
   /** Read-only history of an account, for the statistics endpoints (volume, overview, leaderboard). */
   accountData(userId: string): { trades: readonly TradeRecord[]; changes: readonly AccountChangeRecord[]; transferIn: string; wallet: string } {
     const acct = this.s.acct(userId);
-    return { trades: acct.trades, changes: acct.changes, transferIn: formatDec(acct.transferIn), wallet: formatDec(acct.wallet) };
+    return { trades: acct.trades, changes: acct.changes, transferIn: formatDec(acct.transferIn), wallet: formatUnits(acct.wallet) };
   }
 
   /** Ids of all user accounts, in creation order. */

@@ -1,6 +1,7 @@
 /**
  * Internal state of the engine. Prices are integer ticks and quantities integer steps of the
- * symbol's grid; money is exact Dec. Wire records are made from these on demand (records.ts).
+ * symbol's grid; balances and frozen margin are integer money units (bigint, 10^-8 USDT), other
+ * money is exact Dec. Wire records are made from these on demand (records.ts).
  */
 import type {
   ConditionStatus,
@@ -22,6 +23,7 @@ import type {
   WorkingType,
 } from '../../core/enums';
 import type { Dec } from '../../core/decimal';
+import type { MarginRate } from './accounts/margin-rate';
 import type { AccountChangeRecord, PositionHistoryRecord, TradeRecord } from '../../protocol/records';
 import type { StrategySubOrderInput } from './inputs';
 import type { SymbolSpec } from './symbols';
@@ -51,9 +53,9 @@ export interface EngineOrder {
   conditionId: number;
   strategyId: number;
   /** Margin frozen per remaining step (0 for orders that only reduce). */
-  frozenPerStep: Dec;
-  /** Margin frozen now = frozenPerStep * remaining resting qty. */
-  frozen: Dec;
+  frozenPerStep: MarginRate;
+  /** Margin frozen now = frozenPerStep * remaining resting qty, rounded up, in money units (10^-8 USDT). */
+  frozen: bigint;
 }
 
 export interface EngineCondition {
@@ -174,8 +176,10 @@ export interface EngineAccount {
   /** Creation order: deterministic iteration key. */
   seq: number;
   positionMode: PositionMode;
-  wallet: Dec;
-  frozen: Dec;
+  /** Wallet balance in money units (10^-8 USDT). */
+  wallet: bigint;
+  /** Margin frozen by open orders in money units: always the sum of their `frozen`. */
+  frozen: bigint;
   settings: Map<string, SymbolSettings>;
   /** Key `${symbol}:${positionSide}`. */
   positions: Map<string, EnginePosition>;

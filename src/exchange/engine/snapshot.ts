@@ -15,6 +15,8 @@
  * guards this by listing the known keys).
  */
 import { Dec } from '../../core/decimal';
+import { formatUnits, parseUnits } from '../../core/money-units';
+import { parseRate, rateText } from './accounts/margin-rate';
 import type { AccountChangeRecord, PositionHistoryRecord, TradeRecord } from '../../protocol/records';
 import { ASK, BID, OrderBook, type BookSide } from './book/order-book';
 import type {
@@ -129,6 +131,13 @@ export interface EngineStateRefs {
 
 const str = (d: Dec): string => d.toFixed();
 
+/** A money-units field of a snapshot: a plain decimal of at most 8 decimals. */
+function units(text: string, what: string): bigint {
+  const u = parseUnits(text);
+  if (u === undefined) throw new RangeError(`snapshot: ${what} "${text}" is not an amount of at most 8 decimals`);
+  return u;
+}
+
 function bookSide(book: OrderBook, side: BookSide): Array<[number, number, number]> {
   return book.ids(side).map((id) => [id, book.priceOf(id), book.remainingOf(id)]);
 }
@@ -147,7 +156,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
   }
   const orders: OrderSnapshot[] = [];
   for (const o of refs.ordersById.values()) {
-    orders.push({ ...o, symbol: o.symbol.name, cumQuote: str(o.cumQuote), frozenPerStep: str(o.frozenPerStep), frozen: str(o.frozen) });
+    orders.push({ ...o, symbol: o.symbol.name, cumQuote: str(o.cumQuote), frozenPerStep: rateText(o.frozenPerStep), frozen: formatUnits(o.frozen) });
   }
   const conditions: ConditionSnapshot[] = [];
   for (const x of refs.conditionsById.values()) conditions.push({ ...x, symbol: x.symbol.name });
@@ -161,8 +170,8 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       userId: a.userId,
       seq: a.seq,
       positionMode: a.positionMode,
-      wallet: str(a.wallet),
-      frozen: str(a.frozen),
+      wallet: formatUnits(a.wallet),
+      frozen: formatUnits(a.frozen),
       transferIn: str(a.transferIn),
       settings: [...a.settings].map(([k, v]) => [k, { ...v }]),
       positions: [...a.positions].map(([k, p]) => [
@@ -228,7 +237,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
   refs.accounts.clear();
 
   for (const o of s.orders) {
-    refs.ordersById.set(o.id, { ...o, symbol: spec(o.symbol), cumQuote: new Dec(o.cumQuote), frozenPerStep: new Dec(o.frozenPerStep), frozen: new Dec(o.frozen) });
+    refs.ordersById.set(o.id, { ...o, symbol: spec(o.symbol), cumQuote: new Dec(o.cumQuote), frozenPerStep: parseRate(o.frozenPerStep), frozen: units(o.frozen, `order ${o.id} frozen`) });
   }
   // Snapshots written before callbackRate was "0" when unused hold "" there.
   for (const x of s.conditions) refs.conditionsById.set(x.id, { ...x, callbackRate: x.callbackRate === '' ? '0' : x.callbackRate, symbol: spec(x.symbol) });
@@ -247,8 +256,8 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       userId: a.userId,
       seq: a.seq,
       positionMode: a.positionMode,
-      wallet: new Dec(a.wallet),
-      frozen: new Dec(a.frozen),
+      wallet: units(a.wallet, `account ${a.userId} wallet`),
+      frozen: units(a.frozen, `account ${a.userId} frozen`),
       transferIn: new Dec(a.transferIn),
       settings: new Map(a.settings.map(([k, v]) => [k, { ...v }])),
       positions: new Map(

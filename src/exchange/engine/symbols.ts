@@ -1,4 +1,5 @@
 import { Dec, Grid, parseDec } from '../../core';
+import { MONEY_DP } from '../../core/values';
 import type { SymbolSpec as WireSymbolSpec } from '../../protocol/rest/market';
 
 /** One maintenance-margin tier (Binance-style): applies while position notional <= `maxNotional`. */
@@ -45,6 +46,8 @@ export class SymbolSpec {
   /** The minimum notional in (tick x step) units, rounded up: ticks x steps below it is below the minimum. */
   readonly minNotionalUnits: number;
   readonly maxLeverage: number;
+  /** Fraction digits of a price x quantity product (tick scale + step scale); at most MONEY_DP. */
+  readonly notionalScale: number;
   readonly makerFee: Dec;
   readonly takerFee: Dec;
   readonly tiers: ReadonlyArray<{ maxNotional: Dec | undefined; mmr: Dec; amount: Dec; maxLeverage: number }>;
@@ -59,6 +62,11 @@ export class SymbolSpec {
     if (maxQ === undefined || maxQ < minQ) throw new RangeError(`${config.symbol}: maxQty ${config.maxQty} must be a multiple of stepSize and >= minQty`);
     this.minQtySteps = minQ;
     this.maxQtySteps = maxQ;
+    this.notionalScale = this.tick.scale + this.step.scale;
+    // Balances are integer money units (10^-MONEY_DP): every notional must be one exactly.
+    if (this.notionalScale > MONEY_DP) {
+      throw new RangeError(`${config.symbol}: tickSize ${config.tickSize} and stepSize ${config.stepSize} have ${this.notionalScale} decimals together; at most ${MONEY_DP} are supported (a price x quantity must be a whole number of 10^-${MONEY_DP} USDT)`);
+    }
     this.minNotional = parseDec(config.minNotional, `${config.symbol}.minNotional`);
     this.minNotionalUnits = this.minNotional.div(new Dec(config.tickSize).times(config.stepSize)).ceil().toNumber();
     if (!Number.isInteger(config.maxLeverage) || config.maxLeverage < 1) throw new RangeError(`${config.symbol}: maxLeverage must be an integer >= 1`);
@@ -75,6 +83,11 @@ export class SymbolSpec {
         maxLeverage: t.maxLeverage,
       };
     });
+  }
+
+  /** price x quantity as an integer at 10^-notionalScale (exact, any size). */
+  notionalUnits(ticks: number, steps: number): bigint {
+    return BigInt(ticks) * BigInt(this.tick.unitScaled) * BigInt(steps) * BigInt(this.step.unitScaled);
   }
 
   /** The tier that applies to a position of this absolute notional. */

@@ -5,10 +5,12 @@
 import { Dec, formatDec } from '../../../core/decimal';
 import type { ChangeType, PositionMode } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
+import { decOfUnits, formatUnits, unitsOfDec } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import type { AccountChangeRecord } from '../../../protocol/records';
 import type { EngineAccount, EngineOrder } from '../model';
 import { money } from '../records';
+import { ceilUnits, times } from './margin-rate';
 import { INSURANCE_ACCOUNT, ZERO, fail, page, type EngineState } from '../state';
 import type { Margin } from './margin';
 
@@ -23,8 +25,8 @@ export class Ledger {
       userId,
       seq: this.s.accountSeq++,
       positionMode,
-      wallet: ZERO,
-      frozen: ZERO,
+      wallet: 0n,
+      frozen: 0n,
       settings: new Map(),
       positions: new Map(),
       openOrders: new Map(),
@@ -63,21 +65,21 @@ export class Ledger {
   private depositInto(a: EngineAccount, amount: Dec): void {
     this.s.deposits = this.s.deposits.plus(amount);
     a.transferIn = a.transferIn.plus(amount);
-    this.changeWallet(a, amount, 'DEPOSIT', '', '');
+    this.changeWallet(a, unitsOfDec(amount), 'DEPOSIT', '', '');
   }
 
-  /** Moves the wallet and writes the account change log entry. */
-  changeWallet(a: EngineAccount, amount: Dec, changeType: ChangeType, referenceId: string, symbol: string): void {
-    if (amount.isZero()) return;
+  /** Moves the wallet by `amount` money units and writes the account change log entry. */
+  changeWallet(a: EngineAccount, amount: bigint, changeType: ChangeType, referenceId: string, symbol: string): void {
+    if (amount === 0n) return;
     const before = a.wallet;
-    a.wallet = before.plus(amount);
+    a.wallet = before + amount;
     if (a.userId === INSURANCE_ACCOUNT) return;
-    const frozen = money(a.frozen);
+    const frozen = formatUnits(a.frozen);
     const rec: AccountChangeRecord = {
       assetType: 'USDT',
-      amount: formatDec(amount),
-      walletBalanceBefore: formatDec(before),
-      walletBalanceAfter: formatDec(a.wallet),
+      amount: formatUnits(amount),
+      walletBalanceBefore: formatUnits(before),
+      walletBalanceAfter: formatUnits(a.wallet),
       frozenBalanceBefore: frozen,
       frozenBalanceAfter: frozen,
       changeType,
@@ -91,21 +93,19 @@ export class Ledger {
 
   /** Freezes the order's margin for `steps` still open (nothing to do for an order that freezes none). */
   freeze(o: EngineOrder, steps: number): void {
-    if (o.frozenPerStep.isZero() && o.frozen.isZero()) return;
-    this.setFrozen(o, o.frozenPerStep.times(steps));
+    if (o.frozenPerStep.m === 0n && o.frozen === 0n) return;
+    this.setFrozen(o, ceilUnits(times(o.frozenPerStep, steps)));
   }
 
   /**
-   * Sets an order's frozen margin, rounded up to the money scale so that the account's running
-   * total stays exactly the sum over its orders (unrounded quotients would lose digits).
+   * Sets an order's frozen margin (money units, already rounded up to the money scale) and moves
+   * the account's total by the difference, so it stays exactly the sum over its orders.
    */
-  setFrozen(o: EngineOrder, amount: Dec): void {
-    if (o.frozen.isZero() && amount.isZero()) return;
-    const frozen = amount.toDecimalPlaces(MONEY_DP, Dec.ROUND_UP);
-    if (o.frozen.eq(frozen)) return;
+  setFrozen(o: EngineOrder, units: bigint): void {
+    if (o.frozen === units) return;
     const acct = this.s.owner(o.userId);
-    acct.frozen = acct.frozen.minus(o.frozen).plus(frozen);
-    o.frozen = frozen;
+    acct.frozen += units - o.frozen;
+    o.frozen = units;
   }
 
   /**
@@ -120,10 +120,10 @@ export class Ledger {
     for (const st of s.symbols.values()) net[st.spec.name] = 0;
     const frozenMismatch: string[] = [];
     for (const a of s.accounts.values()) {
-      total = total.plus(a.wallet);
-      let frozen = ZERO;
-      for (const o of a.openOrders.values()) frozen = frozen.plus(o.frozen);
-      if (!frozen.eq(a.frozen)) frozenMismatch.push(a.userId);
+      total = total.plus(decOfUnits(a.wallet));
+      let frozen = 0n;
+      for (const o of a.openOrders.values()) frozen += o.frozen;
+      if (frozen !== a.frozen) frozenMismatch.push(a.userId);
       for (const p of a.positions.values()) {
         total = total.minus(p.cost);
         net[p.symbol.name] += p.qty;
@@ -133,7 +133,7 @@ export class Ledger {
       deposits: formatDec(s.deposits),
       fees: formatDec(s.feePool),
       walletsMinusCost: formatDec(total),
-      insurance: formatDec(s.owner(INSURANCE_ACCOUNT).wallet),
+      insurance: formatUnits(s.owner(INSURANCE_ACCOUNT).wallet),
       netQtyBySymbol: net,
       frozenMismatch,
     };

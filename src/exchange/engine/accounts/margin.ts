@@ -3,6 +3,7 @@
  * margins, what new orders may use, and the asset record. Reads state only.
  */
 import type { Dec } from '../../../core/decimal';
+import { decOfUnits, formatUnits } from '../../../core/money-units';
 import type { UserAssetRecord } from '../../../protocol/records';
 import type { EngineAccount } from '../model';
 import * as pm from '../positions/position-math';
@@ -43,7 +44,15 @@ export class Margin {
   /** What new orders may use: wallet + cross uPnL - cross IM - isolated margins - frozen. */
   availableOf(a: EngineAccount): Dec {
     const f = this.crossFigures(a);
-    return a.wallet.plus(f.upnl).minus(f.im).minus(f.isolated).minus(a.frozen);
+    return decOfUnits(a.wallet).plus(f.upnl).minus(f.im).minus(f.isolated).minus(decOfUnits(a.frozen));
+  }
+
+  /**
+   * `availableOf` in money units when the account holds no position (wallet - frozen, exact
+   * integers: the order path's common case), else undefined (then margins need `availableOf`).
+   */
+  availableUnitsWithoutPositions(a: EngineAccount): bigint | undefined {
+    return a.positions.size === 0 ? a.wallet - a.frozen : undefined;
   }
 
   assetOf(a: EngineAccount): UserAssetRecord {
@@ -56,10 +65,10 @@ export class Margin {
     return {
       userId: a.userId,
       assetType: 'USDT',
-      walletBalance: money(a.wallet),
-      frozenMargin: money(a.frozen),
+      walletBalance: formatUnits(a.wallet),
+      frozenMargin: formatUnits(a.frozen),
       usedMargin: money(f.im.plus(f.isolated)),
-      availableBalance: money(a.wallet.plus(f.upnl).minus(f.im).minus(f.isolated).minus(a.frozen)),
+      availableBalance: money(decOfUnits(a.wallet).plus(f.upnl).minus(f.im).minus(f.isolated).minus(decOfUnits(a.frozen))),
       unrealizedPnl: money(f.upnl.plus(isoUpnl)),
     };
   }
@@ -76,6 +85,6 @@ export class Margin {
       if (p.marginMode === 'ISOLATED') iso = iso.plus(u);
       else cross = cross.plus(u);
     }
-    return { walletBalance: money(a.wallet), unrealizedPnl: money(cross.plus(iso)) };
+    return { walletBalance: formatUnits(a.wallet), unrealizedPnl: money(cross.plus(iso)) };
   }
 }

@@ -1,6 +1,7 @@
 /** Funding: the rate of each symbol, its schedule, and settlement of a round at mark price. */
 import { Dec, formatDec } from '../../../core/decimal';
 import { ErrorCodes } from '../../../core/errors';
+import { unitsOfDec } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import type { Ledger } from '../accounts/ledger';
 import * as pm from '../positions/position-math';
@@ -38,8 +39,9 @@ export class Funding {
         const pay = pm.fundingPayment(st.spec.step.decOf(p.qty), mark, r).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
         if (pay.isZero()) continue;
         p.fundingAccum = p.fundingAccum.minus(pay);
-        this.ledger.changeWallet(acct, pay.negated(), 'FUNDING_FEE', `funding-${st.market.nextFundingTime}`, st.spec.name);
-        insurance.wallet = insurance.wallet.plus(pay);
+        const units = unitsOfDec(pay);
+        this.ledger.changeWallet(acct, -units, 'FUNDING_FEE', `funding-${st.market.nextFundingTime}`, st.spec.name);
+        insurance.wallet += units;
       }
     }
     const interval = st.spec.config.fundingIntervalMs;

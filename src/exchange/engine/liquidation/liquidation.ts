@@ -5,6 +5,8 @@
  * beyond the margin). A float screen first rules out the sweep when nobody is near maintenance.
  */
 import type { Dec } from '../../../core/decimal';
+import { decOfUnits, unitsOfDec } from '../../../core/money-units';
+import { ZERO_RATE } from '../accounts/margin-rate';
 import type { PositionSide, Side } from '../../../core/enums';
 import type { Ledger } from '../accounts/ledger';
 import type { Margin } from '../accounts/margin';
@@ -57,8 +59,9 @@ export class Liquidation {
       const cross = [...acct.positions.values()].filter((p) => p.marginMode === 'CROSS');
       if (cross.length === 0 || !cross.some((p) => p.symbol === st.spec)) continue;
       const f = this.margin.crossFigures(acct);
-      const equity = acct.wallet.minus(f.isolated).plus(f.upnl);
-      if (f.mm.gt(0) && equity.lte(f.mm)) this.liquidate(acct, cross, acct.wallet.minus(f.isolated));
+      const wallet = decOfUnits(acct.wallet);
+      const equity = wallet.minus(f.isolated).plus(f.upnl);
+      if (f.mm.gt(0) && equity.lte(f.mm)) this.liquidate(acct, cross, wallet.minus(f.isolated));
     }
   }
 
@@ -106,7 +109,7 @@ export class Liquidation {
   private mayLiquidate(st: SymbolState): boolean {
     for (const acct of st.holders) {
       if (acct.userId === INSURANCE_ACCOUNT || this.s.marginExempt.has(acct.userId)) continue;
-      const wallet = this.approx(acct.wallet);
+      const wallet = Number(acct.wallet) / 1e8;
       let equity = wallet;
       let scale = Math.abs(wallet);
       let mm = 0;
@@ -147,7 +150,7 @@ export class Liquidation {
    */
   private liquidate(acct: EngineAccount, positions: EnginePosition[], margin: Dec): void {
     const s = this.s;
-    const walletBefore = acct.wallet;
+    const walletBefore = decOfUnits(acct.wallet);
     const symbols = new Set(positions.map((p) => p.symbol));
     for (const o of [...acct.openOrders.values()]) {
       if (symbols.has(o.symbol)) this.matching.finish(o, 'CANCELED', 'CANCELED');
@@ -162,12 +165,13 @@ export class Liquidation {
       const left = Math.abs(this.positions.positionQty(acct, st.spec.name, p.positionSide));
       if (left > 0) this.insuranceTakeover(acct, st, p.positionSide, side, left);
     }
-    const loss = walletBefore.minus(acct.wallet);
+    const walletAfter = decOfUnits(acct.wallet);
+    const loss = walletBefore.minus(walletAfter);
     const cover = loss.minus(margin.isNegative() ? ZERO : margin);
-    if (cover.gt(0) && acct.wallet.lt(walletBefore.minus(margin))) {
+    if (cover.gt(0) && walletAfter.lt(walletBefore.minus(margin))) {
       const insurance = s.owner(INSURANCE_ACCOUNT);
-      insurance.wallet = insurance.wallet.minus(cover);
-      this.ledger.changeWallet(acct, cover, 'LIQUIDATION', 'insurance-cover', [...symbols][0].name);
+      insurance.wallet -= unitsOfDec(cover);
+      this.ledger.changeWallet(acct, unitsOfDec(cover), 'LIQUIDATION', 'insurance-cover', [...symbols][0].name);
     }
   }
 
@@ -182,7 +186,7 @@ export class Liquidation {
         id, userId, symbol: st.spec, side: sd, positionSide: ps, type: 'MARKET', timeInForce: 'IOC', price: 0, qty, executed: 0,
         cumQuote: ZERO, status: 'NEW', reduceOnly: userId !== INSURANCE_ACCOUNT, makerOnly: false, closePosition: false, priceType: 0,
         placeType: 'LIQUIDATION', clientOrderId: `liq-${id}`, createdAt: now, updateTime: now, conditionId: 0, strategyId: 0,
-        frozenPerStep: ZERO, frozen: ZERO,
+        frozenPerStep: ZERO_RATE, frozen: 0n,
       };
       s.ordersById.set(id, o);
       const a = s.owner(userId);

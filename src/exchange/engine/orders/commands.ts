@@ -7,6 +7,8 @@ import type { OrderRecord } from '../../../protocol/records';
 import type { BatchResult, BatchResultItem } from '../../../protocol/rest/common';
 import type { Ledger } from '../accounts/ledger';
 import type { Margin } from '../accounts/margin';
+import { ZERO_RATE, ceilUnits, divide, quotient, rateDec, times } from '../accounts/margin-rate';
+import { decOfUnits } from '../../../core/money-units';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
@@ -106,11 +108,11 @@ export class OrderCommands {
     let perStep = o.frozenPerStep;
     if (!isReducing(o)) {
       const leverage = this.s.settingsOf(acct, spec.name).leverage;
-      const needed = spec.tick.decOf(price).times(spec.step.decOf(remaining)).div(leverage);
-      const available = this.margin.availableOf(acct).plus(o.frozen);
-      const scale = o.frozenPerStep.isZero() ? ZERO : needed;
-      if (scale.gt(available)) fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(needed)} USDT, available is ${money(available)} USDT`);
-      perStep = o.frozenPerStep.isZero() ? ZERO : needed.div(remaining);
+      const needed = quotient(spec.notionalUnits(price, remaining), -spec.notionalScale, BigInt(leverage));
+      const available = this.margin.availableOf(acct).plus(decOfUnits(o.frozen));
+      const frees = o.frozenPerStep.m === 0n;
+      if ((frees ? ZERO : rateDec(needed)).gt(available)) fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(rateDec(needed))} USDT, available is ${money(available)} USDT`);
+      perStep = frees ? ZERO_RATE : divide(needed, remaining);
     }
     const keepsPriority = price === o.price && finalQty <= o.qty;
     if (keepsPriority) {
@@ -122,7 +124,7 @@ export class OrderCommands {
     o.qty = finalQty;
     o.frozenPerStep = perStep;
     o.updateTime = this.s.clock.now();
-    this.ledger.setFrozen(o, perStep.times(remaining));
+    this.ledger.setFrozen(o, ceilUnits(times(perStep, remaining)));
     this.s.emitOrder(o, 'AMENDED');
     if (!keepsPriority) {
       if (crosses) this.matching.matchTaker(o, st);

@@ -6,6 +6,7 @@
  */
 import { Dec, formatDec } from '../../../core/decimal';
 import type { ExecutionType, OrderStatus } from '../../../core/enums';
+import { unitsOfDec } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import type { TradeRecord } from '../../../protocol/records';
 import type { Ledger } from '../accounts/ledger';
@@ -59,7 +60,7 @@ export class Matching {
       conditionId: link.conditionId ?? 0,
       strategyId: link.strategyId ?? 0,
       frozenPerStep: p.frozenPerStep,
-      frozen: ZERO,
+      frozen: 0n,
     };
     s.ordersById.set(id, o);
     if (!s.forgetful.has(acct.userId)) acct.orders.push(o);
@@ -92,7 +93,8 @@ export class Matching {
       const remaining = o.qty - o.executed;
       if (o.type === 'LIMIT' && o.timeInForce === 'GTC' && remaining > 0 && this.stillPlaceable(o)) {
         book.add(o.id, o.side === 'BUY' ? BID : ASK, o.price, remaining);
-        this.ledger.freeze(o, remaining);
+        // Frozen for the whole quantity above: only a part that traded changes it.
+        if (remaining !== o.qty) this.ledger.freeze(o, remaining);
       } else {
         this.finish(o, 'EXPIRED', 'EXPIRED');
       }
@@ -157,8 +159,8 @@ export class Matching {
     transition(o, o.executed === o.qty ? 'FILLED' : 'PARTIALLY_FILLED');
     const fillId = String(s.nextFillId++);
     const ref = String(o.id);
-    this.ledger.changeWallet(acct, realized, liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', ref, spec.name);
-    this.ledger.changeWallet(acct, fee.negated(), 'TRADE_FEE', ref, spec.name);
+    this.ledger.changeWallet(acct, unitsOfDec(realized), liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', ref, spec.name);
+    this.ledger.changeWallet(acct, -unitsOfDec(fee), 'TRADE_FEE', ref, spec.name);
     s.feePool = s.feePool.plus(fee);
     s.touch(acct, 'ORDER', spec.name);
     const tr: TradeRecord = {
@@ -200,7 +202,7 @@ export class Matching {
     if (acct.openOrders.delete(o.id)) acct.openCountBySymbol.set(o.symbol.name, (acct.openCountBySymbol.get(o.symbol.name) ?? 1) - 1);
     acct.reducingOpen.delete(o);
     if (acct.liveClientIds.get(o.clientOrderId) === o.id) acct.liveClientIds.delete(o.clientOrderId);
-    this.ledger.setFrozen(o, ZERO);
+    this.ledger.setFrozen(o, 0n);
     this.forgetIfFinal(o);
   }
 

@@ -4,16 +4,16 @@
  * anything. A request that fails here throws a VenueError and leaves no trace.
  */
 import { formatDec } from '../../../core/decimal';
-import type { Dec } from '../../../core/decimal';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { Margin } from '../accounts/margin';
+import { ZERO_RATE, compareUnits, divide, quotient, rateDec, type MarginRate } from '../accounts/margin-rate';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { PlaceOrderInput } from '../inputs';
 import type { EngineAccount } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
 import { money } from '../records';
-import { ZERO, fail, type EngineState, type SymbolState } from '../state';
+import { fail, type EngineState, type SymbolState } from '../state';
 import type { SymbolSpec } from '../symbols';
 
 /** Most open normal orders a user may have on one symbol (30010). */
@@ -28,7 +28,7 @@ export interface PreparedOrder {
   price: number;
   qty: number;
   reducing: boolean;
-  frozenPerStep: Dec;
+  frozenPerStep: MarginRate;
   clientOrderId: string;
 }
 
@@ -108,17 +108,18 @@ export class OrderIntake {
     }
     const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
     if (openCount >= MAX_OPEN_ORDERS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_ORDERS_PER_SYMBOL} open orders per symbol; ${spec.name} has ${openCount}`);
-    let frozenPerStep = ZERO;
+    let frozenPerStep = ZERO_RATE;
     if (!reducing && !this.s.marginExempt.has(acct.userId)) {
       const opening = acct.positionMode === 'ONE_WAY' ? Math.max(0, qty - closable) : qty;
       if (opening > 0) {
         const leverage = this.s.settingsOf(acct, spec.name).leverage;
-        const required = spec.tick.decOf(refTicks).times(spec.step.decOf(opening)).div(leverage);
-        const available = this.margin.availableOf(acct);
-        if (available.lt(required)) {
-          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${money(required)} USDT at ${leverage}x, available is ${money(available)} USDT`);
+        const required = quotient(spec.notionalUnits(refTicks, opening), -spec.notionalScale, BigInt(leverage));
+        const units = this.margin.availableUnitsWithoutPositions(acct);
+        const short = units !== undefined ? compareUnits(required, units) > 0 : this.margin.availableOf(acct).lt(rateDec(required));
+        if (short) {
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${money(rateDec(required))} USDT at ${leverage}x, available is ${money(this.margin.availableOf(acct))} USDT`);
         }
-        frozenPerStep = required.div(qty);
+        frozenPerStep = divide(required, qty);
       }
     }
     return { acct, st, input, positionSide, price, qty, reducing, frozenPerStep, clientOrderId: input.clientOrderId ?? '' };

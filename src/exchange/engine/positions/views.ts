@@ -3,6 +3,7 @@
  * per-symbol settings: leverage and margin mode.
  */
 import { Dec, formatDec } from '../../../core/decimal';
+import { decOfUnits } from '../../../core/money-units';
 import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } from '../../../protocol/records';
@@ -74,7 +75,7 @@ export class PositionViews {
     } else {
       const f = this.margin.crossFigures(acct);
       const ownMm = mm;
-      const crossEquity = acct.wallet.minus(f.isolated).plus(f.upnl);
+      const crossEquity = decOfUnits(acct.wallet).minus(f.isolated).plus(f.upnl);
       // Equity left for this position if the other cross positions stay where they are.
       margin = crossEquity.minus(upnl).minus(f.mm.minus(ownMm));
       ratio = crossEquity.lte(0) ? new Dec(1) : f.mm.div(crossEquity);
