@@ -52,3 +52,59 @@ export function parseUnits(s: string): bigint | undefined {
   const u = BigInt(m[2] + frac.padEnd(MONEY_DP, '0'));
   return m[1] === '-' ? -u : u;
 }
+
+/** n / d (d > 0) rounded to an integer, half-even or up (away from zero), symmetric in sign. */
+export function divRound(n: bigint, d: bigint, mode: 'half-even' | 'up'): bigint {
+  const neg = n < 0n;
+  const a = neg ? -n : n;
+  let q = a / d;
+  const r = a - q * d;
+  if (r !== 0n) {
+    if (mode === 'up') q += 1n;
+    else {
+      const twice = 2n * r;
+      if (twice > d || (twice === d && (q & 1n) === 1n)) q += 1n;
+    }
+  }
+  return neg ? -q : q;
+}
+
+/** A decimal rate (a fee or funding rate) as an integer over 10^scale, exact. */
+export interface ScaledRate {
+  readonly n: bigint;
+  readonly scale: number;
+  readonly den: bigint;
+}
+
+export function scaledRateOf(d: Dec): ScaledRate {
+  const text = d.toFixed();
+  const i = text.indexOf('.');
+  const scale = i < 0 ? 0 : text.length - i - 1;
+  return { n: BigInt(text.replace('.', '')), scale, den: 10n ** BigInt(scale) };
+}
+
+/** An amount in units times a rate, rounded half-even to units (fees, funding payments). */
+export function unitsTimesRate(u: bigint, r: ScaledRate): bigint {
+  return divRound(u * r.n, r.den, 'half-even');
+}
+
+/**
+ * num / den x 10^pow rounded half-even to `dp` decimals, as plain text without trailing zeros
+ * (what formatDec(x, dp) prints for the same value). den > 0.
+ */
+export function formatRatio(num: bigint, den: bigint, pow: number, dp: number): string {
+  const shift = pow + dp;
+  const n = shift >= 0 ? num * 10n ** BigInt(shift) : num;
+  const d = shift >= 0 ? den : den * 10n ** BigInt(-shift);
+  const q = divRound(n, d, 'half-even');
+  if (q === 0n) return '0';
+  const neg = q < 0n;
+  const s = (neg ? -q : q).toString().padStart(dp + 1, '0');
+  const int = s.slice(0, s.length - dp);
+  let frac = s.slice(s.length - dp);
+  let end = frac.length;
+  while (end > 0 && frac.charCodeAt(end - 1) === 48) end--;
+  frac = frac.slice(0, end);
+  const body = frac.length > 0 ? `${int}.${frac}` : int;
+  return neg ? `-${body}` : body;
+}

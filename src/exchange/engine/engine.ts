@@ -3,7 +3,8 @@
  * injected clock go in; events come out through `drain()`. No I/O, no wall clock, no randomness:
  * the same commands at the same clock readings give the same events, byte for byte.
  *
- * Prices are integer ticks and quantities integer steps inside; money is exact Dec. Validation
+ * Prices are integer ticks and quantities integer steps inside; money is integer money units
+ * (bigint, 10^-8 USDT; docs/engine.md). Validation
  * happens before any mutation, so a command that throws a VenueError has changed nothing.
  *
  * This file is the facade: it builds the bounded contexts over one shared state (state.ts),
@@ -24,7 +25,7 @@
  * orders, conditions never import strategy orders; they signal follow-ups through `state.follow`.
  */
 import type { Clock } from '../../core/clock';
-import { Dec, formatDec } from '../../core/decimal';
+import { Dec } from '../../core/decimal';
 import { formatUnits, unitsOfDec } from '../../core/money-units';
 import type { ConditionStatus, OrderStatus, Side } from '../../core/enums';
 import type {
@@ -119,8 +120,8 @@ export class Engine {
       marginMoved: (st) => s.work.push(() => liquidation.check(st)),
     };
     const insurance = this.ledger.newAccount(INSURANCE_ACCOUNT, 'ONE_WAY');
-    const fund = new Dec(opts.insuranceFund ?? '0');
-    insurance.wallet = unitsOfDec(fund);
+    const fund = unitsOfDec(new Dec(opts.insuranceFund ?? '0'));
+    insurance.wallet = fund;
     s.deposits = fund;
   }
 
@@ -259,7 +260,7 @@ export class Engine {
   /** Read-only history of an account, for the statistics endpoints (volume, overview, leaderboard). */
   accountData(userId: string): { trades: readonly TradeRecord[]; changes: readonly AccountChangeRecord[]; transferIn: string; wallet: string } {
     const acct = this.s.acct(userId);
-    return { trades: acct.trades, changes: acct.changes, transferIn: formatDec(acct.transferIn), wallet: formatUnits(acct.wallet) };
+    return { trades: acct.trades, changes: acct.changes, transferIn: formatUnits(acct.transferIn), wallet: formatUnits(acct.wallet) };
   }
 
   /** Ids of all user accounts, in creation order. */

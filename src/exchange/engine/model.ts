@@ -1,7 +1,7 @@
 /**
  * Internal state of the engine. Prices are integer ticks and quantities integer steps of the
- * symbol's grid; balances and frozen margin are integer money units (bigint, 10^-8 USDT), other
- * money is exact Dec. Wire records are made from these on demand (records.ts).
+ * symbol's grid; money is integer money units (bigint, 10^-8 USDT, exact), except rates (the
+ * funding rate, margin per step). Wire records are made from these on demand (records.ts).
  */
 import type {
   ConditionStatus,
@@ -40,7 +40,8 @@ export interface EngineOrder {
   price: number;
   qty: number;
   executed: number;
-  cumQuote: Dec;
+  /** Sum of price x quantity of the fills, in money units. */
+  cumQuote: bigint;
   status: OrderStatus;
   reduceOnly: boolean;
   makerOnly: boolean;
@@ -138,28 +139,29 @@ export interface EngineStrategy {
   updateTime: number;
 }
 
+/** A position. Every money field is in money units (bigint, 10^-8 USDT), exact. */
 export interface EnginePosition {
   symbol: SymbolSpec;
   positionSide: PositionSide;
   /** Signed quantity in steps: positive long, negative short (hedge SHORT is negative too). */
   qty: number;
   /** Signed cost basis: sum of price * quantity of the open inventory (buys positive). */
-  cost: Dec;
+  cost: bigint;
   /** Fees paid on the trades that built the open inventory (released pro rata on reduce). */
-  openFees: Dec;
+  openFees: bigint;
   /** Isolated margin held by the position; zero in cross mode. */
-  isolatedMargin: Dec;
+  isolatedMargin: bigint;
   marginMode: MarginMode;
   /** Funding received (negative: paid) while the position was open. */
-  fundingAccum: Dec;
+  fundingAccum: bigint;
   /** Realized PnL net of trading fees over the position's life. */
-  realizedAccum: Dec;
+  realizedAccum: bigint;
   maxAbsQty: number;
   /** Sum of price*qty of the closing trades, to report the average close price. */
-  closeQuote: Dec;
+  closeQuote: bigint;
   closeQty: number;
   /** Sum of price*qty and of qty of every opening trade, for the lifetime average entry. */
-  openQuote: Dec;
+  openQuote: bigint;
   openQty: number;
   /** Sign of the position while open: 1 long, -1 short. */
   lastDirection: number;
@@ -198,8 +200,8 @@ export interface EngineAccount {
   trades: TradeRecord[];
   changes: AccountChangeRecord[];
   positionHistory: Array<{ record: PositionHistoryRecord; long: boolean }>;
-  /** Deposits minus withdrawals: the principal, for overview and leaderboard figures. */
-  transferIn: Dec;
+  /** Deposits minus withdrawals in money units: the principal, for overview and leaderboard figures. */
+  transferIn: bigint;
 }
 
 export interface MarketState {

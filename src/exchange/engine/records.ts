@@ -1,6 +1,7 @@
 /** Wire records (src/protocol/records.ts) made from engine state. */
 import { Dec, formatDec } from '../../core/decimal';
 import { MONEY_DP } from '../../core/values';
+import { formatRatio, formatUnits } from '../../core/money-units';
 import type { ConditionOrderRecord, OrderRecord, StrategyOrderRecord, StrategySubOrderRecord } from '../../protocol/records';
 import type { EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from './model';
 
@@ -9,6 +10,15 @@ export const money = (d: Dec): string => formatDec(d, MONEY_DP);
 /** Prices derived by division (averages, entry, liquidation) are shown to the tick's digits + 4. */
 export function derivedPrice(d: Dec, tickScale: number): string {
   return formatDec(d, tickScale + 4);
+}
+
+/**
+ * Average fill price of an order, cumQuote / executed, to the tick's digits + 4 (half-even), in
+ * integers: cumQuote is in money units and executed in steps of unitScaled x 10^-scale.
+ */
+export function averagePrice(o: EngineOrder): string {
+  const step = o.symbol.step;
+  return formatRatio(o.cumQuote, BigInt(o.executed) * BigInt(step.unitScaled), step.scale - MONEY_DP, o.symbol.tick.scale + 4);
 }
 
 export function orderRecord(o: EngineOrder): OrderRecord {
@@ -24,8 +34,8 @@ export function orderRecord(o: EngineOrder): OrderRecord {
     price: o.price === 0 ? '0' : spec.tick.fromUnits(o.price),
     quantity: spec.step.fromUnits(o.qty),
     executedQty: spec.step.fromUnits(o.executed),
-    avgPrice: o.executed === 0 ? '0' : derivedPrice(o.cumQuote.div(spec.step.decOf(o.executed)), spec.tick.scale),
-    cumQuote: formatDec(o.cumQuote),
+    avgPrice: o.executed === 0 ? '0' : averagePrice(o),
+    cumQuote: formatUnits(o.cumQuote),
     status: o.status,
     reduceOnly: o.reduceOnly,
     makerOnly: o.makerOnly,
@@ -93,7 +103,7 @@ function subRecord(s: EngineSubOrder, st: EngineStrategy, order: EngineOrder | u
     secondTrigger: s.secondTrigger,
     status: s.status,
     executedQty: order ? spec.step.fromUnits(order.executed) : '0',
-    avgPrice: order && order.executed > 0 ? derivedPrice(order.cumQuote.div(spec.step.decOf(order.executed)), spec.tick.scale) : '0',
+    avgPrice: order && order.executed > 0 ? averagePrice(order) : '0',
   };
   if (s.orderId) rec.orderId = String(s.orderId);
   if (s.conditionId) rec.conditionId = String(s.conditionId);

@@ -95,8 +95,8 @@ export interface EngineCounters {
   nextTradeId: number;
   nextFillId: number;
   accountSeq: number;
-  feePool: Dec;
-  deposits: Dec;
+  feePool: bigint;
+  deposits: bigint;
 }
 
 export interface EngineSnapshot {
@@ -156,7 +156,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
   }
   const orders: OrderSnapshot[] = [];
   for (const o of refs.ordersById.values()) {
-    orders.push({ ...o, symbol: o.symbol.name, cumQuote: str(o.cumQuote), frozenPerStep: rateText(o.frozenPerStep), frozen: formatUnits(o.frozen) });
+    orders.push({ ...o, symbol: o.symbol.name, cumQuote: formatUnits(o.cumQuote), frozenPerStep: rateText(o.frozenPerStep), frozen: formatUnits(o.frozen) });
   }
   const conditions: ConditionSnapshot[] = [];
   for (const x of refs.conditionsById.values()) conditions.push({ ...x, symbol: x.symbol.name });
@@ -172,20 +172,20 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       positionMode: a.positionMode,
       wallet: formatUnits(a.wallet),
       frozen: formatUnits(a.frozen),
-      transferIn: str(a.transferIn),
+      transferIn: formatUnits(a.transferIn),
       settings: [...a.settings].map(([k, v]) => [k, { ...v }]),
       positions: [...a.positions].map(([k, p]) => [
         k,
         {
           ...p,
           symbol: p.symbol.name,
-          cost: str(p.cost),
-          openFees: str(p.openFees),
-          isolatedMargin: str(p.isolatedMargin),
-          fundingAccum: str(p.fundingAccum),
-          realizedAccum: str(p.realizedAccum),
-          closeQuote: str(p.closeQuote),
-          openQuote: str(p.openQuote),
+          cost: formatUnits(p.cost),
+          openFees: formatUnits(p.openFees),
+          isolatedMargin: formatUnits(p.isolatedMargin),
+          fundingAccum: formatUnits(p.fundingAccum),
+          realizedAccum: formatUnits(p.realizedAccum),
+          closeQuote: formatUnits(p.closeQuote),
+          openQuote: formatUnits(p.openQuote),
         },
       ]),
       openOrders: [...a.openOrders.keys()],
@@ -203,7 +203,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
   }
   return {
     version: ENGINE_SNAPSHOT_VERSION,
-    counters: { ...c, feePool: str(c.feePool), deposits: str(c.deposits) },
+    counters: { ...c, feePool: formatUnits(c.feePool), deposits: formatUnits(c.deposits) },
     symbols,
     orders,
     conditions,
@@ -237,7 +237,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
   refs.accounts.clear();
 
   for (const o of s.orders) {
-    refs.ordersById.set(o.id, { ...o, symbol: spec(o.symbol), cumQuote: new Dec(o.cumQuote), frozenPerStep: parseRate(o.frozenPerStep), frozen: units(o.frozen, `order ${o.id} frozen`) });
+    refs.ordersById.set(o.id, { ...o, symbol: spec(o.symbol), cumQuote: units(o.cumQuote, `order ${o.id} cumQuote`), frozenPerStep: parseRate(o.frozenPerStep), frozen: units(o.frozen, `order ${o.id} frozen`) });
   }
   // Snapshots written before callbackRate was "0" when unused hold "" there.
   for (const x of s.conditions) refs.conditionsById.set(x.id, { ...x, callbackRate: x.callbackRate === '' ? '0' : x.callbackRate, symbol: spec(x.symbol) });
@@ -258,7 +258,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       positionMode: a.positionMode,
       wallet: units(a.wallet, `account ${a.userId} wallet`),
       frozen: units(a.frozen, `account ${a.userId} frozen`),
-      transferIn: new Dec(a.transferIn),
+      transferIn: units(a.transferIn, `account ${a.userId} transferIn`),
       settings: new Map(a.settings.map(([k, v]) => [k, { ...v }])),
       positions: new Map(
         a.positions.map(([k, p]) => [
@@ -266,13 +266,13 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
           {
             ...p,
             symbol: spec(p.symbol),
-            cost: new Dec(p.cost),
-            openFees: new Dec(p.openFees),
-            isolatedMargin: new Dec(p.isolatedMargin),
-            fundingAccum: new Dec(p.fundingAccum),
-            realizedAccum: new Dec(p.realizedAccum),
-            closeQuote: new Dec(p.closeQuote),
-            openQuote: new Dec(p.openQuote),
+            cost: units(p.cost, `position cost`),
+            openFees: units(p.openFees, `position openFees`),
+            isolatedMargin: units(p.isolatedMargin, `position isolatedMargin`),
+            fundingAccum: units(p.fundingAccum, `position fundingAccum`),
+            realizedAccum: units(p.realizedAccum, `position realizedAccum`),
+            closeQuote: units(p.closeQuote, `position closeQuote`),
+            openQuote: units(p.openQuote, `position openQuote`),
           },
         ]),
       ),
@@ -302,5 +302,5 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
     st.conditions = x.conditions.map((id) => need(refs.conditionsById, id, 'condition'));
     st.holders = new Set(x.holders.map((u) => need(refs.accounts, u, 'account')));
   }
-  return { ...s.counters, feePool: new Dec(s.counters.feePool), deposits: new Dec(s.counters.deposits) };
+  return { ...s.counters, feePool: units(s.counters.feePool, 'feePool'), deposits: units(s.counters.deposits, 'deposits') };
 }

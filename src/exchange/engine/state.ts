@@ -71,10 +71,10 @@ export class EngineState {
   nextTradeId = 1;
   nextFillId = 1;
   accountSeq = 0;
-  /** Trading fees collected (conservation audit). */
-  feePool = ZERO;
-  /** Deposits minus withdrawals over all accounts (conservation audit). */
-  deposits = ZERO;
+  /** Trading fees collected, money units (conservation audit). */
+  feePool = 0n;
+  /** Deposits minus withdrawals over all accounts, money units (conservation audit). */
+  deposits = 0n;
   out: EngineEvent[] = [];
   /** Follow-up work of the current command (triggers, strategies, liquidation checks). */
   readonly work: Array<() => void> = [];

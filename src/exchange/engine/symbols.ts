@@ -1,5 +1,6 @@
 import { Dec, Grid, parseDec } from '../../core';
 import { MONEY_DP } from '../../core/values';
+import { scaledRateOf, type ScaledRate } from '../../core/money-units';
 import type { SymbolSpec as WireSymbolSpec } from '../../protocol/rest/market';
 
 /** One maintenance-margin tier (Binance-style): applies while position notional <= `maxNotional`. */
@@ -48,8 +49,13 @@ export class SymbolSpec {
   readonly maxLeverage: number;
   /** Fraction digits of a price x quantity product (tick scale + step scale); at most MONEY_DP. */
   readonly notionalScale: number;
+  /** 10^(MONEY_DP - notionalScale): a notional at its own scale times this is money units. */
+  private readonly moneyFactor: bigint;
   readonly makerFee: Dec;
   readonly takerFee: Dec;
+  /** The fees as exact integer ratios, for fills in money units. */
+  readonly makerFeeRate: ScaledRate;
+  readonly takerFeeRate: ScaledRate;
   readonly tiers: ReadonlyArray<{ maxNotional: Dec | undefined; mmr: Dec; amount: Dec; maxLeverage: number }>;
 
   constructor(readonly config: SymbolConfig) {
@@ -73,6 +79,9 @@ export class SymbolSpec {
     this.maxLeverage = config.maxLeverage;
     this.makerFee = parseDec(config.makerFee, `${config.symbol}.makerFee`);
     this.takerFee = parseDec(config.takerFee, `${config.symbol}.takerFee`);
+    this.makerFeeRate = scaledRateOf(this.makerFee);
+    this.takerFeeRate = scaledRateOf(this.takerFee);
+    this.moneyFactor = 10n ** BigInt(MONEY_DP - this.notionalScale);
     if (config.tiers.length === 0) throw new RangeError(`${config.symbol}: at least one margin tier is required`);
     this.tiers = config.tiers.map((t, i) => {
       const cap = parseDec(t.maxNotional, `${config.symbol}.tiers[${i}].maxNotional`);
@@ -88,6 +97,11 @@ export class SymbolSpec {
   /** price x quantity as an integer at 10^-notionalScale (exact, any size). */
   notionalUnits(ticks: number, steps: number): bigint {
     return BigInt(ticks) * BigInt(this.tick.unitScaled) * BigInt(steps) * BigInt(this.step.unitScaled);
+  }
+
+  /** price x quantity in money units (exact: notionalScale <= MONEY_DP). */
+  notionalMoney(ticks: number, steps: number): bigint {
+    return this.notionalUnits(ticks, steps) * this.moneyFactor;
   }
 
   /** The tier that applies to a position of this absolute notional. */

@@ -2,16 +2,16 @@
  * The ledger: accounts, deposits and withdrawals, every wallet movement with its account-change
  * record, and the margin frozen by open orders.
  */
-import { Dec, formatDec } from '../../../core/decimal';
+import { Dec } from '../../../core/decimal';
 import type { ChangeType, PositionMode } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
-import { decOfUnits, formatUnits, unitsOfDec } from '../../../core/money-units';
+import { formatUnits, unitsOfDec } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import type { AccountChangeRecord } from '../../../protocol/records';
 import type { EngineAccount, EngineOrder } from '../model';
 import { money } from '../records';
 import { ceilUnits, times } from './margin-rate';
-import { INSURANCE_ACCOUNT, ZERO, fail, page, type EngineState } from '../state';
+import { INSURANCE_ACCOUNT, fail, page, type EngineState } from '../state';
 import type { Margin } from './margin';
 
 export class Ledger {
@@ -40,7 +40,7 @@ export class Ledger {
       trades: [],
       changes: [],
       positionHistory: [],
-      transferIn: ZERO,
+      transferIn: 0n,
     };
     this.s.accounts.set(userId, a);
     return a;
@@ -63,9 +63,10 @@ export class Ledger {
   }
 
   private depositInto(a: EngineAccount, amount: Dec): void {
-    this.s.deposits = this.s.deposits.plus(amount);
-    a.transferIn = a.transferIn.plus(amount);
-    this.changeWallet(a, unitsOfDec(amount), 'DEPOSIT', '', '');
+    const units = unitsOfDec(amount);
+    this.s.deposits += units;
+    a.transferIn += units;
+    this.changeWallet(a, units, 'DEPOSIT', '', '');
   }
 
   /** Moves the wallet by `amount` money units and writes the account change log entry. */
@@ -115,24 +116,24 @@ export class Ledger {
    */
   audit(): EngineAudit {
     const s = this.s;
-    let total = ZERO;
+    let total = 0n;
     const net: Record<string, number> = {};
     for (const st of s.symbols.values()) net[st.spec.name] = 0;
     const frozenMismatch: string[] = [];
     for (const a of s.accounts.values()) {
-      total = total.plus(decOfUnits(a.wallet));
+      total += a.wallet;
       let frozen = 0n;
       for (const o of a.openOrders.values()) frozen += o.frozen;
       if (frozen !== a.frozen) frozenMismatch.push(a.userId);
       for (const p of a.positions.values()) {
-        total = total.minus(p.cost);
+        total -= p.cost;
         net[p.symbol.name] += p.qty;
       }
     }
     return {
-      deposits: formatDec(s.deposits),
-      fees: formatDec(s.feePool),
-      walletsMinusCost: formatDec(total),
+      deposits: formatUnits(s.deposits),
+      fees: formatUnits(s.feePool),
+      walletsMinusCost: formatUnits(total),
       insurance: formatUnits(s.owner(INSURANCE_ACCOUNT).wallet),
       netQtyBySymbol: net,
       frozenMismatch,

@@ -95,10 +95,10 @@ export function ceilUnits(a: MarginRate): bigint {
   return a.m % div === 0n ? q : q + 1n;
 }
 
-/** Compares a with u money units: -1, 0 or 1. */
-export function compareUnits(a: MarginRate, u: bigint): number {
+/** Compares a with u / d money units (d > 0, 1 by default): -1, 0 or 1. */
+export function compareUnits(a: MarginRate, u: bigint, d = 1n): number {
   const shift = a.e + MONEY_DP;
-  const l = shift >= 0 ? a.m * pow10(shift) : a.m;
+  const l = (shift >= 0 ? a.m * pow10(shift) : a.m) * d;
   const rhs = shift >= 0 ? u : u * pow10(-shift);
   return l < rhs ? -1 : l > rhs ? 1 : 0;
 }

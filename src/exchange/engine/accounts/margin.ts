@@ -1,14 +1,18 @@
 /**
  * Margin figures of an account: cross unrealized PnL, initial and maintenance margin, isolated
  * margins, what new orders may use, and the asset record. Reads state only.
+ *
+ * Whether an order's margin is covered is decided in integers (`covers`); the figures shown in
+ * records (maintenance tiers, ratios) use Dec over the positions' integer money.
  */
 import type { Dec } from '../../../core/decimal';
 import { decOfUnits, formatUnits } from '../../../core/money-units';
 import type { UserAssetRecord } from '../../../protocol/records';
-import type { EngineAccount } from '../model';
+import type { EngineAccount, EnginePosition } from '../model';
 import * as pm from '../positions/position-math';
 import { money } from '../records';
 import { ZERO, type EngineState } from '../state';
+import { compareUnits, type MarginRate } from './margin-rate';
 
 export interface CrossFigures {
   upnl: Dec;
@@ -20,25 +24,28 @@ export interface CrossFigures {
 export class Margin {
   constructor(private readonly s: EngineState) {}
 
+  /** Unrealized PnL of a position at its symbol's mark, in money units (exact). */
+  upnlUnits(p: EnginePosition): bigint {
+    const notional = p.symbol.notionalMoney(this.s.stateOf(p.symbol).market.mark, Math.abs(p.qty));
+    return (p.qty < 0 ? -notional : notional) - p.cost;
+  }
+
   /** Unrealized PnL, initial and maintenance margin summed over an account's cross positions. */
   crossFigures(a: EngineAccount): CrossFigures {
-    let upnl = ZERO;
+    let upnl = 0n;
     let im = ZERO;
     let mm = ZERO;
-    let isolated = ZERO;
+    let isolated = 0n;
     for (const p of a.positions.values()) {
       if (p.marginMode === 'ISOLATED') {
-        isolated = isolated.plus(p.isolatedMargin);
+        isolated += p.isolatedMargin;
         continue;
       }
-      const st = this.s.stateOf(p.symbol);
-      const q = p.symbol.step.decOf(p.qty);
-      const mark = this.s.markDec(st);
-      upnl = upnl.plus(pm.unrealizedPnl(q, p.cost, mark));
-      im = im.plus(pm.initialMargin(p.cost, this.s.settingsOf(a, p.symbol.name).leverage));
-      mm = mm.plus(pm.maintenanceMargin(p.symbol, q, mark));
+      upnl += this.upnlUnits(p);
+      im = im.plus(pm.initialMargin(decOfUnits(p.cost), this.s.settingsOf(a, p.symbol.name).leverage));
+      mm = mm.plus(pm.maintenanceMargin(p.symbol, p.symbol.step.decOf(p.qty), this.s.markDec(this.s.stateOf(p.symbol))));
     }
-    return { upnl, im, mm, isolated };
+    return { upnl: decOfUnits(upnl), im, mm, isolated: decOfUnits(isolated) };
   }
 
   /** What new orders may use: wallet + cross uPnL - cross IM - isolated margins - frozen. */
@@ -48,20 +55,34 @@ export class Margin {
   }
 
   /**
-   * `availableOf` in money units when the account holds no position (wallet - frozen, exact
-   * integers: the order path's common case), else undefined (then margins need `availableOf`).
+   * Whether `availableOf(a)` is at least `required`, decided exactly in integers: with D the
+   * product of the cross positions' leverages, available x D = (wallet - frozen - isolated +
+   * cross uPnL) x D - sum |cost| x D / leverage, compared with required x D.
    */
-  availableUnitsWithoutPositions(a: EngineAccount): bigint | undefined {
-    return a.positions.size === 0 ? a.wallet - a.frozen : undefined;
+  covers(a: EngineAccount, required: MarginRate): boolean {
+    let base = a.wallet - a.frozen;
+    let d = 1n;
+    let imScaled = 0n;
+    for (const p of a.positions.values()) {
+      if (p.marginMode === 'ISOLATED') {
+        base -= p.isolatedMargin;
+        continue;
+      }
+      base += this.upnlUnits(p);
+      const lev = BigInt(this.s.settingsOf(a, p.symbol.name).leverage);
+      const cost = p.cost < 0n ? -p.cost : p.cost;
+      // imScaled / d = sum |cost| / leverage so far; bring both to the new denominator d x lev.
+      imScaled = imScaled * lev + cost * d;
+      d *= lev;
+    }
+    const available = base * d - imScaled;
+    return compareUnits(required, available, d) <= 0;
   }
 
   assetOf(a: EngineAccount): UserAssetRecord {
     const f = this.crossFigures(a);
-    let isoUpnl = ZERO;
-    for (const p of a.positions.values()) {
-      if (p.marginMode !== 'ISOLATED') continue;
-      isoUpnl = isoUpnl.plus(pm.unrealizedPnl(p.symbol.step.decOf(p.qty), p.cost, this.s.markDec(this.s.stateOf(p.symbol))));
-    }
+    let isoUpnl = 0n;
+    for (const p of a.positions.values()) if (p.marginMode === 'ISOLATED') isoUpnl += this.upnlUnits(p);
     return {
       userId: a.userId,
       assetType: 'USDT',
@@ -69,7 +90,7 @@ export class Margin {
       frozenMargin: formatUnits(a.frozen),
       usedMargin: money(f.im.plus(f.isolated)),
       availableBalance: money(decOfUnits(a.wallet).plus(f.upnl).minus(f.im).minus(f.isolated).minus(decOfUnits(a.frozen))),
-      unrealizedPnl: money(f.upnl.plus(isoUpnl)),
+      unrealizedPnl: money(f.upnl.plus(decOfUnits(isoUpnl))),
     };
   }
 
@@ -78,13 +99,8 @@ export class Margin {
    * margins (for an equity curve sampled often).
    */
   equityParts(a: EngineAccount): { walletBalance: string; unrealizedPnl: string } {
-    let cross = ZERO;
-    let iso = ZERO;
-    for (const p of a.positions.values()) {
-      const u = pm.unrealizedPnl(p.symbol.step.decOf(p.qty), p.cost, this.s.markDec(this.s.stateOf(p.symbol)));
-      if (p.marginMode === 'ISOLATED') iso = iso.plus(u);
-      else cross = cross.plus(u);
-    }
-    return { walletBalance: formatUnits(a.wallet), unrealizedPnl: money(cross.plus(iso)) };
+    let upnl = 0n;
+    for (const p of a.positions.values()) upnl += this.upnlUnits(p);
+    return { walletBalance: formatUnits(a.wallet), unrealizedPnl: formatUnits(upnl) };
   }
 }

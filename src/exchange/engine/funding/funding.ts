@@ -1,10 +1,8 @@
 /** Funding: the rate of each symbol, its schedule, and settlement of a round at mark price. */
 import { Dec, formatDec } from '../../../core/decimal';
 import { ErrorCodes } from '../../../core/errors';
-import { unitsOfDec } from '../../../core/money-units';
-import { MONEY_DP } from '../../../core/values';
+import { scaledRateOf, unitsTimesRate } from '../../../core/money-units';
 import type { Ledger } from '../accounts/ledger';
-import * as pm from '../positions/position-math';
 import { INSURANCE_ACCOUNT, fail, type EngineState } from '../state';
 
 export class Funding {
@@ -31,17 +29,18 @@ export class Funding {
     const st = s.sym(symbol);
     const r = rate === undefined ? st.market.fundingRate : parseRate(rate);
     if (rate !== undefined) st.market.fundingRate = r;
-    const mark = s.markDec(st);
+    const scaled = scaledRateOf(r);
     const insurance = s.owner(INSURANCE_ACCOUNT);
     for (const acct of s.holdersInOrder(st)) {
       for (const p of acct.positions.values()) {
         if (p.symbol !== st.spec) continue;
-        const pay = pm.fundingPayment(st.spec.step.decOf(p.qty), mark, r).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
-        if (pay.isZero()) continue;
-        p.fundingAccum = p.fundingAccum.minus(pay);
-        const units = unitsOfDec(pay);
-        this.ledger.changeWallet(acct, -units, 'FUNDING_FEE', `funding-${st.market.nextFundingTime}`, st.spec.name);
-        insurance.wallet += units;
+        // Q x mark x rate, rounded half-even to the unit (longs pay a positive rate).
+        const notional = st.spec.notionalMoney(st.market.mark, Math.abs(p.qty));
+        const pay = unitsTimesRate(p.qty < 0 ? -notional : notional, scaled);
+        if (pay === 0n) continue;
+        p.fundingAccum -= pay;
+        this.ledger.changeWallet(acct, -pay, 'FUNDING_FEE', `funding-${st.market.nextFundingTime}`, st.spec.name);
+        insurance.wallet += pay;
       }
     }
     const interval = st.spec.config.fundingIntervalMs;

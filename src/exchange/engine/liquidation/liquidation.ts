@@ -31,7 +31,6 @@ interface FloatTier {
 }
 
 export class Liquidation {
-  private readonly approxCache = new WeakMap<Dec, number>();
   private readonly floatTiersBySpec = new Map<SymbolSpec, FloatTier[]>();
 
   constructor(
@@ -53,8 +52,9 @@ export class Liquidation {
         if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
         const q = st.spec.step.decOf(p.qty);
         const mark = s.markDec(st);
-        const equity = p.isolatedMargin.plus(pm.unrealizedPnl(q, p.cost, mark));
-        if (equity.lte(pm.maintenanceMargin(st.spec, q, mark))) this.liquidate(acct, [p], p.isolatedMargin);
+        const iso = decOfUnits(p.isolatedMargin);
+        const equity = iso.plus(pm.unrealizedPnl(q, decOfUnits(p.cost), mark));
+        if (equity.lte(pm.maintenanceMargin(st.spec, q, mark))) this.liquidate(acct, [p], iso);
       }
       const cross = [...acct.positions.values()].filter((p) => p.marginMode === 'CROSS');
       if (cross.length === 0 || !cross.some((p) => p.symbol === st.spec)) continue;
@@ -63,16 +63,6 @@ export class Liquidation {
       const equity = wallet.minus(f.isolated).plus(f.upnl);
       if (f.mm.gt(0) && equity.lte(f.mm)) this.liquidate(acct, cross, wallet.minus(f.isolated));
     }
-  }
-
-  /** A Dec as a float, cached by identity (Dec values are immutable; balances and costs change rarely). */
-  private approx(d: Dec): number {
-    let n = this.approxCache.get(d);
-    if (n === undefined) {
-      n = d.toNumber();
-      this.approxCache.set(d, n);
-    }
-    return n;
   }
 
   /** Margin tiers of a symbol as floats, for the liquidation screen. */
@@ -118,12 +108,12 @@ export class Liquidation {
         const spec = p.symbol;
         const qty = p.qty * spec.step.unitScaled / 10 ** spec.step.scale;
         const mark = this.s.stateOf(spec).market.mark * spec.tick.unitScaled / 10 ** spec.tick.scale;
-        const cost = this.approx(p.cost);
+        const cost = Number(p.cost) / 1e8;
         const notional = Math.abs(qty) * mark;
         const m = notional === 0 ? 0 : this.approxMaintenance(spec, notional);
         if (Number.isNaN(m)) return true;
         if (p.marginMode === 'ISOLATED') {
-          const iso = this.approx(p.isolatedMargin);
+          const iso = Number(p.isolatedMargin) / 1e8;
           equity -= iso;
           scale += Math.abs(iso);
           if (spec === st.spec) {
@@ -184,7 +174,7 @@ export class Liquidation {
       const id = s.nextOrderId++;
       const o: EngineOrder = {
         id, userId, symbol: st.spec, side: sd, positionSide: ps, type: 'MARKET', timeInForce: 'IOC', price: 0, qty, executed: 0,
-        cumQuote: ZERO, status: 'NEW', reduceOnly: userId !== INSURANCE_ACCOUNT, makerOnly: false, closePosition: false, priceType: 0,
+        cumQuote: 0n, status: 'NEW', reduceOnly: userId !== INSURANCE_ACCOUNT, makerOnly: false, closePosition: false, priceType: 0,
         placeType: 'LIQUIDATION', clientOrderId: `liq-${id}`, createdAt: now, updateTime: now, conditionId: 0, strategyId: 0,
         frozenPerStep: ZERO_RATE, frozen: 0n,
       };

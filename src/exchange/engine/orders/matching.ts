@@ -4,16 +4,14 @@
  * Status changes go through the transition table (status.ts). Follow-ups for condition and
  * strategy orders are signalled (state.follow), never called: orders know nothing of them.
  */
-import { Dec, formatDec } from '../../../core/decimal';
 import type { ExecutionType, OrderStatus } from '../../../core/enums';
-import { unitsOfDec } from '../../../core/money-units';
-import { MONEY_DP } from '../../../core/values';
+import { formatUnits, unitsTimesRate } from '../../../core/money-units';
 import type { TradeRecord } from '../../../protocol/records';
 import type { Ledger } from '../accounts/ledger';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { EngineAccount, EngineOrder } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
-import { INSURANCE_ACCOUNT, ZERO, isFinal, type EngineState, type SymbolState } from '../state';
+import { INSURANCE_ACCOUNT, isFinal, type EngineState, type SymbolState } from '../state';
 import type { PreparedOrder } from './prepare';
 import { transition } from './status';
 
@@ -47,7 +45,7 @@ export class Matching {
       price: p.price,
       qty: p.qty,
       executed: 0,
-      cumQuote: ZERO,
+      cumQuote: 0n,
       status: 'NEW',
       reduceOnly: input.reduceOnly ?? false,
       makerOnly: input.makerOnly ?? false,
@@ -149,19 +147,19 @@ export class Matching {
     const s = this.s;
     const acct = s.owner(o.userId);
     const spec = o.symbol;
-    const notional = spec.tick.decOf(price).times(spec.step.decOf(q));
-    const fee = notional.times(role === 'maker' ? spec.makerFee : spec.takerFee).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
+    const notional = spec.notionalMoney(price, q);
+    const fee = unitsTimesRate(notional, role === 'maker' ? spec.makerFeeRate : spec.takerFeeRate);
     const liquidation = o.placeType === 'LIQUIDATION';
     const realized = this.positions.applyFill(acct, o, price, q, fee, liquidation);
     o.executed += q;
-    o.cumQuote = o.cumQuote.plus(notional);
+    o.cumQuote += notional;
     o.updateTime = s.clock.now();
     transition(o, o.executed === o.qty ? 'FILLED' : 'PARTIALLY_FILLED');
     const fillId = String(s.nextFillId++);
     const ref = String(o.id);
-    this.ledger.changeWallet(acct, unitsOfDec(realized), liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', ref, spec.name);
-    this.ledger.changeWallet(acct, -unitsOfDec(fee), 'TRADE_FEE', ref, spec.name);
-    s.feePool = s.feePool.plus(fee);
+    this.ledger.changeWallet(acct, realized, liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', ref, spec.name);
+    this.ledger.changeWallet(acct, -fee, 'TRADE_FEE', ref, spec.name);
+    s.feePool += fee;
     s.touch(acct, 'ORDER', spec.name);
     const tr: TradeRecord = {
       fillId,
@@ -172,9 +170,9 @@ export class Matching {
       roleType: role,
       price: spec.tick.fromUnits(price),
       quantity: spec.step.fromUnits(q),
-      tradeValue: formatDec(notional),
-      handlingFee: formatDec(fee),
-      realizedPnl: formatDec(realized),
+      tradeValue: formatUnits(notional),
+      handlingFee: formatUnits(fee),
+      realizedPnl: formatUnits(realized),
       positionSide: o.positionSide,
       createdAt: o.updateTime,
     };

@@ -7,7 +7,7 @@ import { formatDec } from '../../../core/decimal';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { Margin } from '../accounts/margin';
-import { ZERO_RATE, compareUnits, divide, quotient, rateDec, type MarginRate } from '../accounts/margin-rate';
+import { ZERO_RATE, divide, quotient, rateDec, type MarginRate } from '../accounts/margin-rate';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { PlaceOrderInput } from '../inputs';
 import type { EngineAccount } from '../model';
@@ -114,9 +114,7 @@ export class OrderIntake {
       if (opening > 0) {
         const leverage = this.s.settingsOf(acct, spec.name).leverage;
         const required = quotient(spec.notionalUnits(refTicks, opening), -spec.notionalScale, BigInt(leverage));
-        const units = this.margin.availableUnitsWithoutPositions(acct);
-        const short = units !== undefined ? compareUnits(required, units) > 0 : this.margin.availableOf(acct).lt(rateDec(required));
-        if (short) {
+        if (!this.margin.covers(acct, required)) {
           fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${money(rateDec(required))} USDT at ${leverage}x, available is ${money(this.margin.availableOf(acct))} USDT`);
         }
         frozenPerStep = divide(required, qty);

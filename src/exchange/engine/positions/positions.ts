@@ -2,10 +2,10 @@
  * Positions: which position an order acts on, what it may close, and applying a fill to it
  * (cost basis, fees, realized PnL, isolated margin, the closed-position history).
  */
-import { Dec, formatDec } from '../../../core/decimal';
+import { formatDec } from '../../../core/decimal';
+import { decOfUnits, divRound, formatUnits } from '../../../core/money-units';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
-import { MONEY_DP } from '../../../core/values';
 import type { EngineAccount, EngineOrder, EnginePosition } from '../model';
 import { derivedPrice, money } from '../records';
 import { ZERO, fail, posKey, type EngineState } from '../state';
@@ -43,38 +43,41 @@ export class Positions {
   }
 
   /**
-   * Applies one fill to the position an order acts on. Returns the realized PnL. One-way positions
-   * may flip through zero (the close part realizes, the rest opens); hedge positions never do.
+   * Applies one fill to the position an order acts on; `fee` in money units. Returns the realized
+   * PnL in money units. One-way positions may flip through zero (the close part realizes, the
+   * rest opens); hedge positions never do. Shares of cost, fees and margin released by a partial
+   * close are rounded half-even to the unit; isolated margin added is rounded up.
    */
-  applyFill(acct: EngineAccount, o: EngineOrder, price: number, q: number, fee: Dec, liquidation: boolean): Dec {
+  applyFill(acct: EngineAccount, o: EngineOrder, price: number, q: number, fee: bigint, liquidation: boolean): bigint {
     const st = this.s.stateOf(o.symbol);
     const spec = st.spec;
     const key = posKey(spec.name, o.positionSide);
     const settings = this.s.settingsOf(acct, spec.name);
-    const px = spec.tick.decOf(price);
     const dq = o.side === 'BUY' ? q : -q;
     let pos = acct.positions.get(key);
-    let realized = ZERO;
+    let realized = 0n;
     let openSteps = q;
     let openFee = fee;
     if (pos && pos.qty !== 0 && Math.sign(pos.qty) !== Math.sign(dq)) {
       const absQ = Math.abs(pos.qty);
       const closeQ = Math.min(q, absQ);
       const full = closeQ === absQ;
-      const share = (d: Dec): Dec => (full ? d : d.times(closeQ).div(absQ).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN));
+      const cq = BigInt(closeQ);
+      const aq = BigInt(absQ);
+      const share = (u: bigint): bigint => (full ? u : divRound(u * cq, aq, 'half-even'));
       const released = share(pos.cost);
-      const closeNotional = px.times(spec.step.decOf(closeQ));
-      realized = (dq > 0 ? closeNotional.negated() : closeNotional).minus(released);
-      pos.cost = pos.cost.minus(released);
-      pos.openFees = pos.openFees.minus(share(pos.openFees));
-      pos.isolatedMargin = pos.isolatedMargin.minus(share(pos.isolatedMargin));
+      const closeNotional = spec.notionalMoney(price, closeQ);
+      realized = (dq > 0 ? -closeNotional : closeNotional) - released;
+      pos.cost -= released;
+      pos.openFees -= share(pos.openFees);
+      pos.isolatedMargin -= share(pos.isolatedMargin);
       pos.qty += dq > 0 ? closeQ : -closeQ;
-      pos.closeQuote = pos.closeQuote.plus(closeNotional);
+      pos.closeQuote += closeNotional;
       pos.closeQty += closeQ;
-      pos.realizedAccum = pos.realizedAccum.plus(realized);
+      pos.realizedAccum += realized;
       openSteps = q - closeQ;
-      openFee = openSteps === 0 ? ZERO : fee.times(openSteps).div(q).toDecimalPlaces(MONEY_DP, Dec.ROUND_HALF_EVEN);
-      pos.realizedAccum = pos.realizedAccum.minus(fee.minus(openFee));
+      openFee = openSteps === 0 ? 0n : divRound(fee * BigInt(openSteps), BigInt(q), 'half-even');
+      pos.realizedAccum -= fee - openFee;
       if (pos.qty === 0) {
         this.closePositionRecord(acct, pos, settings.leverage, liquidation ? 2 : 1);
         acct.positions.delete(key);
@@ -88,16 +91,16 @@ export class Positions {
           symbol: spec,
           positionSide: o.positionSide,
           qty: 0,
-          cost: ZERO,
-          openFees: ZERO,
-          isolatedMargin: ZERO,
+          cost: 0n,
+          openFees: 0n,
+          isolatedMargin: 0n,
           marginMode: settings.marginMode,
-          fundingAccum: ZERO,
-          realizedAccum: ZERO,
+          fundingAccum: 0n,
+          realizedAccum: 0n,
           maxAbsQty: 0,
-          closeQuote: ZERO,
+          closeQuote: 0n,
           closeQty: 0,
-          openQuote: ZERO,
+          openQuote: 0n,
           openQty: 0,
           lastDirection: 0,
           openedAt: this.s.clock.now(),
@@ -105,17 +108,17 @@ export class Positions {
         acct.positions.set(key, pos);
         st.holders.add(acct);
       }
-      const openNotional = px.times(spec.step.decOf(openSteps));
+      const openNotional = spec.notionalMoney(price, openSteps);
       pos.qty += dq > 0 ? openSteps : -openSteps;
       pos.lastDirection = Math.sign(pos.qty);
-      pos.cost = pos.cost.plus(dq > 0 ? openNotional : openNotional.negated());
-      pos.openFees = pos.openFees.plus(openFee);
-      pos.realizedAccum = pos.realizedAccum.minus(openFee);
+      pos.cost += dq > 0 ? openNotional : -openNotional;
+      pos.openFees += openFee;
+      pos.realizedAccum -= openFee;
       if (pos.marginMode === 'ISOLATED') {
-        pos.isolatedMargin = pos.isolatedMargin.plus(openNotional.div(settings.leverage).toDecimalPlaces(MONEY_DP, Dec.ROUND_UP));
+        pos.isolatedMargin += divRound(openNotional, BigInt(settings.leverage), 'up');
       }
       pos.maxAbsQty = Math.max(pos.maxAbsQty, Math.abs(pos.qty));
-      pos.openQuote = pos.openQuote.plus(openNotional);
+      pos.openQuote += openNotional;
       pos.openQty += openSteps;
     }
     return realized;
@@ -123,10 +126,10 @@ export class Positions {
 
   private closePositionRecord(acct: EngineAccount, pos: EnginePosition, leverage: number, triggerMode: number): void {
     const spec = pos.symbol;
-    const closePrice = pos.closeQty > 0 ? pos.closeQuote.div(spec.step.decOf(pos.closeQty)) : ZERO;
-    const avgEntry = pos.openQty > 0 ? pos.openQuote.div(spec.step.decOf(pos.openQty)) : ZERO;
+    const closePrice = pos.closeQty > 0 ? decOfUnits(pos.closeQuote).div(spec.step.decOf(pos.closeQty)) : ZERO;
+    const avgEntry = pos.openQty > 0 ? decOfUnits(pos.openQuote).div(spec.step.decOf(pos.openQty)) : ZERO;
     const im = avgEntry.times(spec.step.decOf(pos.maxAbsQty)).div(leverage);
-    const pnl = pos.realizedAccum.plus(pos.fundingAccum);
+    const pnl = decOfUnits(pos.realizedAccum + pos.fundingAccum);
     acct.positionHistory.push({ long: pos.lastDirection > 0, record: {
       symbol: spec.name,
       positionSide: pos.positionSide,
@@ -138,7 +141,7 @@ export class Positions {
       roe: im.isZero() ? '0' : formatDec(pnl.div(im), 8),
       marginMode: pos.marginMode,
       triggerMode,
-      fundingFeeAccum: money(pos.fundingAccum),
+      fundingFeeAccum: formatUnits(pos.fundingAccum),
       openedAt: pos.openedAt,
       closedAt: this.s.clock.now(),
     } });

@@ -3,7 +3,7 @@
  * per-symbol settings: leverage and margin mode.
  */
 import { Dec, formatDec } from '../../../core/decimal';
-import { decOfUnits } from '../../../core/money-units';
+import { decOfUnits, formatUnits } from '../../../core/money-units';
 import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } from '../../../protocol/records';
@@ -63,14 +63,16 @@ export class PositionViews {
     const s = this.s.settingsOf(acct, spec.name);
     const q = spec.step.decOf(p.qty);
     const mark = this.s.markDec(st);
-    const upnl = pm.unrealizedPnl(q, p.cost, mark);
-    const im = pm.initialMargin(p.cost, s.leverage);
+    const cost = decOfUnits(p.cost);
+    const isolated = decOfUnits(p.isolatedMargin);
+    const upnl = decOfUnits(this.margin.upnlUnits(p));
+    const im = pm.initialMargin(cost, s.leverage);
     const mm = pm.maintenanceMargin(spec, q, mark);
     let margin: Dec;
     let ratio: Dec;
     if (p.marginMode === 'ISOLATED') {
-      margin = p.isolatedMargin;
-      const eq = p.isolatedMargin.plus(upnl);
+      margin = isolated;
+      const eq = isolated.plus(upnl);
       ratio = eq.lte(0) ? new Dec(1) : mm.div(eq);
     } else {
       const f = this.margin.crossFigures(acct);
@@ -80,7 +82,7 @@ export class PositionViews {
       margin = crossEquity.minus(upnl).minus(f.mm.minus(ownMm));
       ratio = crossEquity.lte(0) ? new Dec(1) : f.mm.div(crossEquity);
     }
-    const liq = pm.liquidationPrice(spec, q, p.cost, margin, mark);
+    const liq = pm.liquidationPrice(spec, q, cost, margin, mark);
     const tpSl = this.tpSlOf(acct, st, p);
     const quantity = acct.positionMode === 'HEDGE' ? spec.step.fromUnits(Math.abs(p.qty)) : spec.step.fromUnits(p.qty);
     return {
@@ -89,17 +91,17 @@ export class PositionViews {
       positionSide: p.positionSide,
       leverage: s.leverage,
       quantity,
-      entryPrice: derivedPrice(pm.entryPrice(q, p.cost), spec.tick.scale),
-      breakEvenPrice: derivedPrice(pm.breakEvenPrice(q, p.cost, p.openFees, spec.takerFee), spec.tick.scale),
+      entryPrice: derivedPrice(pm.entryPrice(q, cost), spec.tick.scale),
+      breakEvenPrice: derivedPrice(pm.breakEvenPrice(q, cost, decOfUnits(p.openFees), spec.takerFee), spec.tick.scale),
       liqPrice: liq.isZero() ? '0' : spec.tick.fromUnits(p.qty > 0 ? spec.tick.unitsOfDec(liq, 'up') : spec.tick.unitsOfDec(liq, 'down')),
       marginRatio: formatDec(ratio, 8),
       unrealizedPnl: money(upnl),
       roe: formatDec(pm.roe(upnl, im), 8),
       nextFundingFee: money(pm.fundingPayment(q, mark, st.market.fundingRate).negated()),
-      fundingFeeAccum: money(p.fundingAccum),
+      fundingFeeAccum: formatUnits(p.fundingAccum),
       tpPrice: tpSl.tp,
       slPrice: tpSl.sl,
-      positionMargin: money(p.marginMode === 'ISOLATED' ? p.isolatedMargin : im),
+      positionMargin: money(p.marginMode === 'ISOLATED' ? isolated : im),
       markPrice: spec.tick.fromUnits(st.market.mark),
     };
   }
