@@ -24,6 +24,24 @@ const ALLOWED = {
   cli: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
 };
 
+/**
+ * Inside `exchange`: the engine is below everything, the service (core, commands, journal,
+ * snapshots, stats) never imports its transports (HTTP, WebSocket, auth, handlers), and the market
+ * drivers (simulator, replay, funding schedule) drive the service, never a transport.
+ */
+const EXCHANGE_FORBIDDEN = {
+  engine: ['service', 'transport', 'market'],
+  service: ['transport', 'market'],
+  market: ['transport'],
+};
+
+/** The part of `exchange` a file is in (engine, service, transport, market), or undefined. */
+function exchangePartOf(absFile) {
+  const rel = path.relative(ROOT, absFile).split(path.sep).join('/');
+  const m = /^src\/exchange\/([^/]+)\//.exec(rel);
+  return m ? m[1] : undefined;
+}
+
 /** The layer a file belongs to, or undefined when it is outside the layered tree. */
 function layerOf(absFile) {
   const rel = path.relative(ROOT, absFile).split(path.sep).join('/');
@@ -38,6 +56,7 @@ function layerOf(absFile) {
 module.exports = {
   ROOT,
   ALLOWED,
+  EXCHANGE_FORBIDDEN,
   layerOf,
   rule: {
     meta: {
@@ -70,7 +89,17 @@ module.exports = {
           context.report({ node, messageId: 'forbidden', data: { from, to, source, why: 'strategies import only the public API (src/index.ts)' } });
           return;
         }
-        if (to === from) return;
+        if (to === from) {
+          if (from === 'exchange') {
+            const fp = exchangePartOf(file);
+            const tp = exchangePartOf(target);
+            if (fp && tp && fp !== tp && (EXCHANGE_FORBIDDEN[fp] || []).includes(tp)) {
+              const why = fp === 'service' && tp === 'transport' ? 'the service never imports its transports' : `exchange/${fp} may not import exchange/${tp}`;
+              context.report({ node, messageId: 'forbidden', data: { from: `exchange/${fp}`, to: `exchange/${tp}`, source, why } });
+            }
+          }
+          return;
+        }
         if (to === 'index') {
           context.report({ node, messageId: 'forbidden', data: { from, to, source, why: 'inside src/ import the module, not the public index' } });
           return;

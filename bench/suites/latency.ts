@@ -24,7 +24,7 @@ import { defineStrategy } from '../../src/bot/strategy/api';
 import type { Intent } from '../../src/bot/strategy/intents';
 import { LiveVenue } from '../../src/bot/venue/live-venue';
 import { PerpClient, PublicStream, UndiciTransport, type HttpRequest, type HttpResponse, type HttpTransport, type PublicStreamOptions } from '../../src/client';
-import { startExchange } from '../../src/exchange/server/server';
+import { startExchange } from '../../src/exchange/transport/server';
 import { LatencyRecorder, latencyResults, mulberry32, round, timerOverhead, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 

@@ -11,7 +11,7 @@
  */
 import { PerpClient, decodeResponse, prepareRequest, type HttpRequest, type HttpResponse, type HttpTransport } from '../../src/client';
 import type { PlaceOrderParams } from '../../src/protocol/rest/orders';
-import { startExchange } from '../../src/exchange/server/server';
+import { startExchange } from '../../src/exchange/transport/server';
 import { LatencyRecorder, latencyResults, round, timerOverhead, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 

@@ -11,10 +11,10 @@ import { FundingScheduler } from '../exchange/market/funding-scheduler';
 import { recordingFiles } from '../market-data/reader';
 import { ReplayService } from '../exchange/market/replay-service';
 import { MarketSimulator } from '../exchange/market/simulator';
-import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/server/config';
-import { ConfigError, loadConfigFile } from '../exchange/server/config-file';
-import { openDurableCore } from '../exchange/server/durable-core';
-import { ExchangeServer, type ServerService } from '../exchange/server/server';
+import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
+import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
+import { openDurableCore } from '../exchange/service/durable-core';
+import { ExchangeServer, type ServerService } from '../exchange/transport/server';
 
 export const EXCHANGE_USAGE = `perpkit exchange [options]
 

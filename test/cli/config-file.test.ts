@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { DEFAULT_CONFIG } from '../../src/exchange/server/config';
-import { ConfigError, loadConfigFile, parseConfigText } from '../../src/exchange/server/config-file';
+import { DEFAULT_CONFIG } from '../../src/exchange/service/config';
+import { ConfigError, loadConfigFile, parseConfigText } from '../../src/exchange/service/config-file';
 
 const F = 'my.yaml';
 

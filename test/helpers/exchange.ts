@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Clock } from '../../src/core/clock';
 import type { Permission } from '../../src/core/enums';
-import { startExchange, type ExchangeConfigOverrides, type ExchangeServer } from '../../src/exchange/server/server';
+import { startExchange, type ExchangeConfigOverrides, type ExchangeServer } from '../../src/exchange/transport/server';
 
 export interface CallOptions {
   token?: string;

@@ -15,6 +15,10 @@ const forbidden: Array<[string, string, RegExp]> = [
   ['src/market-data/x.ts', "import { a } from '../backtest/backtest/run';", /'market-data' may import only/],
   ['src/client/x.ts', "import { a } from '../market-data/reader';", /'client' may import only/],
   ['src/bot/bus/x.ts', "import { a } from '../../market-data/format';", /'bot' may import only/],
+  ['src/exchange/service/x.ts', "import { a } from '../transport/server';", /the service never imports its transports/],
+  ['src/exchange/service/x.ts', "import { a } from '../transport/ws/gateway';", /the service never imports its transports/],
+  ['src/exchange/engine/x.ts', "import { a } from '../service/exchange-core';", /exchange\/engine may not import exchange\/service/],
+  ['src/exchange/market/x.ts', "import { a } from '../transport/server';", /exchange\/market may not import exchange\/transport/],
 ];
 
 /** Strategies may not reach the clock or the network except through their context. */
@@ -27,7 +31,9 @@ const sandbox: Array<[string, string, string]> = [
 
 const allowed: Array<[string, string]> = [
   ['src/protocol/x.ts', "import { a } from '../core/values';"],
-  ['src/exchange/server/x.ts', "import { a } from '../../protocol/wire';"],
+  ['src/exchange/transport/x.ts', "import { a } from '../../protocol/wire';"],
+  ['src/exchange/transport/x.ts', "import { a } from '../service/exchange-core';"],
+  ['src/exchange/market/x.ts', "import { a } from '../service/exchange-core';"],
   ['src/bot/venue/live.ts', "import { a } from '../../client/rest';"],
   ['src/bot/bus/x.ts', "import { a } from '../venue/venue';"],
   ['src/cli/x.ts', "import { a } from '../runtime/wiring';"],

@@ -5,7 +5,7 @@
  * venue's orders and position: no double open (at most one bid and one ask), no duplicate
  * clientOrderIds, the position unchanged by the restart itself.
  *
- * The row "exchange killed (SIGKILL) under load" is test/exchange/durability/kill.test.ts.
+ * The row "exchange killed (SIGKILL) under load" is test/exchange/service/kill.test.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

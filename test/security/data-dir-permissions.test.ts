@@ -7,9 +7,9 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SystemClock } from '../../src/core/clock';
-import { hashPassword } from '../../src/exchange/server/auth/password';
-import { openDurableCore } from '../../src/exchange/server/durable-core';
-import { mergeConfig } from '../../src/exchange/server/server';
+import { hashPassword } from '../../src/exchange/transport/auth/password';
+import { openDurableCore } from '../../src/exchange/service/durable-core';
+import { mergeConfig } from '../../src/exchange/transport/server';
 
 const posix = process.platform !== 'win32';
 

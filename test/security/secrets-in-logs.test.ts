@@ -18,7 +18,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { PerpClient } from '../../src/client';
 import { UndiciTransport, type HttpRequest, type HttpResponse, type HttpTransport } from '../../src/client/transport/http';
-import { startExchange, type ExchangeServer } from '../../src/exchange/server/server';
+import { startExchange, type ExchangeServer } from '../../src/exchange/transport/server';
 import { signRequest } from '../helpers/exchange';
 import { ORDER } from './support';
 

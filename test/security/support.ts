@@ -5,7 +5,7 @@
  */
 import { ErrorCodes, httpStatusOf, type ErrorCode } from '../../src/core/errors';
 import { ENDPOINTS, type AnyEndpoint, type EndpointName } from '../../src/protocol/endpoints';
-import type { ExchangeServer } from '../../src/exchange/server/server';
+import type { ExchangeServer } from '../../src/exchange/transport/server';
 import type { CallResult, TestExchange } from '../helpers/exchange';
 
 export type Rec = Record<string, unknown>;

@@ -23,7 +23,7 @@ import type { StrategyLogger } from '../../bot/strategy/api';
 import { SimVenue } from '../../bot/venue/sim-venue';
 import { Engine } from '../../exchange/engine/engine';
 import type { SymbolConfig } from '../../exchange/engine/symbols';
-import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/market/replay';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/engine/market/tape';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { MarkProvenance, RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';

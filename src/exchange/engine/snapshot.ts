@@ -6,13 +6,13 @@
  * every order with its book position and queue priority, conditions in creation order, strategies
  * with their sub-order progress, market state, id counters, the fee pool and deposits.
  *
- * Money is exact: Dec values are written as plain decimal strings. Objects shared between indexes
+ * Money is exact: money units and Dec values are written as plain decimal strings. Objects shared between indexes
  * (an order in `ordersById`, `acct.orders` and `acct.openOrders`) are written once and referred to
  * by id, so the restored indexes share objects again.
  *
  * Plain fields are copied with a spread so a field added to the model is carried without a change
- * here; a new Dec, Map, Set or object-reference field needs a line here (test/exchange/durability
- * guards this by listing the known keys).
+ * here; a new bigint, Dec, Map, Set or object-reference field needs a line here
+ * (test/exchange/service/snapshot.test.ts guards this by listing the known keys).
  */
 import { Dec } from '../../core/decimal';
 import { formatUnits, parseUnits } from '../../core/money-units';

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../core/clock';
 import { Dec, formatDec } from '../../core/decimal';
-import type { ExchangeCore } from '../server/exchange-core';
+import type { ExchangeCore } from '../service/exchange-core';
 
 export interface FundingLogger {
   info(obj: object, msg: string): void;

@@ -1,6 +1,6 @@
 /**
  * The replayed market of the local exchange (`--market replay:<file>`): reads a recording and
- * drives the exchange with it through the tape fill model (replay.ts), paced by wall time.
+ * drives the exchange with it through the tape fill model (engine/market/tape.ts), paced by wall time.
  * Every change goes through `core.execute`, so it is journaled like any user's command and
  * public streams (trades, mark price, depth of participants' orders) show the replay.
  *
@@ -9,7 +9,7 @@
  * - Recorded trades go through the tape users `tape-maker` and `tape-taker` (created here with
  *   TAPE_BALANCE), which fill users' orders exactly when the tape reaches their price.
  * - Recorded depth lines become tape quotes (the recorded best bid and ask rest in the book, see
- *   replay.ts), the TapeReplayer's default, as in a backtest (`fill.depthQuotes` true): users'
+ *   engine/market/tape.ts), the TapeReplayer's default, as in a backtest (`fill.depthQuotes` true): users'
  *   market orders fill against them.
  * - The engine's clock stays wall time: recorded times only pace the replay (`speed` 1 = as
  *   recorded, 10 = ten times faster, 'max' = as fast as the journal takes it).
@@ -21,13 +21,13 @@
  *   replay awaits `barrier` before the next event (a test waits there until its bot has caught up).
  */
 import { VenueError } from '../../core/errors';
-import type { ExchangeCore } from '../server/exchange-core';
-import type { Command } from '../server/commands';
+import type { ExchangeCore } from '../service/exchange-core';
+import type { Command } from '../service/commands';
 import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
 import { readRecording } from '../../market-data/reader';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { wireSpecOf } from '../engine/symbols';
-import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from './replay';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from '../engine/market/tape';
 
 export interface ReplayLogger {
   info(obj: object, msg: string): void;

@@ -8,7 +8,7 @@
  * The simulator reads engine state (its own open orders and positions) to decide; it never
  * changes it other than by commands.
  */
-import type { ExchangeCore } from '../server/exchange-core';
+import type { ExchangeCore } from '../service/exchange-core';
 import type { SymbolSpec } from '../engine/symbols';
 import { Prng } from '../../market-data/prng';
 import { DEFAULT_PRICE_PARAMS, PriceProcess, type PriceProcessParams } from '../../market-data/price-process';

@@ -75,7 +75,7 @@ export interface SettleFundingResult {
 
 // ---- fault injection (docs/reliability.md "Fault injection"; the local exchange only)
 
-/** Switches of the local exchange's fault injection (src/exchange/server/faults.ts). */
+/** Switches of the local exchange's fault injection (src/exchange/transport/faults.ts). */
 export const FAULT_NAMES = [
   'dropWs',
   'silence',

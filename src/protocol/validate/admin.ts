@@ -75,7 +75,7 @@ export function validateSettleFunding(input: unknown): SettleFundingRequest {
   return { symbol: r.reqString('symbol', SYMBOL), fundingRate: r.reqDecimal('fundingRate', 'any') };
 }
 
-// ---- fault injection (src/exchange/server/faults.ts)
+// ---- fault injection (src/exchange/transport/faults.ts)
 
 const FAULT_FIELDS = ['fault', 'on', 'userId', 'method', 'pathPrefix', 'probability', 'count', 'durationMs', 'ms', 'status', 'retryAfterSec', 'mode', 'ttlMs', 'windowMs'];
 const FAULT_KEYS = new KeySet(FAULT_FIELDS);

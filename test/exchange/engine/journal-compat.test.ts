@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { ManualClock } from '../../../src/core/clock';
-import { DEFAULT_CONFIG } from '../../../src/exchange/server/config';
-import { openDurableCore } from '../../../src/exchange/server/durable-core';
+import { DEFAULT_CONFIG } from '../../../src/exchange/service/config';
+import { openDurableCore } from '../../../src/exchange/service/durable-core';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/journal-0.1.0');
 

@@ -4,8 +4,8 @@ import { FundingScheduler } from '../../../src/exchange/market/funding-scheduler
 import { Prng } from '../../../src/market-data/prng';
 import { PriceProcess } from '../../../src/market-data/price-process';
 import { MarketSimulator } from '../../../src/exchange/market/simulator';
-import { DEFAULT_CONFIG } from '../../../src/exchange/server/config';
-import { ExchangeCore } from '../../../src/exchange/server/exchange-core';
+import { DEFAULT_CONFIG } from '../../../src/exchange/service/config';
+import { ExchangeCore } from '../../../src/exchange/service/exchange-core';
 
 function returns(seed: number, n: number): { r: number[]; jumps: number; diffusive: number[] } {
   const p = new PriceProcess(50000, 0.1, new Prng(seed).fork('price:BTCUSDT'));

@@ -44,13 +44,13 @@
  * reduce-only or maker-only. The tape maker has at most one open order per symbol, far from the
  * engine's 200-open-orders limit.
  */
-import { compareDecimalStrings } from '../../core/decimal';
-import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
-import { Grid } from '../../core/values';
-import { Dec } from '../../core/decimal';
-import { VenueError } from '../../core/errors';
-import type { SymbolSpec } from '../../protocol/rest/market';
-import type { RecordedEvent } from '../../market-data/format';
+import { compareDecimalStrings } from '../../../core/decimal';
+import type { OrderRef, PlaceOrderInput } from '../inputs';
+import { Grid } from '../../../core/values';
+import { Dec } from '../../../core/decimal';
+import { VenueError } from '../../../core/errors';
+import type { SymbolSpec } from '../../../protocol/rest/market';
+import type { RecordedEvent } from '../../../market-data/format';
 
 /** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
 export interface ReplaySink {

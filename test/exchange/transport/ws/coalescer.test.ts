@@ -1,6 +1,6 @@
-import { ManualClock } from '../../../src/core/clock';
-import { Coalescer } from '../../../src/exchange/server/ws/coalescer';
-import type { GatewayTimers } from '../../../src/exchange/server/ws/timers';
+import { ManualClock } from '../../../../src/core/clock';
+import { Coalescer } from '../../../../src/exchange/transport/ws/coalescer';
+import type { GatewayTimers } from '../../../../src/exchange/transport/ws/timers';
 
 /** Timers driven by a ManualClock: `advance` fires what is due, in order. */
 function manualTimers(clock: ManualClock): GatewayTimers & { advance(ms: number): void; pending(): number } {

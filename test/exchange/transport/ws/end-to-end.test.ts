@@ -2,7 +2,7 @@
  * The gateway as the exchange server wires it: listenKey over REST, orders over REST, events over
  * the private stream, market data over the public stream, all on one loopback port.
  */
-import { startTestExchange, type TestExchange } from '../../helpers/exchange';
+import { startTestExchange, type TestExchange } from '../../../helpers/exchange';
 import { Client, refusedUpgrade } from './harness';
 
 describe('ws through the exchange server', () => {

@@ -6,14 +6,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { type ClientOptions } from 'ws';
-import { SystemClock, type Clock } from '../../../src/core/clock';
-import type { PlaceOrderInput } from '../../../src/exchange/engine/inputs';
-import type { Command } from '../../../src/exchange/server/commands';
-import { DEFAULT_CONFIG, type ExchangeConfig } from '../../../src/exchange/server/config';
-import { ExchangeCore } from '../../../src/exchange/server/exchange-core';
-import { ListenKeyStore } from '../../../src/exchange/server/listen-keys';
-import { MarketDataStore } from '../../../src/exchange/server/market-data';
-import { WsGateway, type WsGatewayOptions } from '../../../src/exchange/server/ws/gateway';
+import { SystemClock, type Clock } from '../../../../src/core/clock';
+import type { PlaceOrderInput } from '../../../../src/exchange/engine/inputs';
+import type { Command } from '../../../../src/exchange/service/commands';
+import { DEFAULT_CONFIG, type ExchangeConfig } from '../../../../src/exchange/service/config';
+import { ExchangeCore } from '../../../../src/exchange/service/exchange-core';
+import { ListenKeyStore } from '../../../../src/exchange/transport/listen-keys';
+import { MarketDataStore } from '../../../../src/exchange/service/market-data';
+import { WsGateway, type WsGatewayOptions } from '../../../../src/exchange/transport/ws/gateway';
 
 export interface WorldOptions {
   ws?: Partial<ExchangeConfig['ws']>;

@@ -1,4 +1,4 @@
-import { parsePublicServerMessage } from '../../../src/protocol/ws';
+import { parsePublicServerMessage } from '../../../../src/protocol/ws';
 import { startWorld, until, type Client, type Json, type World } from './harness';
 
 const data = (m: Json): Record<string, unknown> => m.data as Record<string, unknown>;

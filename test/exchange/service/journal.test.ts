@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { JournalEntry } from '../../../src/exchange/server/commands';
-import { FileJournal, JournalCorruptError, segmentName } from '../../../src/exchange/server/file-journal';
+import type { JournalEntry } from '../../../src/exchange/service/commands';
+import { FileJournal, JournalCorruptError, segmentName } from '../../../src/exchange/service/file-journal';
 
 const entry = (seq: number): JournalEntry => ({ seq, at: 1000 + seq, cmd: { k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: String(50000 + seq) } });
 

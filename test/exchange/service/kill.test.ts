@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SystemClock } from '../../../src/core/clock';
-import { DEFAULT_CONFIG } from '../../../src/exchange/server/config';
-import { openDurableCore } from '../../../src/exchange/server/durable-core';
+import { DEFAULT_CONFIG } from '../../../src/exchange/service/config';
+import { openDurableCore } from '../../../src/exchange/service/durable-core';
 import { Dec } from '../../../src/core/decimal';
 import { ensureBuilt, startCli, type Proc } from '../../cli/exchange-proc';
 

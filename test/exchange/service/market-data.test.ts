@@ -5,7 +5,7 @@
  */
 import { Dec, formatDec } from '../../../src/core/decimal';
 import type { EngineEvent } from '../../../src/exchange/engine/events';
-import { MarketDataStore } from '../../../src/exchange/server/market-data';
+import { MarketDataStore } from '../../../src/exchange/service/market-data';
 
 const MINUTE = 60_000;
 const T0 = 1_700_000_040_000; // a minute boundary

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../../../core/clock';
 import { ErrorCodes, VenueError } from '../../../core/errors';
-import type { AccountsState } from '../accounts-state';
+import type { AccountsState } from '../../service/accounts-state';
 import { RECV_WINDOW_DEFAULT, RECV_WINDOW_MAX, sign } from './api-key-signature';
 import { constantTimeEqual } from './constant-time';
 import type { JwtSigner } from './jwt';

@@ -1,7 +1,7 @@
 /** The statistics definitions on hand-made account histories (table-driven, no server). */
 import type { AccountChangeRecord, TradeRecord } from '../../../src/protocol/records';
-import { maskName } from '../../../src/exchange/server/leaderboard';
-import { DAY, assetTrend, balanceHistory, maxDrawdown30d, overviewSummary, volumeStats, type AccountHistory } from '../../../src/exchange/server/stats';
+import { maskName } from '../../../src/exchange/service/leaderboard';
+import { DAY, assetTrend, balanceHistory, maxDrawdown30d, overviewSummary, volumeStats, type AccountHistory } from '../../../src/exchange/service/stats';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 

@@ -3,7 +3,7 @@ import { ErrorCodes, VenueError } from '../../../core/errors';
 import type { AccessTokenResult } from '../../../protocol/rest/public';
 import { decoyHash, verifyPassword } from '../auth/password';
 import { REFRESH_COOKIE, readCookie, refreshCookie } from '../http/cookies';
-import { leaderboard } from '../leaderboard';
+import { leaderboard } from '../../service/leaderboard';
 import type { HandlerMap, RequestContext } from './context';
 
 /** Where the ticket exchange suggests the front end goes next. */

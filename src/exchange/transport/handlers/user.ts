@@ -1,6 +1,6 @@
 /** User and account resource: info, asset, listenKeys, change log, statistics, favourites. */
 import { ErrorCodes, VenueError } from '../../../core/errors';
-import { assetTrend, balanceHistory, overviewSummary, volumeStats } from '../stats';
+import { assetTrend, balanceHistory, overviewSummary, volumeStats } from '../../service/stats';
 import { userOf, type HandlerMap, type RequestContext } from './context';
 
 const now = (ctx: RequestContext): number => ctx.deps.core.wallClock.now();

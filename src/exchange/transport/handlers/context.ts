@@ -5,10 +5,10 @@ import type { EndpointName, RequestOf, ResponseOf } from '../../../protocol/endp
 import type { JwtSigner } from '../auth/jwt';
 import type { Principal } from '../auth/principal';
 import type { SessionStore } from '../auth/sessions';
-import type { ExchangeCore } from '../exchange-core';
+import type { ExchangeCore } from '../../service/exchange-core';
 import type { FaultSwitches } from '../faults';
 import type { ListenKeyStore } from '../listen-keys';
-import type { MarketDataStore } from '../market-data';
+import type { MarketDataStore } from '../../service/market-data';
 
 export interface ServerDeps {
   core: ExchangeCore;

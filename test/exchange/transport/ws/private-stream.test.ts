@@ -1,5 +1,5 @@
-import type { StrategySubOrderInput } from '../../../src/exchange/engine/inputs';
-import { parsePrivateEvent } from '../../../src/protocol/ws';
+import type { StrategySubOrderInput } from '../../../../src/exchange/engine/inputs';
+import { parsePrivateEvent } from '../../../../src/protocol/ws';
 import { refusedUpgrade, startWorld, until, type Client, type Json, type World } from './harness';
 
 const data = (m: Json): Record<string, unknown> => m.data as Record<string, unknown>;

@@ -22,8 +22,8 @@ import {
   type TickerPushData,
 } from '../../../protocol/ws';
 import type { EngineEvent } from '../../engine/events';
-import type { ExchangeCore } from '../exchange-core';
-import type { MarketDataStore } from '../market-data';
+import type { ExchangeCore } from '../../service/exchange-core';
+import type { MarketDataStore } from '../../service/market-data';
 import { Coalescer } from './coalescer';
 import type { ConnectionBase } from './connection';
 import type { GatewayTimers } from './timers';

@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import { ManualClock } from '../../../src/core/clock';
 import type { EngineEvent } from '../../../src/exchange/engine/events';
 import { Prng } from '../../../src/market-data/prng';
-import type { Command, JournalEntry } from '../../../src/exchange/server/commands';
-import { DEFAULT_CONFIG, type ExchangeConfig } from '../../../src/exchange/server/config';
-import { openDurableCore } from '../../../src/exchange/server/durable-core';
-import { ExchangeCore } from '../../../src/exchange/server/exchange-core';
-import type { CommandLog } from '../../../src/exchange/server/journal';
+import type { Command, JournalEntry } from '../../../src/exchange/service/commands';
+import { DEFAULT_CONFIG, type ExchangeConfig } from '../../../src/exchange/service/config';
+import { openDurableCore } from '../../../src/exchange/service/durable-core';
+import { ExchangeCore } from '../../../src/exchange/service/exchange-core';
+import type { CommandLog } from '../../../src/exchange/service/journal';
 
 const USERS = ['10000001', '10000002', '10000003', '10000004'];
 const GENESIS = 1_700_000_000_000;
