@@ -57,10 +57,11 @@ export class Margin {
   /**
    * Whether `availableOf(a)` is at least `required`, decided exactly in integers: with D the
    * product of the cross positions' leverages, available x D = (wallet - frozen - isolated +
-   * cross uPnL) x D - sum |cost| x D / leverage, compared with required x D.
+   * cross uPnL) x D - sum |cost| x D / leverage, compared with required x D. `credit` (money
+   * units) counts as available too: the margin an amended order already holds.
    */
-  covers(a: EngineAccount, required: MarginRate): boolean {
-    let base = a.wallet - a.frozen;
+  covers(a: EngineAccount, required: MarginRate, credit = 0n): boolean {
+    let base = a.wallet - a.frozen + credit;
     let d = 1n;
     let imScaled = 0n;
     for (const p of a.positions.values()) {

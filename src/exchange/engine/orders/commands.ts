@@ -14,7 +14,7 @@ import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
 import { money, orderRecord } from '../records';
-import { ZERO, fail, isFinal, type EngineState } from '../state';
+import { fail, isFinal, type EngineState } from '../state';
 import type { Matching } from './matching';
 import { stepsOf, ticksOf, type OrderIntake } from './prepare';
 import type { OrderQueries } from './queries';
@@ -109,9 +109,11 @@ export class OrderCommands {
     if (!isReducing(o)) {
       const leverage = this.s.settingsOf(acct, spec.name).leverage;
       const needed = quotient(spec.notionalUnits(price, remaining), -spec.notionalScale, BigInt(leverage));
-      const available = this.margin.availableOf(acct).plus(decOfUnits(o.frozen));
       const frees = o.frozenPerStep.m === 0n;
-      if ((frees ? ZERO : rateDec(needed)).gt(available)) fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(rateDec(needed))} USDT, available is ${money(available)} USDT`);
+      if (!this.margin.covers(acct, frees ? ZERO_RATE : needed, o.frozen)) {
+        const available = this.margin.availableOf(acct).plus(decOfUnits(o.frozen));
+        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(rateDec(needed))} USDT, available is ${money(available)} USDT`);
+      }
       perStep = frees ? ZERO_RATE : divide(needed, remaining);
     }
     const keepsPriority = price === o.price && finalQty <= o.qty;
