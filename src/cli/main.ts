@@ -9,6 +9,7 @@ import { runBot } from './run';
 import { runRecord } from './record';
 import { runSynth } from './synth';
 import { runImport } from './import';
+import { runDownload } from './download';
 import { runData } from './data';
 
 const USAGE = `perpkit <command> [options]
@@ -20,6 +21,7 @@ Commands:
   record      record a venue's market (and account) streams to a file (perpkit record --help)
   synth       write a synthetic market recording (perpkit synth --help)
   import      turn raw venue captures into a recording (perpkit import --help)
+  download    fetch Binance's public futures archives, verified (perpkit download --help)
   data        inspect a recording: range, counts, gaps, latency, book checks (perpkit data --help)
   backtest    replay a recording through strategies and the engine (perpkit backtest --help)
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
@@ -52,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'record') return runRecord(rest);
   if (cmd === 'synth') return runSynth(rest);
   if (cmd === 'import') return runImport(rest);
+  if (cmd === 'download') return runDownload(rest);
   if (cmd === 'data') return runData(rest);
   process.stderr.write(`perpkit: unknown command '${cmd}'\n\n${USAGE}`);
   return 2;

@@ -1,0 +1,109 @@
+/**
+ * `perpkit download binance-futures --symbol S --from D --to D [--kinds k,...]`: Binance's public
+ * USD-M futures archives, verified against their CHECKSUM files, resumable, with progress. Bad
+ * input is one line and exit 2; a file missing from the archive or failing verification is listed
+ * and makes the exit code 1 (after every other file was fetched).
+ */
+import { parseArgs } from 'node:util';
+import { ARCHIVE_KINDS, DEFAULT_BASE_URL, DownloadInputError, downloadBinanceArchives, planDownload, type DownloadSummary } from '../market-data/download/binance-archives';
+
+export const DOWNLOAD_USAGE = `perpkit download binance-futures --symbol <S> --from <YYYY-MM-DD> --to <YYYY-MM-DD> [options]
+
+Fetches Binance's public USD-M futures archives (data.binance.vision) of one symbol for the days
+from --from to --to (inclusive, UTC), checks each against its published sha256 CHECKSUM, and
+keeps them in the archive's layout under --out, so that 'perpkit import binance-futures' reads
+their kinds from their paths. Files already there and verified are not fetched again; an
+interrupted download continues where it stopped (HTTP Range).
+
+Options:
+  --symbol <name>     e.g. BTCUSDT (required)
+  --from <day>        first day, YYYY-MM-DD (required)
+  --to <day>          last day, inclusive (required)
+  --kinds <list>      comma-separated, default aggTrades,bookTicker,markPriceKlines,fundingRate;
+                      known: ${ARCHIVE_KINDS.join(', ')}
+                      (fundingRate is published per month)
+  --interval <i>      bar interval of klines and markPriceKlines (default 1m)
+  --out <dir>         where to keep them (default data/binance)
+  --base-url <url>    the archive (default ${DEFAULT_BASE_URL}; a mirror with the same layout)
+  --quiet             no progress lines
+  -h, --help          show this text
+
+Exit codes: 0 every file verified, 1 some file missing or failed (listed), 2 bad input.
+
+Example:
+  perpkit download binance-futures --symbol BTCUSDT --from 2024-08-01 --to 2024-08-07 --kinds aggTrades,bookTicker
+`;
+
+const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+
+export function downloadSummaryText(s: DownloadSummary, seconds: number, outDir: string): string {
+  let out = `download: ${s.files.length} files in ${seconds.toFixed(1)} s: ${s.downloaded} downloaded (${mb(s.bytes)}), ${s.present} already there, ${s.missing} missing, ${s.failed} failed\n`;
+  for (const f of s.files) if (f.outcome === 'missing' || f.outcome === 'failed') out += `  ${f.outcome}: ${f.rel}${f.error !== undefined ? `: ${f.error}` : ''}\n`;
+  if (s.downloaded + s.present > 0) out += `  in ${outDir}; next: perpkit import binance-futures <those .zip files> --out <recording.jsonl.gz>\n`;
+  return out;
+}
+
+export async function runDownload(argv: string[]): Promise<number> {
+  const [source, ...rest] = argv;
+  if (source === undefined || source === '--help' || source === '-h' || source === 'help') {
+    process.stdout.write(DOWNLOAD_USAGE);
+    return source === undefined ? 2 : 0;
+  }
+  let o: Parameters<typeof downloadBinanceArchives>[0];
+  let quiet = false;
+  try {
+    if (source !== 'binance-futures') throw new DownloadInputError(`unknown source '${source}'; this version downloads binance-futures`);
+    const { values: v, positionals } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        symbol: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        kinds: { type: 'string' },
+        interval: { type: 'string' },
+        out: { type: 'string' },
+        'base-url': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (v.help) {
+      process.stdout.write(DOWNLOAD_USAGE);
+      return 0;
+    }
+    if (positionals.length > 0) throw new DownloadInputError(`unexpected argument '${positionals[0]}' (options only; see perpkit download --help)`);
+    for (const k of ['symbol', 'from', 'to'] as const) if (v[k] === undefined) throw new DownloadInputError(`--${k} is required (see perpkit download --help)`);
+    quiet = v.quiet === true;
+    const kinds = (v.kinds ?? 'aggTrades,bookTicker,markPriceKlines,fundingRate').split(',').map((k) => k.trim()).filter((k) => k !== '');
+    const baseUrl = v['base-url'];
+    if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new DownloadInputError(`--base-url must be an http(s) URL, got '${baseUrl}'`);
+    o = { symbol: v.symbol as string, from: v.from as string, to: v.to as string, kinds, interval: v.interval, outDir: v.out ?? 'data/binance', ...(baseUrl !== undefined ? { baseUrl } : {}) };
+    planDownload(o);
+  } catch (e) {
+    if (e instanceof DownloadInputError || (e instanceof Error && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`perpkit download: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const t0 = Date.now();
+  let lastBytesLine = 0;
+  const summary = await downloadBinanceArchives({
+    ...o,
+    onProgress: (p) => {
+      if (quiet || p.outcome === undefined) return;
+      const what = p.outcome === 'downloaded' ? `downloaded ${mb(p.bytes ?? 0)}${p.resumedFrom !== undefined ? ` (resumed at ${mb(p.resumedFrom)})` : ''}` : p.outcome === 'present' ? 'already there, verified' : `${p.outcome}${p.error !== undefined ? `: ${p.error}` : ''}`;
+      process.stderr.write(`[${p.index}/${p.total}] ${p.file.rel.split('/').pop()}: ${what}\n`);
+    },
+    onBytes: (f, n) => {
+      const now = Date.now();
+      if (quiet || now - lastBytesLine < 2000) return;
+      lastBytesLine = now;
+      process.stderr.write(`  ${f.rel.split('/').pop()}: ${mb(n)} so far\n`);
+    },
+  });
+  process.stdout.write(downloadSummaryText(summary, (Date.now() - t0) / 1000, o.outDir));
+  return summary.missing + summary.failed > 0 ? 1 : 0;
+}
