@@ -547,7 +547,7 @@ export class BacktestRun {
         // The top of the book between L2 messages: the tape quotes follow it as they follow a
         // depth line's best levels (the L2 book itself is not replayed yet).
         this.result.events.quotes++;
-        this.replayer.apply({ t: e.t, k: 'depth', s: e.s, b: [[e.bp, e.bq]], a: [[e.ap, e.aq]] });
+        this.replayer.apply(e);
         if (this.started && this.bot.wants('depth')) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: [[e.bp, e.bq]], asks: [[e.ap, e.aq]] } });
         return;
       case 'book':

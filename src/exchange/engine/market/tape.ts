@@ -20,8 +20,8 @@
  * given) with very large balances (TAPE_BALANCE, 1e12 USDT), one-way mode: their positions are
  * the other side of the market and must never be limited by margin or liquidated.
  *
- * Tape quotes (option `quotes`, on by default): on each recorded `depth` snapshot the tape maker
- * keeps one resting LIMIT GTC makerOnly order per side at the recorded best bid and best ask with
+ * Tape quotes (option `quotes`, on by default): on each recorded `depth` snapshot and each v2
+ * `quote` event (a best bid and ask, e.g. Binance's bookTicker) the tape maker keeps one resting LIMIT GTC makerOnly order per side at the recorded best bid and best ask with
  * the recorded top-level quantity (`tape-qb-<n>`, `tape-qa-<n>`; capped to the maximum quantity,
  * skipped when below the minimum or off the grid). Each snapshot replaces the previous quotes (both
  * old quotes are cancelled first, then the new ones placed); an empty side leaves no quote. The
@@ -90,10 +90,13 @@ export interface TapeStats {
   replayed: number;
   marks: number;
   fundings: number;
-  /** ticker, private, positions, gap (and depth without quotes): not used by the fill model. */
+  /**
+   * ticker, private, positions, gap, the v2 L2 `book` and `snapshot` (and depth and quote without
+   * quotes): not used by the fill model.
+   */
   ignored: number;
   /**
-   * Tape quotes: depth snapshots applied, quotes placed (including put back after a trade),
+   * Tape quotes: depth lines and v2 quote events applied, quotes placed (including put back after a trade),
    * refused because they would cross a resting order, skipped (below minimum or off grid).
    */
   quotes: { depths: number; placed: number; crossed: number; skipped: number };
@@ -194,6 +197,16 @@ export class TapeReplayer {
         }
         this.stats.quotes.depths++;
         this.depth(e.s, e.b[0], e.a[0]);
+        return;
+      case 'quote':
+        // v2: the recorded best bid and ask between L2 messages (Binance's bookTicker): the tape
+        // quotes follow it as they follow a depth line's best levels.
+        if (!this.quoting) {
+          this.stats.ignored++;
+          return;
+        }
+        this.stats.quotes.depths++;
+        this.depth(e.s, [e.bp, e.bq], [e.ap, e.aq]);
         return;
       default:
         this.stats.ignored++;

@@ -186,3 +186,24 @@ describe('TapeReplayer tape quotes (recorded best bid and ask in the book)', () 
     expect(engine.currentOrders(TAPE_MAKER, {}).total).toBe(1);
   });
 });
+
+describe('TapeReplayer on format v2 quote events', () => {
+  it('a quote event becomes the tape quotes, as a depth line does: a MARKET buy fills at the recorded ask', () => {
+    const { engine, tape } = setup();
+    tape.apply({ t: T0, k: 'quote', s: 'BTCUSDT', bp: '99.9', bq: '2', ap: '100.1', aq: '0.5' });
+    expect(tape.stats.quotes).toMatchObject({ depths: 1, placed: 2 });
+    engine.placeOrder('a', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '0.3' });
+    expect(engine.tradeHistory('a', { symbol: 'BTCUSDT' }).list.map((t) => [t.price, t.quantity, t.roleType])).toEqual([['100.1', '0.3', 'taker']]);
+    // The next quote replaces both: the bid moved, the ask is what is left at the new size.
+    tape.apply({ t: T0 + 1, k: 'quote', s: 'BTCUSDT', bp: '100', bq: '1', ap: '100.1', aq: '0.4' });
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [['100', '1']], asks: [['100.1', '0.4']] });
+  });
+
+  it('L2 book and snapshot events are counted as not used by the fill model, never applied', () => {
+    const { engine, tape } = setup();
+    tape.apply({ t: T0, k: 'snapshot', s: 'BTCUSDT', u: 1, b: [['99', '1']], a: [['101', '1']] } as RecordedEvent);
+    tape.apply({ t: T0, k: 'book', s: 'BTCUSDT', U: 2, u: 2, b: [['99', '0']], a: [] } as RecordedEvent);
+    expect(tape.stats.ignored).toBe(2);
+    expect(engine.depth('BTCUSDT', 5)).toMatchObject({ bids: [], asks: [] });
+  });
+});
