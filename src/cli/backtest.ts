@@ -49,7 +49,13 @@ Example:
 /** What the summary must say about the data: events the fill model did not use, derived marks. */
 function dataNotes(r: BacktestResult): string {
   let out = '';
-  if (r.events.unused > 0) out += `  data: ${r.events.unused} L2 book/snapshot events read but not used (the tape fill model trades against quote events)\n`;
+  if (r.events.unused > 0) out += `  data: ${r.events.unused} L2 book/snapshot events read but not used (the tape fill model trades against quote events; fill.book: l2 uses them)\n`;
+  const l2 = r.tape.l2;
+  if (l2 !== undefined) {
+    out += `  fill: l2 book, queue ${l2.queue}: ${l2.snapshots} snapshots and ${l2.deltas} deltas applied, ${l2.queueFills} trades reached resting orders, ${l2.takers} taking orders walked ${l2.levelsPlaced} levels\n`;
+    if (l2.deltasSkipped > 0) out += `  data: ${l2.deltasSkipped} L2 deltas skipped while a book was unknown after a gap (until its next snapshot)\n`;
+    if (l2.unfillable > 0) out += `  fill: ${l2.unfillable} queue fills below the symbol's minimum quantity or notional could not be placed\n`;
+  }
   for (const [sym, m] of Object.entries(r.marks)) if (m.source === 'derived') out += `  data: ${sym} marks are derived, not recorded: ${m.method}\n`;
   return out;
 }

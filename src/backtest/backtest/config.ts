@@ -7,6 +7,7 @@
  * are refused (a misspelt `maxDrawdown` must not silently switch a limit off). The backtest layer
  * may not import the runtime, so the error type lives here.
  */
+import { QUEUE_MODELS, type QueueModelName, type QueueOptions } from '../../exchange/engine/market/queue';
 import { RANKABLE_METRICS } from '../report/metrics';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,14 @@ export interface LatencyConfig {
   placeMs: number;
   cancelMs: number;
   amendMs: number;
+  /**
+   * Feed latency: market data reaches the strategy this long after the engine's market moved, ms.
+   * `data`: per event, the recording's receive minus exchange time above its running minimum
+   * (docs/backtesting.md), plus `feedBaseMs`.
+   */
+  feedMs?: number | 'data';
+  /** With `feedMs: data`: a constant added to the data's latency, ms. */
+  feedBaseMs?: number;
 }
 
 export type SweepParamSpec = { values: Array<string | number | boolean> } | { min: number; max: number; step?: number; integer: boolean };
@@ -56,8 +65,11 @@ export interface BacktestConfig {
   account: { balance: string; leverage: Record<string, number> };
   fees: { maker: string; taker: string } | undefined;
   latency: LatencyConfig;
-  /** Fill model switches. `depthQuotes`: recorded best bid/ask rest in the book as tape quotes. */
-  fill: { depthQuotes: boolean };
+  /**
+   * Fill model. `depthQuotes`: recorded best bid/ask rest in the book as tape quotes. `book`: `top`
+   * (trades re-enacted at the touch) or `l2` (the recorded L2 book, queue positions per `queue`).
+   */
+  fill: { depthQuotes: boolean; book: 'top' | 'l2'; queue: QueueOptions; depthLevels: number };
   risk: RiskLimits;
   strategies: BacktestStrategyConfig[];
   report: { equityIntervalMs: number; periodMs: number; out: string };
@@ -157,13 +169,31 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
     fees = { maker: r.dec(f.maker, 'fees.maker', true), taker: r.dec(f.taker, 'fees.taker', true) };
   }
 
-  const l = r.record(top.latency ?? {}, 'latency', ['placeMs', 'cancelMs', 'amendMs']);
+  const l = r.record(top.latency ?? {}, 'latency', ['placeMs', 'cancelMs', 'amendMs', 'feedMs', 'feedBaseMs']);
   const placeMs = r.int(l.placeMs, 'latency.placeMs', 0, 60_000, 0);
+  const feedMs = l.feedMs === 'data' ? 'data' : typeof l.feedMs === 'string' ? r.fail('latency.feedMs', "an integer from 0 to 60000 or 'data'", l.feedMs) : r.int(l.feedMs, 'latency.feedMs', 0, 60_000, 0);
+  const feedBaseMs = r.int(l.feedBaseMs, 'latency.feedBaseMs', 0, 60_000, 0);
+  if (l.feedBaseMs !== undefined && feedMs !== 'data') r.fail('latency.feedBaseMs', "to be set only with latency.feedMs: data", l.feedBaseMs);
   const latency: LatencyConfig = { placeMs, cancelMs: r.int(l.cancelMs, 'latency.cancelMs', 0, 60_000, placeMs), amendMs: r.int(l.amendMs, 'latency.amendMs', 0, 60_000, placeMs) };
+  // Only when set: a config without feed latency reads (and reports) as it did before it existed.
+  if (l.feedMs !== undefined) latency.feedMs = feedMs;
+  if (l.feedBaseMs !== undefined) latency.feedBaseMs = feedBaseMs;
 
-  const fl = r.record(top.fill ?? {}, 'fill', ['depthQuotes']);
+  const fl = r.record(top.fill ?? {}, 'fill', ['depthQuotes', 'book', 'queue', 'queueShape', 'queuePower', 'depthLevels']);
   if (fl.depthQuotes !== undefined && typeof fl.depthQuotes !== 'boolean') r.fail('fill.depthQuotes', 'true or false', fl.depthQuotes);
-  const fill = { depthQuotes: fl.depthQuotes !== false };
+  const book = fl.book ?? 'top';
+  if (book !== 'top' && book !== 'l2') r.fail('fill.book', "'top' or 'l2'", fl.book);
+  const model = fl.queue ?? 'risk-averse';
+  if (typeof model !== 'string' || !(QUEUE_MODELS as readonly string[]).includes(model)) r.fail('fill.queue', `one of ${QUEUE_MODELS.join(', ')}`, fl.queue);
+  const shape = fl.queueShape ?? 'power';
+  if (shape !== 'power' && shape !== 'log') r.fail('fill.queueShape', "'power' or 'log'", fl.queueShape);
+  if (fl.queuePower !== undefined && !(typeof fl.queuePower === 'number' && fl.queuePower > 0 && fl.queuePower <= 10)) r.fail('fill.queuePower', 'a number above 0 and at most 10', fl.queuePower);
+  for (const k of ['queue', 'queueShape', 'queuePower', 'depthLevels'] as const) {
+    if (fl[k] !== undefined && book !== 'l2') r.fail(`fill.${k}`, 'to be set only with fill.book: l2', fl[k]);
+  }
+  if (fl.depthQuotes === false && book === 'l2') r.fail('fill.depthQuotes', 'true with fill.book: l2 (the tape quotes are the top of its book)', fl.depthQuotes);
+  const queue: QueueOptions = { model: model as QueueModelName, shape: shape as 'power' | 'log', power: typeof fl.queuePower === 'number' ? fl.queuePower : 2 };
+  const fill = { depthQuotes: fl.depthQuotes !== false, book: book as 'top' | 'l2', queue, depthLevels: r.int(fl.depthLevels, 'fill.depthLevels', 0, 150, 50) };
 
   const rk = r.record(top.risk ?? {}, 'risk', [...RISK_DECIMALS, ...RISK_INTEGERS]);
   const risk: RiskLimits = {};

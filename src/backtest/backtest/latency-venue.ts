@@ -11,6 +11,15 @@
  * are an artefact of the fill model. The driver injects the recorded trade, depth and ticker
  * events instead, the market a live strategy would have seen. Private events and mark prices pass
  * through from the engine.
+ *
+ * Feed latency (`latency.feedMs`): market data (the injected recorded events and the engine's mark
+ * prices) reaches the strategy that long after the engine's market moved, in the order it came
+ * (a feed is one stream: a later event never overtakes an earlier one). `feedMs: data` takes each
+ * event's latency from the recording: its receive time minus the exchange's time, less the
+ * smallest such difference seen so far (the collector's clock offset is unknown, so the fastest
+ * event is taken as zero latency), plus `feedBaseMs`; events without an exchange time, and the
+ * engine's marks, take the latest such latency. Private events (order updates, fills) are not
+ * delayed by the feed: their timing is the order-entry latency's.
  */
 import type { Observable } from 'rxjs';
 import type { Clock, Scheduler } from '../../core/clock';
@@ -32,6 +41,13 @@ export class LatencyVenue implements Venue {
   calls = 0;
   /** Calls sent but not yet arrived at the engine. */
   inFlight = 0;
+  /** Market-data events delayed by the feed latency and not yet delivered. */
+  feedQueued = 0;
+  /** When the last delayed market-data event is due (a feed never reorders). */
+  private feedDue = 0;
+  /** Smallest receive minus exchange time seen (`feedMs: data`), and the latest latency worked out. */
+  private minLag = Infinity;
+  private lastLag = 0;
 
   constructor(
     readonly inner: Venue,
@@ -44,7 +60,8 @@ export class LatencyVenue implements Venue {
     // A plain forwarding listener rather than an operator chain: this runs per event.
     const listener: VenueListener = {
       next: (e) => {
-        if (e.type !== 'trade' && e.type !== 'depth') this.out.emit(e);
+        if (e.type === 'markPrice' || e.type === 'ticker') this.feed(e, undefined);
+        else if (e.type !== 'trade' && e.type !== 'depth') this.out.emit(e);
       },
       error: (err: unknown) => this.out.error(err),
     };
@@ -60,9 +77,38 @@ export class LatencyVenue implements Venue {
     return this.out.listen(listener);
   }
 
-  /** Publishes a market-data event from the recording as if the venue had pushed it. */
-  inject(e: VenueEvent): void {
-    this.out.emit(e);
+  /**
+   * Publishes a market-data event from the recording as if the venue had pushed it, after the feed
+   * latency (`exchangeTime`: the recorded exchange time, for `feedMs: data`).
+   */
+  inject(e: VenueEvent, exchangeTime?: number): void {
+    this.feed(e, exchangeTime);
+  }
+
+  private feed(e: VenueEvent, exchangeTime: number | undefined): void {
+    const delay = this.feedDelay(exchangeTime);
+    if (delay <= 0 && this.feedQueued === 0) {
+      this.out.emit(e);
+      return;
+    }
+    const now = this.clock.now();
+    this.feedDue = Math.max(this.feedDue, now + delay);
+    this.feedQueued++;
+    this.scheduler.after(this.feedDue - now, () => {
+      this.feedQueued--;
+      this.out.emit(e);
+    });
+  }
+
+  private feedDelay(exchangeTime: number | undefined): number {
+    const { feedMs = 0, feedBaseMs = 0 } = this.latency;
+    if (feedMs !== 'data') return feedMs;
+    if (exchangeTime !== undefined) {
+      const lag = this.clock.now() - exchangeTime;
+      if (lag < this.minLag) this.minLag = lag;
+      this.lastLag = lag - this.minLag;
+    }
+    return this.lastLag + feedBaseMs;
   }
 
   private delayed<T>(ms: number, fn: () => Promise<T>): Promise<T> {

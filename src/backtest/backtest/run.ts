@@ -29,6 +29,7 @@ import type { MarkProvenance, RecordedEvent, RecordingHeader } from '../../marke
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, stackTop, type StrategyCounters } from './counters';
 import { LatencyVenue } from './latency-venue';
+import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols } from './strategy-module';
 import type { EventBatch, EventSource, TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
@@ -281,8 +282,12 @@ export class BacktestRun {
     this.engine.createAccount({ userId: PARTICIPANT, balance: this.cfg.account.balance });
     for (const [symbol, leverage] of Object.entries(this.cfg.account.leverage)) this.engine.setLeverage(PARTICIPANT, { symbol, leverage });
     this.engine.drain();
-    this.replayer = new TapeReplayer(this.engine, { specs: header.symbols, quotes: this.cfg.fill.depthQuotes });
-    this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0 });
+    const fill = this.cfg.fill;
+    const replayer = new TapeReplayer(this.engine, { specs: header.symbols, quotes: fill.depthQuotes, book: fill.book, queue: fill.queue, depthLevels: fill.depthLevels });
+    this.replayer = replayer;
+    // L2: the recorded levels a taking order can reach go into the book around it.
+    const taking = fill.book === 'l2' ? { before: (o: PlaceOrderParams) => replayer.beforeTaker(o.symbol, o.side, o.type === 'MARKET' ? undefined : o.price, o.quantity), after: () => replayer.afterTaker() } : undefined;
+    this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0, taking });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
     this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.opts.logger ?? silent });
     // Only the types it books: a catch-all handler would count as a listener for market data,
@@ -521,7 +526,7 @@ export class BacktestRun {
     switch (e.k) {
       case 'trade':
         if (this.started) {
-          if (this.bot.wants('trade')) this.venue.inject({ type: 'trade', time: e.t, symbol: e.s, data: { tradeId: e.id, price: e.p, quantity: e.q, side: e.side, time: e.t } });
+          if (this.bot.wants('trade')) this.venue.inject({ type: 'trade', time: e.t, symbol: e.s, data: { tradeId: e.id, price: e.p, quantity: e.q, side: e.side, time: e.t } }, e.et);
           else this.bot.noteTrade(e.s, e.p);
         }
         if (this.fullTape || (this.started && this.resting.reaches(e.s, e.p))) {
@@ -548,13 +553,14 @@ export class BacktestRun {
         // depth line's best levels (the L2 book itself is not replayed yet).
         this.result.events.quotes++;
         this.replayer.apply(e);
-        if (this.started && this.bot.wants('depth')) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: [[e.bp, e.bq]], asks: [[e.ap, e.aq]] } });
+        if (this.started && this.bot.wants('depth')) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: [[e.bp, e.bq]], asks: [[e.ap, e.aq]] } }, e.et);
         return;
       case 'book':
       case 'snapshot':
-        // Read, counted and reported (summary line, report data.events.unused): the tape fill model
-        // trades against the top of book, which the quote events carry.
-        this.result.events.unused++;
+        // The L2 fill model keeps the recorded book; the top-of-book model has no use for it
+        // (counted and reported: summary line, report data.events.unused).
+        if (this.cfg.fill.book === 'l2') this.replayer.apply(e);
+        else this.result.events.unused++;
         return;
       case 'ticker':
         if (this.started) {

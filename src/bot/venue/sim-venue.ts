@@ -28,6 +28,11 @@ export interface SimVenueOptions {
    * (and saves building a depth snapshot after every replayed trade).
    */
   depthLevels?: number;
+  /**
+   * Called around the user's placements that may take liquidity (not makerOnly): a backtest's L2
+   * fill model puts the recorded levels they can reach into the book and takes them out after.
+   */
+  taking?: { before(order: PlaceOrderParams): void; after(): void };
 }
 
 export class SimVenue implements Venue {
@@ -39,6 +44,7 @@ export class SimVenue implements Venue {
   readonly events: Observable<VenueEvent> = this.out.events;
   private market = new Set<string>();
   private readonly depthLevels: number;
+  private readonly taking: SimVenueOptions['taking'];
   /** Books the events of one pump changed (reused: pump runs after every engine call). */
   private readonly touched = new Set<string>();
 
@@ -47,6 +53,7 @@ export class SimVenue implements Venue {
     this.userId = opts.userId;
     this.clock = opts.clock;
     this.depthLevels = opts.depthLevels ?? 20;
+    this.taking = opts.taking;
   }
 
   listen(listener: VenueListener): () => void {
@@ -128,7 +135,16 @@ export class SimVenue implements Venue {
   }
 
   placeOrders(orders: PlaceOrderParams[]): Promise<BatchResult> {
-    return this.call(() => this.engine.batchPlace(this.userId, orders));
+    const taking = this.taking;
+    if (taking === undefined) return this.call(() => this.engine.batchPlace(this.userId, orders));
+    return this.call(() => {
+      for (const o of orders) if (o.makerOnly !== true) taking.before(o);
+      try {
+        return this.engine.batchPlace(this.userId, orders);
+      } finally {
+        taking.after();
+      }
+    });
   }
 
   cancelOrders(refs: OrderRef[]): Promise<BatchResult> {

@@ -62,7 +62,7 @@ import { Market } from './market/market';
 import { OrderCommands } from './orders/commands';
 import { Matching } from './orders/matching';
 import { OrderIntake } from './orders/prepare';
-import { OrderQueries, type OrderHistoryFilter } from './orders/queries';
+import { OrderQueries, type OrderHistoryFilter, type RestingOrder } from './orders/queries';
 import { Positions } from './positions/positions';
 import { PositionViews } from './positions/views';
 import { exportEngineState, importEngineState, type EngineSnapshot } from './snapshot';
@@ -287,6 +287,11 @@ export class Engine {
   /** Status and executed quantity of an order, as `queryOrder` has them, without the whole record. */
   orderProgress(userId: string, ref: OrderRef): { status: OrderStatus; executedQty: string } {
     return this.orderQueries.orderProgress(userId, ref);
+  }
+
+  /** Resting orders on one side priced at `limitTicks` or better, best first (the tape's queue model reads them). */
+  restingThrough(symbol: string, side: Side, limitTicks: number, exactly = false): RestingOrder[] {
+    return this.orderQueries.restingThrough(symbol, side, limitTicks, exactly);
   }
 
   cancelOrder(userId: string, ref: OrderRef): OrderRecord {

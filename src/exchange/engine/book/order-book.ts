@@ -217,6 +217,32 @@ export class OrderBook {
     return out;
   }
 
+  /** Ids of the orders resting at exactly `price` on `side`, in time priority ([] when no such level). */
+  idsAt(side: BookSide, price: number): number[] {
+    const key = side === BID ? price : -price;
+    const len = this.lens[side];
+    const pos = lowerBound(this.keys[side], len, key);
+    if (pos >= len || this.keys[side][pos] !== key) return [];
+    const out: number[] = [];
+    for (let s = this.lHead[this.levels[side][pos]]; s !== NONE; s = this.oNext[s]) out.push(this.oId[s]);
+    return out;
+  }
+
+  /**
+   * Ids of the orders on `side` priced at `limitPrice` or better (bids at or above it, asks at or
+   * below it), best level first and in time priority within a level.
+   */
+  idsThrough(side: BookSide, limitPrice: number): number[] {
+    const out: number[] = [];
+    const slots = this.levels[side];
+    for (let i = this.lens[side] - 1; i >= 0; i--) {
+      const p = this.lPrice[slots[i]];
+      if (side === BID ? p < limitPrice : p > limitPrice) break;
+      for (let s = this.lHead[slots[i]]; s !== NONE; s = this.oNext[s]) out.push(this.oId[s]);
+    }
+    return out;
+  }
+
   ids(side: BookSide): number[] {
     const out: number[] = [];
     const slots = this.levels[side];

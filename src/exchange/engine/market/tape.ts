@@ -46,11 +46,15 @@
  */
 import { compareDecimalStrings } from '../../../core/decimal';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
-import { Grid } from '../../../core/values';
 import { Dec } from '../../../core/decimal';
 import { VenueError } from '../../../core/errors';
 import type { SymbolSpec } from '../../../protocol/rest/market';
 import type { RecordedEvent } from '../../../market-data/format';
+import type { RestingOrder } from '../orders/queries';
+import { L2Tape, type L2Stats } from './l2-tape';
+import type { L2Book } from '../../../market-data/l2-book';
+import { isThenable, specInfo, type SpecInfo } from './tape-specs';
+import type { QueueOptions } from './queue';
 
 /** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
 export interface ReplaySink {
@@ -64,6 +68,8 @@ export interface ReplaySink {
   queryOrder?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
   /** Optional: the same answer as `queryOrder` where a cheaper form exists (the engine's). */
   orderProgress?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
+  /** Needed by the `l2` book mode: resting orders priced at a limit or better (the engine's). */
+  restingThrough?(symbol: string, side: 'BUY' | 'SELL', limitTicks: number, exactly?: boolean): RestingOrder[];
 }
 
 export const TAPE_MAKER = 'tape-maker';
@@ -82,6 +88,16 @@ export interface TapeReplayerOptions {
   specs?: readonly SymbolSpec[];
   /** Keep the recorded best bid and ask in the book as tape quotes (see above). Default true. */
   quotes?: boolean;
+  /**
+   * `top` (default): trades re-enacted against the participants as above, the book's top from
+   * depth and quote events. `l2`: the recorded L2 book with queue positions (l2-tape.ts): needs
+   * the sink's `restingThrough`.
+   */
+  book?: 'top' | 'l2';
+  /** `l2`: the queue model of resting orders. Default risk-averse. */
+  queue?: QueueOptions;
+  /** `l2`: deeper levels a participant's taking order may walk, per side (at most 150). Default 50. */
+  depthLevels?: number;
 }
 
 export interface TapeStats {
@@ -103,15 +119,8 @@ export interface TapeStats {
   skipped: { belowMinimum: number; offGrid: number; refused: number };
   /** Mark, funding or cancel calls the sink refused (an off-grid mark, a rate out of range). */
   refusals: number;
-}
-
-interface SpecInfo {
-  tick: Grid;
-  step: Grid;
-  minSteps: number;
-  maxSteps: number;
-  /** Minimum notional in units of tick * step, rounded up. */
-  minNotionalUnits: number;
+  /** The `l2` book mode's queue model and counts (absent in the `top` mode). */
+  l2?: L2Stats;
 }
 
 interface Quote {
@@ -121,25 +130,6 @@ interface Quote {
 }
 
 const FINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'REJECTED']);
-
-function specInfo(s: SymbolSpec): SpecInfo | undefined {
-  try {
-    const tick = new Grid(s.tickSize);
-    const step = new Grid(s.stepSize);
-    const minSteps = step.toUnits(s.minQty) ?? 1;
-    const maxSteps = step.toUnits(s.maxQty) ?? Number.MAX_SAFE_INTEGER;
-    const unit = new Dec(s.tickSize).times(s.stepSize);
-    const minNotionalUnits = new Dec(s.minNotional).div(unit).ceil().toNumber();
-    return { tick, step, minSteps, maxSteps, minNotionalUnits };
-  } catch {
-    // An unusable spec: fall back to the engine's refusals for this symbol.
-    return undefined;
-  }
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-}
 
 export class TapeReplayer {
   readonly stats: TapeStats = { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 };
@@ -152,6 +142,10 @@ export class TapeReplayer {
   private readonly quoting: boolean;
   /** Open tape quotes by symbol (as placed; the engine knows what is left of them). */
   private readonly quotes = new Map<string, { bid?: Quote; ask?: Quote }>();
+  /** The `l2` book mode (undefined in `top`). */
+  private readonly l2: L2Tape | undefined;
+  /** `l2`: symbols whose top comes from quote events (else from the L2 book's own top). */
+  private readonly quoted = new Set<string>();
 
   constructor(
     private readonly sink: ReplaySink,
@@ -164,6 +158,37 @@ export class TapeReplayer {
       const info = specInfo(s);
       if (info) this.specs.set(s.symbol, info);
     }
+    if (opts.book === 'l2') {
+      const sink = this.sink;
+      const resting = sink.restingThrough?.bind(sink);
+      if (resting === undefined) throw new Error('the l2 book mode needs a sink that lists resting orders (restingThrough)');
+      const levels = opts.depthLevels ?? 50;
+      if (!(Number.isInteger(levels) && levels >= 0 && levels <= 150)) throw new RangeError(`depthLevels must be an integer from 0 to 150, got ${levels}`);
+      const tape = new Set([this.maker, this.taker]);
+      const l2Sink = { placeOrder: sink.placeOrder.bind(sink), cancelOrder: sink.cancelOrder.bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink), restingThrough: resting };
+      this.l2 = new L2Tape(l2Sink, this.maker, (u) => tape.has(u), (symbol) => this.specs.get(symbol), opts.queue ?? { model: 'risk-averse' }, levels);
+      this.stats.l2 = this.l2.stats;
+    }
+  }
+
+  /**
+   * `l2` mode: call before a participant's order that may take liquidity (side, limit price or
+   * undefined for MARKET, quantity): the recorded levels it may reach go into the book.
+   * `afterTaker` takes them out again. No-ops in the `top` mode.
+   */
+  beforeTaker(symbol: string, side: 'BUY' | 'SELL', limit: string | undefined, qty: string | undefined): void {
+    if (!this.l2) return;
+    const q = this.quotes.get(symbol);
+    this.l2.beforeTaker(symbol, side, limit, qty, side === 'BUY' ? q?.ask?.price : q?.bid?.price);
+  }
+
+  afterTaker(): void {
+    this.l2?.afterTaker();
+  }
+
+  /** `l2` mode: the recorded book of a symbol as replayed so far. */
+  bookOf(symbol: string): L2Book | undefined {
+    return this.l2?.bookOf(symbol);
   }
 
   /** Applies one recorded event. Refusals by the sink are counted, never thrown. */
@@ -186,7 +211,8 @@ export class TapeReplayer {
       case 'trade': {
         this.stats.trades++;
         const pulled = this.pull(e.s, e.p);
-        this.trade(e.s, e.p, e.q, e.side);
+        if (this.l2) this.queueTrade(e.s, e.p, e.q, e.side);
+        else this.trade(e.s, e.p, e.q, e.side);
         for (const p of pulled) this.restore(e.s, p.quote, p.left, e.p);
         return;
       }
@@ -201,6 +227,10 @@ export class TapeReplayer {
       case 'quote':
         // v2: the recorded best bid and ask between L2 messages (Binance's bookTicker): the tape
         // quotes follow it as they follow a depth line's best levels.
+        if (this.l2) {
+          this.l2.apply(e);
+          this.quoted.add(e.s);
+        }
         if (!this.quoting) {
           this.stats.ignored++;
           return;
@@ -208,8 +238,51 @@ export class TapeReplayer {
         this.stats.quotes.depths++;
         this.depth(e.s, [e.bp, e.bq], [e.ap, e.aq]);
         return;
+      case 'book':
+      case 'snapshot':
+      case 'gap':
+        if (!this.l2) {
+          this.stats.ignored++;
+          return;
+        }
+        this.l2.apply(e);
+        if (e.k !== 'gap' && this.quoting && !this.quoted.has(e.s)) {
+          // No quote events for this symbol: the tape quotes follow the L2 book's own top.
+          const top = this.l2.bookOf(e.s)?.top();
+          this.stats.quotes.depths++;
+          this.depth(e.s, top?.bid, top?.ask);
+        }
+        return;
       default:
         this.stats.ignored++;
+    }
+  }
+
+  /**
+   * `l2` mode: a recorded trade fills the participants' resting orders the queue model lets it
+   * reach (l2-tape.ts), by a tape taker IOC at the trade price for exactly that quantity.
+   */
+  private queueTrade(symbol: string, price: string, qty: string, side: 'BUY' | 'SELL'): void {
+    const info = this.specs.get(symbol);
+    const l2 = this.l2 as L2Tape;
+    const ticks = info?.tick.toUnits(price);
+    const steps = info?.step.toUnits(qty);
+    if (info === undefined || ticks === undefined || steps === undefined || ticks <= 0 || steps <= 0) {
+      this.stats.skipped.offGrid++;
+      return;
+    }
+    const fill = l2.tradeFills(symbol, price, ticks, steps, side);
+    if (fill > 0) {
+      if (fill < info.minSteps || ticks * fill < info.minNotionalUnits) {
+        l2.unfillable();
+      } else {
+        this.stats.replayed++;
+        for (let left = fill; left > 0; ) {
+          const q = Math.min(left, info.maxSteps);
+          left -= q;
+          this.guard(() => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity: info.step.fromUnits(q), timeInForce: 'IOC', clientOrderId: `tape-t-${++this.n}` }));
+        }
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import type { OrderRef } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
 import { orderRecord } from '../records';
 import { fail, page, type EngineState } from '../state';
+import { ASK, BID } from '../book/order-book';
 
 export interface OrderHistoryFilter {
   symbol?: string;
@@ -18,6 +19,14 @@ export interface OrderHistoryFilter {
   endTime?: number;
   page?: number;
   pageSize?: number;
+}
+
+/** A resting order as the tape's queue model sees it: price in ticks, remaining quantity in steps. */
+export interface RestingOrder {
+  orderId: number;
+  userId: string;
+  ticks: number;
+  left: number;
 }
 
 export class OrderQueries {
@@ -50,6 +59,23 @@ export class OrderQueries {
   orderProgress(userId: string, ref: OrderRef): { status: OrderStatus; executedQty: string } {
     const o = this.find(this.s.acct(userId), ref);
     return { status: o.status, executedQty: o.symbol.step.fromUnits(o.executed) };
+  }
+
+  /**
+   * The resting orders on one side of `symbol` priced at `limitTicks` or better, best first and in
+   * time priority within a price (what a taker priced at `limitTicks` would meet), in ticks and steps;
+   * with `exactly`, only those at `limitTicks`.
+   */
+  restingThrough(symbol: string, side: Side, limitTicks: number, exactly = false): RestingOrder[] {
+    const book = this.s.sym(symbol).book;
+    const bookSide = side === 'BUY' ? BID : ASK;
+    const ids = exactly ? book.idsAt(bookSide, limitTicks) : book.idsThrough(bookSide, limitTicks);
+    const out: RestingOrder[] = [];
+    for (const id of ids) {
+      const o = this.s.ordersById.get(id) as EngineOrder;
+      out.push({ orderId: id, userId: o.userId, ticks: o.price, left: o.qty - o.executed });
+    }
+    return out;
   }
 
   /** Open orders, ascending by id, after the `lastOrderId` cursor. */

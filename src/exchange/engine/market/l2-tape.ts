@@ -1,0 +1,357 @@
+/**
+ * The tape's `l2` book mode: the recorded L2 book (v2 `snapshot` and `book` events, its top kept
+ * current by `quote` events) as the market side of the engine, with queue positions for resting
+ * orders (see queue.ts). TapeReplayer owns one and hands it the L2 events and the trades.
+ *
+ * Rules (docs/backtesting.md, "Fill models"):
+ * - The top of the recorded book rests in the engine as the tape quotes (TapeReplayer). Deeper
+ *   levels are put in the book only around a participant's order that could reach them
+ *   (`beforeTaker`), up to its limit price (or what a market order needs), at most `depthLevels`
+ *   levels a side, and taken out again right after (`afterTaker`). So marketable orders walk the
+ *   recorded levels.
+ * - Liquidity a participant took from a level stays taken until the data updates that level (a
+ *   `book` or `snapshot` event naming its price, or a `quote` at it): the next order meets what is
+ *   left of it.
+ * - A participant's resting order fills only by recorded trades: fully-priced-through orders
+ *   first (a trade at p proves a taker reached p), then orders at p by their queue position: the
+ *   trade consumes the recorded quantity ahead first (per the queue model). At most the trade's
+ *   quantity fills in all. A recorded book that moves through a resting order without a trade
+ *   does not fill it.
+ * - A participant's order joins its level behind the recorded quantity there at the moment it
+ *   arrived: positions are set when an event first touches the level after the order came
+ *   (nothing touched the level in between, so its quantity then is the one on arrival).
+ * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
+ *   `snapshot`; quotes and trades go on.
+ */
+import { L2Book, isZeroQty } from '../../../market-data/l2-book';
+import type { Level, RecordedEvent } from '../../../market-data/format';
+import type { Grid } from '../../../core/values';
+import { compareDecimalStrings } from '../../../core/decimal';
+import type { OrderRef, PlaceOrderInput } from '../inputs';
+import type { RestingOrder } from '../orders/queries';
+import { isThenable, type SpecInfo } from './tape-specs';
+import { queueModel, type QueueModel, type QueueModelName, type QueueOptions, type QueuePos } from './queue';
+
+type Side = 'BUY' | 'SELL';
+
+/** What the L2 mode needs of the sink beyond placing and cancelling. */
+export interface L2Sink {
+  placeOrder(userId: string, input: PlaceOrderInput): unknown;
+  cancelOrder(userId: string, ref: OrderRef): unknown;
+  orderProgress?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
+  restingThrough(symbol: string, side: Side, limitTicks: number, exactly?: boolean): RestingOrder[];
+}
+
+export interface L2Stats {
+  queue: QueueModelName;
+  /** `snapshot` and `book` events applied; deltas skipped while the book was unknown after a gap. */
+  snapshots: number;
+  deltas: number;
+  deltasSkipped: number;
+  /** Queue positions set (orders that joined a level), and queue updates from level changes. */
+  joined: number;
+  depthUpdates: number;
+  /** Recorded trades that reached resting orders, and the steps they filled. */
+  queueFills: number;
+  /** Fills the queue model allowed that the engine could not place (below the minimum quantity or notional). */
+  unfillable: number;
+  /** Orders of a participant that could take liquidity, and the deeper levels put in the book for them. */
+  takers: number;
+  levelsPlaced: number;
+  /** Level quantity a participant took, as a count of levels marked taken. */
+  levelsTaken: number;
+}
+
+interface SymbolL2 {
+  book: L2Book;
+  known: boolean;
+  /** Steps taken from a level by participants, until the data updates it: `B:<price>` / `A:<price>`. */
+  taken: Map<string, number>;
+}
+
+interface Placed {
+  symbol: string;
+  key: string;
+  clientOrderId: string;
+  steps: number;
+  step: Grid;
+}
+
+export class L2Tape {
+  readonly stats: L2Stats;
+  readonly queue: QueueModel;
+  private readonly symbols = new Map<string, SymbolL2>();
+  private readonly positions = new Map<number, QueuePos>();
+  private placed: Placed[] = [];
+  private ln = 0;
+
+  constructor(
+    private readonly sink: L2Sink,
+    private readonly maker: string,
+    private readonly isTape: (userId: string) => boolean,
+    private readonly grids: (symbol: string) => SpecInfo | undefined,
+    queue: QueueOptions,
+    private readonly depthLevels: number,
+  ) {
+    this.queue = queueModel(queue);
+    this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0 };
+  }
+
+  private sym(symbol: string): SymbolL2 {
+    let s = this.symbols.get(symbol);
+    if (s === undefined) {
+      s = { book: new L2Book(), known: false, taken: new Map() };
+      this.symbols.set(symbol, s);
+    }
+    return s;
+  }
+
+  /** Applies a v2 `snapshot`, `book`, `quote` or `gap` event to the recorded book. */
+  apply(e: RecordedEvent): void {
+    switch (e.k) {
+      case 'snapshot': {
+        const s = this.sym(e.s);
+        this.stats.snapshots++;
+        // Every resting participant order: its level goes from what it was to what the snapshot says.
+        const next = new L2Book();
+        next.reset(e.b, e.a, e.u);
+        this.resetLevels(e.s, s.book, next);
+        s.book = next;
+        s.known = true;
+        s.taken.clear();
+        return;
+      }
+      case 'book': {
+        const s = this.sym(e.s);
+        if (!s.known) {
+          this.stats.deltasSkipped++;
+          return;
+        }
+        this.stats.deltas++;
+        this.levels(e.s, s, 'BUY', e.b);
+        this.levels(e.s, s, 'SELL', e.a);
+        s.book.apply(e.b, e.a, e.u);
+        return;
+      }
+      case 'quote': {
+        const s = this.sym(e.s);
+        const bid: Level[] = [[e.bp, e.bq]];
+        const ask: Level[] = [[e.ap, e.aq]];
+        this.levels(e.s, s, 'BUY', bid);
+        this.levels(e.s, s, 'SELL', ask);
+        // The quote is the newest word on its two levels; the book's other levels wait for deltas.
+        s.book.apply(bid, ask, s.book.lastUpdateId);
+        return;
+      }
+      case 'gap': {
+        // A gap of one symbol's book, or of the whole public stream (every book).
+        if (e.stream !== 'public') return;
+        for (const [name, s] of this.symbols) if (e.s === undefined || e.s === name) s.known = false;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Queue updates for the participant orders at the levels a message sets, before it is applied. */
+  private levels(symbol: string, s: SymbolL2, side: Side, levels: readonly Level[]): void {
+    const g = this.grids(symbol);
+    if (g === undefined) return;
+    const map = side === 'BUY' ? s.book.bids : s.book.asks;
+    const tag = side === 'BUY' ? 'B:' : 'A:';
+    for (const [p, q] of levels) {
+      if (s.taken.size > 0) s.taken.delete(tag + p);
+      const ticks = g.tick.toUnits(p);
+      if (ticks === undefined) continue;
+      const orders = this.participants(symbol, side, ticks, true);
+      if (orders.length === 0) continue;
+      const prev = this.steps(g, map.get(p));
+      const next = isZeroQty(q) ? 0 : this.steps(g, q);
+      for (const o of orders) {
+        this.stats.depthUpdates++;
+        this.queue.depth(this.position(o, prev), prev, next);
+      }
+    }
+  }
+
+  private resetLevels(symbol: string, prev: L2Book, next: L2Book): void {
+    const g = this.grids(symbol);
+    if (g === undefined) return;
+    for (const side of ['BUY', 'SELL'] as const) {
+      const before = side === 'BUY' ? prev.bids : prev.asks;
+      const after = side === 'BUY' ? next.bids : next.asks;
+      for (const o of this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false)) {
+        const p = g.tick.fromUnits(o.ticks);
+        const was = this.steps(g, before.get(p));
+        this.stats.depthUpdates++;
+        this.queue.depth(this.position(o, was), was, this.steps(g, after.get(p)));
+      }
+    }
+  }
+
+  /**
+   * A recorded trade at `price` (`ticks`) for `steps`, `takerSide` the taker's: the steps of the
+   * participants' resting orders it fills, per the queue model (0 when none). Advances the queues.
+   */
+  tradeFills(symbol: string, price: string, ticks: number, steps: number, takerSide: Side): number {
+    const g = this.grids(symbol);
+    if (g === undefined) return 0;
+    const makerSide: Side = takerSide === 'BUY' ? 'SELL' : 'BUY';
+    const orders = this.participants(symbol, makerSide, ticks, false);
+    if (orders.length === 0) return 0;
+    const map = makerSide === 'BUY' ? this.sym(symbol).book.bids : this.sym(symbol).book.asks;
+    const level = this.steps(g, map.get(price));
+    let budget = steps;
+    let fill = 0;
+    let takenAtPrice = 0;
+    for (const o of orders) {
+      if (o.ticks !== ticks) {
+        // Priced through the trade: ahead of the whole recorded level.
+        const take = Math.min(o.left, budget);
+        fill += take;
+        budget -= take;
+        continue;
+      }
+      const past = Math.floor(this.queue.trade(this.position(o, level), steps));
+      // What passes the market's queue is shared by the participants' orders at p in time order.
+      const take = Math.max(0, Math.min(o.left, past - takenAtPrice, budget));
+      takenAtPrice += take;
+      fill += take;
+      budget -= take;
+    }
+    if (fill > 0) this.stats.queueFills++;
+    return fill;
+  }
+
+  /** Counts a fill the queue model allowed that the engine could not place. */
+  unfillable(): void {
+    this.stats.unfillable++;
+  }
+
+  /**
+   * Before a participant's order that may take liquidity: puts the recorded levels beyond the tape
+   * quote (`quotePrice`, the top the tape already shows) up to `limit` (undefined: a market order
+   * for `qty`) into the book as the tape maker's orders, less what participants took from them.
+   */
+  beforeTaker(symbol: string, side: Side, limit: string | undefined, qty: string | undefined, quotePrice: string | undefined): void {
+    const g = this.grids(symbol);
+    const s = this.symbols.get(symbol);
+    if (g === undefined || s === undefined || !s.known) return;
+    // Worse for the taker = further from the touch: ascending asks, descending bids.
+    const dir = side === 'BUY' ? 1 : -1;
+    // A limit that does not pass the tape's quote reaches no deeper level (a passive order: most of them).
+    if (limit !== undefined && quotePrice !== undefined && dir * compareDecimalStrings(limit, quotePrice) <= 0) return;
+    this.stats.takers++;
+    const book = side === 'BUY' ? s.book.asks : s.book.bids;
+    const tag = side === 'BUY' ? 'A:' : 'B:';
+    const prices: string[] = [];
+    for (const p of book.keys()) {
+      if (quotePrice !== undefined && dir * compareDecimalStrings(p, quotePrice) <= 0) continue;
+      if (limit !== undefined && dir * compareDecimalStrings(p, limit) > 0) continue;
+      prices.push(p);
+    }
+    prices.sort((a, b) => dir * compareDecimalStrings(a, b));
+    let need = limit === undefined && qty !== undefined ? (g.step.toUnits(qty) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+    for (const p of prices.slice(0, this.depthLevels)) {
+      if (need <= 0) break;
+      const recorded = Math.min(this.steps(g, book.get(p)), g.maxSteps);
+      const left = recorded - (s.taken.get(tag + p) ?? 0);
+      if (left <= 0) continue;
+      const clientOrderId = `tape-l-${++this.ln}`;
+      try {
+        const r = this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price: p, quantity: g.step.fromUnits(left), timeInForce: 'GTC', makerOnly: true, clientOrderId });
+        if (isThenable(r)) r.then(undefined, () => undefined);
+      } catch {
+        // Below the minimum notional, or crossing a resting order (makerOnly): not a level to walk.
+        continue;
+      }
+      this.stats.levelsPlaced++;
+      this.placed.push({ symbol, key: tag + p, clientOrderId, steps: left, step: g.step });
+      need -= left;
+    }
+  }
+
+  /** After the participant's order: takes the deeper levels out again, remembering what was taken. */
+  afterTaker(): void {
+    if (this.placed.length === 0) return;
+    const placed = this.placed;
+    this.placed = [];
+    for (const l of placed) {
+      const ref = { symbol: l.symbol, clientOrderId: l.clientOrderId };
+      let done = 0;
+      try {
+        const o = this.sink.orderProgress?.(this.maker, ref);
+        done = o?.executedQty === undefined ? 0 : (l.step.toUnits(o.executedQty) ?? 0);
+      } catch {
+        done = 0;
+      }
+      if (done > 0) {
+        const s = this.sym(l.symbol);
+        s.taken.set(l.key, (s.taken.get(l.key) ?? 0) + done);
+        this.stats.levelsTaken++;
+      }
+      if (done < l.steps) {
+        try {
+          const r = this.sink.cancelOrder(this.maker, ref);
+          if (isThenable(r)) r.then(undefined, () => undefined);
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  }
+
+  /** Steps the participants took from the level at the top of the book on `side` (tape quotes use it too). */
+  takenAt(symbol: string, bookSide: Side, price: string): number {
+    return this.symbols.get(symbol)?.taken.get((bookSide === 'BUY' ? 'B:' : 'A:') + price) ?? 0;
+  }
+
+  /** The recorded book of a symbol (read-only use: inspection and tests). */
+  bookOf(symbol: string): L2Book | undefined {
+    return this.symbols.get(symbol)?.book;
+  }
+
+  /** Queue position of a resting order, when one is set. */
+  positionOf(orderId: number): QueuePos | undefined {
+    return this.positions.get(orderId);
+  }
+
+  private participants(symbol: string, side: Side, ticks: number, exactly: boolean): RestingOrder[] {
+    const all = this.sink.restingThrough(symbol, side, ticks, exactly);
+    if (all.length === 0) return all;
+    const out: RestingOrder[] = [];
+    for (const o of all) if (!this.isTape(o.userId)) out.push(o);
+    if (this.positions.size > 4096) this.prune();
+    return out;
+  }
+
+  /** The order's position, set now (behind `levelQty`) when it has none at its current price. */
+  private position(o: RestingOrder, levelQty: number): QueuePos {
+    let pos = this.positions.get(o.orderId);
+    if (pos === undefined || pos.ticks !== o.ticks) {
+      pos = this.queue.join(o.ticks, levelQty);
+      this.positions.set(o.orderId, pos);
+      this.stats.joined++;
+    }
+    return pos;
+  }
+
+  /** Drops positions of orders no longer resting. */
+  private prune(): void {
+    const live = new Set<number>();
+    for (const symbol of this.symbols.keys()) {
+      for (const side of ['BUY', 'SELL'] as const) {
+        for (const o of this.sink.restingThrough(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false)) live.add(o.orderId);
+      }
+    }
+    for (const id of [...this.positions.keys()]) if (!live.has(id)) this.positions.delete(id);
+  }
+
+  private steps(g: SpecInfo, q: string | undefined): number {
+    if (q === undefined) return 0;
+    const n = g.step.toUnits(q);
+    // A recorded quantity off the step grid (a venue with finer lots): nearest whole steps.
+    return n ?? Math.round(Number(q) / Number(g.step.fromUnits(1)));
+  }
+}
