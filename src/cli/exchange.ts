@@ -9,7 +9,8 @@ import pino from 'pino';
 import { SystemClock } from '../core/clock';
 import { FundingScheduler } from '../exchange/market/funding-scheduler';
 import { recordingFiles } from '../market-data/reader';
-import { ReplayService } from '../exchange/market/replay-service';
+import { ReplayService, type ReplayServiceOptions } from '../exchange/market/replay-service';
+import { QUEUE_MODELS, type QueueModelName } from '../exchange/engine/market/queue';
 import { MarketSimulator } from '../exchange/market/simulator';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
 import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
@@ -31,6 +32,9 @@ Options:
                          recording (docs/recording.md) through the tape fill model
   --replay-speed <x>     replay pace: 1 = as recorded, 10 = ten times faster, max = as fast
                          as possible (default 1)
+  --fill-book <b>        replay fill model: top (default: trades and the best bid/ask) or l2
+                         (the recorded L2 book with queue positions, as a backtest's fill.book)
+  --queue <model>        with --fill-book l2: none | risk-averse (default) | probabilistic
   --data-dir <dir>       keep a journal and snapshots there; state survives restarts
   --seed <n>             seed of the synthetic market (default 1)
   --fsync                fdatasync the journal before answering (survives power loss)
@@ -77,6 +81,8 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
         seed: { type: 'string' },
         fsync: { type: 'boolean' },
         'replay-speed': { type: 'string' },
+        'fill-book': { type: 'string' },
+        queue: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -85,6 +91,10 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   }
   const o = parsed.values;
   if (o['replay-speed'] !== undefined) replaySpeedArg(o['replay-speed']);
+  replayFillArg(o['fill-book'], o.queue);
+  if ((o['fill-book'] !== undefined || o.queue !== undefined) && o.market?.startsWith('replay:') !== true) {
+    throw new UsageError(`--${o['fill-book'] !== undefined ? 'fill-book' : 'queue'} applies to --market replay:<file> only`);
+  }
   if (o.market?.startsWith('replay:') === true && !existsSync(o.market.slice('replay:'.length))) {
     throw new UsageError(`--market ${o.market}: no such recording file`);
   }
@@ -115,6 +125,23 @@ function replaySpeedArg(v: string): number | 'max' {
   const n = Number(v);
   if (!/^\d+(\.\d+)?$/.test(v) || !(n > 0)) throw new UsageError(`--replay-speed must be a positive number or max, got '${v}'`);
   return n;
+}
+
+/** The replay's fill model from --fill-book and --queue. */
+function replayFillArg(book: string | undefined, queue: string | undefined): NonNullable<ReplayServiceOptions['fill']> {
+  if (book !== undefined && book !== 'top' && book !== 'l2') throw new UsageError(`--fill-book must be top or l2, got '${book}'`);
+  if (queue === undefined) return { book: book ?? 'top' };
+  if (book !== 'l2') throw new UsageError('--queue needs --fill-book l2 (queue positions are kept on the recorded L2 book)');
+  if (!(QUEUE_MODELS as readonly string[]).includes(queue)) throw new UsageError(`--queue must be one of ${QUEUE_MODELS.join(', ')}, got '${queue}'`);
+  return { book, queue: { model: queue as QueueModelName } };
+}
+
+/** The value of a `--name v` or `--name=v` flag (validated by exchangeConfigFromArgs). */
+function flagValue(argv: string[], name: string): string | undefined {
+  const i = argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  const a = argv[i];
+  return a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[i + 1];
 }
 
 /** The --replay-speed flag (validated by exchangeConfigFromArgs), default 1. */
@@ -153,7 +180,8 @@ export async function runExchange(argv: string[]): Promise<number> {
   if (config.market.startsWith('replay:')) {
     const file = config.market.slice('replay:'.length);
     try {
-      replay = new ReplayService({ core, files: await recordingFiles(file), speed: replaySpeedFromArgs(argv), logger });
+      const fill = replayFillArg(flagValue(argv, '--fill-book'), flagValue(argv, '--queue'));
+      replay = new ReplayService({ core, files: await recordingFiles(file), speed: replaySpeedFromArgs(argv), logger, fill });
     } catch (e) {
       process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
       await core.close().catch(() => undefined);

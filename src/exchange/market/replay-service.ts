@@ -28,6 +28,8 @@ import { readRecording } from '../../market-data/reader';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { wireSpecOf } from '../engine/symbols';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from '../engine/market/tape';
+import type { QueueOptions } from '../engine/market/queue';
+import type { RestingOrder } from '../engine/orders/queries';
 
 export interface ReplayLogger {
   info(obj: object, msg: string): void;
@@ -54,6 +56,11 @@ export interface ReplayServiceOptions {
   logger?: ReplayLogger;
   /** Deterministic stepping instead of pacing (tests); off by default. */
   lockStep?: ReplayLockStep;
+  /**
+   * The fill model's book: `top` (default) or `l2` (the recorded L2 book with queue positions, as
+   * a backtest's `fill.book: l2`), with its queue model and the deeper levels a taking order walks.
+   */
+  fill?: { book: 'top' | 'l2'; queue?: QueueOptions; depthLevels?: number };
 }
 
 /** Password hash that no password matches: the tape users cannot log in. */
@@ -93,6 +100,12 @@ class CoreSink implements ReplaySink {
   queryOrder(userId: string, ref: OrderRef): { status: string } {
     return this.core.engine.queryOrder(userId, ref);
   }
+  orderProgress(userId: string, ref: OrderRef): { status: string; executedQty?: string } {
+    return this.core.engine.orderProgress(userId, ref);
+  }
+  restingThrough(symbol: string, side: 'BUY' | 'SELL', limitTicks: number, exactly?: boolean): RestingOrder[] {
+    return this.core.engine.restingThrough(symbol, side, limitTicks, exactly);
+  }
 
   /** Waits until the journal has every command issued so far (refusals are the replayer's to count). */
   async settle(): Promise<void> {
@@ -108,6 +121,7 @@ export class ReplayService {
   private readonly speed: number | 'max';
   private readonly log: ReplayLogger | undefined;
   private readonly lockStep: ReplayLockStep | undefined;
+  private readonly fill: NonNullable<ReplayServiceOptions['fill']>;
   private tape: TapeReplayer | undefined;
   private sink: CoreSink | undefined;
   private header: RecordingHeader | undefined;
@@ -128,6 +142,7 @@ export class ReplayService {
     this.speed = opts.speed;
     this.log = opts.logger;
     this.lockStep = opts.lockStep;
+    this.fill = opts.fill ?? { book: 'top' };
   }
 
   get stats(): TapeStats | undefined {
@@ -162,7 +177,20 @@ export class ReplayService {
     // The exchange's own specs decide what its engine accepts, whatever the recording says.
     const specs = this.core.engine.symbolSpecs().map((s) => wireSpecOf(s.config));
     // Tape quotes on, as the backtest's default: the parity test relies on both doing the same.
-    this.tape = new TapeReplayer(this.sink, { tapeMaker: ids[0], tapeTaker: ids[1], specs, quotes: true });
+    const tape = new TapeReplayer(this.sink, { tapeMaker: ids[0], tapeTaker: ids[1], specs, quotes: true, ...this.fill });
+    this.tape = tape;
+    if (this.fill.book === 'l2') {
+      // Users' orders that may take liquidity walk the recorded levels, as in a backtest.
+      const tapeUsers = new Set(ids);
+      const inputs = (cmd: Command): PlaceOrderInput[] => (cmd.k === 'placeOrder' ? [cmd.input] : cmd.k === 'batchPlace' ? cmd.inputs : []);
+      this.core.setCommandHooks({
+        wants: (cmd) => (cmd.k === 'placeOrder' || cmd.k === 'batchPlace') && !tapeUsers.has(cmd.userId),
+        before: (cmd) => {
+          for (const o of inputs(cmd)) if (o.makerOnly !== true) tape.beforeTaker(o.symbol, o.side, o.type === 'MARKET' ? undefined : o.price, o.quantity);
+        },
+        after: () => tape.afterTaker(),
+      });
+    }
   }
 
   start(): void {
@@ -174,6 +202,7 @@ export class ReplayService {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.core.setCommandHooks(undefined);
     if (this.timer) clearTimeout(this.timer);
     this.wake?.();
     await this.running;

@@ -35,6 +35,13 @@ export interface CoreEvents {
   events: [EngineEvent[]];
 }
 
+/** Work around some commands, issued as commands of their own (see `execute`). */
+export interface CommandHooks {
+  wants(cmd: Command): boolean;
+  before(cmd: Command): void;
+  after(): void;
+}
+
 export class ExchangeCore {
   readonly engine: Engine;
   readonly accounts = new AccountsState();
@@ -107,25 +114,46 @@ export class ExchangeCore {
    */
   async execute<R = unknown>(cmd: Command): Promise<R> {
     if (this.closed) throw new Error('exchange core is closed');
+    // Around a command the hooks want (a replay's L2 market for users' taking orders): their own
+    // commands go on the log before and after this one, so the journal replays the same book.
+    const hooks = this.hooks !== undefined && !this.inHook && this.hooks.wants(cmd) ? this.hooks : undefined;
+    if (hooks) this.inHooks(() => hooks.before(cmd));
     const at = this.clock.stamp(this.wallClock.now());
     this.clock.set(at);
     let result: unknown;
     try {
       result = applyCommand(this.engine, this.accounts, cmd, at);
-    } finally {
+    } catch (e) {
       // A refusal emits nothing, but never let events leak into the next command.
-      this.pending = this.engine.drain();
+      this.engine.drain();
+      if (hooks) this.inHooks(() => hooks.after());
+      throw e;
     }
-    const events = this.pending;
-    this.pending = [];
+    const events = this.engine.drain();
     const entry: JournalEntry = { seq: ++this.seq, at, cmd };
     const appended = this.log.append(entry);
+    if (hooks) this.inHooks(() => hooks.after());
     if (appended !== undefined) await appended;
     if (events.length > 0) this.emitter.emit('events', events);
     return result as R;
   }
 
-  private pending: EngineEvent[] = [];
+  private hooks: CommandHooks | undefined;
+  private inHook = false;
+
+  /** Sets (or clears) the hooks run around the commands they want. */
+  setCommandHooks(hooks: CommandHooks | undefined): void {
+    this.hooks = hooks;
+  }
+
+  private inHooks(fn: () => void): void {
+    this.inHook = true;
+    try {
+      fn();
+    } finally {
+      this.inHook = false;
+    }
+  }
 
   /** Stops accepting commands and closes the log (flushing it). */
   async close(): Promise<void> {

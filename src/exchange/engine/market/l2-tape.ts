@@ -51,8 +51,13 @@ export interface L2Stats {
   /** Queue positions set (orders that joined a level), and queue updates from level changes. */
   joined: number;
   depthUpdates: number;
-  /** Recorded trades that reached resting orders, and the steps they filled. */
+  /** Recorded trades that reached resting orders. */
   queueFills: number;
+  /** Order fills by a trade priced through the order, and by a trade at its price past its queue. */
+  throughFills: number;
+  atPriceFills: number;
+  /** Trades at a resting order's price that its queue position kept from filling it. */
+  queueHeld: number;
   /** Fills the queue model allowed that the engine could not place (below the minimum quantity or notional). */
   unfillable: number;
   /** Orders of a participant that could take liquidity, and the deeper levels put in the book for them. */
@@ -94,7 +99,7 @@ export class L2Tape {
     private readonly depthLevels: number,
   ) {
     this.queue = queueModel(queue);
-    this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0 };
+    this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0 };
   }
 
   private sym(symbol: string): SymbolL2 {
@@ -211,11 +216,14 @@ export class L2Tape {
         const take = Math.min(o.left, budget);
         fill += take;
         budget -= take;
+        if (take > 0) this.stats.throughFills++;
         continue;
       }
       const past = Math.floor(this.queue.trade(this.position(o, level), steps));
       // What passes the market's queue is shared by the participants' orders at p in time order.
       const take = Math.max(0, Math.min(o.left, past - takenAtPrice, budget));
+      if (take > 0) this.stats.atPriceFills++;
+      else if (past <= takenAtPrice) this.stats.queueHeld++;
       takenAtPrice += take;
       fill += take;
       budget -= take;
