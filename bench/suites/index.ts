@@ -6,6 +6,7 @@ import './backtest';
 import './engine';
 import './exchange-http';
 import './latency';
+import './real-data';
 import './sdk';
 
 export { registerSuite, getSuite, suiteNames } from './registry';
