@@ -8,6 +8,9 @@ import { reportJson } from '../../src/backtest/report/report';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { MM, writeConfig } from './fixtures';
+import { CacheSource, cachePathFor } from '../../src/backtest/backtest/cache';
+import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
+import type { EventSource } from '../../src/backtest/backtest/source';
 
 const T0 = 1_723_161_600_000;
 
@@ -53,5 +56,58 @@ describe('backtest on a format v2 recording', () => {
     const c = await backtest(cfg, { cache: true });
     expect(c.sourceKind).toBe('cache');
     expect(reportJson(c.report)).toBe(reportJson(a.report));
+    // Every event decodes from the cache as the JSON line has it, exchange times and update ids too
+    // (decimals compared by value: the cache gives "60000" for "60000.0"; keys in any order).
+    const norm = (v: unknown): unknown => {
+      if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return String(Number(v));
+      if (Array.isArray(v)) return v.map(norm);
+      if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, norm(x)]));
+      return v;
+    };
+    const all = async (src: EventSource): Promise<string[]> => {
+      const out: string[] = [];
+      for (let b = await src.next(); b !== undefined; b = await src.next()) for (let i = 0; i < b.count; i++) out.push(JSON.stringify(norm(b.event(i))));
+      await src.close();
+      return out;
+    };
+    const file = path.join(dir, 'rec.jsonl.gz');
+    const json = await all(await JsonlSource.open([file]));
+    const cached = await all(CacheSource.open([cachePathFor(file)], (await JsonlSource.open([file])).header));
+    expect(cached).toEqual(json);
+    expect(json.some((l) => l.includes('"k":"trade"') && l.includes('"et":'))).toBe(true);
+  });
+});
+
+describe('backtest on a format v2 recording with the L2 fill model and feed latency from the data', () => {
+  test('book and snapshot events feed the L2 book; cache (quotes in columns, exchange times kept) and JSON lines agree', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-l2-'));
+    v2Recording(dir);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'l2.yaml', { latency: { placeMs: 5, feedMs: 'data', feedBaseMs: 2 }, fill: { book: 'l2', queue: 'probabilistic' }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.result.events.unused).toBe(0);
+    expect(a.result.tape.l2).toMatchObject({ queue: 'probabilistic', snapshots: 1, deltas: 1 });
+    expect(a.report.fills.length).toBeGreaterThan(0);
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(reportJson(c.report)).toBe(reportJson(a.report));
+    // Every event decodes from the cache as the JSON line has it, exchange times and update ids too
+    // (decimals compared by value: the cache gives "60000" for "60000.0"; keys in any order).
+    const norm = (v: unknown): unknown => {
+      if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return String(Number(v));
+      if (Array.isArray(v)) return v.map(norm);
+      if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, norm(x)]));
+      return v;
+    };
+    const all = async (src: EventSource): Promise<string[]> => {
+      const out: string[] = [];
+      for (let b = await src.next(); b !== undefined; b = await src.next()) for (let i = 0; i < b.count; i++) out.push(JSON.stringify(norm(b.event(i))));
+      await src.close();
+      return out;
+    };
+    const file = path.join(dir, 'rec.jsonl.gz');
+    const json = await all(await JsonlSource.open([file]));
+    const cached = await all(CacheSource.open([cachePathFor(file)], (await JsonlSource.open([file])).header));
+    expect(cached).toEqual(json);
+    expect(json.some((l) => l.includes('"k":"trade"') && l.includes('"et":'))).toBe(true);
   });
 });

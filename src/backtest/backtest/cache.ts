@@ -11,14 +11,18 @@
  * Layout (little-endian):
  *   "PKCACHE1" | u32 metaLength | meta JSON (key, header) | pad to 8
  *   chunks:  u32 count | u32 blobLength | f64 t[count] | f64 a[count] | f64 b[count] | f64 c[count]
- *            | f64 d[count] | u8 kind[count] | u8 sym[count] | u8 x[count] | pad to 8 | blob | pad to 8
+ *            | f64 d[count] | f64 e[count] | f64 u[count] | u8 kind[count] | u8 sym[count]
+ *            | u8 x[count] | pad to 8 | blob | pad to 8
  *   a chunk of count 0 ends the file.
  * Columns by kind (prices in ticks and quantities in steps of the symbol's grid, exact integers):
  *   trade:   a price, b quantity, c trade id, x side (0 BUY, 1 SELL)
  *   mark:    a mark, b index, c funding-rate mantissa, x its scale, d next funding time
  *   funding: a price, c rate mantissa, x its scale
+ *   quote:   a bid price, b bid quantity, c ask price, d ask quantity, u the venue's update id
+ *   and for these four kinds, e: the exchange's time (`et`); NaN in e and u means absent.
  *   raw:     a blob offset, b length: the event's JSON line, for every kind and value that does not
- *            fit the columns (depth, ticker, private, positions, gap, off-grid or odd ids).
+ *            fit the columns (book, snapshot, depth, ticker, private, positions, gap, off-grid
+ *            values or odd ids).
  * Decoding gives back the same values (decimal strings may lose trailing zeros: "0.00010" comes
  * back as "0.0001"; the engine parses both to the same number).
  */
@@ -32,12 +36,13 @@ import type { EventBatch, EventSource, TradeColumns } from './source';
 
 const MAGIC = 'PKCACHE1';
 /** Bump when the layout changes: older caches are then rebuilt. */
-const CACHE_LAYOUT = 1;
+const CACHE_LAYOUT = 2;
 export const CHUNK_EVENTS = 8192;
 const K_RAW = 0;
 const K_TRADE = 1;
 const K_MARK = 2;
 const K_FUNDING = 3;
+const K_QUOTE = 4;
 
 export interface CacheKey {
   layout: number;
@@ -116,6 +121,8 @@ class ChunkWriter {
   readonly b = new Float64Array(CHUNK_EVENTS);
   readonly c = new Float64Array(CHUNK_EVENTS);
   readonly d = new Float64Array(CHUNK_EVENTS);
+  readonly e = new Float64Array(CHUNK_EVENTS);
+  readonly u = new Float64Array(CHUNK_EVENTS);
   readonly kind = new Uint8Array(CHUNK_EVENTS);
   readonly sym = new Uint8Array(CHUNK_EVENTS);
   readonly x = new Uint8Array(CHUNK_EVENTS);
@@ -132,6 +139,7 @@ class ChunkWriter {
     const i = this.n;
     this.t[i] = e.t;
     this.a[i] = this.b[i] = this.c[i] = this.d[i] = 0;
+    this.e[i] = this.u[i] = NaN;
     this.x[i] = 0;
     this.sym[i] = 0;
     if (!this.columns(e, i)) {
@@ -146,11 +154,30 @@ class ChunkWriter {
   }
 
   private columns(e: RecordedEvent, i: number): boolean {
-    if (e.k !== 'trade' && e.k !== 'mark' && e.k !== 'funding') return false;
+    if (e.k !== 'trade' && e.k !== 'mark' && e.k !== 'funding' && e.k !== 'quote') return false;
     const si = this.symIndex.get(e.s);
     if (si === undefined) return false;
     const g = this.codec[si];
     this.sym[i] = si;
+    if (e.et !== undefined) {
+      if (!Number.isSafeInteger(e.et)) return false;
+      this.e[i] = e.et;
+    }
+    if (e.k === 'quote') {
+      const bp = g.tick.toUnits(e.bp);
+      const bq = g.step.toUnits(e.bq);
+      const ap = g.tick.toUnits(e.ap);
+      const aq = g.step.toUnits(e.aq);
+      if (bp === undefined || bq === undefined || ap === undefined || aq === undefined) return false;
+      if (e.u !== undefined && !Number.isSafeInteger(e.u)) return false;
+      this.kind[i] = K_QUOTE;
+      this.a[i] = bp;
+      this.b[i] = bq;
+      this.c[i] = ap;
+      this.d[i] = aq;
+      if (e.u !== undefined) this.u[i] = e.u;
+      return true;
+    }
     if (e.k === 'trade') {
       const p = g.tick.toUnits(e.p);
       const q = g.step.toUnits(e.q);
@@ -191,7 +218,7 @@ class ChunkWriter {
     head.writeUInt32LE(n, 0);
     head.writeUInt32LE(this.blobLen, 4);
     writeSync(fd, head);
-    for (const col of [this.t, this.a, this.b, this.c, this.d]) writeSync(fd, new Uint8Array(col.buffer, 0, n * 8));
+    for (const col of [this.t, this.a, this.b, this.c, this.d, this.e, this.u]) writeSync(fd, new Uint8Array(col.buffer, 0, n * 8));
     const bytes = Buffer.alloc(pad8(3 * n));
     bytes.set(this.kind.subarray(0, n), 0);
     bytes.set(this.sym.subarray(0, n), n);
@@ -263,6 +290,7 @@ function lazyIdTrade(batch: { tradeId: number }): TradeEv {
   return e as TradeEv;
 }
 type FundingEv = Extract<RecordedEvent, { k: 'funding' }>;
+type QuoteEv = Extract<RecordedEvent, { k: 'quote' }>;
 
 /** One chunk's columns over a reused buffer; decodes into one reused object per kind. */
 class CacheBatch implements EventBatch, TradeColumns {
@@ -272,6 +300,8 @@ class CacheBatch implements EventBatch, TradeColumns {
   b = new Float64Array(0);
   c = new Float64Array(0);
   d = new Float64Array(0);
+  e = new Float64Array(0);
+  u = new Float64Array(0);
   kind = new Uint8Array(0);
   sym = new Uint8Array(0);
   x = new Uint8Array(0);
@@ -279,6 +309,7 @@ class CacheBatch implements EventBatch, TradeColumns {
   private readonly trade: TradeEv = lazyIdTrade(this);
   private readonly mark: MarkEv = { t: 0, k: 'mark', s: '', p: '', i: '', r: '', n: 0 };
   private readonly funding: FundingEv = { t: 0, k: 'funding', s: '', r: '', p: '' };
+  private readonly quote: QuoteEv = { t: 0, k: 'quote', s: '', bp: '', bq: '', ap: '', aq: '' };
   private readonly rateCache: Array<{ m: number; scale: number; s: string }>;
   /** The numeric trade id of the trade last decoded; its string is made only when read. */
   tradeId = 0;
@@ -326,6 +357,12 @@ class CacheBatch implements EventBatch, TradeColumns {
     return c.s;
   }
 
+  /** Sets or removes the reused event's exchange time (NaN in the column: none recorded). */
+  private exchangeTime(e: { et?: number }, i: number): void {
+    const et = this.e[i];
+    e.et = et === et ? et : undefined;
+  }
+
   event(i: number): RecordedEvent {
     const k = this.kind[i];
     const si = this.sym[i];
@@ -337,6 +374,7 @@ class CacheBatch implements EventBatch, TradeColumns {
       e.p = this.prices[si].fromUnits(this.a[i]);
       e.q = this.qtys[si].fromUnits(this.b[i]);
       e.side = this.x[i] === 0 ? 'BUY' : 'SELL';
+      this.exchangeTime(e, i);
       return e;
     }
     if (k === K_MARK) {
@@ -347,6 +385,7 @@ class CacheBatch implements EventBatch, TradeColumns {
       e.i = this.prices[si].fromUnits(this.b[i]);
       e.r = this.rate(si, this.c[i], this.x[i]);
       e.n = this.d[i];
+      this.exchangeTime(e, i);
       return e;
     }
     if (k === K_FUNDING) {
@@ -355,6 +394,21 @@ class CacheBatch implements EventBatch, TradeColumns {
       e.s = this.names[si];
       e.p = this.prices[si].fromUnits(this.a[i]);
       e.r = this.rate(si, this.c[i], this.x[i]);
+      this.exchangeTime(e, i);
+      return e;
+    }
+    if (k === K_QUOTE) {
+      const e = this.quote;
+      e.t = this.t[i];
+      e.s = this.names[si];
+      e.bp = this.prices[si].fromUnits(this.a[i]);
+      e.bq = this.qtys[si].fromUnits(this.b[i]);
+      e.ap = this.prices[si].fromUnits(this.c[i]);
+      e.aq = this.qtys[si].fromUnits(this.d[i]);
+      const u = this.u[i];
+      // Assigned, not deleted, when absent: the reused object keeps its shape.
+      e.u = u === u ? u : undefined;
+      this.exchangeTime(e, i);
       return e;
     }
     const off = this.a[i];
@@ -430,7 +484,7 @@ export class CacheSource implements EventSource {
         if (!this.openNext()) return undefined;
         continue;
       }
-      const bodyLen = 40 * n + pad8(3 * n) + pad8(blobLen);
+      const bodyLen = 56 * n + pad8(3 * n) + pad8(blobLen);
       if (this.buf.byteLength < bodyLen) this.buf = new ArrayBuffer(Math.max(bodyLen, this.buf.byteLength * 2));
       const bytes = new Uint8Array(this.buf, 0, bodyLen);
       if (readSync(this.fd, bytes, 0, bodyLen, this.pos + 8) !== bodyLen) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
@@ -443,10 +497,12 @@ export class CacheSource implements EventSource {
       b.b = new Float64Array(this.buf, 16 * n, n);
       b.c = new Float64Array(this.buf, 24 * n, n);
       b.d = new Float64Array(this.buf, 32 * n, n);
-      b.kind = new Uint8Array(this.buf, 40 * n, n);
-      b.sym = new Uint8Array(this.buf, 41 * n, n);
-      b.x = new Uint8Array(this.buf, 42 * n, n);
-      b.blob = Buffer.from(this.buf, 40 * n + pad8(3 * n), blobLen);
+      b.e = new Float64Array(this.buf, 40 * n, n);
+      b.u = new Float64Array(this.buf, 48 * n, n);
+      b.kind = new Uint8Array(this.buf, 56 * n, n);
+      b.sym = new Uint8Array(this.buf, 57 * n, n);
+      b.x = new Uint8Array(this.buf, 58 * n, n);
+      b.blob = Buffer.from(this.buf, 56 * n + pad8(3 * n), blobLen);
       return b;
     }
   }

@@ -23,10 +23,9 @@
  * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
  *   `snapshot`; quotes and trades go on.
  */
-import { L2Book, isZeroQty } from '../../../market-data/l2-book';
+import { isZeroQty } from '../../../market-data/l2-book';
 import type { Level, RecordedEvent } from '../../../market-data/format';
-import type { Grid } from '../../../core/values';
-import { compareDecimalStrings } from '../../../core/decimal';
+import { ASKS, BIDS, TickBook, type TickSide } from './tick-book';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
 import type { RestingOrder } from '../orders/queries';
 import { isThenable, type SpecInfo } from './tape-specs';
@@ -68,19 +67,22 @@ export interface L2Stats {
 }
 
 interface SymbolL2 {
-  book: L2Book;
+  book: TickBook;
   known: boolean;
-  /** Steps taken from a level by participants, until the data updates it: `B:<price>` / `A:<price>`. */
-  taken: Map<string, number>;
+  /** Steps taken from a level by participants, until the data updates it, by side and ticks. */
+  taken: [Map<number, number>, Map<number, number>];
 }
 
 interface Placed {
   symbol: string;
-  key: string;
+  side: TickSide;
+  ticks: number;
   clientOrderId: string;
   steps: number;
-  step: Grid;
+  g: SpecInfo;
 }
+
+const sideOf = (side: Side): TickSide => (side === 'BUY' ? BIDS : ASKS);
 
 export class L2Tape {
   readonly stats: L2Stats;
@@ -105,7 +107,7 @@ export class L2Tape {
   private sym(symbol: string): SymbolL2 {
     let s = this.symbols.get(symbol);
     if (s === undefined) {
-      s = { book: new L2Book(), known: false, taken: new Map() };
+      s = { book: new TickBook(), known: false, taken: [new Map(), new Map()] };
       this.symbols.set(symbol, s);
     }
     return s;
@@ -116,14 +118,18 @@ export class L2Tape {
     switch (e.k) {
       case 'snapshot': {
         const s = this.sym(e.s);
+        const g = this.grids(e.s);
+        if (g === undefined) return;
         this.stats.snapshots++;
         // Every resting participant order: its level goes from what it was to what the snapshot says.
-        const next = new L2Book();
-        next.reset(e.b, e.a, e.u);
+        const next = new TickBook();
+        for (const [p, q] of e.b) this.setLevel(g, next, BIDS, p, q);
+        for (const [p, q] of e.a) this.setLevel(g, next, ASKS, p, q);
         this.resetLevels(e.s, s.book, next);
         s.book = next;
         s.known = true;
-        s.taken.clear();
+        s.taken[BIDS].clear();
+        s.taken[ASKS].clear();
         return;
       }
       case 'book': {
@@ -135,17 +141,13 @@ export class L2Tape {
         this.stats.deltas++;
         this.levels(e.s, s, 'BUY', e.b);
         this.levels(e.s, s, 'SELL', e.a);
-        s.book.apply(e.b, e.a, e.u);
         return;
       }
       case 'quote': {
-        const s = this.sym(e.s);
-        const bid: Level[] = [[e.bp, e.bq]];
-        const ask: Level[] = [[e.ap, e.aq]];
-        this.levels(e.s, s, 'BUY', bid);
-        this.levels(e.s, s, 'SELL', ask);
         // The quote is the newest word on its two levels; the book's other levels wait for deltas.
-        s.book.apply(bid, ask, s.book.lastUpdateId);
+        const s = this.sym(e.s);
+        this.levels(e.s, s, 'BUY', [[e.bp, e.bq]]);
+        this.levels(e.s, s, 'SELL', [[e.ap, e.aq]]);
         return;
       }
       case 'gap': {
@@ -159,38 +161,41 @@ export class L2Tape {
     }
   }
 
-  /** Queue updates for the participant orders at the levels a message sets, before it is applied. */
+  /** Sets the levels a message names, updating the queues of the participant orders there first. */
   private levels(symbol: string, s: SymbolL2, side: Side, levels: readonly Level[]): void {
     const g = this.grids(symbol);
     if (g === undefined) return;
-    const map = side === 'BUY' ? s.book.bids : s.book.asks;
-    const tag = side === 'BUY' ? 'B:' : 'A:';
+    const bs = sideOf(side);
+    const taken = s.taken[bs];
     for (const [p, q] of levels) {
-      if (s.taken.size > 0) s.taken.delete(tag + p);
       const ticks = g.tick.toUnits(p);
       if (ticks === undefined) continue;
-      const orders = this.participants(symbol, side, ticks, true);
-      if (orders.length === 0) continue;
-      const prev = this.steps(g, map.get(p));
+      if (taken.size > 0) taken.delete(ticks);
       const next = isZeroQty(q) ? 0 : this.steps(g, q);
-      for (const o of orders) {
-        this.stats.depthUpdates++;
-        this.queue.depth(this.position(o, prev), prev, next);
+      const orders = this.participants(symbol, side, ticks, true);
+      if (orders.length > 0) {
+        const prev = s.book.get(bs, ticks);
+        for (const o of orders) {
+          this.stats.depthUpdates++;
+          this.queue.depth(this.position(o, prev), prev, next);
+        }
       }
+      s.book.set(bs, ticks, next);
     }
   }
 
-  private resetLevels(symbol: string, prev: L2Book, next: L2Book): void {
-    const g = this.grids(symbol);
-    if (g === undefined) return;
+  private setLevel(g: SpecInfo, book: TickBook, side: TickSide, p: string, q: string): void {
+    const ticks = g.tick.toUnits(p);
+    if (ticks !== undefined) book.set(side, ticks, isZeroQty(q) ? 0 : this.steps(g, q));
+  }
+
+  private resetLevels(symbol: string, prev: TickBook, next: TickBook): void {
     for (const side of ['BUY', 'SELL'] as const) {
-      const before = side === 'BUY' ? prev.bids : prev.asks;
-      const after = side === 'BUY' ? next.bids : next.asks;
+      const bs = sideOf(side);
       for (const o of this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false)) {
-        const p = g.tick.fromUnits(o.ticks);
-        const was = this.steps(g, before.get(p));
+        const was = prev.get(bs, o.ticks);
         this.stats.depthUpdates++;
-        this.queue.depth(this.position(o, was), was, this.steps(g, after.get(p)));
+        this.queue.depth(this.position(o, was), was, next.get(bs, o.ticks));
       }
     }
   }
@@ -199,14 +204,11 @@ export class L2Tape {
    * A recorded trade at `price` (`ticks`) for `steps`, `takerSide` the taker's: the steps of the
    * participants' resting orders it fills, per the queue model (0 when none). Advances the queues.
    */
-  tradeFills(symbol: string, price: string, ticks: number, steps: number, takerSide: Side): number {
-    const g = this.grids(symbol);
-    if (g === undefined) return 0;
+  tradeFills(symbol: string, ticks: number, steps: number, takerSide: Side): number {
     const makerSide: Side = takerSide === 'BUY' ? 'SELL' : 'BUY';
     const orders = this.participants(symbol, makerSide, ticks, false);
     if (orders.length === 0) return 0;
-    const map = makerSide === 'BUY' ? this.sym(symbol).book.bids : this.sym(symbol).book.asks;
-    const level = this.steps(g, map.get(price));
+    const level = this.sym(symbol).book.get(sideOf(makerSide), ticks);
     let budget = steps;
     let fill = 0;
     let takenAtPrice = 0;
@@ -248,34 +250,35 @@ export class L2Tape {
     if (g === undefined || s === undefined || !s.known) return;
     // Worse for the taker = further from the touch: ascending asks, descending bids.
     const dir = side === 'BUY' ? 1 : -1;
+    const lim = limit === undefined ? undefined : g.tick.toUnits(limit);
+    const top = quotePrice === undefined ? undefined : g.tick.toUnits(quotePrice);
+    if (limit !== undefined && lim === undefined) return;
     // A limit that does not pass the tape's quote reaches no deeper level (a passive order: most of them).
-    if (limit !== undefined && quotePrice !== undefined && dir * compareDecimalStrings(limit, quotePrice) <= 0) return;
+    if (lim !== undefined && top !== undefined && dir * (lim - top) <= 0) return;
     this.stats.takers++;
-    const book = side === 'BUY' ? s.book.asks : s.book.bids;
-    const tag = side === 'BUY' ? 'A:' : 'B:';
-    const prices: string[] = [];
-    for (const p of book.keys()) {
-      if (quotePrice !== undefined && dir * compareDecimalStrings(p, quotePrice) <= 0) continue;
-      if (limit !== undefined && dir * compareDecimalStrings(p, limit) > 0) continue;
+    const bs: TickSide = side === 'BUY' ? ASKS : BIDS;
+    const prices: number[] = [];
+    for (const p of s.book.prices(bs)) {
+      if (top !== undefined && dir * (p - top) <= 0) continue;
+      if (lim !== undefined && dir * (p - lim) > 0) continue;
       prices.push(p);
     }
-    prices.sort((a, b) => dir * compareDecimalStrings(a, b));
-    let need = limit === undefined && qty !== undefined ? (g.step.toUnits(qty) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+    prices.sort((a, b) => dir * (a - b));
+    let need = lim === undefined && qty !== undefined ? (g.step.toUnits(qty) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
     for (const p of prices.slice(0, this.depthLevels)) {
       if (need <= 0) break;
-      const recorded = Math.min(this.steps(g, book.get(p)), g.maxSteps);
-      const left = recorded - (s.taken.get(tag + p) ?? 0);
+      const left = Math.min(s.book.get(bs, p), g.maxSteps) - (s.taken[bs].get(p) ?? 0);
       if (left <= 0) continue;
       const clientOrderId = `tape-l-${++this.ln}`;
       try {
-        const r = this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price: p, quantity: g.step.fromUnits(left), timeInForce: 'GTC', makerOnly: true, clientOrderId });
+        const r = this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price: g.tick.fromUnits(p), quantity: g.step.fromUnits(left), timeInForce: 'GTC', makerOnly: true, clientOrderId });
         if (isThenable(r)) r.then(undefined, () => undefined);
       } catch {
         // Below the minimum notional, or crossing a resting order (makerOnly): not a level to walk.
         continue;
       }
       this.stats.levelsPlaced++;
-      this.placed.push({ symbol, key: tag + p, clientOrderId, steps: left, step: g.step });
+      this.placed.push({ symbol, side: bs, ticks: p, clientOrderId, steps: left, g });
       need -= left;
     }
   }
@@ -290,13 +293,13 @@ export class L2Tape {
       let done = 0;
       try {
         const o = this.sink.orderProgress?.(this.maker, ref);
-        done = o?.executedQty === undefined ? 0 : (l.step.toUnits(o.executedQty) ?? 0);
+        done = o?.executedQty === undefined ? 0 : (l.g.step.toUnits(o.executedQty) ?? 0);
       } catch {
         done = 0;
       }
       if (done > 0) {
-        const s = this.sym(l.symbol);
-        s.taken.set(l.key, (s.taken.get(l.key) ?? 0) + done);
+        const taken = this.sym(l.symbol).taken[l.side];
+        taken.set(l.ticks, (taken.get(l.ticks) ?? 0) + done);
         this.stats.levelsTaken++;
       }
       if (done < l.steps) {
@@ -310,14 +313,21 @@ export class L2Tape {
     }
   }
 
-  /** Steps the participants took from the level at the top of the book on `side` (tape quotes use it too). */
-  takenAt(symbol: string, bookSide: Side, price: string): number {
-    return this.symbols.get(symbol)?.taken.get((bookSide === 'BUY' ? 'B:' : 'A:') + price) ?? 0;
+  /** The recorded best bid and ask of a symbol, as price and quantity strings (undefined: an empty side). */
+  topOf(symbol: string): { bid: [string, string] | undefined; ask: [string, string] | undefined } {
+    const g = this.grids(symbol);
+    const s = this.symbols.get(symbol);
+    if (g === undefined || s === undefined) return { bid: undefined, ask: undefined };
+    const level = (side: TickSide): [string, string] | undefined => {
+      const p = s.book.bestOf(side);
+      return p === undefined ? undefined : [g.tick.fromUnits(p), g.step.fromUnits(s.book.get(side, p))];
+    };
+    return { bid: level(BIDS), ask: level(ASKS) };
   }
 
-  /** The recorded book of a symbol (read-only use: inspection and tests). */
-  bookOf(symbol: string): L2Book | undefined {
-    return this.symbols.get(symbol)?.book;
+  /** The recorded quantity at a price, in steps (0: no level), for inspection and tests. */
+  levelOf(symbol: string, side: Side, ticks: number): number {
+    return this.symbols.get(symbol)?.book.get(sideOf(side), ticks) ?? 0;
   }
 
   /** Queue position of a resting order, when one is set. */

@@ -52,7 +52,6 @@ import type { SymbolSpec } from '../../../protocol/rest/market';
 import type { RecordedEvent } from '../../../market-data/format';
 import type { RestingOrder } from '../orders/queries';
 import { L2Tape, type L2Stats } from './l2-tape';
-import type { L2Book } from '../../../market-data/l2-book';
 import { isThenable, specInfo, type SpecInfo } from './tape-specs';
 import type { QueueOptions } from './queue';
 
@@ -186,9 +185,10 @@ export class TapeReplayer {
     this.l2?.afterTaker();
   }
 
-  /** `l2` mode: the recorded book of a symbol as replayed so far. */
-  bookOf(symbol: string): L2Book | undefined {
-    return this.l2?.bookOf(symbol);
+  /** `l2` mode: the recorded quantity at a price (steps; 0 when no level), as replayed so far. */
+  recordedLevel(symbol: string, side: 'BUY' | 'SELL', price: string): number {
+    const ticks = this.specs.get(symbol)?.tick.toUnits(price);
+    return ticks === undefined ? 0 : (this.l2?.levelOf(symbol, side, ticks) ?? 0);
   }
 
   /** Applies one recorded event. Refusals by the sink are counted, never thrown. */
@@ -248,7 +248,7 @@ export class TapeReplayer {
         this.l2.apply(e);
         if (e.k !== 'gap' && this.quoting && !this.quoted.has(e.s)) {
           // No quote events for this symbol: the tape quotes follow the L2 book's own top.
-          const top = this.l2.bookOf(e.s)?.top();
+          const top = this.l2.topOf(e.s);
           this.stats.quotes.depths++;
           this.depth(e.s, top?.bid, top?.ask);
         }
@@ -271,7 +271,7 @@ export class TapeReplayer {
       this.stats.skipped.offGrid++;
       return;
     }
-    const fill = l2.tradeFills(symbol, price, ticks, steps, side);
+    const fill = l2.tradeFills(symbol, ticks, steps, side);
     if (fill > 0) {
       if (fill < info.minSteps || ticks * fill < info.minNotionalUnits) {
         l2.unfillable();
