@@ -45,8 +45,11 @@ export interface ImportSummary {
   messages: number;
   /** Events written that came from a message, by output kind. */
   events: Record<string, number>;
-  /** Events the importer added: derived marks, gaps, snapshots rebuilt at --from. */
-  added: { derivedMarks: number; gaps: number; rebuiltSnapshots: number };
+  /**
+   * Events the importer added: derived marks, gaps, snapshots rebuilt at --from, and funding
+   * settlements derived from a ticker's funding time moving forward (Tardis derivative_ticker).
+   */
+  added: { derivedMarks: number; gaps: number; rebuiltSnapshots: number; derivedFunding?: number };
   /** Messages that became no event, by reason. */
   skipped: Record<string, number>;
   symbols: SymbolSpec[];

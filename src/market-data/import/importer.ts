@@ -239,19 +239,23 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   // ---- output ------------------------------------------------------------------------------------
 
-  /** Writes an event (receive time `t`); `added` events (derived, gaps) are not counted as input. */
-  protected emit(e: RecordedEvent, t: number, added = false): void {
+  /**
+   * Writes an event (receive time `t`); `added` events (derived, gaps) are not counted as input.
+   * False when it lies before --from and was not written.
+   */
+  protected emit(e: RecordedEvent, t: number, added = false): boolean {
     if (!this.inRange) {
       if (this.o.from !== undefined && t < this.o.from) {
         // Outside the range: the book and marks are kept, the event is not written.
         if (!added && e.k !== 'gap') this.skip(R_OUT_OF_RANGE);
-        return;
+        return false;
       }
       this.inRange = true;
       if (this.o.from !== undefined) this.rebuildSnapshots(t);
     }
     if (!added && e.k !== 'gap') this.summary.events[e.k] = (this.summary.events[e.k] ?? 0) + 1;
     this.chunk += `${JSON.stringify(e)}\n`;
+    return true;
   }
 
   /** At the first event inside --from: the books kept so far, as snapshots (the output starts there). */

@@ -1,0 +1,228 @@
+/**
+ * Tardis.dev downloadable CSV files (datasets API), gzip or not, as typed rows for the Tardis
+ * importer (tardis.ts), merged across files in receive-time order. The layouts (docs/recording.md
+ * has them with their meaning), every file starting with a header row:
+ *
+ * | data type | columns |
+ * |---|---|
+ * | incremental_book_L2 | exchange, symbol, timestamp, local_timestamp, is_snapshot, side, price, amount |
+ * | book_snapshot_5 / _25 (any depth N) | exchange, symbol, timestamp, local_timestamp, then for i = 0..N-1: asks[i].price, asks[i].amount, bids[i].price, bids[i].amount |
+ * | trades | exchange, symbol, timestamp, local_timestamp, id, side, price, amount |
+ * | quotes | exchange, symbol, timestamp, local_timestamp, ask_amount, ask_price, bid_price, bid_amount |
+ * | derivative_ticker | exchange, symbol, timestamp, local_timestamp, funding_timestamp, funding_rate, predicted_funding_rate, open_interest, last_price, index_price, mark_price |
+ *
+ * Timestamps are microseconds since the epoch (UTC): `timestamp` the exchange's, `local_timestamp`
+ * the arrival at Tardis's collector. The kind comes from the header row (a file name in Tardis's
+ * own pattern that says another kind is refused). A row that does not fit its header is bad input:
+ * one error naming the file, the line and the rule.
+ */
+import { basename } from 'node:path';
+import type { Level } from '../format';
+import { excerpt, fileLineBatches } from './common';
+import { ImportInputError } from './errors';
+
+export type TardisKind = 'incremental_book_L2' | 'book_snapshot' | 'trades' | 'quotes' | 'derivative_ticker';
+
+const COMMON = ['exchange', 'symbol', 'timestamp', 'local_timestamp'];
+const REST: Record<Exclude<TardisKind, 'book_snapshot'>, string[]> = {
+  incremental_book_L2: ['is_snapshot', 'side', 'price', 'amount'],
+  trades: ['id', 'side', 'price', 'amount'],
+  quotes: ['ask_amount', 'ask_price', 'bid_price', 'bid_amount'],
+  derivative_ticker: ['funding_timestamp', 'funding_rate', 'predicted_funding_rate', 'open_interest', 'last_price', 'index_price', 'mark_price'],
+};
+const snapshotColumns = (n: number): string[] => Array.from({ length: n }, (_, i) => [`asks[${i}].price`, `asks[${i}].amount`, `bids[${i}].price`, `bids[${i}].amount`]).flat();
+
+/** Fields every row has: `t`/`et` in ms (receive / exchange), `lt` the receive time in µs (merge order). */
+interface RowBase {
+  file: number;
+  where: string;
+  exchange: string;
+  sym: string;
+  lt: number;
+  t: number;
+  et: number;
+  /** The exchange timestamp in µs as written (groups the rows of one incremental_book_L2 message). */
+  etRaw: string;
+}
+
+export type TardisRow =
+  | (RowBase & { kind: 'incremental_book_L2'; snapshot: boolean; bid: boolean; price: string; amount: string })
+  | (RowBase & { kind: 'book_snapshot'; b: Level[]; a: Level[] })
+  | (RowBase & { kind: 'trades'; id: string; side: string; price: string; amount: string })
+  | (RowBase & { kind: 'quotes'; bp: string; bq: string; ap: string; aq: string })
+  | (RowBase & { kind: 'derivative_ticker'; fundingTs: string; fundingRate: string; indexPrice: string; markPrice: string });
+
+const DEC = /^\d+(\.\d+)?$/;
+const SCI = /^(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/;
+const US = /^\d{13,17}$/;
+
+/** A non-negative decimal as a plain decimal string ("1e-7" -> "0.0000001"); undefined when it is not one. */
+export function plainDecimal(v: string): string | undefined {
+  if (DEC.test(v)) return v;
+  const m = SCI.exec(v);
+  if (m === null) return undefined;
+  const digits = `${m[1]}${m[2] ?? ''}`;
+  const point = m[1].length + Number(m[3]);
+  let s: string;
+  if (point <= 0) s = `0.${'0'.repeat(-point)}${digits}`;
+  else if (point >= digits.length) s = digits + '0'.repeat(point - digits.length);
+  else s = `${digits.slice(0, point)}.${digits.slice(point)}`;
+  s = s.replace(/^0+(?=\d)/, '');
+  return s.includes('.') ? s.replace(/\.?0+$/, '') || '0' : s;
+}
+
+/** The kind of a header row, or an error naming what was expected. */
+function kindOfHeader(cols: string[], where: string): { kind: TardisKind; depth: number } {
+  const got = excerpt(cols.join(','));
+  if (cols.slice(0, 4).join(',') !== COMMON.join(',')) {
+    throw new ImportInputError(`${where}: not a Tardis CSV header (expected it to begin with ${COMMON.join(',')}), got ${got}`);
+  }
+  const rest = cols.slice(4).join(',');
+  for (const [kind, c] of Object.entries(REST) as Array<[TardisKind, string[]]>) if (rest === c.join(',')) return { kind, depth: 0 };
+  const depth = (cols.length - 4) / 4;
+  if (depth >= 1 && Number.isInteger(depth) && rest === snapshotColumns(depth).join(',')) return { kind: 'book_snapshot', depth };
+  throw new ImportInputError(
+    `${where}: the header's columns after local_timestamp fit no Tardis data type (incremental_book_L2: ${REST.incremental_book_L2.join(',')}; trades: ${REST.trades.join(',')}; quotes: ${REST.quotes.join(',')}; derivative_ticker: ${REST.derivative_ticker.join(',')}; book_snapshot_N: asks[0].price,asks[0].amount,bids[0].price,bids[0].amount,...), got ${excerpt(rest)}`,
+  );
+}
+
+/** The data type a Tardis file name states (`<exchange>_<type>_<date>_<symbol>.csv.gz`), if any. */
+function kindOfName(path: string): TardisKind | undefined {
+  const m = /_(incremental_book_L2|book_snapshot_\d+|trades|quotes|derivative_ticker)_\d{4}-\d{2}-\d{2}_/.exec(basename(path));
+  if (m === null) return undefined;
+  return m[1].startsWith('book_snapshot') ? 'book_snapshot' : (m[1] as TardisKind);
+}
+
+/** One file's rows, read a batch at a time: `head` is the next row (undefined at the end). */
+export class TardisFile {
+  head: TardisRow | undefined;
+  kind: TardisKind | undefined;
+  depth = 0;
+  lines = 0;
+  private batch: string[] = [];
+  private i = 0;
+  private cols = 0;
+  private readonly src: ReturnType<typeof fileLineBatches>;
+
+  constructor(
+    readonly path: string,
+    readonly index: number,
+  ) {
+    this.src = fileLineBatches(path);
+  }
+
+  bytesRead(): number {
+    return this.src.bytesRead();
+  }
+
+  /** Moves `head` to the next row, reading more of the file when the batch is used up. */
+  async advance(): Promise<void> {
+    for (;;) {
+      while (this.i < this.batch.length) {
+        const line = this.batch[this.i++];
+        this.lines++;
+        const row = this.parse(line.endsWith('\r') ? line.slice(0, -1) : line);
+        if (row !== undefined) {
+          this.head = row;
+          return;
+        }
+      }
+      const r = await this.src.batches.next();
+      if (r.done === true) {
+        if (this.kind === undefined) throw new ImportInputError(`${this.path}: empty file; expected a Tardis CSV file with a header row`);
+        this.head = undefined;
+        return;
+      }
+      this.batch = r.value;
+      this.i = 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.src.batches.return(undefined);
+  }
+
+  private parse(line: string): TardisRow | undefined {
+    const where = `${this.path}:${this.lines}`;
+    if (line.length === 0) return undefined;
+    const c = line.split(',');
+    if (this.kind === undefined) {
+      const h = kindOfHeader(c, where);
+      const named = kindOfName(this.path);
+      if (named !== undefined && named !== h.kind) throw new ImportInputError(`${where}: the file name says ${named} but the header is that of ${h.kind}`);
+      this.kind = h.kind;
+      this.depth = h.depth;
+      this.cols = c.length;
+      return undefined;
+    }
+    const kind = this.kind;
+    const bad = (what: string): never => {
+      throw new ImportInputError(`${where}: ${kind} row: ${what}, got ${excerpt(line)}`);
+    };
+    if (c.length !== this.cols) bad(`expected ${this.cols} columns as in the header, found ${c.length}`);
+    if (!US.test(c[2]) || !US.test(c[3])) bad('expected timestamp and local_timestamp as microseconds since the epoch');
+    if (c[1] === '') bad('expected a symbol');
+    const lt = Number(c[3]);
+    const base: RowBase = { file: this.index, where, exchange: c[0], sym: c[1], lt, t: Math.floor(lt / 1000), et: Math.floor(Number(c[2]) / 1000), etRaw: c[2] };
+    const dec = (v: string, name: string): string => plainDecimal(v) ?? bad(`expected ${name} as a non-negative decimal`);
+    const opt = (v: string, name: string): string => (v === '' ? '' : dec(v, name));
+    switch (kind) {
+      case 'incremental_book_L2':
+        if (c[4] !== 'true' && c[4] !== 'false') bad('expected is_snapshot true or false');
+        if (c[5] !== 'bid' && c[5] !== 'ask') bad('expected side bid or ask');
+        return { ...base, kind, snapshot: c[4] === 'true', bid: c[5] === 'bid', price: dec(c[6], 'price'), amount: dec(c[7], 'amount') };
+      case 'book_snapshot': {
+        const b: Level[] = [];
+        const a: Level[] = [];
+        for (let i = 0; i < this.depth; i++) {
+          const k = 4 + 4 * i;
+          if (c[k] !== '') a.push([dec(c[k], `asks[${i}].price`), dec(c[k + 1], `asks[${i}].amount`)]);
+          if (c[k + 2] !== '') b.push([dec(c[k + 2], `bids[${i}].price`), dec(c[k + 3], `bids[${i}].amount`)]);
+        }
+        return { ...base, kind, b, a };
+      }
+      case 'trades':
+        return { ...base, kind, id: c[4], side: c[5], price: dec(c[6], 'price'), amount: dec(c[7], 'amount') };
+      case 'quotes':
+        return { ...base, kind, aq: opt(c[4], 'ask_amount'), ap: opt(c[5], 'ask_price'), bp: opt(c[6], 'bid_price'), bq: opt(c[7], 'bid_amount') };
+      case 'derivative_ticker':
+        if (c[4] !== '' && !US.test(c[4])) bad('expected funding_timestamp as microseconds since the epoch or empty');
+        if (c[5] !== '' && !/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(c[5])) bad('expected funding_rate as a decimal or empty');
+        return { ...base, kind, fundingTs: c[4], fundingRate: c[5], indexPrice: opt(c[9], 'index_price'), markPrice: opt(c[10], 'mark_price') };
+    }
+  }
+}
+
+/**
+ * Every file's rows merged in receive-time order (`local_timestamp`; ties: the order the files
+ * were given, so one file's rows of equal time stay together). One row per file is in memory,
+ * and one read batch: memory is flat in the file sizes.
+ */
+export class TardisMerge {
+  readonly files: TardisFile[];
+
+  constructor(paths: string[]) {
+    this.files = paths.map((p, i) => new TardisFile(p, i));
+  }
+
+  /** Reads each file's header and first row. */
+  async open(): Promise<void> {
+    for (const f of this.files) await f.advance();
+  }
+
+  /** The next row in receive order, or undefined at the end. */
+  async next(): Promise<TardisRow | undefined> {
+    let best: TardisFile | undefined;
+    for (const f of this.files) {
+      if (f.head !== undefined && (best === undefined || f.head.lt < (best.head as TardisRow).lt)) best = f;
+    }
+    if (best === undefined) return undefined;
+    const row = best.head as TardisRow;
+    await best.advance();
+    return row;
+  }
+
+  async close(): Promise<void> {
+    for (const f of this.files) await f.close();
+  }
+}
