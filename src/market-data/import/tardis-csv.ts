@@ -32,10 +32,13 @@ const REST: Record<Exclude<TardisKind, 'book_snapshot'>, string[]> = {
 };
 const snapshotColumns = (n: number): string[] => Array.from({ length: n }, (_, i) => [`asks[${i}].price`, `asks[${i}].amount`, `bids[${i}].price`, `bids[${i}].amount`]).flat();
 
-/** Fields every row has: `t`/`et` in ms (receive / exchange), `lt` the receive time in µs (merge order). */
+/**
+ * Fields every row has: `t`/`et` in ms (receive / exchange), `lt` the receive time in µs (merge
+ * order), `file` the index of its file and `line` its line there (`whereOf` names it).
+ */
 interface RowBase {
   file: number;
-  where: string;
+  line: number;
   exchange: string;
   sym: string;
   lt: number;
@@ -143,10 +146,10 @@ export class TardisFile {
   }
 
   private parse(line: string): TardisRow | undefined {
-    const where = `${this.path}:${this.lines}`;
     if (line.length === 0) return undefined;
     const c = line.split(',');
     if (this.kind === undefined) {
+      const where = `${this.path}:${this.lines}`;
       const h = kindOfHeader(c, where);
       const named = kindOfName(this.path);
       if (named !== undefined && named !== h.kind) throw new ImportInputError(`${where}: the file name says ${named} but the header is that of ${h.kind}`);
@@ -156,40 +159,55 @@ export class TardisFile {
       return undefined;
     }
     const kind = this.kind;
-    const bad = (what: string): never => {
-      throw new ImportInputError(`${where}: ${kind} row: ${what}, got ${excerpt(line)}`);
-    };
-    if (c.length !== this.cols) bad(`expected ${this.cols} columns as in the header, found ${c.length}`);
-    if (!US.test(c[2]) || !US.test(c[3])) bad('expected timestamp and local_timestamp as microseconds since the epoch');
-    if (c[1] === '') bad('expected a symbol');
+    if (c.length !== this.cols) this.bad(line, `expected ${this.cols} columns as in the header, found ${c.length}`);
+    if (!US.test(c[2]) || !US.test(c[3])) this.bad(line, 'expected timestamp and local_timestamp as microseconds since the epoch');
+    if (c[1] === '') this.bad(line, 'expected a symbol');
     const lt = Number(c[3]);
-    const base: RowBase = { file: this.index, where, exchange: c[0], sym: c[1], lt, t: Math.floor(lt / 1000), et: Math.floor(Number(c[2]) / 1000), etRaw: c[2] };
-    const dec = (v: string, name: string): string => plainDecimal(v) ?? bad(`expected ${name} as a non-negative decimal`);
-    const opt = (v: string, name: string): string => (v === '' ? '' : dec(v, name));
+    const file = this.index;
+    const n = this.lines;
+    const t = Math.floor(lt / 1000);
+    const et = Math.floor(Number(c[2]) / 1000);
     switch (kind) {
-      case 'incremental_book_L2':
-        if (c[4] !== 'true' && c[4] !== 'false') bad('expected is_snapshot true or false');
-        if (c[5] !== 'bid' && c[5] !== 'ask') bad('expected side bid or ask');
-        return { ...base, kind, snapshot: c[4] === 'true', bid: c[5] === 'bid', price: dec(c[6], 'price'), amount: dec(c[7], 'amount') };
+      case 'incremental_book_L2': {
+        const snap = c[4];
+        const side = c[5];
+        if (snap !== 'true' && snap !== 'false') this.bad(line, 'expected is_snapshot true or false');
+        if (side !== 'bid' && side !== 'ask') this.bad(line, 'expected side bid or ask');
+        return { kind, file, line: n, exchange: c[0], sym: c[1], lt, t, et, etRaw: c[2], snapshot: snap === 'true', bid: side === 'bid', price: this.dec(line, c[6], 'price'), amount: this.dec(line, c[7], 'amount') };
+      }
       case 'book_snapshot': {
         const b: Level[] = [];
         const a: Level[] = [];
         for (let i = 0; i < this.depth; i++) {
           const k = 4 + 4 * i;
-          if (c[k] !== '') a.push([dec(c[k], `asks[${i}].price`), dec(c[k + 1], `asks[${i}].amount`)]);
-          if (c[k + 2] !== '') b.push([dec(c[k + 2], `bids[${i}].price`), dec(c[k + 3], `bids[${i}].amount`)]);
+          if (c[k] !== '') a.push([this.dec(line, c[k], `asks[${i}].price`), this.dec(line, c[k + 1], `asks[${i}].amount`)]);
+          if (c[k + 2] !== '') b.push([this.dec(line, c[k + 2], `bids[${i}].price`), this.dec(line, c[k + 3], `bids[${i}].amount`)]);
         }
-        return { ...base, kind, b, a };
+        return { kind, file, line: n, exchange: c[0], sym: c[1], lt, t, et, etRaw: c[2], b, a };
       }
       case 'trades':
-        return { ...base, kind, id: c[4], side: c[5], price: dec(c[6], 'price'), amount: dec(c[7], 'amount') };
+        return { kind, file, line: n, exchange: c[0], sym: c[1], lt, t, et, etRaw: c[2], id: c[4], side: c[5], price: this.dec(line, c[6], 'price'), amount: this.dec(line, c[7], 'amount') };
       case 'quotes':
-        return { ...base, kind, aq: opt(c[4], 'ask_amount'), ap: opt(c[5], 'ask_price'), bp: opt(c[6], 'bid_price'), bq: opt(c[7], 'bid_amount') };
+        return { kind, file, line: n, exchange: c[0], sym: c[1], lt, t, et, etRaw: c[2], aq: this.opt(line, c[4], 'ask_amount'), ap: this.opt(line, c[5], 'ask_price'), bp: this.opt(line, c[6], 'bid_price'), bq: this.opt(line, c[7], 'bid_amount') };
       case 'derivative_ticker':
-        if (c[4] !== '' && !US.test(c[4])) bad('expected funding_timestamp as microseconds since the epoch or empty');
-        if (c[5] !== '' && !/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(c[5])) bad('expected funding_rate as a decimal or empty');
-        return { ...base, kind, fundingTs: c[4], fundingRate: c[5], indexPrice: opt(c[9], 'index_price'), markPrice: opt(c[10], 'mark_price') };
+        if (c[4] !== '' && !US.test(c[4])) this.bad(line, 'expected funding_timestamp as microseconds since the epoch or empty');
+        if (c[5] !== '' && !/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(c[5])) this.bad(line, 'expected funding_rate as a decimal or empty');
+        return { kind, file, line: n, exchange: c[0], sym: c[1], lt, t, et, etRaw: c[2], fundingTs: c[4], fundingRate: c[5], indexPrice: this.opt(line, c[9], 'index_price'), markPrice: this.opt(line, c[10], 'mark_price') };
     }
+  }
+
+  /** A row that breaks its column's rule: one line naming the file, the line and the rule. */
+  private bad(line: string, what: string): never {
+    throw new ImportInputError(`${this.path}:${this.lines}: ${this.kind ?? 'header'} row: ${what}, got ${excerpt(line)}`);
+  }
+
+  private dec(line: string, v: string, name: string): string {
+    if (DEC.test(v)) return v;
+    return plainDecimal(v) ?? this.bad(line, `expected ${name} as a non-negative decimal`);
+  }
+
+  private opt(line: string, v: string, name: string): string {
+    return v === '' ? '' : this.dec(line, v, name);
   }
 }
 

@@ -52,7 +52,8 @@ interface SymState extends SymBase {
 interface Group {
   s: SymState;
   file: number;
-  key: string;
+  lt: number;
+  etRaw: string;
   snapshot: boolean;
   t: number;
   et: number;
@@ -93,10 +94,10 @@ export class TardisImporter extends RecordingImporter<SymState> {
       for (let row = await merge.next(); row !== undefined; row = await merge.next()) {
         this.lines++;
         if (!this.row(row)) {
-          this.summary.stoppedAt = row.where;
+          this.summary.stoppedAt = this.whereOf(row);
           break;
         }
-        if (this.lines % every === 0) progress(row.where.replace(/:\d+$/, ''));
+        if (this.lines % every === 0) progress(this.o.files[row.file]);
         if (this.chunk.length >= 1 << 16) await this.flushChunk();
       }
       this.flushGroup();
@@ -124,15 +125,19 @@ export class TardisImporter extends RecordingImporter<SymState> {
     }
   }
 
+  private whereOf(r: TardisRow): string {
+    return `${this.o.files[r.file]}:${r.line}`;
+  }
+
   /** One row; false to stop reading (at --to). */
   private row(r: TardisRow): boolean {
     const g = this.group;
-    if (g !== undefined && r.kind === 'incremental_book_L2' && g.file === r.file && g.s.name === r.sym && g.key === `${r.etRaw},${r.lt},${r.snapshot}`) {
+    if (g !== undefined && r.kind === 'incremental_book_L2' && g.file === r.file && g.lt === r.lt && g.etRaw === r.etRaw && g.snapshot === r.snapshot && g.s.name === r.sym) {
       (r.bid ? g.b : g.a).push([r.price, r.amount]);
       return true;
     }
     this.flushGroup();
-    const key = r.kind === 'incremental_book_L2' ? `${r.file},${r.sym},${r.etRaw},${r.lt},${r.snapshot}` : undefined;
+    const key = r.kind === 'incremental_book_L2' && this.o.symbol !== undefined ? `${r.file},${r.sym},${r.etRaw},${r.lt},${r.snapshot}` : undefined;
     // Further rows of a message of another symbol: that message is counted once.
     if (key !== undefined && key === this.skippedKey) return true;
     if (!this.accept(r.t)) return false;
@@ -142,10 +147,10 @@ export class TardisImporter extends RecordingImporter<SymState> {
     }
     const s = this.state(r.sym);
     if (s.exchange === '') s.exchange = r.exchange;
-    else if (s.exchange !== r.exchange) throw new ImportInputError(`${r.where}: ${r.sym} of ${r.exchange}, while earlier rows were of ${s.exchange}; import each exchange separately`);
+    else if (s.exchange !== r.exchange) throw new ImportInputError(`${this.whereOf(r)}: ${r.sym} of ${r.exchange}, while earlier rows were of ${s.exchange}; import each exchange separately`);
     switch (r.kind) {
       case 'incremental_book_L2':
-        this.group = { s, file: r.file, key: `${r.etRaw},${r.lt},${r.snapshot}`, snapshot: r.snapshot, t: r.t, et: r.et, b: [], a: [] };
+        this.group = { s, file: r.file, lt: r.lt, etRaw: r.etRaw, snapshot: r.snapshot, t: r.t, et: r.et, b: [], a: [] };
         (r.bid ? this.group.b : this.group.a).push([r.price, r.amount]);
         return true;
       case 'book_snapshot': {
@@ -169,7 +174,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
         }
         this.notePrice(s, r.price);
         this.noteQty(s, r.amount);
-        this.emit({ t: r.t, et: r.et, k: 'trade', s: s.name, id: r.id !== '' ? r.id : `line:${r.where.slice(r.where.lastIndexOf(':') + 1)}`, p: r.price, q: r.amount, side: r.side === 'buy' ? 'BUY' : 'SELL' }, r.t);
+        this.emit({ t: r.t, et: r.et, k: 'trade', s: s.name, id: r.id !== '' ? r.id : `line:${r.line}`, p: r.price, q: r.amount, side: r.side === 'buy' ? 'BUY' : 'SELL' }, r.t);
         return true;
       }
       case 'quotes': {
