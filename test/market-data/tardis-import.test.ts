@@ -156,6 +156,19 @@ describe('import tardis: merge order, other data types, options', () => {
     expect(await at(b)).toEqual(['trade', 'book']);
   });
 
+  test('a row whose local_timestamp goes back keeps its place, stamped with the time before it, and is counted', async () => {
+    const lines = readFileSync(TRADES, 'utf8').split('\n');
+    // The third trade arrives "before" the second.
+    lines[3] = lines[3].replace('1722499199604000', '1722499198300000');
+    const f = write('late_trades.csv', lines.join('\n'));
+    const o = out();
+    await importTardis({ files: [L2, f], out: o });
+    const { header, events } = await read(o);
+    for (let i = 1; i < events.length; i++) expect(events[i].t).toBeGreaterThanOrEqual(events[i - 1].t);
+    expect(events.find((e) => e.k === 'trade' && e.id === '5000003')).toMatchObject({ t: T0 + 305, et: T0 + 1600 });
+    expect(header.meta?.rowsOutOfOrder).toBe(1);
+  });
+
   test('book_snapshot_5: a snapshot and a quote per row; without derivative_ticker, marks are derived from the quotes', async () => {
     const o = out();
     const s = await importTardis({ files: [SNAP5, TRADES], out: o });

@@ -102,6 +102,9 @@ export class TardisFile {
   kind: TardisKind | undefined;
   depth = 0;
   lines = 0;
+  /** Rows whose local_timestamp was earlier than the row before them (stamped with that row's). */
+  outOfOrder = 0;
+  private lastLt = 0;
   private batch: string[] = [];
   private i = 0;
   private cols = 0;
@@ -162,7 +165,14 @@ export class TardisFile {
     if (c.length !== this.cols) this.bad(line, `expected ${this.cols} columns as in the header, found ${c.length}`);
     if (!US.test(c[2]) || !US.test(c[3])) this.bad(line, 'expected timestamp and local_timestamp as microseconds since the epoch');
     if (c[1] === '') this.bad(line, 'expected a symbol');
-    const lt = Number(c[3]);
+    let lt = Number(c[3]);
+    // Tardis writes rows in arrival order; one that goes back in time keeps its place and is
+    // stamped with the time before it (counted), so the merged output stays in receive order.
+    if (lt < this.lastLt) {
+      lt = this.lastLt;
+      this.outOfOrder++;
+    }
+    this.lastLt = lt;
     const file = this.index;
     const n = this.lines;
     const t = Math.floor(lt / 1000);

@@ -102,6 +102,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
       }
       this.flushGroup();
       progress(this.o.files[this.o.files.length - 1]);
+      const late = merge.files.reduce((k, f) => k + f.outOfOrder, 0);
+      if (late > 0) this.meta.rowsOutOfOrder = late;
     } finally {
       await merge.close();
     }
