@@ -121,18 +121,26 @@ export class TardisFile {
     return this.src.bytesRead();
   }
 
+  /**
+   * Moves `head` to the next row of the batch in hand; false when the batch is used up and the
+   * file must be read (`advance`) first.
+   */
+  advanceSync(): boolean {
+    while (this.i < this.batch.length) {
+      const line = this.batch[this.i++];
+      this.lines++;
+      const row = this.parse(line.endsWith('\r') ? line.slice(0, -1) : line);
+      if (row !== undefined) {
+        this.head = row;
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Moves `head` to the next row, reading more of the file when the batch is used up. */
   async advance(): Promise<void> {
-    for (;;) {
-      while (this.i < this.batch.length) {
-        const line = this.batch[this.i++];
-        this.lines++;
-        const row = this.parse(line.endsWith('\r') ? line.slice(0, -1) : line);
-        if (row !== undefined) {
-          this.head = row;
-          return;
-        }
-      }
+    while (!this.advanceSync()) {
       const r = await this.src.batches.next();
       if (r.done === true) {
         if (this.kind === undefined) throw new ImportInputError(`${this.path}: empty file; expected a Tardis CSV file with a header row`);
@@ -238,15 +246,28 @@ export class TardisMerge {
     for (const f of this.files) await f.advance();
   }
 
-  /** The next row in receive order, or undefined at the end. */
-  async next(): Promise<TardisRow | undefined> {
+  /** A file whose batch is used up: `fill()` must read it before the next `take()`. */
+  needsRead: TardisFile | undefined;
+
+  /** Reads the file that needs it. */
+  async fill(): Promise<void> {
+    const f = this.needsRead;
+    this.needsRead = undefined;
+    if (f !== undefined) await f.advance();
+  }
+
+  /**
+   * The next row in receive order, or undefined at the end; synchronous (no await per row), so
+   * call `fill()` first whenever `needsRead` is set.
+   */
+  take(): TardisRow | undefined {
     let best: TardisFile | undefined;
     for (const f of this.files) {
       if (f.head !== undefined && (best === undefined || f.head.lt < (best.head as TardisRow).lt)) best = f;
     }
     if (best === undefined) return undefined;
     const row = best.head as TardisRow;
-    await best.advance();
+    if (!best.advanceSync()) this.needsRead = best;
     return row;
   }
 

@@ -91,7 +91,10 @@ export class TardisImporter extends RecordingImporter<SymState> {
       this.checkKinds(merge);
       const every = this.o.progressEvery ?? 100_000;
       const progress = (file: string): void => this.o.onProgress?.({ file, lines: this.lines, bytesDone: merge.files.reduce((n, f) => n + f.bytesRead(), 0), bytesTotal: total });
-      for (let row = await merge.next(); row !== undefined; row = await merge.next()) {
+      for (;;) {
+        if (merge.needsRead !== undefined) await merge.fill();
+        const row = merge.take();
+        if (row === undefined) break;
         this.lines++;
         if (!this.row(row)) {
           this.summary.stoppedAt = this.whereOf(row);
