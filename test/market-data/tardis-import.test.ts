@@ -213,6 +213,16 @@ describe('import tardis: merge order, other data types, options', () => {
     expect(await refused([L2], { symbol: 'ETHUSDT' })).toMatch(/^--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/);
   });
 
+  test('progress: reported every progressEvery rows and at the end, with bytes read of the total', async () => {
+    const seen: Array<{ lines: number; bytesDone: number; bytesTotal: number }> = [];
+    await importTardis({ files: [L2, TRADES], out: out(), progressEvery: 10, onProgress: (p) => seen.push({ lines: p.lines, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal }) });
+    const total = readFileSync(L2).length + readFileSync(TRADES).length;
+    // 30 rows: every 10th, then the end of the input.
+    expect(seen.map((p) => p.lines)).toEqual([10, 20, 30, 30]);
+    expect(seen.every((p) => p.bytesTotal === total && p.bytesDone <= total)).toBe(true);
+    expect(seen[seen.length - 1].bytesDone).toBe(total);
+  });
+
   test('plain decimals from scientific notation', () => {
     expect(plainDecimal('1e-7')).toBe('0.0000001');
     expect(plainDecimal('1.5e-3')).toBe('0.0015');
