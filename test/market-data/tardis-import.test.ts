@@ -267,6 +267,7 @@ describe('import tardis: bad input is one line naming the file, line and rule', 
 
   test('two sources of the book, an empty file, an empty range', async () => {
     expect(await refused([L2, SNAP5])).toMatch(/book_snapshot_5 and incremental_book_L2 .* both hold the book; import one of them$/);
+    expect(await refused([TRADES, QUOTES, TRADES])).toMatch(/trades_2024-08-01_BTCUSDT\.csv: given twice; each file is imported once$/);
     expect(await refused([write('empty.csv', '')])).toMatch(/empty\.csv: empty file; expected a Tardis CSV file with a header row$/);
     expect(await refused([TRADES], { from: Date.parse('2030-01-01') })).toMatch(/^--from\/--to: no message in 2030-01-01T00:00:00.000Z to the end; the files run from 2024-08-01T07:59:58.204Z/);
   });

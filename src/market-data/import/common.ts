@@ -123,10 +123,11 @@ export function appendBody(to: string, from: string): void {
 
 /**
  * A text file's lines in batches (one per read chunk, so a caller's loop stays tight), gzip or
- * not by its magic bytes. `bytesRead()` is the compressed bytes read so far (for progress).
+ * not by its magic bytes. `bytesRead()` is the compressed bytes read so far (for progress);
+ * `close()` releases the file when the batches are not read to the end.
  * A damaged or torn gzip becomes an ImportInputError naming the file and the last line read.
  */
-export function fileLineBatches(file: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number } {
+export function fileLineBatches(file: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number; close: () => void } {
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
@@ -163,7 +164,8 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
     rest += decoder.end();
     if (rest.length > 0) yield [rest];
   }
-  return { batches: batches(), bytesRead: () => raw.bytesRead };
+  // close(): also for a generator never started (its finally would not run).
+  return { batches: batches(), bytesRead: () => raw.bytesRead, close: () => stream.destroy() };
 }
 
 /** Checks shared by every importer before anything is read (one line each, naming the option). */

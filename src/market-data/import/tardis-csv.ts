@@ -154,6 +154,7 @@ export class TardisFile {
 
   async close(): Promise<void> {
     await this.src.batches.return(undefined);
+    this.src.close();
   }
 
   private parse(line: string): TardisRow | undefined {

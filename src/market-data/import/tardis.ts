@@ -24,6 +24,7 @@
  * - Without derivative_ticker for a symbol, marks are derived (importer.ts) and the header says so.
  */
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Level } from '../format';
 import { L2Book } from '../l2-book';
 import { checkImportOptions, nextFunding, sourceOf, type ImportOptions, type ImportSummary } from './common';
@@ -85,6 +86,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
   protected async read(): Promise<void> {
     const total = this.o.files.reduce((n, f) => n + statSync(f).size, 0);
     const shas = this.o.files.map((f) => sourceOf(f));
+    // Awaited after reading; a failed read must not leave them rejecting unobserved.
+    for (const p of shas) p.catch(() => undefined);
     const merge = new TardisMerge(this.o.files);
     try {
       await merge.open();
@@ -265,5 +268,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
 
 export async function importTardis(o: ImportOptions): Promise<ImportSummary> {
   checkImportOptions(o, 'Tardis CSV files');
+  const twice = o.files.find((f, i) => o.files.findIndex((g) => resolve(g) === resolve(f)) !== i);
+  if (twice !== undefined) throw new ImportInputError(`${twice}: given twice; each file is imported once`);
   return new TardisImporter(o).run();
 }
