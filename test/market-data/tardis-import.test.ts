@@ -128,6 +128,31 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
     expect(header.marks).toEqual({ BTCUSDT: { source: 'recorded', method: expect.stringMatching(/^derivative_ticker: mark_price/) as unknown as string } });
   });
 
+  test('derivative_ticker: no settlement without a mark, nor where funding_timestamp moves long before its time', async () => {
+    const H = 'exchange,symbol,timestamp,local_timestamp,funding_timestamp,funding_rate,predicted_funding_rate,open_interest,last_price,index_price,mark_price';
+    const row = (ts: number, ft: string, rate: string, mark: string): string => `binance-futures,BTCUSDT,${ts}000,${ts + 2}000,${ft},${rate},,1,,,${mark}`;
+    const f = write('ticker-edge.csv', [
+      H,
+      row(T0, '1722499200000000', '0.0001', ''), // no mark yet
+      row(T0 + 1990, '1722528000000000', '0.0002', ''), // 08:00 rolled 10 ms early: its settlement, but no mark to settle at
+      row(T0 + 2500, '1722528000000000', '0.0002', '64000'),
+      row(T0 + 3000, '1722556800000000', '0.0003', '64001'), // 16:00 -> 24:00 at 08:00:01: a schedule change
+    ].join('\n'));
+    const o = out();
+    const s = await importTardis({ files: [f], out: o });
+    const { events } = await read(o);
+    expect(events.filter((e) => e.k === 'funding')).toEqual([]);
+    // Each row is one event or one skip; a row that gives its mark but implied a settlement that
+    // was not derived is said in the header.
+    expect(s.skipped).toEqual({
+      'derivative_ticker row without mark_price (and no funding settlement)': 1,
+      'funding settlement before any mark price of its symbol': 1,
+    });
+    expect(s.messages).toBe(4);
+    expect((await read(o)).header.meta?.fundingNotDerived).toBe('funding_timestamp moved more than a minute before its time came (no settlement assumed): 1');
+    expect(events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? [e.r, e.n] : []))).toEqual([['0.0002', 1_722_528_000_000], ['0.0003', 1_722_556_800_000]]);
+  });
+
   test('the header: sources with sha256, inferred grid, exchanges, rows', () => {
     const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
     expect(header.source).toBe('import:tardis');

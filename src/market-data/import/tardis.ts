@@ -37,7 +37,9 @@ const R_TRADE_SIDE = "trade with side 'unknown' (the venue did not say the taker
 const R_QUOTE_EMPTY = 'quote with an empty side';
 const R_NO_MARK = 'derivative_ticker row without mark_price (and no funding settlement)';
 const R_FUNDING_NO_MARK = 'funding settlement before any mark price of its symbol';
-const R_FUNDING_EARLY = 'funding_timestamp moved before its time came (no settlement assumed)';
+const R_FUNDING_EARLY = 'funding_timestamp moved more than a minute before its time came (no settlement assumed)';
+/** How long before the funding time a move of funding_timestamp still counts as its settlement. */
+const FUNDING_SLACK_MS = 60_000;
 
 interface SymState extends SymBase {
   exchange: string;
@@ -68,6 +70,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
   /** Symbols whose marks the inputs hold from their first row: none is derived. */
   private readonly tickerSymbols = new Set<string>();
   private quotesImported = false;
+  /** Settlements a ticker row implied but that were not derived (the row gave its mark), by reason. */
+  private readonly fundingNotDerived: Record<string, number> = {};
   private lines = 0;
 
   constructor(o: ImportOptions) {
@@ -116,6 +120,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
     for (const s of shas) this.summary.sources.push(await s);
     this.meta.rows = this.lines;
     this.meta.derivedFunding = this.summary.added.derivedFunding ?? 0;
+    const nd = Object.entries(this.fundingNotDerived);
+    if (nd.length > 0) this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
     this.meta.exchanges = [...new Set([...this.syms.values()].map((s) => s.exchange))].join(', ');
   }
 
@@ -208,10 +214,12 @@ export class TardisImporter extends RecordingImporter<SymState> {
   private ticker(s: SymState, r: Extract<TardisRow, { kind: 'derivative_ticker' }>): void {
     const ft = r.fundingTs !== '' ? Math.floor(Number(r.fundingTs) / 1000) : undefined;
     let settled = false;
+    let notSettled: string | undefined;
     if (ft !== undefined && s.fundingTs !== undefined && ft > s.fundingTs) {
       // The settlement at the previous funding_timestamp took place, at the rate announced for it.
-      if (s.fundingTs > r.et) this.skip(R_FUNDING_EARLY);
-      else if (s.lastMark === undefined) this.skip(R_FUNDING_NO_MARK);
+      // A minute's slack: some venues roll the next funding time just before the settlement.
+      if (s.fundingTs - r.et > FUNDING_SLACK_MS) notSettled = R_FUNDING_EARLY;
+      else if (s.lastMark === undefined) notSettled = R_FUNDING_NO_MARK;
       else {
         if (this.emit({ t: r.t, et: s.fundingTs, k: 'funding', s: s.name, r: s.fundingRate ?? '0', p: s.lastMark }, r.t, true)) this.summary.added.derivedFunding = (this.summary.added.derivedFunding ?? 0) + 1;
         settled = true;
@@ -220,9 +228,12 @@ export class TardisImporter extends RecordingImporter<SymState> {
     if (ft !== undefined) s.fundingTs = ft;
     if (r.fundingRate !== '') s.fundingRate = r.fundingRate;
     if (r.markPrice === '') {
-      if (!settled) this.skip(R_NO_MARK);
+      // The row gives no event: it is counted once, by the reason that matters most.
+      if (!settled) this.skip(notSettled ?? R_NO_MARK);
       return;
     }
+    // The row gives its mark; the settlement it implied is not derived: said in the header.
+    if (notSettled !== undefined) this.fundingNotDerived[notSettled] = (this.fundingNotDerived[notSettled] ?? 0) + 1;
     this.markSeen(s, r.t);
     this.notePrice(s, r.markPrice);
     s.lastMark = r.markPrice;
