@@ -290,6 +290,14 @@ describe('import tardis: bad input is one line naming the file, line and rule', 
     expect(await refused([f])).toMatch(/:1: the file name says trades but the header is that of quotes$/);
   });
 
+  test('liquidations (the columns of trades) are told apart by their Tardis file name and refused; book_ticker reads as quotes', async () => {
+    const liq = write('binance-futures_liquidations_2024-08-01_BTCUSDT.csv', readFileSync(TRADES, 'utf8'));
+    expect(await refused([liq])).toMatch(/liquidations_2024-08-01_BTCUSDT\.csv: a Tardis liquidations file; it is not imported \(a liquidation is no recording event/);
+    const bt = write('binance-futures_book_ticker_2024-08-01_BTCUSDT.csv', readFileSync(QUOTES, 'utf8'));
+    const s = await importTardis({ files: [bt], out: out() });
+    expect(s.events.quote).toBe(8);
+  });
+
   test('two sources of the book, an empty file, an empty range', async () => {
     expect(await refused([L2, SNAP5])).toMatch(/book_snapshot_5 and incremental_book_L2 .* both hold the book; import one of them$/);
     expect(await refused([TRADES, QUOTES, TRADES])).toMatch(/trades_2024-08-01_BTCUSDT\.csv: given twice; each file is imported once$/);

@@ -89,10 +89,20 @@ function kindOfHeader(cols: string[], where: string): { kind: TardisKind; depth:
   );
 }
 
-/** The data type a Tardis file name states (`<exchange>_<type>_<date>_<symbol>.csv.gz`), if any. */
+/**
+ * The data type a Tardis file name states (`<exchange>_<type>_<date>_<symbol>.csv.gz`), if any.
+ * `book_ticker` has the columns of `quotes` and is read as quotes. `liquidations` has the columns
+ * of `trades`, so only its name tells it apart: it is refused (a liquidation is no recording
+ * event), as is `options_chain`.
+ */
 function kindOfName(path: string): TardisKind | undefined {
-  const m = /_(incremental_book_L2|book_snapshot_\d+|trades|quotes|derivative_ticker)_\d{4}-\d{2}-\d{2}_/.exec(basename(path));
+  const name = basename(path);
+  const m = /_(incremental_book_L2|book_snapshot_\d+|trades|quotes|book_ticker|derivative_ticker|liquidations|options_chain)_\d{4}-\d{2}-\d{2}_/.exec(name);
   if (m === null) return undefined;
+  if (m[1] === 'liquidations' || m[1] === 'options_chain') {
+    throw new ImportInputError(`${path}: a Tardis ${m[1]} file; it is not imported (${m[1] === 'liquidations' ? 'a liquidation is no recording event; its columns equal those of trades, so it must not be read as trades' : 'options are not traded on a perpetual venue'})`);
+  }
+  if (m[1] === 'book_ticker') return 'quotes';
   return m[1].startsWith('book_snapshot') ? 'book_snapshot' : (m[1] as TardisKind);
 }
 
