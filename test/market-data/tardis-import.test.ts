@@ -139,7 +139,7 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
       row(T0 + 3000, '1722556800000000', '0.0003', '64001'), // 16:00 -> 24:00 at 08:00:01: a schedule change
     ].join('\n'));
     const o = out();
-    const s = await importTardis({ files: [f], out: o });
+    const s = await importTardis({ files: [f], out: o, tick: '0.1' });
     const { events } = await read(o);
     expect(events.filter((e) => e.k === 'funding')).toEqual([]);
     // Each row is one event or one skip; a row that gives its mark but implied a settlement that
@@ -151,6 +151,35 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
     expect(s.messages).toBe(4);
     expect((await read(o)).header.meta?.fundingNotDerived).toBe('funding_timestamp moved more than a minute before its time came (no settlement assumed): 1');
     expect(events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? [e.r, e.n] : []))).toEqual([['0.0002', 1_722_528_000_000], ['0.0003', 1_722_556_800_000]]);
+  });
+
+  test('derivative_ticker: mark and index prices (to more decimals than the tick) are put on the grid of the traded prices', async () => {
+    const lines = readFileSync(TICKER, 'utf8').split('\n');
+    lines[1] = lines[1].replace('64010.5,64005.2', '64010.54999999,64005.21483696');
+    lines[2] = lines[2].replace('64010.4,64005.1', '64010.45,64005.149999999999');
+    const f = write('ticker-decimals.csv', lines.join('\n'));
+    const o = out();
+    await importTardis({ files: [L2, f], out: o });
+    const { header, events } = await read(o);
+    const marks = events.filter((e) => e.k === 'mark');
+    // The first ticker row comes before any book row: the grid was read ahead from the book file.
+    expect(marks.slice(0, 2).map((e) => (e.k === 'mark' ? [e.t, e.p, e.i] : []))).toEqual([
+      [T0 + 2, '64005.2', '64010.5'],
+      [T0 + 1002, '64005.1', '64010.5'],
+    ]);
+    expect(header.symbols[0].tickSize).toBe('0.1');
+    expect(header.meta?.marksRounded).toBe(2);
+  });
+
+  test('derivative_ticker alone: no price grid to put marks on, so they are counted, not written; --tick gives one', async () => {
+    expect(await refused([TICKER])).toMatch(/derivative_ticker_2024-08-01_BTCUSDT\.csv: no message became an event \(skipped: derivative_ticker mark before two different prices of its symbol were seen \(no price grid to put it on; pass --tick\) 6, derivative_ticker row without mark_price \(and no funding settlement\) 1\)$/);
+    const o = out();
+    const s = await importTardis({ files: [TICKER], out: o, tick: '0.1' });
+    expect(s.events.mark).toBe(6);
+    const r = await importTardis({ files: [TICKER, TRADES], out: out() });
+    // The trades give the grid (read ahead): every mark is written.
+    expect(r.events.mark).toBe(6);
+    expect(r.skipped["derivative_ticker mark before two different prices of its symbol were seen (no price grid to put it on; pass --tick)"]).toBeUndefined();
   });
 
   test('the header: sources with sha256, inferred grid, exchanges, rows', () => {

@@ -40,6 +40,8 @@ export interface SymBase {
   hasQuotes: boolean;
   /** gcd of every price / quantity seen, scaled by 10^SCALE (0: none yet). */
   priceGcd: number;
+  /** Two different prices were seen: `priceGcd` is a grid, not just the one price. */
+  gridRefined: boolean;
   qtyGcd: number;
   tickScaled: number | undefined;
   /** The last mark written (funding settles at it). */
@@ -49,7 +51,7 @@ export interface SymBase {
 }
 
 export function symBase(name: string, markMethod: string, tick: string | undefined): SymBase {
-  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, qtyGcd: 0, tickScaled: tick !== undefined ? toScaledInt(tick, SCALE) : undefined, lastMark: undefined, markMethod };
+  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, tickScaled: tick !== undefined ? toScaledInt(tick, SCALE) : undefined, lastMark: undefined, markMethod };
 }
 
 /** How a format names things in the header and in messages. */
@@ -160,7 +162,25 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   protected notePrice(s: S, p: string): void {
     const v = toScaledInt(p, SCALE);
-    if (v !== undefined && v > 0) s.priceGcd = gcd(v, s.priceGcd);
+    if (v !== undefined && v > 0) {
+      const g = gcd(v, s.priceGcd);
+      if (s.priceGcd !== 0 && g !== s.priceGcd) s.gridRefined = true;
+      s.priceGcd = g;
+    }
+  }
+
+  /**
+   * A venue's mark or index price (computed to more decimals than the tick) on the symbol's price
+   * grid: rounded half up to --tick, or to the grid of the prices seen so far (a multiple of the
+   * final inferred tick, which divides it); undefined while no grid is known (fewer than two
+   * different prices). Such prices do not take part in inferring the tick.
+   */
+  protected onGrid(s: S, p: string): string | undefined {
+    const tick = s.tickScaled ?? (s.gridRefined ? s.priceGcd : 0);
+    const dot = p.indexOf('.');
+    const v = toScaledInt(dot >= 0 && p.length - dot - 1 > SCALE ? p.slice(0, dot + 1 + SCALE) : p, SCALE);
+    if (v === undefined || tick <= 0) return undefined;
+    return fromScaledInt(Math.floor((v + tick / 2) / tick) * tick, SCALE);
   }
 
   protected noteQty(s: S, q: string): void {
@@ -295,6 +315,10 @@ export abstract class RecordingImporter<S extends SymBase> {
     const written = Object.values(this.summary.events).reduce((a, b) => a + b, 0);
     if (o.symbol !== undefined && !this.syms.has(o.symbol)) {
       throw new ImportInputError(`--symbol ${o.symbol}: no message of that symbol in the files (they hold ${[...this.otherSymbols].join(', ') || 'no symbol messages'}; symbols are upper case, e.g. BTCUSDT)`);
+    }
+    if (written === 0 && o.from === undefined && o.to === undefined) {
+      const why = Object.entries(this.summary.skipped).map(([r, k]) => `${r} ${k}`).join(', ');
+      throw new ImportInputError(`${o.files.join(', ')}: no message became an event (skipped: ${why})`);
     }
     if (written === 0) {
       throw new ImportInputError(`--from/--to: no message in ${o.from !== undefined ? iso(o.from) : 'the start'} to ${o.to !== undefined ? iso(o.to) : 'the end'}; the files run from ${iso(this.summary.firstTime)} to ${iso(this.summary.lastTime)}`);

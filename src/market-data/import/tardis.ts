@@ -30,13 +30,16 @@ import { L2Book } from '../l2-book';
 import { checkImportOptions, nextFunding, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
-import { TardisMerge, type TardisRow } from './tardis-csv';
+import { TardisFile, TardisMerge, type TardisRow } from './tardis-csv';
 
 const R_BEFORE_SNAPSHOT = 'incremental_book_L2 message before the first snapshot of its symbol';
 const R_TRADE_SIDE = "trade with side 'unknown' (the venue did not say the taker's side)";
 const R_QUOTE_EMPTY = 'quote with an empty side';
 const R_NO_MARK = 'derivative_ticker row without mark_price (and no funding settlement)';
 const R_FUNDING_NO_MARK = 'funding settlement before any mark price of its symbol';
+const R_MARK_NO_GRID = 'derivative_ticker mark before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
+/** Rows of each book, quotes and trades file read ahead for the price grid of the marks. */
+const PRIME_ROWS = 5_000;
 const R_FUNDING_EARLY = 'funding_timestamp moved more than a minute before its time came (no settlement assumed)';
 /** How long before the funding time a move of funding_timestamp still counts as its settlement. */
 const FUNDING_SLACK_MS = 60_000;
@@ -70,6 +73,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
   /** Symbols whose marks the inputs hold from their first row: none is derived. */
   private readonly tickerSymbols = new Set<string>();
   private quotesImported = false;
+  private marksRounded = 0;
   /** Settlements a ticker row implied but that were not derived (the row gave its mark), by reason. */
   private readonly fundingNotDerived: Record<string, number> = {};
   private lines = 0;
@@ -80,7 +84,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'derivative_ticker: mark_price; index = index_price (the mark when empty); funding settlements where funding_timestamp moves forward', this.o.tick), exchange: '', seq: 0, inSnapshot: false, fundingTs: undefined, fundingRate: undefined };
+    return { ...symBase(name, 'derivative_ticker: mark_price and index_price (the mark when empty), rounded half up to the price grid; funding settlements where funding_timestamp moves forward', this.o.tick), exchange: '', seq: 0, inSnapshot: false, fundingTs: undefined, fundingRate: undefined };
   }
 
   protected override marksGiven(s: SymState): boolean {
@@ -96,6 +100,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
     try {
       await merge.open();
       this.checkKinds(merge);
+      if (this.o.tick === undefined && merge.files.some((f) => f.kind === 'derivative_ticker')) await this.primeGrid(merge);
       const every = this.o.progressEvery ?? 100_000;
       const progress = (file: string): void => this.o.onProgress?.({ file, lines: this.lines, bytesDone: merge.files.reduce((n, f) => n + f.bytesRead(), 0), bytesTotal: total });
       for (;;) {
@@ -120,9 +125,36 @@ export class TardisImporter extends RecordingImporter<SymState> {
     for (const s of shas) this.summary.sources.push(await s);
     this.meta.rows = this.lines;
     this.meta.derivedFunding = this.summary.added.derivedFunding ?? 0;
+    if (this.marksRounded > 0) this.meta.marksRounded = this.marksRounded;
     const nd = Object.entries(this.fundingNotDerived);
     if (nd.length > 0) this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
     this.meta.exchanges = [...new Set([...this.syms.values()].map((s) => s.exchange))].join(', ');
+  }
+
+  /**
+   * The price grid of each symbol from the first rows of its book, quotes and trades files, read
+   * ahead once, so the first marks (a ticker row often comes first) can be put on it. The same
+   * prices are noted again when their rows are imported: the grid is their gcd either way.
+   */
+  private async primeGrid(merge: TardisMerge): Promise<void> {
+    for (const f of merge.files) {
+      if (f.kind === 'derivative_ticker' || f.kind === undefined) continue;
+      const ahead = new TardisFile(f.path, f.index);
+      try {
+        for (let k = 0; k < PRIME_ROWS; k++) {
+          await ahead.advance();
+          const r = ahead.head;
+          if (r === undefined || (this.o.to !== undefined && r.t >= this.o.to)) break;
+          if (this.o.symbol !== undefined && r.sym !== this.o.symbol) continue;
+          const s = this.state(r.sym);
+          if (r.kind === 'incremental_book_L2' || r.kind === 'trades') this.notePrice(s, r.price);
+          else if (r.kind === 'book_snapshot') this.noteLevels(s, [...r.b, ...r.a]);
+          else if (r.kind === 'quotes') for (const p of [r.bp, r.ap]) if (p !== '') this.notePrice(s, p);
+        }
+      } finally {
+        await ahead.close();
+      }
+    }
   }
 
   /** One book source per import; marks are recorded for the symbols of derivative_ticker files. */
@@ -235,10 +267,16 @@ export class TardisImporter extends RecordingImporter<SymState> {
     // The row gives its mark; the settlement it implied is not derived: said in the header.
     if (notSettled !== undefined) this.fundingNotDerived[notSettled] = (this.fundingNotDerived[notSettled] ?? 0) + 1;
     this.markSeen(s, r.t);
-    this.notePrice(s, r.markPrice);
-    s.lastMark = r.markPrice;
+    const p = this.onGrid(s, r.markPrice);
+    if (p === undefined) {
+      this.skip(R_MARK_NO_GRID);
+      return;
+    }
+    const i = r.indexPrice !== '' ? (this.onGrid(s, r.indexPrice) ?? p) : p;
+    if (p !== r.markPrice) this.marksRounded++;
+    s.lastMark = p;
     const n = s.fundingTs ?? nextFunding(r.et);
-    this.emit({ t: r.t, et: r.et, k: 'mark', s: s.name, p: r.markPrice, i: r.indexPrice !== '' ? r.indexPrice : r.markPrice, r: s.fundingRate ?? '0', n }, r.t);
+    this.emit({ t: r.t, et: r.et, k: 'mark', s: s.name, p, i, r: s.fundingRate ?? '0', n }, r.t);
   }
 
   /** Writes the incremental_book_L2 message gathered so far. */
