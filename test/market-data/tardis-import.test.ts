@@ -136,7 +136,7 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
       row(T0, '1722499200000000', '0.0001', ''), // no mark yet
       row(T0 + 1990, '1722528000000000', '0.0002', ''), // 08:00 rolled 10 ms early: its settlement, but no mark to settle at
       row(T0 + 2500, '1722528000000000', '0.0002', '64000'),
-      row(T0 + 3000, '1722556800000000', '0.0003', '64001'), // 16:00 -> 24:00 at 08:00:01: a schedule change
+      row(T0 + 3000, '1722556800000000', '-5e-7', '64001'), // 16:00 -> 24:00 at 08:00:01: a schedule change
     ].join('\n'));
     const o = out();
     const s = await importTardis({ files: [f], out: o, tick: '0.1' });
@@ -150,7 +150,7 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
     });
     expect(s.messages).toBe(4);
     expect((await read(o)).header.meta?.fundingNotDerived).toBe('funding_timestamp moved more than a minute before its time came (no settlement assumed): 1');
-    expect(events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? [e.r, e.n] : []))).toEqual([['0.0002', 1_722_528_000_000], ['0.0003', 1_722_556_800_000]]);
+    expect(events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? [e.r, e.n] : []))).toEqual([['0.0002', 1_722_528_000_000], ['-0.0000005', 1_722_556_800_000]]);
   });
 
   test('derivative_ticker: mark and index prices (to more decimals than the tick) are put on the grid of the traded prices', async () => {

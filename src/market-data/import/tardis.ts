@@ -30,7 +30,7 @@ import { L2Book } from '../l2-book';
 import { checkImportOptions, nextFunding, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
-import { TardisFile, TardisMerge, type TardisRow } from './tardis-csv';
+import { plainDecimal, TardisFile, TardisMerge, type TardisRow } from './tardis-csv';
 
 const R_BEFORE_SNAPSHOT = 'incremental_book_L2 message before the first snapshot of its symbol';
 const R_TRADE_SIDE = "trade with side 'unknown' (the venue did not say the taker's side)";
@@ -258,7 +258,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
       }
     }
     if (ft !== undefined) s.fundingTs = ft;
-    if (r.fundingRate !== '') s.fundingRate = r.fundingRate;
+    if (r.fundingRate !== '') s.fundingRate = signedDecimal(r.fundingRate);
     if (r.markPrice === '') {
       // The row gives no event: it is counted once, by the reason that matters most.
       if (!settled) this.skip(notSettled ?? R_NO_MARK);
@@ -313,6 +313,13 @@ export class TardisImporter extends RecordingImporter<SymState> {
     const top = s.book.top();
     if (top.bid !== undefined && top.ask !== undefined) this.deriveMark(s, t, top.bid[0], top.ask[0]);
   }
+}
+
+/** A rate as a plain decimal ("-5e-7" -> "-0.0000005"); the row's check let only decimals through. */
+function signedDecimal(v: string): string {
+  const neg = v.startsWith('-');
+  const plain = plainDecimal(neg ? v.slice(1) : v) ?? v;
+  return neg && plain !== '0' ? `-${plain}` : plain;
 }
 
 export async function importTardis(o: ImportOptions): Promise<ImportSummary> {
