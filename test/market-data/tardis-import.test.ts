@@ -159,7 +159,7 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
     lines[2] = lines[2].replace('64010.4,64005.1', '64010.45,64005.149999999999');
     const f = write('ticker-decimals.csv', lines.join('\n'));
     const o = out();
-    await importTardis({ files: [L2, f], out: o });
+    const s = await importTardis({ files: [L2, f], out: o });
     const { header, events } = await read(o);
     const marks = events.filter((e) => e.k === 'mark');
     // The first ticker row comes before any book row: the grid was read ahead from the book file.
@@ -169,6 +169,7 @@ describe('import tardis: every data type of the hand-made fixtures', () => {
     ]);
     expect(header.symbols[0].tickSize).toBe('0.1');
     expect(header.meta?.marksRounded).toBe(2);
+    expect(s.notes).toEqual(['2 mark prices rounded to the price grid']);
   });
 
   test('derivative_ticker alone: no price grid to put marks on, so they are counted, not written; --tick gives one', async () => {

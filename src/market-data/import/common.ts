@@ -59,6 +59,8 @@ export interface ImportSummary {
   lastTime: number;
   /** Set when reading stopped at --to: the file and line where it stopped. */
   stoppedAt?: string;
+  /** What else the import changed or could not do, one line each (also in the header's meta). */
+  notes?: string[];
 }
 
 /** Prices and quantities are compared on this fixed scale (venues send at most 8 decimals). */

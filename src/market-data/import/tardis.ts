@@ -125,9 +125,18 @@ export class TardisImporter extends RecordingImporter<SymState> {
     for (const s of shas) this.summary.sources.push(await s);
     this.meta.rows = this.lines;
     this.meta.derivedFunding = this.summary.added.derivedFunding ?? 0;
-    if (this.marksRounded > 0) this.meta.marksRounded = this.marksRounded;
+    const notes: string[] = [];
+    if (this.marksRounded > 0) {
+      this.meta.marksRounded = this.marksRounded;
+      notes.push(`${this.marksRounded} mark prices rounded to the price grid`);
+    }
     const nd = Object.entries(this.fundingNotDerived);
-    if (nd.length > 0) this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
+    if (nd.length > 0) {
+      this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
+      notes.push(`funding settlements not derived (the rows gave their marks): ${this.meta.fundingNotDerived}`);
+    }
+    if (this.meta.rowsOutOfOrder !== undefined) notes.push(`${this.meta.rowsOutOfOrder} rows earlier than the row before them in their file, stamped with its time`);
+    if (notes.length > 0) this.summary.notes = notes;
     this.meta.exchanges = [...new Set([...this.syms.values()].map((s) => s.exchange))].join(', ');
   }
 
