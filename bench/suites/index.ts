@@ -4,6 +4,7 @@
  */
 import './backtest';
 import './engine';
+import './import-tardis';
 import './exchange-http';
 import './latency';
 import './real-data';

@@ -1,13 +1,19 @@
 /**
- * `perpkit import binance-futures <files...> --out <rec.jsonl.gz>`: raw Binance USD-M captures to a
- * recording (format v2). Bad input (another format, a torn gzip, a symbol not in the files, an
- * empty range) is one line on stderr and exit 2; anything skipped is counted in the summary.
+ * `perpkit import binance-futures|tardis <files...> --out <rec.jsonl.gz>`: raw Binance USD-M
+ * captures or archives, or Tardis.dev CSV files, to a recording (format v2). Bad input (another
+ * format, a torn gzip, a symbol not in the files, an empty range) is one line on stderr and exit 2;
+ * anything skipped is counted in the summary.
  */
 import { parseArgs } from 'node:util';
-import { importBinanceFutures, type ImportSummary } from '../market-data/import/binance-futures';
+import { importBinanceFutures } from '../market-data/import/binance-futures';
+import type { ImportOptions, ImportSummary } from '../market-data/import/common';
 import { ImportInputError } from '../market-data/import/errors';
+import { importTardis } from '../market-data/import/tardis';
+
+const IMPORTERS: Record<string, (o: ImportOptions) => Promise<ImportSummary>> = { 'binance-futures': importBinanceFutures, tardis: importTardis };
 
 export const IMPORT_USAGE = `perpkit import binance-futures <files...> --out <rec.jsonl.gz> [options]
+perpkit import tardis <files...> --out <rec.jsonl.gz> [options]
 
 Imports raw Binance USD-M futures captures into a recording (format v2, docs/recording.md):
 combined-stream lines '<receive time ns> <{"stream":...,"data":{...}}>' or plain JSON lines,
@@ -17,6 +23,11 @@ in time order (a capture and CSV archives cannot be mixed). depthUpdate diffs ar
 applied to the snapshots by Binance's procedure (a break in the pu chain becomes a gap); bookTicker,
 trade, aggTrade and markPriceUpdate become quote, trade and mark events. Without a mark price
 stream, marks are derived (the mid price each second) and the header says so.
+
+'tardis' imports Tardis.dev CSV files (gzip or not): incremental_book_L2 (snapshot and book
+events, one per message), book_snapshot_5/_25 (snapshot and quote), trades, quotes and
+derivative_ticker (mark events, and funding where funding_timestamp moves forward), merged in
+receive-time order (local_timestamp). Without derivative_ticker, marks are derived as above.
 
 Options:
   --out <file>       the recording to write (required), e.g. data/btcusdt.jsonl.gz
@@ -30,6 +41,7 @@ Options:
 Examples:
   perpkit import binance-futures ../shared/data/binance-usdm/btcusdt_20240808.gz --out data/btcusdt-20240808.jsonl.gz
   perpkit import binance-futures BTCUSDT-aggTrades-2024-08-01.zip BTCUSDT-bookTicker-2024-08-01.zip --out data/btc-0801.jsonl.gz
+  perpkit import tardis binance-futures_incremental_book_L2_2024-08-01_BTCUSDT.csv.gz binance-futures_trades_2024-08-01_BTCUSDT.csv.gz binance-futures_derivative_ticker_2024-08-01_BTCUSDT.csv.gz --out data/btc-tardis-0801.jsonl.gz
 `;
 
 class UsageError extends Error {}
@@ -50,9 +62,10 @@ const counts = (r: Record<string, number>): string =>
 export function importSummaryText(s: ImportSummary, seconds: number): string {
   const written = Object.values(s.events).reduce((a, b) => a + b, 0);
   const skipped = Object.values(s.skipped).reduce((a, b) => a + b, 0);
-  let out = `import: ${s.messages} messages in ${seconds.toFixed(1)} s -> ${written} events (${counts(s.events)}) + ${s.added.derivedMarks} derived marks, ${s.added.gaps} gaps${s.added.rebuiltSnapshots > 0 ? `, ${s.added.rebuiltSnapshots} snapshots rebuilt at --from` : ''}\n`;
+  let out = `import: ${s.messages} messages in ${seconds.toFixed(1)} s -> ${written} events (${counts(s.events)}) + ${s.added.derivedMarks} derived marks, ${s.added.gaps} gaps${s.added.derivedFunding !== undefined ? `, ${s.added.derivedFunding} funding settlements derived` : ''}${s.added.rebuiltSnapshots > 0 ? `, ${s.added.rebuiltSnapshots} snapshots rebuilt at --from` : ''}\n`;
   out += `  skipped ${skipped}${skipped > 0 ? `: ${counts(s.skipped)}` : ''}\n`;
   for (const sym of s.symbols) out += `  ${sym.symbol}: tick ${sym.tickSize}, step ${sym.stepSize}; marks ${s.marks[sym.symbol]?.source ?? 'none'}\n`;
+  for (const n of s.notes ?? []) out += `  note: ${n}\n`;
   if (s.stoppedAt !== undefined) out += `  stopped reading at --to (${s.stoppedAt}); later lines were not read\n`;
   out += `  wrote ${s.out}\n`;
   return out;
@@ -64,9 +77,10 @@ export async function runImport(argv: string[]): Promise<number> {
     process.stdout.write(IMPORT_USAGE);
     return kind === undefined ? 2 : 0;
   }
-  let opts: Parameters<typeof importBinanceFutures>[0];
+  let opts: ImportOptions;
+  const importer = Object.hasOwn(IMPORTERS, kind) ? IMPORTERS[kind] : undefined;
   try {
-    if (kind !== 'binance-futures') throw new UsageError(`unknown source '${kind}'; this version imports binance-futures`);
+    if (importer === undefined) throw new UsageError(`unknown source '${kind}'; this version imports ${Object.keys(IMPORTERS).join(', ')}`);
     const { values: o, positionals } = parseArgs({
       args: rest,
       strict: true,
@@ -86,7 +100,7 @@ export async function runImport(argv: string[]): Promise<number> {
       return 0;
     }
     if (o.out === undefined || o.out === '') throw new UsageError('--out <file> is required');
-    if (positionals.length === 0) throw new UsageError('no input files; expected one or more Binance capture files');
+    if (positionals.length === 0) throw new UsageError(`no input files; expected one or more ${kind === 'tardis' ? 'Tardis CSV files' : 'Binance capture files'}`);
     opts = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step };
   } catch (e) {
     process.stderr.write(`perpkit import: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit import --help' for the options.\n`);
@@ -102,7 +116,7 @@ export async function runImport(argv: string[]): Promise<number> {
     process.stderr.write(`import: ${pct}% (${p.file}, line ${p.lines})\n`);
   };
   try {
-    const s = await importBinanceFutures(opts);
+    const s = await importer(opts);
     process.stdout.write(importSummaryText(s, (performance.now() - t0) / 1000));
     return 0;
   } catch (e) {

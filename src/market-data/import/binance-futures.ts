@@ -9,93 +9,34 @@
  *   and `aggTrade` -> `trade`, `markPriceUpdate` -> `mark`, a REST snapshot -> `snapshot`. A
  *   message that does not become an event is counted by reason (`skipped`, in the header and the
  *   summary): nothing is dropped silently. The importer adds `gap` events (a broken update-id
- *   chain) and, when the data has no mark price stream, derived `mark` events (below).
+ *   chain) and, when the data has no mark price stream, derived `mark` events (importer.ts).
  * - Depth diffs follow Binance's documented procedure for USD-M futures: diffs are buffered until
  *   a snapshot; then those with `u` < `lastUpdateId` are dropped (counted), the first applied one
  *   must have `U` <= `lastUpdateId` <= `u`, and each later one's `pu` must equal the previous `u`.
  *   Buffered diffs are written right after the snapshot, stamped with its receive time (that is
  *   when a live client could apply them). A break becomes a `gap` of the symbol; its book is
  *   unknown and diffs buffer again until the next snapshot.
- * - Marks: `markPriceUpdate` when the data has it. Otherwise derived: the mid price of the first
- *   `bookTicker` of each second of receive time, rounded down to the tick, with index = mark,
- *   funding rate 0 and the next 8-hourly funding time; the header says so per symbol.
- * - Specs: tick and step are the largest grids every price and quantity of the symbol lie on (the
- *   greatest common divisor), unless --tick/--step say; the other fields are documented defaults.
  * - Time: `t` is the receive time (ms) of the line, or for plain JSON lines the event time `E`;
- *   `et` is the exchange's event time `E`. --from/--to select by receive time; the book is kept
- *   across the cut and written as a `snapshot` at the first event inside the range.
- * - Memory is flat in the file size: files are streamed (zlib + line split); the body goes to a
- *   temporary gzip file, and the header (which holds what only the end knows: specs, counts) is
- *   written as a first gzip member before it (a multi-member gzip is one stream to any reader).
+ *   `et` is the exchange's event time `E`. --from/--to select by receive time.
+ * - Output, range, specs, derived marks and counting are shared with the other importers
+ *   (importer.ts); memory is flat in the file size (files are streamed, common.ts).
  */
-import { zlibProblem } from '../text';
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync, unlinkSync, existsSync, renameSync, writeFileSync, appendFileSync, openSync, readSync, closeSync } from 'node:fs';
-import { once } from 'node:events';
-import { basename, dirname, resolve } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import { createGunzip, createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
-import type { Readable } from 'node:stream';
-import { toScaledInt, fromScaledInt } from '../../core/decimal';
-import type { SymbolSpec } from '../../protocol/rest/market';
-import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordingHeader, type RecordingSourceFile } from '../format';
+import { statSync } from 'node:fs';
+import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
 import { csvItems, isCsvInput } from './binance-csv';
+import { checkImportOptions, EIGHT_HOURS, excerpt, fileLineBatches, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
+import { RecordingImporter, symBase, type SymBase } from './importer';
 
+export type { ImportProgress, ImportSummary } from './common';
+export type BinanceImportOptions = ImportOptions;
 
-export interface BinanceImportOptions {
-  files: string[];
-  out: string;
-  /** Import only this symbol (others are counted as skipped); upper case as Binance spells it. */
-  symbol?: string;
-  /** Receive-time range, epoch ms: [from, to). */
-  from?: number;
-  to?: number;
-  /** Grid overrides (with several symbols in the data, only together with `symbol`). */
-  tick?: string;
-  step?: string;
-  /** Called about every `progressEvery` input lines and at the end of each file. */
-  onProgress?: (p: ImportProgress) => void;
-  progressEvery?: number;
-}
-
-export interface ImportProgress {
-  file: string;
-  lines: number;
-  bytesDone: number;
-  bytesTotal: number;
-}
-
-export interface ImportSummary {
-  out: string;
-  /** Input messages (lines that hold one). */
-  messages: number;
-  /** Events written that came from a message, by output kind. */
-  events: Record<string, number>;
-  /** Events the importer added: derived marks, gaps, snapshots rebuilt at --from. */
-  added: { derivedMarks: number; gaps: number; rebuiltSnapshots: number };
-  /** Messages that became no event, by reason. */
-  skipped: Record<string, number>;
-  symbols: SymbolSpec[];
-  marks: Record<string, MarkProvenance>;
-  sources: RecordingSourceFile[];
-  firstTime: number;
-  lastTime: number;
-  /** Set when reading stopped at --to: the file and line where it stopped. */
-  stoppedAt?: string;
-}
-
-/** Prices and quantities are compared on this fixed scale (Binance sends at most 8 decimals). */
-const SCALE = 8;
-const EIGHT_HOURS = 8 * 3_600_000;
 /** Diffs kept per symbol while waiting for a snapshot; older ones are counted and dropped. */
 const MAX_PENDING = 200_000;
 
 const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
 const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
-const R_OTHER_SYMBOL = 'message of another symbol (--symbol)';
-const R_OUT_OF_RANGE = 'message before --from';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
 
 interface Diff {
@@ -108,139 +49,57 @@ interface Diff {
   a: Level[];
 }
 
-interface SymState {
-  name: string;
-  book: L2Book | undefined;
+interface SymState extends SymBase {
   /** The book was set from a snapshot and no diff is applied yet (the first must straddle it). */
   awaitingFirst: boolean;
   /** Receive time of the last book event written. */
   lastBookT: number;
   pending: Diff[];
   trades: 'trade' | 'aggTrade' | undefined;
-  markRecorded: boolean;
-  derivedMarks: number;
-  firstRecordedMark: number | undefined;
-  lastMarkSecond: number;
-  hasQuotes: boolean;
-  /** gcd of every price / quantity seen, scaled by 10^SCALE (0: none yet). */
-  priceGcd: number;
-  qtyGcd: number;
-  tickScaled: number | undefined;
-  /** The last mark written, the last settled funding rate and interval (CSV archives). */
-  lastMark: string | undefined;
+  /** The last settled funding rate and interval (CSV archives). */
   lastRate: string | undefined;
   fundingIntervalMs: number;
-  /** How recorded marks were obtained, for the header. */
-  markMethod: string;
 }
 
-function gcd(a: number, b: number): number {
-  while (b !== 0) {
-    const r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isLevels = (v: unknown): v is Level[] => Array.isArray(v) && v.every((l) => Array.isArray(l) && l.length >= 2 && isStr(l[0]) && isStr(l[1]));
-
-/** Next 8-hourly funding time (00:00, 08:00, 16:00 UTC) after `t`. */
-const nextFunding = (t: number): number => (Math.floor(t / EIGHT_HOURS) + 1) * EIGHT_HOURS;
-
-async function sha256Of(path: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) h.update(chunk);
-  return h.digest('hex');
-}
-
-function isGzip(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(2);
-    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A short, printable excerpt of a bad line for an error message. */
-const excerpt = (s: string): string => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
-
-export class BinanceFuturesImporter {
-  private readonly syms = new Map<string, SymState>();
-  private readonly summary: ImportSummary;
-  private chunk = '';
-  // A deep write buffer lets parsing and compression (on the thread pool) overlap instead of taking turns.
-  private gzip = createGzip({ level: 6, writableHighWaterMark: 8 << 20 } as ZlibOptions & { writableHighWaterMark: number });
-  private readonly bodyPath: string;
-  private body: ReturnType<typeof createWriteStream>;
-  private bodyDone: Promise<void>;
-  private failure: Error | undefined;
-  private inRange = false;
+export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** A snapshot with no symbol seen before any depth message: it belongs to the next one's symbol. */
   private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string } | undefined;
-  private lastT = 0;
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
-  private marksGiven = false;
-  /** Symbols of messages skipped under --symbol, for the error when --symbol is not in the data. */
-  private readonly otherSymbols = new Set<string>();
+  private marksInInputs = false;
 
-  constructor(private readonly o: BinanceImportOptions) {
-    for (const [name, v] of [['tick', o.tick], ['step', o.step]] as const) {
-      if (v !== undefined && !((toScaledInt(v, SCALE) ?? 0) > 0)) throw new ImportInputError(`--${name}: expected a positive decimal with at most ${SCALE} decimals, got '${v}'`);
-    }
-    this.summary = { out: o.out, messages: 0, events: {}, added: { derivedMarks: 0, gaps: 0, rebuiltSnapshots: 0 }, skipped: {}, symbols: [], marks: {}, sources: [], firstTime: 0, lastTime: 0 };
-    this.bodyPath = `${o.out}.body-${process.pid}.tmp`;
-    this.body = createWriteStream(this.bodyPath);
-    const fail = (e: Error): void => {
-      this.failure ??= e;
-    };
-    this.gzip.on('error', fail);
-    this.body.on('error', fail);
-    this.gzip.pipe(this.body);
-    this.bodyDone = once(this.body, 'close').then(() => undefined, fail);
+  constructor(o: BinanceImportOptions) {
+    super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages' });
   }
 
-  async run(): Promise<ImportSummary> {
-    try {
-      const total = this.o.files.reduce((s, f) => s + statSync(f).size, 0);
-      const csv = this.o.files.filter((f) => isCsvInput(f));
-      if (csv.length > 0 && csv.length < this.o.files.length) {
-        throw new ImportInputError(`${csv[0]} is a CSV archive and ${this.o.files.find((f) => !csv.includes(f)) ?? ''} a stream capture: import them separately (their times differ: exchange time vs receive time)`);
-      }
-      if (csv.length > 0) {
-        // Mark prices among the inputs: no mark is derived, not even before their first bar.
-        this.marksGiven = csv.some((f) => /markPriceKlines/i.test(f));
-        const shas = this.o.files.map((f) => sha256Of(f));
-        await this.readCsv(total);
-        for (let i = 0; i < this.o.files.length; i++) this.summary.sources.push({ file: basename(this.o.files[i]), sha256: await shas[i], bytes: statSync(this.o.files[i]).size });
-      } else {
-        let before = 0;
-        for (const file of this.o.files) {
-          const sha = sha256Of(file);
-          const stopped = await this.readFile(file, before, total);
-          before += statSync(file).size;
-          this.summary.sources.push({ file: basename(file), sha256: await sha, bytes: statSync(file).size });
-          if (stopped) break;
-        }
-      }
-      this.finishPending();
-      await this.closeBody();
-      this.checkOutcome();
-      this.summary.symbols = [...this.syms.values()].map((s) => this.specOf(s));
-      this.summary.marks = Object.fromEntries([...this.syms.values()].map((s) => [s.name, this.markProvenance(s)]));
-      this.writeOut();
-      return this.summary;
-    } catch (e) {
-      this.gzip.destroy();
-      this.body.destroy();
-      await this.bodyDone.catch(() => undefined);
-      if (existsSync(this.bodyPath)) unlinkSync(this.bodyPath);
-      throw e;
+  protected newSym(name: string): SymState {
+    return { ...symBase(name, 'markPriceUpdate stream', this.o.tick), awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+  }
+
+  protected override marksGiven(): boolean {
+    return this.marksInInputs;
+  }
+
+  protected async read(): Promise<void> {
+    const total = this.o.files.reduce((s, f) => s + statSync(f).size, 0);
+    const csv = this.o.files.filter((f) => isCsvInput(f));
+    if (csv.length > 0 && csv.length < this.o.files.length) {
+      throw new ImportInputError(`${csv[0]} is a CSV archive and ${this.o.files.find((f) => !csv.includes(f)) ?? ''} a stream capture: import them separately (their times differ: exchange time vs receive time)`);
+    }
+    if (csv.length > 0) {
+      // Mark prices among the inputs: no mark is derived, not even before their first bar.
+      this.marksInInputs = csv.some((f) => /markPriceKlines/i.test(f));
+      const shas = this.o.files.map((f) => sourceOf(f));
+      await this.readCsv(total);
+      for (const s of shas) this.summary.sources.push(await s);
+      return;
+    }
+    let before = 0;
+    for (const file of this.o.files) {
+      const sha = sourceOf(file);
+      const stopped = await this.readFile(file, before, total);
+      before += statSync(file).size;
+      this.summary.sources.push(await sha);
+      if (stopped) break;
     }
   }
 
@@ -248,56 +107,26 @@ export class BinanceFuturesImporter {
 
   /** Reads one file; returns true when reading stopped at --to. */
   private async readFile(file: string, before: number, total: number): Promise<boolean> {
-    const raw = createReadStream(file, { highWaterMark: 1 << 20 });
-    let stream: Readable = raw;
-    if (isGzip(file)) {
-      const gz = createGunzip({ chunkSize: 1 << 18 });
-      raw.on('error', (e) => gz.destroy(e));
-      stream = raw.pipe(gz);
-    }
-    const decoder = new StringDecoder('utf8');
+    const { batches, bytesRead } = fileLineBatches(file);
     const every = this.o.progressEvery ?? 100_000;
-    let rest = '';
     let line = 0;
-    const progress = (): void => this.o.onProgress?.({ file, lines: line, bytesDone: before + raw.bytesRead, bytesTotal: total });
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        const text = rest + decoder.write(chunk);
-        let start = 0;
-        for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
-          line++;
-          if (!this.line(text.slice(start, nl), file, line)) {
-            stream.destroy();
-            this.summary.stoppedAt = `${file}:${line}`;
-            progress();
-            return true;
-          }
-          start = nl + 1;
-          if (line % every === 0) progress();
+    const progress = (): void => this.o.onProgress?.({ file, lines: line, bytesDone: before + bytesRead(), bytesTotal: total });
+    for await (const batch of batches) {
+      for (let i = 0; i < batch.length; i++) {
+        line++;
+        if (!this.line(batch[i], file, line)) {
+          this.summary.stoppedAt = `${file}:${line}`;
+          progress();
+          return true;
         }
-        rest = text.slice(start);
-        if (this.chunk.length >= 1 << 16) await this.flushChunk();
+        if (line % every === 0) progress();
       }
-    } catch (e) {
-      if (e instanceof ImportInputError) throw e;
-      const problem = zlibProblem(e);
-      if (problem === 'torn') throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${line}`);
-      if (problem === 'damaged') throw new ImportInputError(`${file}: not a readable gzip file (${(e as Error).message})`);
-      throw e;
-    }
-    rest += decoder.end();
-    if (rest.length > 0) {
-      line++;
-      if (!this.line(rest, file, line)) {
-        this.summary.stoppedAt = `${file}:${line}`;
-        return true;
-      }
+      if (this.chunk.length >= 1 << 16) await this.flushChunk();
     }
     if (line === 0) throw new ImportInputError(`${file}: empty file; expected Binance capture lines`);
     progress();
     return false;
   }
-
   /** One input line. Returns false to stop reading (past --to). */
   private line(text: string, file: string, n: number): boolean {
     if (text.length === 0 || (text.length === 1 && text === '\r')) return true;
@@ -329,16 +158,6 @@ export class BinanceFuturesImporter {
     return true;
   }
 
-  /** Counts a message at time `t`; false when it is at or past --to (reading stops). */
-  private accept(t: number): boolean {
-    if (this.o.to !== undefined && t >= this.o.to) return false;
-    this.summary.messages++;
-    if (this.summary.messages === 1) this.summary.firstTime = t;
-    this.lastT = t;
-    this.summary.lastTime = Math.max(this.summary.lastTime, t);
-    return true;
-  }
-
   /** CSV archives (binance-csv.ts): rows merged in time order; `t` and `et` are the exchange's time. */
   private async readCsv(total: number): Promise<void> {
     const every = this.o.progressEvery ?? 100_000;
@@ -362,15 +181,10 @@ export class BinanceFuturesImporter {
 
   /** A markPriceKlines bar's close as the mark (index unknown: = mark; rate: the last settled one). */
   private csvMark(sym: string, p: string, t: number): void {
-    if (this.o.symbol !== undefined && sym !== this.o.symbol) {
-      this.otherSymbols.add(sym);
-      this.skip(R_OTHER_SYMBOL);
-      return;
-    }
+    if (this.otherSymbol(sym)) return;
     const s = this.state(sym);
-    s.markRecorded = true;
+    this.markSeen(s, t);
     s.markMethod = 'markPriceKlines: the close of each bar at its close time; index = mark; funding rate = the last settled rate of the fundingRate archive (0 without one)';
-    s.firstRecordedMark ??= t;
     this.notePrice(s, p);
     s.lastMark = p;
     this.emit({ t, et: t, k: 'mark', s: sym, p, i: p, r: s.lastRate ?? '0', n: (Math.floor(t / s.fundingIntervalMs) + 1) * s.fundingIntervalMs }, t);
@@ -378,11 +192,7 @@ export class BinanceFuturesImporter {
 
   /** A fundingRate row: a settlement at the last mark known. */
   private csvFunding(sym: string, r: string, intervalMs: number, t: number): void {
-    if (this.o.symbol !== undefined && sym !== this.o.symbol) {
-      this.otherSymbols.add(sym);
-      this.skip(R_OTHER_SYMBOL);
-      return;
-    }
+    if (this.otherSymbol(sym)) return;
     const s = this.state(sym);
     s.lastRate = r;
     s.fundingIntervalMs = intervalMs;
@@ -393,20 +203,6 @@ export class BinanceFuturesImporter {
     this.emit({ t, et: t, k: 'funding', s: sym, r, p: s.lastMark }, t);
   }
 
-  private skip(reason: string): void {
-    this.summary.skipped[reason] = (this.summary.skipped[reason] ?? 0) + 1;
-  }
-
-  private state(name: string): SymState {
-    let s = this.syms.get(name);
-    if (s === undefined) {
-      s = { name, book: undefined, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, qtyGcd: 0, tickScaled: undefined, lastMark: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS, markMethod: 'markPriceUpdate stream' };
-      if (this.o.tick !== undefined) s.tickScaled = toScaledInt(this.o.tick, SCALE);
-      this.syms.set(name, s);
-    }
-    return s;
-  }
-
   private message(d: Record<string, unknown>, t: number, where: string): void {
     if (d.lastUpdateId !== undefined) {
       this.snapshotMessage(d, t, where);
@@ -415,11 +211,7 @@ export class BinanceFuturesImporter {
     const e = d.e;
     const sym = d.s;
     if (!isStr(e) || !isStr(sym)) throw new ImportInputError(`${where}: not a Binance message (no event type "e" and symbol "s", and not a depth snapshot with lastUpdateId)`);
-    if (this.o.symbol !== undefined && sym !== this.o.symbol) {
-      this.otherSymbols.add(sym);
-      this.skip(R_OTHER_SYMBOL);
-      return;
-    }
+    if (this.otherSymbol(sym)) return;
     if (e !== 'depthUpdate' && e !== 'bookTicker' && e !== 'trade' && e !== 'aggTrade' && e !== 'markPriceUpdate') {
       this.skip(`unsupported event type '${e}'`);
       return;
@@ -472,8 +264,7 @@ export class BinanceFuturesImporter {
       }
       case 'markPriceUpdate': {
         if (!isStr(d.p) || !isStr(d.i) || !isStr(d.r) || !isNum(d.T)) bad('p, i, r as strings and T (next funding time) as a number');
-        s.markRecorded = true;
-        s.firstRecordedMark ??= t;
+        this.markSeen(s, t);
         s.lastMark = d.p as string;
         this.notePrice(s, d.p as string);
         this.emit({ t, et, k: 'mark', s: sym, p: d.p as string, i: d.i as string, r: d.r as string, n: d.T as number }, t);
@@ -502,10 +293,7 @@ export class BinanceFuturesImporter {
       this.orphanSnapshot = { t, et, u: d.lastUpdateId, b, a, where };
       return;
     }
-    if (this.o.symbol !== undefined && isStr(d.symbol) && d.symbol !== this.o.symbol) {
-      this.skip(R_OTHER_SYMBOL);
-      return;
-    }
+    if (isStr(d.symbol) && this.otherSymbol(d.symbol)) return;
     this.applySnapshot(this.state(name), t, et, d.lastUpdateId, b, a);
   }
 
@@ -576,7 +364,7 @@ export class BinanceFuturesImporter {
   }
 
   /** Diffs still waiting for a snapshot at the end: counted, never written. */
-  private finishPending(): void {
+  protected override finish(): void {
     for (const s of this.syms.values()) {
       for (let i = 0; i < s.pending.length; i++) this.skip(R_NO_SNAPSHOT);
       s.pending = [];
@@ -585,193 +373,9 @@ export class BinanceFuturesImporter {
       throw new ImportInputError(`${this.orphanSnapshot.where}: a depth snapshot without a symbol and no depth message after it to say whose it is; pass --symbol`);
     }
   }
-
-  // ---- marks -------------------------------------------------------------------------------------
-
-  private deriveMark(s: SymState, t: number, bid: string, ask: string): void {
-    if (s.markRecorded || this.marksGiven) return;
-    const sec = Math.floor(t / 1000);
-    if (sec === s.lastMarkSecond) return;
-    const b = toScaledInt(bid, SCALE);
-    const a = toScaledInt(ask, SCALE);
-    const tick = s.tickScaled ?? s.priceGcd;
-    if (b === undefined || a === undefined || tick <= 0) return;
-    s.lastMarkSecond = sec;
-    // Rounded down to the tick known so far: the final tick divides it, so the mark stays on the grid.
-    const mid = Math.floor((b + a) / 2 / tick) * tick;
-    const p = fromScaledInt(mid, SCALE);
-    s.lastMark = p;
-    s.derivedMarks++;
-    this.summary.added.derivedMarks++;
-    this.emit({ t, k: 'mark', s: s.name, p, i: p, r: '0', n: nextFunding(t) }, t, true);
-  }
-
-  private markProvenance(s: SymState): MarkProvenance {
-    if (s.derivedMarks === 0 && s.markRecorded) return { source: 'recorded', method: s.markMethod };
-    const method = `the mid price of the first ${s.hasQuotes ? 'bookTicker' : 'rebuilt L2 book top'} of each second of receive time, rounded down to the tick; index = mark, funding rate 0, next funding at the next 8-hour boundary`;
-    return { source: 'derived', method: s.markRecorded ? `${method} (until the first markPriceUpdate at ${new Date(s.firstRecordedMark ?? 0).toISOString()})` : method };
-  }
-
-  // ---- specs -------------------------------------------------------------------------------------
-
-  private notePrice(s: SymState, p: string): void {
-    const v = toScaledInt(p, SCALE);
-    if (v !== undefined && v > 0) s.priceGcd = gcd(v, s.priceGcd);
-  }
-
-  private noteQty(s: SymState, q: string): void {
-    const v = toScaledInt(q, SCALE);
-    if (v !== undefined && v > 0) s.qtyGcd = gcd(v, s.qtyGcd);
-  }
-
-  private noteLevels(s: SymState, levels: Level[]): void {
-    for (let i = 0; i < levels.length; i++) {
-      this.notePrice(s, levels[i][0]);
-      this.noteQty(s, levels[i][1]);
-    }
-  }
-
-  private specOf(s: SymState): SymbolSpec {
-    const tick = this.o.tick ?? (s.priceGcd > 0 ? fromScaledInt(s.priceGcd, SCALE) : '0.01');
-    const step = this.o.step ?? (s.qtyGcd > 0 ? fromScaledInt(s.qtyGcd, SCALE) : '0.001');
-    const quote = ['USDT', 'USDC', 'BUSD'].find((q) => s.name.endsWith(q) && s.name.length > q.length) ?? 'USDT';
-    const stepScaled = toScaledInt(step, SCALE) ?? 1;
-    // The largest multiple of the step not above 1e6 units of the base asset (a safe bound, not the venue's).
-    const maxQty = fromScaledInt(Math.floor(1e6 * 10 ** SCALE / stepScaled) * stepScaled, SCALE);
-    return {
-      symbol: s.name,
-      baseAsset: s.name.endsWith(quote) ? s.name.slice(0, s.name.length - quote.length) : s.name,
-      quoteAsset: quote,
-      tickSize: tick,
-      stepSize: step,
-      minQty: step,
-      maxQty,
-      minNotional: '0',
-      maxLeverage: 125,
-      makerFee: '0.0002',
-      takerFee: '0.0005',
-      marginTiers: [{ tier: 1, maxNotional: '0', maxLeverage: 125, maintenanceMarginRate: '0.004', maintenanceAmount: '0' }],
-    };
-  }
-
-  // ---- output ------------------------------------------------------------------------------------
-
-  private emit(e: RecordedEvent, t: number, added = false): void {
-    if (!this.inRange) {
-      if (this.o.from !== undefined && t < this.o.from) {
-        // Outside the range: the book and marks are kept, the event is not written.
-        if (!added && e.k !== 'gap') this.skip(R_OUT_OF_RANGE);
-        return;
-      }
-      this.inRange = true;
-      if (this.o.from !== undefined) this.rebuildSnapshots(t);
-    }
-    if (!added && e.k !== 'gap') this.summary.events[e.k] = (this.summary.events[e.k] ?? 0) + 1;
-    this.chunk += `${JSON.stringify(e)}\n`;
-  }
-
-  /** At the first event inside --from: the books kept so far, as snapshots (the output starts there). */
-  private rebuildSnapshots(t: number): void {
-    for (const s of this.syms.values()) {
-      if (s.book === undefined) continue;
-      const { bids, asks } = s.book.levels();
-      this.summary.added.rebuiltSnapshots++;
-      this.chunk += `${JSON.stringify({ t, k: 'snapshot', s: s.name, u: s.book.lastUpdateId, b: bids, a: asks } satisfies RecordedEvent)}\n`;
-    }
-  }
-
-  private async flushChunk(): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.chunk.length === 0) return;
-    const ok = this.gzip.write(this.chunk);
-    this.chunk = '';
-    if (!ok) await once(this.gzip, 'drain');
-  }
-
-  private async closeBody(): Promise<void> {
-    await this.flushChunk();
-    this.gzip.end();
-    await this.bodyDone;
-    if (this.failure) throw this.failure;
-  }
-
-  /** Refuses an import that produced nothing usable, naming why. */
-  private checkOutcome(): void {
-    const o = this.o;
-    const iso = (t: number): string => new Date(t).toISOString();
-    if (this.summary.messages === 0) {
-      if (o.to !== undefined && this.lastT === 0) throw new ImportInputError(`--from/--to: no message before --to ${iso(o.to)} in ${o.files.join(', ')}`);
-      throw new ImportInputError(`${o.files.join(', ')}: no Binance messages in the files`);
-    }
-    const written = Object.values(this.summary.events).reduce((a, b) => a + b, 0);
-    if (o.symbol !== undefined && !this.syms.has(o.symbol)) {
-      throw new ImportInputError(`--symbol ${o.symbol}: no message of that symbol in the files (they hold ${[...this.otherSymbols].join(', ') || 'no symbol messages'}; symbols are upper case, e.g. BTCUSDT)`);
-    }
-    if (written === 0) {
-      throw new ImportInputError(`--from/--to: no message in ${o.from !== undefined ? iso(o.from) : 'the start'} to ${o.to !== undefined ? iso(o.to) : 'the end'}; the files run from ${iso(this.summary.firstTime)} to ${iso(this.summary.lastTime)}`);
-    }
-    if ((o.tick !== undefined || o.step !== undefined) && this.syms.size > 1) {
-      throw new ImportInputError(`--tick/--step: the files hold ${[...this.syms.keys()].join(', ')}; pass --symbol to say which symbol the grid is for`);
-    }
-  }
-
-  /** The header as the first gzip member, then the body's gzip members: renamed into place last. */
-  private writeOut(): void {
-    const header: RecordingHeader = {
-      type: 'header',
-      format: RECORDING_FORMAT,
-      version: 2,
-      source: 'import:binance-futures',
-      startTime: this.o.from ?? this.summary.firstTime,
-      symbols: this.summary.symbols,
-      part: 0,
-      sources: this.summary.sources,
-      marks: this.summary.marks,
-      skipped: this.summary.skipped,
-      meta: {
-        importer: 'perpkit import binance-futures',
-        messages: this.summary.messages,
-        derivedMarks: this.summary.added.derivedMarks,
-        gaps: this.summary.added.gaps,
-        specs: `${this.o.tick !== undefined ? 'tickSize from --tick' : 'tickSize inferred (the largest grid every price lies on)'}, ${this.o.step !== undefined ? 'stepSize from --step' : 'stepSize inferred (the largest grid every quantity lies on)'}; minNotional 0, fees and margin tier are defaults`,
-        ...(this.o.from !== undefined ? { from: this.o.from } : {}),
-        ...(this.o.to !== undefined ? { to: this.o.to } : {}),
-        ...(this.summary.stoppedAt !== undefined ? { stoppedAt: this.summary.stoppedAt } : {}),
-      },
-    };
-    const tmp = `${this.o.out}.${process.pid}.tmp`;
-    try {
-      writeFileSync(tmp, gzipSync(`${JSON.stringify(header)}\n`));
-      appendBody(tmp, this.bodyPath);
-      renameSync(tmp, this.o.out);
-    } finally {
-      if (existsSync(tmp)) unlinkSync(tmp);
-      if (existsSync(this.bodyPath)) unlinkSync(this.bodyPath);
-    }
-  }
-}
-
-/** Appends a file to another in 1 MiB pieces (memory flat in the size). */
-function appendBody(to: string, from: string): void {
-  const fd = openSync(from, 'r');
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      appendFileSync(to, buf.subarray(0, n));
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export async function importBinanceFutures(o: BinanceImportOptions): Promise<ImportSummary> {
-  if (o.files.length === 0) throw new ImportInputError('no input files; expected one or more Binance capture files');
-  for (const f of o.files) {
-    if (!existsSync(f)) throw new ImportInputError(`${f}: no such file`);
-  }
-  if (!existsSync(dirname(resolve(o.out)))) throw new ImportInputError(`--out ${o.out}: the directory ${dirname(resolve(o.out))} does not exist`);
-  if (o.from !== undefined && o.to !== undefined && o.from >= o.to) throw new ImportInputError(`--from/--to: --from ${new Date(o.from).toISOString()} is not before --to ${new Date(o.to).toISOString()}`);
+  checkImportOptions(o, 'Binance capture files');
   return new BinanceFuturesImporter(o).run();
 }

@@ -1,0 +1,184 @@
+/**
+ * What every importer of market data shares (binance-futures.ts, tardis.ts): options and summary
+ * types, the checks of the arguments before any reading, sha256 of the sources, reading a file's
+ * lines (gzip or not, by magic bytes) with a damaged or torn gzip said in one line, and small
+ * value checks. The importer itself (output, specs, marks, counting) is importer.ts.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, existsSync, openSync, readSync, statSync, appendFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import { toScaledInt } from '../../core/decimal';
+import type { SymbolSpec } from '../../protocol/rest/market';
+import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
+import { zlibProblem } from '../text';
+import { ImportInputError } from './errors';
+
+export interface ImportOptions {
+  files: string[];
+  out: string;
+  /** Import only this symbol (others are counted as skipped); as the venue spells it. */
+  symbol?: string;
+  /** Receive-time range, epoch ms: [from, to). */
+  from?: number;
+  to?: number;
+  /** Grid overrides (with several symbols in the data, only together with `symbol`). */
+  tick?: string;
+  step?: string;
+  /** Called about every `progressEvery` input lines and at the end of each file. */
+  onProgress?: (p: ImportProgress) => void;
+  progressEvery?: number;
+}
+
+export interface ImportProgress {
+  file: string;
+  lines: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export interface ImportSummary {
+  out: string;
+  /** Input messages (lines, or for grouped formats the rows of one message). */
+  messages: number;
+  /** Events written that came from a message, by output kind. */
+  events: Record<string, number>;
+  /**
+   * Events the importer added: derived marks, gaps, snapshots rebuilt at --from, and funding
+   * settlements derived from a ticker's funding time moving forward (Tardis derivative_ticker).
+   */
+  added: { derivedMarks: number; gaps: number; rebuiltSnapshots: number; derivedFunding?: number };
+  /** Messages that became no event, by reason. */
+  skipped: Record<string, number>;
+  symbols: SymbolSpec[];
+  marks: Record<string, MarkProvenance>;
+  sources: RecordingSourceFile[];
+  firstTime: number;
+  lastTime: number;
+  /** Set when reading stopped at --to: the file and line where it stopped. */
+  stoppedAt?: string;
+  /** What else the import changed or could not do, one line each (also in the header's meta). */
+  notes?: string[];
+}
+
+/** Prices and quantities are compared on this fixed scale (venues send at most 8 decimals). */
+export const SCALE = 8;
+export const EIGHT_HOURS = 8 * 3_600_000;
+
+export function gcd(a: number, b: number): number {
+  while (b !== 0) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isStr = (v: unknown): v is string => typeof v === 'string';
+export const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+export const isLevels = (v: unknown): v is Level[] => Array.isArray(v) && v.every((l) => Array.isArray(l) && l.length >= 2 && isStr(l[0]) && isStr(l[1]));
+
+/** Next 8-hourly funding time (00:00, 08:00, 16:00 UTC) after `t`. */
+export const nextFunding = (t: number): number => (Math.floor(t / EIGHT_HOURS) + 1) * EIGHT_HOURS;
+
+/** A short, printable excerpt of a bad line for an error message. */
+export const excerpt = (s: string): string => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
+
+export async function sha256Of(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) h.update(chunk);
+  return h.digest('hex');
+}
+
+/** The header's record of an input file (sha256 computed by streaming it). */
+export async function sourceOf(path: string): Promise<RecordingSourceFile> {
+  return { file: basename(path), sha256: await sha256Of(path), bytes: statSync(path).size };
+}
+
+export function isGzip(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends a file to another in 1 MiB pieces (memory flat in the size). */
+export function appendBody(to: string, from: string): void {
+  const fd = openSync(from, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      appendFileSync(to, buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A text file's lines in batches (one per read chunk, so a caller's loop stays tight), gzip or
+ * not by its magic bytes. `bytesRead()` is the compressed bytes read so far (for progress);
+ * `close()` releases the file when the batches are not read to the end.
+ * A damaged or torn gzip becomes an ImportInputError naming the file and the last line read.
+ */
+export function fileLineBatches(file: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number; close: () => void } {
+  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  let stream: Readable = raw;
+  if (isGzip(file)) {
+    const gz = createGunzip({ chunkSize: 1 << 18 });
+    raw.on('error', (e) => gz.destroy(e));
+    stream = raw.pipe(gz);
+  }
+  async function* batches(): AsyncGenerator<string[]> {
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    let lines = 0;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        const text = rest + decoder.write(chunk);
+        const out: string[] = [];
+        let start = 0;
+        for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
+          out.push(text.slice(start, nl));
+          start = nl + 1;
+        }
+        rest = text.slice(start);
+        lines += out.length;
+        if (out.length > 0) yield out;
+      }
+    } catch (e) {
+      if (e instanceof ImportInputError) throw e;
+      const problem = zlibProblem(e);
+      if (problem === 'torn') throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${lines}`);
+      if (problem === 'damaged') throw new ImportInputError(`${file}: not a readable gzip file (${(e as Error).message})`);
+      throw e;
+    } finally {
+      stream.destroy();
+    }
+    rest += decoder.end();
+    if (rest.length > 0) yield [rest];
+  }
+  // close(): also for a generator never started (its finally would not run).
+  return { batches: batches(), bytesRead: () => raw.bytesRead, close: () => stream.destroy() };
+}
+
+/** Checks shared by every importer before anything is read (one line each, naming the option). */
+export function checkImportOptions(o: ImportOptions, expected: string): void {
+  if (o.files.length === 0) throw new ImportInputError(`no input files; expected one or more ${expected}`);
+  for (const f of o.files) {
+    if (!existsSync(f)) throw new ImportInputError(`${f}: no such file`);
+  }
+  if (!existsSync(dirname(resolve(o.out)))) throw new ImportInputError(`--out ${o.out}: the directory ${dirname(resolve(o.out))} does not exist`);
+  if (o.from !== undefined && o.to !== undefined && o.from >= o.to) throw new ImportInputError(`--from/--to: --from ${new Date(o.from).toISOString()} is not before --to ${new Date(o.to).toISOString()}`);
+  for (const [name, v] of [['tick', o.tick], ['step', o.step]] as const) {
+    if (v !== undefined && !((toScaledInt(v, SCALE) ?? 0) > 0)) throw new ImportInputError(`--${name}: expected a positive decimal with at most ${SCALE} decimals, got '${v}'`);
+  }
+}

@@ -1,0 +1,366 @@
+/**
+ * The part of an importer that does not depend on the venue's format (binance-futures.ts and
+ * tardis.ts extend it):
+ *
+ * - **Output.** Events go, in receive order, to a temporary gzip body; the header (which holds
+ *   what only the end knows: specs, counts, sources) is written as a first gzip member before it,
+ *   and the file is renamed into place last (a multi-member gzip is one stream to any reader).
+ *   Nothing is left behind on failure. Memory is flat: lines go to gzip in 64 KiB pieces.
+ * - **Range.** --to stops reading (`accept`); --from drops events before it (counted as skipped)
+ *   while the books are kept, and writes each known book as a `snapshot` at the first event inside.
+ * - **Counting.** Every input message becomes one event or a skip counted by reason.
+ * - **Specs.** Tick and step are the largest grids every price and quantity of the symbol lie on
+ *   (the greatest common divisor), unless --tick/--step say; the other fields are defaults.
+ * - **Marks.** Without a mark price stream, marks are derived: the mid of the first quote of each
+ *   second of receive time (or of the rebuilt book's top when there are no quotes), rounded down to
+ *   the tick, index = mark, funding rate 0, the next 8-hour funding time; the header says so.
+ */
+import { once } from 'node:events';
+import { createWriteStream, existsSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
+import { fromScaledInt, toScaledInt } from '../../core/decimal';
+import type { SymbolSpec } from '../../protocol/rest/market';
+import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordingHeader } from '../format';
+import type { L2Book } from '../l2-book';
+import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
+import { ImportInputError } from './errors';
+
+export const R_OTHER_SYMBOL = 'message of another symbol (--symbol)';
+export const R_OUT_OF_RANGE = 'message before --from';
+
+/** What the importer keeps per symbol; a format's importer adds its own fields. */
+export interface SymBase {
+  name: string;
+  /** The symbol's L2 book when the data has one (written as a snapshot at --from). */
+  book: L2Book | undefined;
+  markRecorded: boolean;
+  derivedMarks: number;
+  firstRecordedMark: number | undefined;
+  lastMarkSecond: number;
+  hasQuotes: boolean;
+  /** gcd of every price / quantity seen, scaled by 10^SCALE (0: none yet). */
+  priceGcd: number;
+  /** Two different prices were seen: `priceGcd` is a grid, not just the one price. */
+  gridRefined: boolean;
+  qtyGcd: number;
+  tickScaled: number | undefined;
+  /** The last mark written (funding settles at it). */
+  lastMark: string | undefined;
+  /** How recorded marks were obtained, for the header. */
+  markMethod: string;
+}
+
+export function symBase(name: string, markMethod: string, tick: string | undefined): SymBase {
+  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, tickScaled: tick !== undefined ? toScaledInt(tick, SCALE) : undefined, lastMark: undefined, markMethod };
+}
+
+/** How a format names things in the header and in messages. */
+export interface ImporterNames {
+  /** Header `source` and `meta.importer`: `import:<id>`, `perpkit import <id>`. */
+  id: string;
+  /** The quote stream, in the derived-mark method ("bookTicker", "quotes"). */
+  quoteStream: string;
+  /** The mark price stream, in the derived-mark method ("markPriceUpdate"). */
+  markStream: string;
+  /** What the files should hold, for "no ... in the files". */
+  messagesNoun: string;
+}
+
+export abstract class RecordingImporter<S extends SymBase> {
+  protected readonly syms = new Map<string, S>();
+  protected readonly summary: ImportSummary;
+  protected chunk = '';
+  // A deep write buffer lets parsing and compression (on the thread pool) overlap instead of taking turns.
+  private readonly gzip = createGzip({ level: 6, writableHighWaterMark: 8 << 20 } as ZlibOptions & { writableHighWaterMark: number });
+  private readonly bodyPath: string;
+  private readonly body: ReturnType<typeof createWriteStream>;
+  private readonly bodyDone: Promise<void>;
+  private failure: Error | undefined;
+  private inRange = false;
+  protected lastT = 0;
+  /** Symbols of messages skipped under --symbol, for the error when --symbol is not in the data. */
+  protected readonly otherSymbols = new Set<string>();
+  /** Extra facts for the header's meta. */
+  protected readonly meta: Record<string, string | number | boolean> = {};
+
+  constructor(
+    protected readonly o: ImportOptions,
+    private readonly names: ImporterNames,
+  ) {
+    this.summary = { out: o.out, messages: 0, events: {}, added: { derivedMarks: 0, gaps: 0, rebuiltSnapshots: 0 }, skipped: {}, symbols: [], marks: {}, sources: [], firstTime: 0, lastTime: 0 };
+    this.bodyPath = `${o.out}.body-${process.pid}.tmp`;
+    this.body = createWriteStream(this.bodyPath);
+    const fail = (e: Error): void => {
+      this.failure ??= e;
+    };
+    this.gzip.on('error', fail);
+    this.body.on('error', fail);
+    this.gzip.pipe(this.body);
+    this.bodyDone = once(this.body, 'close').then(() => undefined, fail);
+  }
+
+  /** Reads every input, emitting events; fills `summary.sources`. */
+  protected abstract read(): Promise<void>;
+  /** A new symbol's state. */
+  protected abstract newSym(name: string): S;
+  /** After reading: anything still held back (counted or refused). */
+  protected finish(): void {}
+
+  async run(): Promise<ImportSummary> {
+    try {
+      await this.read();
+      this.finish();
+      await this.closeBody();
+      this.checkOutcome();
+      this.summary.symbols = [...this.syms.values()].map((s) => this.specOf(s));
+      this.summary.marks = Object.fromEntries([...this.syms.values()].map((s) => [s.name, this.markProvenance(s)]));
+      this.writeOut();
+      return this.summary;
+    } catch (e) {
+      this.gzip.destroy();
+      this.body.destroy();
+      await this.bodyDone.catch(() => undefined);
+      if (existsSync(this.bodyPath)) unlinkSync(this.bodyPath);
+      throw e;
+    }
+  }
+
+  // ---- input bookkeeping -------------------------------------------------------------------------
+
+  /** Counts a message at time `t`; false when it is at or past --to (reading stops). */
+  protected accept(t: number): boolean {
+    if (this.o.to !== undefined && t >= this.o.to) return false;
+    this.summary.messages++;
+    if (this.summary.messages === 1) this.summary.firstTime = t;
+    this.lastT = t;
+    this.summary.lastTime = Math.max(this.summary.lastTime, t);
+    return true;
+  }
+
+  protected skip(reason: string, n = 1): void {
+    this.summary.skipped[reason] = (this.summary.skipped[reason] ?? 0) + n;
+  }
+
+  /** Is this symbol outside --symbol? Then the message is counted as skipped. */
+  protected otherSymbol(sym: string): boolean {
+    if (this.o.symbol === undefined || sym === this.o.symbol) return false;
+    this.otherSymbols.add(sym);
+    this.skip(R_OTHER_SYMBOL);
+    return true;
+  }
+
+  protected state(name: string): S {
+    let s = this.syms.get(name);
+    if (s === undefined) {
+      s = this.newSym(name);
+      this.syms.set(name, s);
+    }
+    return s;
+  }
+
+  // ---- specs -------------------------------------------------------------------------------------
+
+  protected notePrice(s: S, p: string): void {
+    const v = toScaledInt(p, SCALE);
+    if (v !== undefined && v > 0) {
+      const g = gcd(v, s.priceGcd);
+      if (s.priceGcd !== 0 && g !== s.priceGcd) s.gridRefined = true;
+      s.priceGcd = g;
+    }
+  }
+
+  /**
+   * A venue's mark or index price (computed to more decimals than the tick) on the symbol's price
+   * grid: rounded half up to --tick, or to the grid of the prices seen so far (a multiple of the
+   * final inferred tick, which divides it); undefined while no grid is known (fewer than two
+   * different prices). Such prices do not take part in inferring the tick.
+   */
+  protected onGrid(s: S, p: string): string | undefined {
+    const tick = s.tickScaled ?? (s.gridRefined ? s.priceGcd : 0);
+    const dot = p.indexOf('.');
+    const v = toScaledInt(dot >= 0 && p.length - dot - 1 > SCALE ? p.slice(0, dot + 1 + SCALE) : p, SCALE);
+    if (v === undefined || tick <= 0) return undefined;
+    return fromScaledInt(Math.floor((v + tick / 2) / tick) * tick, SCALE);
+  }
+
+  protected noteQty(s: S, q: string): void {
+    const v = toScaledInt(q, SCALE);
+    if (v !== undefined && v > 0) s.qtyGcd = gcd(v, s.qtyGcd);
+  }
+
+  protected noteLevels(s: S, levels: Level[]): void {
+    for (let i = 0; i < levels.length; i++) {
+      this.notePrice(s, levels[i][0]);
+      this.noteQty(s, levels[i][1]);
+    }
+  }
+
+  private specOf(s: S): SymbolSpec {
+    const tick = this.o.tick ?? (s.priceGcd > 0 ? fromScaledInt(s.priceGcd, SCALE) : '0.01');
+    const step = this.o.step ?? (s.qtyGcd > 0 ? fromScaledInt(s.qtyGcd, SCALE) : '0.001');
+    const quote = ['USDT', 'USDC', 'BUSD', 'USD'].find((q) => s.name.endsWith(q) && s.name.length > q.length) ?? 'USDT';
+    const stepScaled = toScaledInt(step, SCALE) ?? 1;
+    // The largest multiple of the step not above 1e6 units of the base asset (a safe bound, not the venue's).
+    const maxQty = fromScaledInt(Math.floor((1e6 * 10 ** SCALE) / stepScaled) * stepScaled, SCALE);
+    const base = s.name.endsWith(quote) ? s.name.slice(0, s.name.length - quote.length) : s.name;
+    return {
+      symbol: s.name,
+      baseAsset: base.replace(/[-_/]+$/, '') || base,
+      quoteAsset: quote,
+      tickSize: tick,
+      stepSize: step,
+      minQty: step,
+      maxQty,
+      minNotional: '0',
+      maxLeverage: 125,
+      makerFee: '0.0002',
+      takerFee: '0.0005',
+      marginTiers: [{ tier: 1, maxNotional: '0', maxLeverage: 125, maintenanceMarginRate: '0.004', maintenanceAmount: '0' }],
+    };
+  }
+
+  // ---- marks -------------------------------------------------------------------------------------
+
+  /** Are marks of this symbol given by the inputs (no derivation at all)? */
+  protected marksGiven(_s: S): boolean {
+    return false;
+  }
+
+  /** A derived mark from this bid/ask, once per second of receive time, unless marks are recorded. */
+  protected deriveMark(s: S, t: number, bid: string, ask: string): void {
+    if (s.markRecorded || this.marksGiven(s)) return;
+    const sec = Math.floor(t / 1000);
+    if (sec === s.lastMarkSecond) return;
+    const b = toScaledInt(bid, SCALE);
+    const a = toScaledInt(ask, SCALE);
+    const tick = s.tickScaled ?? s.priceGcd;
+    if (b === undefined || a === undefined || tick <= 0) return;
+    s.lastMarkSecond = sec;
+    // Rounded down to the tick known so far: the final tick divides it, so the mark stays on the grid.
+    const mid = Math.floor((b + a) / 2 / tick) * tick;
+    const p = fromScaledInt(mid, SCALE);
+    s.lastMark = p;
+    s.derivedMarks++;
+    this.summary.added.derivedMarks++;
+    this.emit({ t, k: 'mark', s: s.name, p, i: p, r: '0', n: nextFunding(t) }, t, true);
+  }
+
+  /** A recorded mark was seen for this symbol: no more are derived. */
+  protected markSeen(s: S, t: number): void {
+    s.markRecorded = true;
+    s.firstRecordedMark ??= t;
+  }
+
+  private markProvenance(s: S): MarkProvenance {
+    if (s.derivedMarks === 0 && s.markRecorded) return { source: 'recorded', method: s.markMethod };
+    const method = `the mid price of the first ${s.hasQuotes ? this.names.quoteStream : 'rebuilt L2 book top'} of each second of receive time, rounded down to the tick; index = mark, funding rate 0, next funding at the next 8-hour boundary`;
+    return { source: 'derived', method: s.markRecorded ? `${method} (until the first ${this.names.markStream} at ${new Date(s.firstRecordedMark ?? 0).toISOString()})` : method };
+  }
+
+  // ---- output ------------------------------------------------------------------------------------
+
+  /**
+   * Writes an event (receive time `t`); `added` events (derived, gaps) are not counted as input.
+   * False when it lies before --from and was not written.
+   */
+  protected emit(e: RecordedEvent, t: number, added = false): boolean {
+    if (!this.inRange) {
+      if (this.o.from !== undefined && t < this.o.from) {
+        // Outside the range: the book and marks are kept, the event is not written.
+        if (!added && e.k !== 'gap') this.skip(R_OUT_OF_RANGE);
+        return false;
+      }
+      this.inRange = true;
+      if (this.o.from !== undefined) this.rebuildSnapshots(t);
+    }
+    if (!added && e.k !== 'gap') this.summary.events[e.k] = (this.summary.events[e.k] ?? 0) + 1;
+    this.chunk += `${JSON.stringify(e)}\n`;
+    return true;
+  }
+
+  /** At the first event inside --from: the books kept so far, as snapshots (the output starts there). */
+  private rebuildSnapshots(t: number): void {
+    for (const s of this.syms.values()) {
+      if (s.book === undefined) continue;
+      const { bids, asks } = s.book.levels();
+      this.summary.added.rebuiltSnapshots++;
+      this.chunk += `${JSON.stringify({ t, k: 'snapshot', s: s.name, u: s.book.lastUpdateId, b: bids, a: asks } satisfies RecordedEvent)}\n`;
+    }
+  }
+
+  /** Hands what is queued to gzip, waiting when it is behind. */
+  protected async flushChunk(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.chunk.length === 0) return;
+    const ok = this.gzip.write(this.chunk);
+    this.chunk = '';
+    if (!ok) await once(this.gzip, 'drain');
+  }
+
+  private async closeBody(): Promise<void> {
+    await this.flushChunk();
+    this.gzip.end();
+    await this.bodyDone;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Refuses an import that produced nothing usable, naming why. */
+  private checkOutcome(): void {
+    const o = this.o;
+    const iso = (t: number): string => new Date(t).toISOString();
+    if (this.summary.messages === 0) {
+      if (o.to !== undefined && this.lastT === 0) throw new ImportInputError(`--from/--to: no message before --to ${iso(o.to)} in ${o.files.join(', ')}`);
+      throw new ImportInputError(`${o.files.join(', ')}: no ${this.names.messagesNoun} in the files`);
+    }
+    const written = Object.values(this.summary.events).reduce((a, b) => a + b, 0);
+    if (o.symbol !== undefined && !this.syms.has(o.symbol)) {
+      throw new ImportInputError(`--symbol ${o.symbol}: no message of that symbol in the files (they hold ${[...this.otherSymbols].join(', ') || 'no symbol messages'}; symbols are upper case, e.g. BTCUSDT)`);
+    }
+    if (written === 0 && o.from === undefined && o.to === undefined) {
+      const why = Object.entries(this.summary.skipped).map(([r, k]) => `${r} ${k}`).join(', ');
+      throw new ImportInputError(`${o.files.join(', ')}: no message became an event (skipped: ${why})`);
+    }
+    if (written === 0) {
+      throw new ImportInputError(`--from/--to: no message in ${o.from !== undefined ? iso(o.from) : 'the start'} to ${o.to !== undefined ? iso(o.to) : 'the end'}; the files run from ${iso(this.summary.firstTime)} to ${iso(this.summary.lastTime)}`);
+    }
+    if ((o.tick !== undefined || o.step !== undefined) && this.syms.size > 1) {
+      throw new ImportInputError(`--tick/--step: the files hold ${[...this.syms.keys()].join(', ')}; pass --symbol to say which symbol the grid is for`);
+    }
+  }
+
+  /** The header as the first gzip member, then the body's gzip members: renamed into place last. */
+  private writeOut(): void {
+    const header: RecordingHeader = {
+      type: 'header',
+      format: RECORDING_FORMAT,
+      version: 2,
+      source: `import:${this.names.id}`,
+      startTime: this.o.from ?? this.summary.firstTime,
+      symbols: this.summary.symbols,
+      part: 0,
+      sources: this.summary.sources,
+      marks: this.summary.marks,
+      skipped: this.summary.skipped,
+      meta: {
+        importer: `perpkit import ${this.names.id}`,
+        messages: this.summary.messages,
+        derivedMarks: this.summary.added.derivedMarks,
+        gaps: this.summary.added.gaps,
+        specs: `${this.o.tick !== undefined ? 'tickSize from --tick' : 'tickSize inferred (the largest grid every price lies on)'}, ${this.o.step !== undefined ? 'stepSize from --step' : 'stepSize inferred (the largest grid every quantity lies on)'}; minNotional 0, fees and margin tier are defaults`,
+        ...this.meta,
+        ...(this.o.from !== undefined ? { from: this.o.from } : {}),
+        ...(this.o.to !== undefined ? { to: this.o.to } : {}),
+        ...(this.summary.stoppedAt !== undefined ? { stoppedAt: this.summary.stoppedAt } : {}),
+      },
+    };
+    const tmp = `${this.o.out}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, gzipSync(`${JSON.stringify(header)}\n`));
+      appendBody(tmp, this.bodyPath);
+      renameSync(tmp, this.o.out);
+    } finally {
+      if (existsSync(tmp)) unlinkSync(tmp);
+      if (existsSync(this.bodyPath)) unlinkSync(this.bodyPath);
+    }
+  }
+}
