@@ -19,7 +19,7 @@ export interface ArchiveServer {
   ranges: Map<string, string[]>;
   /** Paths that answer with these bytes instead of the file's. */
   corrupt: Map<string, Buffer>;
-  /** Paths whose next N answers are cut after `bytes` bytes (the socket is destroyed). */
+  /** Paths whose next N answers are cut after `bytes` bytes (the connection is closed). */
   cut: Map<string, { bytes: number; times: number }>;
   close(): Promise<void>;
 }
@@ -61,7 +61,9 @@ export async function startArchiveServer(root: string): Promise<ArchiveServer> {
     if (c !== undefined && c.times > 0) {
       c.times--;
       res.writeHead(status, { 'content-length': String(body.length) });
-      res.write(body.subarray(0, c.bytes), () => res.destroy());
+      // A FIN after the bytes, not a reset: a reset lets the client's kernel drop bytes it has
+      // received and not yet read (under load, all of them), and the cut would not be at `bytes`.
+      res.write(body.subarray(0, c.bytes), () => res.socket?.end());
       return;
     }
     res.writeHead(status, { 'content-length': String(body.length) }).end(body);
