@@ -110,6 +110,10 @@ describe('the packed package, installed and used from an empty folder', () => {
   });
 
   it('npx perpkit init my-bot scaffolds a project, and refuses a folder that is not empty', () => {
+    // docs/getting-started.md section 1 shows exactly the commands this test runs.
+    const doc = readFileSync(path.join(ROOT, 'docs', 'getting-started.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## 1. Your own project'), doc.indexOf('## 2.'));
+    expect(/```sh\n([\s\S]*?)```/.exec(section)?.[1].trim().split('\n')).toEqual(['npx perpkit init my-bot', 'cd my-bot', 'npm install', 'npm test', 'npm run backtest']);
     const out = ok(NPX, ['perpkit', 'init', 'my-bot'], app);
     expect(out).toContain('created my-bot');
     for (const f of ['package.json', 'tsconfig.json', 'src/strategy.ts', 'test/strategy.test.ts', 'config/bot.yaml', 'config/backtest.yaml', 'README.md']) expect(existsSync(path.join(bot, f))).toBe(true);
@@ -119,6 +123,10 @@ describe('the packed package, installed and used from an empty folder', () => {
     expect(again.code).toBe(2);
     expect(again.out.trim().split('\n')).toHaveLength(1);
     expect(again.out).toMatch(/my-bot is not empty/);
+    // --perpkit points the dependency at a tarball, relative to the new project.
+    ok(NPX, ['perpkit', 'init', 'other-bot', '--perpkit', tarball], app);
+    const other = JSON.parse(readFileSync(path.join(app, 'other-bot', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(other.dependencies.perpkit).toBe(`file:../../packs/${path.basename(tarball)}`);
   });
 
   it('in my-bot, with perpkit from the tarball: npm install && npm test pass, npm run backtest prints a result', () => {
