@@ -27,6 +27,17 @@ function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', PERPKIT_LOG_LEVEL: 'warn', ...extra };
 }
 
+/** Copies the checkout's files (tracked and new, as git sees them; no node_modules or dist) to `dest`. */
+function copyCheckout(dest: string): void {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  for (const rel of listed.stdout.split('\0').filter((f) => f !== '')) {
+    if (!existsSync(path.join(ROOT, rel))) continue; // deleted in the work tree
+    mkdirSync(path.dirname(path.join(dest, rel)), { recursive: true });
+    cpSync(path.join(ROOT, rel), path.join(dest, rel));
+  }
+}
+
 interface Ran {
   code: number | null;
   out: string;
@@ -52,15 +63,9 @@ describe('the packed package, installed and used from an empty folder', () => {
 
   beforeAll(() => {
     tmp = mkdtempSync(path.join(tmpdir(), 'perpkit-package-'));
-    // A copy of the checkout (tracked and new files, as git sees them) sharing node_modules.
+    // A copy of the checkout sharing node_modules.
     const copy = path.join(tmp, 'checkout');
-    const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
-    if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
-    for (const rel of listed.stdout.split('\0').filter((f) => f !== '')) {
-      if (!existsSync(path.join(ROOT, rel))) continue; // deleted in the work tree
-      mkdirSync(path.dirname(path.join(copy, rel)), { recursive: true });
-      cpSync(path.join(ROOT, rel), path.join(copy, rel));
-    }
+    copyCheckout(copy);
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
     const packs = path.join(tmp, 'packs');
     mkdirSync(packs);
@@ -153,5 +158,19 @@ describe('the packed package, installed and used from an empty folder', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace("name: 'dip-buyer'", "name: 'dip-buyer'\n  // edited\n").replace("return [\n        {\n          kind: 'bracket'", "throw new Error('edited strategy ran');\n      return [\n        {\n          kind: 'bracket'"));
     const r = sh(NPX, ['perpkit', 'backtest', 'config/backtest.yaml'], bot);
     expect(r.out).toMatch(/edited strategy ran/);
+  }, 300_000);
+
+  it('a checkout installs without dev dependencies (npm ci --omit=dev): no tsc, a plain message, and the CLI says it is not built', () => {
+    const bare = path.join(tmp, 'omit-dev');
+    copyCheckout(bare);
+    const r = sh(NPM, ['ci', '--omit=dev'], bare);
+    expect(r.out).not.toMatch(/tsc: not found/);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/TypeScript is not installed \(dev dependencies omitted\) and dist\/ has no build/);
+    expect(existsSync(path.join(bare, 'node_modules', 'typescript'))).toBe(false);
+    const cli = sh(process.execPath, ['bin/perpkit.js', '--version'], bare);
+    expect(cli.code).toBe(1);
+    expect(cli.out.trim().split('\n')).toHaveLength(1);
+    expect(cli.out).toMatch(/is missing: this checkout is not built \(run npm run build/);
   }, 300_000);
 });
