@@ -112,7 +112,7 @@ describe('the packed package, installed and used from an empty folder', () => {
     expect(ok(process.execPath, ['cjs.cjs'], app).trim()).toBe(six);
     // Internals stay internal: only the exports map's entry points resolve.
     expect(sh(process.execPath, ['-e', "require('perpkit/dist/src/cli/main.js')"], app).out).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
-  });
+  }, 120_000);
 
   it('npx perpkit init my-bot scaffolds a project, and refuses a folder that is not empty', () => {
     // docs/getting-started.md section 1 shows exactly the commands this test runs.
@@ -132,7 +132,7 @@ describe('the packed package, installed and used from an empty folder', () => {
     ok(NPX, ['perpkit', 'init', 'other-bot', '--perpkit', tarball], app);
     const other = JSON.parse(readFileSync(path.join(app, 'other-bot', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(other.dependencies.perpkit).toBe(`file:../../packs/${path.basename(tarball)}`);
-  });
+  }, 120_000);
 
   it('in my-bot, with perpkit from the tarball: npm install && npm test pass, npm run backtest prints a result', () => {
     const file = path.join(bot, 'package.json');
