@@ -20,6 +20,8 @@ const ALLOWED = {
   'bot/venue': ['core', 'protocol', 'bot', 'client', 'exchange'],
   bot: ['core', 'protocol', 'bot/venue'],
   backtest: ['core', 'protocol', 'market-data', 'bot', 'bot/venue', 'exchange'],
+  /** perpkit/testing: a strategy against the engine in-process, for users' tests. */
+  testing: ['core', 'protocol', 'bot', 'bot/venue', 'exchange'],
   runtime: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest'],
   cli: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
 };

@@ -11,10 +11,13 @@ import { runSynth } from './synth';
 import { runImport } from './import';
 import { runDownload } from './download';
 import { runData } from './data';
+import { runInit } from './init';
+import { perpkitVersion } from './version';
 
 const USAGE = `perpkit <command> [options]
 
 Commands:
+  init        create a project for your own strategies (perpkit init --help)
   exchange    run the local exchange (perpkit exchange --help)
   run         run a trading bot from a YAML config (perpkit run --help)
   demo        local exchange + market maker bot in one process (perpkit demo --help)
@@ -26,10 +29,12 @@ Commands:
   backtest    replay a recording through strategies and the engine (perpkit backtest --help)
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
   help        show this text
+  --version   print perpkit's version (also -v)
 
 Every command takes --help for its options and examples.
 
 Examples:
+  npx perpkit init my-bot                            # a project: strategy, test, configs
   perpkit demo --duration 30                         # what npm start runs
   perpkit exchange --market synthetic --admin-token dev
   PERPKIT_PASSWORD=change-me perpkit run config/bot-market-maker.yaml
@@ -46,6 +51,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (cmd === '--version' || cmd === '-v' || cmd === 'version') {
+    process.stdout.write(`${perpkitVersion()}\n`);
+    return 0;
+  }
+  if (cmd === 'init') return runInit(rest);
   if (cmd === 'exchange') return runExchange(rest);
   if (cmd === 'backtest') return runBacktestCli(rest);
   if (cmd === 'sweep') return runSweepCli(rest);

@@ -2,6 +2,8 @@
  * `perpkit synth`: writes a synthetic recording (format v1) from the local exchange's price
  * process. Deterministic: the same options give a byte-identical file.
  */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { synthSymbolsOf } from '../exchange/market/synth-symbols';
 import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
@@ -13,7 +15,7 @@ Poisson trades, depth snapshots and funding every 8 h, from the same price proce
 'perpkit exchange --market synthetic'. The same options give the same bytes.
 
 Options:
-  --out <file>           output file (part 0), e.g. data/btc-24h.jsonl.gz (required)
+  --out <file>           output file (part 0), e.g. data/btc-24h.jsonl.gz (required; its folder is created)
   --symbols <list>       comma-separated symbols (default BTCUSDT)
   --hours <h>            length of the recording in hours, decimals allowed (default 24)
   --seed <n>             seed (default 1)
@@ -89,6 +91,7 @@ export async function runSynth(argv: string[]): Promise<number> {
   }
   const t0 = performance.now();
   try {
+    mkdirSync(dirname(opts.out), { recursive: true });
     const r = await synthesize(opts);
     const s = ((performance.now() - t0) / 1000).toFixed(2);
     process.stdout.write(`wrote ${r.events} events (${r.trades} trades) to ${r.files.join(', ')} in ${s} s\n`);

@@ -4,8 +4,9 @@
  * `// file: <path>`), and every command run here is checked to appear in the doc, then run with
  * the built CLI (`node bin/perpkit.js`, which `npx perpkit` runs) in a temporary directory laid
  * out like the checkout. Deviations from the doc, all for a shared test machine: ports are 0 (the
- * doc's 8080 and 9464 may be taken), the strategy is compiled to JavaScript here instead of by
- * `npm run build` (the temp dir is outside the checkout), and the sweep grid is cut to two points
+ * doc's 8080 and 9464 may be taken), the strategy's import of the public API points at the
+ * checkout's build (the temp dir is outside the checkout; the CLI loads the .ts file itself, as the
+ * doc says), and the sweep grid is cut to two points
  * on five minutes of data.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -143,17 +144,15 @@ describe('docs/getting-started.md', () => {
     }
   });
 
-  it('the strategy of section 3 type-checks against the public API and compiles', async () => {
+  it('the strategy of section 4 type-checks against the public API', async () => {
     const src = files.get('strategies/dip-buyer/index.ts') ?? '';
     expect(src).toContain("from '../../src/index'");
     expect(await timed('typecheck', () => typeCheck(src))).toEqual([]);
-    // What npm run build makes of it, importing the built package.
-    const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
-    expect(js).toContain('require("../../src/index")');
-    writeFileSync(path.join(dir, 'strategies', 'dip-buyer', 'index.js'), js.replace('require("../../src/index")', `require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'index.js'))})`));
+    // The TypeScript file itself, as the doc writes it: the CLI loads it with no build step.
+    writeFileSync(path.join(dir, 'strategies', 'dip-buyer', 'index.ts'), src.replace("'../../src/index'", JSON.stringify(path.join(ROOT, 'dist', 'src', 'index'))));
   }, 60_000);
 
-  it('section 4: exchange, user by the admin API, bot --check, bot running with health, status and metrics, clean stop', async () => {
+  it('section 5: exchange, user by the admin API, bot --check, bot running with health, status and metrics, clean stop', async () => {
     inDoc('npx perpkit exchange --market synthetic --admin-token dev');
     const ex = start(['exchange', '--market', 'synthetic', '--admin-token', 'dev', '--port', '0'], { cwd: dir });
     const url = await timed('exchange start', () => listening(ex));
@@ -166,7 +165,7 @@ describe('docs/getting-started.md', () => {
     expect(created.code).toBe(0);
     expect(created.data.userId).toMatch(/^\d+$/);
 
-    const bot = (files.get('config/bot-dip-buyer.yaml') ?? '').replace('http://127.0.0.1:8080', url).replace('index.ts', 'index.js').replace('port: 9464', 'port: 0');
+    const bot = (files.get('config/bot-dip-buyer.yaml') ?? '').replace('http://127.0.0.1:8080', url).replace('port: 9464', 'port: 0');
     const cfg = path.join(dir, 'config', 'bot-dip-buyer.yaml');
     writeFileSync(cfg, bot);
     const env = { PERPKIT_PASSWORD: 'change-me' };
@@ -207,7 +206,7 @@ describe('docs/getting-started.md', () => {
     expect(await ex.exited).toBe(0);
   }, 60_000);
 
-  it('section 4: the exchange config with users: creates the user at start', async () => {
+  it('section 5: the exchange config with users: creates the user at start', async () => {
     inDoc('npx perpkit exchange --config my-exchange.yaml');
     writeFileSync(path.join(dir, 'my-exchange.yaml'), files.get('my-exchange.yaml') ?? '');
     const ex = start(['exchange', '--config', 'my-exchange.yaml', '--port', '0'], { cwd: dir });
@@ -218,7 +217,7 @@ describe('docs/getting-started.md', () => {
     expect(await ex.exited).toBe(0);
   }, 30_000);
 
-  it('section 5: synth, then backtest the strategy; the report files exist', async () => {
+  it('section 6: synth, then backtest the strategy; the report files exist', async () => {
     const synthCmd = 'npx perpkit synth --out data/btc-2h.jsonl.gz --symbols BTCUSDT --hours 2 --seed 7';
     inDoc(synthCmd);
     const s = await timed('synth', () => run(synthCmd.split(' ').slice(2), dir));
@@ -226,7 +225,7 @@ describe('docs/getting-started.md', () => {
     expect(s.stdout).toMatch(/^wrote \d+ events \(\d+ trades\) to data\/btc-2h\.jsonl\.gz/);
     expect(s.code).toBe(0);
 
-    writeFileSync(path.join(dir, 'config', 'backtest-dip-buyer.yaml'), (files.get('config/backtest-dip-buyer.yaml') ?? '').replace('index.ts', 'index.js'));
+    writeFileSync(path.join(dir, 'config', 'backtest-dip-buyer.yaml'), files.get('config/backtest-dip-buyer.yaml') ?? '');
     inDoc('npx perpkit backtest config/backtest-dip-buyer.yaml');
     const bt = await timed('backtest', () => run(['backtest', 'config/backtest-dip-buyer.yaml'], dir));
     expect(bt.code).toBe(0);
@@ -240,7 +239,7 @@ describe('docs/getting-started.md', () => {
     expect(Number.isFinite(Number(report.summary.finalEquity))).toBe(true);
   }, 60_000);
 
-  it('section 6: a sweep on 2 workers writes its ranked table', async () => {
+  it('section 7: a sweep on 2 workers writes its ranked table', async () => {
     inDoc('npx perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2');
     // The doc's config, cut to two points on five minutes so the test stays fast.
     const src = readFileSync(path.join(ROOT, 'config', 'backtest-market-maker-sweep.yaml'), 'utf8');

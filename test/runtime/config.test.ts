@@ -82,7 +82,7 @@ describe('bot config validation', () => {
     const c = parseBotConfig({ ...valid(), strategies: [...(valid().strategies as unknown[]), { id: 'echo', module: './echo.js' }] }, FILE);
     const slots = loadStrategySlots(c);
     expect(slots.map((s) => s.definition.name)).toEqual(['market-maker', 'echo']);
-    expect(resolveStrategyModule('market-maker', dir)).toMatch(/strategies[/\\]market-maker$/);
+    expect(resolveStrategyModule('market-maker', dir)).toMatch(/strategies[/\\]market-maker[/\\]index\.ts$/);
   });
 
   it('validates the example config shipped in config/', () => {

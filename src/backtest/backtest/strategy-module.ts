@@ -1,52 +1,22 @@
 /**
- * Loads the strategy modules a backtest config names. A bare name (`market-maker`) is an example
- * strategy shipped with perpkit (`strategies/<name>`, beside this code in the checkout or under
- * dist/); anything else is a path relative to the config file. Sweep workers load strategies the
- * same way, from the module name in the job, so a job carries names rather than code.
+ * Loads the strategy modules a backtest config names, through the one loader every command uses
+ * (src/bot/strategy-source.ts: a bare name is an example shipped with perpkit, anything else a
+ * path relative to the config file; TypeScript loads directly, no build step). Sweep workers load
+ * strategies the same way, from the module name in the job, so a job carries names rather than code.
  */
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import type { AnyStrategyDefinition, StrategyDefinition } from '../../bot/strategy/api';
 import { checkParams, unknownParamText, type CheckedParams } from '../../bot/strategy/params-check';
+import { loadStrategySource, StrategySourceError } from '../../bot/strategy-source';
 import type { StrategySlot } from '../../bot/bot';
-import { BacktestConfigError, describeValue, type BacktestConfig } from './config';
-
-const CODE_ROOT = path.resolve(__dirname, '../../..');
-const COMPILED = __filename.endsWith('.js');
-const REPO_ROOT = COMPILED ? path.resolve(CODE_ROOT, '..') : CODE_ROOT;
-const BUILT_IN = /^[a-z0-9][a-z0-9-]*$/;
-
-function resolveModule(spec: string, baseDir: string): string {
-  if (BUILT_IN.test(spec)) return path.join(CODE_ROOT, 'strategies', spec);
-  const target = path.resolve(baseDir, spec);
-  if (!COMPILED || /\.c?js$/.test(target)) return target;
-  // Compiled code cannot require TypeScript: a .ts file in the checkout maps to its build output.
-  const rel = path.relative(REPO_ROOT, target);
-  if (!rel.startsWith('..') && !path.isAbsolute(rel) && !rel.startsWith('dist')) return path.join(REPO_ROOT, 'dist', rel.replace(/\.ts$/, '.js'));
-  return target;
-}
-
-function isDefinition(v: unknown): v is AnyStrategyDefinition {
-  if (typeof v !== 'object' || v === null) return false;
-  const d = v as Record<string, unknown>;
-  return typeof d.name === 'string' && typeof d.symbols === 'function' && typeof d.params === 'function' && typeof d.create === 'function';
-}
+import { BacktestConfigError, type BacktestConfig } from './config';
 
 export function loadStrategyDefinition(spec: string, baseDir: string, file: string, at: string): AnyStrategyDefinition {
-  const resolved = resolveModule(spec, baseDir);
-  let mod: unknown;
   try {
-    // The module is chosen by the config at run time.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    mod = require(resolved);
+    return loadStrategySource(spec, baseDir).definition;
   } catch (e) {
-    const hint = !existsSync(resolved) && !existsSync(`${resolved}.js`) && COMPILED ? ' (run npm run build to compile it)' : '';
-    throw new BacktestConfigError(file, at, `a strategy module that loads${hint}`, `${resolved}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    if (e instanceof StrategySourceError) throw new BacktestConfigError(file, at, e.expected, e.got);
+    throw e;
   }
-  const m = mod as Record<string, unknown>;
-  const def = m.default ?? m.strategy;
-  if (!isDefinition(def)) throw new BacktestConfigError(file, at, 'a module exporting a strategy definition (default or `strategy` export)', `${resolved} exporting ${describeValue(def)}`);
-  return def;
 }
 
 /** Slots for the bot, with parameters checked by each definition (a bad one is a config error). */

@@ -1,0 +1,126 @@
+/**
+ * Where strategy code comes from, for every command that runs strategies (`perpkit run`, the
+ * backtester and its sweep workers): one resolver, one loader.
+ *
+ * - A bare name (`market-maker`) is an example strategy shipped with perpkit (`strategies/<name>`
+ *   beside this code). In a checkout of perpkit its TypeScript source is loaded, so an edited
+ *   example runs as edited; an installed package has only the compiled examples.
+ * - Anything else is a path, resolved against the config file's directory: a file (`.ts`, `.mts`,
+ *   `.cts`, `.js`, `.cjs`, `.mjs`), a path without extension (tried with each), or a folder (its
+ *   `index` file).
+ *
+ * The compiled CLI loads every strategy module with jiti, which transpiles TypeScript in memory
+ * (its disk cache is keyed by the file's content): a `.ts` strategy anywhere runs directly, with
+ * no build step, and never from stale compiled output. Plain `require` cannot do this: Node treats
+ * `.ts` as JavaScript, and since Node 20.19 an `import` line makes it an ES module, so
+ * `defineStrategy<{ symbol: string }>(...)` is read as the comparison
+ * `defineStrategy < { symbol: string } > (...)` and fails with "string is not defined".
+ * Run from sources (the test runner transpiles TypeScript itself), modules are required as usual.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { createJiti } from 'jiti';
+import type { AnyStrategyDefinition } from './strategy/api';
+
+/** The code root: the repo when running from sources (tests), dist/ when running compiled. */
+const CODE_ROOT = path.resolve(__dirname, '../..');
+const COMPILED = __filename.endsWith('.js');
+/** The package root (the checkout, or node_modules/perpkit when installed). */
+const PACKAGE_ROOT = COMPILED ? path.resolve(CODE_ROOT, '..') : CODE_ROOT;
+const BUILT_IN = /^[a-z0-9][a-z0-9-]*$/;
+const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.cjs', '.mjs'];
+
+/** A strategy module that cannot be found or loaded: what was expected, what was found. */
+export class StrategySourceError extends Error {
+  constructor(
+    readonly expected: string,
+    readonly got: string,
+  ) {
+    super(`expected ${expected}, got ${got}`);
+    this.name = 'StrategySourceError';
+  }
+}
+
+const isFile = (p: string): boolean => existsSync(p) && statSync(p).isFile();
+const isDir = (p: string): boolean => existsSync(p) && statSync(p).isDirectory();
+
+/** The file `target` names: itself, itself plus an extension, or a folder's index file. */
+function fileFor(target: string): string | undefined {
+  if (isFile(target)) return target;
+  for (const ext of EXTENSIONS) if (isFile(target + ext)) return target + ext;
+  if (isDir(target)) for (const ext of EXTENSIONS) if (isFile(path.join(target, `index${ext}`))) return path.join(target, `index${ext}`);
+  return undefined;
+}
+
+/** The file to load for a config's `module` value (absolute). Throws StrategySourceError. */
+export function resolveStrategySource(spec: string, baseDir: string): string {
+  if (BUILT_IN.test(spec)) {
+    // A checkout has the examples' sources beside dist/: load those, never older compiled output.
+    const source = path.join(PACKAGE_ROOT, 'strategies', spec, 'index.ts');
+    if (isFile(source)) return source;
+    const compiled = fileFor(path.join(CODE_ROOT, 'strategies', spec));
+    if (compiled !== undefined) return compiled;
+    const known = listBuiltIns();
+    throw new StrategySourceError(`an example strategy shipped with perpkit (${known.join(', ') || 'none found'}) or a path such as ./${spec}.ts`, `'${spec}'`);
+  }
+  const target = path.resolve(baseDir, spec);
+  const file = fileFor(target);
+  if (file === undefined) throw new StrategySourceError(`a strategy module file (${EXTENSIONS.join(', ')}) or a folder with an index file`, `${target}: no such file`);
+  return file;
+}
+
+/** The example strategies shipped with this copy of perpkit. */
+export function listBuiltIns(): string[] {
+  const dir = path.join(CODE_ROOT, 'strategies');
+  if (!isDir(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && BUILT_IN.test(d.name) && fileFor(path.join(dir, d.name)) !== undefined && d.name !== 'indicators')
+    .map((d) => d.name)
+    .sort();
+}
+
+function isDefinition(v: unknown): v is AnyStrategyDefinition {
+  if (typeof v !== 'object' || v === null) return false;
+  const d = v as Record<string, unknown>;
+  return typeof d.name === 'string' && typeof d.symbols === 'function' && typeof d.params === 'function' && typeof d.create === 'function';
+}
+
+let jiti: ReturnType<typeof createJiti> | undefined;
+
+/** Requires a module file: through jiti when compiled, the runtime's own require otherwise. */
+function requireModule(file: string): unknown {
+  if (!COMPILED) {
+    // The module is chosen by the config at run time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(file);
+  }
+  jiti ??= createJiti(__filename, { interopDefault: false, moduleCache: true });
+  return jiti(file);
+}
+
+/**
+ * Loads one definition: the module's default export, its `strategy` export, or the module itself
+ * (`module.exports = defineStrategy(...)`). Throws StrategySourceError.
+ */
+export function loadStrategySource(spec: string, baseDir: string): { file: string; definition: AnyStrategyDefinition } {
+  const file = resolveStrategySource(spec, baseDir);
+  let mod: unknown;
+  try {
+    mod = requireModule(file);
+  } catch (e) {
+    throw new StrategySourceError('a strategy module that loads', `${file}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+  }
+  const m = (typeof mod === 'object' && mod !== null ? mod : {}) as Record<string, unknown>;
+  const def = m.default ?? m.strategy ?? mod;
+  if (!isDefinition(def)) {
+    throw new StrategySourceError('a module exporting a strategy definition (default or `strategy` export with name, symbols, params, create)', `${file} exporting ${describe(def)}`);
+  }
+  return { file, definition: def };
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return `an object with keys ${Object.keys(v).join(', ') || '(none)'}`;
+  return typeof v;
+}

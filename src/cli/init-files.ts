@@ -1,0 +1,286 @@
+/**
+ * The files `perpkit init` writes: a project for your own strategy, run and tested with no build
+ * step (the CLI and the tests load TypeScript directly).
+ */
+
+export interface InitVars {
+  /** The project's package name. */
+  name: string;
+  /** The perpkit dependency: a semver range, or a tarball or folder path. */
+  perpkitSpec: string;
+}
+
+const DATA = 'data/btcusdt-2h.jsonl.gz';
+
+const packageJson = (v: InitVars): string =>
+  `${JSON.stringify(
+    {
+      name: v.name,
+      version: '0.1.0',
+      private: true,
+      description: 'Trading bot strategies on perpkit',
+      scripts: {
+        test: 'tsc --noEmit && node --import jiti/register --test test/*.test.ts',
+        typecheck: 'tsc --noEmit',
+        data: `test -f ${DATA} || perpkit synth --out ${DATA} --symbols BTCUSDT --hours 2 --seed 7`,
+        backtest: 'npm run --silent data && perpkit backtest config/backtest.yaml',
+        check: 'perpkit run config/bot.yaml --check',
+        start: 'perpkit run config/bot.yaml',
+      },
+      dependencies: { perpkit: v.perpkitSpec },
+      devDependencies: { '@types/node': '^20.19.0', jiti: '^2.7.0', typescript: '~5.9.3' },
+      engines: { node: '>=20.19' },
+    },
+    null,
+    2,
+  )}\n`;
+
+const TSCONFIG = `{
+  "compilerOptions": {
+    "target": "ES2022",
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "lib": ["ES2022"],
+    "types": ["node"],
+    "strict": true,
+    "noEmit": true,
+    "skipLibCheck": true,
+    "isolatedModules": true,
+    "esModuleInterop": true
+  },
+  "include": ["src", "test"]
+}
+`;
+
+const STRATEGY = `/**
+ * A dip buyer: on every mark price, when it has no order and no position, it bids \`dipBps\` below
+ * mark with a take-profit and a stop-loss, sent as one OTOCO bracket order (the venue places the
+ * exits when the entry fills, so the position is protected even if the bot stops).
+ *
+ * Strategies reach time, state and the venue only through \`ctx\`: the same file runs live
+ * (\`npm start\`) and in a backtest (\`npm run backtest\`). API: docs/strategies.md in perpkit.
+ */
+import { Dec, defineStrategy, type Intent } from 'perpkit';
+
+export interface DipBuyerParams {
+  symbol: string;
+  size: string;
+  dipBps: number;
+  takeProfitBps: number;
+  stopLossBps: number;
+}
+
+const KNOWN = ['symbol', 'size', 'dipBps', 'takeProfitBps', 'stopLossBps'];
+
+function positiveNumber(raw: Record<string, unknown>, key: string, fallback: number): number {
+  const v = raw[key] ?? fallback;
+  if (typeof v !== 'number' || !(v > 0)) throw new Error(\`parameter '\${key}' must be a positive number, got \${JSON.stringify(v)}\`);
+  return v;
+}
+
+export default defineStrategy<DipBuyerParams>({
+  name: 'dip-buyer',
+  symbols: (p) => [p.symbol],
+  params: (raw) => {
+    for (const k of Object.keys(raw)) if (!KNOWN.includes(k)) throw new Error(\`unknown parameter '\${k}'; known parameters: \${KNOWN.join(', ')}\`);
+    const size = String(raw.size ?? '0.01');
+    if (!(Number(size) > 0)) throw new Error(\`parameter 'size' must be a positive decimal string, got \${JSON.stringify(raw.size)}\`);
+    return {
+      symbol: String(raw.symbol ?? 'BTCUSDT'),
+      size,
+      dipBps: positiveNumber(raw, 'dipBps', 50),
+      takeProfitBps: positiveNumber(raw, 'takeProfitBps', 100),
+      stopLossBps: positiveNumber(raw, 'stopLossBps', 100),
+    };
+  },
+  create: (ctx) => ({
+    onEvent(e): Intent[] | void {
+      const p = ctx.params;
+      if (e.type !== 'markPrice' || e.symbol !== p.symbol) return;
+      if (ctx.myOrders().length > 0 || ctx.state.position(p.symbol)) return;
+      const info = ctx.symbols.get(p.symbol);
+      if (!info) throw new Error(\`unknown symbol \${p.symbol}\`);
+      const round = (x: Dec, mode: 'up' | 'down'): string => info.tick.fromUnits(info.tick.unitsOfDec(x, mode));
+      const entry = new Dec(e.mark.markPrice).times(1 - p.dipBps / 10_000);
+      return [
+        {
+          kind: 'bracket',
+          symbol: p.symbol,
+          side: 'BUY',
+          quantity: p.size,
+          entryPrice: round(entry, 'down'),
+          takeProfitPrice: round(entry.times(1 + p.takeProfitBps / 10_000), 'up'),
+          stopLossPrice: round(entry.times(1 - p.stopLossBps / 10_000), 'down'),
+        },
+      ];
+    },
+  }),
+});
+`;
+
+const TEST = `/**
+ * The strategy against perpkit's matching engine, in-process: no network, a virtual clock.
+ * Run with \`npm test\` (node:test; TypeScript is loaded directly, no build).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { strategyWorld } from 'perpkit/testing';
+import dipBuyer from '../src/strategy';
+
+const params = { symbol: 'BTCUSDT', size: '0.01', dipBps: 50, takeProfitBps: 100, stopLossBps: 100 };
+
+test('bids 0.5 % below mark, once', async () => {
+  const w = await strategyWorld(dipBuyer, params);
+  await w.setMark('BTCUSDT', '50000');
+  const entries = w.openOrders('BTCUSDT');
+  assert.equal(entries.length, 1);
+  assert.equal(entries[0].side, 'BUY');
+  assert.equal(entries[0].price, '49750');
+  await w.setMark('BTCUSDT', '50100'); // an order is working: nothing new
+  assert.equal(w.openOrders('BTCUSDT').length, 1);
+  await w.stop();
+});
+
+test('a filled entry leaves a long position protected by its exits', async () => {
+  const w = await strategyWorld(dipBuyer, params);
+  await w.setMark('BTCUSDT', '50000');
+  await w.marketOrder('BTCUSDT', 'SELL', '0.01'); // someone sells into our bid
+  assert.equal(w.fills().length, 1);
+  const [pos] = w.positions('BTCUSDT');
+  assert.ok(pos, 'a position');
+  const exits = w.openOrders('BTCUSDT').map((o) => [o.side, o.reduceOnly]);
+  assert.ok(exits.length >= 1, 'the take-profit rests on the book');
+  assert.ok(exits.every(([side, reduceOnly]) => side === 'SELL' && reduceOnly));
+  await w.stop();
+});
+
+test('refuses an unknown parameter, naming the known ones', () => {
+  assert.throws(() => dipBuyer.params({ ...params, dipbps: 10 }), /unknown parameter 'dipbps'; known parameters: symbol, size/);
+});
+`;
+
+const BOT_YAML = `# The bot: npm start (perpkit run config/bot.yaml). Every key: docs/running.md in perpkit.
+# The password comes from the environment variable named here, never from this file.
+venue:
+  baseUrl: http://127.0.0.1:8080
+  auth:
+    username: my-bot
+    passwordEnv: PERPKIT_PASSWORD
+strategies:
+  - id: dip
+    module: ../src/strategy.ts          # relative to this file; TypeScript loads directly
+    params:
+      symbol: BTCUSDT
+      size: "0.01"
+      dipBps: 50
+      takeProfitBps: 100
+      stopLossBps: 100
+risk:
+  maxOrderNotional: "2000"
+  maxPositionNotional: "2000"
+  maxOpenOrders: 5
+  maxOrdersPerSecond: 5
+  priceBand: "0.05"
+  maxDrawdown: "0.1"
+cancelOnStop: true
+stateFile: ../state/bot.json
+http:
+  port: 9464                            # /healthz, /metrics, /status, POST /kill
+`;
+
+const BACKTEST_YAML = `# The backtest: npm run backtest (makes ${DATA} with perpkit synth first).
+# Every key: docs/backtesting.md in perpkit.
+data:
+  files: [../${DATA}]
+account:
+  balance: "10000"
+fees:
+  maker: "0.0002"
+  taker: "0.0005"
+latency:
+  placeMs: 20
+  cancelMs: 20
+  amendMs: 20
+risk:
+  maxOrderNotional: "5000"
+  maxPositionNotional: "5000"
+  maxOpenOrders: 5
+  priceBand: "0.05"
+strategies:
+  - id: dip
+    module: ../src/strategy.ts
+    params:
+      symbol: BTCUSDT
+      size: "0.01"
+      dipBps: 20
+      takeProfitBps: 30
+      stopLossBps: 30
+report:
+  out: ../backtest-out
+`;
+
+const readme = (v: InitVars): string => `# ${v.name}
+
+A trading bot on [perpkit](https://www.npmjs.com/package/perpkit): your strategy in TypeScript,
+tested, backtested and run with no build step.
+
+| file | what |
+|---|---|
+| \`src/strategy.ts\` | the strategy (a dip buyer with a bracket order) |
+| \`test/strategy.test.ts\` | its tests, against perpkit's matching engine in-process (\`perpkit/testing\`) |
+| \`config/backtest.yaml\` | a backtest on synthetic data |
+| \`config/bot.yaml\` | the bot, for \`perpkit run\` |
+
+## Commands
+
+\`\`\`sh
+npm install
+npm test                # type-check, then the tests (node:test)
+npm run backtest        # makes ${DATA} (perpkit synth) once, then backtests
+npm run check           # validates config/bot.yaml and loads the strategy; sends nothing
+\`\`\`
+
+\`npm run backtest\` prints a summary and writes \`backtest-out/report.html\`. Edit
+\`src/strategy.ts\` and run again: the CLI loads the TypeScript source as it is now.
+
+## Run it on the local exchange
+
+In one terminal, the local exchange with a synthetic market and the bot's user:
+
+\`\`\`sh
+npx perpkit exchange --market synthetic --admin-token dev
+curl -s -X POST http://127.0.0.1:8080/v1/admin/users -H 'x-admin-token: dev' \\
+  -H 'content-type: application/json' \\
+  -d '{"username":"my-bot","password":"change-me","balance":"100000"}'
+\`\`\`
+
+In another, the bot (Ctrl+C stops it and cancels its orders):
+
+\`\`\`sh
+PERPKIT_PASSWORD=change-me npm start
+curl -s localhost:9464/status
+\`\`\`
+
+For a real venue, set \`venue.baseUrl\` and the credentials' environment variables in
+\`config/bot.yaml\`. Running it as a service (systemd, logs): docs/running.md in perpkit.
+`;
+
+const GITIGNORE = `node_modules/
+data/
+backtest-out/
+state/
+`;
+
+/** The project's files, by path relative to its folder. */
+export function initFiles(v: InitVars): Map<string, string> {
+  return new Map([
+    ['package.json', packageJson(v)],
+    ['tsconfig.json', TSCONFIG],
+    ['src/strategy.ts', STRATEGY],
+    ['test/strategy.test.ts', TEST],
+    ['config/bot.yaml', BOT_YAML],
+    ['config/backtest.yaml', BACKTEST_YAML],
+    ['README.md', readme(v)],
+    ['.gitignore', GITIGNORE],
+  ]);
+}

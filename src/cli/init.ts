@@ -1,0 +1,89 @@
+/**
+ * `perpkit init <folder>`: scaffolds a project for your own strategies (init-files.ts has what).
+ * Exit codes: 0 written, 2 usage error or a folder that is not empty (nothing written).
+ */
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { initFiles } from './init-files';
+import { perpkitVersion } from './version';
+
+export const INIT_USAGE = `perpkit init <folder> [options]
+
+Creates a project for your own strategies in <folder> (which must not exist or be empty):
+package.json depending on perpkit, tsconfig.json, a TypeScript strategy (src/strategy.ts), its
+test written with perpkit/testing (node:test), a bot config, a backtest config whose data is made
+by perpkit synth, and a README. TypeScript runs directly: no build step.
+
+Options:
+  --name <name>        the package name (default: the folder's name)
+  --perpkit <spec>     the perpkit dependency: a version range (default ^<this version>), or the
+                       path of a perpkit tarball or checkout (written as file:<relative path>)
+  -h, --help           show this text
+
+Examples:
+  npx perpkit init my-bot && cd my-bot && npm install && npm test && npm run backtest
+  perpkit init my-bot --perpkit ./perpkit-0.1.0.tgz
+`;
+
+class InitUsageError extends Error {}
+
+const NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** A folder name made into an npm package name (lowercase, safe characters). */
+function packageName(folder: string): string {
+  const n = path
+    .basename(path.resolve(folder))
+    .toLowerCase()
+    .replace(/[^a-z0-9-._~]+/g, '-')
+    .replace(/^[._]+/, '');
+  return n === '' ? 'my-bot' : n;
+}
+
+/** The dependency spec: a range as given, or a path written as file:<path relative to the project>. */
+function dependencySpec(spec: string | undefined, projectDir: string): string {
+  if (spec === undefined) return `^${perpkitVersion()}`;
+  const looksLikePath = spec.startsWith('.') || spec.startsWith('/') || spec.endsWith('.tgz') || spec.startsWith('file:');
+  if (!looksLikePath) return spec;
+  const target = path.resolve(spec.replace(/^file:/, ''));
+  if (!existsSync(target)) throw new InitUsageError(`--perpkit: ${target} does not exist (expected a version range, a perpkit tarball or a checkout)`);
+  const rel = path.relative(projectDir, target).split(path.sep).join('/');
+  return `file:${rel.startsWith('.') ? rel : `./${rel}`}`;
+}
+
+export function runInit(argv: string[]): number {
+  try {
+    const parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { name: { type: 'string' }, perpkit: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (parsed.values.help) {
+      process.stdout.write(INIT_USAGE);
+      return 0;
+    }
+    if (parsed.positionals.length !== 1) throw new InitUsageError(`expected one folder, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.join(' ')}`);
+    const folder = parsed.positionals[0];
+    const dir = path.resolve(folder);
+    if (existsSync(dir)) {
+      if (!statSync(dir).isDirectory()) throw new InitUsageError(`${dir} exists and is not a folder`);
+      const entries = readdirSync(dir);
+      if (entries.length > 0) throw new InitUsageError(`${dir} is not empty (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}, e.g. ${entries.sort()[0]}): init writes only into a new or empty folder`);
+    }
+    const name = parsed.values.name ?? packageName(folder);
+    if (!NAME.test(name)) throw new InitUsageError(`--name must be a valid npm package name (lowercase letters, digits, - . _ ~), got '${name}'`);
+    const files = initFiles({ name, perpkitSpec: dependencySpec(parsed.values.perpkit, dir) });
+    for (const [rel, text] of files) {
+      const file = path.join(dir, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, text, { flag: 'wx' });
+    }
+    const cd = path.relative(process.cwd(), dir) || '.';
+    process.stdout.write(
+      `created ${name} in ${dir}: ${[...files.keys()].join(', ')}\n\nNext:\n  cd ${cd}\n  npm install\n  npm test              # the strategy's tests\n  npm run backtest      # synthetic data, then a backtest of src/strategy.ts\n\nThen edit src/strategy.ts (docs: README.md there, and docs/strategies.md in perpkit).\n`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof InitUsageError || (e instanceof Error && 'code' in e && String((e as { code: unknown }).code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`perpkit init: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * `perpkit/exchange`: the local exchange from code, as `perpkit exchange` runs it (the matching
+ * engine, the service with its REST and WebSocket transports, the market simulator and replay;
+ * docs/local-exchange.md).
+ */
+export { startExchange, mergeConfig, ExchangeServer, type ExchangeServerOptions, type ExchangeConfigOverrides } from './transport/server';
+export { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode, type ConfiguredUser, type ConfiguredApiKey } from './service/config';
+export { ExchangeCore, type ExchangeCoreOptions } from './service/exchange-core';
+export { Engine } from './engine/engine';
+export { DEFAULT_SYMBOLS } from './engine/symbols';
+export { MarketSimulator, type MarketSimulatorOptions } from './market/simulator';
+export { ReplayService, type ReplayServiceOptions } from './market/replay-service';

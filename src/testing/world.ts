@@ -1,0 +1,144 @@
+/**
+ * A strategy under test, in-process: the matching engine as the venue (SimVenue, no network), a
+ * virtual clock and scheduler, and the bot runtime with its risk engine and executor. Tests move
+ * the market, advance time and assert on the orders and fills the strategy made.
+ */
+import { ManualClock, ManualScheduler } from '../core/clock';
+import { Bot, type StrategySlot } from '../bot/bot';
+import type { BotEvent, Fill } from '../bot/bus/events';
+import type { RiskLimits } from '../bot/risk/limits';
+import { defineStrategy, type AnyStrategyDefinition, type Strategy, type StrategyContext } from '../bot/strategy/api';
+import { SimVenue } from '../bot/venue/sim-venue';
+import type { Venue } from '../bot/venue/venue';
+import { Engine } from '../exchange/engine/engine';
+import { DEFAULT_SYMBOLS } from '../exchange/engine/symbols';
+import type { OrderRecord, PositionRecord } from '../protocol/records';
+
+/** A logger that drops everything (the bot's logger in tests). */
+export const silentLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/** The time a world starts at (2023-11-14T22:13:20Z). */
+export const WORLD_START = 1_700_000_000_000;
+/** The account the bot trades as, and the one other market participants use. */
+export const BOT_USER = 'bot';
+export const OTHER_USER = 'other';
+
+export interface BotWorld {
+  /** The matching engine: the bot trades as 'bot', anyone else as 'other'. */
+  engine: Engine;
+  clock: ManualClock;
+  scheduler: ManualScheduler;
+  venue: SimVenue;
+  bot: Bot;
+  /** Every event the bot's bus carried, in order. */
+  events: BotEvent[];
+  /** Lets the promises of the bot's venue calls run. */
+  settle(): Promise<void>;
+  /** Sets a symbol's mark price, delivers the engine's events to the bot and settles. */
+  setMark(symbol: string, markPrice: string): Promise<void>;
+  /** Advances the virtual clock (firing the strategy's timers) and settles. */
+  advance(ms: number): Promise<void>;
+  /** Someone else trades at market against the book (the bot's resting orders fill), then settles. */
+  marketOrder(symbol: string, side: 'BUY' | 'SELL', quantity: string): Promise<void>;
+  /** The bot's open orders on the venue (optionally of one symbol). */
+  openOrders(symbol?: string): OrderRecord[];
+  /** The bot's fills, in order, from the bus. */
+  fills(): Fill[];
+  /** The bot's positions on the venue. */
+  positions(symbol?: string): PositionRecord[];
+  /** Stops the bot (strategies' onStop, orders left as they are). */
+  stop(): Promise<void>;
+}
+
+export interface BotWorldOptions {
+  /** Risk limits of the bot (docs/risk.md); none by default. */
+  risk?: RiskLimits;
+  /** The bot account's balance in USDT (default 100000). */
+  balance?: string;
+  /** Wraps the venue the bot sees (fault injection, latency). */
+  wrap?: (v: SimVenue) => Venue;
+  /** Waits for the strategies' first intents to settle before returning (default true). */
+  waitIdle?: boolean;
+}
+
+/** A strategy driven by a test: `onStart` and `onEvent` are whatever the test sets. */
+export function scripted(symbols: string[], handlers: { start?: (ctx: StrategyContext) => ReturnType<NonNullable<Strategy['onStart']>>; event?: (e: BotEvent, ctx: StrategyContext) => ReturnType<NonNullable<Strategy['onEvent']>> }) {
+  return defineStrategy<Record<string, unknown>>({
+    name: 'scripted',
+    symbols: () => symbols,
+    params: (raw) => raw,
+    create: (ctx) => ({
+      onStart: handlers.start ? () => handlers.start?.(ctx) : undefined,
+      onEvent: handlers.event ? (e) => handlers.event?.(e, ctx) : undefined,
+    }),
+  });
+}
+
+/**
+ * Starts a bot running `slots` against an in-process engine (mark 50000 on the default symbols,
+ * the clock at WORLD_START). `botWorld(slots, risk, wrap, waitIdle)` is the older positional form.
+ */
+export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits | BotWorldOptions = {}, wrap?: (v: SimVenue) => Venue, waitIdle = true): Promise<BotWorld> {
+  const o: BotWorldOptions = isOptions(riskOrOptions) ? riskOrOptions : { risk: riskOrOptions, wrap, waitIdle };
+  const clock = new ManualClock(WORLD_START);
+  const scheduler = new ManualScheduler(clock);
+  const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '1000000' });
+  engine.createAccount({ userId: BOT_USER, balance: o.balance ?? '100000' });
+  engine.createAccount({ userId: OTHER_USER, balance: '100000' });
+  const venue = new SimVenue({ engine, userId: BOT_USER, clock });
+  const bot = new Bot({ venue: o.wrap ? o.wrap(venue) : venue, strategies: slots, risk: o.risk ?? {}, clock, scheduler, logger: silentLogger });
+  const events: BotEvent[] = [];
+  bot.bus.subscribeAll((e) => events.push(e));
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) {
+      await bot.idle();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  await bot.start();
+  if (o.waitIdle ?? true) await settle();
+  else for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  return {
+    engine,
+    clock,
+    scheduler,
+    venue,
+    bot,
+    events,
+    settle,
+    async setMark(symbol, markPrice) {
+      engine.setMarkPrice(symbol, markPrice);
+      venue.pump();
+      await settle();
+    },
+    async advance(ms) {
+      scheduler.advance(ms);
+      await settle();
+    },
+    async marketOrder(symbol, side, quantity) {
+      engine.placeOrder(OTHER_USER, { symbol, type: 'MARKET', side, quantity });
+      venue.pump();
+      await settle();
+    },
+    openOrders: (symbol) => engine.currentOrders(BOT_USER, symbol === undefined ? {} : { symbol }).list,
+    fills: () => events.flatMap((e) => (e.type === 'fill' ? [e.fill] : [])),
+    positions: (symbol) => engine.positions(BOT_USER, symbol),
+    async stop() {
+      await bot.stop();
+    },
+  };
+}
+
+/** One strategy with its parameters (id 's'), as `botWorld` runs it. */
+export function strategyWorld(definition: AnyStrategyDefinition, params: Record<string, unknown> = {}, options: BotWorldOptions = {}): Promise<BotWorld> {
+  return botWorld([{ id: 's', definition, params }], options);
+}
+
+function isOptions(v: RiskLimits | BotWorldOptions): v is BotWorldOptions {
+  return ['risk', 'balance', 'wrap', 'waitIdle'].some((k) => k in v);
+}

@@ -1,0 +1,176 @@
+/**
+ * The package as a user gets it, from `npm pack`: installed into an empty folder (production
+ * dependencies only), `npx perpkit --version`, ESM and CommonJS consumers of every entry point,
+ * then `npx perpkit init my-bot` with its perpkit dependency pointed at the same tarball, where
+ * `npm install && npm test` passes and `npm run backtest` prints a result for the scaffolded
+ * TypeScript strategy, with no build step.
+ *
+ * `npm pack` runs in a copy of the checkout (its prepack script cleans and rebuilds dist/, which
+ * other tests running at the same time read in the checkout). Dependencies come from the npm
+ * registry or npm's cache; perpkit only from the tarball. Slow by nature (installs, a clean
+ * build): about a minute or two on an idle machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+/** The environment of a user's shell: without the npm_* variables of the npm running this test. */
+function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== 'INIT_CWD') env[k] = v;
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', PERPKIT_LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Copies the checkout's files (tracked and new, as git sees them; no node_modules or dist) to `dest`. */
+function copyCheckout(dest: string): void {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  for (const rel of listed.stdout.split('\0').filter((f) => f !== '')) {
+    if (!existsSync(path.join(ROOT, rel))) continue; // deleted in the work tree
+    mkdirSync(path.dirname(path.join(dest, rel)), { recursive: true });
+    cpSync(path.join(ROOT, rel), path.join(dest, rel));
+  }
+}
+
+interface Ran {
+  code: number | null;
+  out: string;
+}
+
+function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Ran {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 300_000, env: userEnv(env) });
+  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}` };
+}
+
+/** Runs and expects exit 0, showing the output when not. */
+function ok(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
+  const r = sh(cmd, args, cwd, env);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.code}:\n${r.out}`);
+  return r.out;
+}
+
+describe('the packed package, installed and used from an empty folder', () => {
+  let tmp: string;
+  let tarball: string;
+  let app: string;
+  let bot: string;
+
+  beforeAll(() => {
+    tmp = mkdtempSync(path.join(tmpdir(), 'perpkit-package-'));
+    // A copy of the checkout sharing node_modules.
+    const copy = path.join(tmp, 'checkout');
+    copyCheckout(copy);
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+    const packs = path.join(tmp, 'packs');
+    mkdirSync(packs);
+    ok(NPM, ['pack', '--pack-destination', packs], copy);
+    const tgz = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
+    expect(tgz).toEqual([`perpkit-${VERSION}.tgz`]);
+    tarball = path.join(packs, tgz[0]);
+    app = path.join(tmp, 'app');
+    mkdirSync(app);
+    bot = path.join(app, 'my-bot');
+  }, 600_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('ships the build and docs, and no tests, benches, CI, maps or build info', () => {
+    const listed = ok('tar', ['-tzf', tarball], tmp).split('\n').filter((l) => l !== '');
+    for (const f of ['package/bin/perpkit.js', 'package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/testing/index.js', 'package/dist/strategies/market-maker/index.js', 'package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/deploy/perpkit.service', 'package/docs/running.md']) {
+      expect(listed).toContain(f);
+    }
+    const unwanted = listed.filter((f) => /\.test\.|\/test\/|\/bench\/|\.ci\/|tsbuildinfo|\.map$|^package\/src\/|\/tools\//.test(f));
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installs without dev dependencies; npx perpkit --version prints the version', () => {
+    writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "version": "1.0.0", "private": true }\n');
+    ok(NPM, ['install', tarball], app);
+    expect(existsSync(path.join(app, 'node_modules', 'perpkit', 'dist', 'src', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(path.join(app, 'node_modules', 'typescript'))).toBe(false);
+    expect(ok(NPX, ['perpkit', '--version'], app).trim()).toBe(VERSION);
+    expect(ok(NPX, ['perpkit', '-v'], app).trim()).toBe(VERSION);
+  }, 300_000);
+
+  it('serves ESM and CommonJS consumers on every entry point', () => {
+    const names = "defineStrategy, Dec } from 'perpkit'; import { PerpClient } from 'perpkit/sdk'; import { strategyWorld } from 'perpkit/testing'; import { backtest } from 'perpkit/backtest'; import { startExchange } from 'perpkit/exchange'";
+    writeFileSync(path.join(app, 'esm.mjs'), `import { ${names};\nconsole.log([defineStrategy, Dec, PerpClient, strategyWorld, backtest, startExchange].map((f) => typeof f).join(' '));\n`);
+    writeFileSync(
+      path.join(app, 'cjs.cjs'),
+      "const { defineStrategy, Dec } = require('perpkit');\nconst { PerpClient } = require('perpkit/sdk');\nconst { strategyWorld } = require('perpkit/testing');\nconst { backtest } = require('perpkit/backtest');\nconst { startExchange } = require('perpkit/exchange');\nconsole.log([defineStrategy, Dec, PerpClient, strategyWorld, backtest, startExchange].map((f) => typeof f).join(' '));\n",
+    );
+    const six = 'function function function function function function';
+    expect(ok(process.execPath, ['esm.mjs'], app).trim()).toBe(six);
+    expect(ok(process.execPath, ['cjs.cjs'], app).trim()).toBe(six);
+    // Internals stay internal: only the exports map's entry points resolve.
+    expect(sh(process.execPath, ['-e', "require('perpkit/dist/src/cli/main.js')"], app).out).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
+  }, 120_000);
+
+  it('npx perpkit init my-bot scaffolds a project, and refuses a folder that is not empty', () => {
+    // docs/getting-started.md section 1 shows exactly the commands this test runs.
+    const doc = readFileSync(path.join(ROOT, 'docs', 'getting-started.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## 1. Your own project'), doc.indexOf('## 2.'));
+    expect(/```sh\n([\s\S]*?)```/.exec(section)?.[1].trim().split('\n')).toEqual(['npx perpkit init my-bot', 'cd my-bot', 'npm install', 'npm test', 'npm run backtest']);
+    const out = ok(NPX, ['perpkit', 'init', 'my-bot'], app);
+    expect(out).toContain('created my-bot');
+    for (const f of ['package.json', 'tsconfig.json', 'src/strategy.ts', 'test/strategy.test.ts', 'config/bot.yaml', 'config/backtest.yaml', 'README.md']) expect(existsSync(path.join(bot, f))).toBe(true);
+    const pkg = JSON.parse(readFileSync(path.join(bot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies.perpkit).toBe(`^${VERSION}`);
+    const again = sh(NPX, ['perpkit', 'init', 'my-bot'], app);
+    expect(again.code).toBe(2);
+    expect(again.out.trim().split('\n')).toHaveLength(1);
+    expect(again.out).toMatch(/my-bot is not empty/);
+    // --perpkit points the dependency at a tarball, relative to the new project.
+    ok(NPX, ['perpkit', 'init', 'other-bot', '--perpkit', tarball], app);
+    const other = JSON.parse(readFileSync(path.join(app, 'other-bot', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(other.dependencies.perpkit).toBe(`file:../../packs/${path.basename(tarball)}`);
+  }, 120_000);
+
+  it('in my-bot, with perpkit from the tarball: npm install && npm test pass, npm run backtest prints a result', () => {
+    const file = path.join(bot, 'package.json');
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { dependencies: Record<string, string> };
+    pkg.dependencies.perpkit = `file:${tarball}`;
+    writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+    ok(NPM, ['install'], bot);
+    const test = ok(NPM, ['test'], bot);
+    expect(test).toMatch(/pass 3/);
+    expect(test).toMatch(/fail 0/);
+    const bt = ok(NPM, ['run', 'backtest'], bot);
+    expect(bt).toMatch(/wrote \d+ events/); // the data script ran perpkit synth
+    expect(bt).toMatch(/pnl -?\d/);
+    expect(bt).toMatch(/fills [1-9]/);
+    expect(bt).toMatch(/strategy errors: none/);
+    expect(existsSync(path.join(bot, 'backtest-out', 'report.json'))).toBe(true);
+    // perpkit run loads the same TypeScript strategy (config, module and parameters; nothing sent).
+    expect(ok(NPM, ['run', 'check'], bot, { PERPKIT_PASSWORD: 'x' })).toMatch(/config[/\\]bot\.yaml: ok \(1 strategy\)/);
+  }, 600_000);
+
+  it('runs the edited strategy at the next command, with no build', () => {
+    const file = path.join(bot, 'src', 'strategy.ts');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("name: 'dip-buyer'", "name: 'dip-buyer'\n  // edited\n").replace("return [\n        {\n          kind: 'bracket'", "throw new Error('edited strategy ran');\n      return [\n        {\n          kind: 'bracket'"));
+    const r = sh(NPX, ['perpkit', 'backtest', 'config/backtest.yaml'], bot);
+    expect(r.out).toMatch(/edited strategy ran/);
+  }, 300_000);
+
+  it('a checkout installs without dev dependencies (npm ci --omit=dev): no tsc, a plain message, and the CLI says it is not built', () => {
+    const bare = path.join(tmp, 'omit-dev');
+    copyCheckout(bare);
+    const r = sh(NPM, ['ci', '--omit=dev'], bare);
+    expect(r.out).not.toMatch(/tsc: not found/);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/TypeScript is not installed \(dev dependencies omitted\) and dist\/ has no build/);
+    expect(existsSync(path.join(bare, 'node_modules', 'typescript'))).toBe(false);
+    const cli = sh(process.execPath, ['bin/perpkit.js', '--version'], bare);
+    expect(cli.code).toBe(1);
+    expect(cli.out.trim().split('\n')).toHaveLength(1);
+    expect(cli.out).toMatch(/is missing: this checkout is not built \(run npm run build/);
+  }, 300_000);
+});

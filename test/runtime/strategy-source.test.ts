@@ -1,0 +1,88 @@
+/**
+ * A TypeScript strategy outside the checkout, loaded by the compiled CLI (`perpkit run --check`
+ * and `perpkit backtest`) with no build step: the one loader (src/bot/strategy-source.ts). The
+ * strategy uses a generic call (`defineStrategy<{ symbol: string }>`), which plain `require` reads
+ * as JavaScript comparisons and fails with "string is not defined". Editing the file changes what
+ * runs at the next start (no stale compiled code).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ROOT, ensureBuilt } from '../cli/exchange-proc';
+
+const BIN = path.join(ROOT, 'bin', 'perpkit.js');
+const INDEX = path.join(ROOT, 'dist', 'src', 'index.js');
+
+function cli(args: string[], cwd: string): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, BOT_PW: 'x', PERPKIT_LOG_LEVEL: 'warn' } });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+/** A strategy placing one limit buy below mark; its parameter is named `paramName`. */
+function strategySource(paramName: string): string {
+  return `import { Dec, defineStrategy, type Intent } from ${JSON.stringify(INDEX)};
+
+interface Params { symbol: string; ${paramName}: string }
+
+export default defineStrategy<Params>({
+  name: 'outside',
+  symbols: (p) => [p.symbol],
+  params: (raw) => {
+    for (const k of Object.keys(raw)) if (k !== 'symbol' && k !== '${paramName}') throw new Error(\`unknown parameter '\${k}'; known parameters: symbol, ${paramName}\`);
+    return { symbol: String(raw.symbol ?? 'BTCUSDT'), ${paramName}: String(raw.${paramName} ?? '0.01') };
+  },
+  create: (ctx) => ({
+    onEvent(e): Intent[] | void {
+      if (e.type !== 'markPrice' || ctx.myOrders().length > 0) return;
+      const price = new Dec(e.mark.markPrice).times('0.99').toDecimalPlaces(1).toString();
+      return [{ kind: 'place', symbol: ctx.params.symbol, side: 'BUY', type: 'LIMIT', price, quantity: ctx.params.${paramName} }];
+    },
+  }),
+});
+`;
+}
+
+describe('TypeScript strategies outside the checkout', () => {
+  let dir: string;
+  beforeAll(() => {
+    ensureBuilt();
+    dir = mkdtempSync(path.join(tmpdir(), 'perpkit-ts-strategy-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('perpkit run --check loads the .ts file directly, and an edit is seen without a build', () => {
+    writeFileSync(path.join(dir, 'my-strategy.ts'), strategySource('size'));
+    const bot = (param: string): string => `venue:\n  baseUrl: http://127.0.0.1:1\n  auth: { username: u, passwordEnv: BOT_PW }\nstrategies:\n  - id: s\n    module: ./my-strategy.ts\n    params: { symbol: BTCUSDT, ${param}: "0.01" }\n`;
+    writeFileSync(path.join(dir, 'bot.yaml'), bot('qty'));
+    const before = cli(['run', 'bot.yaml', '--check'], dir);
+    expect(before.out).not.toMatch(/is not defined/);
+    expect(before.code).toBe(2);
+    expect(before.out).toMatch(/strategies\[0\]\.params\.qty/);
+    expect(before.out).toMatch(/size/);
+    // Rename the parameter in the source: the next start loads the edited code.
+    writeFileSync(path.join(dir, 'my-strategy.ts'), strategySource('qty'));
+    const after = cli(['run', 'bot.yaml', '--check'], dir);
+    expect(after.code).toBe(0);
+  });
+
+  it('perpkit backtest runs the same .ts file (also named without its extension)', () => {
+    writeFileSync(path.join(dir, 'my-strategy.ts'), strategySource('size'));
+    expect(cli(['synth', '--out', 'data.jsonl.gz', '--symbols', 'BTCUSDT', '--hours', '0.1', '--seed', '3'], dir).code).toBe(0);
+    for (const mod of ['./my-strategy.ts', './my-strategy']) {
+      writeFileSync(path.join(dir, 'bt.yaml'), `data:\n  files: [data.jsonl.gz]\naccount:\n  balance: "10000"\nstrategies:\n  - id: s\n    module: ${mod}\n    params: { symbol: BTCUSDT, size: "0.01" }\nreport:\n  out: out\n`);
+      const r = cli(['backtest', 'bt.yaml'], dir);
+      expect(r.out).not.toMatch(/is not defined/);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/orders [1-9]\d* accepted/);
+    }
+  });
+
+  it('a missing module is a config error naming the file and key', () => {
+    writeFileSync(path.join(dir, 'bt2.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./nope.ts\n`);
+    const r = cli(['backtest', 'bt2.yaml'], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('bt2.yaml: strategies[0].module');
+    expect(r.out).toContain('nope.ts: no such file');
+  });
+});
