@@ -29,7 +29,9 @@ afterAll(async () => {
 async function proxiedClient(opts: Partial<ConstructorParameters<typeof PerpClient>[0]> = {}): Promise<PerpClient> {
   const u = await env.ex.createUser();
   const c = env.client({ baseUrl: proxy.url, orderSafety: { resolveAttempts: 4, resolveBackoff: { baseMs: 20, maxMs: 200 } }, retryBackoff: { baseMs: 10, maxMs: 50 }, ...opts });
-  await c.login(u.username, u.password);
+  // The login is set-up, not under test: a generous timeout, whatever the client's (a loaded machine
+  // takes more than a short test timeout to answer it).
+  await c.login(u.username, u.password, {}, { timeoutMs: 10_000 });
   return c;
 }
 
