@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig, parseBacktestConfig } from '../../src/backtest/backtest/config';
-import { cachePathFor } from '../../src/backtest/backtest/cache';
+import { cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { reportJson } from '../../src/backtest/report/report';
 import { MM, recording, writeConfig } from './fixtures';
 

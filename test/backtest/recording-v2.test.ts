@@ -8,7 +8,8 @@ import { reportJson } from '../../src/backtest/report/report';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { MM, writeConfig } from './fixtures';
-import { CacheSource, cachePathFor } from '../../src/backtest/backtest/cache';
+import { CacheSource } from '../../src/backtest/backtest/cache';
+import { cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
 import type { EventSource } from '../../src/backtest/backtest/source';
 

@@ -4,7 +4,9 @@
  * written (a read-only data directory) is not an error: the run reads the JSON lines instead and
  * says so.
  */
-import { buildCache, cacheIsValid, cachePathFor, CacheSource } from './cache';
+import { CacheSource } from './cache';
+import { cacheIsValid, cachePathFor } from './cache-format';
+import { buildCache } from './cache-writer';
 import { JsonlSource } from './jsonl-source';
 import type { EventSource } from './source';
 

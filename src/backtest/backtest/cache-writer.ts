@@ -1,0 +1,179 @@
+/** Writes the replay cache (layout: cache-format.ts): a recording file converted once into columns. */
+import { closeSync, existsSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { fractionDigits, toScaledInt } from '../../core/decimal';
+import type { RecordedEvent } from '../../market-data/format';
+import { CHUNK_EVENTS, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, type CacheMeta, type SymbolCodec } from './cache-format';
+import { JsonlSource } from './jsonl-source';
+
+const ID = /^\d{1,15}$/;
+
+/** Mantissa and scale of a plain decimal string, or undefined when it does not fit exactly. */
+function scaled(s: string): { m: number; scale: number } | undefined {
+  if (!/^-?\d+(\.\d+)?$/.test(s)) return undefined;
+  const scale = fractionDigits(s);
+  if (scale > 255) return undefined;
+  const m = toScaledInt(s, scale);
+  return m === undefined ? undefined : { m, scale };
+}
+
+/** Column buffers of one chunk while writing. */
+class ChunkWriter {
+  readonly t = new Float64Array(CHUNK_EVENTS);
+  readonly a = new Float64Array(CHUNK_EVENTS);
+  readonly b = new Float64Array(CHUNK_EVENTS);
+  readonly c = new Float64Array(CHUNK_EVENTS);
+  readonly d = new Float64Array(CHUNK_EVENTS);
+  readonly e = new Float64Array(CHUNK_EVENTS);
+  readonly u = new Float64Array(CHUNK_EVENTS);
+  readonly kind = new Uint8Array(CHUNK_EVENTS);
+  readonly sym = new Uint8Array(CHUNK_EVENTS);
+  readonly x = new Uint8Array(CHUNK_EVENTS);
+  n = 0;
+  blob: Buffer[] = [];
+  blobLen = 0;
+
+  constructor(
+    private readonly symIndex: Map<string, number>,
+    private readonly codec: SymbolCodec[],
+  ) {}
+
+  add(e: RecordedEvent): void {
+    const i = this.n;
+    this.t[i] = e.t;
+    this.a[i] = this.b[i] = this.c[i] = this.d[i] = 0;
+    this.e[i] = this.u[i] = NaN;
+    this.x[i] = 0;
+    this.sym[i] = 0;
+    if (!this.columns(e, i)) {
+      const line = Buffer.from(JSON.stringify(e), 'utf8');
+      this.kind[i] = K_RAW;
+      this.a[i] = this.blobLen;
+      this.b[i] = line.length;
+      this.blob.push(line);
+      this.blobLen += line.length;
+    }
+    this.n++;
+  }
+
+  private columns(e: RecordedEvent, i: number): boolean {
+    if (e.k !== 'trade' && e.k !== 'mark' && e.k !== 'funding' && e.k !== 'quote') return false;
+    const si = this.symIndex.get(e.s);
+    if (si === undefined) return false;
+    const g = this.codec[si];
+    this.sym[i] = si;
+    if (e.et !== undefined) {
+      if (!Number.isSafeInteger(e.et)) return false;
+      this.e[i] = e.et;
+    }
+    if (e.k === 'quote') {
+      const bp = g.tick.toUnits(e.bp);
+      const bq = g.step.toUnits(e.bq);
+      const ap = g.tick.toUnits(e.ap);
+      const aq = g.step.toUnits(e.aq);
+      if (bp === undefined || bq === undefined || ap === undefined || aq === undefined) return false;
+      if (e.u !== undefined && !Number.isSafeInteger(e.u)) return false;
+      this.kind[i] = K_QUOTE;
+      this.a[i] = bp;
+      this.b[i] = bq;
+      this.c[i] = ap;
+      this.d[i] = aq;
+      if (e.u !== undefined) this.u[i] = e.u;
+      return true;
+    }
+    if (e.k === 'trade') {
+      const p = g.tick.toUnits(e.p);
+      const q = g.step.toUnits(e.q);
+      if (p === undefined || q === undefined || !ID.test(e.id) || String(Number(e.id)) !== e.id) return false;
+      this.kind[i] = K_TRADE;
+      this.a[i] = p;
+      this.b[i] = q;
+      this.c[i] = Number(e.id);
+      this.x[i] = e.side === 'BUY' ? 0 : 1;
+      return true;
+    }
+    if (e.k === 'mark') {
+      const p = g.tick.toUnits(e.p);
+      const ix = g.tick.toUnits(e.i);
+      const r = scaled(e.r);
+      if (p === undefined || ix === undefined || r === undefined) return false;
+      this.kind[i] = K_MARK;
+      this.a[i] = p;
+      this.b[i] = ix;
+      this.c[i] = r.m;
+      this.x[i] = r.scale;
+      this.d[i] = e.n;
+      return true;
+    }
+    const p = g.tick.toUnits(e.p);
+    const r = scaled(e.r);
+    if (p === undefined || r === undefined) return false;
+    this.kind[i] = K_FUNDING;
+    this.a[i] = p;
+    this.c[i] = r.m;
+    this.x[i] = r.scale;
+    return true;
+  }
+
+  write(fd: number): void {
+    const n = this.n;
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(n, 0);
+    head.writeUInt32LE(this.blobLen, 4);
+    writeSync(fd, head);
+    for (const col of [this.t, this.a, this.b, this.c, this.d, this.e, this.u]) writeSync(fd, new Uint8Array(col.buffer, 0, n * 8));
+    const bytes = Buffer.alloc(pad8(3 * n));
+    bytes.set(this.kind.subarray(0, n), 0);
+    bytes.set(this.sym.subarray(0, n), n);
+    bytes.set(this.x.subarray(0, n), 2 * n);
+    writeSync(fd, bytes);
+    for (const b of this.blob) writeSync(fd, b);
+    const padding = pad8(this.blobLen) - this.blobLen;
+    if (padding > 0) writeSync(fd, Buffer.alloc(padding));
+    this.n = 0;
+    this.blob = [];
+    this.blobLen = 0;
+  }
+}
+
+/** Converts one recording file into its cache. Returns the number of events written. */
+export async function buildCache(recording: string, cachePath: string): Promise<number> {
+  const key = await cacheKeyOf(recording);
+  const src = await JsonlSource.open([recording]);
+  const header = src.header;
+  const symIndex = new Map(header.symbols.map((s, i) => [s.symbol, i]));
+  if (header.symbols.length > 255) throw new Error(`${recording}: the cache holds at most 255 symbols, the header has ${header.symbols.length}`);
+  const tmp = `${cachePath}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w');
+  let events = 0;
+  try {
+    const meta = Buffer.from(JSON.stringify({ key, header } satisfies CacheMeta), 'utf8');
+    const head = Buffer.alloc(12);
+    head.write(MAGIC, 0, 'latin1');
+    head.writeUInt32LE(meta.length, 8);
+    writeSync(fd, head);
+    writeSync(fd, meta);
+    const padding = pad8(12 + meta.length) - (12 + meta.length);
+    if (padding > 0) writeSync(fd, Buffer.alloc(padding));
+    const w = new ChunkWriter(symIndex, codecs(header));
+    for (;;) {
+      const batch = await src.next();
+      if (!batch) break;
+      for (let i = 0; i < batch.count; i++) {
+        w.add(batch.event(i));
+        events++;
+        if (w.n === CHUNK_EVENTS) w.write(fd);
+      }
+    }
+    if (w.n > 0) w.write(fd);
+    w.write(fd); // count 0: the end
+    closeSync(fd);
+    renameSync(tmp, cachePath);
+  } catch (e) {
+    closeSync(fd);
+    if (existsSync(tmp)) unlinkSync(tmp);
+    throw e;
+  } finally {
+    await src.close();
+  }
+  return events;
+}
