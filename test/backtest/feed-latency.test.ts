@@ -5,7 +5,7 @@ import { SimVenue } from '../../src/bot/venue/sim-venue';
 import type { VenueEvent } from '../../src/bot/venue/venue';
 import { LatencyVenue } from '../../src/backtest/backtest/latency-venue';
 import { VirtualScheduler } from '../../src/backtest/backtest/virtual-scheduler';
-import type { LatencyConfig } from '../../src/backtest/backtest/config';
+import { parseBacktestConfig, type LatencyConfig } from '../../src/backtest/backtest/config';
 
 const T0 = 1_700_000_000_000;
 
@@ -13,7 +13,7 @@ function setup(latency: Partial<LatencyConfig>): { clock: ManualClock; scheduler
   const clock = new ManualClock(T0);
   const scheduler = new VirtualScheduler(clock);
   const engine = new Engine({ symbols: [DEFAULT_SYMBOLS[0]], clock });
-  engine.createAccount({ userId: 'p', balance: '1000' });
+  engine.createAccount({ userId: 'p', balance: '100000' });
   const sim = new SimVenue({ engine, userId: 'p', clock, depthLevels: 0 });
   const venue = new LatencyVenue(sim, scheduler, { placeMs: 0, cancelMs: 0, amendMs: 0, ...latency });
   const seen: Array<[number, string]> = [];
@@ -58,5 +58,38 @@ describe('LatencyVenue feed latency', () => {
     venue.inject(trade('c', T0 + 2), T0 + 2 + 1270 - 2); // as fast as the fastest: 5, but not before b
     runTo(clock, scheduler, 200);
     expect(seen).toEqual([[5, 'a'], [56, 'b'], [56, 'c']]);
+  });
+});
+
+describe('LatencyVenue sampled order-entry latency', () => {
+  /** When each of `n` placements sent at T0 reached the engine (ms after T0), in the order sent. */
+  async function arrivals(placeMs: number[], seed: number, n: number): Promise<number[]> {
+    const { clock, scheduler, venue } = setup({ placeMs, seed });
+    const inner = venue.inner as SimVenue;
+    const sent: Array<Promise<unknown>> = [];
+    const price = inner.engine.marketState('BTCUSDT').markPrice;
+    for (let i = 0; i < n; i++) {
+      sent.push(venue.placeOrders([{ symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price, quantity: '0.001', clientOrderId: `o${i}` }]));
+    }
+    expect(inner.engine.currentOrders('p', {}).total).toBe(0);
+    runTo(clock, scheduler, 1000);
+    await Promise.all(sent);
+    // Each order's time in the engine is when it arrived.
+    return Array.from({ length: n }, (_, i) => inner.engine.queryOrder('p', { symbol: 'BTCUSDT', clientOrderId: `o${i}` }).updateTime - T0);
+  }
+
+  it('draws each call from the samples, seeded: the same seed gives the same arrivals, another seed others', async () => {
+    const a = await arrivals([5, 50, 200], 7, 12);
+    expect(new Set(a)).toEqual(new Set([5, 50, 200]));
+    expect(await arrivals([5, 50, 200], 7, 12)).toEqual(a);
+    expect(await arrivals([5, 50, 200], 8, 12)).not.toEqual(a);
+  });
+
+  it('the config takes a list of samples and refuses an empty one, naming the key', () => {
+    const base = { data: { files: ['x.jsonl.gz'] }, strategies: [{ id: 's', module: 'market-maker' }] };
+    const cfg = parseBacktestConfig({ ...base, latency: { placeMs: [10, 20], cancelMs: 5, seed: 3 } }, { file: '/tmp/b.yaml' });
+    expect(cfg.latency).toMatchObject({ placeMs: [10, 20], cancelMs: 5, amendMs: [10, 20], seed: 3 });
+    expect(() => parseBacktestConfig({ ...base, latency: { placeMs: [] } }, { file: '/tmp/b.yaml' })).toThrow(/latency\.placeMs: expected an integer from 0 to 60000 or a non-empty list of them/);
+    expect(() => parseBacktestConfig({ ...base, latency: { placeMs: [10, -1] } }, { file: '/tmp/b.yaml' })).toThrow(/latency\.placeMs\[1\]: expected an integer from 0 to 60000, got number -1/);
   });
 });

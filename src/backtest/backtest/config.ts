@@ -25,10 +25,15 @@ export interface BacktestStrategyConfig {
 }
 
 export interface LatencyConfig {
-  /** One-way delay from sending a placement to its arrival at the engine, ms. */
-  placeMs: number;
-  cancelMs: number;
-  amendMs: number;
+  /**
+   * One-way delay from sending a placement to its arrival at the engine, ms: a constant, or samples
+   * drawn uniformly per call (seeded by `seed`).
+   */
+  placeMs: number | number[];
+  cancelMs: number | number[];
+  amendMs: number | number[];
+  /** Seed of the draws from sampled latencies (default 1). */
+  seed?: number;
   /**
    * Feed latency: market data reaches the strategy this long after the engine's market moved, ms.
    * `data`: per event, the recording's receive minus exchange time above its running minimum
@@ -169,12 +174,19 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
     fees = { maker: r.dec(f.maker, 'fees.maker', true), taker: r.dec(f.taker, 'fees.taker', true) };
   }
 
-  const l = r.record(top.latency ?? {}, 'latency', ['placeMs', 'cancelMs', 'amendMs', 'feedMs', 'feedBaseMs']);
-  const placeMs = r.int(l.placeMs, 'latency.placeMs', 0, 60_000, 0);
+  const l = r.record(top.latency ?? {}, 'latency', ['placeMs', 'cancelMs', 'amendMs', 'feedMs', 'feedBaseMs', 'seed']);
+  /** A constant or a non-empty list of samples, each an integer from 0 to 60000 ms. */
+  const entry = (v: unknown, at: string, dflt: number | number[]): number | number[] => {
+    if (!Array.isArray(v)) return r.int(v, at, 0, 60_000, dflt as number);
+    if (v.length === 0) r.fail(at, 'an integer from 0 to 60000 or a non-empty list of them (samples)', v);
+    return v.map((x, i) => r.int(x, `${at}[${i}]`, 0, 60_000));
+  };
+  const placeMs = entry(l.placeMs, 'latency.placeMs', 0);
   const feedMs = l.feedMs === 'data' ? 'data' : typeof l.feedMs === 'string' ? r.fail('latency.feedMs', "an integer from 0 to 60000 or 'data'", l.feedMs) : r.int(l.feedMs, 'latency.feedMs', 0, 60_000, 0);
   const feedBaseMs = r.int(l.feedBaseMs, 'latency.feedBaseMs', 0, 60_000, 0);
   if (l.feedBaseMs !== undefined && feedMs !== 'data') r.fail('latency.feedBaseMs', "to be set only with latency.feedMs: data", l.feedBaseMs);
-  const latency: LatencyConfig = { placeMs, cancelMs: r.int(l.cancelMs, 'latency.cancelMs', 0, 60_000, placeMs), amendMs: r.int(l.amendMs, 'latency.amendMs', 0, 60_000, placeMs) };
+  const latency: LatencyConfig = { placeMs, cancelMs: l.cancelMs === undefined ? placeMs : entry(l.cancelMs, 'latency.cancelMs', 0), amendMs: l.amendMs === undefined ? placeMs : entry(l.amendMs, 'latency.amendMs', 0) };
+  if (l.seed !== undefined) latency.seed = r.int(l.seed, 'latency.seed', 0, 2 ** 32 - 1);
   // Only when set: a config without feed latency reads (and reports) as it did before it existed.
   if (l.feedMs !== undefined) latency.feedMs = feedMs;
   if (l.feedBaseMs !== undefined) latency.feedBaseMs = feedBaseMs;

@@ -12,6 +12,11 @@
  * events instead, the market a live strategy would have seen. Private events and mark prices pass
  * through from the engine.
  *
+ * A latency setting is a constant or a list of samples (measured round trips, say), one drawn
+ * uniformly per call from a generator seeded with `latency.seed`: the same config gives the same
+ * run. Each call's delay is its own, so calls may arrive in another order than sent (as requests
+ * on separate connections can).
+ *
  * Feed latency (`latency.feedMs`): market data (the injected recorded events and the engine's mark
  * prices) reaches the strategy that long after the engine's market moved, in the order it came
  * (a feed is one stream: a later event never overtakes an earlier one). `feedMs: data` takes each
@@ -30,6 +35,7 @@ import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from 
 import { VenueEmitter } from '../../bot/venue/emitter';
 import type { AmendParams, OrderRef, Venue, VenueEvent, VenueListener } from '../../bot/venue/venue';
 import type { LatencyConfig } from './config';
+import { mulberry32 } from '../../core/random';
 
 export class LatencyVenue implements Venue {
   readonly name: string;
@@ -56,6 +62,7 @@ export class LatencyVenue implements Venue {
   ) {
     this.name = inner.name;
     this.clock = inner.clock;
+    this.draw = mulberry32(latency.seed ?? 1);
     this.events = this.out.events;
     // A plain forwarding listener rather than an operator chain: this runs per event.
     const listener: VenueListener = {
@@ -111,7 +118,16 @@ export class LatencyVenue implements Venue {
     return this.lastLag + feedBaseMs;
   }
 
-  private delayed<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  /** Sampled order-entry latencies draw from this seeded generator (deterministic runs). */
+  private readonly draw: () => number;
+
+  /** A latency setting: the constant, or one of the samples drawn uniformly. */
+  private ms(v: number | readonly number[]): number {
+    return typeof v === 'number' ? v : v[Math.floor(this.draw() * v.length)];
+  }
+
+  private delayed<T>(setting: number | readonly number[], fn: () => Promise<T>): Promise<T> {
+    const ms = this.ms(setting);
     this.calls++;
     if (ms <= 0) return fn();
     this.inFlight++;
