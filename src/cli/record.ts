@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { PerpClient } from '../client/client';
 import { SystemClock, SystemScheduler } from '../core/clock';
 import { PUBLIC_TOPIC_KINDS, type PublicTopicKind } from '../core/enums';
+import { yamlLineOf } from '../core/yaml-lines';
 import { Recorder, type RecorderVenue } from '../market-data/recorder';
 
 export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
@@ -63,13 +64,16 @@ function env(name: unknown, at: string): string {
 /** Reads and checks the YAML config; secrets come from the environment variables it names. */
 export function loadRecordConfig(file: string): RecordConfig {
   let doc: unknown;
+  let text = '';
   try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
+    doc = parseYaml(text);
   } catch (e) {
     throw new UsageError(`${file}: cannot read the config file: ${e instanceof Error ? e.message : String(e)}`);
   }
   const fail = (at: string, what: string): never => {
-    throw new UsageError(`${file}: ${at}: expected ${what}`);
+    const line = yamlLineOf(text, at);
+    throw new UsageError(`${file}${line === undefined ? '' : `:${line}`}: ${at}: expected ${what}`);
   };
   if (!isRecord(doc)) fail('(top)', 'a mapping with venue and symbols');
   const top = doc as Record<string, unknown>;

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { decimalStringProblem } from '../../core/decimal';
+import { yamlLineOf } from '../../core/yaml-lines';
 import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
 import { VenueError } from '../../core/errors';
 import { validateFaultSetting } from '../../protocol/validate/admin';
@@ -18,13 +19,18 @@ import { SymbolSpec, type MarginTier, type SymbolConfig } from '../engine/symbol
 import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type ExchangeConfig, type MarketMode } from './config';
 
 export class ConfigError extends Error {
+  /** 1-based line of `path` in the file, when known: `x.yaml:12: symbols[1].tickSize: ...`. */
+  readonly line: number | undefined;
+
   constructor(
     readonly file: string,
     readonly path: string,
-    message: string,
+    readonly detail: string,
+    line?: number,
   ) {
-    super(`${file}: ${path === '' ? '' : `${path}: `}${message}`);
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${path === '' ? '' : `${path}: `}${detail}`);
     this.name = 'ConfigError';
+    this.line = line;
   }
 }
 
@@ -216,7 +222,13 @@ export function parseConfigText(text: string, file: string): ExchangeConfig {
     const e = doc.errors[0];
     throw new ConfigError(file, '', `not valid YAML: ${e.message.split('\n')[0]}`);
   }
-  return configFromValue(doc.toJS(), file);
+  try {
+    return configFromValue(doc.toJS(), file);
+  } catch (e) {
+    // The same error, with the line of its key in the file.
+    if (e instanceof ConfigError && e.path !== '' && e.line === undefined) throw new ConfigError(e.file, e.path, e.detail, yamlLineOf(text, e.path));
+    throw e;
+  }
 }
 
 /** Reads and validates a config file; a missing or unreadable file is a ConfigError too. */
