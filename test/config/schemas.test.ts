@@ -2,7 +2,9 @@
  * The published JSON Schemas (schema/*.json) are the ones the loaders use, up to date, and they
  * agree with the loaders: every config in config/ passes both, and a mistake is refused by both.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import Ajv2020 from 'ajv/dist/2020';
 import * as path from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -12,6 +14,8 @@ import { BACKTEST_CONFIG } from '../../src/backtest/backtest/config-schema';
 import { DEFAULT_STRATEGY_ERRORS } from '../../src/bot/strategy/errors';
 import { configSchemas, configSchemaText } from '../../src/cli/config-schemas';
 import { parseBotConfig } from '../../src/runtime/config';
+import { loadRecordConfig } from '../../src/cli/record';
+import { parseConfigText } from '../../src/exchange/service/config-file';
 import { BOT_CONFIG, STRATEGY_ERRORS } from '../../src/runtime/config-schema';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -82,4 +86,51 @@ it('the defaults the loaders fill in are the schema defaults', () => {
   const s = BACKTEST_CONFIG.properties;
   expect([b.account.balance, b.latency.placeMs, b.fill.depthQuotes, b.report.equityIntervalMs, b.report.periodMs, b.data.cache]).toEqual([s.account.properties.balance.default, s.latency.properties.placeMs.default, s.fill.properties.depthQuotes.default, s.report.properties.equityIntervalMs.default, s.report.properties.periodMs.default, s.data.properties.cache.default]);
   expect([b.sweep?.method, b.sweep?.samples, b.sweep?.seed, b.sweep?.metric, b.sweep?.order]).toEqual([s.sweep.properties.method.default, s.sweep.properties.samples.default, s.sweep.properties.seed.default, s.sweep.properties.metric.default, s.sweep.properties.order.default]);
+});
+
+describe('the published files, as an editor reads them (ajv, JSON Schema 2020-12)', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const published = (name: string) => ajv.compile(JSON.parse(readFileSync(path.join(ROOT, 'schema', name), 'utf8')) as object);
+  const bot = published('bot.json');
+  const backtest = published('backtest.json');
+  const exchange = published('exchange.json');
+  const record = published('record.json');
+
+  it.each([
+    ...botFiles.map((f) => [f, bot] as const),
+    ...backtestFiles.map((f) => [f, backtest] as const),
+    ['exchange.yaml', exchange] as const,
+    ['record.yaml', record] as const,
+  ])('config/%s is valid', (f, validate) => {
+    expect(validate(yamlOf(f)) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('the exchange schema refuses what the exchange refuses', () => {
+    for (const [text, at] of [
+      ['port: 70000\n', 'port'],
+      ['symbols:\n  - symbol: ETHUSDT\n    tickSize: 0.01\n', 'symbols[0].tickSize'],
+      ['prot: 80\n', 'prot'],
+      ['market: sideways\n', 'market'],
+      ['users:\n  - { username: a, password: b, balance: "1", positionMode: SOLO }\n', 'users[0].positionMode'],
+    ] as const) {
+      expect(exchange(parse(text))).toBe(false);
+      expect(() => parseConfigText(text, 'x.yaml')).toThrow(expect.objectContaining({ path: at }) as unknown as Error);
+    }
+    expect(exchange(parse('port: 0\nsymbols:\n  - { symbol: BTCUSDT, takerFee: "0.0004" }\n'))).toBe(true);
+  });
+
+  it('the recorder now refuses a misspelt key, as its schema does', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-rec-cfg-'));
+    try {
+      const file = path.join(dir, 'rec.yaml');
+      const text = 'venue:\n  baseUrl: http://127.0.0.1:8080\nsymbols: [BTCUSDT]\npollPositonsMs: 1000\n';
+      writeFileSync(file, text);
+      expect(record(parse(text))).toBe(false);
+      expect(() => loadRecordConfig(file)).toThrow(`${file}:4: pollPositonsMs: expected one of the known keys venue, symbols, kinds, pollPositionsMs, got unknown key 'pollPositonsMs'`);
+      writeFileSync(file, 'venue:\n  baseUrl: http://127.0.0.1:8080\n  auth: { apiKeyEnv: K, secretEnv: S, secret: x }\nsymbols: [BTCUSDT]\n');
+      expect(() => loadRecordConfig(file)).toThrow(/rec\.yaml:3: venue\.auth\.secret: expected one of the known keys apiKeyEnv, secretEnv/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
