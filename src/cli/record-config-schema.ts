@@ -2,7 +2,7 @@
  * The recorder's config file (`perpkit record --config`), described once: the loader (record.ts)
  * takes its keys and defaults from here, and schema/record.json is generated from it.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { c } from '../core/config-schema';
 import { PUBLIC_TOPIC_KINDS } from '../core/enums';
 import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
@@ -24,3 +24,6 @@ export const RECORD_CONFIG = c.object(
   },
   { required: ['venue', 'symbols'] },
 );
+
+/** A recorder config file as written, typed from the schema. */
+export type RecordConfigFile = Static<typeof RECORD_CONFIG>;

@@ -6,7 +6,10 @@
  * The loaders still walk the document themselves to keep their one-line errors (file:line, key
  * path, expected, got) and the rules a schema cannot say (unique ids, paths, time ranges).
  */
-import { Type, type TInteger, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, type TInteger, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
+
+/** The properties with every key but the required ones optional (as a config's keys are). */
+export type ConfigProperties<T extends TProperties, R extends keyof T> = { [K in keyof T]: K extends R ? T[K] : TOptional<T[K]> };
 
 interface Doc<T> {
   default?: T;
@@ -22,13 +25,12 @@ const NON_NEGATIVE_DECIMAL = '^(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
 
 export const c = {
   /** A mapping of these keys only (unknown keys refused), of which `required` must be there. */
-  object: <T extends TProperties>(properties: T, d: Doc<never> & { required?: ReadonlyArray<keyof T & string> } = {}): TObject<T> => {
-    const o = Type.Object(properties, { additionalProperties: false, ...opts(d) });
-    // A config key is optional unless listed (TypeBox would require every key not marked Optional).
-    const mutable = o as { required?: string[] };
-    if (d.required === undefined || d.required.length === 0) delete mutable.required;
-    else mutable.required = [...d.required];
-    return o;
+  object: <T extends TProperties, R extends keyof T & string = never>(properties: T, d: Doc<never> & { required?: readonly R[] } = {}): TObject<ConfigProperties<T, R>> => {
+    // A config key is optional unless listed as required.
+    const required: readonly string[] = d.required ?? [];
+    const props: TProperties = {};
+    for (const [k, s] of Object.entries(properties)) props[k] = required.includes(k) ? s : Type.Optional(s);
+    return Type.Object(props, { additionalProperties: false, ...opts(d) }) as TObject<ConfigProperties<T, R>>;
   },
   int: (min: number, max: number, d: Doc<number> = {}): TInteger => Type.Integer({ minimum: min, maximum: max, ...opts(d) }),
   number: (d: Doc<number> & { exclusiveMinimum?: number; maximum?: number } = {}) => Type.Number({ ...(d.exclusiveMinimum !== undefined ? { exclusiveMinimum: d.exclusiveMinimum } : {}), ...(d.maximum !== undefined ? { maximum: d.maximum } : {}), ...opts(d) }),
@@ -51,7 +53,7 @@ export const c = {
 };
 
 /** The keys a mapping schema allows, in declaration order. */
-export function keysOf(s: TObject): string[] {
+export function keysOf(s: { properties: TProperties }): string[] {
   return Object.keys(s.properties);
 }
 

@@ -3,7 +3,7 @@
  * ranges and defaults from here, and schema/bot.json is generated from it. A new section is a
  * new entry of BOT_SECTIONS (and its reading in config.ts).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { c } from '../core/config-schema';
 import { RISK, STRATEGY } from '../bot/config-schema';
 
@@ -60,3 +60,6 @@ export const BOT_SECTIONS = {
 };
 
 export const BOT_CONFIG = c.object(BOT_SECTIONS, { required: ['venue', 'strategies'] });
+
+/** A bot config file as written (before defaults), typed from the schema. */
+export type BotConfigFile = Static<typeof BOT_CONFIG>;

@@ -29,6 +29,7 @@ function recorder(seen: Seen, extra: (ctx: StrategyContext) => Partial<Strategy>
       onTimer: (e) => void seen.push(['onTimer', e.name]),
       onRiskState: (e) => void seen.push(['onRiskState', e.state]),
       onRefused: (e) => void seen.push(['onRefused', e.type]),
+      onBook: (e) => void seen.push(['onBook', e.symbol]),
       ...extra(ctx),
     }),
   });
@@ -79,6 +80,10 @@ describe('typed hooks', () => {
     expect(kinds('onTimer')).toEqual(['t']);
     expect(kinds('onRefused')).toEqual(['denial']); // the off-tick price
     expect(kinds('onRiskState')).toEqual(['REDUCING']);
+    // Depth follows every book change of both symbols; `a` sees BTCUSDT's only.
+    expect(w.events.some((e) => e.type === 'depth' && e.symbol === 'ETHUSDT')).toBe(true);
+    expect(kinds('onBook').length).toBeGreaterThan(0);
+    expect(new Set(kinds('onBook'))).toEqual(new Set(['BTCUSDT']));
   });
 
   it('market data is inferred from the hooks when there is no onEvent: a marks-only strategy gets no trades', async () => {

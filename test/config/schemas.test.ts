@@ -10,13 +10,13 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse } from 'yaml';
 import { parseBacktestConfig } from '../../src/backtest/backtest/config';
-import { BACKTEST_CONFIG } from '../../src/backtest/backtest/config-schema';
+import { BACKTEST_CONFIG, type BacktestConfigFile } from '../../src/backtest/backtest/config-schema';
 import { DEFAULT_STRATEGY_ERRORS } from '../../src/bot/strategy/errors';
 import { configSchemas, configSchemaText } from '../../src/cli/config-schemas';
 import { parseBotConfig } from '../../src/runtime/config';
 import { loadRecordConfig } from '../../src/cli/record';
 import { parseConfigText } from '../../src/exchange/service/config-file';
-import { BOT_CONFIG, STRATEGY_ERRORS } from '../../src/runtime/config-schema';
+import { BOT_CONFIG, STRATEGY_ERRORS, type BotConfigFile } from '../../src/runtime/config-schema';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CONFIG = path.join(ROOT, 'config');
@@ -133,4 +133,23 @@ describe('the published files, as an editor reads them (ajv, JSON Schema 2020-12
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+it('the file types come from the same schemas (checked by the compiler, run by the loaders)', () => {
+  const file: BotConfigFile = {
+    venue: { baseUrl: 'http://127.0.0.1:8080', auth: { apiKeyEnv: 'K', secretEnv: 'S' } },
+    strategies: [{ id: 'mm', module: 'market-maker', params: { quantity: '0.01' } }],
+    risk: { maxDrawdown: '0.1', maxOpenOrders: 20 },
+    http: { port: 0 },
+    // @ts-expect-error a misspelt key does not type-check
+    cancelOnStpo: true,
+  };
+  const bt: BacktestConfigFile = { data: { files: 'x.jsonl.gz' }, strategies: [{ id: 'mm', module: 'market-maker' }], sweep: { params: { 'mm.skewBps': [1, 3] }, metric: 'sharpe' } };
+  // @ts-expect-error strategies are required
+  const missing: BacktestConfigFile = { data: { files: 'x.jsonl.gz' } };
+  expect(Value.Check(BOT_CONFIG, { ...file, cancelOnStpo: undefined })).toBe(false); // unknown key, even undefined
+  const { cancelOnStpo: _typo, ...good } = file as BotConfigFile & { cancelOnStpo?: boolean };
+  expect(Value.Check(BOT_CONFIG, good)).toBe(true);
+  expect(Value.Check(BACKTEST_CONFIG, bt)).toBe(true);
+  expect(Value.Check(BACKTEST_CONFIG, missing)).toBe(false);
 });

@@ -4,7 +4,7 @@
  * schema/backtest.json is generated from it. A new key of the sweep block is a new entry of
  * SWEEP_KEYS (and its reading in config.ts).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { RISK, STRATEGY } from '../../bot/config-schema';
 import { c } from '../../core/config-schema';
 import { RANKABLE_METRICS } from '../report/metrics';
@@ -76,3 +76,8 @@ export const BACKTEST_SECTIONS = {
 };
 
 export const BACKTEST_CONFIG = c.object(BACKTEST_SECTIONS, { required: ['data', 'strategies'] });
+
+/** A backtest config file as written (before defaults), typed from the schema. */
+export type BacktestConfigFile = Static<typeof BACKTEST_CONFIG>;
+/** The sweep block as written. */
+export type SweepConfigFile = Static<typeof SWEEP>;
