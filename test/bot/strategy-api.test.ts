@@ -138,6 +138,32 @@ describe('typed hooks', () => {
     expect(w.events.filter((e) => e.type === 'strategyError').map((e) => (e.type === 'strategyError' ? `${e.where}: ${e.message}` : ''))).toEqual(['onMark: boom']);
   });
 
+  it('intents a hook emits and those it returns both go out, and a denial of one reaches onRefused after the hook', async () => {
+    let refused = 0;
+    const emitter = defineStrategy<Record<string, unknown>>({
+      name: 'emitter',
+      symbols: () => ['BTCUSDT'],
+      params: () => ({}),
+      create: (ctx) => ({
+        onMark: () => {
+          if (ctx.myOrders().length > 0 || refused > 0) return;
+          ctx.emit({ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '1.234', quantity: '0.01' }); // off tick: denied now
+          return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '49000', quantity: '0.01', tag: 'A' }];
+        },
+        onRefused: () => {
+          refused++;
+          return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '48000', quantity: '0.01', tag: 'B' }];
+        },
+      }),
+    });
+    const w = await botWorld([{ id: 'r', definition: emitter, params: {} }]);
+    w.engine.setMarkPrice('BTCUSDT', '50100');
+    w.venue.pump();
+    await w.settle();
+    expect(refused).toBe(1);
+    expect(w.engine.currentOrders('bot', { symbol: 'BTCUSDT' }).list.map((o) => o.price).sort()).toEqual(['48000', '49000']);
+  });
+
   it('onBar gets closed time bars only, closed on time by the timer when trading stops', async () => {
     const bars: string[] = [];
     const barry = defineStrategy<Record<string, unknown>>({

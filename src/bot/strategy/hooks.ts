@@ -19,6 +19,8 @@ export class StrategyHooks {
   private readonly bars = new Map<string, BarBuilder>();
   /** The hook being called: where an exception came from. */
   private hook = '';
+  /** Intents of the event being handled. */
+  private out: Intent[] | undefined;
   /** Whether the strategy takes any event at all. */
   readonly takesEvents: boolean;
 
@@ -58,62 +60,108 @@ export class StrategyHooks {
     return this.hook;
   }
 
-  /** The intents of every hook that took the event. */
+  /** The intents of every hook that took the event (no allocation for an event no hook takes). */
   handle(e: BotEvent): readonly Intent[] | undefined {
+    // Never re-entered: the bus queues what a hook publishes (ctx.emit -> a denial) until after.
+    this.out = undefined;
+    this.deliver(e);
+    return this.out;
+  }
+
+  private deliver(e: BotEvent): void {
     const s = this.s;
-    let out: Intent[] | undefined;
-    const call = (hook: string, f: () => HookResult): void => {
-      this.hook = hook;
-      const r = f();
-      if (r && r.length > 0) (out ??= []).push(...r);
-    };
     if (e.type === 'timer' && e.name === BAR_TIMER) {
       for (const [sym, b] of this.bars) {
         const bar = b.closeUntil(e.time);
-        if (bar && s.onBar) call('onBar', () => s.onBar?.(bar, sym));
+        this.hook = 'onBar';
+        if (bar && s.onBar) this.take('onBar', s.onBar(bar, sym));
       }
-      return out;
+      return;
     }
-    if (s.onEvent) call(`onEvent(${e.type})`, () => s.onEvent?.(e));
+    if (s.onEvent) {
+      this.hook = `onEvent(${e.type})`;
+      this.take(this.hook, s.onEvent(e));
+    }
     switch (e.type) {
       case 'trade': {
         if (!this.symbols.has(e.symbol)) break;
-        if (s.onTrade) call('onTrade', () => s.onTrade?.(e));
-        const bar = this.bars.get(e.symbol)?.update(e.trade.time, Number(e.trade.price), Number(e.trade.quantity));
-        if (bar) call('onBar', () => s.onBar?.(bar, e.symbol));
+        if (s.onTrade) {
+          this.hook = 'onTrade';
+          this.take('onTrade', s.onTrade(e));
+        }
+        const builder = this.bars.get(e.symbol);
+        if (builder && s.onBar) {
+          const bar = builder.update(e.trade.time, Number(e.trade.price), Number(e.trade.quantity));
+          this.hook = 'onBar';
+          if (bar) this.take('onBar', s.onBar(bar, e.symbol));
+        }
         break;
       }
       case 'markPrice':
-        if (s.onMark && this.symbols.has(e.symbol)) call('onMark', () => s.onMark?.(e));
+        if (s.onMark && this.symbols.has(e.symbol)) {
+          this.hook = 'onMark';
+          this.take('onMark', s.onMark(e));
+        }
         break;
       case 'ticker':
-        if (s.onQuote && this.symbols.has(e.symbol)) call('onQuote', () => s.onQuote?.(e));
+        if (s.onQuote && this.symbols.has(e.symbol)) {
+          this.hook = 'onQuote';
+          this.take('onQuote', s.onQuote(e));
+        }
         break;
       case 'depth':
-        if (s.onBook && this.symbols.has(e.symbol)) call('onBook', () => s.onBook?.(e));
+        if (s.onBook && this.symbols.has(e.symbol)) {
+          this.hook = 'onBook';
+          this.take('onBook', s.onBook(e));
+        }
         break;
       case 'fill':
-        if (s.onFill) call('onFill', () => s.onFill?.(e));
+        if (s.onFill) {
+          this.hook = 'onFill';
+          this.take('onFill', s.onFill(e));
+        }
         break;
       case 'order':
-        if (s.onOrder) call('onOrder', () => s.onOrder?.(e));
+        if (s.onOrder) {
+          this.hook = 'onOrder';
+          this.take('onOrder', s.onOrder(e));
+        }
         break;
       case 'strategyOrder':
-        if (s.onStrategyOrder) call('onStrategyOrder', () => s.onStrategyOrder?.(e));
+        if (s.onStrategyOrder) {
+          this.hook = 'onStrategyOrder';
+          this.take('onStrategyOrder', s.onStrategyOrder(e));
+        }
         break;
       case 'denial':
       case 'rejection':
-        if (s.onRefused) call('onRefused', () => s.onRefused?.(e));
+        if (s.onRefused) {
+          this.hook = 'onRefused';
+          this.take('onRefused', s.onRefused(e));
+        }
         break;
       case 'riskState':
-        if (s.onRiskState) call('onRiskState', () => s.onRiskState?.(e));
+        if (s.onRiskState) {
+          this.hook = 'onRiskState';
+          this.take('onRiskState', s.onRiskState(e));
+        }
         break;
       case 'timer':
-        if (s.onTimer) call('onTimer', () => s.onTimer?.(e));
+        if (s.onTimer) {
+          this.hook = 'onTimer';
+          this.take('onTimer', s.onTimer(e));
+        }
         break;
       default:
         break;
     }
-    return out;
+  }
+
+  /** Collects what a hook returned. The hook name is set before the call, for `where`. */
+  private take(hook: string, r: HookResult): void {
+    this.hook = hook;
+    if (!r || r.length === 0) return;
+    if (this.out === undefined) this.out = [...r];
+    else this.out.push(...r);
   }
 }
