@@ -5,7 +5,14 @@ export { EventBus } from './bot/bus/event-bus';
 export type { StateView } from './bot/state/cache';
 export {
   defineStrategy,
+  isWorking,
   type AnyStrategyDefinition,
+  type GridRounding,
+  type HookResult,
+  type Market,
+  type MarketDataType,
+  type Rounding,
+  type SchemaStrategyDefinition,
   type Strategy,
   type StrategyContext,
   type StrategyDefinition,
@@ -13,6 +20,10 @@ export {
   type StrategyLogger,
   type SymbolInfo,
 } from './bot/strategy/api';
+export { param, params, decodeParams, paramNames, paramsJsonSchema, type Params, type ParamsInput, type ParamsSchema } from './bot/strategy/params';
+export type { Bar, BarSpec } from './indicators/bars';
+/** Builds the symbol part of a strategy context (for tests that make a context by hand). */
+export { symbolAccess } from './bot/strategy/context';
 export type { AmendIntent, BracketIntent, CancelAllIntent, CancelIntent, Intent, IntentKind, PlaceIntent, SetLeverageIntent } from './bot/strategy/intents';
 export type { TrackedOrderView, LocalState } from './bot/execution/order-tracker';
 export { RISK_CODES, TRADING_STATES, type RiskCode, type TradingState, type Decision } from './bot/risk/decision';

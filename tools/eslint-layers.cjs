@@ -12,18 +12,20 @@ const ROOT = path.resolve(__dirname, '..');
 /** What each layer may import (besides itself). */
 const ALLOWED = {
   core: [],
+  /** Streaming indicators (perpkit/indicators): numbers and exact decimals, nothing else. */
+  indicators: ['core'],
   protocol: ['core'],
   /** Market data at rest: recording format, readers/writers, importers, synthetic data. */
   'market-data': ['core', 'protocol'],
   client: ['core', 'protocol'],
   exchange: ['core', 'protocol', 'market-data'],
-  'bot/venue': ['core', 'protocol', 'bot', 'client', 'exchange'],
-  bot: ['core', 'protocol', 'bot/venue'],
-  backtest: ['core', 'protocol', 'market-data', 'bot', 'bot/venue', 'exchange'],
+  'bot/venue': ['core', 'indicators', 'protocol', 'bot', 'client', 'exchange'],
+  bot: ['core', 'indicators', 'protocol', 'bot/venue'],
+  backtest: ['core', 'indicators', 'protocol', 'market-data', 'bot', 'bot/venue', 'exchange'],
   /** perpkit/testing: a strategy against the engine in-process, for users' tests. */
-  testing: ['core', 'protocol', 'bot', 'bot/venue', 'exchange'],
-  runtime: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest'],
-  cli: ['core', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
+  testing: ['core', 'indicators', 'protocol', 'bot', 'bot/venue', 'exchange'],
+  runtime: ['core', 'indicators', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest'],
+  cli: ['core', 'indicators', 'protocol', 'market-data', 'client', 'exchange', 'bot', 'bot/venue', 'backtest', 'runtime'],
 };
 
 /**
@@ -77,7 +79,7 @@ module.exports = {
         if (typeof source !== 'string') return;
         if (!source.startsWith('.')) {
           if (from === 'strategies' && (source === 'perpkit' || source.startsWith('perpkit/'))) {
-            if (source !== 'perpkit') {
+            if (source !== 'perpkit' && source !== 'perpkit/indicators') {
               context.report({ node, messageId: 'forbidden', data: { from, to: source, source, why: 'strategies import only the public API' } });
             }
           }
@@ -87,8 +89,8 @@ module.exports = {
         const to = layerOf(target);
         if (to === undefined) return;
         if (from === 'strategies') {
-          if (to === 'strategies' || to === 'index') return;
-          context.report({ node, messageId: 'forbidden', data: { from, to, source, why: 'strategies import only the public API (src/index.ts)' } });
+          if (to === 'strategies' || to === 'index' || (to === 'indicators' && /indicators(\/index)?$/.test(source))) return;
+          context.report({ node, messageId: 'forbidden', data: { from, to, source, why: 'strategies import only the public API (src/index.ts, src/indicators)' } });
           return;
         }
         if (to === from) {

@@ -27,6 +27,8 @@ import { StateCache, positionKey } from './state/cache';
 import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
+import { symbolAccess } from './strategy/context';
+import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
 import type { Venue, VenueEvent } from './venue/venue';
 
 export interface StrategySlot {
@@ -80,6 +82,8 @@ const MARKET_EVENT: ReadonlySet<BotEventType> = new Set<BotEventType>(MARKET_DAT
 interface Running {
   slot: StrategySlot;
   strategy: Strategy;
+  /** Delivers events to the strategy's hooks. */
+  hooks: StrategyHooks;
   ctx: StrategyContext<unknown>;
   timers: Map<string, () => void>;
   /** Market-data event types the strategy handles; undefined: all of them. */
@@ -168,18 +172,22 @@ export class Bot {
       const checked = checkParams(slot.definition, slot.params);
       if (checked.unknown.length > 0) throw new Error(`strategy ${slot.id}: ${unknownParamText(checked)}`);
       const params = checked.params;
-      for (const s of def.symbols(params)) {
+      const symbols = def.symbols(params);
+      for (const s of symbols) {
         if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s}`);
         marketSymbols.add(s);
       }
-      const market = def.marketData ? new Set<BotEventType>(def.marketData(params)) : undefined;
+      const ctx = this.contextFor(slot, params, symbols);
+      const strategy = def.create(ctx);
+      const hooks = new StrategyHooks(strategy, new Set(symbols));
+      // Declared market data, or what the typed hooks need (all four kinds for an `onEvent`).
+      const wanted = def.marketData ? def.marketData(params) : hooks.marketData();
+      const market = wanted ? new Set<BotEventType>(wanted) : undefined;
       for (const t of market ?? []) {
         if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
       }
       for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
-      const r: Running = { slot, strategy: {}, ctx: this.contextFor(slot, params), timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined };
-      r.strategy = def.create(r.ctx);
-      this.running.push(r);
+      this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined });
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
     const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.reportError(err, 'venue events') };
@@ -211,6 +219,8 @@ export class Bot {
       this.reportError(e, 'initial account and mark price');
     }
     for (const r of this.running) {
+      const barMs = r.hooks.barTimerMs();
+      if (barMs !== undefined && r.stopped === undefined) r.ctx.every(BAR_TIMER, barMs);
       if (!r.strategy.onStart || r.stopped !== undefined) continue;
       let out;
       try {
@@ -447,14 +457,14 @@ export class Bot {
     const owner = 'strategyId' in e ? e.strategyId : undefined;
     const ownedTypes = e.type === 'order' || e.type === 'fill' || e.type === 'timer' || e.type === 'denial' || e.type === 'rejection';
     for (const r of this.running) {
-      if (!r.strategy.onEvent || r.stopped !== undefined) continue;
+      if (!r.hooks.takesEvents || r.stopped !== undefined) continue;
       if (ownedTypes && owner !== r.slot.id) continue;
       if (r.market !== undefined && MARKET_EVENT.has(e.type) && !r.market.has(e.type)) continue;
       let out;
       try {
-        out = r.strategy.onEvent(e);
+        out = r.hooks.handle(e);
       } catch (err) {
-        this.strategyFailed(r, `onEvent(${e.type})`, err);
+        this.strategyFailed(r, r.hooks.where, err);
         continue;
       }
       this.intents(r, out);
@@ -513,7 +523,7 @@ export class Bot {
     }
   }
 
-  private contextFor(slot: StrategySlot, params: unknown): StrategyContext<unknown> {
+  private contextFor(slot: StrategySlot, params: unknown, symbols: readonly string[]): StrategyContext<unknown> {
     const r = (): Running => this.running.find((x) => x.slot.id === slot.id) as Running;
     const log = this.opts.logger.child ? this.opts.logger.child({ strategy: slot.id }) : this.opts.logger;
     return {
@@ -523,6 +533,7 @@ export class Bot {
       log,
       state: this.cache,
       symbols: this.symbols,
+      ...symbolAccess(slot.id, symbols, this.symbols, this.cache),
       myOrders: (symbol) => this.tracker.live(slot.id, symbol),
       emit: (intents) => {
         this.intents(r(), Array.isArray(intents) ? (intents as Intent[]) : [intents as Intent]);

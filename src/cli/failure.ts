@@ -10,6 +10,7 @@ import { RecordingFormatError } from '../market-data/reader';
 export function reportFailure(command: string, e: unknown, debug: boolean): number {
   const stack = debug && e instanceof Error && e.stack !== undefined ? `\n${e.stack}` : '';
   if (e instanceof ConfigError) {
+    e.locate();
     process.stderr.write(`perpkit ${command}: ${e.message}${stack}\n`);
     return 2;
   }

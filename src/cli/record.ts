@@ -10,6 +10,10 @@ import { parse as parseYaml } from 'yaml';
 import { PerpClient } from '../client/client';
 import { SystemClock, SystemScheduler } from '../core/clock';
 import { PUBLIC_TOPIC_KINDS, type PublicTopicKind } from '../core/enums';
+import { yamlLineOf } from '../core/yaml-lines';
+import { defaultOf, keysOf } from '../core/config-schema';
+import { RECORD_CONFIG, RECORD_VENUE } from './record-config-schema';
+import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
 import { Recorder, type RecorderVenue } from '../market-data/recorder';
 
 export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
@@ -63,23 +67,33 @@ function env(name: unknown, at: string): string {
 /** Reads and checks the YAML config; secrets come from the environment variables it names. */
 export function loadRecordConfig(file: string): RecordConfig {
   let doc: unknown;
+  let text = '';
   try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
+    doc = parseYaml(text);
   } catch (e) {
     throw new UsageError(`${file}: cannot read the config file: ${e instanceof Error ? e.message : String(e)}`);
   }
   const fail = (at: string, what: string): never => {
-    throw new UsageError(`${file}: ${at}: expected ${what}`);
+    const line = yamlLineOf(text, at);
+    throw new UsageError(`${file}${line === undefined ? '' : `:${line}`}: ${at}: expected ${what}`);
   };
   if (!isRecord(doc)) fail('(top)', 'a mapping with venue and symbols');
   const top = doc as Record<string, unknown>;
+  // A misspelt key is refused, never silently ignored.
+  const only = (o: Record<string, unknown>, at: string, keys: string[]): void => {
+    for (const k of Object.keys(o)) if (!keys.includes(k)) fail(at === '' ? k : `${at}.${k}`, `one of the known keys ${keys.join(', ')}, got unknown key '${k}'`);
+  };
+  only(top, '', keysOf(RECORD_CONFIG));
   const venue = isRecord(top.venue) ? top.venue : fail('venue', 'a mapping with baseUrl');
+  only(venue, 'venue', keysOf(RECORD_VENUE));
   const baseUrl = typeof venue.baseUrl === 'string' && /^https?:\/\/[^/\s]+\/?$/.test(venue.baseUrl) ? venue.baseUrl.replace(/\/$/, '') : fail('venue.baseUrl', 'an http(s) origin such as http://127.0.0.1:8080');
   let auth: RecordConfig['auth'];
   const a = venue.auth;
   if (a !== undefined) {
     if (!isRecord(a)) fail('venue.auth', '{ apiKeyEnv, secretEnv } or { username, passwordEnv }');
     const ar = a as Record<string, unknown>;
+    only(ar, 'venue.auth', keysOf('apiKeyEnv' in ar ? AUTH_API_KEY : AUTH_PASSWORD));
     if ('apiKeyEnv' in ar) auth = { kind: 'apiKey', apiKey: env(ar.apiKeyEnv, 'venue.auth.apiKeyEnv'), secret: env(ar.secretEnv, 'venue.auth.secretEnv') };
     else if (typeof ar.username === 'string') auth = { kind: 'password', username: ar.username, password: env(ar.passwordEnv, 'venue.auth.passwordEnv') };
     else fail('venue.auth', '{ apiKeyEnv, secretEnv } or { username, passwordEnv }');
@@ -88,7 +102,7 @@ export function loadRecordConfig(file: string): RecordConfig {
   const kindsRaw = top.kinds ?? [...PUBLIC_TOPIC_KINDS];
   const known: readonly string[] = PUBLIC_TOPIC_KINDS;
   const kinds = Array.isArray(kindsRaw) && kindsRaw.every((k) => typeof k === 'string' && known.includes(k)) ? (kindsRaw as PublicTopicKind[]) : fail('kinds', `a list of ${PUBLIC_TOPIC_KINDS.join(', ')}`);
-  const poll = top.pollPositionsMs ?? 5000;
+  const poll = top.pollPositionsMs ?? defaultOf<number>(RECORD_CONFIG.properties.pollPositionsMs);
   const pollPositionsMs = typeof poll === 'number' && Number.isInteger(poll) && poll >= 0 ? poll : fail('pollPositionsMs', 'an integer number of ms >= 0');
   return { baseUrl, auth, symbols, kinds, pollPositionsMs };
 }

@@ -94,7 +94,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
       return 2;
     }
     if (e instanceof BotConfigError) {
-      process.stderr.write(`perpkit run: config error: ${e.message}\n`);
+      process.stderr.write(`perpkit run: config error: ${e.locate().message}\n`);
       return 2;
     }
     throw e;

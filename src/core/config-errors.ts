@@ -1,8 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { yamlLineOf } from './yaml-lines';
+
 /**
  * Errors of configuration files (bot, backtest, exchange), all in one shape: the file, the path
- * inside it (`strategies[0].params.quantity`), what was expected and what was found.
+ * inside it (`strategies[0].params.quantity`), what was expected and what was found, and once
+ * located (`locate()`) the line of the YAML file: `bot.yaml:12: risk.maxDrawdown: expected ...`.
  */
 export class ConfigError extends Error {
+  /** 1-based line in the file, once located. */
+  line: number | undefined;
+
   constructor(
     readonly file: string,
     readonly at: string,
@@ -11,6 +18,27 @@ export class ConfigError extends Error {
   ) {
     super(`${file || '(config)'}: ${at === '' ? '(top level)' : at}: expected ${expected}, got ${got}`);
     this.name = 'ConfigError';
+  }
+
+  /**
+   * Adds the line of `at` in the file (read again, or `text` when given) to the error and its
+   * message; nothing changes when the file cannot be read or the path is not in it.
+   */
+  locate(text?: string): this {
+    if (this.line !== undefined || this.file === '' || this.at === '' || /^line \d/.test(this.at)) return this;
+    let src = text;
+    if (src === undefined) {
+      try {
+        src = readFileSync(this.file, 'utf8');
+      } catch {
+        return this;
+      }
+    }
+    const line = yamlLineOf(src, this.at);
+    if (line === undefined) return this;
+    this.line = line;
+    this.message = `${this.file}:${line}: ${this.message.slice(this.file.length + 2)}`;
+    return this;
   }
 }
 

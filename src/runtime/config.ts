@@ -16,11 +16,14 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { isDecimalString } from '../core/decimal';
+import { intRange, keysOf, defaultOf } from '../core/config-schema';
+import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, LOG_LEVELS, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
+import type { TSchema } from '@sinclair/typebox';
 import type { RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
 
-export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
-export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS };
 
 export type VenueAuthConfig = { kind: 'password'; username: string; passwordEnv: string } | { kind: 'apiKey'; apiKeyEnv: string; secretEnv: string };
 
@@ -104,13 +107,16 @@ class Reader {
     return v;
   }
 
-  int(v: unknown, at: string, min: number, max: number, fallback?: number): number {
-    const x = v === undefined ? fallback : v;
+  /** A whole number in the schema's bounds, its default when absent. */
+  int(v: unknown, at: string, schema: TSchema): number {
+    const { min, max, dflt } = intRange(schema);
+    const x = v === undefined ? dflt : v;
     if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) this.fail(at, `a whole number from ${min} to ${max}`, v);
     return x;
   }
 
-  bool(v: unknown, at: string, fallback: boolean): boolean {
+  bool(v: unknown, at: string, schema: TSchema): boolean {
+    const fallback = defaultOf<boolean>(schema);
     if (v === undefined) return fallback;
     if (typeof v !== 'boolean') this.fail(at, 'true or false', v);
     return v;
@@ -124,9 +130,9 @@ class Reader {
   }
 }
 
-const TOP_KEYS = ['venue', 'strategies', 'risk', 'pollPositionsMs', 'cancelOnStop', 'flattenOnStop', 'strategyErrors', 'notify', 'stateFile', 'stateSaveMs', 'http', 'killSwitch', 'stopTimeoutMs', 'logging'] as const;
 const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
 const RISK_INTS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
+const S = BOT_SECTIONS;
 
 /**
  * Validates a parsed config document. `file` is used in messages and to resolve relative paths
@@ -134,19 +140,19 @@ const RISK_INTS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
  */
 export function parseBotConfig(doc: unknown, file: string): BotConfig {
   const r: Reader = new Reader(file);
-  const top = r.object(doc, '', TOP_KEYS);
+  const top = r.object(doc, '', keysOf(BOT_CONFIG));
   const dir = path.dirname(path.resolve(file));
 
-  const venueRaw = r.object(top.venue, 'venue', ['baseUrl', 'auth']);
+  const venueRaw = r.object(top.venue, 'venue', keysOf(S.venue));
   const baseUrl = r.string(venueRaw.baseUrl, 'venue.baseUrl', 'an http(s) URL such as http://127.0.0.1:8080');
   if (!/^https?:\/\/[^/\s]+\/?$/.test(baseUrl)) r.fail('venue.baseUrl', 'an http(s) origin without a path, such as http://127.0.0.1:8080', baseUrl);
   const authRaw = venueRaw.auth;
   let auth: VenueAuthConfig;
   if (isRecord(authRaw) && ('apiKeyEnv' in authRaw || 'secretEnv' in authRaw)) {
-    const a = r.object(authRaw, 'venue.auth', ['apiKeyEnv', 'secretEnv']);
+    const a = r.object(authRaw, 'venue.auth', keysOf(AUTH_API_KEY));
     auth = { kind: 'apiKey', apiKeyEnv: r.envName(a.apiKeyEnv, 'venue.auth.apiKeyEnv'), secretEnv: r.envName(a.secretEnv, 'venue.auth.secretEnv') };
   } else if (isRecord(authRaw) && ('username' in authRaw || 'passwordEnv' in authRaw)) {
-    const a = r.object(authRaw, 'venue.auth', ['username', 'passwordEnv']);
+    const a = r.object(authRaw, 'venue.auth', keysOf(AUTH_PASSWORD));
     auth = { kind: 'password', username: r.string(a.username, 'venue.auth.username'), passwordEnv: r.envName(a.passwordEnv, 'venue.auth.passwordEnv') };
   } else {
     r.fail('venue.auth', '{ username, passwordEnv } (JWT login) or { apiKeyEnv, secretEnv } (API-key signing)', authRaw);
@@ -156,7 +162,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   const seen = new Set<string>();
   const strategies = top.strategies.map((s: unknown, i: number): StrategyConfig => {
     const at = join('strategies', i);
-    const o = r.object(s, at, ['id', 'module', 'params']);
+    const o = r.object(s, at, keysOf(STRATEGY));
     const id = r.string(o.id, `${at}.id`);
     if (!/^[A-Za-z0-9_]{1,16}$/.test(id)) r.fail(`${at}.id`, '1 to 16 letters, digits or _ (it prefixes every clientOrderId)', id);
     if (seen.has(id)) r.fail(`${at}.id`, 'an id not used by another strategy', id);
@@ -168,17 +174,17 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
 
   const risk: RiskLimits = {};
   if (top.risk !== undefined) {
-    const o = r.object(top.risk, 'risk', [...RISK_DECIMALS, ...RISK_INTS]);
+    const o = r.object(top.risk, 'risk', keysOf(RISK));
     for (const k of RISK_DECIMALS) if (o[k] !== undefined) risk[k] = r.decimal(o[k], `risk.${k}`);
-    for (const k of RISK_INTS) if (o[k] !== undefined) risk[k] = r.int(o[k], `risk.${k}`, 1, 1_000_000);
+    for (const k of RISK_INTS) if (o[k] !== undefined) risk[k] = r.int(o[k], `risk.${k}`, RISK.properties[k]);
   }
 
   let http: BotConfig['http'];
   if (top.http !== undefined) {
-    const o = r.object(top.http, 'http', ['host', 'port', 'killTokenEnv']);
+    const o = r.object(top.http, 'http', keysOf(HTTP));
     http = {
-      host: o.host === undefined ? '127.0.0.1' : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1'),
-      port: r.int(o.port, 'http.port', 0, 65535, 9464),
+      host: o.host === undefined ? defaultOf<string>(HTTP.properties.host) : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1'),
+      port: r.int(o.port, 'http.port', HTTP.properties.port),
       killTokenEnv: o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv'),
     };
   }
@@ -186,41 +192,41 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   let strategyErrors: StrategyErrorLimit | false = DEFAULT_STRATEGY_ERRORS;
   if (top.strategyErrors === false) strategyErrors = false;
   else if (top.strategyErrors !== undefined) {
-    const o = r.object(top.strategyErrors, 'strategyErrors', ['maxErrors', 'windowMs']);
+    const o = r.object(top.strategyErrors, 'strategyErrors', keysOf(STRATEGY_ERRORS));
     strategyErrors = {
-      maxErrors: r.int(o.maxErrors, 'strategyErrors.maxErrors', 1, 1_000_000, DEFAULT_STRATEGY_ERRORS.maxErrors),
-      windowMs: r.int(o.windowMs, 'strategyErrors.windowMs', 1, 86_400_000, DEFAULT_STRATEGY_ERRORS.windowMs),
+      maxErrors: r.int(o.maxErrors, 'strategyErrors.maxErrors', STRATEGY_ERRORS.properties.maxErrors),
+      windowMs: r.int(o.windowMs, 'strategyErrors.windowMs', STRATEGY_ERRORS.properties.windowMs),
     };
   }
 
   let notify: NotifyConfig | undefined;
   if (top.notify !== undefined) {
-    const o = r.object(top.notify, 'notify', ['targets', 'minIntervalMs', 'venueUnreachableMs', 'streamDownMs', 'dailyLossWarnFraction']);
+    const o = r.object(top.notify, 'notify', keysOf(NOTIFY));
     if (!Array.isArray(o.targets) || o.targets.length === 0) r.fail('notify.targets', 'a non-empty list of {kind: webhook|slack|telegram, urlEnv, chatIdEnv?}', o.targets);
     const targets = o.targets.map((t: unknown, i: number) => {
       const at = `notify.targets[${i}]`;
-      const x = r.object(t, at, ['kind', 'urlEnv', 'chatIdEnv']);
+      const x = r.object(t, at, keysOf(NOTIFY_TARGET));
       if (x.kind !== 'webhook' && x.kind !== 'slack' && x.kind !== 'telegram') r.fail(`${at}.kind`, 'webhook, slack or telegram', x.kind);
       if (x.kind === 'telegram' && x.chatIdEnv === undefined) r.fail(`${at}.chatIdEnv`, 'the environment variable holding the Telegram chat id', x.chatIdEnv);
       return { kind: x.kind as NotifyTargetKind, urlEnv: r.envName(x.urlEnv, `${at}.urlEnv`), chatIdEnv: x.chatIdEnv === undefined ? undefined : r.envName(x.chatIdEnv, `${at}.chatIdEnv`) };
     });
-    let fraction = 0.8;
+    let fraction = defaultOf<number>(NOTIFY.properties.dailyLossWarnFraction);
     if (o.dailyLossWarnFraction !== undefined) {
       if (typeof o.dailyLossWarnFraction !== 'number' || !(o.dailyLossWarnFraction > 0 && o.dailyLossWarnFraction <= 1)) r.fail('notify.dailyLossWarnFraction', 'a number above 0 and at most 1', o.dailyLossWarnFraction);
       fraction = o.dailyLossWarnFraction;
     }
     notify = {
       targets,
-      minIntervalMs: r.int(o.minIntervalMs, 'notify.minIntervalMs', 0, 86_400_000, 60_000),
-      venueUnreachableMs: r.int(o.venueUnreachableMs, 'notify.venueUnreachableMs', 100, 86_400_000, 30_000),
-      streamDownMs: r.int(o.streamDownMs, 'notify.streamDownMs', 100, 86_400_000, 30_000),
+      minIntervalMs: r.int(o.minIntervalMs, 'notify.minIntervalMs', NOTIFY.properties.minIntervalMs),
+      venueUnreachableMs: r.int(o.venueUnreachableMs, 'notify.venueUnreachableMs', NOTIFY.properties.venueUnreachableMs),
+      streamDownMs: r.int(o.streamDownMs, 'notify.streamDownMs', NOTIFY.properties.streamDownMs),
       dailyLossWarnFraction: fraction,
     };
   }
 
-  let level: LogLevel = 'info';
+  let level: LogLevel = defaultOf<LogLevel>(S.logging.properties.level);
   if (top.logging !== undefined) {
-    const o = r.object(top.logging, 'logging', ['level']);
+    const o = r.object(top.logging, 'logging', keysOf(S.logging));
     if (o.level !== undefined) {
       if (typeof o.level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(o.level)) r.fail('logging.level', `one of ${LOG_LEVELS.join(', ')}`, o.level);
       level = o.level as LogLevel;
@@ -232,16 +238,16 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     venue: { baseUrl: baseUrl.replace(/\/$/, ''), auth },
     strategies,
     risk,
-    pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', 0, 3_600_000, 5000),
-    cancelOnStop: r.bool(top.cancelOnStop, 'cancelOnStop', true),
-    flattenOnStop: r.bool(top.flattenOnStop, 'flattenOnStop', false),
+    pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', S.pollPositionsMs),
+    cancelOnStop: r.bool(top.cancelOnStop, 'cancelOnStop', S.cancelOnStop),
+    flattenOnStop: r.bool(top.flattenOnStop, 'flattenOnStop', S.flattenOnStop),
     notify,
     strategyErrors,
     stateFile: top.stateFile === undefined ? undefined : path.resolve(dir, r.string(top.stateFile, 'stateFile', 'a file path (relative to the config file)')),
-    stateSaveMs: r.int(top.stateSaveMs, 'stateSaveMs', 100, 3_600_000, 10_000),
+    stateSaveMs: r.int(top.stateSaveMs, 'stateSaveMs', S.stateSaveMs),
     http,
-    killSwitch: r.bool(top.killSwitch, 'killSwitch', false),
-    stopTimeoutMs: r.int(top.stopTimeoutMs, 'stopTimeoutMs', 100, 600_000, 4000),
+    killSwitch: r.bool(top.killSwitch, 'killSwitch', S.killSwitch),
+    stopTimeoutMs: r.int(top.stopTimeoutMs, 'stopTimeoutMs', S.stopTimeoutMs),
     logging: { level },
   };
 }

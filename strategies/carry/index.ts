@@ -8,133 +8,93 @@
  * `maxLossBps` against the entry (price risk dwarfs a funding payment), and then sits out until
  * the next funding time.
  */
-import { Dec, defineStrategy, type BotEvent, type Intent, type StrategyContext } from '../../src/index';
-import { dec, int, onlyKeys, str } from '../params';
+import { Dec, defineStrategy, param, params, type Intent, type Params, type Strategy, type StrategyContext } from '../../src/index';
 
-export interface CarryParams {
-  symbol: string;
-  /** Largest position, base asset. */
-  quantity: Dec;
-  /** Largest position, USDT at mark (the smaller of the two caps applies). */
-  maxNotional: Dec;
-  /** Enter when |funding rate| is at least this (0.0003 = 0.03 % per interval). */
-  enterRate: Dec;
-  /** Exit when the rate is against the position and funding is this close, ms. */
-  exitBeforeMs: number;
-  /** How far through mark an entry or exit IOC limit may go, bps. */
-  maxSlippageBps: Dec;
-  /** Exit when mark has moved this far against the entry price, bps. */
-  maxLossBps: Dec;
-}
+const schema = params({
+  symbol: param.string({ default: 'BTCUSDT' }),
+  quantity: param.decimal({ default: '0.01', description: 'Largest position, base asset.' }),
+  maxNotional: param.decimal({ default: '1000', description: 'Largest position, USDT at mark (the smaller of the two caps applies).' }),
+  enterRate: param.decimal({ default: '0.0003', description: 'Enter when |funding rate| is at least this (0.0003 = 0.03 % per interval).' }),
+  exitBeforeMs: param.integer({ min: 1000, max: 86_400_000, default: 1_800_000, description: 'Exit when the rate is against the position and funding is this close, ms.' }),
+  maxSlippageBps: param.decimal({ default: '10', description: 'How far through mark an entry or exit IOC limit may go, bps.' }),
+  maxLossBps: param.decimal({ default: '200', description: 'Exit when mark has moved this far against the entry price, bps.' }),
+});
+export type CarryParams = Params<typeof schema>;
 
-const KEYS = ['symbol', 'quantity', 'maxNotional', 'enterRate', 'exitBeforeMs', 'maxSlippageBps', 'maxLossBps'] as const;
 const BPS = new Dec(10000);
-
 type Side = 'BUY' | 'SELL';
 
-export function carry(ctx: StrategyContext<CarryParams>) {
+export function carry(ctx: StrategyContext<CarryParams>): Strategy {
   const p = ctx.params;
-  const found = ctx.symbols.get(p.symbol);
-  if (!found) throw new Error(`carry: unknown symbol ${p.symbol}`);
-  const info = found;
   /** No entries before this time (after a stop-out: until the funding round has passed). */
   let sitOutUntil = 0;
   let active = true;
 
-  const position = (): Dec => new Dec(ctx.state.position(p.symbol)?.quantity ?? '0');
-  /** One order at a time: the next decision waits until the last order is final. */
-  const ordering = (): boolean => ctx.myOrders(p.symbol).length > 0;
-
   function ioc(side: Side, quantity: Dec, mark: Dec, reduceOnly: boolean, tag: string): Intent[] {
-    const units = info.step.unitsOfDec(quantity, 'down');
-    if (units <= 0) return [];
-    const sign = side === 'BUY' ? 1 : -1;
-    const limit = mark.times(BPS.plus(p.maxSlippageBps.times(sign))).div(BPS);
+    const qty = ctx.quantity.round(quantity);
+    if (new Dec(qty).isZero()) return [];
+    const limit = mark.times(BPS.plus(p.maxSlippageBps.times(side === 'BUY' ? 1 : -1))).div(BPS);
     // Rounded toward mark so the slippage bound holds after rounding.
-    const price = info.tick.fromUnits(info.tick.unitsOfDec(limit, side === 'BUY' ? 'down' : 'up'));
-    return [{ kind: 'place', symbol: p.symbol, side, type: 'LIMIT', price, quantity: info.step.fromUnits(units), timeInForce: 'IOC', reduceOnly, tag }];
+    const price = ctx.price.round(limit, side === 'BUY' ? 'down' : 'up');
+    return [{ kind: 'place', symbol: p.symbol, side, type: 'LIMIT', price, quantity: qty, timeInForce: 'IOC', reduceOnly, tag }];
   }
 
-  function decide(mark: Dec, rate: Dec, nextFundingTime: number, now: number): Intent[] {
-    if (ordering()) return [];
-    const pos = position();
+  function decide(): Intent[] {
+    const m = ctx.state.mark(p.symbol);
+    // One order at a time: the next decision waits until the last order is final.
+    if (m === undefined || ctx.myOrders(p.symbol).length > 0) return [];
+    const [mark, rate, now] = [new Dec(m.markPrice), new Dec(m.fundingRate), ctx.clock.now()];
+    const pos = ctx.position();
+    const close = pos.gt(0) ? 'SELL' : 'BUY';
     if (!pos.isZero()) {
       // Longs pay when the rate is positive, shorts when it is negative.
       const pays = (pos.gt(0) && rate.gt(0)) || (pos.lt(0) && rate.lt(0));
       const entry = new Dec(ctx.state.position(p.symbol)?.entryPrice ?? mark);
       const adverse = pos.gt(0) ? entry.minus(mark) : mark.minus(entry);
       if (entry.gt(0) && adverse.div(entry).times(BPS).gte(p.maxLossBps)) {
-        sitOutUntil = nextFundingTime;
+        sitOutUntil = m.nextFundingTime;
         ctx.log.warn({ entry: entry.toString(), mark: mark.toString() }, 'carry: loss limit reached; closing and sitting out this funding round');
-        return ioc(pos.gt(0) ? 'SELL' : 'BUY', pos.abs(), mark, true, 'stop');
+        return ioc(close, pos.abs(), mark, true, 'stop');
       }
-      if (pays && nextFundingTime - now < p.exitBeforeMs) {
-        ctx.log.info({ rate: rate.toString(), nextFundingTime }, 'carry: funding turned against the position; closing before it is charged');
-        return ioc(pos.gt(0) ? 'SELL' : 'BUY', pos.abs(), mark, true, 'exit');
+      if (pays && m.nextFundingTime - now < p.exitBeforeMs) {
+        ctx.log.info({ rate: rate.toString(), nextFundingTime: m.nextFundingTime }, 'carry: funding turned against the position; closing before it is charged');
+        return ioc(close, pos.abs(), mark, true, 'exit');
       }
       if (pays) return [];
     }
     if (!active || now < sitOutUntil || rate.abs().lt(p.enterRate)) return [];
     const side: Side = rate.gt(0) ? 'SELL' : 'BUY';
-    const cap = Dec.min(p.quantity, p.maxNotional.div(mark));
     const have = side === 'BUY' ? pos : pos.negated();
-    return ioc(side, cap.minus(have), mark, false, 'enter');
-  }
-
-  function onMark(): Intent[] {
-    const m = ctx.state.mark(p.symbol);
-    if (m === undefined) return [];
-    return decide(new Dec(m.markPrice), new Dec(m.fundingRate), m.nextFundingTime, ctx.clock.now());
+    return ioc(side, Dec.min(p.quantity, p.maxNotional.div(mark)).minus(have), mark, false, 'enter');
   }
 
   return {
-    onStart(): Intent[] {
+    onStart() {
       // Mark updates drive decisions; the timer covers a quiet feed close to a funding time.
       ctx.every('carry', 10_000);
-      return onMark();
+      return decide();
     },
-    onEvent(e: BotEvent): Intent[] {
-      switch (e.type) {
-        case 'markPrice':
-          return e.symbol === p.symbol ? onMark() : [];
-        case 'timer':
-          return onMark();
-        case 'riskState':
-          // Outside ACTIVE no entries; exits (reduce-only) still pass the risk engine.
-          active = e.state === 'ACTIVE';
-          return [];
-        default:
-          return [];
-      }
+    onMark: decide,
+    onTimer: decide,
+    onRiskState(e) {
+      // Outside ACTIVE no entries; exits (reduce-only) still pass the risk engine.
+      active = e.state === 'ACTIVE';
     },
-    saveState(): unknown {
-      return { sitOutUntil };
-    },
-    restoreState(s: unknown): void {
-      if (typeof s === 'object' && s !== null && typeof (s as { sitOutUntil?: unknown }).sitOutUntil === 'number') sitOutUntil = (s as { sitOutUntil: number }).sitOutUntil;
+    saveState: () => ({ sitOutUntil }),
+    restoreState(s: unknown) {
+      const at = (s as { sitOutUntil?: unknown } | null)?.sitOutUntil;
+      if (typeof at === 'number') sitOutUntil = at;
     },
   };
 }
 
-export default defineStrategy<CarryParams>({
+export default defineStrategy({
   name: 'carry',
   description: 'Holds the side that receives funding while |rate| is above a threshold, capped in size; exits before adverse funding.',
-  symbols: (p) => [p.symbol],
-  // Reads marks only (and the state cache): recorded trades and books are not handed to it.
-  marketData: () => ['markPrice'],
-  params: (raw) => {
-    onlyKeys(raw, KEYS);
-    const p: CarryParams = {
-      symbol: str(raw, 'symbol', 'BTCUSDT'),
-      quantity: dec(raw, 'quantity', '0.01'),
-      maxNotional: dec(raw, 'maxNotional', '1000'),
-      enterRate: dec(raw, 'enterRate', '0.0003'),
-      exitBeforeMs: int(raw, 'exitBeforeMs', 1000, 86_400_000, 1_800_000),
-      maxSlippageBps: dec(raw, 'maxSlippageBps', '10'),
-      maxLossBps: dec(raw, 'maxLossBps', '200'),
-    };
+  params: schema,
+  check: (p) => {
     if (p.enterRate.gte('0.05')) throw new Error(`parameter 'enterRate' must be below 0.05 (the venue's funding rate bound), got ${p.enterRate.toString()}`);
-    return p;
   },
+  symbols: (p) => [p.symbol],
   create: carry,
 });

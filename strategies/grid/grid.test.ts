@@ -1,4 +1,4 @@
-import { Dec } from '../../src/index';
+import { Dec, symbolAccess } from '../../src/index';
 import { botWorld } from '../../test/bot/harness';
 import grid from './index';
 
@@ -123,6 +123,7 @@ describe('grid strategy', () => {
       log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
       state: w.bot.cache,
       symbols: w.bot.symbols,
+      ...symbolAccess('grid', ['BTCUSDT'], w.bot.symbols, w.bot.cache),
       myOrders: (sym) => w.bot.tracker.live('grid', sym),
       emit: () => undefined,
       every: () => undefined,

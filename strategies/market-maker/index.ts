@@ -5,35 +5,26 @@
  * cancel/replace, the side that would add to a full inventory is not quoted, and all quotes are
  * pulled as soon as the risk engine leaves ACTIVE.
  */
-import { Dec, defineStrategy, type BotEvent, type Intent, type StrategyContext, type TrackedOrderView } from '../../src/index';
-import { dec, int, onlyKeys, str } from '../params';
+import { Dec, defineStrategy, isWorking, param, params, type Intent, type Params, type Strategy, type StrategyContext, type TrackedOrderView } from '../../src/index';
 
-export interface MarketMakerParams {
-  symbol: string;
-  /** Size of each quote, base asset. */
-  quantity: Dec;
-  /** Narrowest full spread, basis points. */
-  minSpreadBps: Dec;
-  /** Spread per unit of volatility: spread = max(min, volMultiplier x sigma), sigma per update in bps. */
-  volMultiplier: Dec;
-  /** Largest absolute position (base asset) before the adding side stops quoting. */
-  maxInventory: Dec;
-  /** Lean at full inventory, basis points of mark. */
-  skewBps: Dec;
-  /** Re-quote at least this often, ms. */
-  refreshMs: number;
-}
+const schema = params({
+  symbol: param.string({ default: 'BTCUSDT' }),
+  quantity: param.decimal({ default: '0.01', description: 'Size of each quote, base asset.' }),
+  minSpreadBps: param.decimal({ default: '4', description: 'Narrowest full spread, basis points.' }),
+  volMultiplier: param.decimal({ default: '3', description: 'Spread per unit of volatility: spread = max(min, volMultiplier x sigma), sigma per update in bps.' }),
+  maxInventory: param.decimal({ default: '0.1', description: 'Largest absolute position (base asset) before the adding side stops quoting.' }),
+  skewBps: param.decimal({ default: '3', description: 'Lean at full inventory, basis points of mark.' }),
+  refreshMs: param.integer({ min: 50, max: 3_600_000, default: 1000, description: 'Re-quote at least this often, ms.' }),
+});
+export type MarketMakerParams = Params<typeof schema>;
 
-const KEYS = ['symbol', 'quantity', 'minSpreadBps', 'volMultiplier', 'maxInventory', 'skewBps', 'refreshMs'] as const;
 const BPS = new Dec(10000);
 /** EWMA weight of the newest squared return. */
 const VOL_ALPHA = new Dec('0.06');
+const cancel = (o: TrackedOrderView): Intent => ({ kind: 'cancel', clientOrderId: o.clientOrderId });
 
-export function marketMaker(ctx: StrategyContext<MarketMakerParams>) {
+export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   const p = ctx.params;
-  const found = ctx.symbols.get(p.symbol);
-  if (!found) throw new Error(`market-maker: unknown symbol ${p.symbol}`);
-  const info = found;
   let lastMark: Dec | undefined;
   let variance = new Dec(0);
   let quoting = true;
@@ -41,51 +32,35 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>) {
   // Quotes placed before a restart come back adopted from the venue without their tag: they are
   // recognised by side, or the restarted bot would quote a second bid and ask beside them.
   const quotes = (side: 'BUY' | 'SELL'): TrackedOrderView[] => ctx.myOrders(p.symbol).filter((o) => o.tag === side || (o.tag === undefined && o.side === side));
-  const quote = (side: 'BUY' | 'SELL'): TrackedOrderView | undefined => quotes(side)[0];
-
-  /** sigma of mark returns per update, in bps. */
-  const sigmaBps = (): Dec => variance.sqrt().times(BPS);
-
-  function observe(mark: Dec): void {
-    if (lastMark !== undefined && !lastMark.isZero()) {
-      const r = mark.minus(lastMark).div(lastMark);
-      variance = variance.times(new Dec(1).minus(VOL_ALPHA)).plus(r.times(r).times(VOL_ALPHA));
-    }
-    lastMark = mark;
-  }
 
   /** Desired quote prices, or undefined for a side that must not quote. */
-  function targets(mark: Dec): { bid: string | undefined; ask: string | undefined; spreadBps: Dec } {
-    const pos = new Dec(ctx.state.position(p.symbol)?.quantity ?? '0');
-    const spreadBps = Dec.max(p.minSpreadBps, p.volMultiplier.times(sigmaBps()));
+  function targets(mark: Dec): { BUY: string | undefined; SELL: string | undefined } {
+    const pos = ctx.position();
+    // sigma of mark returns per update, in bps
+    const spreadBps = Dec.max(p.minSpreadBps, p.volMultiplier.times(variance.sqrt().times(BPS)));
     const lean = Dec.min(new Dec(1), Dec.max(new Dec(-1), pos.div(p.maxInventory))).times(p.skewBps);
     const half = spreadBps.div(2);
-    const bid = mark.times(BPS.minus(half).minus(lean)).div(BPS);
-    const ask = mark.times(BPS.plus(half).minus(lean)).div(BPS);
     return {
-      bid: pos.gte(p.maxInventory) ? undefined : info.tick.fromUnits(info.tick.unitsOfDec(bid, 'down')),
-      ask: pos.lte(p.maxInventory.negated()) ? undefined : info.tick.fromUnits(info.tick.unitsOfDec(ask, 'up')),
-      spreadBps,
+      BUY: pos.gte(p.maxInventory) ? undefined : ctx.price.round(mark.times(BPS.minus(half).minus(lean)).div(BPS), 'down'),
+      SELL: pos.lte(p.maxInventory.negated()) ? undefined : ctx.price.round(mark.times(BPS.plus(half).minus(lean)).div(BPS), 'up'),
     };
   }
 
   function requote(): Intent[] {
-    const markStr = ctx.state.mark(p.symbol)?.markPrice;
-    if (!quoting || markStr === undefined) return [];
-    const t = targets(new Dec(markStr));
+    const mark = ctx.state.mark(p.symbol)?.markPrice;
+    if (!quoting || mark === undefined) return [];
+    const t = targets(new Dec(mark));
     const out: Intent[] = [];
-    const qty = info.step.fromUnits(info.step.unitsOfDec(p.quantity, 'down'));
-    for (const [side, price] of [['BUY', t.bid], ['SELL', t.ask]] as const) {
-      const o = quote(side);
+    for (const side of ['BUY', 'SELL'] as const) {
+      const [o, ...extra] = quotes(side);
+      const price = t[side];
       // More than one quote on a side (adopted after a crash mid-replace): keep the first only.
-      for (const extra of quotes(side).slice(1)) if (extra.state === 'NEW' || extra.state === 'PARTIALLY_FILLED') out.push({ kind: 'cancel', clientOrderId: extra.clientOrderId });
+      out.push(...extra.filter(isWorking).map(cancel));
       if (price === undefined) {
-        if (o && (o.state === 'NEW' || o.state === 'PARTIALLY_FILLED')) out.push({ kind: 'cancel', clientOrderId: o.clientOrderId });
-        continue;
-      }
-      if (!o) {
-        out.push({ kind: 'place', symbol: p.symbol, side, type: 'LIMIT', price, quantity: qty, makerOnly: true, tag: side });
-      } else if ((o.state === 'NEW' || o.state === 'PARTIALLY_FILLED') && o.price !== price) {
+        if (o && isWorking(o)) out.push(cancel(o));
+      } else if (!o) {
+        out.push({ kind: 'place', symbol: p.symbol, side, type: 'LIMIT', price, quantity: ctx.quantity.round(p.quantity), makerOnly: true, tag: side });
+      } else if (isWorking(o) && o.price !== price) {
         out.push({ kind: 'amend', clientOrderId: o.clientOrderId, price, quantity: o.quantity });
       }
       // Orders still pending an answer are left alone until the venue has spoken.
@@ -93,66 +68,43 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>) {
     return out;
   }
 
-  function pull(): Intent[] {
-    return ctx.myOrders(p.symbol).filter((o) => o.state === 'NEW' || o.state === 'PARTIALLY_FILLED').map((o) => ({ kind: 'cancel', clientOrderId: o.clientOrderId }) as Intent);
-  }
+  const pull = (): Intent[] => ctx.myOrders(p.symbol).filter(isWorking).map(cancel);
 
   return {
-    onStart(): Intent[] {
+    onStart() {
       ctx.every('requote', p.refreshMs);
       return requote();
     },
-    onEvent(e: BotEvent): Intent[] {
-      switch (e.type) {
-        case 'markPrice':
-          if (e.symbol !== p.symbol) return [];
-          observe(new Dec(e.mark.markPrice));
-          return requote();
-        case 'timer':
-        case 'fill':
-          return requote();
-        case 'riskState':
-          quoting = e.state === 'ACTIVE';
-          return quoting ? requote() : pull();
-        case 'rejection':
-          // A makerOnly quote that would have crossed comes back REJECTED: re-quote next tick.
-          return [];
-        default:
-          return [];
+    onMark(e) {
+      const mark = new Dec(e.mark.markPrice);
+      if (lastMark !== undefined && !lastMark.isZero()) {
+        const r = mark.minus(lastMark).div(lastMark);
+        variance = variance.times(new Dec(1).minus(VOL_ALPHA)).plus(r.times(r).times(VOL_ALPHA));
       }
+      lastMark = mark;
+      return requote();
     },
-    onStop(): Intent[] {
-      return pull();
+    onTimer: requote,
+    onFill: requote,
+    onRiskState(e) {
+      quoting = e.state === 'ACTIVE';
+      return quoting ? requote() : pull();
     },
-    saveState(): unknown {
-      return { variance: variance.toString(), lastMark: lastMark?.toString() };
-    },
-    restoreState(s: unknown): void {
-      if (typeof s !== 'object' || s === null) return;
-      const o = s as { variance?: unknown; lastMark?: unknown };
+    // A makerOnly quote that would have crossed comes back REJECTED: it is re-quoted next tick.
+    onStop: pull,
+    saveState: () => ({ variance: variance.toString(), lastMark: lastMark?.toString() }),
+    restoreState(s: unknown) {
+      const o = (s ?? {}) as { variance?: unknown; lastMark?: unknown };
       if (typeof o.variance === 'string') variance = new Dec(o.variance);
       if (typeof o.lastMark === 'string') lastMark = new Dec(o.lastMark);
     },
   };
 }
 
-export default defineStrategy<MarketMakerParams>({
+export default defineStrategy({
   name: 'market-maker',
   description: 'Two-sided quotes around mark; spread widens with volatility, skew grows with inventory.',
+  params: schema,
   symbols: (p) => [p.symbol],
-  // Reads marks only (and the state cache): recorded trades and books are not handed to it.
-  marketData: () => ['markPrice'],
-  params: (raw) => {
-    onlyKeys(raw, KEYS);
-    return {
-      symbol: str(raw, 'symbol', 'BTCUSDT'),
-      quantity: dec(raw, 'quantity', '0.01'),
-      minSpreadBps: dec(raw, 'minSpreadBps', '4'),
-      volMultiplier: dec(raw, 'volMultiplier', '3'),
-      maxInventory: dec(raw, 'maxInventory', '0.1'),
-      skewBps: dec(raw, 'skewBps', '3'),
-      refreshMs: int(raw, 'refreshMs', 50, 3_600_000, 1000),
-    };
-  },
   create: marketMaker,
 });

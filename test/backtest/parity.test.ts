@@ -69,13 +69,13 @@ function recorded(def: StrategyDefinition<MarketMakerParams>, seen: Seen): Strat
           seen.fills.push({ time: e.time, cid: f.clientOrderId, side: f.side, price: f.price, quantity: f.quantity, fee: f.fee, realizedPnl: f.realizedPnl, role: f.role });
         }
       };
+      // Its typed hooks (onMark, onFill, ...) as they are, with every event noted on the way.
       return {
-        onStart: () => inner.onStart?.(),
+        ...inner,
         onEvent: (e) => {
           note(e);
           return inner.onEvent?.(e);
         },
-        onStop: () => inner.onStop?.(),
       };
     },
   };

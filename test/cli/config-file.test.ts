@@ -37,7 +37,13 @@ describe('exchange YAML config', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toContain(`${F}: `);
+    // With the line of the key in the file (YAML syntax errors carry their own position).
+    expect((err as Error).message).toMatch(msg === 'not valid YAML' ? /^my\.yaml: / : /^my\.yaml:\d+: /);
     expect((err as Error).message).toContain(msg);
+  });
+
+  it('points at the line of the key', () => {
+    expect(() => parseConfigText('port: 0\nsymbols:\n  - symbol: BTCUSDT\n  - symbol: ETHUSDT\n    tickSize: 0.01\n', F)).toThrow(/^my\.yaml:5: symbols\[1\]\.tickSize: /);
+    expect(() => parseConfigText('port: 0\n\nauth:\n  accessTokenTtlMs: 5\n  colour: red\n', F)).toThrow(/^my\.yaml:5: auth\.colour: unknown key/);
   });
 });

@@ -34,7 +34,7 @@ test('a misspelt parameter of a strategy that does not check names: backtest, sw
   const bt = runCli(['backtest', writeConfig(dir, 'p.yaml', { strategies: [strat] }), '--out', path.join(dir, 'o1'), '--quiet']);
   expect(bt.code).toBe(2);
   expect(oneLine(bt.stderr)).toHaveLength(1);
-  expect(bt.stderr).toMatch(/p\.yaml: strategies\[0\]\.params\.entryz: expected a parameter the strategy reads \(entryZ, window\), got unknown parameter 'entryz'/);
+  expect(bt.stderr).toMatch(/p\.yaml:\d+: strategies\[0\]\.params\.entryz: expected a parameter the strategy reads \(entryZ, window\), got unknown parameter 'entryz'/);
 
   // The sweep's grid names a parameter that does not exist: refused before any job.
   const sw = runCli(['sweep', writeConfig(dir, 's.yaml', { strategies: [{ id: 'z', module: './zscore.js', params: {} }], sweep: { params: { 'z.windw': [10, 20] } } }), '--out', path.join(dir, 'o2'), '--quiet']);
@@ -50,17 +50,38 @@ test('a misspelt parameter of a strategy that does not check names: backtest, sw
   expect(run.stderr).toMatch(/strategies\[0\]\.params\.entryz: expected a parameter the strategy reads \(entryZ, window\), got unknown parameter 'entryz'/);
 });
 
+test('a misspelt parameter of a strategy with a parameter schema (the built-in grid): backtest, sweep and run (without --check) refuse it, with the line', () => {
+  const known = 'levels, lowerBound, quantity, referencePrice, refreshMs, spacingBps, symbol, upperBound';
+  const strat = { id: 'g', module: 'grid', params: { levles: 3 } };
+  const bt = runCli(['backtest', writeConfig(dir, 'g.yaml', { strategies: [strat] }), '--out', path.join(dir, 'o4'), '--quiet']);
+  expect(bt.code).toBe(2);
+  expect(oneLine(bt.stderr)).toHaveLength(1);
+  // g.yaml: data (3 lines), account (2), strategies: / - id / module / params: / levles -> line 10
+  expect(bt.stderr).toContain(`g.yaml:10: strategies[0].params.levles: expected a parameter the strategy reads (${known}), got unknown parameter 'levles'`);
+
+  const sw = runCli(['sweep', writeConfig(dir, 'gs.yaml', { strategies: [{ id: 'g', module: 'grid', params: {} }], sweep: { params: { 'g.levles': [2, 3] } } }), '--out', path.join(dir, 'o5'), '--quiet']);
+  expect(sw.code).toBe(2);
+  expect(sw.stderr).toMatch(/gs\.yaml:\d+: sweep\.params \(point 0: \{"g\.levles":2\}\) -> strategies\[0\]\.params\.levles: expected a parameter the strategy reads/);
+  expect(sw.stdout).not.toMatch(/job \d+ done/);
+
+  const botCfg = path.join(dir, 'gbot.yaml');
+  writeFileSync(botCfg, stringify({ venue: { baseUrl: 'http://127.0.0.1:9', auth: { username: 'u', passwordEnv: 'P' } }, strategies: [strat] }));
+  const run = runCli(['run', botCfg]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`gbot.yaml:10: strategies[0].params.levles: expected a parameter the strategy reads (${known}), got unknown parameter 'levles'`);
+});
+
 test('a misspelt sweep.metric is refused before any job, naming the allowed ones', () => {
   const r = runCli(['sweep', writeConfig(dir, 'm.yaml', { sweep: { metric: 'sharp', params: { 'mm.skewBps': ['1', '3'] } } }), '--out', path.join(dir, 'o3'), '--quiet']);
   expect(r.code).toBe(2);
   expect(oneLine(r.stderr)).toHaveLength(1);
-  expect(r.stderr).toMatch(/m\.yaml: sweep\.metric: expected one of totalPnl, return, sharpe, .*, got string "sharp"/);
+  expect(r.stderr).toMatch(/m\.yaml:\d+: sweep\.metric: expected one of totalPnl, return, sharpe, .*, got string "sharp"/);
 });
 
 test('data errors: a missing file, junk and torn gzip, a bad line, a range outside the data; one line, exit 2', () => {
   const missing = runCli(['backtest', writeConfig(dir, 'd1.yaml', { data: { files: ['nope.jsonl.gz'] } }), '--quiet']);
   expect(missing.code).toBe(2);
-  expect(missing.stderr).toMatch(/d1\.yaml: data\.files\[0\]: expected an existing recording file .*nope\.jsonl\.gz: no such file/);
+  expect(missing.stderr).toMatch(/d1\.yaml:\d+: data\.files\[0\]: expected an existing recording file .*nope\.jsonl\.gz: no such file/);
   expect(oneLine(missing.stderr)).toHaveLength(1);
 
   writeFileSync(path.join(dir, 'junk.jsonl.gz'), 'this is not gzip');
@@ -86,7 +107,7 @@ test('data errors: a missing file, junk and torn gzip, a bad line, a range outsi
   const range = runCli(['backtest', writeConfig(dir, 'd5.yaml', { data: { files: ['rec.jsonl.gz'], from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' } }), '--quiet']);
   expect(range.code).toBe(2);
   expect(oneLine(range.stderr)).toHaveLength(1);
-  expect(range.stderr).toMatch(/d5\.yaml: data\.from\/data\.to: expected a time range with events in it \(the recording runs from 20\d\d-\d\d-\d\dT[\d:.]+Z to 20\d\d-\d\d-\d\dT[\d:.]+Z\), got 2020-01-01T00:00:00.000Z to 2020-01-02T00:00:00.000Z/);
+  expect(range.stderr).toMatch(/d5\.yaml:\d+: data\.from\/data\.to: expected a time range with events in it \(the recording runs from 20\d\d-\d\d-\d\dT[\d:.]+Z to 20\d\d-\d\d-\d\dT[\d:.]+Z\), got 2020-01-01T00:00:00.000Z to 2020-01-02T00:00:00.000Z/);
 
   // With --debug the stack follows the line.
   const debug = runCli(['backtest', writeConfig(dir, 'd2.yaml', { data: { files: ['junk.jsonl.gz'], cache: false } }), '--quiet', '--debug']);

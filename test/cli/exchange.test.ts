@@ -37,7 +37,7 @@ describe('perpkit exchange (compiled CLI)', () => {
     const r = runCli(['exchange', '--config', f]);
     rmSync(dir, { recursive: true, force: true });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/x\.yaml: symbols\[1\]\.tickSize: expected a positive decimal string in quotes/);
+    expect(r.stderr).toMatch(/x\.yaml:\d+: symbols\[1\]\.tickSize: expected a positive decimal string in quotes/);
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('prints one listening line with --port 0 and exits 0 on %s', async (sig) => {

@@ -43,7 +43,7 @@ describe('perpkit run: usage and config errors', () => {
     const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'mm', module: 'market-maker', params: { quantity: 'lots' } }] });
     const r = runCli(['run', file]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${file}: strategies[0].params.quantity: expected a positive decimal`);
+    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: strategies\\[0\\]\\.params\\.quantity: expected a positive decimal`));
     expect(r.stderr).toContain('got "lots"');
   });
 

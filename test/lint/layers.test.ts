@@ -19,6 +19,8 @@ const forbidden: Array<[string, string, RegExp]> = [
   ['src/exchange/service/x.ts', "import { a } from '../transport/ws/gateway';", /the service never imports its transports/],
   ['src/exchange/engine/x.ts', "import { a } from '../service/exchange-core';", /exchange\/engine may not import exchange\/service/],
   ['src/exchange/market/x.ts', "import { a } from '../transport/server';", /exchange\/market may not import exchange\/transport/],
+  ['src/indicators/x.ts', "import { a } from '../bot/bus/events';", /'indicators' may import only core/],
+  ['strategies/grid/index.ts', "import { a } from '../../src/indicators/ema';", /public API/],
 ];
 
 /** Strategies may not reach the clock or the network except through their context. */
@@ -43,6 +45,9 @@ const allowed: Array<[string, string]> = [
   ['src/runtime/x.ts', "import { a } from '../market-data/writer';"],
   ['src/cli/x.ts', "import { a } from '../market-data/synth';"],
   ['strategies/grid/index.ts', "import { a } from '../../src/index';"],
+  ['strategies/grid/index.ts', "import { a } from '../../src/indicators';"],
+  ['src/indicators/x.ts', "import { a } from '../core/decimal';"],
+  ['src/bot/strategy/x.ts', "import { a } from '../../indicators/bars';"],
 ];
 
 /**

@@ -16,6 +16,10 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { isDecimalString } from '../../core/decimal';
 import type { RiskLimits } from '../../bot/risk/limits';
+import type { TSchema } from '@sinclair/typebox';
+import { defaultOf, intRange, keysOf } from '../../core/config-schema';
+import { ACCOUNT, BACKTEST_CONFIG, DATA, DEPTH_LEVELS, FEED_BASE_MS, FEES, FILL, LATENCY, LATENCY_MS, LATENCY_SEED, REPORT, SWEEP, SWEEP_KEYS } from './config-schema';
+import { RISK, STRATEGY } from '../../bot/config-schema';
 
 export interface BacktestStrategyConfig {
   id: string;
@@ -110,7 +114,10 @@ class Reader {
     return v;
   }
 
-  int(v: unknown, at: string, min: number, max: number, dflt?: number): number {
+  /** A whole number in the schema's bounds; its default (or `fallback`) when absent. */
+  int(v: unknown, at: string, schema: TSchema, fallback?: number): number {
+    const { min, max } = intRange(schema);
+    const dflt = fallback ?? intRange(schema).dflt;
     if (v === undefined && dflt !== undefined) return dflt;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) this.fail(at, `an integer from ${min} to ${max}`, v);
     return v;
@@ -149,9 +156,9 @@ export interface ParseOptions {
 export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestConfig {
   const r: Reader = new Reader(opts.file);
   const baseDir = opts.file === '' ? process.cwd() : path.dirname(opts.file);
-  const top = r.record(doc, '', ['data', 'account', 'fees', 'latency', 'fill', 'risk', 'strategies', 'report', 'sweep']);
+  const top = r.record(doc, '', keysOf(BACKTEST_CONFIG));
 
-  const d = r.record(top.data, 'data', ['files', 'from', 'to', 'cache']);
+  const d = r.record(top.data, 'data', keysOf(DATA));
   const filesRaw = typeof d.files === 'string' ? [d.files] : d.files;
   if (!Array.isArray(filesRaw) || filesRaw.length === 0) r.fail('data.files', 'a recording file or a non-empty list of them (.jsonl.gz)', filesRaw);
   const files = filesRaw.map((f, i) => path.resolve(baseDir, r.str(f, `data.files[${i}]`)));
@@ -160,63 +167,64 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   if (from !== undefined && to !== undefined && to <= from) r.fail('data.to', `a time after data.from (${new Date(from).toISOString()})`, d.to);
   if (d.cache !== undefined && typeof d.cache !== 'boolean') r.fail('data.cache', 'true or false', d.cache);
 
-  const a = r.record(top.account ?? {}, 'account', ['balance', 'leverage']);
-  const balance = r.dec(a.balance ?? '10000', 'account.balance');
+  const a = r.record(top.account ?? {}, 'account', keysOf(ACCOUNT));
+  const balance = r.dec(a.balance ?? defaultOf<string>(ACCOUNT.properties.balance), 'account.balance');
   const leverage: Record<string, number> = {};
   if (a.leverage !== undefined) {
     const lv = r.record(a.leverage, 'account.leverage', Object.keys(isRecord(a.leverage) ? a.leverage : {}));
-    for (const [sym, v] of Object.entries(lv)) leverage[sym] = r.int(v, `account.leverage.${sym}`, 1, 125);
+    for (const [sym, v] of Object.entries(lv)) leverage[sym] = r.int(v, `account.leverage.${sym}`, ACCOUNT.properties.leverage.additionalProperties as TSchema);
   }
 
   let fees: BacktestConfig['fees'];
   if (top.fees !== undefined) {
-    const f = r.record(top.fees, 'fees', ['maker', 'taker']);
+    const f = r.record(top.fees, 'fees', keysOf(FEES));
     fees = { maker: r.dec(f.maker, 'fees.maker', true), taker: r.dec(f.taker, 'fees.taker', true) };
   }
 
-  const l = r.record(top.latency ?? {}, 'latency', ['placeMs', 'cancelMs', 'amendMs', 'feedMs', 'feedBaseMs', 'seed']);
+  const l = r.record(top.latency ?? {}, 'latency', keysOf(LATENCY));
   /** A constant or a non-empty list of samples, each an integer from 0 to 60000 ms. */
   const entry = (v: unknown, at: string, dflt: number | number[]): number | number[] => {
-    if (!Array.isArray(v)) return r.int(v, at, 0, 60_000, dflt as number);
+    if (v === undefined) return dflt;
+    if (!Array.isArray(v)) return r.int(v, at, LATENCY_MS);
     if (v.length === 0) r.fail(at, 'an integer from 0 to 60000 or a non-empty list of them (samples)', v);
-    return v.map((x, i) => r.int(x, `${at}[${i}]`, 0, 60_000));
+    return v.map((x, i) => r.int(x, `${at}[${i}]`, LATENCY_MS));
   };
-  const placeMs = entry(l.placeMs, 'latency.placeMs', 0);
-  const feedMs = l.feedMs === 'data' ? 'data' : typeof l.feedMs === 'string' ? r.fail('latency.feedMs', "an integer from 0 to 60000 or 'data'", l.feedMs) : r.int(l.feedMs, 'latency.feedMs', 0, 60_000, 0);
-  const feedBaseMs = r.int(l.feedBaseMs, 'latency.feedBaseMs', 0, 60_000, 0);
-  if (l.feedBaseMs !== undefined && feedMs !== 'data') r.fail('latency.feedBaseMs', "to be set only with latency.feedMs: data", l.feedBaseMs);
-  const latency: LatencyConfig = { placeMs, cancelMs: l.cancelMs === undefined ? placeMs : entry(l.cancelMs, 'latency.cancelMs', 0), amendMs: l.amendMs === undefined ? placeMs : entry(l.amendMs, 'latency.amendMs', 0) };
-  if (l.seed !== undefined) latency.seed = r.int(l.seed, 'latency.seed', 0, 2 ** 32 - 1);
+  const placeMs = entry(l.placeMs, 'latency.placeMs', defaultOf<number>(LATENCY.properties.placeMs));
+  const feedMs = l.feedMs === 'data' ? 'data' : typeof l.feedMs === 'string' ? r.fail('latency.feedMs', "an integer from 0 to 60000 or 'data'", l.feedMs) : r.int(l.feedMs, 'latency.feedMs', LATENCY_MS, 0);
+  const feedBaseMs = r.int(l.feedBaseMs, 'latency.feedBaseMs', FEED_BASE_MS);
+  if (l.feedBaseMs !== undefined && feedMs !== 'data') r.fail('latency.feedBaseMs', 'to be set only with latency.feedMs: data', l.feedBaseMs);
+  const latency: LatencyConfig = { placeMs, cancelMs: entry(l.cancelMs, 'latency.cancelMs', placeMs), amendMs: entry(l.amendMs, 'latency.amendMs', placeMs) };
+  if (l.seed !== undefined) latency.seed = r.int(l.seed, 'latency.seed', LATENCY_SEED);
   // Only when set: a config without feed latency reads (and reports) as it did before it existed.
   if (l.feedMs !== undefined) latency.feedMs = feedMs;
   if (l.feedBaseMs !== undefined) latency.feedBaseMs = feedBaseMs;
 
-  const fl = r.record(top.fill ?? {}, 'fill', ['depthQuotes', 'book', 'queue', 'queueShape', 'queuePower', 'depthLevels']);
+  const fl = r.record(top.fill ?? {}, 'fill', keysOf(FILL));
   if (fl.depthQuotes !== undefined && typeof fl.depthQuotes !== 'boolean') r.fail('fill.depthQuotes', 'true or false', fl.depthQuotes);
-  const book = fl.book ?? 'top';
+  const book = fl.book ?? defaultOf<string>(FILL.properties.book);
   if (book !== 'top' && book !== 'l2') r.fail('fill.book', "'top' or 'l2'", fl.book);
-  const model = fl.queue ?? 'risk-averse';
+  const model = fl.queue ?? defaultOf<string>(FILL.properties.queue);
   if (typeof model !== 'string' || !(QUEUE_MODELS as readonly string[]).includes(model)) r.fail('fill.queue', `one of ${QUEUE_MODELS.join(', ')}`, fl.queue);
-  const shape = fl.queueShape ?? 'power';
+  const shape = fl.queueShape ?? defaultOf<string>(FILL.properties.queueShape);
   if (shape !== 'power' && shape !== 'log') r.fail('fill.queueShape', "'power' or 'log'", fl.queueShape);
   if (fl.queuePower !== undefined && !(typeof fl.queuePower === 'number' && fl.queuePower > 0 && fl.queuePower <= 10)) r.fail('fill.queuePower', 'a number above 0 and at most 10', fl.queuePower);
   for (const k of ['queue', 'queueShape', 'queuePower', 'depthLevels'] as const) {
     if (fl[k] !== undefined && book !== 'l2') r.fail(`fill.${k}`, 'to be set only with fill.book: l2', fl[k]);
   }
   if (fl.depthQuotes === false && book === 'l2') r.fail('fill.depthQuotes', 'true with fill.book: l2 (the tape quotes are the top of its book)', fl.depthQuotes);
-  const queue: QueueOptions = { model: model as QueueModelName, shape: shape as 'power' | 'log', power: typeof fl.queuePower === 'number' ? fl.queuePower : 2 };
-  const fill = { depthQuotes: fl.depthQuotes !== false, book: book as 'top' | 'l2', queue, depthLevels: r.int(fl.depthLevels, 'fill.depthLevels', 0, 150, 50) };
+  const queue: QueueOptions = { model: model as QueueModelName, shape: shape as 'power' | 'log', power: typeof fl.queuePower === 'number' ? fl.queuePower : defaultOf<number>(FILL.properties.queuePower) };
+  const fill = { depthQuotes: fl.depthQuotes === undefined ? defaultOf<boolean>(FILL.properties.depthQuotes) : fl.depthQuotes === true, book: book as 'top' | 'l2', queue, depthLevels: r.int(fl.depthLevels, 'fill.depthLevels', DEPTH_LEVELS) };
 
-  const rk = r.record(top.risk ?? {}, 'risk', [...RISK_DECIMALS, ...RISK_INTEGERS]);
+  const rk = r.record(top.risk ?? {}, 'risk', keysOf(RISK));
   const risk: RiskLimits = {};
   for (const k of RISK_DECIMALS) if (rk[k] !== undefined) risk[k] = r.dec(rk[k], `risk.${k}`);
-  for (const k of RISK_INTEGERS) if (rk[k] !== undefined) risk[k] = r.int(rk[k], `risk.${k}`, 1, 1_000_000);
+  for (const k of RISK_INTEGERS) if (rk[k] !== undefined) risk[k] = r.int(rk[k], `risk.${k}`, RISK.properties[k]);
 
   if (!Array.isArray(top.strategies) || top.strategies.length === 0) r.fail('strategies', 'a non-empty list of {id, module, params}', top.strategies);
   const ids = new Set<string>();
   const strategies = top.strategies.map((s, i): BacktestStrategyConfig => {
     const at = `strategies[${i}]`;
-    const o = r.record(s, at, ['id', 'module', 'params']);
+    const o = r.record(s, at, keysOf(STRATEGY));
     const id = r.str(o.id, `${at}.id`);
     if (!STRATEGY_ID.test(id)) r.fail(`${at}.id`, '1 to 16 letters, digits or _', o.id);
     if (ids.has(id)) r.fail(`${at}.id`, 'an id no other strategy has', o.id);
@@ -226,11 +234,11 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
     return { id, module: r.str(o.module, `${at}.module`), params: { ...params } };
   });
 
-  const rp = r.record(top.report ?? {}, 'report', ['equityIntervalMs', 'periodMs', 'out']);
+  const rp = r.record(top.report ?? {}, 'report', keysOf(REPORT));
   const report = {
-    equityIntervalMs: r.int(rp.equityIntervalMs, 'report.equityIntervalMs', 1000, 86_400_000, 60_000),
-    periodMs: r.int(rp.periodMs, 'report.periodMs', 60_000, 31 * 86_400_000, 86_400_000),
-    out: path.resolve(baseDir, rp.out === undefined ? 'backtest-out' : r.str(rp.out, 'report.out')),
+    equityIntervalMs: r.int(rp.equityIntervalMs, 'report.equityIntervalMs', REPORT.properties.equityIntervalMs),
+    periodMs: r.int(rp.periodMs, 'report.periodMs', REPORT.properties.periodMs),
+    out: path.resolve(baseDir, rp.out === undefined ? defaultOf<string>(REPORT.properties.out) : r.str(rp.out, 'report.out')),
   };
 
   return {
@@ -256,10 +264,10 @@ function rankable(r: Reader, v: unknown): string {
 }
 
 function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
-  const s = r.record(v, 'sweep', ['method', 'samples', 'seed', 'metric', 'order', 'params', 'workers', 'jobTimeoutMs']);
-  const method = s.method ?? 'grid';
+  const s = r.record(v, 'sweep', keysOf(SWEEP));
+  const method = s.method ?? defaultOf<string>(SWEEP_KEYS.method);
   if (method !== 'grid' && method !== 'random') r.fail('sweep.method', 'grid or random', method);
-  const order = s.order ?? 'desc';
+  const order = s.order ?? defaultOf<string>(SWEEP_KEYS.order);
   if (order !== 'desc' && order !== 'asc') r.fail('sweep.order', 'desc (larger is better) or asc', order);
   const p = r.record(s.params, 'sweep.params', Object.keys(isRecord(s.params) ? s.params : {}));
   if (Object.keys(p).length === 0) r.fail('sweep.params', 'at least one parameter to vary, as <strategyId>.<param>', s.params);
@@ -286,13 +294,13 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
     });
   return {
     method,
-    samples: r.int(s.samples, 'sweep.samples', 1, 100_000, 20),
-    seed: r.int(s.seed, 'sweep.seed', 0, 2 ** 31 - 1, 1),
-    metric: s.metric === undefined ? 'sharpe' : rankable(r, s.metric),
+    samples: r.int(s.samples, 'sweep.samples', SWEEP_KEYS.samples),
+    seed: r.int(s.seed, 'sweep.seed', SWEEP_KEYS.seed),
+    metric: s.metric === undefined ? defaultOf<string>(SWEEP_KEYS.metric) : rankable(r, s.metric),
     order,
     params,
-    workers: s.workers === undefined ? undefined : r.int(s.workers, 'sweep.workers', 1, 256),
-    jobTimeoutMs: s.jobTimeoutMs === undefined ? undefined : r.int(s.jobTimeoutMs, 'sweep.jobTimeoutMs', 100, 7 * 86_400_000),
+    workers: s.workers === undefined ? undefined : r.int(s.workers, 'sweep.workers', SWEEP_KEYS.workers),
+    jobTimeoutMs: s.jobTimeoutMs === undefined ? undefined : r.int(s.jobTimeoutMs, 'sweep.jobTimeoutMs', SWEEP_KEYS.jobTimeoutMs),
   };
 }
 

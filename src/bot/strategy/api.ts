@@ -3,11 +3,15 @@
  * public API (src/index.ts) and reach time, state and the venue only through their context.
  */
 import type { Clock } from '../../core/clock';
+import type { Dec } from '../../core/decimal';
+import type { OrderStatus } from '../../core/enums';
 import type { Grid } from '../../core/values';
-import type { BotEvent } from '../bus/events';
+import type { Bar, BarSpec } from '../../indicators/bars';
+import type { BotEvent, BotEventOf } from '../bus/events';
 import type { StateView } from '../state/cache';
-import type { TrackedOrderView } from '../execution/order-tracker';
+import type { LocalState, TrackedOrderView } from '../execution/order-tracker';
 import type { Intent } from './intents';
+import { decodeParams, type Params, type ParamsSchema } from './params';
 
 /** The market-data event types of the bus, which a strategy may choose among (`marketData`). */
 export type MarketDataType = 'trade' | 'markPrice' | 'depth' | 'ticker';
@@ -34,6 +38,22 @@ export interface StrategyLogger {
   error(obj: object, msg?: string): void;
 }
 
+/** How a value is put on a grid: 'down' toward zero, 'up' away from zero, 'nearest' (half to even). */
+export type Rounding = 'down' | 'up' | 'nearest';
+
+/** Rounding onto one grid (a symbol's tick or step). */
+export interface GridRounding {
+  readonly grid: Grid;
+  /** The value on the grid as the decimal string an intent takes ("60123.5"); may be "0". */
+  round(x: Dec | string | number, mode?: Rounding): string;
+}
+
+/** A symbol's contract spec with its rounding: `price` (tick, default 'nearest'), `quantity` (step, default 'down'). */
+export interface Market extends SymbolInfo {
+  readonly price: GridRounding;
+  readonly quantity: GridRounding;
+}
+
 export interface StrategyContext<P = Record<string, unknown>> {
   /** The strategy's id in this bot; prefixes the clientOrderId of every order it places. */
   readonly id: string;
@@ -43,6 +63,16 @@ export interface StrategyContext<P = Record<string, unknown>> {
   /** Venue state as the bot knows it: positions, open orders, balances, prices, books. */
   readonly state: StateView;
   readonly symbols: ReadonlyMap<string, SymbolInfo>;
+  /** The strategy's first symbol (of its definition's `symbols(params)`): the one most strategies trade. */
+  readonly symbol: string;
+  /** Spec and rounding of one of the strategy's symbols (its first by default); throws naming them for any other. */
+  market(symbol?: string): Market;
+  /** Rounding onto the tick grid of `symbol` (default 'nearest'): `ctx.price.round(x, 'down')`. */
+  readonly price: GridRounding;
+  /** Rounding onto the step grid of `symbol` (default 'down', never more than asked). */
+  readonly quantity: GridRounding;
+  /** Signed position quantity on a symbol (the strategy's first by default), 0 when flat. */
+  position(symbol?: string): Dec;
   /** Orders this strategy placed that are not final yet. */
   myOrders(symbol?: string): readonly TrackedOrderView[];
   /** Sends intents outside an event handler (e.g. after an async computation). */
@@ -52,13 +82,48 @@ export interface StrategyContext<P = Record<string, unknown>> {
   cancelTimer(name: string): void;
 }
 
+/** What a hook returns: intents to send, or nothing. */
+export type HookResult = readonly Intent[] | void;
+
+
 export interface Strategy {
   /** Called once when the bot starts (after any saved state is restored and the venue reconciled). */
-  onStart?(): readonly Intent[] | void;
-  /** Every bus event: market data, the strategy's own orders and fills, its timers, risk state. */
-  onEvent?(event: BotEvent): readonly Intent[] | void;
+  onStart?(): HookResult;
+  /**
+   * Every bus event: market data, the strategy's own orders and fills, its timers, risk state.
+   * Typed hooks below get their events as well; a strategy may have both.
+   */
+  onEvent?(event: BotEvent): HookResult;
+  /** A public trade on one of the strategy's symbols. */
+  onTrade?(event: BotEventOf<'trade'>): HookResult;
+  /** A mark price (with funding rate and next funding time) on one of its symbols. */
+  onMark?(event: BotEventOf<'markPrice'>): HookResult;
+  /** A ticker push (best bid/ask, last price) on one of its symbols. */
+  onQuote?(event: BotEventOf<'ticker'>): HookResult;
+  /** A depth snapshot (top levels of the book) on one of its symbols. */
+  onBook?(event: BotEventOf<'depth'>): HookResult;
+  /**
+   * Which bars `onBar` gets, cut from public trades of the strategy's symbols: by time (`time`:
+   * ms, epoch-aligned, closed on time by a timer when the market is quiet), by volume (`volume`:
+   * base asset per bar) or by trade count (`trades`).
+   */
+  bars?: BarSpec;
+  /** A closed bar of `symbol` (see `bars`); never a bar still being built. */
+  onBar?(bar: Bar, symbol: string): HookResult;
+  /** A fill of one of the strategy's orders. */
+  onFill?(event: BotEventOf<'fill'>): HookResult;
+  /** An update of one of the strategy's orders (new, partly filled, filled, cancelled, ...). */
+  onOrder?(event: BotEventOf<'order'>): HookResult;
+  /** An update of a venue strategy order (an OTOCO bracket), anyone's: check its sub-orders. */
+  onStrategyOrder?(event: BotEventOf<'strategyOrder'>): HookResult;
+  /** An intent of the strategy that did not go out: refused by the risk engine (`denial`) or by the venue (`rejection`). */
+  onRefused?(event: BotEventOf<'denial'> | BotEventOf<'rejection'>): HookResult;
+  /** The risk engine's trading state changed (ACTIVE, REDUCING, HALTED). */
+  onRiskState?(event: BotEventOf<'riskState'>): HookResult;
+  /** One of the strategy's timers (`ctx.every(name, ms)`) fired. */
+  onTimer?(event: BotEventOf<'timer'>): HookResult;
   /** Called when the bot stops; intents returned here (e.g. cancels) are still sent. */
-  onStop?(): readonly Intent[] | void;
+  onStop?(): HookResult;
   /** State that must survive a restart; plain JSON. */
   saveState?(): unknown;
   restoreState?(state: unknown): void;
@@ -81,7 +146,19 @@ export interface StrategyDefinition<P = Record<string, unknown>> {
   marketData?(params: P): readonly MarketDataType[];
   /** Checks and completes the parameters from config; throw an Error naming the parameter. */
   params(raw: Record<string, unknown>): P;
+  /** The parameter schema, for strategies that declare one (`defineStrategy({ params: params({...}) })`). */
+  paramsSchema?: ParamsSchema;
   create: StrategyFactory<P>;
+}
+
+/**
+ * A definition whose parameters are a schema (`params({...})` of `param.*` builders): the type
+ * of `ctx.params` is inferred from it, and `check` adds rules across parameters (throw
+ * `parameter 'x' must be ...`).
+ */
+export interface SchemaStrategyDefinition<S extends ParamsSchema> extends Omit<StrategyDefinition<Params<S>>, 'params' | 'paramsSchema'> {
+  params: S;
+  check?(params: Params<S>): void;
 }
 
 /**
@@ -94,10 +171,29 @@ export interface AnyStrategyDefinition {
   symbols(params: never): string[];
   marketData?(params: never): readonly MarketDataType[];
   params(raw: Record<string, unknown>): unknown;
+  readonly paramsSchema?: ParamsSchema;
   create(ctx: never): Strategy;
 }
 
-/** Identity helper that gives strategy authors type inference. */
-export function defineStrategy<P>(def: StrategyDefinition<P>): StrategyDefinition<P> {
-  return def;
+/**
+ * Defines a strategy, with type inference: parameters as a schema (preferred: the type, the
+ * checks, defaults and the unknown-name check come from one declaration) or as a reader function.
+ */
+export function defineStrategy<S extends ParamsSchema>(def: SchemaStrategyDefinition<S>): StrategyDefinition<Params<S>>;
+export function defineStrategy<P>(def: StrategyDefinition<P>): StrategyDefinition<P>;
+export function defineStrategy<P>(def: StrategyDefinition<P> | SchemaStrategyDefinition<ParamsSchema>): StrategyDefinition<P> {
+  if (typeof def.params === 'function') return def as StrategyDefinition<P>;
+  const { check, params: schema, ...rest } = def as SchemaStrategyDefinition<ParamsSchema>;
+  const read = (raw: Record<string, unknown>): P => {
+    const p = decodeParams(schema, raw);
+    check?.(p);
+    return p as P;
+  };
+  return { ...(rest as unknown as Omit<StrategyDefinition<P>, 'params'>), params: read, paramsSchema: schema };
+}
+
+/** Whether an order is working on the book: NEW or PARTIALLY_FILLED (not pending, not final). */
+export function isWorking(order: { readonly state: LocalState } | { readonly status: OrderStatus }): boolean {
+  const s = 'state' in order ? order.state : order.status;
+  return s === 'NEW' || s === 'PARTIALLY_FILLED';
 }

@@ -4,12 +4,16 @@
  * `params()` never read is a parameter the strategy does not know: a misspelt `entryz` for
  * `entryZ` is refused instead of silently running with the default. A strategy that reads the
  * whole mapping (`Object.keys(raw)`, a spread) is trusted to check the names itself, as the
- * examples do with `onlyKeys`.
+ * examples did with `onlyKeys`.
+ *
+ * A definition with a parameter schema (`paramsSchema`) knows its names without this: a key the
+ * schema does not declare is unknown, and `params()` is not even called then.
  */
 import type { AnyStrategyDefinition, StrategyDefinition } from './api';
+import { paramNames } from './params';
 
 export interface CheckedParams {
-  /** What `params()` returned. */
+  /** What `params()` returned (undefined when a name is unknown and the definition has a schema). */
   params: unknown;
   /** Config keys `params()` never read (empty when it read the whole mapping). */
   unknown: string[];
@@ -21,6 +25,12 @@ const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype).conc
 
 /** Runs `params(raw)` with its reads recorded; what it throws passes through. */
 export function checkParams(definition: AnyStrategyDefinition, raw: Record<string, unknown>): CheckedParams {
+  const schema = definition.paramsSchema;
+  if (schema !== undefined) {
+    const known = paramNames(schema);
+    const unknown = Object.keys(raw).filter((k) => !known.includes(k));
+    return { params: unknown.length > 0 ? undefined : definition.params(raw), unknown, known };
+  }
   const read = new Set<string>();
   let whole = false;
   const note = (k: string | symbol): void => {

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { decimalStringProblem } from '../../core/decimal';
+import { yamlLineOf } from '../../core/yaml-lines';
 import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
 import { VenueError } from '../../core/errors';
 import { validateFaultSetting } from '../../protocol/validate/admin';
@@ -18,17 +19,32 @@ import { SymbolSpec, type MarginTier, type SymbolConfig } from '../engine/symbol
 import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type ExchangeConfig, type MarketMode } from './config';
 
 export class ConfigError extends Error {
+  /** 1-based line of `path` in the file, when known: `x.yaml:12: symbols[1].tickSize: ...`. */
+  readonly line: number | undefined;
+
   constructor(
     readonly file: string,
     readonly path: string,
-    message: string,
+    readonly detail: string,
+    line?: number,
   ) {
-    super(`${file}: ${path === '' ? '' : `${path}: `}${message}`);
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${path === '' ? '' : `${path}: `}${detail}`);
     this.name = 'ConfigError';
+    this.line = line;
   }
 }
 
-type V<T> = (v: unknown, path: string) => T;
+/** JSON Schema of what a validator accepts: the validators below carry theirs (`.schema`). */
+type JsonSchema = Record<string, unknown>;
+
+/** A validator, with the JSON Schema of what it accepts: the file's schema is built from the same calls. */
+type V<T> = ((v: unknown, path: string) => T) & { schema?: JsonSchema };
+
+function withSchema<T>(f: (v: unknown, path: string) => T, schema: JsonSchema): V<T> {
+  return Object.assign(f, { schema });
+}
+
+const DECIMAL_PATTERN = { positive: '^(?=.*[1-9])(?:0|[1-9]\\d*)(?:\\.\\d+)?$', nonNegative: '^(?:0|[1-9]\\d*)(?:\\.\\d+)?$', signed: '^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$' };
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
@@ -45,11 +61,12 @@ class Checker {
     throw new ConfigError(this.file, path, `expected ${expected}, got ${describe(got)}`);
   }
 
-  str: V<string> = (v, p) => (typeof v === 'string' && v.length > 0 ? v : this.fail(p, 'a non-empty string', v));
+  str: V<string> = withSchema((v, p) => (typeof v === 'string' && v.length > 0 ? v : this.fail(p, 'a non-empty string', v)), { type: 'string', minLength: 1 });
 
   /** A decimal string; YAML numbers are refused so that `0.1` never passes through a float. */
   dec(opts: { positive?: boolean; nonNegative?: boolean; signed?: boolean } = {}): V<string> {
-    return (v, p) => {
+    const pattern = opts.positive ? DECIMAL_PATTERN.positive : opts.signed ? DECIMAL_PATTERN.signed : DECIMAL_PATTERN.nonNegative;
+    return withSchema((v, p) => {
       const what = opts.positive ? 'a positive decimal string' : opts.signed ? 'a decimal string' : 'a non-negative decimal string';
       if (typeof v === 'number') this.fail(p, `${what} in quotes (e.g. "${v}"), so that it is never rounded as a binary float`, v);
       if (typeof v !== 'string' || decimalStringProblem(v) !== undefined) this.fail(p, what, v);
@@ -57,30 +74,41 @@ class Checker {
       const body = v.replace(/^-/, '');
       if (opts.positive && /^[0.]+$/.test(body)) this.fail(p, what, v);
       return v as string;
-    };
+    }, { type: 'string', pattern, description: 'A decimal in quotes (never a YAML number).' });
   }
 
   int(min: number, max = Number.MAX_SAFE_INTEGER): V<number> {
-    return (v, p) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : this.fail(p, `an integer from ${min} to ${max}`, v));
+    return withSchema((v, p) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : this.fail(p, `an integer from ${min} to ${max}`, v)), { type: 'integer', minimum: min, maximum: max });
   }
 
-  bool: V<boolean> = (v, p) => (typeof v === 'boolean' ? v : this.fail(p, 'true or false', v));
+  bool: V<boolean> = withSchema((v, p) => (typeof v === 'boolean' ? v : this.fail(p, 'true or false', v)), { type: 'boolean' });
 
   oneOf<T extends string>(values: readonly T[]): V<T> {
-    return (v, p) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : this.fail(p, `one of ${values.join(', ')}`, v));
+    return withSchema((v, p) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : this.fail(p, `one of ${values.join(', ')}`, v)), { type: 'string', enum: [...values] });
   }
 
   list<T>(item: V<T>, minLen = 0): V<T[]> {
-    return (v, p) => {
-      if (!Array.isArray(v)) this.fail(p, 'a list', v);
-      if (v.length < minLen) this.fail(p, `a list of at least ${minLen} entries`, v);
-      return v.map((x, i) => item(x, `${p}[${i}]`));
-    };
+    return withSchema(
+      (v, p) => {
+        if (!Array.isArray(v)) this.fail(p, 'a list', v);
+        if (v.length < minLen) this.fail(p, `a list of at least ${minLen} entries`, v);
+        return v.map((x, i) => item(x, `${p}[${i}]`));
+      },
+      { type: 'array', items: item.schema ?? {}, ...(minLen > 0 ? { minItems: minLen } : {}) },
+    );
   }
 
   /** A mapping: every key known, the required ones present; missing optional keys keep `base`. */
   obj<T extends object>(fields: { [K in keyof T]-?: V<T[K]> }, required: ReadonlyArray<keyof T>, base?: Partial<T>): V<T> {
-    return (v, p) => {
+    const properties: Record<string, JsonSchema> = {};
+    for (const [k, f] of Object.entries(fields as Record<string, V<unknown>>)) {
+      const dflt = (base as Record<string, unknown> | undefined)?.[k];
+      properties[k] = { ...(f.schema ?? {}), ...(dflt !== undefined && (typeof dflt !== 'object' || dflt === null) ? { default: dflt } : {}) };
+    }
+    // Keys a base (the defaults) fills in are not required of the file.
+    const req = required.filter((k) => (base as Record<string, unknown> | undefined)?.[k as string] === undefined).map(String);
+    const schema: JsonSchema = { type: 'object', additionalProperties: false, properties, ...(req.length > 0 ? { required: req } : {}) };
+    return withSchema((v, p) => {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail(p, 'a mapping', v);
       const src = v as Record<string, unknown>;
       const keys = Object.keys(fields);
@@ -97,7 +125,7 @@ class Checker {
         out[k] = (fields as Record<string, V<unknown>>)[k](val, join(p, k));
       }
       return out as T;
-    };
+    }, schema);
   }
 }
 
@@ -111,7 +139,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
     ['maxNotional', 'maintenanceMarginRate', 'maintenanceAmount', 'maxLeverage'],
   );
   const symbolFields: { [K in keyof SymbolConfig]-?: V<SymbolConfig[K]> } = {
-    symbol: (v, p) => (typeof v === 'string' && /^[A-Z0-9]{2,30}$/.test(v) ? v : c.fail(p, 'a symbol name of 2 to 30 capital letters and digits', v)),
+    symbol: withSchema((v, p) => (typeof v === 'string' && /^[A-Z0-9]{2,30}$/.test(v) ? v : c.fail(p, 'a symbol name of 2 to 30 capital letters and digits', v)), { type: 'string', pattern: '^[A-Z0-9]{2,30}$' }),
     baseAsset: c.str,
     quoteAsset: c.str,
     tickSize: c.dec({ positive: true }),
@@ -128,7 +156,9 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
     tiers: c.list(tier, 1),
   };
   const allSymbolKeys = Object.keys(symbolFields) as Array<keyof SymbolConfig>;
-  const symbol: V<SymbolConfig> = (v, p) => {
+  // A symbol naming a default one needs only the fields it changes; a new one needs them all.
+  const symbolSchema = { ...(c.obj<SymbolConfig>(symbolFields, []).schema ?? {}), required: ['symbol'], description: 'A symbol: a default one (BTCUSDT, ETHUSDT) changes only the fields given; a new one gives them all.' };
+  const symbol: V<SymbolConfig> = withSchema((v, p) => {
     const name = typeof v === 'object' && v !== null ? (v as Record<string, unknown>).symbol : undefined;
     const base = DEFAULT_CONFIG.symbols.find((s) => s.symbol === name);
     const s = c.obj<SymbolConfig>(symbolFields, allSymbolKeys, base ? { ...base, tiers: base.tiers.map((t) => ({ ...t })) } : undefined)(v, p);
@@ -139,18 +169,21 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
       throw new ConfigError(c.file, p, e instanceof Error ? e.message.replace(`${s.symbol}: `, '') : String(e));
     }
     return s;
-  };
+  }, symbolSchema);
   const apiKey = c.obj<ConfiguredApiKey>({ apiKey: c.str, secret: c.str, permissions: c.list(c.oneOf(PERMISSIONS), 1) }, ['apiKey', 'secret', 'permissions']);
   const user = c.obj<ConfiguredUser>(
     { username: c.str, password: c.str, balance: c.dec({ nonNegative: true }), positionMode: c.oneOf(POSITION_MODES), apiKeys: c.list(apiKey) },
     ['username', 'password', 'balance'],
   );
-  const market: V<MarketMode> = (v, p) => {
-    if (v === 'off' || v === 'synthetic') return v;
-    if (typeof v === 'string' && v.startsWith('replay:') && v.length > 'replay:'.length) return v as MarketMode;
-    return c.fail(p, 'off, synthetic or replay:<file>', v);
-  };
-  const optStr: V<string | undefined> = (v, p) => c.str(v, p);
+  const market: V<MarketMode> = withSchema(
+    (v, p) => {
+      if (v === 'off' || v === 'synthetic') return v;
+      if (typeof v === 'string' && v.startsWith('replay:') && v.length > 'replay:'.length) return v as MarketMode;
+      return c.fail(p, 'off, synthetic or replay:<file>', v);
+    },
+    { type: 'string', pattern: '^(off|synthetic|replay:.+)$', description: 'off, synthetic, or replay:<recording file>.' },
+  );
+  const optStr: V<string | undefined> = withSchema((v, p) => c.str(v, p), { type: 'string', minLength: 1 });
   const d = DEFAULT_CONFIG;
   return c.obj<ExchangeConfig>(
     {
@@ -162,7 +195,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
       dataDir: optStr,
       fsync: c.bool,
       snapshotEvery: c.int(0),
-      symbols: (v, p) => {
+      symbols: withSchema((v, p) => {
         const list = c.list(symbol, 1)(v, p);
         const seen = new Set<string>();
         list.forEach((s, i) => {
@@ -170,8 +203,8 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
           seen.add(s.symbol);
         });
         return list;
-      },
-      users: (v, p) => {
+      }, c.list(symbol, 1).schema ?? {}),
+      users: withSchema((v, p) => {
         const list = c.list(user)(v, p);
         const seen = new Set<string>();
         list.forEach((u, i) => {
@@ -179,7 +212,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
           seen.add(u.username);
         });
         return list;
-      },
+      }, c.list(user).schema ?? {}),
       insuranceFund: c.dec({ nonNegative: true }),
       auth: c.obj<ExchangeConfig['auth']>({ accessTokenTtlMs: c.int(1000), refreshTokenTtlMs: c.int(1000), jwtSecret: optStr }, [], d.auth),
       rateLimits: c.obj<ExchangeConfig['rateLimits']>({ ordersPer10s: c.int(1), requestsPerMinute: c.int(1) }, [], d.rateLimits),
@@ -188,18 +221,28 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
       ws: c.obj<ExchangeConfig['ws']>({ pingIntervalMs: c.int(100), deadAfterMs: c.int(100) }, [], d.ws),
       version: c.str,
       // Fault injection: each entry as the body of POST /v1/admin/faults (without `on`).
-      faults: c.list((v, p) => {
-        try {
-          return validateFaultSetting(v);
-        } catch (e) {
-          const field = e instanceof VenueError && e.field !== undefined ? `.${e.field}` : '';
-          throw new ConfigError(c.file, `${p}${field}`, e instanceof Error ? e.message : String(e));
-        }
-      }),
+      faults: c.list(
+        withSchema(
+          (v, p) => {
+            try {
+              return validateFaultSetting(v);
+            } catch (e) {
+              const field = e instanceof VenueError && e.field !== undefined ? `.${e.field}` : '';
+              throw new ConfigError(c.file, `${p}${field}`, e instanceof Error ? e.message : String(e));
+            }
+          },
+          { type: 'object', description: 'A fault switched on from the start, as the body of POST /v1/admin/faults (docs/reliability.md).' },
+        ),
+      ),
     },
     [],
     { ...d, symbols: d.symbols.map((s) => ({ ...s, tiers: s.tiers.map((t) => ({ ...t })) })), users: [] },
   );
+}
+
+/** JSON Schema of the exchange config file, from the same validators (schema/exchange.json). */
+export function exchangeConfigSchema(): JsonSchema {
+  return buildValidator(new Checker('')).schema ?? {};
 }
 
 /** Validates a parsed config value (the YAML document as plain data) over the defaults. */
@@ -216,7 +259,13 @@ export function parseConfigText(text: string, file: string): ExchangeConfig {
     const e = doc.errors[0];
     throw new ConfigError(file, '', `not valid YAML: ${e.message.split('\n')[0]}`);
   }
-  return configFromValue(doc.toJS(), file);
+  try {
+    return configFromValue(doc.toJS(), file);
+  } catch (e) {
+    // The same error, with the line of its key in the file.
+    if (e instanceof ConfigError && e.path !== '' && e.line === undefined) throw new ConfigError(e.file, e.path, e.detail, yamlLineOf(text, e.path));
+    throw e;
+  }
 }
 
 /** Reads and validates a config file; a missing or unreadable file is a ConfigError too. */

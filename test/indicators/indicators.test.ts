@@ -1,5 +1,5 @@
 import { Dec } from '../../src/index';
-import { Atr, BarAggregator, Ema, RollingVolatility } from './index';
+import { Atr, BarAggregator, Ema, RollingVolatility } from '../../src/indicators';
 
 describe('Ema', () => {
   it('is seeded with the simple average, then smooths with alpha = 2 / (period + 1)', () => {

@@ -1,0 +1,145 @@
+/**
+ * Strategy parameters declared once, as a TypeBox schema: the TypeScript type is inferred from it
+ * (`Params<typeof schema>`), the config is checked against it (unknown names, types, ranges, with
+ * one-line errors naming the parameter), defaults are filled in, decimals become exact `Dec`, and
+ * the same schema is plain JSON Schema for editors and docs.
+ *
+ * TypeBox rather than zod: its schemas *are* JSON Schema (no converter between what we check and
+ * what we publish), it has no dependencies, and it ships CommonJS as well as ESM.
+ */
+import { Type, type Static, type StaticDecode, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { Dec } from '../../core/decimal';
+
+/** The rule text of a parameter, for error messages (`parameter 'x' must be <rule>, got ...`). */
+const RULE = 'x-rule';
+
+/** A plain decimal (no exponent, no sign): at least one non-zero digit for `positive`. */
+const NON_NEGATIVE_DECIMAL = '^(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
+const POSITIVE_DECIMAL = '^(?=.*[1-9])(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
+
+interface Common<T> {
+  /** Used when the config does not name the parameter; without it the parameter is required. */
+  default?: T;
+  description?: string;
+}
+
+/** A decimal parameter, read exactly into a `Dec` (written as "0.01" or 0.01 in YAML). */
+function decimal(opts: Common<string> & { min?: 'positive' | 'nonNegative' } = {}) {
+  const positive = (opts.min ?? 'positive') === 'positive';
+  const rule = positive ? 'a positive decimal such as "0.01"' : 'a decimal of at least 0 such as "0.01"';
+  const encoded = Type.Union([Type.String({ pattern: positive ? POSITIVE_DECIMAL : NON_NEGATIVE_DECIMAL }), positive ? Type.Number({ exclusiveMinimum: 0 }) : Type.Number({ minimum: 0 })], {
+    [RULE]: rule,
+    ...(opts.default !== undefined ? { default: opts.default } : {}),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
+  });
+  return Type.Transform(encoded)
+    .Decode((v) => new Dec(typeof v === 'number' ? String(v) : v))
+    .Encode((d) => d.toString());
+}
+
+/** A whole number from `min` to `max`. */
+function integer(opts: Common<number> & { min: number; max: number }) {
+  return Type.Integer({
+    minimum: opts.min,
+    maximum: opts.max,
+    [RULE]: `a whole number from ${opts.min} to ${opts.max}`,
+    ...(opts.default !== undefined ? { default: opts.default } : {}),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
+  });
+}
+
+/** A number (not money: use `decimal` for prices and sizes) from `min` to `max`. */
+function number(opts: Common<number> & { min?: number; max?: number } = {}) {
+  const rule = opts.min !== undefined && opts.max !== undefined ? `a number from ${opts.min} to ${opts.max}` : opts.min !== undefined ? `a number of at least ${opts.min}` : opts.max !== undefined ? `a number of at most ${opts.max}` : 'a number';
+  return Type.Number({
+    ...(opts.min !== undefined ? { minimum: opts.min } : {}),
+    ...(opts.max !== undefined ? { maximum: opts.max } : {}),
+    [RULE]: rule,
+    ...(opts.default !== undefined ? { default: opts.default } : {}),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
+  });
+}
+
+/** A non-empty string (a symbol, a mode name). */
+function string(opts: Common<string> = {}) {
+  return Type.String({ minLength: 1, [RULE]: 'a non-empty string', ...opts });
+}
+
+/** One of a few strings. */
+function oneOf<const T extends readonly string[]>(values: T, opts: Common<T[number]> = {}) {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { [RULE]: `one of ${values.join(', ')}`, ...opts },
+  ) as unknown as TSchema & { static: T[number] };
+}
+
+function boolean(opts: Common<boolean> = {}) {
+  return Type.Boolean({ [RULE]: 'true or false', ...opts });
+}
+
+/**
+ * Builders for parameter schemas. Each one is a TypeBox schema with the rule text used in errors;
+ * any TypeBox schema works as a parameter too. `param.optional(x)` is a parameter with no default
+ * (`undefined` when the config leaves it out).
+ */
+export const param = {
+  decimal,
+  integer,
+  number,
+  string,
+  oneOf,
+  boolean,
+  optional: <T extends TSchema>(s: T) => Type.Optional(s),
+};
+
+/** The schema of a strategy's parameters: an object of named parameter schemas. */
+export type ParamsSchema = TObject;
+
+/** The parameters a schema describes, as the strategy gets them (decimals as `Dec`). */
+export type Params<S extends TSchema> = StaticDecode<S>;
+/** The parameters as written in a config (decimals as strings or numbers). */
+export type ParamsInput<S extends TSchema> = Static<S>;
+
+/** Declares a strategy's parameters: `params({ symbol: param.string({ default: 'BTCUSDT' }), ... })`. */
+export function params<T extends TProperties>(properties: T, description?: string): TObject<T> {
+  return Type.Object(properties, { additionalProperties: false, ...(description !== undefined ? { description } : {}) });
+}
+
+/** The names a schema declares, sorted. */
+export function paramNames(schema: ParamsSchema): string[] {
+  return Object.keys(schema.properties).sort();
+}
+
+function render(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/**
+ * The parameters of a config, checked against the schema and decoded; throws an Error
+ * `parameter 'name' must be <rule>, got <value>` (or `unknown parameter 'x'; known parameters:
+ * ...`) for the first problem.
+ */
+export function decodeParams<S extends ParamsSchema>(schema: S, raw: Record<string, unknown>): Params<S> {
+  const known = paramNames(schema);
+  const unknown = Object.keys(raw).filter((k) => !Object.prototype.hasOwnProperty.call(schema.properties, k));
+  if (unknown.length > 0) throw new Error(`unknown parameter '${unknown[0]}'; known parameters: ${known.join(', ')}`);
+  const value = Value.Default(schema, Value.Clone(raw));
+  const first = Value.Errors(schema, value).First();
+  if (first !== undefined) {
+    const name = first.path.split('/')[1] ?? '';
+    if (name === '') throw new Error(`parameters must be a mapping of ${known.join(', ')}, got ${render(raw)}`);
+    const sub = schema.properties[name] as TSchema & { [RULE]?: string };
+    const rule = sub[RULE] ?? first.message.replace(/^Expected /, '').toLowerCase();
+    const got = (value as Record<string, unknown>)[name];
+    throw new Error(`parameter '${name}' must be ${rule}, got ${got === undefined ? 'nothing (it is required)' : render(got)}`);
+  }
+  return Value.Decode(schema, value);
+}
+
+/** JSON Schema of a parameter schema (TypeBox's own keys dropped), for editors and docs. */
+export function paramsJsonSchema(schema: ParamsSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}

@@ -1,0 +1,163 @@
+/**
+ * Bars from trades: by time (`TimeBars`), by traded volume (`VolumeBars`) and by trade count
+ * (`TickBars`). Each is fed one trade at a time and hands back a bar only once it is complete, so
+ * nothing downstream ever sees a bar that is still changing (no look-ahead).
+ *
+ * Time bars: OHLCV per interval aligned to the epoch (a 60 s bar opens at a whole
+ * minute), so live, paper and backtest runs cut the same bars from the same trades.
+ *
+ * A bar closes when a trade of a later interval arrives, or when `closeUntil(now)` is called
+ * (from a timer) once its interval is over, so a quiet market still closes its bar on time.
+ * Intervals without trades produce no bar: an indicator fed a flat bar would see a move that
+ * never traded.
+ */
+export interface Bar {
+  /** Start of the interval, epoch ms. */
+  openTime: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  /** Base-asset volume traded in the interval. */
+  volume: number;
+  trades: number;
+}
+
+/** Which bars: `time` ms per bar, `volume` base asset per bar, or `trades` per bar. */
+export type BarSpec = { time: number } | { volume: number } | { trades: number };
+
+/** What every bar builder does. */
+export interface BarBuilder {
+  /** Adds a trade; returns the bar it completed, if any. */
+  update(time: number, price: number, quantity: number): Bar | undefined;
+  /** Closes the open bar if it is due by `now` (time bars only); returns it. */
+  closeUntil(now: number): Bar | undefined;
+  /** The bar still being built, if any (a copy). */
+  readonly open: Bar | undefined;
+}
+
+function checkTrade(price: number, quantity: number): void {
+  if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(quantity) || quantity < 0) {
+    throw new RangeError(`trade must have a positive price and a non-negative quantity, got ${price} x ${quantity}`);
+  }
+}
+
+function add(b: Bar | undefined, time: number, price: number, quantity: number): Bar {
+  if (b === undefined) return { openTime: time, open: price, high: price, low: price, close: price, volume: quantity, trades: 1 };
+  if (price > b.high) b.high = price;
+  if (price < b.low) b.low = price;
+  b.close = price;
+  b.volume += quantity;
+  b.trades++;
+  return b;
+}
+
+export class TimeBars implements BarBuilder {
+  private current: Bar | undefined;
+
+  constructor(readonly intervalMs: number) {
+    if (!Number.isInteger(intervalMs) || intervalMs < 1) throw new RangeError(`bar interval must be a whole number of ms, at least 1, got ${intervalMs}`);
+  }
+
+  private startOf(time: number): number {
+    return Math.floor(time / this.intervalMs) * this.intervalMs;
+  }
+
+  /**
+   * Adds a trade; returns the bar it closed (a trade of a later interval), if any. Trades older
+   * than the open bar are ignored: a closed bar is never reopened.
+   */
+  update(time: number, price: number, quantity: number): Bar | undefined {
+    checkTrade(price, quantity);
+    const start = this.startOf(time);
+    let closed: Bar | undefined;
+    if (this.current !== undefined) {
+      if (start < this.current.openTime) return undefined;
+      if (start > this.current.openTime) {
+        closed = this.current;
+        this.current = undefined;
+      }
+    }
+    this.current = add(this.current, start, price, quantity);
+    return closed;
+  }
+
+  /** Closes the open bar if its interval ended at or before `now`; returns it. */
+  closeUntil(now: number): Bar | undefined {
+    const b = this.current;
+    if (b === undefined || now < b.openTime + this.intervalMs) return undefined;
+    this.current = undefined;
+    return b;
+  }
+
+  /** The bar still being built, if any (a copy). */
+  get open(): Bar | undefined {
+    return this.current === undefined ? undefined : { ...this.current };
+  }
+}
+
+/** The name the examples used before: time bars. */
+export const BarAggregator = TimeBars;
+export type BarAggregator = TimeBars;
+
+/**
+ * Volume bars: a bar closes on the trade that brings its volume to `size` or more (that trade is
+ * in the bar; one big trade can make a bar larger than `size`). `openTime` is its first trade's.
+ */
+export class VolumeBars implements BarBuilder {
+  private current: Bar | undefined;
+
+  constructor(readonly size: number) {
+    if (!Number.isFinite(size) || size <= 0) throw new RangeError(`volume bar size must be a positive number, got ${size}`);
+  }
+
+  update(time: number, price: number, quantity: number): Bar | undefined {
+    checkTrade(price, quantity);
+    this.current = add(this.current, time, price, quantity);
+    if (this.current.volume < this.size) return undefined;
+    const b = this.current;
+    this.current = undefined;
+    return b;
+  }
+
+  closeUntil(): Bar | undefined {
+    return undefined;
+  }
+
+  get open(): Bar | undefined {
+    return this.current === undefined ? undefined : { ...this.current };
+  }
+}
+
+/** Tick bars: a bar of every `count` trades, closed on its last trade. */
+export class TickBars implements BarBuilder {
+  private current: Bar | undefined;
+
+  constructor(readonly count: number) {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`tick bar count must be a whole number of at least 1, got ${count}`);
+  }
+
+  update(time: number, price: number, quantity: number): Bar | undefined {
+    checkTrade(price, quantity);
+    this.current = add(this.current, time, price, quantity);
+    if (this.current.trades < this.count) return undefined;
+    const b = this.current;
+    this.current = undefined;
+    return b;
+  }
+
+  closeUntil(): Bar | undefined {
+    return undefined;
+  }
+
+  get open(): Bar | undefined {
+    return this.current === undefined ? undefined : { ...this.current };
+  }
+}
+
+/** The bar builder of a spec. */
+export function barsOf(spec: BarSpec): BarBuilder {
+  if ('time' in spec) return new TimeBars(spec.time);
+  if ('volume' in spec) return new VolumeBars(spec.volume);
+  return new TickBars(spec.trades);
+}

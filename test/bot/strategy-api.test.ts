@@ -1,0 +1,287 @@
+/**
+ * The strategy API beside `onEvent`: typed hooks (only the strategy's symbols, only its own
+ * orders, fills and timers), bars cut from trades, market data inferred from the hooks, rounding
+ * onto the grids, `isWorking`, symbol lookup that names the strategy's symbols, and parameters
+ * declared once as a schema.
+ */
+import { Dec, defineStrategy, isWorking, param, params, type BotEvent, type Intent, type Strategy, type StrategyContext } from '../../src/index';
+import { checkParams } from '../../src/bot/strategy/params-check';
+import { Bot } from '../../src/bot/bot';
+import { SimVenue } from '../../src/bot/venue/sim-venue';
+import { ManualClock, ManualScheduler } from '../../src/core/clock';
+import { Engine } from '../../src/exchange/engine/engine';
+import { DEFAULT_SYMBOLS } from '../../src/exchange/engine/symbols';
+import { botWorld, silentLogger } from './harness';
+
+type Seen = Array<[string, string]>;
+
+/** A strategy on BTCUSDT that records which hook got what. */
+function recorder(seen: Seen, extra: (ctx: StrategyContext) => Partial<Strategy> = () => ({})) {
+  return defineStrategy<Record<string, unknown>>({
+    name: 'recorder',
+    symbols: () => ['BTCUSDT'],
+    params: () => ({}),
+    create: (ctx) => ({
+      onMark: (e) => void seen.push(['onMark', `${e.symbol} ${e.mark.markPrice}`]),
+      onTrade: (e) => void seen.push(['onTrade', `${e.symbol} ${e.trade.price}`]),
+      onFill: (e) => void seen.push(['onFill', `${e.fill.side} ${e.fill.quantity}`]),
+      onOrder: (e) => void seen.push(['onOrder', e.order.status]),
+      onTimer: (e) => void seen.push(['onTimer', e.name]),
+      onRiskState: (e) => void seen.push(['onRiskState', e.state]),
+      onRefused: (e) => void seen.push(['onRefused', e.type]),
+      onBook: (e) => void seen.push(['onBook', e.symbol]),
+      ...extra(ctx),
+    }),
+  });
+}
+
+async function trade(w: Awaited<ReturnType<typeof botWorld>>, symbol: string, price: string, quantity = '0.01'): Promise<void> {
+  w.engine.placeOrder('third', { symbol, type: 'LIMIT', side: 'SELL', price, quantity });
+  w.engine.placeOrder('other', { symbol, type: 'LIMIT', side: 'BUY', price, quantity, timeInForce: 'IOC' });
+  w.venue.pump();
+  await w.settle();
+}
+
+describe('typed hooks', () => {
+  it('deliver marks and trades of the strategy symbols only, its own orders, fills, timers and refusals', async () => {
+    const seen: Seen = [];
+    const def = recorder(seen, (ctx) => ({
+      onStart: () => {
+        ctx.every('t', 1000);
+        return [
+          { kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '49000', quantity: '0.01' },
+          { kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '49000.123', quantity: '0.01' },
+        ];
+      },
+    }));
+    // A second strategy on ETHUSDT: the venue subscribes both symbols, `a` gets BTCUSDT only.
+    const eth = defineStrategy<Record<string, unknown>>({ name: 'eth', symbols: () => ['ETHUSDT'], params: () => ({}), create: () => ({ onMark: () => undefined }) });
+    const w = await botWorld([
+      { id: 'a', definition: def, params: {} },
+      { id: 'e', definition: eth, params: {} },
+    ]);
+    w.engine.createAccount({ userId: 'third', balance: '100000' });
+    w.engine.setMarkPrice('ETHUSDT', '3000');
+    w.engine.setMarkPrice('BTCUSDT', '50100');
+    await trade(w, 'ETHUSDT', '3000');
+    await trade(w, 'BTCUSDT', '50100');
+    w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '0.01' });
+    w.venue.pump();
+    await w.settle();
+    w.scheduler.advance(1000);
+    await w.settle();
+    w.bot.risk.setState('REDUCING', 'test');
+    await w.settle();
+    const kinds = (k: string) => seen.filter(([h]) => h === k).map(([, v]) => v);
+    expect(kinds('onMark')).toEqual(['BTCUSDT 50100']);
+    expect(kinds('onTrade')).toEqual(['BTCUSDT 50100', 'BTCUSDT 49000']); // the second: our buy filled
+    expect(kinds('onOrder')).toEqual(['NEW', 'FILLED']);
+    expect(kinds('onFill')).toEqual(['BUY 0.01']);
+    expect(kinds('onTimer')).toEqual(['t']);
+    expect(kinds('onRefused')).toEqual(['denial']); // the off-tick price
+    expect(kinds('onRiskState')).toEqual(['REDUCING']);
+    // Depth follows every book change of both symbols; `a` sees BTCUSDT's only.
+    expect(w.events.some((e) => e.type === 'depth' && e.symbol === 'ETHUSDT')).toBe(true);
+    expect(kinds('onBook').length).toBeGreaterThan(0);
+    expect(new Set(kinds('onBook'))).toEqual(new Set(['BTCUSDT']));
+  });
+
+  it('market data is inferred from the hooks when there is no onEvent: a marks-only strategy gets no trades', async () => {
+    const seen: Seen = [];
+    const marksOnly = defineStrategy<Record<string, unknown>>({
+      name: 'marks',
+      symbols: () => ['BTCUSDT'],
+      params: () => ({}),
+      create: () => ({ onMark: (e) => void seen.push(['onMark', e.mark.markPrice]) }),
+    });
+    // Without the harness (whose recorder subscribes to everything, which counts as wanting it).
+    const clock = new ManualClock(1_700_000_000_000);
+    const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '1000000' });
+    engine.createAccount({ userId: 'bot', balance: '100000' });
+    const venue = new SimVenue({ engine, userId: 'bot', clock });
+    const bot = new Bot({ venue, strategies: [{ id: 'm', definition: marksOnly, params: {} }], risk: {}, clock, scheduler: new ManualScheduler(clock), logger: silentLogger });
+    await bot.start();
+    expect(bot.wants('markPrice')).toBe(true);
+    expect(bot.wants('trade')).toBe(false);
+    expect(bot.wants('depth')).toBe(false);
+    engine.setMarkPrice('BTCUSDT', '50001');
+    venue.pump();
+    await bot.idle();
+    expect(seen).toEqual([['onMark', '50001']]);
+  });
+
+  it('onEvent still gets every event, beside the typed hooks', async () => {
+    const events: string[] = [];
+    const marks: string[] = [];
+    const both = defineStrategy<Record<string, unknown>>({
+      name: 'both',
+      symbols: () => ['BTCUSDT'],
+      params: () => ({}),
+      create: () => ({ onEvent: (e: BotEvent) => void events.push(e.type), onMark: (e) => void marks.push(e.symbol) }),
+    });
+    const w = await botWorld([{ id: 'b', definition: both, params: {} }]);
+    expect(w.bot.wants('trade')).toBe(true); // onEvent takes all market data
+    w.engine.setMarkPrice('BTCUSDT', '50100');
+    w.venue.pump();
+    await w.settle();
+    expect(events).toContain('markPrice');
+    expect(events).toContain('account');
+    expect(marks).toEqual(['BTCUSDT']);
+  });
+
+  it('a hook that throws is reported with its name', async () => {
+    const bad = defineStrategy<Record<string, unknown>>({ name: 'bad', symbols: () => ['BTCUSDT'], params: () => ({}), create: () => ({ onMark: () => { throw new Error('boom'); } }) });
+    const w = await botWorld([{ id: 'x', definition: bad, params: {} }]);
+    w.engine.setMarkPrice('BTCUSDT', '50100');
+    w.venue.pump();
+    await w.settle();
+    expect(w.events.filter((e) => e.type === 'strategyError').map((e) => (e.type === 'strategyError' ? `${e.where}: ${e.message}` : ''))).toEqual(['onMark: boom']);
+  });
+
+  it('intents a hook emits and those it returns both go out, and a denial of one reaches onRefused after the hook', async () => {
+    let refused = 0;
+    const emitter = defineStrategy<Record<string, unknown>>({
+      name: 'emitter',
+      symbols: () => ['BTCUSDT'],
+      params: () => ({}),
+      create: (ctx) => ({
+        onMark: () => {
+          if (ctx.myOrders().length > 0 || refused > 0) return;
+          ctx.emit({ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '1.234', quantity: '0.01' }); // off tick: denied now
+          return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '49000', quantity: '0.01', tag: 'A' }];
+        },
+        onRefused: () => {
+          refused++;
+          return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '48000', quantity: '0.01', tag: 'B' }];
+        },
+      }),
+    });
+    const w = await botWorld([{ id: 'r', definition: emitter, params: {} }]);
+    w.engine.setMarkPrice('BTCUSDT', '50100');
+    w.venue.pump();
+    await w.settle();
+    expect(refused).toBe(1);
+    expect(w.engine.currentOrders('bot', { symbol: 'BTCUSDT' }).list.map((o) => o.price).sort()).toEqual(['48000', '49000']);
+  });
+
+  it('onBar gets closed time bars only, closed on time by the timer when trading stops', async () => {
+    const bars: string[] = [];
+    const barry = defineStrategy<Record<string, unknown>>({
+      name: 'bars',
+      symbols: () => ['BTCUSDT'],
+      params: () => ({}),
+      create: () => ({ bars: { time: 60_000 }, onBar: (b, sym) => void bars.push(`${sym} ${b.open}/${b.high}/${b.low}/${b.close} x${b.trades}`) }),
+    });
+    const w = await botWorld([{ id: 'b', definition: barry, params: {} }]);
+    w.engine.createAccount({ userId: 'third', balance: '100000' });
+    // The harness clock starts at 1_700_000_000_000 = 20 s into a minute.
+    await trade(w, 'BTCUSDT', '50000');
+    await trade(w, 'BTCUSDT', '50010');
+    await trade(w, 'BTCUSDT', '49990');
+    expect(bars).toEqual([]); // the minute is not over: no bar yet
+    w.scheduler.advance(39_000);
+    await w.settle();
+    expect(bars).toEqual([]);
+    w.scheduler.advance(1_000);
+    await w.settle();
+    expect(bars).toEqual(['BTCUSDT 50000/50010/49990/49990 x3']);
+    // The reserved bar timer reaches no hook.
+    expect(w.events.some((e) => e.type === 'strategyError')).toBe(false);
+  });
+
+  it('onBar without bars (or bars without onBar) is refused at start', async () => {
+    const half = defineStrategy<Record<string, unknown>>({ name: 'half', symbols: () => ['BTCUSDT'], params: () => ({}), create: () => ({ onBar: () => undefined }) });
+    await expect(botWorld([{ id: 'h', definition: half, params: {} }])).rejects.toThrow(/onBar hook but declares no bars/);
+  });
+});
+
+describe('context helpers', () => {
+  it('round prices and quantities onto the symbol grids, look up symbols once, read the position', async () => {
+    let ctx: StrategyContext | undefined;
+    const def = defineStrategy<Record<string, unknown>>({ name: 'c', symbols: () => ['BTCUSDT'], params: () => ({}), create: (c) => ((ctx = c), {}) });
+    await botWorld([{ id: 'c', definition: def, params: {} }]);
+    const c = ctx as StrategyContext;
+    const tick = c.market().tickSize;
+    expect(c.symbol).toBe('BTCUSDT');
+    expect(tick).toBe('0.1');
+    expect(c.price.round(new Dec('50000.16'), 'down')).toBe('50000.1');
+    expect(c.price.round('50000.11', 'up')).toBe('50000.2');
+    expect(c.price.round('50000.15')).toBe('50000.2'); // nearest, half to even
+    expect(c.price.round('50000.25')).toBe('50000.2');
+    expect(c.quantity.round('0.0129')).toBe('0.012'); // down by default
+    expect(c.quantity.round('0.0121', 'up')).toBe('0.013');
+    expect(c.market('BTCUSDT').price.round(1.26, 'nearest')).toBe('1.3');
+    expect(() => c.market('ETHUSDT')).toThrow("strategy c: 'ETHUSDT' is not one of its symbols (BTCUSDT); list it in the definition's symbols()");
+    expect(c.position().isZero()).toBe(true);
+  });
+
+  it('isWorking: NEW and PARTIALLY_FILLED, for tracked views and venue records', () => {
+    expect(['PENDING_NEW', 'NEW', 'PARTIALLY_FILLED', 'PENDING_CANCEL', 'UNKNOWN', 'FILLED'].map((state) => isWorking({ state: state as never }))).toEqual([false, true, true, false, false, false]);
+    expect(isWorking({ status: 'PARTIALLY_FILLED' })).toBe(true);
+    expect(isWorking({ status: 'CANCELED' })).toBe(false);
+  });
+});
+
+describe('parameters as a schema', () => {
+  const schema = params({
+    symbol: param.string({ default: 'BTCUSDT' }),
+    size: param.decimal({ default: '0.01' }),
+    window: param.integer({ min: 2, max: 100, default: 20 }),
+    mode: param.oneOf(['fast', 'slow'] as const, { default: 'fast' }),
+    cap: param.optional(param.decimal()),
+    level: param.decimal({ min: 'nonNegative' }),
+  });
+  const def = defineStrategy({
+    name: 'schema',
+    params: schema,
+    check: (p) => {
+      if (p.cap && p.cap.lt(p.size)) throw new Error(`parameter 'cap' must be at least size, got ${p.cap.toString()}`);
+    },
+    symbols: (p) => [p.symbol],
+    create: (ctx) => {
+      // The type is inferred: decimals are Dec, integers numbers, the enum its literals.
+      const size: Dec = ctx.params.size;
+      const mode: 'fast' | 'slow' = ctx.params.mode;
+      const out: Intent[] = [];
+      return { onStart: () => (size.gt(0) && mode === 'fast' ? out : []) };
+    },
+  });
+
+  it('fills defaults and decodes decimals exactly, from strings or YAML numbers', () => {
+    const p = def.params({ size: 0.1, level: '0', window: 5 });
+    expect(p.symbol).toBe('BTCUSDT');
+    expect(p.size.toString()).toBe('0.1');
+    expect(p.size).toBeInstanceOf(Dec);
+    expect(p.window).toBe(5);
+    expect(p.mode).toBe('fast');
+    expect(p.cap).toBeUndefined();
+    expect(p.level.isZero()).toBe(true);
+  });
+
+  it('refuses a bad value by name, with the rule and what was found', () => {
+    expect(() => def.params({ level: '1', size: '-1' })).toThrow(`parameter 'size' must be a positive decimal such as "0.01", got "-1"`);
+    expect(() => def.params({ level: '1', size: '1e3' })).toThrow(/parameter 'size' must be a positive decimal/);
+    expect(() => def.params({ level: '1', window: 1 })).toThrow(`parameter 'window' must be a whole number from 2 to 100, got 1`);
+    expect(() => def.params({ level: '1', window: 2.5 })).toThrow(/parameter 'window' must be a whole number/);
+    expect(() => def.params({ level: '1', mode: 'medium' })).toThrow(`parameter 'mode' must be one of fast, slow, got "medium"`);
+    expect(() => def.params({})).toThrow(`parameter 'level' must be a decimal of at least 0 such as "0.01", got nothing (it is required)`);
+    expect(() => def.params({ level: '1', cap: '0.001' })).toThrow(`parameter 'cap' must be at least size, got 0.001`);
+  });
+
+  it('an unknown name is refused naming the known ones, by params() and by the loaders check', () => {
+    expect(() => def.params({ level: '1', windw: 3 })).toThrow(`unknown parameter 'windw'; known parameters: cap, level, mode, size, symbol, window`);
+    const c = checkParams(def, { level: '1', windw: 3, sise: 1 });
+    expect(c.unknown).toEqual(['windw', 'sise']);
+    expect(c.known).toEqual(['cap', 'level', 'mode', 'size', 'symbol', 'window']);
+    expect(checkParams(def, { level: '1' }).unknown).toEqual([]);
+  });
+
+  it('is plain JSON Schema', () => {
+    expect(def.paramsSchema).toBeDefined();
+    const js = JSON.parse(JSON.stringify(def.paramsSchema)) as { type: string; additionalProperties: boolean; required: string[]; properties: Record<string, { default?: unknown }> };
+    expect(js.type).toBe('object');
+    expect(js.additionalProperties).toBe(false);
+    expect(js.required).toEqual(['symbol', 'size', 'window', 'mode', 'level']);
+    expect(js.properties.window.default).toBe(20);
+  });
+});
