@@ -1,7 +1,8 @@
 /**
  * `perpkit sweep <config.yaml>`: runs the config's backtest over the grid or random points of its
  * `sweep` block on worker threads and writes the ranked table (sweep.json, sweep.csv, sweep.md).
- * The table is the same for any number of workers.
+ * The table is the same for any number of workers, and the same when the jobs run on a queue
+ * (`--queue redis://…`, served by `perpkit worker` on any number of machines).
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -9,18 +10,25 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import type { JobResult } from '../backtest/sweep/job';
-import { runSweep, sweepId, sweepJobs } from '../backtest/sweep/sweep';
+import { runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
+import { runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
+import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { toCsv, toMarkdown } from '../backtest/sweep/table';
 import { reportFailure } from './failure';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
 Runs the backtest of the config for every point of its sweep block (grid or seeded random search)
-on worker threads and writes sweep.json, sweep.csv and sweep.md, ranked by sweep.metric
-(docs/backtesting.md).
+on worker threads, or on a Redis queue served by perpkit worker processes, and writes sweep.json,
+sweep.csv and sweep.md, ranked by sweep.metric (docs/backtesting.md).
 
 Options:
   --workers <n>    worker threads (default: sweep.workers, else the number of CPUs); 0 runs in-process
+  --queue <url>    run the jobs on the BullMQ queue at this Redis (redis://host:port) instead of local
+                   threads; start workers with perpkit worker --queue <url>. Rerunning the same
+                   command after a stop picks up the same sweep (finished jobs are not run again)
+  --grace-ms <n>   with --queue: how long Redis may be unreachable before the sweep stops with
+                   exit 1, its finished results kept (default 15000)
   --out <dir>      output directory (default: <report.out>-sweep)
   --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
                    output directory) and run only the other points
@@ -60,10 +68,10 @@ function resumeRows(file: string, id: string): JobResult[] {
 }
 
 export async function runSweepCli(argv: string[]): Promise<number> {
-  let values: { workers?: string; out?: string; quiet?: boolean; debug?: boolean; resume?: boolean; help?: boolean };
+  let values: { workers?: string; out?: string; queue?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; resume?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, queue: { type: 'string' }, 'grace-ms': { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (e) {
     process.stderr.write(`perpkit sweep: ${e instanceof Error ? e.message : String(e)}\n\n${SWEEP_USAGE}`);
     return 2;
@@ -80,6 +88,13 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit sweep: --workers must be a whole number, got '${values.workers}'\n`);
     return 2;
   }
+  const queueBad = values.queue === undefined ? undefined : checkQueueUrl(values.queue);
+  if (queueBad !== undefined || (values['grace-ms'] !== undefined && !/^\d+$/.test(values['grace-ms']))) {
+    process.stderr.write(`perpkit sweep: ${queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`}\n`);
+    return 2;
+  }
+  let resultsFile = '';
+  let finishedRows = 0;
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
@@ -88,23 +103,39 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const quiet = values.quiet === true;
     const t0 = performance.now();
     mkdirSync(out, { recursive: true });
-    const resultsFile = path.join(out, RESULTS);
+    resultsFile = path.join(out, RESULTS);
     const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg));
     const done = values.resume === true ? resumeRows(resultsFile, id) : [];
     // Kept: the successful rows; a failed one is run again.
     writeFileSync(resultsFile, done.filter((r) => r.error === undefined).map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
     if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.filter((r) => r.error === undefined).length} finished points kept from ${resultsFile}\n`);
+    finishedRows = done.filter((r) => r.error === undefined).length;
     let failedSoFar = 0;
-    const o = await runSweep(cfg, {
-      workers,
-      done,
-      onNotice: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
-      onResult: (r, n, total) => {
-        appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
-        if (r.error !== undefined) failedSoFar++;
-        if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
-      },
-    });
+    const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
+    const onResult = (r: JobResult, n: number, total: number): void => {
+      appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
+      finishedRows++;
+      if (r.error !== undefined) failedSoFar++;
+      if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
+    };
+    let o: SweepOutcome;
+    let where: string;
+    if (values.queue !== undefined) {
+      const url = values.queue;
+      where = `the queue at ${redactUrl(url)}`;
+      o = await runQueuedSweep(cfg, {
+        url,
+        graceMs: values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000,
+        done,
+        rerunFailed: values.resume === true,
+        onNotice,
+        onResult,
+        onProgress: quiet ? undefined : (p) => process.stderr.write(`${progressLine(p)}\n`),
+      });
+    } else {
+      where = `${workers} worker(s)`;
+      o = await runSweep(cfg, { workers, done, onNotice, onResult });
+    }
     const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, params: cfg.sweep.params, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
@@ -112,13 +143,26 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     writeFileSync(path.join(out, 'sweep.md'), md);
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
     const failed = o.results.filter((r) => r.error !== undefined);
-    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${workers} worker(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${o.jobs.length} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
       return 1;
     }
     return 0;
   } catch (e) {
+    if (e instanceof QueueUnavailableError) {
+      process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; run the same command again to resume\n`);
+      return 1;
+    }
     return reportFailure('sweep', e, values.debug === true);
   }
+}
+
+const mmss = (ms: number): string => {
+  const s = Math.round(ms / 1000);
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+};
+
+export function progressLine(p: QueueProgress): string {
+  return `queue: ${p.done}/${p.total} done, ${p.running} running, ${p.waiting} waiting, ${p.failed} failed, ETA ${p.etaMs === undefined ? '?' : mmss(p.etaMs)}`;
 }

@@ -20,12 +20,21 @@ const COLUMNS: Array<keyof Summary> = ['totalPnl', 'return', 'sharpe', 'sortino'
 export function metricOf(s: Summary, metric: string): number {
   const v = (s as unknown as Record<string, unknown>)[metric];
   if (typeof v === 'number') return v;
+  // A figure that was NaN or infinite reads back from JSON as null: not rankable.
+  if (v === null) return Number.NaN;
   if (typeof v === 'string' && v !== '' && Number.isFinite(Number(v))) return Number(v);
   throw new Error(`sweep.metric '${metric}' is not a numeric field of the report summary (try ${COLUMNS.join(', ')})`);
 }
 
+/**
+ * A failed job (its error set, even with a summary: a strategy that threw) and a figure that is
+ * not a finite number rank last, by job index.
+ */
 export function rank(results: JobResult[], metric: string, order: 'asc' | 'desc'): RankedRow[] {
-  const rows = results.map((r) => ({ r, m: r.summary ? metricOf(r.summary, metric) : null }));
+  const rows = results.map((r) => {
+    const m = r.summary && r.error === undefined ? metricOf(r.summary, metric) : null;
+    return { r, m: m !== null && Number.isFinite(m) ? m : null };
+  });
   rows.sort((a, b) => {
     if (a.m === null || b.m === null) return a.m === null && b.m === null ? a.r.index - b.r.index : a.m === null ? 1 : -1;
     const d = order === 'desc' ? b.m - a.m : a.m - b.m;
@@ -49,6 +58,6 @@ export function toCsv(rows: RankedRow[], keys: string[]): string {
 export function toMarkdown(rows: RankedRow[], keys: string[]): string {
   const head = ['rank', 'job', ...keys, ...COLUMNS];
   const out = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const r of rows) out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : r.error ?? ''))].map((v) => String(v).replace(/\|/g, '\\|')).join(' | ')} |`);
+  for (const r of rows) out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary && r.error === null ? r.summary[c] : r.error ?? ''))].map((v) => String(v).replace(/\|/g, '\\|')).join(' | ')} |`);
   return `${out.join('\n')}\n`;
 }
