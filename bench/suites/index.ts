@@ -7,5 +7,6 @@ import './engine';
 import './exchange-http';
 import './latency';
 import './sdk';
+import './sweep-queue';
 
 export { registerSuite, getSuite, suiteNames } from './registry';

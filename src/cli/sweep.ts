@@ -11,9 +11,12 @@ import { parseArgs } from 'node:util';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import type { JobResult } from '../backtest/sweep/job';
 import { runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
-import { runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
+import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { toCsv, toMarkdown } from '../backtest/sweep/table';
+import { searchOf } from '../backtest/sweep/options';
+import { runPool } from '../backtest/sweep/pool';
+import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { reportFailure } from './failure';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
@@ -98,7 +101,11 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
+    // The search options are checked now: a bad objective or window is exit 2 before any job runs.
+    const search = searchOf(cfg);
     const workers = values.workers !== undefined ? Number(values.workers) : (cfg.sweep.workers ?? availableParallelism());
+    const graceMs = values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000;
+    const onProgress = values.quiet === true ? undefined : (p: QueueProgress): void => void process.stderr.write(`${progressLine(p)}\n`);
     const out = values.out !== undefined ? path.resolve(values.out) : `${cfg.report.out}-sweep`;
     const quiet = values.quiet === true;
     const t0 = performance.now();
@@ -125,30 +132,51 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       where = `the queue at ${redactUrl(url)}`;
       o = await runQueuedSweep(cfg, {
         url,
-        graceMs: values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000,
+        graceMs,
         done,
         rerunFailed: values.resume === true,
         onNotice,
         onResult,
-        onProgress: quiet ? undefined : (p) => process.stderr.write(`${progressLine(p)}\n`),
+        onProgress,
       });
     } else {
       where = `${workers} worker(s)`;
       o = await runSweep(cfg, { workers, done, onNotice, onResult });
     }
-    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, params: cfg.sweep.params, rows: o.ranked };
+    const objective = search.objective;
+    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
     const md = toMarkdown(o.ranked, o.keys);
     writeFileSync(path.join(out, 'sweep.md'), md);
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
     const failed = o.results.filter((r) => r.error !== undefined);
-    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    const excluded = o.ranked.filter((r) => r.excluded !== null).length;
+    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    let code = 0;
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${o.jobs.length} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
-      return 1;
+      code = 1;
     }
-    return 0;
+    if (search.walkForward !== undefined) {
+      const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
+        if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
+      };
+      const run: JobRunner =
+        values.queue !== undefined
+          ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: phaseResult(phase) })).results
+          : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: phaseResult(phase) });
+      const wf = await runWalkForward(cfg, search.walkForward, objective, o.jobs, o.results, run);
+      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
+      writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
+      const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
+      process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${pct(wf.outOfSample.annualized)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${pct(wf.inSample?.annualized)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} job(s) failed; wrote walkforward.json, walkforward.md\n`);
+      if (wf.failed.length > 0) {
+        process.stderr.write(`perpkit sweep: ${wf.failed.length} walk-forward job(s) failed; first: job ${wf.failed[0].index}: ${wf.failed[0].error ?? ''}\n`);
+        code = 1;
+      }
+    }
+    return code;
   } catch (e) {
     if (e instanceof QueueUnavailableError) {
       process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; run the same command again to resume\n`);

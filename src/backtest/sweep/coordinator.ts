@@ -14,8 +14,8 @@ import { plainResult, type JobResult, type SweepJob } from './job';
 import { jobFilesOf, type JobFiles } from './files';
 import { failedResult } from './pool';
 import { connectQueue, queueJobId, QUEUE_NAME, QueueUnavailableError, type QueueJobData } from './queue';
-import { checkPoints, sweepJobs, type SweepOutcome } from './sweep';
-import { rank } from './table';
+import { checkPoints, rankResults, sweepJobs, type SweepOutcome } from './sweep';
+import { objectiveOf } from './options';
 
 export interface QueueProgress {
   total: number;
@@ -49,7 +49,7 @@ export interface QueuedSweepOutcome extends SweepOutcome {
 export function queueSweepId(files: JobFiles, jobs: SweepJob[]): string {
   const h = createHash('sha256').update(files.config.sha256);
   for (const d of files.data) h.update(`\0${d.sha256}`);
-  h.update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed])));
+  h.update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed, j.window ?? null, j.keepEquity === true])));
   return h.digest('hex').slice(0, 16);
 }
 
@@ -65,12 +65,26 @@ export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptio
   const jobs = sweepJobs(cfg);
   checkDataFiles(cfg);
   checkPoints(cfg, jobs);
+  objectiveOf(cfg);
+  const { results, queueId } = await runQueuedJobs(cfg, jobs, opts);
+  return { jobs, results, ranked: rankResults(cfg, results), keys: s.params.map((p) => p.key), queueId };
+}
+
+/**
+ * Runs `jobs` (a sweep's points, or the windows of a walk-forward) on the queue; the results are
+ * indexed by job index. The config gives the files (hashed here) and sweep.jobTimeoutMs.
+ */
+export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts: QueuedSweepOptions): Promise<{ results: JobResult[]; queueId: string }> {
   opts.onNotice?.(`hashing the config and ${cfg.data.files.length} data file(s) (sha256, checked by every worker)`);
   const files = await jobFilesOf(cfg);
   const queueId = queueSweepId(files, jobs);
+  const jobTimeoutMs = cfg.sweep?.jobTimeoutMs;
+  const total = jobs.length;
 
-  const results: JobResult[] = new Array<JobResult>(jobs.length);
-  for (const r of opts.done ?? []) if (r.index < jobs.length && r.error === undefined) results[r.index] = r;
+  // Indexed by job index (a walk-forward's indexes do not start at 0).
+  const results: JobResult[] = [];
+  const ours = new Set(jobs.map((j) => j.index));
+  for (const r of opts.done ?? []) if (ours.has(r.index) && r.error === undefined) results[r.index] = r;
   let collected = results.filter((r) => r !== undefined).length;
   let failed = 0;
 
@@ -87,7 +101,7 @@ export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptio
       conn.gone.then((g) => Promise.reject(g)),
     ]);
 
-  const data = (job: SweepJob): QueueJobData => ({ sweep: queueId, job, jobTimeoutMs: s.jobTimeoutMs, files });
+  const data = (job: SweepJob): QueueJobData => ({ sweep: queueId, job, jobTimeoutMs, files });
   const add = async (list: SweepJob[]): Promise<void> => {
     for (let i = 0; i < list.length; i += BATCH) {
       await guard(queue.addBulk(list.slice(i, i + BATCH).map((job) => ({ name: 'sweep-job', data: data(job), opts: { jobId: queueJobId(queueId, job.index), attempts: 1, removeOnComplete: false, removeOnFail: false } }))));
@@ -128,7 +142,9 @@ export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptio
     const t0 = performance.now();
     let collectedHere = 0;
     let lastProgress = 0;
-    const pollMs = opts.pollMs ?? 200;
+    // Every outstanding job's hash is read once a poll: 100 ms for small sweeps, longer for large
+    // ones (10,000 outstanding jobs: once a second), so Redis sees at most ~10,000 reads a second.
+    const pollMs = (): number => opts.pollMs ?? Math.max(100, Math.ceil(outstanding.length / 10));
     for (;;) {
       const now = await read(outstanding);
       const still: SweepJob[] = [];
@@ -146,7 +162,7 @@ export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptio
           collected++;
           collectedHere++;
           if (r.error !== undefined) failed++;
-          opts.onResult?.(r, collected, jobs.length);
+          opts.onResult?.(r, collected, total);
         }
       });
       if (missing.length > 0) {
@@ -162,14 +178,14 @@ export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptio
         const active = (await guard(conn.redis.lrange(queue.toKey('active'), 0, -1))).filter((id) => id.startsWith(prefix)).length;
         const running = Math.min(active, outstanding.length);
         const etaMs = collectedHere === 0 ? undefined : ((tNow - t0) / collectedHere) * outstanding.length;
-        opts.onProgress({ total: jobs.length, done: collected, failed, running, waiting: outstanding.length - running, etaMs });
+        opts.onProgress({ total, done: collected, failed, running, waiting: outstanding.length - running, etaMs });
       }
       if (outstanding.length === 0) break;
-      await sleep(pollMs);
+      await sleep(pollMs());
     }
     // Every result is in the caller's hands (results.jsonl): the sweep's jobs leave Redis.
     await remove(jobs);
-    return { jobs, results, ranked: rank(results, s.metric, s.order), keys: s.params.map((p) => p.key), queueId };
+    return { results, queueId };
   } catch (e) {
     if (e instanceof QueueUnavailableError) throw e;
     if (conn.redis.status === 'end') throw await conn.gone;

@@ -16,6 +16,10 @@ export interface SweepJob {
   index: number;
   point: Point;
   seed: number;
+  /** Run on this time range only (walk-forward windows, halving slices); else the config's. */
+  window?: { from: number; to: number };
+  /** Return the equity curve too (walk-forward test windows, to stitch them). */
+  keepEquity?: boolean;
 }
 
 export interface JobResult {
@@ -24,6 +28,10 @@ export interface JobResult {
   seed: number;
   summary: Summary | undefined;
   error: string | undefined;
+  /** First and last event time the backtest saw. */
+  span?: { start: number; end: number };
+  /** [time, equity] samples, when the job asked for them. */
+  equity?: Array<[number, number]>;
 }
 
 /** The config with the point's values in the strategies' params (`<strategyId>.<param>`). */
@@ -45,11 +53,14 @@ export function applyPoint(cfg: BacktestConfig, point: Point): BacktestConfig {
  */
 export async function runJob(job: SweepJob): Promise<JobResult> {
   try {
-    const cfg = applyPoint(loadBacktestConfig(job.configFile), job.point);
+    const loaded = applyPoint(loadBacktestConfig(job.configFile), job.point);
+    const cfg = job.window === undefined ? loaded : { ...loaded, data: { ...loaded.data, from: job.window.from, to: job.window.to } };
     const { report } = await backtest(cfg);
     const s = report.summary;
     const error = s.strategyErrors > 0 ? `strategies threw ${s.strategyErrors} times; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}` : undefined;
-    return { index: job.index, point: job.point, seed: job.seed, summary: s, error };
+    const r: JobResult = { index: job.index, point: job.point, seed: job.seed, summary: s, error, span: { start: report.data.startTime, end: report.data.endTime } };
+    if (job.keepEquity === true) r.equity = report.equity.map((e): [number, number] => [e[0], Number(e[1])]);
+    return r;
   } catch (e) {
     return { index: job.index, point: job.point, seed: job.seed, summary: undefined, error: e instanceof Error ? e.message : String(e) };
   }
@@ -62,5 +73,8 @@ export async function runJob(job: SweepJob): Promise<JobResult> {
  */
 export function plainResult(r: JobResult): JobResult {
   const o = JSON.parse(JSON.stringify(r)) as Partial<JobResult>;
-  return { index: r.index, point: r.point, seed: r.seed, summary: o.summary ?? undefined, error: o.error ?? undefined };
+  const out: JobResult = { index: r.index, point: r.point, seed: r.seed, summary: o.summary ?? undefined, error: o.error ?? undefined };
+  if (o.span !== undefined) out.span = o.span;
+  if (o.equity !== undefined) out.equity = o.equity;
+  return out;
 }
