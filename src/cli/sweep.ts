@@ -8,9 +8,10 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
+import { BacktestConfigError, checkDataFiles, loadBacktestConfig } from '../backtest/backtest/config';
 import type { JobResult } from '../backtest/sweep/job';
-import { runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
+import { checkPoints, runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
+import { runHalving } from '../backtest/sweep/halving';
 import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { toCsv, toMarkdown } from '../backtest/sweep/table';
@@ -103,6 +104,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
     // The search options are checked now: a bad objective or window is exit 2 before any job runs.
     const search = searchOf(cfg);
+    if (search.halving !== undefined && values.resume === true) throw new BacktestConfigError(cfg.file, 'sweep.halving', 'no --resume (a halving sweep reruns; with --queue, rerunning the command collects the jobs the queue finished)', '--resume');
     const workers = values.workers !== undefined ? Number(values.workers) : (cfg.sweep.workers ?? availableParallelism());
     const graceMs = values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000;
     const onProgress = values.quiet === true ? undefined : (p: QueueProgress): void => void process.stderr.write(`${progressLine(p)}\n`);
@@ -125,23 +127,36 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       if (r.error !== undefined) failedSoFar++;
       if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
     };
+    const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
+      if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
+    };
+    /** Runs a phase's jobs (walk-forward windows, halving rounds) where the sweep runs. */
+    const runner = (log: (phase: string) => (r: JobResult, n: number, total: number) => void): JobRunner =>
+      values.queue !== undefined
+        ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase) })).results
+        : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase) });
+    const where = values.queue !== undefined ? `the queue at ${redactUrl(values.queue)}` : `${workers} worker(s)`;
     let o: SweepOutcome;
-    let where: string;
-    if (values.queue !== undefined) {
-      const url = values.queue;
-      where = `the queue at ${redactUrl(url)}`;
-      o = await runQueuedSweep(cfg, {
-        url,
-        graceMs,
-        done,
-        rerunFailed: values.resume === true,
-        onNotice,
-        onResult,
-        onProgress,
-      });
+    let failedJobs: JobResult[];
+    if (search.halving !== undefined) {
+      const jobs = sweepJobs(cfg);
+      checkDataFiles(cfg);
+      checkPoints(cfg, jobs);
+      const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
+        appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
+        finishedRows++;
+        phaseResult(phase)(r, n, total);
+      }));
+      o = { jobs, results: h.final, ranked: h.ranked, keys: cfg.sweep.params.map((x) => x.key) };
+      failedJobs = h.failed;
+      writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
+      process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data, ${r.failed} failed, kept ${r.kept.length > 0 ? r.kept.join(', ') : '-'}`).join('\n')}\n`);
+    } else if (values.queue !== undefined) {
+      o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress });
+      failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
-      where = `${workers} worker(s)`;
       o = await runSweep(cfg, { workers, done, onNotice, onResult });
+      failedJobs = o.results.filter((r) => r.error !== undefined);
     }
     const objective = search.objective;
     const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, rows: o.ranked };
@@ -150,23 +165,16 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const md = toMarkdown(o.ranked, o.keys);
     writeFileSync(path.join(out, 'sweep.md'), md);
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
-    const failed = o.results.filter((r) => r.error !== undefined);
+    const failed = failedJobs;
     const excluded = o.ranked.filter((r) => r.excluded !== null).length;
-    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
     let code = 0;
     if (failed.length > 0) {
-      process.stderr.write(`perpkit sweep: ${failed.length} of ${o.jobs.length} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
+      process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
       code = 1;
     }
     if (search.walkForward !== undefined) {
-      const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
-        if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
-      };
-      const run: JobRunner =
-        values.queue !== undefined
-          ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: phaseResult(phase) })).results
-          : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: phaseResult(phase) });
-      const wf = await runWalkForward(cfg, search.walkForward, objective, o.jobs, o.results, run);
+      const wf = await runWalkForward(cfg, search.walkForward, objective, o.jobs, o.results, runner(phaseResult));
       writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
       writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
       const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);

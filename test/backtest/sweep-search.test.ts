@@ -5,7 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
-import { runJob } from '../../src/backtest/sweep/job';
+import { runJob, type JobResult } from '../../src/backtest/sweep/job';
+import { SYNTH_EPOCH } from '../../src/market-data/synth';
 import { annualized, objectiveOf } from '../../src/backtest/sweep/options';
 import { jobSeed } from '../../src/backtest/sweep/points';
 import { sweepJobs } from '../../src/backtest/sweep/sweep';
@@ -133,4 +134,48 @@ test('walk-forward: windows, the best training point tested on the next window, 
   const rl = runCli(['sweep', long, '--out', path.join(dir, 'wf-long'), '--workers', '1', '--quiet']);
   expect(rl.code).toBe(2);
   expect(rl.stderr).toMatch(/sweep\.walkForward: expected train \+ test within the data/);
+});
+
+test('successive halving: seeded points, the top 1/eta kept on eta times more data, the same with 1 and 2 workers', () => {
+  const from = new Date(SYNTH_EPOCH).toISOString();
+  const to = new Date(SYNTH_EPOCH + 16 * 60_000).toISOString();
+  const cfg = writeConfig(dir, 'halving.yaml', {
+    data: { files: ['rec.jsonl.gz'], from, to },
+    sweep: { method: 'random', samples: 8, seed: 42, objective: 'returnOverDrawdown', halving: { eta: 2, rounds: 3 }, params: { 'mm.minSpreadBps': { min: 1, max: 12, step: 1, integer: true }, 'mm.skewBps': { min: 0, max: 6, step: 1, integer: true } } },
+  });
+  const one = path.join(dir, 'halving-1');
+  const two = path.join(dir, 'halving-2');
+  const r1 = runCli(['sweep', cfg, '--out', one, '--workers', '1', '--quiet']);
+  expect(r1.code).toBe(0);
+  expect(runCli(['sweep', cfg, '--out', two, '--workers', '2', '--quiet']).code).toBe(0);
+  for (const f of ['halving.json', 'sweep.json', 'sweep.csv']) expect(readFileSync(path.join(two, f), 'utf8')).toBe(readFileSync(path.join(one, f), 'utf8'));
+  const h = JSON.parse(readFileSync(path.join(one, 'halving.json'), 'utf8')) as { rounds: Array<{ window: { from: number; to: number }; points: number[]; kept: number[] }> };
+  expect(h.rounds.map((r) => [r.points.length, (r.window.to - r.window.from) / 60_000])).toEqual([[8, 4], [4, 8], [2, 16]]);
+  expect(r1.stdout).toMatch(/halving round 1: 8 points on 0\.07 h of data, 0 failed, kept/);
+
+  // Round 1's survivors are the top half of round 1's results by the objective (ties by index).
+  const loaded = loadBacktestConfig(cfg);
+  const objective = objectiveOf(loaded);
+  const rows = readFileSync(path.join(one, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { result: JobResult }).result);
+  const round1 = rows.filter((r) => r.index < 8);
+  const top = round1
+    .map((r) => ({ i: r.index, s: objective.score(r) }))
+    .filter((x): x is { i: number; s: { value: number } } => 'value' in x.s)
+    .sort((a, b) => b.s.value - a.s.value || a.i - b.i)
+    .slice(0, 4)
+    .map((x) => x.i)
+    .sort((a, b) => a - b);
+  expect(h.rounds[0].kept).toEqual(top);
+  expect(h.rounds[1].points).toEqual(top);
+  // Round 2 ran the survivors (job indexes 8-11) with the survivors' points.
+  const points = sweepJobs(loaded);
+  expect(rows.filter((r) => r.index >= 8 && r.index < 12).sort((a, b) => a.index - b.index).map((r) => r.point)).toEqual(top.map((i) => points[i].point));
+  // The table ranks the last round's points, on the whole range.
+  const table = rowsOf(one);
+  expect(table.map((r) => r.index).sort((a, b) => a - b)).toEqual(h.rounds[2].points);
+
+  const noRange = writeConfig(dir, 'halving-bad.yaml', { sweep: { halving: { eta: 2 }, params } });
+  const rb = runCli(['sweep', noRange, '--out', path.join(dir, 'hb'), '--workers', '1']);
+  expect(rb.code).toBe(2);
+  expect(rb.stderr).toMatch(/sweep\.halving: expected data\.from and data\.to set/);
 });
