@@ -22,9 +22,10 @@ import { reportFailure } from './failure';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
-Runs the backtest of the config for every point of its sweep block (grid or seeded random search)
-on worker threads, or on a Redis queue served by perpkit worker processes, and writes sweep.json,
-sweep.csv and sweep.md, ranked by sweep.metric (docs/backtesting.md).
+Runs the backtest of the config for every point of its sweep block (grid, seeded random search or
+successive halving) on worker threads, or on a Redis queue served by perpkit worker processes, and
+writes sweep.json, sweep.csv and sweep.md, ranked by sweep.objective or sweep.metric
+(docs/backtesting.md).
 
 Options:
   --workers <n>    worker threads (default: sweep.workers, else the number of CPUs); 0 runs in-process
@@ -40,13 +41,18 @@ Options:
   --debug          print the stack of an error (errors are one line without it)
   -h, --help       show this text
 
+With sweep.walkForward it also writes walkforward.json and walkforward.md (the best training point
+of each window on the next test window, the stitched out-of-sample return beside the in-sample
+optimum's); with sweep.halving, halving.json (each round's data slice, points and survivors).
+
 Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep that dies keeps
-its results. A job whose worker crashes, or that runs past sweep.jobTimeoutMs, is a row with its
-error. Exit codes: 0 every job finished; 1 a job failed (its row says why) or the sweep failed;
+its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy
+threw is a row with its error. Exit codes: 0 every job finished; 1 a job failed (its row says why) or the sweep failed;
 2 bad input (config, data, a parameter the strategy does not read).
 
-Example:
+Examples:
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
+  perpkit sweep config/backtest-market-maker-sweep.yaml --queue redis://127.0.0.1:6379
 `;
 
 const RESULTS = 'results.jsonl';
