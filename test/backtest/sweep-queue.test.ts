@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { ensureBuilt, ROOT } from '../cli/exchange-proc';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis';
+import { SYNTH_EPOCH } from '../../src/market-data/synth';
 import { MM, recording, writeConfig } from './fixtures';
 
 jest.setTimeout(180_000);
@@ -118,6 +119,21 @@ test('the queue table is byte-identical to the local one with 1 and with 2 worke
   } finally {
     r.disconnect();
   }
+});
+
+test('successive halving on the queue: the same rounds and table as on local threads', async () => {
+  const hcfg = writeConfig(dir, 'halving.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 6 * 60_000).toISOString() },
+    sweep: { method: 'random', samples: 4, seed: 3, objective: 'returnOverDrawdown', halving: { eta: 2, rounds: 2 }, params: { 'mm.minSpreadBps': { min: 1, max: 9, step: 1, integer: true } } },
+  });
+  const l = cli(['sweep', hcfg, '--workers', '2', '--quiet', '--out', path.join(dir, 'h-local')]);
+  const ws = [worker(redis.url), worker(redis.url)];
+  const q = cli(['sweep', hcfg, '--queue', redis.url, '--quiet', '--out', path.join(dir, 'h-queue')]);
+  expect(await l.exited).toBe(0);
+  expect(await q.exited).toBe(0);
+  for (const f of ['halving.json', 'sweep.json', 'sweep.csv', 'sweep.md']) expect(readFileSync(path.join(dir, 'h-queue', f), 'utf8')).toBe(readFileSync(path.join(dir, 'h-local', f), 'utf8'));
+  expect(q.out()).toMatch(/halving round 2: 2 points on 0\.10 h of data, 0 failed/);
+  expect(ws.some((w) => /job \S+ done/.test(w.err()))).toBe(true);
 });
 
 test('a worker SIGKILLed mid-job: its job runs again on another worker, counted once, same table', async () => {

@@ -133,11 +133,12 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
     let outstanding = jobs.filter((j) => results[j.index] === undefined);
     // A restarted coordinator: what the queue already holds for this sweep.
     const slots = await read(outstanding);
-    const rerun = outstanding.filter((_, i) => opts.rerunFailed === true && (slots[i].kind === 'failed' || (slots[i].kind === 'completed' && (slots[i] as { result: JobResult }).result.error !== undefined)));
+    const again = (x: Slot): boolean => opts.rerunFailed === true && (x.kind === 'failed' || (x.kind === 'completed' && x.result.error !== undefined));
+    const rerun = outstanding.filter((_, i) => again(slots[i]));
     await remove(rerun);
     const onQueue = slots.filter((x) => x.kind !== 'missing').length - rerun.length;
     if (onQueue > 0) opts.onNotice?.(`sweep ${queueId} is already on the queue: ${onQueue} of its ${outstanding.length} outstanding jobs found there (finished ones are collected, the rest keep running)`);
-    await add(outstanding.filter((_, i) => slots[i].kind === 'missing' || rerun.includes(outstanding[i])));
+    await add(outstanding.filter((_, i) => slots[i].kind === 'missing' || again(slots[i])));
 
     const t0 = performance.now();
     let collectedHere = 0;
