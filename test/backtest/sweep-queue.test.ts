@@ -136,6 +136,41 @@ test('successive halving on the queue: the same rounds and table as on local thr
   expect(ws.some((w) => /job \S+ done/.test(w.err()))).toBe(true);
 });
 
+test('failed jobs on the queue (a worker thread that exits, a strategy that throws) are rows with the local run\'s errors, exit 1; --resume reruns only them', async () => {
+  const modes = `module.exports.default = {
+  name: 'modes', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ mode: String(raw.mode ?? 'ok') }),
+  create: (ctx) => ({
+    onStart() {
+      if (ctx.params.mode === 'exit') process.exit(3);
+      if (ctx.params.mode === 'throw') throw new Error('boom in onStart');
+      return [];
+    },
+  }),
+};
+`;
+  writeFileSync(path.join(dir, 'modes.js'), modes);
+  const mcfg = writeConfig(dir, 'modes.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'exit', 'throw'] } } });
+  const l = cli(['sweep', mcfg, '--workers', '2', '--quiet', '--out', path.join(dir, 'm-local')]);
+  expect(await l.exited).toBe(1);
+  const w = worker(redis.url);
+  const out = path.join(dir, 'm-queue');
+  const q = cli(['sweep', mcfg, '--queue', redis.url, '--out', out]);
+  expect(await q.exited).toBe(1);
+  expect(q.out()).toMatch(/sweep: 3 jobs on the queue at redis:\S+ in [\d.]+ s, 1 finished, 2 failed/);
+  expect(q.err()).toMatch(/perpkit sweep: 2 of 3 jobs failed; first: job 1 \{"m\.mode":"exit"\}: the job's worker failed: .*3/);
+  expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
+  // The worker survived its thread's process.exit and goes on taking jobs.
+  expect(w.child.exitCode).toBeNull();
+  const again = cli(['sweep', mcfg, '--queue', redis.url, '--out', out, '--resume']);
+  expect(await again.exited).toBe(1);
+  expect(again.err()).toContain('resuming: 1 finished points kept');
+  expect(again.err()).not.toMatch(/job 0 /);
+  expect(again.err()).toMatch(/job 1 FAILED/);
+  expect(again.err()).toMatch(/job 2 FAILED/);
+  expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
+});
+
 test('a worker SIGKILLed mid-job: its job runs again on another worker, counted once, same table', async () => {
   const out = path.join(dir, 'killed');
   const a = worker(redis.url);
