@@ -125,7 +125,7 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
     return out;
   };
   const remove = async (list: SweepJob[]): Promise<void> => {
-    for (const job of list) await guard(queue.remove(queueJobId(queueId, job.index)));
+    for (let i = 0; i < list.length; i += BATCH) await guard(Promise.all(list.slice(i, i + BATCH).map((job) => queue.remove(queueJobId(queueId, job.index)))));
   };
 
   try {
