@@ -9,5 +9,6 @@ import './exchange-http';
 import './latency';
 import './real-data';
 import './sdk';
+import './sweep-queue';
 
 export { registerSuite, getSuite, suiteNames } from './registry';

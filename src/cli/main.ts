@@ -5,6 +5,7 @@ import { runDemo } from './demo';
 import { runBacktestCli } from './backtest';
 import { runExchange } from './exchange';
 import { runSweepCli } from './sweep';
+import { runWorkerCli } from './worker';
 import { runBot } from './run';
 import { runRecord } from './record';
 import { runSynth } from './synth';
@@ -28,6 +29,7 @@ Commands:
   data        inspect a recording: range, counts, gaps, latency, book checks (perpkit data --help)
   backtest    replay a recording through strategies and the engine (perpkit backtest --help)
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
+  worker      run sweep jobs from a Redis queue, on any machine (perpkit worker --help)
   help        show this text
   --version   print perpkit's version (also -v)
 
@@ -41,6 +43,7 @@ Examples:
   perpkit synth --out data/btc-2h.jsonl.gz --hours 2 --seed 7
   perpkit backtest config/backtest-market-maker.yaml
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2
+  perpkit worker --queue redis://127.0.0.1:6379      # then: perpkit sweep <cfg> --queue redis://127.0.0.1:6379
 
 Getting started: docs/getting-started.md
 `;
@@ -59,6 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'exchange') return runExchange(rest);
   if (cmd === 'backtest') return runBacktestCli(rest);
   if (cmd === 'sweep') return runSweepCli(rest);
+  if (cmd === 'worker') return runWorkerCli(rest);
   if (cmd === 'run') return runBot(rest);
   if (cmd === 'demo') return runDemo(rest);
   if (cmd === 'record') return runRecord(rest);

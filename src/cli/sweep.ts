@@ -1,26 +1,39 @@
 /**
  * `perpkit sweep <config.yaml>`: runs the config's backtest over the grid or random points of its
  * `sweep` block on worker threads and writes the ranked table (sweep.json, sweep.csv, sweep.md).
- * The table is the same for any number of workers.
+ * The table is the same for any number of workers, and the same when the jobs run on a queue
+ * (`--queue redis://…`, served by `perpkit worker` on any number of machines).
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
+import { BacktestConfigError, checkDataFiles, loadBacktestConfig } from '../backtest/backtest/config';
 import type { JobResult } from '../backtest/sweep/job';
-import { runSweep, sweepId, sweepJobs } from '../backtest/sweep/sweep';
+import { checkPoints, runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
+import { runHalving } from '../backtest/sweep/halving';
+import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
+import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { toCsv, toMarkdown } from '../backtest/sweep/table';
+import { searchOf } from '../backtest/sweep/options';
+import { runPool } from '../backtest/sweep/pool';
+import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { reportFailure } from './failure';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
-Runs the backtest of the config for every point of its sweep block (grid or seeded random search)
-on worker threads and writes sweep.json, sweep.csv and sweep.md, ranked by sweep.metric
+Runs the backtest of the config for every point of its sweep block (grid, seeded random search or
+successive halving) on worker threads, or on a Redis queue served by perpkit worker processes, and
+writes sweep.json, sweep.csv and sweep.md, ranked by sweep.objective or sweep.metric
 (docs/backtesting.md).
 
 Options:
   --workers <n>    worker threads (default: sweep.workers, else the number of CPUs); 0 runs in-process
+  --queue <url>    run the jobs on the BullMQ queue at this Redis (redis://host:port) instead of local
+                   threads; start workers with perpkit worker --queue <url>. Rerunning the same
+                   command after a stop picks up the same sweep (finished jobs are not run again)
+  --grace-ms <n>   with --queue: how long Redis may be unreachable before the sweep stops with
+                   exit 1, its finished results kept (default 15000)
   --out <dir>      output directory (default: <report.out>-sweep)
   --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
                    output directory) and run only the other points
@@ -28,13 +41,18 @@ Options:
   --debug          print the stack of an error (errors are one line without it)
   -h, --help       show this text
 
+With sweep.walkForward it also writes walkforward.json and walkforward.md (the best training point
+of each window on the next test window, the stitched out-of-sample return beside the in-sample
+optimum's); with sweep.halving, halving.json (each round's data slice, points and survivors).
+
 Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep that dies keeps
-its results. A job whose worker crashes, or that runs past sweep.jobTimeoutMs, is a row with its
-error. Exit codes: 0 every job finished; 1 a job failed (its row says why) or the sweep failed;
+its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy
+threw is a row with its error. Exit codes: 0 every job finished; 1 a job failed (its row says why) or the sweep failed;
 2 bad input (config, data, a parameter the strategy does not read).
 
-Example:
+Examples:
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
+  perpkit sweep config/backtest-market-maker-sweep.yaml --queue redis://127.0.0.1:6379
 `;
 
 const RESULTS = 'results.jsonl';
@@ -60,10 +78,10 @@ function resumeRows(file: string, id: string): JobResult[] {
 }
 
 export async function runSweepCli(argv: string[]): Promise<number> {
-  let values: { workers?: string; out?: string; quiet?: boolean; debug?: boolean; resume?: boolean; help?: boolean };
+  let values: { workers?: string; out?: string; queue?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; resume?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, queue: { type: 'string' }, 'grace-ms': { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (e) {
     process.stderr.write(`perpkit sweep: ${e instanceof Error ? e.message : String(e)}\n\n${SWEEP_USAGE}`);
     return 2;
@@ -80,45 +98,113 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit sweep: --workers must be a whole number, got '${values.workers}'\n`);
     return 2;
   }
+  const queueBad = values.queue === undefined ? undefined : checkQueueUrl(values.queue);
+  if (queueBad !== undefined || (values['grace-ms'] !== undefined && !/^\d+$/.test(values['grace-ms']))) {
+    process.stderr.write(`perpkit sweep: ${queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`}\n`);
+    return 2;
+  }
+  let resultsFile = '';
+  let finishedRows = 0;
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
+    // The search options are checked now: a bad objective or window is exit 2 before any job runs.
+    const search = searchOf(cfg);
+    if (search.halving !== undefined && values.resume === true) throw new BacktestConfigError(cfg.file, 'sweep.halving', 'no --resume (a halving sweep reruns; with --queue, rerunning the command collects the jobs the queue finished)', '--resume');
     const workers = values.workers !== undefined ? Number(values.workers) : (cfg.sweep.workers ?? availableParallelism());
+    const graceMs = values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000;
+    const onProgress = values.quiet === true ? undefined : (p: QueueProgress): void => void process.stderr.write(`${progressLine(p)}\n`);
     const out = values.out !== undefined ? path.resolve(values.out) : `${cfg.report.out}-sweep`;
     const quiet = values.quiet === true;
     const t0 = performance.now();
     mkdirSync(out, { recursive: true });
-    const resultsFile = path.join(out, RESULTS);
+    resultsFile = path.join(out, RESULTS);
     const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg));
     const done = values.resume === true ? resumeRows(resultsFile, id) : [];
     // Kept: the successful rows; a failed one is run again.
     writeFileSync(resultsFile, done.filter((r) => r.error === undefined).map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
     if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.filter((r) => r.error === undefined).length} finished points kept from ${resultsFile}\n`);
+    finishedRows = done.filter((r) => r.error === undefined).length;
     let failedSoFar = 0;
-    const o = await runSweep(cfg, {
-      workers,
-      done,
-      onNotice: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
-      onResult: (r, n, total) => {
+    const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
+    const onResult = (r: JobResult, n: number, total: number): void => {
+      appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
+      finishedRows++;
+      if (r.error !== undefined) failedSoFar++;
+      if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
+    };
+    const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
+      if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
+    };
+    /** Runs a phase's jobs (walk-forward windows, halving rounds) where the sweep runs. */
+    const runner = (log: (phase: string) => (r: JobResult, n: number, total: number) => void): JobRunner =>
+      values.queue !== undefined
+        ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase) })).results
+        : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase) });
+    const where = values.queue !== undefined ? `the queue at ${redactUrl(values.queue)}` : `${workers} worker(s)`;
+    let o: SweepOutcome;
+    let failedJobs: JobResult[];
+    if (search.halving !== undefined) {
+      const jobs = sweepJobs(cfg);
+      checkDataFiles(cfg);
+      checkPoints(cfg, jobs);
+      const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
         appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
-        if (r.error !== undefined) failedSoFar++;
-        if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
-      },
-    });
-    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, params: cfg.sweep.params, rows: o.ranked };
+        finishedRows++;
+        phaseResult(phase)(r, n, total);
+      }));
+      o = { jobs, results: h.final, ranked: h.ranked, keys: cfg.sweep.params.map((x) => x.key) };
+      failedJobs = h.failed;
+      writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
+      process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data, ${r.failed} failed, kept ${r.kept.length > 0 ? r.kept.join(', ') : '-'}`).join('\n')}\n`);
+    } else if (values.queue !== undefined) {
+      o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress });
+      failedJobs = o.results.filter((r) => r.error !== undefined);
+    } else {
+      o = await runSweep(cfg, { workers, done, onNotice, onResult });
+      failedJobs = o.results.filter((r) => r.error !== undefined);
+    }
+    const objective = search.objective;
+    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
     const md = toMarkdown(o.ranked, o.keys);
     writeFileSync(path.join(out, 'sweep.md'), md);
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
-    const failed = o.results.filter((r) => r.error !== undefined);
-    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${workers} worker(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    const failed = failedJobs;
+    const excluded = o.ranked.filter((r) => r.excluded !== null).length;
+    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    let code = 0;
     if (failed.length > 0) {
-      process.stderr.write(`perpkit sweep: ${failed.length} of ${o.jobs.length} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
+      process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
+      code = 1;
+    }
+    if (search.walkForward !== undefined) {
+      const wf = await runWalkForward(cfg, search.walkForward, objective, o.jobs, o.results, runner(phaseResult));
+      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
+      writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
+      const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
+      process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${pct(wf.outOfSample.annualized)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${pct(wf.inSample?.annualized)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} job(s) failed; wrote walkforward.json, walkforward.md\n`);
+      if (wf.failed.length > 0) {
+        process.stderr.write(`perpkit sweep: ${wf.failed.length} walk-forward job(s) failed; first: job ${wf.failed[0].index}: ${wf.failed[0].error ?? ''}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  } catch (e) {
+    if (e instanceof QueueUnavailableError) {
+      process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; run the same command again to resume\n`);
       return 1;
     }
-    return 0;
-  } catch (e) {
     return reportFailure('sweep', e, values.debug === true);
   }
+}
+
+const mmss = (ms: number): string => {
+  const s = Math.round(ms / 1000);
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+};
+
+export function progressLine(p: QueueProgress): string {
+  return `queue: ${p.done}/${p.total} done, ${p.running} running, ${p.waiting} waiting, ${p.failed} failed, ETA ${p.etaMs === undefined ? '?' : mmss(p.etaMs)}`;
 }

@@ -18,6 +18,7 @@ const MODES = `module.exports.default = {
     onStart() {
       if (ctx.params.mode === 'exit') process.exit(3);
       if (ctx.params.mode === 'loop') for (;;) {}
+      if (ctx.params.mode === 'throw') throw new Error('boom in onStart');
       return [];
     },
   }),
@@ -73,4 +74,19 @@ test('a crashed and a timed-out job become rows with their errors; exit 1; --res
   const refused = runCli(['sweep', changed, '--out', out, '--resume']);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toMatch(/results\.jsonl: line 1: expected a row of this sweep .*--resume cannot reuse it/);
+});
+
+test('a job whose strategy threw is a failed row (ranked last, summary kept) and the sweep exits 1', () => {
+  const cfg = writeConfig(dir, 'throws.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['throw', 'ok'] } } });
+  const out = path.join(dir, 'sweep-throws');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '1']);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/sweep: 2 jobs on 1 worker\(s\) in [\d.]+ s, 1 finished, 1 failed/);
+  expect(r.stderr).toMatch(/perpkit sweep: 1 of 2 jobs failed; first: job 0 \{"m\.mode":"throw"\}: strategies threw 1 times; first: \[m\] .*boom in onStart/);
+  const table = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Array<{ index: number; metric: number | null; error: string | null; summary: { strategyErrors: number } | null }> };
+  expect(table.rows.map((x) => [x.index, x.metric === null, x.error === null])).toEqual([
+    [1, false, true],
+    [0, true, false],
+  ]);
+  expect(table.rows[1].summary?.strategyErrors).toBe(1);
 });

@@ -64,6 +64,9 @@ export const REPORT = c.object({
   out: c.string({ default: 'backtest-out', description: 'Output directory, relative to this file.' }),
 });
 
+/** A duration: '7d', '12h', '30m', '90s', or milliseconds. */
+const DURATION = Type.Union([Type.Integer({ minimum: 1000 }), Type.String({ pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d|w)$' })]);
+
 const SWEEP_VALUE = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 const SWEEP_RANGE = c.object({ min: Type.Number(), max: Type.Number(), step: c.number({ exclusiveMinimum: 0 }), integer: c.bool({ default: false }) }, { required: ['min', 'max'] });
 
@@ -80,6 +83,13 @@ export const SWEEP_KEYS = {
   }),
   workers: c.int(1, 256, { description: 'Worker threads; the CPU count when absent.' }),
   jobTimeoutMs: c.int(100, 7 * 86_400_000, { description: 'A job running longer (wall time) is ended and recorded as failed.' }),
+  // Validated by the sweep itself (src/backtest/sweep/options.ts); described here for editors.
+  objective: Type.Union([c.oneOf(['sharpe', 'sortino', 'calmar', 'returnOverDrawdown'] as const), c.object({ module: c.string(), export: c.string() }, { required: ['module'] })], {
+    description: 'What ranks the points: a built-in objective or a function exported by a module (relative to this file).',
+  }),
+  minTrades: c.int(0, 1_000_000_000, { description: 'A point with fewer fills is not ranked.' }),
+  walkForward: c.object({ train: DURATION, test: DURATION, step: DURATION }, { description: 'Walk-forward: the best point of each training window run on the following test window.', required: ['train', 'test'] }),
+  halving: c.object({ eta: c.int(2, 16, { default: 3 }), rounds: c.int(2, 8, { default: 3 }) }, { description: 'Successive halving: keep 1/eta of the points each round, on eta times more data.' }),
 };
 
 export const SWEEP = c.object(SWEEP_KEYS, { description: 'Runs the backtest over a grid or a random sample of parameters (perpkit sweep).', required: ['params'] });

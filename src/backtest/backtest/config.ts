@@ -63,6 +63,11 @@ export interface SweepConfig {
   workers: number | undefined;
   /** A job running longer (wall time) is ended and recorded as failed; undefined: no limit. */
   jobTimeoutMs?: number;
+  /**
+   * The search keys validated by the sweep itself (src/backtest/sweep/options.ts): objective,
+   * minTrades, walkForward, halving. Kept raw here so the sweep's options live with the sweep.
+   */
+  search?: Record<string, unknown>;
 }
 
 export interface BacktestConfig {
@@ -263,10 +268,15 @@ function rankable(r: Reader, v: unknown): string {
   return m;
 }
 
+/** Sweep keys whose values the sweep validates (src/backtest/sweep/options.ts). */
+const SWEEP_SEARCH_KEYS = ['objective', 'minTrades', 'walkForward', 'halving'] as const;
+
 function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
   const s = r.record(v, 'sweep', keysOf(SWEEP));
   const method = s.method ?? defaultOf<string>(SWEEP_KEYS.method);
   if (method !== 'grid' && method !== 'random') r.fail('sweep.method', 'grid or random', method);
+  const search: Record<string, unknown> = {};
+  for (const k of SWEEP_SEARCH_KEYS) if (s[k] !== undefined) search[k] = s[k];
   const order = s.order ?? defaultOf<string>(SWEEP_KEYS.order);
   if (order !== 'desc' && order !== 'asc') r.fail('sweep.order', 'desc (larger is better) or asc', order);
   const p = r.record(s.params, 'sweep.params', Object.keys(isRecord(s.params) ? s.params : {}));
@@ -301,6 +311,7 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
     params,
     workers: s.workers === undefined ? undefined : r.int(s.workers, 'sweep.workers', SWEEP_KEYS.workers),
     jobTimeoutMs: s.jobTimeoutMs === undefined ? undefined : r.int(s.jobTimeoutMs, 'sweep.jobTimeoutMs', SWEEP_KEYS.jobTimeoutMs),
+    search,
   };
 }
 

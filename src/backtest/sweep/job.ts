@@ -7,6 +7,7 @@
 import { loadBacktestConfig, type BacktestConfig } from '../backtest/config';
 import { backtest } from '../backtest/backtest';
 import type { Summary } from '../report/metrics';
+import { strategyErrorText } from '../report/html';
 import type { Point } from './points';
 
 export interface SweepJob {
@@ -15,6 +16,10 @@ export interface SweepJob {
   index: number;
   point: Point;
   seed: number;
+  /** Run on this time range only (walk-forward windows, halving slices); else the config's. */
+  window?: { from: number; to: number };
+  /** Return the equity curve too (walk-forward test windows, to stitch them). */
+  keepEquity?: boolean;
 }
 
 export interface JobResult {
@@ -23,6 +28,10 @@ export interface JobResult {
   seed: number;
   summary: Summary | undefined;
   error: string | undefined;
+  /** First and last event time the backtest saw. */
+  span?: { start: number; end: number };
+  /** [time, equity] samples, when the job asked for them. */
+  equity?: Array<[number, number]>;
 }
 
 /** The config with the point's values in the strategies' params (`<strategyId>.<param>`). */
@@ -37,12 +46,35 @@ export function applyPoint(cfg: BacktestConfig, point: Point): BacktestConfig {
   return { ...cfg, strategies };
 }
 
+/**
+ * A job whose strategy threw is a failed job (as `perpkit backtest` exits 3 for it): its figures
+ * are those of a failing strategy, so it keeps its summary for reading but is ranked with the
+ * failures and makes the sweep's exit code 1.
+ */
 export async function runJob(job: SweepJob): Promise<JobResult> {
   try {
-    const cfg = applyPoint(loadBacktestConfig(job.configFile), job.point);
+    const loaded = applyPoint(loadBacktestConfig(job.configFile), job.point);
+    const cfg = job.window === undefined ? loaded : { ...loaded, data: { ...loaded.data, from: job.window.from, to: job.window.to } };
     const { report } = await backtest(cfg);
-    return { index: job.index, point: job.point, seed: job.seed, summary: report.summary, error: undefined };
+    const s = report.summary;
+    const error = s.strategyErrors > 0 ? `strategies threw ${s.strategyErrors} times; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}` : undefined;
+    const r: JobResult = { index: job.index, point: job.point, seed: job.seed, summary: s, error, span: { start: report.data.startTime, end: report.data.endTime } };
+    if (job.keepEquity === true) r.equity = report.equity.map((e): [number, number] => [e[0], Number(e[1])]);
+    return r;
   } catch (e) {
     return { index: job.index, point: job.point, seed: job.seed, summary: undefined, error: e instanceof Error ? e.message : String(e) };
   }
+}
+
+/**
+ * The result as it reads back from JSON (results.jsonl, the queue): NaN and infinities become
+ * null, -0 becomes 0, undefined fields go. Every path applies it, so a table built from results
+ * of threads, of the queue or of a resumed file is the same bytes.
+ */
+export function plainResult(r: JobResult): JobResult {
+  const o = JSON.parse(JSON.stringify(r)) as Partial<JobResult>;
+  const out: JobResult = { index: r.index, point: r.point, seed: r.seed, summary: o.summary ?? undefined, error: o.error ?? undefined };
+  if (o.span !== undefined) out.span = o.span;
+  if (o.equity !== undefined) out.equity = o.equity;
+  return out;
 }

@@ -5,11 +5,14 @@
  * result with its error: no job is lost, and the sweep says which failed. Results are stored by
  * job index, so their order (and the ranking built from them) does not depend on how many
  * workers ran or which finished first.
+ *
+ * `JobPool` is the one place a job meets a thread: the local sweep (`runPool`) and the queue
+ * worker (`perpkit worker`) both run jobs through it, so a job fails with the same words in both.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Piscina } from 'piscina';
-import { runJob, type JobResult, type SweepJob } from './job';
+import { plainResult, runJob, type JobResult, type SweepJob } from './job';
 
 /** The compiled worker: beside this file when running from dist, else the build output. */
 export function defaultWorkerFile(): string {
@@ -26,7 +29,37 @@ export interface PoolOptions {
   onResult?: (r: JobResult, done: number, total: number) => void;
 }
 
-const failed = (job: SweepJob, error: string): JobResult => ({ index: job.index, point: job.point, seed: job.seed, summary: undefined, error });
+export const failedResult = (job: SweepJob, error: string): JobResult => ({ index: job.index, point: job.point, seed: job.seed, summary: undefined, error });
+
+/** Worker threads that run jobs; `threads` 0 runs them in this thread, one after another. */
+export class JobPool {
+  private readonly pool: Piscina | undefined;
+
+  constructor(threads: number, workerFile?: string) {
+    if (threads <= 0) return;
+    const file = workerFile ?? defaultWorkerFile();
+    if (!existsSync(file)) throw new Error(`sweep worker ${file} does not exist (run npm run build)`);
+    this.pool = new Piscina({ filename: file, minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
+  }
+
+  /** The job's result; never throws: a crashed or timed-out job is a result with its error. */
+  async run(job: SweepJob, jobTimeoutMs?: number): Promise<JobResult> {
+    // In-process: for debugging and for environments without threads.
+    if (this.pool === undefined) return plainResult(await runJob(job));
+    const signal = jobTimeoutMs === undefined ? undefined : AbortSignal.timeout(jobTimeoutMs);
+    try {
+      // Structured clone keeps NaN and -0, JSON (results.jsonl, the queue) does not: one form for all.
+      return plainResult((await this.pool.run(job, signal === undefined ? {} : { signal })) as JobResult);
+    } catch (e) {
+      const why = signal?.aborted === true ? `timed out after ${jobTimeoutMs} ms (sweep.jobTimeoutMs); the job's worker was ended` : `the job's worker failed: ${e instanceof Error ? e.message : String(e)}`;
+      return failedResult(job, why);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool?.destroy();
+  }
+}
 
 export async function runPool(jobs: SweepJob[], opts: PoolOptions): Promise<JobResult[]> {
   // Indexed by job index (jobs may be a subset of a sweep's, when resuming).
@@ -36,27 +69,15 @@ export async function runPool(jobs: SweepJob[], opts: PoolOptions): Promise<JobR
     results[r.index] = r;
     opts.onResult?.(r, ++done, jobs.length);
   };
+  if (jobs.length === 0) return results;
   if (opts.workers <= 0) {
-    // In-process, one after another: for debugging and for environments without threads.
-    for (const j of jobs) finish(await runJob(j));
+    const inline = new JobPool(0);
+    for (const j of jobs) finish(await inline.run(j, undefined));
     return results;
   }
-  const file = opts.workerFile ?? defaultWorkerFile();
-  if (!existsSync(file)) throw new Error(`sweep worker ${file} does not exist (run npm run build)`);
-  const n = Math.max(1, Math.min(opts.workers, jobs.length));
-  const pool = new Piscina({ filename: file, minThreads: n, maxThreads: n, idleTimeout: 1000 });
+  const pool = new JobPool(Math.max(1, Math.min(opts.workers, jobs.length)), opts.workerFile);
   try {
-    await Promise.all(
-      jobs.map(async (job) => {
-        const signal = opts.jobTimeoutMs === undefined ? undefined : AbortSignal.timeout(opts.jobTimeoutMs);
-        try {
-          finish((await pool.run(job, signal === undefined ? {} : { signal })) as JobResult);
-        } catch (e) {
-          const why = signal?.aborted === true ? `timed out after ${opts.jobTimeoutMs} ms (sweep.jobTimeoutMs); the job's worker was ended` : `the job's worker failed: ${e instanceof Error ? e.message : String(e)}`;
-          finish(failed(job, why));
-        }
-      }),
-    );
+    await Promise.all(jobs.map(async (job) => finish(await pool.run(job, opts.jobTimeoutMs))));
   } finally {
     await pool.destroy();
   }

@@ -9,7 +9,8 @@ import { openSource } from '../backtest/open-source';
 import { applyPoint, type JobResult, type SweepJob } from './job';
 import { jobSeed, sweepPoints } from './points';
 import { runPool } from './pool';
-import { rank, type RankedRow } from './table';
+import { objectiveOf } from './options';
+import { rankBy, type RankedRow } from './table';
 
 export interface SweepOutcome {
   jobs: SweepJob[];
@@ -54,6 +55,7 @@ export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Prom
   const jobs = sweepJobs(cfg);
   checkDataFiles(cfg);
   checkPoints(cfg, jobs);
+  objectiveOf(cfg);
   const results: JobResult[] = new Array<JobResult>(jobs.length);
   for (const r of opts.done ?? []) if (r.index < jobs.length && r.error === undefined) results[r.index] = r;
   const todo = jobs.filter((j) => results[j.index] === undefined);
@@ -70,7 +72,13 @@ export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Prom
   });
   // runPool stores by index: its array is sparse over the jobs it was not given.
   for (const r of ran) if (r !== undefined) results[r.index] = r;
-  return { jobs, results, ranked: rank(results, s.metric, s.order), keys: s.params.map((p) => p.key) };
+  return { jobs, results, ranked: rankResults(cfg, results), keys: s.params.map((p) => p.key) };
+}
+
+/** The ranked table of a sweep's results, by sweep.objective (else sweep.metric) and sweep.minTrades. */
+export function rankResults(cfg: BacktestConfig, results: JobResult[]): RankedRow[] {
+  const o = objectiveOf(cfg);
+  return rankBy(results, (r) => o.score(r), o.order);
 }
 
 /** Identity of a sweep for --resume: its config file's bytes and its points. */

@@ -10,28 +10,51 @@ export interface RankedRow {
   index: number;
   seed: number;
   point: JobResult['point'];
+  /** The figure ranked by (sweep.metric, or sweep.objective); null: not ranked. */
   metric: number | null;
   summary: Summary | null;
   error: string | null;
+  /** Why a job that did not fail is not ranked (sweep.minTrades, a non-finite objective). */
+  excluded: string | null;
 }
+
+/** What a result ranks by, or why it is not ranked. */
+export type Scorer = (r: JobResult) => { value: number } | { excluded: string };
 
 const COLUMNS: Array<keyof Summary> = ['totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'winRate', 'fees', 'funding', 'fills', 'exposure'];
 
 export function metricOf(s: Summary, metric: string): number {
   const v = (s as unknown as Record<string, unknown>)[metric];
   if (typeof v === 'number') return v;
+  // A figure that was NaN or infinite reads back from JSON as null: not rankable.
+  if (v === null) return Number.NaN;
   if (typeof v === 'string' && v !== '' && Number.isFinite(Number(v))) return Number(v);
   throw new Error(`sweep.metric '${metric}' is not a numeric field of the report summary (try ${COLUMNS.join(', ')})`);
 }
 
+/**
+ * A failed job (its error set, even with a summary: a strategy that threw), an excluded one and a
+ * figure that is not a finite number rank last, by job index.
+ */
 export function rank(results: JobResult[], metric: string, order: 'asc' | 'desc'): RankedRow[] {
-  const rows = results.map((r) => ({ r, m: r.summary ? metricOf(r.summary, metric) : null }));
+  return rankBy(results, (r) => {
+    if (r.error !== undefined || r.summary === undefined) return { excluded: r.error ?? 'no summary' };
+    const m = metricOf(r.summary, metric);
+    return Number.isFinite(m) ? { value: m } : { excluded: `${metric} is not a finite number` };
+  }, order);
+}
+
+export function rankBy(results: JobResult[], score: Scorer, order: 'asc' | 'desc'): RankedRow[] {
+  const rows = results.map((r) => {
+    const s = score(r);
+    return { r, m: 'value' in s ? s.value : null, why: 'excluded' in s && r.error === undefined ? s.excluded : null };
+  });
   rows.sort((a, b) => {
     if (a.m === null || b.m === null) return a.m === null && b.m === null ? a.r.index - b.r.index : a.m === null ? 1 : -1;
     const d = order === 'desc' ? b.m - a.m : a.m - b.m;
     return d !== 0 ? d : a.r.index - b.r.index;
   });
-  return rows.map(({ r, m }, i) => ({ rank: i + 1, index: r.index, seed: r.seed, point: r.point, metric: m, summary: r.summary ?? null, error: r.error ?? null }));
+  return rows.map(({ r, m, why }, i) => ({ rank: i + 1, index: r.index, seed: r.seed, point: r.point, metric: m, summary: r.summary ?? null, error: r.error ?? null, excluded: why }));
 }
 
 const csvCell = (v: unknown): string => {
@@ -42,13 +65,13 @@ const csvCell = (v: unknown): string => {
 export function toCsv(rows: RankedRow[], keys: string[]): string {
   const head = ['rank', 'job', ...keys, ...COLUMNS, 'error'];
   const lines = [head.join(',')];
-  for (const r of rows) lines.push([r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : '')), r.error ?? ''].map(csvCell).join(','));
+  for (const r of rows) lines.push([r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : '')), r.error ?? r.excluded ?? ''].map(csvCell).join(','));
   return `${lines.join('\n')}\n`;
 }
 
 export function toMarkdown(rows: RankedRow[], keys: string[]): string {
   const head = ['rank', 'job', ...keys, ...COLUMNS];
   const out = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const r of rows) out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : r.error ?? ''))].map((v) => String(v).replace(/\|/g, '\\|')).join(' | ')} |`);
+  for (const r of rows) out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary && r.error === null ? r.summary[c] : r.error ?? ''))].map((v) => String(v).replace(/\|/g, '\\|')).join(' | ')} |`);
   return `${out.join('\n')}\n`;
 }

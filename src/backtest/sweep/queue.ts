@@ -1,0 +1,103 @@
+/**
+ * What the sweep coordinator (`perpkit sweep --queue`) and the queue workers (`perpkit worker`)
+ * share: the BullMQ queue's name, the job they pass (a SweepJob plus the digests of the files it
+ * reads), and a Redis connection that gives up after a bounded time instead of retrying forever,
+ * so an unreachable or vanished Redis becomes one clear error.
+ */
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import type { SweepJob } from './job';
+import type { JobFiles } from './files';
+
+/** One queue for every sweep: workers need only the Redis address. */
+export const QUEUE_NAME = 'perpkit-sweep';
+
+export interface QueueJobData {
+  /** Identity of the sweep on the queue (its config, points and data digests). */
+  sweep: string;
+  job: SweepJob;
+  jobTimeoutMs: number | undefined;
+  files: JobFiles;
+}
+
+/** BullMQ job ids: one per (sweep, point), so adding a sweep again adds nothing twice. */
+export const queueJobId = (sweep: string, index: number): string => `${sweep}-${index}`;
+
+/** Redis is unreachable, or went away and did not come back within the grace time. */
+export class QueueUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QueueUnavailableError';
+  }
+}
+
+/** A bad --queue value: exit 2, like any bad input. */
+export function checkQueueUrl(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `--queue must be a Redis URL such as redis://127.0.0.1:6379, got '${url}'`;
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return `--queue must be a redis:// or rediss:// URL, got '${url}'`;
+  if (u.hostname === '') return `--queue must name a host (redis://host:port), got '${url}'`;
+  return undefined;
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+const RETRY_MS = 250;
+
+export interface QueueConnection {
+  redis: Redis;
+  /** The last connection error seen ('' when none), for the one-line message. */
+  lastError(): string;
+  /** Resolves when the connection gave up (Redis unreachable for longer than the grace time). */
+  gone: Promise<QueueUnavailableError>;
+  close(): Promise<void>;
+}
+
+/**
+ * A connection that reconnects for `graceMs` and then gives up. BullMQ needs
+ * `maxRetriesPerRequest: null` (its blocking commands wait indefinitely); commands sent while
+ * reconnecting wait in the offline queue and fail when the connection gives up.
+ */
+export function connectQueue(url: string, graceMs: number): QueueConnection {
+  let last = '';
+  const attempts = Math.max(1, Math.ceil(graceMs / RETRY_MS));
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null,
+    connectionName: `perpkit@${hostname()}:${process.pid}`,
+    // Stateless (BullMQ duplicates this connection with the same options): `times` counts the
+    // attempts since the last successful connection.
+    retryStrategy: (times: number) => (times > attempts ? null : RETRY_MS),
+  });
+  redis.on('error', (e: Error) => {
+    last = e.message;
+  });
+  const gone = new Promise<QueueUnavailableError>((resolve) => {
+    redis.on('end', () => resolve(new QueueUnavailableError(`Redis at ${redactUrl(url)} is unreachable${last === '' ? '' : ` (${last})`}; gave up after ${(graceMs / 1000).toFixed(1)} s of retries`)));
+  });
+  return {
+    redis,
+    lastError: () => last,
+    gone,
+    close: async () => {
+      if (redis.status === 'end') return;
+      try {
+        await redis.quit();
+      } catch {
+        redis.disconnect();
+      }
+    },
+  };
+}

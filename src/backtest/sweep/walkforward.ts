@@ -1,0 +1,137 @@
+/**
+ * Walk-forward: the data is cut into windows (train, then test right after it, moved by step);
+ * every point of the sweep runs on each training window, the best by the sweep's objective runs
+ * on the test window that follows, and the test windows' equity curves are stitched into one
+ * out-of-sample curve. Beside it: the in-sample optimum (the best point over all the data, the
+ * figure a plain sweep reports), and the ratio of the two annualized returns (walk-forward
+ * efficiency: near 1, the optimum held out of sample; near 0 or below, it was fitted to noise).
+ *
+ * The jobs are ordinary sweep jobs with a time window, so they run on threads or on the queue
+ * alike (`JobRunner`), and their indexes follow the sweep's (points first, then training runs
+ * window by window, then test runs), so every job's seed is fixed by the config.
+ */
+import { BacktestConfigError, type BacktestConfig } from '../backtest/config';
+import type { JobResult, SweepJob } from './job';
+import { annualized, type Objective, type WalkForwardSpec } from './options';
+import type { Point } from './points';
+import { jobSeed } from './points';
+import { rankBy } from './table';
+
+/** Runs jobs; the results are indexed by job index. */
+export type JobRunner = (jobs: SweepJob[], phase: string) => Promise<JobResult[]>;
+
+export interface WalkForwardWindow {
+  train: { from: number; to: number };
+  test: { from: number; to: number };
+  /** The training window's best point, or null when no point ranked (all failed or excluded). */
+  best: { index: number; point: Point; score: number } | null;
+  /** Points ranked in training (not failed, not excluded). */
+  ranked: number;
+  /** The best point on the test window. */
+  result: { index: number; return: number | null; score: number | null; fills: number | null; error: string | null; excluded: string | null } | null;
+}
+
+export interface WalkForwardOutcome {
+  objective: string;
+  spec: WalkForwardSpec;
+  range: { from: number; to: number };
+  windows: WalkForwardWindow[];
+  inSample: { index: number; point: Point; score: number; return: number; annualized: number; spanMs: number } | null;
+  outOfSample: { return: number; annualized: number; spanMs: number; windows: number; equity: Array<[number, number]> };
+  /** Out-of-sample annualized return over the in-sample optimum's; null when that is not positive. */
+  ratio: number | null;
+  /** Training and test jobs that failed. */
+  failed: JobResult[];
+}
+
+export function walkForwardWindows(spec: WalkForwardSpec, from: number, to: number): Array<Pick<WalkForwardWindow, 'train' | 'test'>> {
+  const out: Array<Pick<WalkForwardWindow, 'train' | 'test'>> = [];
+  for (let t = from; t + spec.trainMs + spec.testMs <= to; t += spec.stepMs) {
+    out.push({ train: { from: t, to: t + spec.trainMs }, test: { from: t + spec.trainMs, to: t + spec.trainMs + spec.testMs } });
+  }
+  return out;
+}
+
+const iso = (t: number): string => new Date(t).toISOString();
+
+export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec, objective: Objective, points: SweepJob[], full: JobResult[], run: JobRunner): Promise<WalkForwardOutcome> {
+  const s = cfg.sweep;
+  if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
+  if (spec.stepMs < spec.testMs) throw new BacktestConfigError(cfg.file, 'sweep.walkForward.step', `at least test (${spec.testMs} ms): overlapping test windows cannot be stitched`, `${spec.stepMs} ms`);
+  const spans = full.filter((r) => r?.span !== undefined).map((r) => r.span as { start: number; end: number });
+  const from = cfg.data.from ?? Math.min(...spans.map((x) => x.start));
+  const to = cfg.data.to ?? Math.max(...spans.map((x) => x.end));
+  if (!Number.isFinite(from) || !Number.isFinite(to)) throw new Error('walk-forward: no job of the sweep finished, so the data range is unknown (set data.from and data.to)');
+  const cuts = walkForwardWindows(spec, from, to);
+  if (cuts.length === 0) throw new BacktestConfigError(cfg.file, 'sweep.walkForward', `train + test within the data (${iso(from)} to ${iso(to)}, ${((to - from) / 3_600_000).toFixed(2)} h)`, `train ${spec.trainMs} ms + test ${spec.testMs} ms`);
+  const P = points.length;
+  const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: cfg.file, index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}) });
+
+  const trainJobs = cuts.flatMap((c, w) => points.map((p) => job(P + w * P + p.index, p.point, c.train, false)));
+  const trained = await run(trainJobs, 'walk-forward training');
+  const windows: WalkForwardWindow[] = cuts.map((c, w) => {
+    const mine = points.map((p) => trained[P + w * P + p.index]);
+    const ranked = rankBy(mine, (r) => objective.score(r), objective.order);
+    const top = ranked[0];
+    return { ...c, best: top?.metric === null || top === undefined ? null : { index: top.index, point: top.point, score: top.metric }, ranked: ranked.filter((r) => r.metric !== null).length, result: null };
+  });
+  const testJobs = windows.flatMap((w, i) => (w.best === null ? [] : [job(P + cuts.length * P + i, w.best.point, w.test, true)]));
+  const tested = await run(testJobs, 'walk-forward test');
+
+  const failed = [...trainJobs.map((j) => trained[j.index]), ...testJobs.map((j) => tested[j.index])].filter((r) => r !== undefined && r.error !== undefined);
+  let carry = 1;
+  let spanMs = 0;
+  let used = 0;
+  const equity: Array<[number, number]> = [];
+  windows.forEach((w, i) => {
+    const r = tested[P + cuts.length * P + i];
+    if (r === undefined) return;
+    const sc = objective.score(r);
+    w.result = { index: r.index, return: r.summary?.return ?? null, score: 'value' in sc ? sc.value : null, fills: r.summary?.fills ?? null, error: r.error ?? null, excluded: 'excluded' in sc && r.error === undefined ? sc.excluded : null };
+    if (r.error !== undefined || r.summary === undefined) return;
+    // Each window starts from the account's balance: its curve, scaled to where the last one ended.
+    const e0 = Number(r.summary.initialBalance);
+    equity.push([w.test.from, carry]);
+    for (const [t, v] of r.equity ?? []) equity.push([t, carry * (v / e0)]);
+    carry *= 1 + r.summary.return;
+    spanMs += w.test.to - w.test.from;
+    used++;
+  });
+  const oosReturn = carry - 1;
+  const oosAnn = annualized(oosReturn, spanMs);
+
+  const best = rankBy(full.filter((r) => r !== undefined), (r) => objective.score(r), objective.order)[0];
+  const bestResult = best === undefined ? undefined : full[best.index];
+  const isSpan = bestResult?.span === undefined ? 0 : bestResult.span.end - bestResult.span.start;
+  const inSample = best === undefined || best.metric === null || bestResult?.summary === undefined ? null : { index: best.index, point: best.point, score: best.metric, return: bestResult.summary.return, annualized: annualized(bestResult.summary.return, isSpan), spanMs: isSpan };
+  const ratio = inSample !== null && inSample.annualized > 0 && used > 0 && Number.isFinite(oosAnn) ? oosAnn / inSample.annualized : null;
+  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, spanMs, windows: used, equity }, ratio, failed };
+}
+
+const pct = (v: number | null): string => (v === null || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
+const num = (v: number | null): string => (v === null || !Number.isFinite(v) ? '-' : String(Number(v.toPrecision(6))));
+
+export function walkForwardMarkdown(o: WalkForwardOutcome, keys: string[]): string {
+  const lines = [
+    `# Walk-forward (${o.objective})`,
+    '',
+    `Data ${iso(o.range.from)} to ${iso(o.range.to)}; train ${o.spec.trainMs / 3_600_000} h, test ${o.spec.testMs / 3_600_000} h, step ${o.spec.stepMs / 3_600_000} h; ${o.windows.length} windows.`,
+    '',
+    `| figure | in-sample optimum | out-of-sample (stitched) |`,
+    `|---|---|---|`,
+    `| return | ${pct(o.inSample?.return ?? null)} | ${pct(o.outOfSample.return)} |`,
+    `| annualized | ${pct(o.inSample?.annualized ?? null)} | ${pct(o.outOfSample.annualized)} |`,
+    `| point | ${o.inSample === null ? '-' : keys.map((k) => `${k}=${String(o.inSample?.point[k])}`).join(', ')} | per window, below |`,
+    '',
+    `Out-of-sample / in-sample annualized return: **${num(o.ratio)}**${o.ratio === null ? ' (no positive in-sample optimum, or no test window ran)' : ''}.`,
+    '',
+    `| window | train | test | best point | train ${o.objective} | test return | test ${o.objective} | test fills |`,
+    `|---|---|---|---|---|---|---|---|`,
+  ];
+  o.windows.forEach((w, i) => {
+    const r = w.result;
+    const testCell = r === null ? (w.best === null ? 'not run: no point ranked in training' : 'not run') : r.error !== null ? `FAILED: ${r.error}` : pct(r.return);
+    lines.push(`| ${i} | ${iso(w.train.from)} to ${iso(w.train.to)} | ${iso(w.test.from)} to ${iso(w.test.to)} | ${w.best === null ? '-' : keys.map((k) => `${k}=${String(w.best?.point[k])}`).join(', ')} | ${num(w.best?.score ?? null)} | ${testCell.replace(/\|/g, '\\|')} | ${num(r?.score ?? null)} | ${r?.fills ?? '-'} |`);
+  });
+  return `${lines.join('\n')}\n`;
+}

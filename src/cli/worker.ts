@@ -1,0 +1,94 @@
+/**
+ * `perpkit worker --queue redis://host:port`: runs sweep jobs from the queue until stopped
+ * (SIGINT/SIGTERM finish the running jobs first). Start any number, on any machine that sees the
+ * same config and data files at the same paths (docs/backtesting.md).
+ */
+import { availableParallelism, hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { checkQueueUrl, redactUrl } from '../backtest/sweep/queue';
+import { startQueueWorker } from '../backtest/sweep/queue-worker';
+import { reportFailure } from './failure';
+
+export const WORKER_USAGE = `perpkit worker --queue redis://host:port [options]
+
+Runs the jobs of sweeps submitted with perpkit sweep --queue, on worker threads, until stopped.
+Every job names its config and data files by path and sha256; this worker refuses a job whose
+files here have other bytes (the job fails with the reason).
+
+Options:
+  --queue <url>        the Redis of the queue (redis://[user:password@]host:port[/db])
+  --concurrency <n>    jobs at a time, each on its own thread (default: the number of CPUs)
+  --lock-ms <n>        job lock lifetime and stalled-job check period (default 30000): a job of a
+                       worker that died is run again elsewhere within about twice this
+  --grace-ms <n>       how long Redis may be unreachable before the worker exits 1 (default 15000)
+  --quiet              no per-job lines
+  --debug              print the stack of an error
+  -h, --help           show this text
+
+Exit codes: 0 stopped by SIGINT/SIGTERM; 1 Redis unreachable or gone; 2 bad options.
+
+Example:
+  perpkit worker --queue redis://10.0.0.5:6379 --concurrency 4
+`;
+
+const whole = (v: string | undefined, name: string, min: number): string | undefined => (v === undefined || (/^\d+$/.test(v) && Number(v) >= min) ? undefined : `--${name} must be a whole number >= ${min}, got '${v}'`);
+
+export async function runWorkerCli(argv: string[]): Promise<number> {
+  let values: { queue?: string; concurrency?: string; 'lock-ms'?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { queue: { type: 'string' }, concurrency: { type: 'string' }, 'lock-ms': { type: 'string' }, 'grace-ms': { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (e) {
+    process.stderr.write(`perpkit worker: ${e instanceof Error ? e.message : String(e)}\n\n${WORKER_USAGE}`);
+    return 2;
+  }
+  if (values.help === true) {
+    process.stdout.write(WORKER_USAGE);
+    return 0;
+  }
+  const bad = values.queue === undefined ? '--queue is required (redis://host:port)' : (checkQueueUrl(values.queue) ?? whole(values.concurrency, 'concurrency', 1) ?? whole(values['lock-ms'], 'lock-ms', 500) ?? whole(values['grace-ms'], 'grace-ms', 0));
+  if (bad !== undefined || values.queue === undefined) {
+    process.stderr.write(`perpkit worker: ${bad ?? ''}\n`);
+    return 2;
+  }
+  const quiet = values.quiet === true;
+  const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : availableParallelism();
+  let jobs = 0;
+  let failed = 0;
+  let refused = 0;
+  try {
+    const w = await startQueueWorker({
+      url: values.queue,
+      concurrency,
+      lockMs: values['lock-ms'] !== undefined ? Number(values['lock-ms']) : 30_000,
+      graceMs: values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000,
+      onNotice: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
+      onJob: (e) => {
+        jobs++;
+        if (e.result.error !== undefined) failed++;
+        if (!quiet) process.stderr.write(`job ${e.id} ${e.result.error === undefined ? 'done' : `FAILED: ${e.result.error}`} in ${(e.ms / 1000).toFixed(2)} s\n`);
+      },
+      onRefused: (e) => {
+        refused++;
+        process.stderr.write(`job ${e.id} REFUSED: ${e.reason}\n`);
+      },
+    });
+    process.stdout.write(`worker ${hostname()}:${process.pid} on ${redactUrl(values.queue)}, ${concurrency} job(s) at a time; waiting for sweep jobs\n`);
+    const stopped = new Promise<'signal'>((resolve) => {
+      const stop = (): void => resolve('signal');
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    const why = await Promise.race([stopped, w.gone]);
+    const counts = `${jobs} job(s) run, ${failed} failed, ${refused} refused`;
+    if (why === 'signal') {
+      process.stderr.write(`stopping: waiting for the running jobs\n`);
+      await w.close();
+      process.stdout.write(`worker stopped: ${counts}\n`);
+      return 0;
+    }
+    process.stderr.write(`perpkit worker: ${why.message}; ${counts}\n`);
+    return 1;
+  } catch (e) {
+    return reportFailure('worker', e, values.debug === true);
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * Issue 17: sweeps on a BullMQ queue, against a real redis-server (test/helpers/redis.ts) and real
+ * `perpkit sweep --queue` / `perpkit worker` processes. The table must be the bytes of the local
+ * run whatever the number of workers; a SIGKILLed worker's job runs again elsewhere and is counted
+ * once; a restarted coordinator resumes; a worker refuses different data bytes; Redis unreachable
+ * or gone is one clear error with the finished results kept.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Redis } from 'ioredis';
+import { ensureBuilt, ROOT } from '../cli/exchange-proc';
+import { freePort, startRedis, type TestRedis } from '../helpers/redis';
+import { SYNTH_EPOCH } from '../../src/market-data/synth';
+import { MM, recording, writeConfig } from './fixtures';
+
+jest.setTimeout(180_000);
+
+const BIN = path.join(ROOT, 'bin', 'perpkit.js');
+
+/** Sleeps `ms` in onStart (blocking its thread, as a CPU-bound job would), then does nothing. */
+const SLOW = `module.exports.default = {
+  name: 'slow', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ ms: Number(raw.ms ?? 0) }),
+  create: (ctx) => ({
+    onStart() {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ctx.params.ms);
+      return [];
+    },
+  }),
+};
+`;
+
+interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  exited: Promise<number | null>;
+}
+
+const procs: Proc[] = [];
+function cli(args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const p: Proc = { child, out: () => out, err: () => err, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  procs.push(p);
+  return p;
+}
+const worker = (url: string, ...extra: string[]): Proc => cli(['worker', '--queue', url, '--concurrency', '1', '--lock-ms', '1000', '--grace-ms', '2000', ...extra]);
+async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let redis: TestRedis;
+let dir: string;
+let cfg: string;
+let local: { csv: string; json: string; md: string };
+const table = (out: string): { csv: string; json: string; md: string } => ({ csv: readFileSync(path.join(out, 'sweep.csv'), 'utf8'), json: readFileSync(path.join(out, 'sweep.json'), 'utf8'), md: readFileSync(path.join(out, 'sweep.md'), 'utf8') });
+const rowIndexes = (out: string): number[] =>
+  readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { result: { index: number } }).result.index)
+    .sort((a, b) => a - b);
+
+beforeAll(async () => {
+  ensureBuilt();
+  ({ dir } = await recording(6, 11));
+  writeFileSync(path.join(dir, 'slow.js'), SLOW);
+  // Four real market-maker points; every job also sleeps 700 ms, so a worker can be killed mid-job.
+  cfg = writeConfig(dir, 'sw.yaml', {
+    strategies: [MM, { id: 'slow', module: './slow.js', params: { ms: 700 } }],
+    sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': ['2', '6'], 'mm.skewBps': ['1', '3'] } },
+  });
+  const l = cli(['sweep', cfg, '--workers', '2', '--quiet', '--out', path.join(dir, 'local')]);
+  expect(await l.exited).toBe(0);
+  local = table(path.join(dir, 'local'));
+  redis = await startRedis();
+});
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await p.exited;
+  }
+});
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+test('the queue table is byte-identical to the local one with 1 and with 2 workers; jobs leave Redis at the end', async () => {
+  for (const n of [1, 2]) {
+    const ws = Array.from({ length: n }, () => worker(redis.url));
+    const out = path.join(dir, `q${n}`);
+    const c = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+    expect(await c.exited).toBe(0);
+    expect(c.out()).toMatch(new RegExp(`sweep: 4 jobs on the queue at redis://127\\.0\\.0\\.1:${redis.port} in [\\d.]+ s, 4 finished, 0 failed`));
+    expect(c.err()).toMatch(/queue: 4\/4 done, 0 running, 0 waiting, 0 failed, ETA 0m00s/);
+    expect(table(out)).toEqual(local);
+    expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
+    for (const w of ws) w.child.kill('SIGTERM');
+    expect(await Promise.all(ws.map((w) => w.exited))).toEqual(ws.map(() => 0));
+    if (n === 2) expect(ws.map((w) => /job \S+ done/.test(w.err()))).toEqual([true, true]);
+  }
+  const r = new Redis(redis.url);
+  try {
+    const keys = await r.keys('bull:perpkit-sweep:*');
+    expect(keys.filter((k) => /:[0-9a-f]{16}-\d+(:|$)/.test(k))).toEqual([]);
+    // And nothing of it waits.
+    expect(await r.llen('bull:perpkit-sweep:wait')).toBe(0);
+  } finally {
+    r.disconnect();
+  }
+});
+
+test('successive halving on the queue: the same rounds and table as on local threads', async () => {
+  const hcfg = writeConfig(dir, 'halving.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 6 * 60_000).toISOString() },
+    sweep: { method: 'random', samples: 4, seed: 3, objective: 'returnOverDrawdown', halving: { eta: 2, rounds: 2 }, params: { 'mm.minSpreadBps': { min: 1, max: 9, step: 1, integer: true } } },
+  });
+  const l = cli(['sweep', hcfg, '--workers', '2', '--quiet', '--out', path.join(dir, 'h-local')]);
+  const ws = [worker(redis.url), worker(redis.url)];
+  const q = cli(['sweep', hcfg, '--queue', redis.url, '--quiet', '--out', path.join(dir, 'h-queue')]);
+  expect(await l.exited).toBe(0);
+  expect(await q.exited).toBe(0);
+  for (const f of ['halving.json', 'sweep.json', 'sweep.csv', 'sweep.md']) expect(readFileSync(path.join(dir, 'h-queue', f), 'utf8')).toBe(readFileSync(path.join(dir, 'h-local', f), 'utf8'));
+  expect(q.out()).toMatch(/halving round 2: 2 points on 0\.10 h of data, 0 failed/);
+  expect(ws.some((w) => /job \S+ done/.test(w.err()))).toBe(true);
+});
+
+test('failed jobs on the queue (a worker thread that exits, a strategy that throws) are rows with the local run\'s errors, exit 1; --resume reruns only them', async () => {
+  const modes = `module.exports.default = {
+  name: 'modes', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ mode: String(raw.mode ?? 'ok') }),
+  create: (ctx) => ({
+    onStart() {
+      if (ctx.params.mode === 'exit') process.exit(3);
+      if (ctx.params.mode === 'throw') throw new Error('boom in onStart');
+      return [];
+    },
+  }),
+};
+`;
+  writeFileSync(path.join(dir, 'modes.js'), modes);
+  const mcfg = writeConfig(dir, 'modes.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'exit', 'throw'] } } });
+  const l = cli(['sweep', mcfg, '--workers', '2', '--quiet', '--out', path.join(dir, 'm-local')]);
+  expect(await l.exited).toBe(1);
+  const w = worker(redis.url);
+  const out = path.join(dir, 'm-queue');
+  const q = cli(['sweep', mcfg, '--queue', redis.url, '--out', out]);
+  expect(await q.exited).toBe(1);
+  expect(q.out()).toMatch(/sweep: 3 jobs on the queue at redis:\S+ in [\d.]+ s, 1 finished, 2 failed/);
+  expect(q.err()).toMatch(/perpkit sweep: 2 of 3 jobs failed; first: job 1 \{"m\.mode":"exit"\}: the job's worker failed: .*3/);
+  expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
+  // The worker survived its thread's process.exit and goes on taking jobs.
+  expect(w.child.exitCode).toBeNull();
+  const again = cli(['sweep', mcfg, '--queue', redis.url, '--out', out, '--resume']);
+  expect(await again.exited).toBe(1);
+  expect(again.err()).toContain('resuming: 1 finished points kept');
+  expect(again.err()).not.toMatch(/job 0 /);
+  expect(again.err()).toMatch(/job 1 FAILED/);
+  expect(again.err()).toMatch(/job 2 FAILED/);
+  expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
+});
+
+test('a worker SIGKILLed mid-job: its job runs again on another worker, counted once, same table', async () => {
+  const out = path.join(dir, 'killed');
+  const a = worker(redis.url);
+  const c = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+  // Worker A is inside a job (the queue shows it running) and has finished none yet.
+  await until('a running job', () => /1 running/.test(c.err()));
+  expect(a.err()).not.toMatch(/job \S+ done/);
+  a.child.kill('SIGKILL');
+  await a.exited;
+  const b = worker(redis.url);
+  expect(await c.exited).toBe(0);
+  expect(table(out)).toEqual(local);
+  expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
+  // B ran all four, including the one A was killed in.
+  expect((b.err().match(/job \S+ done/g) ?? []).length).toBe(4);
+});
+
+test('a coordinator killed mid-sweep and started again resumes the same sweep', async () => {
+  const out = path.join(dir, 'restart');
+  const w = worker(redis.url);
+  const first = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+  await until('a first result', () => /job \d+ done/.test(first.err()));
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const second = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+  expect(await second.exited).toBe(0);
+  expect(second.err()).toMatch(/is already on the queue: 4 of its 4 outstanding jobs found there/);
+  expect(table(out)).toEqual(local);
+  expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
+  // The worker ran each job once: the restart added nothing twice.
+  expect((w.err().match(/job \S+ done/g) ?? []).length).toBe(4);
+});
+
+test('a worker refuses data whose bytes differ from the digest in the job; the sweep fails with the reason', async () => {
+  const { dir: d2 } = await recording(6, 12);
+  const rec = path.join(d2, 'rec.jsonl.gz');
+  const cfg2 = writeConfig(d2, 'sw.yaml', { strategies: [MM], sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.skewBps': ['1', '3'] } } });
+  const out = path.join(d2, 'out');
+  const c = cli(['sweep', cfg2, '--queue', redis.url, '--out', out]);
+  await until('the jobs on the queue', () => /0\/2 done, 0 running, 2 waiting/.test(c.err()));
+  // Now the file changes under the sweep (another version of the recording on this machine).
+  const { file: other } = await recording(6, 13);
+  writeFileSync(rec, readFileSync(other));
+  const w = worker(redis.url);
+  expect(await c.exited).toBe(1);
+  expect(c.err()).toMatch(/perpkit sweep: 2 of 2 jobs failed; first: job 0 .*failed on the queue: worker \S+: data file .*rec\.jsonl\.gz on this worker has sha256 [0-9a-f]{64} .*refusing to run on different bytes/);
+  expect(w.err()).toMatch(/REFUSED: data file/);
+  expect(rowIndexes(out)).toEqual([0, 1]);
+});
+
+test('Redis unreachable: one line, exit 1, nothing half done', async () => {
+  const port = await freePort();
+  const c = cli(['sweep', cfg, '--queue', `redis://127.0.0.1:${port}`, '--grace-ms', '500', '--out', path.join(dir, 'nowhere')]);
+  expect(await c.exited).toBe(1);
+  const lines = c.err().trim().split('\n').filter((l) => l.startsWith('perpkit sweep:'));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`Redis at redis://127\\.0\\.0\\.1:${port} is unreachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); gave up after 0\\.5 s of retries; 0 finished result\\(s\\) kept in .*results\\.jsonl`));
+  const w = worker(`redis://127.0.0.1:${port}`);
+  expect(await w.exited).toBe(1);
+  expect(w.err()).toMatch(/perpkit worker: Redis at .* is unreachable/);
+});
+
+test('Redis gone mid-sweep: coordinator and worker stop with a clear error; the finished results are kept', async () => {
+  const own = await startRedis();
+  try {
+    const out = path.join(dir, 'gone');
+    const w = worker(own.url);
+    const c = cli(['sweep', cfg, '--queue', own.url, '--grace-ms', '1000', '--out', out]);
+    await until('a first result', () => /job \d+ done/.test(c.err()));
+    await own.kill();
+    expect(await c.exited).toBe(1);
+    const kept = rowIndexes(out);
+    expect(kept.length).toBeGreaterThanOrEqual(1);
+    expect(c.err()).toMatch(new RegExp(`perpkit sweep: Redis at ${own.url} is unreachable .*; ${kept.length} finished result\\(s\\) kept in .*results\\.jsonl; run the same command again to resume`));
+    expect(await w.exited).toBe(1);
+    expect(w.err()).toMatch(/perpkit worker: Redis at .* is unreachable/);
+  } finally {
+    await own.stop();
+  }
+});

@@ -1,0 +1,181 @@
+/**
+ * Issue 17 items 3-4: pluggable objectives with a minimum number of trades, and walk-forward
+ * (train on a window, test the best point on the next, stitch the test windows) through the CLI.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { loadBacktestConfig } from '../../src/backtest/backtest/config';
+import { runJob, type JobResult } from '../../src/backtest/sweep/job';
+import { SYNTH_EPOCH } from '../../src/market-data/synth';
+import { annualized, objectiveOf } from '../../src/backtest/sweep/options';
+import { jobSeed } from '../../src/backtest/sweep/points';
+import { sweepJobs } from '../../src/backtest/sweep/sweep';
+import { walkForwardWindows } from '../../src/backtest/sweep/walkforward';
+import { spawnSync } from 'node:child_process';
+import { ensureBuilt, ROOT } from '../cli/exchange-proc';
+import { recording, writeConfig } from './fixtures';
+
+jest.setTimeout(400_000);
+
+/** The CLI, with room for a loaded machine (the shared runCli stops at 20 s). */
+function runCli(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 150_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let dir: string;
+beforeAll(async () => {
+  ensureBuilt();
+  ({ dir } = await recording(20, 21));
+  // Larger is better: the fewer fills the better (a figure no built-in objective gives).
+  writeFileSync(path.join(dir, 'obj.js'), 'exports.fewFills = (s, info) => -s.fills + (info.spanMs > 0 ? 0 : 1e9);\n');
+});
+
+const params = { 'mm.minSpreadBps': ['2', '8'], 'mm.skewBps': ['1', '4'] };
+interface Row {
+  index: number;
+  metric: number | null;
+  excluded: string | null;
+  summary: { fills: number; return: number; maxDrawdown: number } | null;
+}
+const rowsOf = (out: string): Row[] => (JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Row[] }).rows;
+
+test('objectives: calmar and returnOverDrawdown from the summary, a module function, and minTrades excluding points', () => {
+  const cfg = writeConfig(dir, 'rod.yaml', { sweep: { objective: 'returnOverDrawdown', params } });
+  const out = path.join(dir, 'rod');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--quiet']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/ranked by returnOverDrawdown/);
+  const rows = rowsOf(out);
+  for (const x of rows) expect(x.metric).toBeCloseTo((x.summary?.return ?? 0) / Math.max(x.summary?.maxDrawdown ?? 0, 1e-4), 9);
+  expect(rows.map((x) => x.metric)).toEqual([...rows.map((x) => x.metric)].sort((a, b) => (b ?? 0) - (a ?? 0)));
+
+  const mod = writeConfig(dir, 'mod.yaml', { sweep: { objective: { module: './obj.js', export: 'fewFills' }, params } });
+  const out2 = path.join(dir, 'mod');
+  expect(runCli(['sweep', mod, '--out', out2, '--workers', '2', '--quiet']).code).toBe(0);
+  const rows2 = rowsOf(out2);
+  expect(rows2.map((x) => x.metric)).toEqual(rows2.map((x) => -(x.summary?.fills ?? 0)));
+  expect(rows2.map((x) => x.summary?.fills)).toEqual([...rows2.map((x) => x.summary?.fills)].sort((a, b) => (a ?? 0) - (b ?? 0)));
+
+  // minTrades above what the busiest point traded: nothing ranks, and the line says why.
+  const most = Math.max(...rows.map((x) => x.summary?.fills ?? 0));
+  const min = writeConfig(dir, 'min.yaml', { sweep: { objective: 'calmar', minTrades: most + 1, params } });
+  const out3 = path.join(dir, 'min');
+  const r3 = runCli(['sweep', min, '--out', out3, '--workers', '2', '--quiet']);
+  expect(r3.code).toBe(0);
+  expect(r3.stdout).toMatch(new RegExp(`4 not ranked \\(\\d+ fills, fewer than sweep\\.minTrades \\(${most + 1}\\)\\)`));
+  expect(rowsOf(out3).map((x) => [x.index, x.metric])).toEqual([[0, null], [1, null], [2, null], [3, null]]);
+
+  const bad = writeConfig(dir, 'bad.yaml', { sweep: { objective: 'sharp', params } });
+  const rb = runCli(['sweep', bad, '--out', path.join(dir, 'bad')]);
+  expect(rb.code).toBe(2);
+  expect(rb.stderr).toMatch(/bad\.yaml:\d+: sweep\.objective: expected one of sharpe, sortino, calmar, returnOverDrawdown, or \{ module: \.\/file\.js, export: name \}/);
+  const badFn = writeConfig(dir, 'badfn.yaml', { sweep: { objective: { module: './obj.js', export: 'nope' }, params } });
+  expect(runCli(['sweep', badFn, '--out', path.join(dir, 'bad')]).stderr).toMatch(/sweep\.objective\.export: expected a function exported as 'nope'/);
+});
+
+test('calmar is the annualized return over the drawdown', () => {
+  const cfg = loadBacktestConfig(writeConfig(dir, 'calmar.yaml', { sweep: { objective: 'calmar', params } }));
+  const o = objectiveOf(cfg);
+  const summary = { return: 0.01, maxDrawdown: 0.02, fills: 5 } as never;
+  const score = o.score({ index: 0, point: {}, seed: 1, summary, error: undefined, span: { start: 0, end: 86_400_000 } });
+  expect(score).toEqual({ value: annualized(0.01, 86_400_000) / 0.02 });
+  expect(annualized(0.01, 365 * 86_400_000)).toBeCloseTo(0.01, 12);
+});
+
+test('walk-forward: windows, the best training point tested on the next window, stitched out-of-sample, ratio', async () => {
+  const cfg = writeConfig(dir, 'wf.yaml', { sweep: { objective: 'returnOverDrawdown', walkForward: { train: '6m', test: '3m' }, params } });
+  const out = path.join(dir, 'wf');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--quiet']);
+  expect(r.code).toBe(0);
+  const wf = JSON.parse(readFileSync(path.join(out, 'walkforward.json'), 'utf8')) as {
+    range: { from: number; to: number };
+    windows: Array<{ train: { from: number; to: number }; test: { from: number; to: number }; best: { index: number; point: Record<string, string>; score: number }; result: { index: number; return: number } }>;
+    inSample: { annualized: number; return: number };
+    outOfSample: { return: number; annualized: number; spanMs: number; equity: Array<[number, number]> };
+    ratio: number | null;
+  };
+  const expected = walkForwardWindows({ trainMs: 360_000, testMs: 180_000, stepMs: 180_000 }, wf.range.from, wf.range.to);
+  expect(wf.windows.map((w) => [w.train, w.test])).toEqual(expected.map((w) => [w.train, w.test]));
+  expect(wf.windows.length).toBeGreaterThanOrEqual(3);
+  expect(r.stdout).toMatch(new RegExp(`walk-forward: ${wf.windows.length} windows, ${wf.windows.length} tested; out-of-sample return`));
+
+  // Window 1, recomputed here job by job: its best training point and its test result.
+  const loaded = loadBacktestConfig(cfg);
+  const points = sweepJobs(loaded);
+  const w = wf.windows[1];
+  const objective = objectiveOf(loaded);
+  const scores = await Promise.all(points.map(async (p) => {
+    const index = 4 + 1 * 4 + p.index;
+    const res = await runJob({ configFile: loaded.file, index, point: p.point, seed: jobSeed(1, index), window: w.train });
+    const sc = objective.score(res);
+    return 'value' in sc ? sc.value : -Infinity;
+  }));
+  const bestHere = scores.indexOf(Math.max(...scores));
+  expect(w.best.point).toEqual(points[bestHere].point);
+  expect(w.best.score).toBeCloseTo(scores[bestHere], 12);
+  const test = await runJob({ configFile: loaded.file, index: w.result.index, point: w.best.point, seed: jobSeed(1, w.result.index), window: w.test });
+  expect(w.result.return).toBe(test.summary?.return);
+
+  // Stitched: the product of the test windows' growth; annualized over the test time; the ratio.
+  const growth = wf.windows.reduce((g, x) => g * (1 + x.result.return), 1) - 1;
+  expect(wf.outOfSample.return).toBeCloseTo(growth, 12);
+  expect(wf.outOfSample.spanMs).toBe(wf.windows.length * 180_000);
+  expect(wf.outOfSample.equity[0][1]).toBe(1);
+  if (wf.inSample.annualized > 0) expect(wf.ratio).toBeCloseTo(wf.outOfSample.annualized / wf.inSample.annualized, 9);
+  else expect(wf.ratio).toBeNull();
+  expect(readFileSync(path.join(out, 'walkforward.md'), 'utf8')).toMatch(/Out-of-sample \/ in-sample annualized return/);
+
+  const overlap = writeConfig(dir, 'wf-bad.yaml', { sweep: { walkForward: { train: '6m', test: '3m', step: '1m' }, params } });
+  const rb = runCli(['sweep', overlap, '--out', path.join(dir, 'wf-bad'), '--workers', '1', '--quiet']);
+  expect(rb.code).toBe(2);
+  expect(rb.stderr).toMatch(/wf-bad\.yaml:\d+: sweep\.walkForward\.step: expected at least test \(180000 ms\)/);
+  const long = writeConfig(dir, 'wf-long.yaml', { sweep: { walkForward: { train: '2d', test: '1d' }, params } });
+  const rl = runCli(['sweep', long, '--out', path.join(dir, 'wf-long'), '--workers', '1', '--quiet']);
+  expect(rl.code).toBe(2);
+  expect(rl.stderr).toMatch(/sweep\.walkForward: expected train \+ test within the data/);
+});
+
+test('successive halving: seeded points, the top 1/eta kept on eta times more data, the same with 1 and 2 workers', () => {
+  const from = new Date(SYNTH_EPOCH).toISOString();
+  const to = new Date(SYNTH_EPOCH + 16 * 60_000).toISOString();
+  const cfg = writeConfig(dir, 'halving.yaml', {
+    data: { files: ['rec.jsonl.gz'], from, to },
+    sweep: { method: 'random', samples: 8, seed: 42, objective: 'returnOverDrawdown', halving: { eta: 2, rounds: 3 }, params: { 'mm.minSpreadBps': { min: 1, max: 12, step: 1, integer: true }, 'mm.skewBps': { min: 0, max: 6, step: 1, integer: true } } },
+  });
+  const one = path.join(dir, 'halving-1');
+  const two = path.join(dir, 'halving-2');
+  const r1 = runCli(['sweep', cfg, '--out', one, '--workers', '1', '--quiet']);
+  expect(r1.code).toBe(0);
+  expect(runCli(['sweep', cfg, '--out', two, '--workers', '2', '--quiet']).code).toBe(0);
+  for (const f of ['halving.json', 'sweep.json', 'sweep.csv']) expect(readFileSync(path.join(two, f), 'utf8')).toBe(readFileSync(path.join(one, f), 'utf8'));
+  const h = JSON.parse(readFileSync(path.join(one, 'halving.json'), 'utf8')) as { rounds: Array<{ window: { from: number; to: number }; points: number[]; kept: number[] }> };
+  expect(h.rounds.map((r) => [r.points.length, (r.window.to - r.window.from) / 60_000])).toEqual([[8, 4], [4, 8], [2, 16]]);
+  expect(r1.stdout).toMatch(/halving round 1: 8 points on 0\.07 h of data, 0 failed, kept/);
+
+  // Round 1's survivors are the top half of round 1's results by the objective (ties by index).
+  const loaded = loadBacktestConfig(cfg);
+  const objective = objectiveOf(loaded);
+  const rows = readFileSync(path.join(one, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { result: JobResult }).result);
+  const round1 = rows.filter((r) => r.index < 8);
+  const top = round1
+    .map((r) => ({ i: r.index, s: objective.score(r) }))
+    .filter((x): x is { i: number; s: { value: number } } => 'value' in x.s)
+    .sort((a, b) => b.s.value - a.s.value || a.i - b.i)
+    .slice(0, 4)
+    .map((x) => x.i)
+    .sort((a, b) => a - b);
+  expect(h.rounds[0].kept).toEqual(top);
+  expect(h.rounds[1].points).toEqual(top);
+  // Round 2 ran the survivors (job indexes 8-11) with the survivors' points.
+  const points = sweepJobs(loaded);
+  expect(rows.filter((r) => r.index >= 8 && r.index < 12).sort((a, b) => a.index - b.index).map((r) => r.point)).toEqual(top.map((i) => points[i].point));
+  // The table ranks the last round's points, on the whole range.
+  const table = rowsOf(one);
+  expect(table.map((r) => r.index).sort((a, b) => a - b)).toEqual(h.rounds[2].points);
+
+  const noRange = writeConfig(dir, 'halving-bad.yaml', { sweep: { halving: { eta: 2 }, params } });
+  const rb = runCli(['sweep', noRange, '--out', path.join(dir, 'hb'), '--workers', '1']);
+  expect(rb.code).toBe(2);
+  expect(rb.stderr).toMatch(/sweep\.halving: expected data\.from and data\.to set/);
+});
