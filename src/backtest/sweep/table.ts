@@ -17,8 +17,10 @@ export interface RankedRow {
 
 const COLUMNS: Array<keyof Summary> = ['totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'winRate', 'fees', 'funding', 'fills', 'exposure'];
 
-export function metricOf(s: Summary, metric: string): number {
+/** The metric's value; null when the report has no figure for it (a ratio of a short run): it ranks last. */
+export function metricOf(s: Summary, metric: string): number | null {
   const v = (s as unknown as Record<string, unknown>)[metric];
+  if (v === null) return null;
   if (typeof v === 'number') return v;
   if (typeof v === 'string' && v !== '' && Number.isFinite(Number(v))) return Number(v);
   throw new Error(`sweep.metric '${metric}' is not a numeric field of the report summary (try ${COLUMNS.join(', ')})`);
