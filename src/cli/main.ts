@@ -5,6 +5,7 @@ import { runDemo } from './demo';
 import { runBacktestCli } from './backtest';
 import { runExchange } from './exchange';
 import { runSweepCli } from './sweep';
+import { runReportCli } from './report';
 import { runBot } from './run';
 import { runRecord } from './record';
 import { runSynth } from './synth';
@@ -25,6 +26,7 @@ Commands:
   data        inspect a recording: range, counts, gaps, latency, book checks (perpkit data --help)
   backtest    replay a recording through strategies and the engine (perpkit backtest --help)
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
+  report      compare two backtest runs side by side (perpkit report --help)
   help        show this text
 
 Every command takes --help for its options and examples.
@@ -36,6 +38,7 @@ Examples:
   perpkit synth --out data/btc-2h.jsonl.gz --hours 2 --seed 7
   perpkit backtest config/backtest-market-maker.yaml
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2
+  perpkit report compare backtest-out/a backtest-out/b
 
 Getting started: docs/getting-started.md
 `;
@@ -49,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'exchange') return runExchange(rest);
   if (cmd === 'backtest') return runBacktestCli(rest);
   if (cmd === 'sweep') return runSweepCli(rest);
+  if (cmd === 'report') return runReportCli(rest);
   if (cmd === 'run') return runBot(rest);
   if (cmd === 'demo') return runDemo(rest);
   if (cmd === 'record') return runRecord(rest);

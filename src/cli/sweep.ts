@@ -11,12 +11,13 @@ import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/co
 import type { JobResult } from '../backtest/sweep/job';
 import { runSweep, sweepId, sweepJobs } from '../backtest/sweep/sweep';
 import { toCsv, toMarkdown } from '../backtest/sweep/table';
+import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
 Runs the backtest of the config for every point of its sweep block (grid or seeded random search)
-on worker threads and writes sweep.json, sweep.csv and sweep.md, ranked by sweep.metric
+on worker threads and writes sweep.json, sweep.csv, sweep.md and sweep.html, ranked by sweep.metric
 (docs/backtesting.md).
 
 Options:
@@ -110,9 +111,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
     const md = toMarkdown(o.ranked, o.keys);
     writeFileSync(path.join(out, 'sweep.md'), md);
+    writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
     const failed = o.results.filter((r) => r.error !== undefined);
-    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${workers} worker(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    process.stdout.write(`sweep: ${o.jobs.length} jobs on ${workers} worker(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${o.jobs.length} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
       return 1;

@@ -24,6 +24,9 @@ export function chartLibrary(): string {
   return lib;
 }
 
+/** The footer line of a page with charts (the library's attribution). */
+export const CHART_LIBRARY_NOTE = 'Charts: TradingView Lightweight Charts&trade; (Apache License 2.0, https://www.tradingview.com/), inlined; this page loads nothing from the network.';
+
 /** Fills shown one by one when at most this many are in view. */
 export const FILL_LIMIT = 400;
 

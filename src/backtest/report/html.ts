@@ -6,7 +6,7 @@
  * returns table, per-period and per-strategy tables and the trades. Built only from report.json,
  * with the charting library inlined from the installed package: the same run gives the same bytes.
  */
-import { CHART_SCRIPT, chartLibrary } from './chart-script';
+import { CHART_LIBRARY_NOTE, CHART_SCRIPT, chartLibrary } from './chart-script';
 import { chartData } from './chart-data';
 import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, usd } from './format';
 import { durationText, ratioText } from './ratios';
@@ -170,7 +170,7 @@ ${priceCharts}
 <h2>Per strategy</h2>${stratTable}
 <h2>Orders and engine</h2>${table(['', ''], counters)}
 <h2>Round trips</h2>${tradesTable(r)}
-<footer>perpkit ${esc(r.identity.perpkitVersion)}. Charts: TradingView Lightweight Charts&trade; (Apache License 2.0), inlined; this page loads nothing from the network.</footer>
+<footer>perpkit ${esc(r.identity.perpkitVersion)}. ${CHART_LIBRARY_NOTE}</footer>
 <script type="application/json" id="report-data">${jsonForScript(data)}</script>
 <script>${chartLibrary()}</script>
 <script>${CHART_SCRIPT}</script>
