@@ -67,6 +67,9 @@ function show(ch) {
   if (zoom) { try { ch.timeScale().setVisibleRange(zoom); return; } catch (e) { /* no data in range */ } }
   ch.timeScale().fitContent();
 }
+// A few empty bars before the first point, so that the first time label is not cut at the left edge.
+var PAD = 3;
+function pad(t0, step) { var out = []; for (var i = PAD; i > 0; i--) out.push({ time: t0 - i * step }); return out; }
 function lowerBound(a, t) { var lo = 0, hi = a.length; while (lo < hi) { var m = (lo + hi) >> 1; if (a[m][0] < t) lo = m + 1; else hi = m; } return lo; }
 D.symbols.forEach(function (sym, k) {
   var el = document.getElementById('price-' + k);
@@ -76,7 +79,7 @@ D.symbols.forEach(function (sym, k) {
   if (candles.length === 0) { el.textContent = 'No equity samples: nothing to draw.'; return; }
   var ch = make(el);
   var cs = ch.addSeries(LC.CandlestickSeries, { upColor: '#26a69a', downColor: '#ef5350', borderVisible: false, wickUpColor: '#26a69a', wickDownColor: '#ef5350', priceFormat: { type: 'price', precision: D.precision[k], minMove: Math.pow(10, -D.precision[k]) } });
-  cs.setData(candles.map(function (c) { return { time: c[0], open: c[1], high: c[2], low: c[3], close: c[4] }; }));
+  cs.setData(pad(candles[0][0], D.candleSec).concat(candles.map(function (c) { return { time: c[0], open: c[1], high: c[2], low: c[3], close: c[4] }; })));
   var mk = LC.createSeriesMarkers(cs, [], { autoScale: true });
   var st = { symbol: sym, mode: 'none', markers: 0, inView: 0, chart: ch, update: null };
   state.price.push(st);
@@ -84,7 +87,7 @@ D.symbols.forEach(function (sym, k) {
   function update() {
     // The candles in view (by index); the first and last candle stand for everything before and after.
     var lr = ch.timeScale().getVisibleLogicalRange(), n = candles.length;
-    var c0 = lr ? Math.max(0, Math.floor(lr.from)) : 0, c1 = lr ? Math.min(n - 1, Math.ceil(lr.to)) : n - 1;
+    var c0 = lr ? Math.max(0, Math.floor(lr.from) - PAD) : 0, c1 = lr ? Math.min(n - 1, Math.ceil(lr.to) - PAD) : n - 1;
     if (c1 < c0) c1 = c0;
     var from = c0 <= 0 ? -Infinity : candles[c0][0], to = c1 >= n - 1 ? Infinity : candles[c1 + 1][0];
     var lo = lowerBound(fills, from), hi = lowerBound(fills, to);
@@ -149,10 +152,12 @@ D.symbols.forEach(function (sym, k) {
   var pctFmt = { type: 'custom', minMove: 0.01, formatter: function (v) { return v.toFixed(2) + '%'; } };
   var dd = ch.addSeries(LC.AreaSeries, { lineColor: '#c62828', topColor: 'rgba(229,115,115,0.2)', bottomColor: 'rgba(229,115,115,0.6)', lineWidth: 1, invertFilledArea: true, title: 'drawdown', priceFormat: pctFmt }, 1);
   var lev = ch.addSeries(LC.LineSeries, { color: '#6a1b9a', lineWidth: 1, title: 'gross leverage', priceFormat: { type: 'price', precision: 2, minMove: 0.01 } }, 2);
-  eq.setData(D.equity.map(function (e) { return { time: e[0], value: e[1] }; }));
-  bh.setData(D.equity.map(function (e) { return { time: e[0], value: e[3] }; }));
-  dd.setData(D.equity.map(function (e) { return { time: e[0], value: -e[2] }; }));
-  lev.setData(D.equity.map(function (e) { return { time: e[0], value: e[4] }; }));
+  var step = D.equity.length > 1 ? Math.max(1, D.equity[1][0] - D.equity[0][0]) : 60;
+  var p0 = pad(D.equity[0][0], step);
+  eq.setData(p0.concat(D.equity.map(function (e) { return { time: e[0], value: e[1] }; })));
+  bh.setData(p0.concat(D.equity.map(function (e) { return { time: e[0], value: e[3] }; })));
+  dd.setData(p0.concat(D.equity.map(function (e) { return { time: e[0], value: -e[2] }; })));
+  lev.setData(p0.concat(D.equity.map(function (e) { return { time: e[0], value: e[4] }; })));
   var panes = ch.panes();
   if (panes[1]) panes[1].setHeight(110);
   if (panes[2]) panes[2].setHeight(80);
