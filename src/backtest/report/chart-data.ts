@@ -19,6 +19,8 @@ export interface ChartData {
   candles: Array<Array<[number, number, number, number, number]>>;
   /** Per symbol: [time s, +1 buy / -1 sell, price, quantity, role]. */
   fills: Array<Array<[number, number, number, string, string]>>;
+  /** Per symbol: [time s, signed position] per equity sample. */
+  positions: Array<Array<[number, number]>>;
   /** [time s, equity, drawdown %, buy & hold equity, gross leverage]. */
   equity: Array<[number, number, number, number, number]>;
 }
@@ -66,5 +68,14 @@ export function chartData(r: BacktestReport): ChartData {
     if (last !== undefined && last[0] === row[0]) equity[equity.length - 1] = row;
     else equity.push(row);
   });
-  return { symbols: r.data.symbols, precision, candleSec: step / 1000, candles, fills, equity };
+  const positions = r.data.symbols.map((_, k) => {
+    const out: Array<[number, number]> = [];
+    for (const x of r.exposure) {
+      const row: [number, number] = [Math.floor(x[0] / 1000), Number(x[2 + k])];
+      if (out.length > 0 && out[out.length - 1][0] === row[0]) out[out.length - 1] = row;
+      else out.push(row);
+    }
+    return out;
+  });
+  return { symbols: r.data.symbols, precision, candleSec: step / 1000, candles, fills, positions, equity };
 }

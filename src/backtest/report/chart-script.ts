@@ -81,6 +81,12 @@ D.symbols.forEach(function (sym, k) {
   var cs = ch.addSeries(LC.CandlestickSeries, { upColor: '#26a69a', downColor: '#ef5350', borderVisible: false, wickUpColor: '#26a69a', wickDownColor: '#ef5350', priceFormat: { type: 'price', precision: D.precision[k], minMove: Math.pow(10, -D.precision[k]) } });
   cs.setData(pad(candles[0][0], D.candleSec).concat(candles.map(function (c) { return { time: c[0], open: c[1], high: c[2], low: c[3], close: c[4] }; })));
   var mk = LC.createSeriesMarkers(cs, [], { autoScale: true });
+  // The position (base asset, signed) in a pane below the candles.
+  var pos = ch.addSeries(LC.HistogramSeries, { color: '#78909c', title: 'position', priceFormat: { type: 'volume' }, priceLineVisible: false }, 1);
+  var pp = D.positions[k];
+  if (pp.length > 0) pos.setData(pad(pp[0][0], D.candleSec).concat(pp.map(function (p) { return { time: p[0], value: p[1], color: p[1] >= 0 ? 'rgba(27,94,32,0.55)' : 'rgba(183,28,28,0.55)' }; })));
+  var pricePanes = ch.panes();
+  if (pricePanes[1]) pricePanes[1].setHeight(80);
   var st = { symbol: sym, mode: 'none', markers: 0, inView: 0, chart: ch, update: null };
   state.price.push(st);
   function candleIndex(t) { var i = lowerBound(candles, t + 1) - 1; return i < 0 ? 0 : i; }

@@ -123,7 +123,7 @@ export function renderHtml(r: BacktestReport): string {
   const noticeList = notices.length === 0 ? '' : `<ul class="notices" id="notices">${notices.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`;
   const data = chartData(r);
   const priceCharts = r.data.symbols
-    .map((sym, k) => `<section><h2>${esc(sym)} mark price, ${durationText(data.candleSec * 1000)} candles, with fills (${r.fills.filter((f) => f.symbol === sym).length})</h2><div class="legend" id="price-legend-${k}">${esc(sym)}: hover a candle for its OHLC and fills</div><div class="chart price" id="price-${k}"></div><p class="note" id="price-note-${k}"></p></section>`)
+    .map((sym, k) => `<section><h2>${esc(sym)} mark price, ${durationText(data.candleSec * 1000)} candles, with fills (${r.fills.filter((f) => f.symbol === sym).length}); position below</h2><div class="legend" id="price-legend-${k}">${esc(sym)}: hover a candle for its OHLC and fills</div><div class="chart price" id="price-${k}"></div><p class="note" id="price-note-${k}"></p></section>`)
     .join('\n');
   const stratTable = table(
     ['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Closing fills won', 'Accepted', 'Cancels', 'Rejections', 'Denials', 'Errors'],
@@ -151,7 +151,7 @@ table.identity th{text-align:left;background:#f7f7f7;font-weight:600;white-space
 code{font-size:12px}.hash{color:#555;word-break:break-all}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:8px;margin:12px 0}
 .card{border:1px solid #e3e3e3;border-radius:4px;padding:6px 10px}.card .k{font-size:12px;color:#666}.card .v{font-size:15px;font-weight:600;font-variant-numeric:tabular-nums}.v.neg{color:#b71c1c}.v.pos{color:#1b5e20}
-.chart{position:relative;width:100%;height:360px;border:1px solid #eee}.chart.equity{height:520px}
+.chart{position:relative;width:100%;height:440px;border:1px solid #eee}.chart.equity{height:520px}
 .legend{font:12px/1.5 ui-monospace,monospace;color:#444;min-height:18px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .note{color:#666;font-size:12px;margin:2px 0}.alert{background:#fdecea;border:1px solid #c62828;padding:8px}
 .notices{background:#fff8e1;border:1px solid #f9a825;padding:8px 8px 8px 28px}
