@@ -114,6 +114,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
     const failed = o.results.filter((r) => r.error !== undefined);
+    const noMetric = o.ranked.filter((r) => r.error === null && r.metric === null);
+    if (noMetric.length > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${cfg.sweep.metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
     process.stdout.write(`sweep: ${o.jobs.length} jobs on ${workers} worker(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${o.jobs.length - failed.length} finished, ${failed.length} failed; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${o.jobs.length} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);

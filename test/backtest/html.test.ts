@@ -11,6 +11,7 @@ import { backtest } from '../../src/backtest/backtest/backtest';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { FILL_LIMIT } from '../../src/backtest/report/chart-script';
 import { renderHtml } from '../../src/backtest/report/html';
+import { buildReport } from '../../src/backtest/report/report';
 import { probePage } from '../helpers/chromium';
 import { sampleConfig } from '../helpers/sample-backtest';
 import { MM, recording, writeConfig } from './fixtures';
@@ -84,4 +85,40 @@ test('a run with no fills says so in words and divides nothing by zero', async (
   const p = probePage(file, dir);
   expect(p.errors).toEqual([]);
   expect(p.canvases.some((c) => c.id === 'equity-chart' && c.inked > 200)).toBe(true);
+}, 60_000);
+
+test('a 40-day equity curve: ratios are figures, returns by day, hourly candles, drawn without error', async () => {
+  const { dir } = await recording(6, 5);
+  const cfg = loadBacktestConfig(writeConfig(dir, 'long.yaml', {}));
+  const { result } = await backtest(cfg, { cache: false });
+  // The run's own result, its curve replaced by 40 days of hourly samples: +0.4% and -0.2% days.
+  const t0 = Date.UTC(2024, 0, 1);
+  const samples: typeof result.samples = [];
+  let e = 10_000;
+  for (let h = 0; h <= 40 * 24; h++) {
+    if (h > 0 && h % 24 === 0) e *= Math.floor(h / 24) % 2 === 1 ? 1.004 : 0.998;
+    const mark = (50_000 + 100 * Math.sin(h / 10)).toFixed(1);
+    samples.push({ time: t0 + h * 3_600_000, equity: e.toFixed(8), marks: [mark], positions: [h % 5 === 0 ? '0' : '0.01'], grossNotional: (0.01 * Number(mark)).toFixed(8) });
+  }
+  const long = { ...result, samples, fills: [], funding: [], startTime: t0, endTime: t0 + 40 * 86_400_000, finalAsset: { walletBalance: e.toFixed(8), unrealizedPnl: '0' } };
+  const report = buildReport(cfg, long);
+  const s = report.summary;
+  expect(s.ratioDays).toBe(41);
+  for (const k of ['sharpe', 'sortino', 'calmar'] as const) {
+    expect(typeof s[k]).toBe('number');
+    expect(s.ratioNotes[k]).toBeNull();
+  }
+  expect(s.sharpe).toBeGreaterThan(5); // a steady +0.1%/day with little variance
+  expect(report.returns.period).toBe('day');
+  expect(report.returns.rows).toHaveLength(40);
+  const html = renderHtml(report);
+  expect(html).toMatch(new RegExp(`Sharpe</div><div class="v">${(s.sharpe ?? 0).toFixed(2)}<`));
+  expect(html).toContain('1 h candles');
+  expect(html).toContain('No fills');
+  const file = path.join(dir, 'long.html');
+  writeFileSync(file, html);
+  const p = probePage(file, dir, 'return window.perpkitCharts.equity.points;');
+  expect(p.errors).toEqual([]);
+  expect(p.extra).toBe(40 * 24 + 1);
+  expect(p.canvases.some((c) => c.id === 'price-0' && c.inked > 200)).toBe(true);
 }, 60_000);
