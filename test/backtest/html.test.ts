@@ -45,7 +45,7 @@ test('report.html of a 2-hour market maker run: identity, words for missing rati
   expect(p.errors).toEqual([]);
   expect(p.resources).toEqual([]);
   for (const id of ['price-0', 'equity-chart']) {
-    const drawn = p.canvases.filter((c) => c.id === id && c.inked > 200);
+    const drawn = p.canvases.filter((c) => c.id === id && c.inked > 200 && c.width > 800 && c.inkedRight > 100);
     expect(drawn.length).toBeGreaterThan(0);
   }
   const whole = p.extra as { mode: string; markers: number; inView: number; equity: number };

@@ -15,7 +15,8 @@ export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
 export interface PageProbe {
   errors: string[];
   resources: string[];
-  canvases: Array<{ id: string; width: number; height: number; inked: number }>;
+  /** Per canvas: pixels unlike its first one, in all and in its right 40% (a chart drawn across its width). */
+  canvases: Array<{ id: string; width: number; height: number; inked: number; inkedRight: number }>;
   extra: unknown;
 }
 
@@ -31,13 +32,13 @@ const probe = (extra: string, act: string): string => `<script>
     setTimeout(function () {
       var out = { errors: errors, resources: performance.getEntriesByType('resource').map(function (r) { return r.name; }), canvases: [], extra: null };
       document.querySelectorAll('canvas').forEach(function (c) {
-        var inked = 0;
+        var inked = 0, right = 0;
         try {
           var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-          for (var i = 4; i < d.length; i += 4 * 7) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2] || d[i + 3] !== d[3]) inked++;
+          for (var i = 4; i < d.length; i += 4 * 7) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2] || d[i + 3] !== d[3]) { inked++; if ((i / 4) % c.width > c.width * 0.6) right++; }
         } catch (e) { errors.push('probe: ' + e); }
         var host = c.closest('[id]');
-        out.canvases.push({ id: host ? host.id : '', width: c.width, height: c.height, inked: inked });
+        out.canvases.push({ id: host ? host.id : '', width: c.width, height: c.height, inked: inked, inkedRight: right });
       });
       try { out.extra = (function () { ${extra} })(); } catch (e) { errors.push('probe extra: ' + e); }
       var pre = document.createElement('pre');

@@ -122,7 +122,8 @@ export function renderCompareHtml(a: BacktestReport, b: BacktestReport, names: [
 body{font:14px/1.4 system-ui,sans-serif;margin:20px auto;max-width:1100px;padding:0 12px;color:#222}h1{font-size:20px}h2{font-size:15px;margin:20px 0 4px}
 table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;max-width:420px;overflow-wrap:anywhere}td:first-child,th:first-child{text-align:left}
 #identity td{text-align:left}tr.differs td{background:#fff3e0}.note{color:#666;font-size:12px}
-.chart{width:100%;height:380px;border:1px solid #eee}.a{color:#1565c0}.b{color:#e65100}footer{margin-top:24px;color:#777;font-size:12px}
+.chart{width:100%;height:380px;border:1px solid #eee}
+.chart td,.chart th{border:none;padding:0;max-width:none;overflow-wrap:normal}.a{color:#1565c0}.b{color:#e65100}footer{margin-top:24px;color:#777;font-size:12px}
 </style></head><body>
 <h1>Backtest comparison: <span class="a">${esc(names[0])}</span> vs <span class="b">${esc(names[1])}</span></h1>
 ${sameData ? '' : '<p class="note"><strong>The runs read different data</strong> (see the data rows): their figures are not of the same market.</p>'}
@@ -136,14 +137,16 @@ ${sameData ? '' : '<p class="note"><strong>The runs read different data</strong>
 'use strict';
 var D = JSON.parse(document.getElementById('compare-data').textContent);
 var el = document.getElementById('compare-chart');
-var ch = LightweightCharts.createChart(el, { width: el.clientWidth || 1000, height: el.clientHeight || 380, layout: { background: { color: '#ffffff' }, textColor: '#333', fontSize: 11 }, grid: { vertLines: { color: '#f2f2f2' }, horzLines: { color: '#f2f2f2' } }, timeScale: { timeVisible: true, secondsVisible: false, rightOffset: 6 } });
+var ch = LightweightCharts.createChart(el, { autoSize: true, layout: { background: { color: '#ffffff' }, textColor: '#333', fontSize: 11 }, grid: { vertLines: { color: '#f2f2f2' }, horzLines: { color: '#f2f2f2' } }, timeScale: { timeVisible: true, secondsVisible: false, rightOffset: 6 } });
 var fmt = { type: 'custom', minMove: 0.01, formatter: function (v) { return v.toFixed(2) + '%'; } };
 [['a', '#1565c0'], ['b', '#e65100']].forEach(function (s, i) {
   var line = ch.addSeries(LightweightCharts.LineSeries, { color: s[1], lineWidth: 2, title: D.names[i], priceFormat: fmt });
-  line.setData(D[s[0]].map(function (p) { return { time: p[0], value: p[1] }; }));
+  var pts = D[s[0]], pad = [];
+  // Empty bars before the first point keep the first time label off the left edge.
+  for (var k = 3; k > 0 && pts.length > 1; k--) pad.push({ time: pts[0][0] - k * Math.max(1, pts[1][0] - pts[0][0]) });
+  line.setData(pad.concat(pts.map(function (p) { return { time: p[0], value: p[1] }; })));
 });
 ch.timeScale().fitContent();
-window.addEventListener('resize', function () { ch.resize(el.clientWidth, el.clientHeight); });
 window.perpkitCompare = { chart: ch, points: [D.a.length, D.b.length] };
 })();</script>
 </body></html>

@@ -152,6 +152,7 @@ code{font-size:12px}.hash{color:#555;word-break:break-all}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:8px;margin:12px 0}
 .card{border:1px solid #e3e3e3;border-radius:4px;padding:6px 10px}.card .k{font-size:12px;color:#666}.card .v{font-size:15px;font-weight:600;font-variant-numeric:tabular-nums}.v.neg{color:#b71c1c}.v.pos{color:#1b5e20}
 .chart{position:relative;width:100%;height:440px;border:1px solid #eee}.chart.equity{height:520px}
+.chart td,.chart th{border:none;padding:0;max-width:none;overflow-wrap:normal}
 .legend{font:12px/1.5 ui-monospace,monospace;color:#444;min-height:18px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .note{color:#666;font-size:12px;margin:2px 0}.alert{background:#fdecea;border:1px solid #c62828;padding:8px}
 .notices{background:#fff8e1;border:1px solid #f9a825;padding:8px 8px 8px 28px}
