@@ -10,9 +10,11 @@ import { backtest } from '../backtest/backtest/backtest';
 import { loadBacktestConfig } from '../backtest/backtest/config';
 import { reportFailure } from './failure';
 import { progressLine } from '../backtest/backtest/progress';
-import { renderHtml, strategyErrorText } from '../backtest/report/html';
+import { reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
+import { num2, pct, usd } from '../backtest/report/format';
+import { ratioText } from '../backtest/report/ratios';
 import { createRuntimeLogger } from '../runtime/logger';
-import { reportJson } from '../backtest/report/report';
+import { reportJson, type BacktestReport } from '../backtest/report/report';
 import type { BacktestResult } from '../backtest/backtest/run';
 
 /** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
@@ -58,6 +60,13 @@ function dataNotes(r: BacktestResult): string {
   }
   for (const [sym, m] of Object.entries(r.marks)) if (m.source === 'derived') out += `  data: ${sym} marks are derived, not recorded: ${m.method}\n`;
   return out;
+}
+
+/** Sharpe, Sortino and Calmar on one line; one note when all three are n/a for the same reason. */
+function ratiosLine(s: BacktestReport['summary']): string {
+  const n = s.ratioNotes;
+  if (s.sharpe === null && s.sortino === null && s.calmar === null && n.sharpe === n.sortino && n.sharpe === n.calmar) return `sharpe/sortino/calmar ${n.sharpe ?? 'n/a'}`;
+  return `sharpe ${ratioText(s.sharpe, n.sharpe)}; sortino ${ratioText(s.sortino, n.sortino)}; calmar ${ratioText(s.calmar, n.calmar)}`;
 }
 
 export async function runBacktestCli(argv: string[]): Promise<number> {
@@ -124,10 +133,16 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     const s = outcome.report.summary;
     process.stdout.write(
       `backtest: ${ev} events in ${(wallMs / 1000).toFixed(1)} s (${run.eventsPerSecond} ev/s, from ${run.source})\n` +
-        `  pnl ${s.totalPnl} (return ${(s.return * 100).toFixed(3)}%), fees ${s.fees}, funding ${s.funding}, max drawdown ${(s.maxDrawdown * 100).toFixed(3)}%, sharpe ${s.sharpe}, fills ${s.fills}\n` +
+        `  pnl ${usd(s.totalPnl)} (return ${pct(s.return)}; buy & hold ${pct(s.benchmarkReturn)}), fees ${usd(s.fees)}, funding ${usd(s.funding)}, max drawdown ${pct(s.maxDrawdown)}, fills ${s.fills}\n` +
+        `  trades ${s.trades} (win rate ${pct(s.winRate)}, profit factor ${num2(s.profitFactor)}, expectancy ${usd(s.expectancy)})\n` +
+        `  ${ratiosLine(s)}\n` +
         `  orders ${s.ordersAccepted} accepted; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
         `  strategy errors: ${strategyErrorText(s)}\n` +
         dataNotes(outcome.result) +
+        reportNotices(outcome.report)
+          .filter((n) => !n.startsWith('Strategies threw') && !n.startsWith('Risk ratios') && !n.includes('marks are derived') && !n.includes('L2 book'))
+          .map((n) => `  note: ${n}\n`)
+          .join('') +
         `  wrote ${path.join(out, 'report.json')}, report.html, run.json\n`,
     );
     if (s.strategyErrors > 0 && values['allow-strategy-errors'] !== true) {

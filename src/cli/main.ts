@@ -6,6 +6,7 @@ import { runBacktestCli } from './backtest';
 import { runExchange } from './exchange';
 import { runSweepCli } from './sweep';
 import { runWorkerCli } from './worker';
+import { runReportCli } from './report';
 import { runBot } from './run';
 import { runRecord } from './record';
 import { runSynth } from './synth';
@@ -30,6 +31,7 @@ Commands:
   backtest    replay a recording through strategies and the engine (perpkit backtest --help)
   sweep       run a backtest over a grid or random search of parameters (perpkit sweep --help)
   worker      run sweep jobs from a Redis queue, on any machine (perpkit worker --help)
+  report      compare two backtest runs side by side (perpkit report --help)
   help        show this text
   --version   print perpkit's version (also -v)
 
@@ -44,6 +46,7 @@ Examples:
   perpkit backtest config/backtest-market-maker.yaml
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2
   perpkit worker --queue redis://127.0.0.1:6379      # then: perpkit sweep <cfg> --queue redis://127.0.0.1:6379
+  perpkit report compare backtest-out/a backtest-out/b
 
 Getting started: docs/getting-started.md
 `;
@@ -63,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'backtest') return runBacktestCli(rest);
   if (cmd === 'sweep') return runSweepCli(rest);
   if (cmd === 'worker') return runWorkerCli(rest);
+  if (cmd === 'report') return runReportCli(rest);
   if (cmd === 'run') return runBot(rest);
   if (cmd === 'demo') return runDemo(rest);
   if (cmd === 'record') return runRecord(rest);

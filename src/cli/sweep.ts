@@ -14,17 +14,18 @@ import { checkPoints, runSweep, sweepId, sweepJobs, type SweepOutcome } from '..
 import { runHalving } from '../backtest/sweep/halving';
 import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
-import { toCsv, toMarkdown } from '../backtest/sweep/table';
+import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool } from '../backtest/sweep/pool';
 import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
+import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
 Runs the backtest of the config for every point of its sweep block (grid, seeded random search or
 successive halving) on worker threads, or on a Redis queue served by perpkit worker processes, and
-writes sweep.json, sweep.csv and sweep.md, ranked by sweep.objective or sweep.metric
+writes sweep.json, sweep.csv, sweep.md and sweep.html, ranked by sweep.objective or sweep.metric
 (docs/backtesting.md).
 
 Options:
@@ -170,10 +171,15 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
     const md = toMarkdown(o.ranked, o.keys);
     writeFileSync(path.join(out, 'sweep.md'), md);
+    writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
     const failed = failedJobs;
     const excluded = o.ranked.filter((r) => r.excluded !== null).length;
-    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, ${RESULTS}\n`);
+    // Ranked by a report figure a short run does not have (a ratio under its minimum of days): say so.
+    const metric = cfg.sweep.metric;
+    const noMetric = search.objective.name === metric ? o.ranked.filter((r) => r.error === null && r.summary !== null && metricOf(r.summary, metric) === null) : [];
+    if (noMetric.length > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
+    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     let code = 0;
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);

@@ -1,63 +1,124 @@
 /**
- * report.html in a real browser: headless Chromium loads it from a file URL (offline: no network
- * flags), and a probe script appended to a copy measures what the browser laid out: each chart's
- * SVG paths must have a length and a box, and the price chart must hold fill markers.
+ * report.html in a real browser: headless Chromium loads it from a file URL with every host name
+ * unresolvable, and a probe (test/helpers/chromium.ts) reports console errors, resource loads and
+ * how much of each chart canvas was drawn on. The market maker's 2-hour sample run has thousands
+ * of fills: they are counted per side when the whole run is in view and shown one by one at
+ * their prices when zoomed in.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
+import { FILL_LIMIT } from '../../src/backtest/report/chart-script';
 import { renderHtml } from '../../src/backtest/report/html';
-import { recording, writeConfig } from './fixtures';
+import { buildReport } from '../../src/backtest/report/report';
+import { probePage } from '../helpers/chromium';
+import { sampleConfig } from '../helpers/sample-backtest';
+import { MM, recording, writeConfig } from './fixtures';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+/** The page without its scripts: what a reader sees. */
+const pageText = (html: string): string => html.replace(/<script[\s\S]*?<\/script>/g, '');
 
-const PROBE = `<script>
-window.addEventListener('load', () => {
-  const out = {};
-  for (const svg of document.querySelectorAll('svg')) {
-    let length = 0, paths = 0, width = 0, height = 0;
-    for (const p of svg.querySelectorAll('path')) {
-      paths++;
-      length += p.getTotalLength();
-      const b = p.getBBox();
-      width = Math.max(width, b.width);
-      height = Math.max(height, b.height);
-    }
-    out[svg.id] = { paths, length: Math.round(length), width: Math.round(width), height: Math.round(height), fills: svg.querySelectorAll('path.fill').length };
-  }
-  const pre = document.createElement('pre');
-  pre.id = 'probe';
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-});
-</script></body>`;
+/** Page JavaScript: the fill markers' mode, how many and how many fills are in view. */
+const MARKERS = `
+  var st = window.perpkitCharts.price[0];
+  return { mode: st.mode, markers: st.markers, inView: st.inView, equity: window.perpkitCharts.equity.points };
+`;
 
-test('report.html draws equity, drawdown and price with fills in headless Chromium', async () => {
-  if (!CHROMIUM) throw new Error('this test needs Chromium at /usr/bin/chromium: apt-get install -y chromium (.ci/run installs it)');
-  const { dir } = await recording(6, 5);
-  const cfg = loadBacktestConfig(writeConfig(dir, 'h.yaml', {}));
-  const { report } = await backtest(cfg, { cache: false });
-  const html = renderHtml(report);
-  expect(html).not.toMatch(/<script|https?:\/\//); // self-contained: no script, nothing fetched
-  const file = path.join(dir, 'report.html');
+test('report.html of a 2-hour market maker run: identity, words for missing ratios, charts drawn offline, fills aggregated then individual', async () => {
+  const cfg = sampleConfig('market-maker');
+  const a = await backtest(cfg);
+  const b = await backtest(cfg);
+  const html = renderHtml(a.report);
+  expect(renderHtml(b.report)).toBe(html); // deterministic bytes
+  // Self-contained: scripts are inline; nothing refers to a resource elsewhere.
+  expect(pageText(html)).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*href=|<img|@import|url\(/i);
+  expect(html).toContain('id="identity"');
+  expect(html).toContain(a.report.identity.data[0].sha256);
+  expect(html).toContain(a.report.identity.configHash);
+  expect(html).toMatch(/Sharpe<\/div><div class="v">n\/a: 2 h of data \(1 daily return\), needs ≥ 30 days/);
+  expect(pageText(html)).not.toMatch(/NaN|Infinity|undefined/);
+  const tmp = (await recording(1, 1)).dir;
+  const file = path.join(tmp, 'report.html');
   writeFileSync(file, html);
-  const probed = path.join(dir, 'probe.html');
-  writeFileSync(probed, readFileSync(file, 'utf8').replace('</body>', PROBE));
-  const r = spawnSync(
-    CHROMIUM as string,
-    ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${path.join(dir, 'chrome')}`, '--virtual-time-budget=5000', '--dump-dom', pathToFileURL(probed).href],
-    { encoding: 'utf8', timeout: 45_000 },
-  );
-  const m = /<pre id="probe">([^<]*)<\/pre>/.exec(r.stdout);
-  if (!m) throw new Error(`chromium gave no probe output (status ${r.status}): ${r.stderr.slice(0, 500)}`);
-  const charts = JSON.parse(m[1].replace(/&quot;/g, '"')) as Record<string, { paths: number; length: number; width: number; height: number; fills: number }>;
-  for (const id of ['equity', 'drawdown', 'price-0']) {
-    expect(charts[id]).toBeDefined();
-    expect(charts[id].length).toBeGreaterThan(100);
-    expect(charts[id].width).toBeGreaterThan(500);
+  const p = probePage(file, tmp, MARKERS);
+  expect(p.errors).toEqual([]);
+  expect(p.resources).toEqual([]);
+  for (const id of ['price-0', 'equity-chart']) {
+    const drawn = p.canvases.filter((c) => c.id === id && c.inked > 200 && c.width > 800 && c.inkedRight > 100);
+    expect(drawn.length).toBeGreaterThan(0);
   }
-  expect(charts['price-0'].fills).toBe(report.fills.length);
+  const whole = p.extra as { mode: string; markers: number; inView: number; equity: number };
+  expect(a.report.fills.length).toBeGreaterThan(FILL_LIMIT);
+  expect(whole.mode).toBe('aggregated');
+  expect(whole.inView).toBe(a.report.fills.length);
+  expect(whole.markers).toBeLessThan(200);
+  expect(whole.equity).toBe(a.report.equity.length);
+  // Opened on 3 minutes (a link with #from=...&to=...): every fill there is its own marker.
+  const t0 = Math.floor(a.report.data.startTime / 60_000) * 60 + 1800;
+  const zoomed = probePage(file, tmp, MARKERS, '', `#from=${t0}&to=${t0 + 180}`);
+  expect(zoomed.errors).toEqual([]);
+  const z = zoomed.extra as typeof whole;
+  expect(z.mode).toBe('individual');
+  expect(z.inView).toBeGreaterThan(0);
+  expect(z.inView).toBeLessThan(FILL_LIMIT);
+  expect(z.markers).toBe(z.inView);
+}, 120_000);
+
+test('a run with no fills says so in words and divides nothing by zero', async () => {
+  const { dir } = await recording(6, 5);
+  // A spread of 50% never trades.
+  const cfg = loadBacktestConfig(writeConfig(dir, 'idle.yaml', { strategies: [{ ...MM, params: { ...MM.params, minSpreadBps: '5000' } }] }));
+  const { report } = await backtest(cfg, { cache: false });
+  const s = report.summary;
+  expect(s.fills).toBe(0);
+  expect(report.trades).toEqual([]);
+  expect(s.trades).toBe(0);
+  for (const k of ['winRate', 'profitFactor', 'expectancy', 'feesShare', 'fundingShare', 'sharpe', 'sortino', 'calmar'] as const) expect(s[k]).toBeNull();
+  expect(report.tradeStats).toMatchObject({ closed: 0, open: 0, winRate: null, avgWin: null, avgDurationMs: null });
+  const html = renderHtml(report);
+  expect(html).toContain('No fills: the strategies placed');
+  expect(html).toContain('n/a: no closed trade');
+  expect(pageText(html)).not.toMatch(/NaN|Infinity|undefined/);
+  const file = path.join(dir, 'idle.html');
+  writeFileSync(file, html);
+  const p = probePage(file, dir);
+  expect(p.errors).toEqual([]);
+  expect(p.canvases.some((c) => c.id === 'equity-chart' && c.inked > 200)).toBe(true);
+}, 60_000);
+
+test('a 40-day equity curve: ratios are figures, returns by day, hourly candles, drawn without error', async () => {
+  const { dir } = await recording(6, 5);
+  const cfg = loadBacktestConfig(writeConfig(dir, 'long.yaml', {}));
+  const { result } = await backtest(cfg, { cache: false });
+  // The run's own result, its curve replaced by 40 days of hourly samples: +0.4% and -0.2% days.
+  const t0 = Date.UTC(2024, 0, 1);
+  const samples: typeof result.samples = [];
+  let e = 10_000;
+  for (let h = 0; h <= 40 * 24; h++) {
+    if (h > 0 && h % 24 === 0) e *= Math.floor(h / 24) % 2 === 1 ? 1.004 : 0.998;
+    const mark = (50_000 + 100 * Math.sin(h / 10)).toFixed(1);
+    samples.push({ time: t0 + h * 3_600_000, equity: e.toFixed(8), marks: [mark], positions: [h % 5 === 0 ? '0' : '0.01'], grossNotional: (0.01 * Number(mark)).toFixed(8) });
+  }
+  const long = { ...result, samples, fills: [], funding: [], startTime: t0, endTime: t0 + 40 * 86_400_000, finalAsset: { walletBalance: e.toFixed(8), unrealizedPnl: '0' } };
+  const report = buildReport(cfg, long);
+  const s = report.summary;
+  expect(s.ratioDays).toBe(41);
+  for (const k of ['sharpe', 'sortino', 'calmar'] as const) {
+    expect(typeof s[k]).toBe('number');
+    expect(s.ratioNotes[k]).toBeNull();
+  }
+  expect(s.sharpe).toBeGreaterThan(5); // a steady +0.1%/day with little variance
+  expect(report.returns.period).toBe('day');
+  expect(report.returns.rows).toHaveLength(40);
+  const html = renderHtml(report);
+  expect(html).toMatch(new RegExp(`Sharpe</div><div class="v">${(s.sharpe ?? 0).toFixed(2)}<`));
+  expect(html).toContain('1 h candles');
+  expect(html).toContain('No fills');
+  const file = path.join(dir, 'long.html');
+  writeFileSync(file, html);
+  const p = probePage(file, dir, 'return window.perpkitCharts.equity.points;');
+  expect(p.errors).toEqual([]);
+  expect(p.extra).toBe(40 * 24 + 1);
+  expect(p.canvases.some((c) => c.id === 'price-0' && c.inked > 200)).toBe(true);
 }, 60_000);

@@ -74,12 +74,12 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   expect(runCli(['sweep', badFn, '--out', path.join(dir, 'bad')]).stderr).toMatch(/sweep\.objective\.export: expected a function exported as 'nope'/);
 });
 
-test('calmar is the annualized return over the drawdown', () => {
+test("calmar is the report's Calmar, and a point whose report has none (too few days) is not ranked, saying why", () => {
   const cfg = loadBacktestConfig(writeConfig(dir, 'calmar.yaml', { sweep: { objective: 'calmar', params } }));
   const o = objectiveOf(cfg);
-  const summary = { return: 0.01, maxDrawdown: 0.02, fills: 5 } as never;
-  const score = o.score({ index: 0, point: {}, seed: 1, summary, error: undefined, span: { start: 0, end: 86_400_000 } });
-  expect(score).toEqual({ value: annualized(0.01, 86_400_000) / 0.02 });
+  const job = (summary: unknown) => ({ index: 0, point: {}, seed: 1, summary: summary as never, error: undefined, span: { start: 0, end: 86_400_000 } });
+  expect(o.score(job({ calmar: 1.5, fills: 5, ratioNotes: { calmar: null } }))).toEqual({ value: 1.5 });
+  expect(o.score(job({ calmar: null, fills: 5, ratioNotes: { calmar: 'n/a: 1 d of data (1 daily return), needs ≥ 30 days' } }))).toEqual({ excluded: 'objective calmar is n/a (1 d of data (1 daily return), needs ≥ 30 days)' });
   expect(annualized(0.01, 365 * 86_400_000)).toBeCloseTo(0.01, 12);
 });
 

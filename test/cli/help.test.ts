@@ -1,7 +1,7 @@
 /** Every `perpkit` command answers --help with its usage and examples, on stdout, exit 0. */
 import { ensureBuilt, runCli } from './exchange-proc';
 
-const COMMANDS = ['exchange', 'run', 'demo', 'record', 'synth', 'backtest', 'sweep', 'worker'];
+const COMMANDS = ['exchange', 'run', 'demo', 'record', 'synth', 'backtest', 'sweep', 'worker', 'report'];
 
 beforeAll(() => ensureBuilt(), 120_000);
 

@@ -1,18 +1,19 @@
 /**
- * report.html: one self-contained file (inline CSS and SVG, no script, no network) that opens
- * offline in any browser: a summary, the equity curve, the drawdown, the price of each traded
- * symbol with the fills marked (buys green triangles up, sells red triangles down; hover for
- * details), and the per-period and per-strategy tables. Charts are drawn here as SVG paths so the
- * file is the picture, not a program that draws it, and is as deterministic as report.json.
+ * report.html: one self-contained file that opens offline in any browser. At the top, what
+ * produced it (strategy, parameters, data with sha256, models, version, config hash); then what
+ * went wrong or is missing, in words; the headline figures; interactive charts (price candles with
+ * fills, equity with benchmark, drawdown and leverage: chart-script.ts); trade statistics, the
+ * returns table, per-period and per-strategy tables and the trades. Built only from report.json,
+ * with the charting library inlined from the installed package: the same run gives the same bytes.
  */
+import { CHART_LIBRARY_NOTE, CHART_SCRIPT, chartLibrary } from './chart-script';
+import { chartData } from './chart-data';
+import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, usd } from './format';
+import { durationText, ratioText } from './ratios';
 import type { BacktestReport } from './report';
 
-const W = 1000;
-const H = 220;
-const PAD = { l: 70, r: 10, t: 10, b: 24 };
-/** Most points per line: enough for the eye, small enough for a light file. */
-const MAX_POINTS = 2000;
-const MAX_MARKERS = 5000;
+/** Trades listed in the page (all of them are in report.json). */
+const MAX_TRADE_ROWS = 500;
 
 const codes = (m: Record<string, number>): string => {
   const parts = Object.entries(m).map(([k, v]) => `${k} ${v}`);
@@ -27,170 +28,153 @@ export function strategyErrorText(s: BacktestReport['summary']): string {
   return `${s.strategyErrors}; first: [${f.strategyId}] ${f.where}: ${f.message}${f.at === '' ? '' : ` (${f.at})`}${stopped}`;
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const iso = (t: number): string => new Date(t).toISOString().replace('.000Z', 'Z');
-const fx = (v: number): string => (Math.round(v * 10) / 10).toString();
-
-interface Scale {
-  x(t: number): number;
-  y(v: number): number;
-  t0: number;
-  t1: number;
-  v0: number;
-  v1: number;
-}
-
-function scale(t0: number, t1: number, v0: number, v1: number): Scale {
-  if (t1 <= t0) t1 = t0 + 1;
-  if (v1 <= v0) {
-    v1 = v0 + Math.max(1e-9, Math.abs(v0) * 1e-6);
-    v0 = v0 - Math.max(1e-9, Math.abs(v0) * 1e-6);
-  }
-  const iw = W - PAD.l - PAD.r;
-  const ih = H - PAD.t - PAD.b;
-  return { t0, t1, v0, v1, x: (t) => PAD.l + ((t - t0) / (t1 - t0)) * iw, y: (v) => PAD.t + (1 - (v - v0) / (v1 - v0)) * ih };
-}
-
-/** Keeps min and max of each bucket so spikes survive the thinning. */
-function thin(points: Array<[number, number]>): Array<[number, number]> {
-  if (points.length <= MAX_POINTS) return points;
-  const per = Math.ceil(points.length / (MAX_POINTS / 2));
-  const out: Array<[number, number]> = [];
-  for (let i = 0; i < points.length; i += per) {
-    const chunk = points.slice(i, i + per);
-    let lo = chunk[0];
-    let hi = chunk[0];
-    for (const p of chunk) {
-      if (p[1] < lo[1]) lo = p;
-      if (p[1] > hi[1]) hi = p;
-    }
-    if (lo[0] <= hi[0]) out.push(lo, hi);
-    else out.push(hi, lo);
-  }
+/** What a reader must know before reading the figures, in words (also printed by the CLI). */
+export function reportNotices(r: BacktestReport): string[] {
+  const s = r.summary;
+  const out: string[] = [];
+  const span = r.data.endTime - r.data.startTime;
+  if (s.fills === 0) out.push(`No fills: the strategies placed ${s.ordersAccepted} accepted order(s) and none traded, so there are no trades, and PnL, fees and win rate describe an idle account.`);
+  else if (s.trades === 0) out.push(`No closed trade: ${s.fills} fill(s) opened a position that was still open at the end; trade statistics need a round trip.`);
+  if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
+  if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
+  if (s.liquidations > 0) out.push(`The account was liquidated ${s.liquidations} time(s).`);
+  for (const [sym, m] of Object.entries(r.data.marks)) if (m.source === 'derived') out.push(`${sym} marks are derived, not recorded: ${m.method}.`);
+  if (r.data.events.unused > 0) out.push(`${r.data.events.unused} L2 book/snapshot events were read but not used by the tape fill model.`);
   return out;
 }
 
-function pathOf(points: Array<[number, number]>, s: Scale): string {
-  return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${fx(s.x(p[0]))},${fx(s.y(p[1]))}`).join('');
+function identityTable(r: BacktestReport): string {
+  const id = r.identity;
+  const rows: Array<[string, string | { html: string }]> = [
+    ...id.strategies.map((s): [string, string | { html: string }] => [`Strategy ${s.id}`, { html: `<b>${esc(s.module)}</b> <code>${esc(JSON.stringify(s.params))}</code>` }]),
+    ...id.data.map((d, i): [string, string | { html: string }] => [i === 0 ? 'Data' : '', { html: `${esc(d.file)} (${(d.bytes / 1e6).toFixed(1)} MB) <code class="hash">sha256 ${esc(d.sha256)}</code>` }]),
+    ['Time range', `${iso(id.range.start)} to ${iso(id.range.end)} (${durationText(id.range.end - id.range.start)})${id.range.from !== null || id.range.to !== null ? `; configured ${id.range.from === null ? 'start' : iso(id.range.from)} to ${id.range.to === null ? 'end' : iso(id.range.to)}` : ''}`],
+    ['Mark prices', id.marks.join('; ')],
+    ['Fill model', id.fillModel],
+    ['Latency model', id.latencyModel],
+    ['Fees', id.fees],
+    ['Initial balance', `${usd(r.config.balance)} USDT`],
+    ['perpkit', id.perpkitVersion],
+    ['Config hash', { html: `<code>${esc(id.configHash)}</code>` }],
+  ];
+  return `<table class="identity" id="identity"><tbody>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${typeof v === 'string' ? esc(v) : v.html}</td></tr>`).join('')}</tbody></table>`;
 }
 
-function axes(s: Scale, fmt: (v: number) => string): string {
-  const parts: string[] = [];
-  for (let k = 0; k <= 4; k++) {
-    const v = s.v0 + ((s.v1 - s.v0) * k) / 4;
-    const y = fx(s.y(v));
-    parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${y}" y2="${y}" class="grid"/><text x="${PAD.l - 6}" y="${y}" class="yl">${esc(fmt(v))}</text>`);
-  }
-  for (let k = 0; k <= 4; k++) {
-    const t = s.t0 + ((s.t1 - s.t0) * k) / 4;
-    parts.push(`<text x="${fx(s.x(t))}" y="${H - 6}" class="xl">${esc(iso(Math.round(t)).slice(5, 16).replace('T', ' '))}</text>`);
-  }
-  return parts.join('');
+function headline(r: BacktestReport): string {
+  const s = r.summary;
+  const cards: Array<[string, string, string?]> = [
+    ['Total PnL', `${usd(s.totalPnl)} USDT`, Number(s.totalPnl) < 0 ? 'neg' : 'pos'],
+    ['Return', pct(s.return)],
+    ['Buy & hold', pct(s.benchmarkReturn)],
+    ['Max drawdown', `${pct(s.maxDrawdown)} (${usd(s.maxDrawdownAmount)})`],
+    ['Sharpe', ratioText(s.sharpe, s.ratioNotes.sharpe)],
+    ['Sortino', ratioText(s.sortino, s.ratioNotes.sortino)],
+    ['Calmar', ratioText(s.calmar, s.ratioNotes.calmar)],
+    ['Trades', `${s.trades} closed${r.tradeStats.open > 0 ? `, ${r.tradeStats.open} open` : ''}`],
+    ['Win rate', pct(s.winRate, s.trades === 0 ? 'n/a: no closed trade' : 'n/a')],
+    ['Profit factor', num2(s.profitFactor, s.trades === 0 ? 'n/a: no closed trade' : 'n/a: no losing trade')],
+    ['Expectancy', s.expectancy === null ? 'n/a: no closed trade' : `${usd(s.expectancy)} per trade`],
+    ['Exposure', `${pct(s.exposure)} of the time; avg gross leverage ${num2(s.avgGrossLeverage)}`],
+    ['Fees', `${usd(s.fees)} (${pct(s.feesShare, 'n/a: gross PnL 0')} of |gross PnL|)`],
+    ['Funding', `${usd(s.funding)} (${pct(s.fundingShare, 'n/a: gross PnL 0')} of |gross PnL| paid)`],
+    ['Turnover', s.turnover === null ? 'n/a' : `${num2(s.turnover)}x the initial balance (${usd(s.volume)})`],
+  ];
+  return `<div class="cards" id="headline">${cards.map(([k, v, c]) => `<div class="card"><div class="k">${esc(k)}</div><div class="v${c ? ` ${c}` : ''}">${esc(v)}</div></div>`).join('')}</div>`;
 }
 
-function chart(id: string, title: string, body: string): string {
-  return `<section><h2>${esc(title)}</h2><svg id="${id}" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(title)}">${body}</svg></section>`;
+function tradeStatsTable(r: BacktestReport): string {
+  const t = r.tradeStats;
+  const side = (x: typeof t.long): string => `${x.trades} trades, ${pct(x.winRate, 'n/a')} won, net ${usd(x.netPnl)}`;
+  const rows: Array<[string, string]> = [
+    ['Closed / open trades', `${t.closed} / ${t.open}`],
+    ['Won / lost', `${t.wins} / ${t.losses}`],
+    ['Average win / loss', `${usd(t.avgWin)} / ${usd(t.avgLoss)}`],
+    ['Largest win / loss', `${usd(t.largestWin)} / ${usd(t.largestLoss)}`],
+    ['Longest losing streak', `${t.longestLosingStreak} trades`],
+    ['Average duration', duration(t.avgDurationMs)],
+    ['Long', side(t.long)],
+    ['Short', side(t.short)],
+    ['Gross PnL (realized + unrealized)', usd(r.summary.grossPnl)],
+    ['Fills / closing fills', `${r.summary.fills} / ${r.summary.closingFills}`],
+  ];
+  return table(['Trade statistics', ''], rows);
 }
 
-/** Min and max by loop: spreading a long series into Math.min overflows the stack. */
-function range(vs: number[]): [number, number] {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const v of vs) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  return lo <= hi ? [lo, hi] : [0, 1];
+function tradesTable(r: BacktestReport): string {
+  const ts = r.trades.slice(0, MAX_TRADE_ROWS);
+  const note = r.trades.length > MAX_TRADE_ROWS ? `<p class="note">The first ${MAX_TRADE_ROWS} of ${r.trades.length} trades; all are in report.json.</p>` : '';
+  if (r.trades.length === 0) return '<p class="note">No trades.</p>';
+  return `${note}${table(
+    ['Entry', 'Exit', 'Symbol', 'Side', 'Size', 'Entry price', 'Exit price', 'PnL', 'Fees', 'Funding', 'Net', 'MAE', 'MFE', 'Duration'],
+    ts.map((t) => [isoMinute(t.entryTime), t.exitTime === null ? 'open' : isoMinute(t.exitTime), t.symbol, t.side, qty(t.size), qty(t.entryPrice), qty(t.exitPrice), usd(t.pnl), usd(t.fees), usd(t.funding), usd(t.netPnl), usd(t.mae), usd(t.mfe), durationText(t.durationMs)]),
+    ' id="trades"',
+  )}`;
 }
 
-const num = (v: number, digits = 2): string => (Math.abs(v) >= 1e5 ? v.toFixed(0) : v.toFixed(digits));
+function periodTable(rows: BacktestReport['periods'], id: string): string {
+  if (rows.length === 0) return '<p class="note">No equity samples: the strategies never started.</p>';
+  return table(['Start', 'End', 'Start equity', 'PnL', 'Return', 'Fees', 'Funding', 'Realized', 'Fills'], rows.map((p) => [isoMinute(p.start), isoMinute(p.end), usd(p.startEquity), usd(p.pnl), pct(p.return), usd(p.fees), usd(p.funding), usd(p.realizedPnl), String(p.fills)]), ` id="${id}"`);
+}
 
 export function renderHtml(r: BacktestReport): string {
-  const eq: Array<[number, number]> = r.equity.map((e) => [e[0], Number(e[1])]);
-  const dd: Array<[number, number]> = r.equity.map((e) => [e[0], -e[2] * 100]);
-  const t0 = r.data.startTime;
-  const t1 = Math.max(r.data.endTime, t0 + 1);
-
-  const eqThin = thin(eq);
-  const eqS = scale(t0, t1, ...range(eq.map((p) => p[1])));
-  const equityChart = chart('equity', 'Equity (USDT)', `${axes(eqS, (v) => num(v))}<path class="line eq" d="${pathOf(eqThin, eqS)}"/>`);
-
-  const ddThin = thin(dd);
-  const ddS = scale(t0, t1, Math.min(range(dd.map((p) => p[1]))[0], -0.0001), 0);
-  const ddArea = ddThin.length > 0 ? `${pathOf(ddThin, ddS)}L${fx(ddS.x(ddThin[ddThin.length - 1][0]))},${fx(ddS.y(0))}L${fx(ddS.x(ddThin[0][0]))},${fx(ddS.y(0))}Z` : '';
-  const ddChart = chart('drawdown', 'Drawdown (% from peak)', `${axes(ddS, (v) => `${v.toFixed(2)}%`)}<path class="area dd" d="${ddArea}"/>`);
-
-  const priceCharts = r.data.symbols.map((sym, k) => {
-    const pts: Array<[number, number]> = r.equity.map((e) => [e[0], Number(e[3 + k])]);
-    const fills = r.fills.filter((f) => f.symbol === sym);
-    const prices = [...pts.map((p) => p[1]), ...fills.map((f) => Number(f.price))];
-    const s = scale(t0, t1, ...range(prices));
-    const step = Math.max(1, Math.ceil(fills.length / MAX_MARKERS));
-    const markers: string[] = [];
-    for (let i = 0; i < fills.length; i += step) {
-      const f = fills[i];
-      const x = s.x(f.time);
-      const y = s.y(Number(f.price));
-      const buy = f.side === 'BUY';
-      const tri = buy ? `M${fx(x)},${fx(y - 5)}L${fx(x - 4)},${fx(y + 3)}L${fx(x + 4)},${fx(y + 3)}Z` : `M${fx(x)},${fx(y + 5)}L${fx(x - 4)},${fx(y - 3)}L${fx(x + 4)},${fx(y - 3)}Z`;
-      markers.push(`<path class="fill ${buy ? 'buy' : 'sell'}" d="${tri}"><title>${esc(`${iso(f.time)} ${f.strategyId} ${f.side} ${f.quantity} @ ${f.price} (${f.role}, fee ${f.fee}, pnl ${f.realizedPnl})`)}</title></path>`);
-    }
-    const note = step > 1 ? ` (every ${step}th of ${fills.length} fills shown)` : ` (${fills.length} fills)`;
-    return chart(`price-${k}`, `${sym} mark price with fills${note}`, `${axes(s, (v) => num(v))}<path class="line px" d="${pathOf(thin(pts), s)}"/><g class="fills">${markers.join('')}</g>`);
-  });
-
   const s = r.summary;
-  const rows: Array<[string, string]> = [
-    ['Period', `${iso(r.data.startTime)} to ${iso(r.data.endTime)}`],
-    ['Initial balance', s.initialBalance],
-    ['Final equity', s.finalEquity],
-    ['Total PnL', s.totalPnl],
-    ['Return', `${(s.return * 100).toFixed(3)}%`],
-    ['Realized PnL', s.realizedPnl],
-    ['Unrealized PnL', s.unrealizedPnl],
-    ['Fees', s.fees],
-    ['Funding', s.funding],
-    ['Max drawdown', `${(s.maxDrawdown * 100).toFixed(3)}% (${s.maxDrawdownAmount})`],
-    ['Sharpe / Sortino (annualized)', `${s.sharpe} / ${s.sortino} (returns per ${s.returnPeriodMs / 1000} s)`],
-    ['Win rate', `${(s.winRate * 100).toFixed(1)}% of ${s.closingFills} closing fills`],
-    ['Exposure', `${(s.exposure * 100).toFixed(1)}% of the time; avg gross leverage ${s.avgGrossLeverage}`],
+  const notices = reportNotices(r);
+  const errorBanner = s.strategyErrors === 0 ? '' : `<p class="alert" id="strategy-errors"><strong>Strategies threw ${s.strategyErrors} times.</strong> ${esc(strategyErrorText(s))}. The figures below are those of strategies that failed.</p>`;
+  const noticeList = notices.length === 0 ? '' : `<ul class="notices" id="notices">${notices.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`;
+  const data = chartData(r);
+  const priceCharts = r.data.symbols
+    .map((sym, k) => `<section><h2>${esc(sym)} mark price, ${durationText(data.candleSec * 1000)} candles, with fills (${r.fills.filter((f) => f.symbol === sym).length}); position below</h2><div class="legend" id="price-legend-${k}">${esc(sym)}: hover a candle for its OHLC and fills</div><div class="chart price" id="price-${k}"></div><p class="note" id="price-note-${k}"></p></section>`)
+    .join('\n');
+  const stratTable = table(
+    ['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Closing fills won', 'Accepted', 'Cancels', 'Rejections', 'Denials', 'Errors'],
+    Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), usd(x.volume), usd(x.fees), usd(x.realizedPnl), pct(x.fillWinRate, 'n/a'), String(x.ordersAccepted), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]),
+  );
+  const counters: Array<[string, string]> = [
     ['Orders accepted / cancels / rejections / denials', `${s.ordersAccepted} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
     ['Denials by risk code', codes(s.denialsByCode)],
     ['Rejections by venue code', codes(s.rejectionsByCode)],
     ['Strategy errors', strategyErrorText(s)],
-    ['Fills / volume', `${s.fills} / ${s.volume}`],
     ['Liquidations', String(s.liquidations)],
-    ['Events', `${r.data.events.applied} applied of ${r.data.events.read} read${r.data.events.unused > 0 ? `; ${r.data.events.unused} L2 book/snapshot events not used by the tape fill model` : ''}`],
-    ...Object.entries(r.data.marks)
-      .filter(([, m]) => m.source === 'derived')
-      .map(([sym, m]): [string, string] => [`Mark ${sym}`, `derived, not recorded: ${m.method}`]),
+    ['Final equity / realized / unrealized', `${usd(s.finalEquity)} / ${usd(s.realizedPnl)} / ${usd(s.unrealizedPnl)}`],
+    ['Events', `${r.data.events.applied} applied of ${r.data.events.read} read`],
+    ['Ratio convention', `daily returns (${s.ratioDays}) x sqrt(365), risk-free 0; Calmar = annualised return / max drawdown`],
   ];
-  const table = (head: string[], body: string[][]): string =>
-    `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
-  const periodsTable = table(['Start', 'End', 'PnL', 'Return', 'Fees', 'Funding', 'Realized', 'Fills'], r.periods.map((p) => [iso(p.start), iso(p.end), p.pnl, `${(p.return * 100).toFixed(3)}%`, p.fees, p.funding, p.realizedPnl, String(p.fills)]));
-  const stratTable = table(['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Win rate', 'Accepted', 'Cancels', 'Rejections', 'Denials', 'Errors'], Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), x.volume, x.fees, x.realizedPnl, `${(x.winRate * 100).toFixed(1)}%`, String(x.ordersAccepted), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]));
-  const errorBanner = s.strategyErrors === 0 ? '' : `<p class="alert" id="strategy-errors"><strong>Strategies threw ${s.strategyErrors} times.</strong> ${esc(strategyErrorText(s))}. The figures below are those of strategies that failed.</p>`;
-
+  const names = r.config.strategies.map((x) => x.id).join(', ');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>perpkit backtest ${esc(r.config.strategies.map((x) => x.id).join(', '))}</title>
+<html lang="en"><head><meta charset="utf-8"><title>perpkit backtest ${esc(names)} (${esc(r.identity.configHash)})</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:20px auto;max-width:1040px;color:#222}
-h1{font-size:20px}h2{font-size:15px;margin:18px 0 4px}
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
-svg{background:#fcfcfc;border:1px solid #eee}
-.grid{stroke:#eee}.yl{font-size:10px;text-anchor:end;dominant-baseline:middle;fill:#666}.xl{font-size:10px;text-anchor:middle;fill:#666}
-.line{fill:none;stroke-width:1.3}.eq{stroke:#1565c0}.px{stroke:#555}.area.dd{fill:#e57373;stroke:#c62828;stroke-width:1}
-.alert{background:#fdecea;border:1px solid #c62828;padding:8px}.fill.buy{fill:#2e7d32}.fill.sell{fill:#c62828}
+body{font:14px/1.4 system-ui,sans-serif;margin:20px auto;max-width:1100px;padding:0 12px;color:#222}
+h1{font-size:20px;margin-bottom:4px}h2{font-size:15px;margin:20px 0 4px}
+table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
+table.identity th{text-align:left;background:#f7f7f7;font-weight:600;white-space:nowrap}table.identity td{text-align:left}
+code{font-size:12px}.hash{color:#555;word-break:break-all}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:8px;margin:12px 0}
+.card{border:1px solid #e3e3e3;border-radius:4px;padding:6px 10px}.card .k{font-size:12px;color:#666}.card .v{font-size:15px;font-weight:600;font-variant-numeric:tabular-nums}.v.neg{color:#b71c1c}.v.pos{color:#1b5e20}
+.chart{position:relative;width:100%;height:440px;border:1px solid #eee}.chart.equity{height:520px}
+.chart td,.chart th{border:none;padding:0;max-width:none;overflow-wrap:normal}
+.legend{font:12px/1.5 ui-monospace,monospace;color:#444;min-height:18px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.note{color:#666;font-size:12px;margin:2px 0}.alert{background:#fdecea;border:1px solid #c62828;padding:8px}
+.notices{background:#fff8e1;border:1px solid #f9a825;padding:8px 8px 8px 28px}
+footer{margin-top:24px;color:#777;font-size:12px}
 </style></head><body>
-<h1>Backtest report</h1>
+<h1>Backtest report: ${esc(names)}</h1>
+${identityTable(r)}
 ${errorBanner}
-${table(['Metric', 'Value'], rows)}
-${equityChart}
-${ddChart}
-${priceCharts.join('\n')}
-<h2>Per period</h2>${periodsTable}
+${noticeList}
+${headline(r)}
+${priceCharts}
+<section><h2>Equity (USDT) and buy &amp; hold; drawdown from peak (%); gross leverage</h2><div class="legend" id="equity-legend">hover the chart for values</div><div class="chart equity" id="equity-chart"></div></section>
+<h2>Trades</h2>${tradeStatsTable(r)}
+<h2>Returns by ${r.returns.period}</h2>${periodTable(r.returns.rows, 'returns')}
+<h2>Per period (report.periodMs = ${durationText(r.config.periodMs)})</h2>${periodTable(r.periods, 'periods')}
 <h2>Per strategy</h2>${stratTable}
+<h2>Orders and engine</h2>${table(['', ''], counters)}
+<h2>Round trips</h2>${tradesTable(r)}
+<footer>perpkit ${esc(r.identity.perpkitVersion)}. ${CHART_LIBRARY_NOTE}</footer>
+<script type="application/json" id="report-data">${jsonForScript(data)}</script>
+<script>${chartLibrary()}</script>
+<script>${CHART_SCRIPT}</script>
 </body></html>
 `;
 }

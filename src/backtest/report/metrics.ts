@@ -3,31 +3,32 @@
  *  - equity: wallet balance + unrealized PnL of the participant, sampled every equity interval of
  *    virtual time (at each boundary, the state after every event before it);
  *  - total PnL: final equity - initial balance (realized, unrealized, fees and funding together);
- *  - return: total PnL / initial balance;
- *  - per-sample returns r_i = equity_i / equity_{i-1} - 1; Sharpe = mean(r) / stdev(r) x
- *    sqrt(samples per year), stdev with n - 1; Sortino = mean(r) / sqrt(mean(min(r, 0)^2)) x
- *    sqrt(samples per year); 0 when the denominator is 0; risk-free rate 0;
+ *    gross PnL: realized + unrealized (before fees and funding); return: total PnL / initial;
+ *  - Sharpe, Sortino, Calmar: from daily returns, see ratios.ts (null, with a note, when the run
+ *    is too short or a denominator is 0);
  *  - max drawdown: largest (peak - equity) / peak over the samples, and its amount;
- *  - win rate: closing fills (realized PnL not 0) whose realized PnL net of the fill's fee is
- *    positive, over all closing fills;
+ *  - trades: round trips, see trades.ts; win rate, profit factor, expectancy are theirs;
  *  - exposure: share of sample intervals that began with a non-zero position; average gross
- *    leverage: mean of gross notional / equity over the samples.
- * Money sums are exact decimals; ratios are binary floating point, rounded to 10 significant
- * digits so that the printed report does not depend on the last bits of a sum.
+ *    leverage: mean of gross notional / equity over the samples; turnover: volume / initial;
+ *  - benchmark: buy and hold of the traded symbols (equal weights, 1x, no fees) from the first
+ *    sample's marks to the last's;
+ *  - fees and funding share: fees / |gross PnL|, -funding / |gross PnL| (null when gross is 0).
+ * Nothing divides by zero into a number: such a figure is null, and the report says why.
  */
 import { Dec } from '../../core/decimal';
 import { newCounters, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow } from '../backtest/run';
+import { ratios, type Ratios } from './ratios';
+import { money, round, share } from './round';
+import { tradeStats, type Trade } from './trades';
 
-const YEAR_MS = 365 * 86_400_000;
+export { round } from './round';
 
-export const round = (v: number): number => (Number.isFinite(v) ? Number(v.toPrecision(10)) : 0);
-const money = (d: Dec): string => d.toDecimalPlaces(8, Dec.ROUND_HALF_EVEN).toFixed();
-
-export interface Summary {
+export interface Summary extends Ratios {
   initialBalance: string;
   finalEquity: string;
   totalPnl: string;
+  grossPnl: string;
   realizedPnl: string;
   unrealizedPnl: string;
   fees: string;
@@ -35,14 +36,20 @@ export interface Summary {
   return: number;
   maxDrawdown: number;
   maxDrawdownAmount: string;
-  sharpe: number;
-  sortino: number;
-  /** What one return period of Sharpe/Sortino is, ms. */
-  returnPeriodMs: number;
-  winRate: number;
+  /** Closed round trips, their win rate (net PnL > 0), profit factor and mean net PnL. */
+  trades: number;
+  winRate: number | null;
+  profitFactor: number | null;
+  expectancy: string | null;
+  /** Closing fills (realized PnL not 0). */
   closingFills: number;
   exposure: number;
   avgGrossLeverage: number;
+  turnover: number | null;
+  /** Buy and hold of the traded symbols over the same samples; null without samples. */
+  benchmarkReturn: number | null;
+  feesShare: number | null;
+  fundingShare: number | null;
   ordersAccepted: number;
   cancels: number;
   rejections: number;
@@ -59,10 +66,10 @@ export interface Summary {
   strategiesStopped: string[];
 }
 
-/** Summary fields a sweep can rank by (numbers, or money strings read as numbers). */
+/** Summary fields a sweep can rank by (numbers, or money strings read as numbers; null ranks last). */
 export const RANKABLE_METRICS = [
-  'totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'maxDrawdownAmount', 'winRate', 'fees', 'funding', 'fills', 'exposure',
-  'avgGrossLeverage', 'realizedPnl', 'unrealizedPnl', 'finalEquity', 'volume', 'closingFills', 'ordersAccepted', 'cancels',
+  'totalPnl', 'return', 'sharpe', 'sortino', 'calmar', 'maxDrawdown', 'maxDrawdownAmount', 'winRate', 'profitFactor', 'expectancy', 'trades', 'fees', 'funding', 'fills', 'exposure',
+  'avgGrossLeverage', 'turnover', 'realizedPnl', 'unrealizedPnl', 'grossPnl', 'finalEquity', 'volume', 'closingFills', 'ordersAccepted', 'cancels',
   'rejections', 'denials', 'liquidations', 'strategyErrors',
 ] as const satisfies ReadonlyArray<keyof Summary>;
 
@@ -85,7 +92,8 @@ export interface StrategyRow extends StrategyCounters {
   volume: string;
   fees: string;
   realizedPnl: string;
-  winRate: number;
+  /** Share of the strategy's closing fills whose realized PnL net of the fee is positive; null with none. */
+  fillWinRate: number | null;
   closingFills: number;
 }
 
@@ -116,21 +124,8 @@ function fillTotals(fills: readonly FillRow[]): { fees: Dec; realized: Dec; volu
   return { fees, realized, volume, wins, closing };
 }
 
-/** Ratios of the equity curve: Sharpe, Sortino, drawdown, exposure. */
-export function curveStats(equity: number[], gross: number[], hasPosition: boolean[], intervalMs: number): { sharpe: number; sortino: number; maxDrawdown: number; maxDrawdownAmount: number; exposure: number; avgGrossLeverage: number } {
-  const rets: number[] = [];
-  for (let i = 1; i < equity.length; i++) if (equity[i - 1] > 0) rets.push(equity[i] / equity[i - 1] - 1);
-  const n = rets.length;
-  const perYear = YEAR_MS / intervalMs;
-  let sharpe = 0;
-  let sortino = 0;
-  if (n >= 2) {
-    const mean = rets.reduce((s, r) => s + r, 0) / n;
-    const variance = rets.reduce((s, r) => s + (r - mean) ** 2, 0) / (n - 1);
-    const down = Math.sqrt(rets.reduce((s, r) => s + Math.min(r, 0) ** 2, 0) / n);
-    sharpe = variance > 0 ? (mean / Math.sqrt(variance)) * Math.sqrt(perYear) : 0;
-    sortino = down > 0 ? (mean / down) * Math.sqrt(perYear) : 0;
-  }
+/** Drawdown, exposure and leverage of the equity curve (no annualised figure: see ratios.ts). */
+export function curveStats(equity: number[], gross: number[], hasPosition: boolean[]): { maxDrawdown: number; maxDrawdownAmount: number; exposure: number; avgGrossLeverage: number } {
   let peak = -Infinity;
   let maxDd = 0;
   let maxDdAmount = 0;
@@ -148,8 +143,6 @@ export function curveStats(equity: number[], gross: number[], hasPosition: boole
   let lev = 0;
   for (let i = 0; i < equity.length; i++) lev += equity[i] > 0 ? gross[i] / equity[i] : 0;
   return {
-    sharpe: round(sharpe),
-    sortino: round(sortino),
     maxDrawdown: round(maxDd),
     maxDrawdownAmount: round(maxDdAmount),
     exposure: intervals === 0 ? 0 : round(exposed / intervals),
@@ -157,19 +150,38 @@ export function curveStats(equity: number[], gross: number[], hasPosition: boole
   };
 }
 
-export function summarize(r: BacktestResult, intervalMs: number): Summary {
+/** Buy and hold of the traded symbols, equal weights, 1x, no fees: equity per sample. */
+export function benchmarkCurve(r: Pick<BacktestResult, 'samples' | 'initialBalance'>): number[] {
+  const first = r.samples[0];
+  if (first === undefined) return [];
+  const initial = Number(r.initialBalance);
+  const base = first.marks.map(Number);
+  return r.samples.map((s) => {
+    if (base.length === 0) return initial;
+    let rel = 0;
+    for (let k = 0; k < base.length; k++) rel += base[k] > 0 ? Number(s.marks[k]) / base[k] : 1;
+    return round((initial * rel) / base.length);
+  });
+}
+
+export function summarize(r: BacktestResult, trades: Trade[]): Summary {
   const t = fillTotals(r.fills);
   const funding = r.funding.reduce((s, f) => s.plus(f.amount), new Dec(0));
   const initial = new Dec(r.initialBalance);
   const finalEquity = new Dec(r.finalAsset.walletBalance).plus(r.finalAsset.unrealizedPnl);
   const eq = r.samples.map((s) => Number(s.equity));
-  const c = curveStats(eq, r.samples.map((s) => Number(s.grossNotional)), r.samples.map((s) => s.positions.some((p) => !new Dec(p).isZero())), intervalMs);
+  const c = curveStats(eq, r.samples.map((s) => Number(s.grossNotional)), r.samples.map((s) => s.positions.some((p) => !new Dec(p).isZero())));
+  const rt = ratios(initial.toNumber(), r.samples.map((s) => ({ time: s.time, equity: Number(s.equity) })), r.endTime - r.startTime, c.maxDrawdown);
+  const ts = tradeStats(trades);
   const counters = Object.values(r.strategies);
   const sum = (k: 'ordersAccepted' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
+  const gross = t.realized.plus(r.finalAsset.unrealizedPnl);
+  const bench = benchmarkCurve(r);
   return {
     initialBalance: money(initial),
     finalEquity: money(finalEquity),
     totalPnl: money(finalEquity.minus(initial)),
+    grossPnl: money(gross),
     realizedPnl: money(t.realized),
     unrealizedPnl: money(new Dec(r.finalAsset.unrealizedPnl)),
     fees: money(t.fees),
@@ -177,13 +189,18 @@ export function summarize(r: BacktestResult, intervalMs: number): Summary {
     return: initial.isZero() ? 0 : round(finalEquity.minus(initial).div(initial).toNumber()),
     maxDrawdown: c.maxDrawdown,
     maxDrawdownAmount: money(new Dec(c.maxDrawdownAmount)),
-    sharpe: c.sharpe,
-    sortino: c.sortino,
-    returnPeriodMs: intervalMs,
-    winRate: t.closing === 0 ? 0 : round(t.wins / t.closing),
+    ...rt,
+    trades: ts.closed,
+    winRate: ts.winRate,
+    profitFactor: ts.profitFactor,
+    expectancy: ts.expectancy,
     closingFills: t.closing,
     exposure: c.exposure,
     avgGrossLeverage: c.avgGrossLeverage,
+    turnover: share(t.volume.toNumber(), initial.toNumber()),
+    benchmarkReturn: bench.length === 0 || initial.isZero() ? null : round(bench[bench.length - 1] / initial.toNumber() - 1),
+    feesShare: share(t.fees.toNumber(), gross.abs().toNumber()),
+    fundingShare: share(funding.neg().toNumber(), gross.abs().toNumber()),
     ordersAccepted: sum('ordersAccepted'),
     cancels: sum('cancels'),
     rejections: sum('rejections'),
@@ -209,16 +226,44 @@ function firstError(r: BacktestResult): Summary['firstStrategyError'] {
   return best;
 }
 
-/** PnL per calendar period (UTC-aligned multiples of `periodMs`), from the equity samples. */
-export function periods(r: BacktestResult, periodMs: number): PeriodRow[] {
+/** How a returns table is cut: fixed UTC-aligned buckets, or calendar months. */
+export type PeriodUnit = 'hour' | 'day' | 'month' | { ms: number };
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** The period of a returns table that fits a run: hours under 2 days, days under 92, else months. */
+export function periodFor(spanMs: number): 'hour' | 'day' | 'month' {
+  return spanMs < 2 * DAY ? 'hour' : spanMs < 92 * DAY ? 'day' : 'month';
+}
+
+function bucket(unit: PeriodUnit): { startOf(t: number): number; next(t: number): number } {
+  if (unit === 'month') {
+    return {
+      startOf: (t) => {
+        const d = new Date(t);
+        return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      },
+      next: (t) => {
+        const d = new Date(t);
+        return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      },
+    };
+  }
+  const ms = unit === 'hour' ? HOUR : unit === 'day' ? DAY : unit.ms;
+  return { startOf: (t) => Math.floor(t / ms) * ms, next: (t) => Math.floor(t / ms) * ms + ms };
+}
+
+/** PnL per calendar period (UTC-aligned), from the equity samples. */
+export function periods(r: BacktestResult, unit: PeriodUnit): PeriodRow[] {
   const out: PeriodRow[] = [];
   if (r.samples.length === 0) return out;
-  const startOf = (t: number): number => Math.floor(t / periodMs) * periodMs;
+  const b = bucket(unit);
   let i = 0;
   let prevEquity = new Dec(r.initialBalance);
   while (i < r.samples.length) {
-    const pStart = startOf(r.samples[i].time);
-    const pEnd = pStart + periodMs;
+    const pStart = b.startOf(r.samples[i].time);
+    const pEnd = b.next(pStart);
     let j = i;
     while (j + 1 < r.samples.length && r.samples[j + 1].time < pEnd) j++;
     // A period ends at its last sample, or at the first sample of the next period when there is one.
@@ -243,6 +288,9 @@ export function periods(r: BacktestResult, periodMs: number): PeriodRow[] {
     prevEquity = endEquity;
     i = j + 1;
   }
+  // The run's last sample on a period boundary opens an empty period: not a row of its own.
+  const last = out[out.length - 1];
+  if (out.length > 1 && last.start >= last.end && last.fills === 0 && new Dec(last.pnl).isZero()) out.pop();
   return out;
 }
 
@@ -257,7 +305,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       volume: money(t.volume),
       fees: money(t.fees),
       realizedPnl: money(t.realized),
-      winRate: t.closing === 0 ? 0 : round(t.wins / t.closing),
+      fillWinRate: share(t.wins, t.closing),
       closingFills: t.closing,
       ordersAccepted: c.ordersAccepted,
       cancels: c.cancels,

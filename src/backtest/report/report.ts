@@ -6,13 +6,20 @@
 import * as path from 'node:path';
 import type { BacktestConfig } from '../backtest/config';
 import type { BacktestResult, FillRow } from '../backtest/run';
-import { perStrategy, periods, summarize, type PeriodRow, type StrategyRow, type Summary } from './metrics';
+import { identityOf, type ReportIdentity } from './identity';
+import { benchmarkCurve, perStrategy, periodFor, periods, summarize, type PeriodRow, type StrategyRow, type Summary } from './metrics';
+import { round } from './round';
+import { roundTrips, tradeStats, type Trade, type TradeStats } from './trades';
 
 export const REPORT_FORMAT = 'perpkit-backtest-report';
 
+export type ReportConfig = BacktestReport['config'];
+
 export interface BacktestReport {
   format: typeof REPORT_FORMAT;
-  version: 1;
+  version: 2;
+  /** What produced this report (strategy, params, data and its sha256, models, version, config hash). */
+  identity: ReportIdentity;
   config: {
     files: string[];
     from: number | null;
@@ -36,11 +43,21 @@ export interface BacktestReport {
     tape: BacktestResult['tape'];
   };
   summary: Summary;
+  /** Per `report.periodMs` bucket, as configured. */
   periods: PeriodRow[];
+  /** Returns by calendar period, the period fitting the run's length (hour, day or month). */
+  returns: { period: 'hour' | 'day' | 'month'; rows: PeriodRow[] };
+  /** Round trips, in entry order, and their statistics. */
+  trades: Trade[];
+  tradeStats: TradeStats;
   strategies: Record<string, StrategyRow>;
   finalPositions: BacktestResult['finalPositions'];
   /** [time, equity, drawdown from peak as a fraction, marks...] per sample. */
   equity: Array<[number, string, number, ...string[]]>;
+  /** Buy-and-hold equity per equity sample (equal weights of the traded symbols, 1x, no fees). */
+  benchmark: number[];
+  /** [time, gross leverage (gross notional / equity), position per symbol...] per sample. */
+  exposure: Array<[number, number, ...string[]]>;
   funding: BacktestResult['funding'];
   fills: FillRow[];
   engine: { audit: BacktestResult['audit']; bot: BacktestResult['botStats'] };
@@ -54,29 +71,39 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
     const dd = peak > 0 ? Number(((peak - e) / peak).toPrecision(10)) : 0;
     return [s.time, s.equity, dd, ...s.marks];
   });
+  // Relative to the config file, so a report does not depend on where the checkout lives.
+  const files = cfg.data.files.map((f) => path.relative(cfg.baseDir, f).split(path.sep).join('/'));
+  const config: ReportConfig = {
+    files,
+    from: cfg.data.from ?? null,
+    to: cfg.data.to ?? null,
+    balance: cfg.account.balance,
+    fees: cfg.fees ?? null,
+    latency: cfg.latency,
+    fill: cfg.fill,
+    risk: cfg.risk,
+    strategies: cfg.strategies,
+    equityIntervalMs: cfg.report.equityIntervalMs,
+    periodMs: cfg.report.periodMs,
+  };
+  const trades = roundTrips(r);
+  const unit = periodFor(r.endTime - r.startTime);
   return {
     format: REPORT_FORMAT,
-    version: 1,
-    config: {
-      // Relative to the config file, so a report does not depend on where the checkout lives.
-      files: cfg.data.files.map((f) => path.relative(cfg.baseDir, f).split(path.sep).join('/')),
-      from: cfg.data.from ?? null,
-      to: cfg.data.to ?? null,
-      balance: cfg.account.balance,
-      fees: cfg.fees ?? null,
-      latency: cfg.latency,
-      fill: cfg.fill,
-      risk: cfg.risk,
-      strategies: cfg.strategies,
-      equityIntervalMs: cfg.report.equityIntervalMs,
-      periodMs: cfg.report.periodMs,
-    },
+    version: 2,
+    identity: identityOf(cfg, r, config, files),
+    config,
     data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, tape: r.tape },
-    summary: summarize(r, cfg.report.equityIntervalMs),
-    periods: periods(r, cfg.report.periodMs),
+    summary: summarize(r, trades),
+    periods: periods(r, { ms: cfg.report.periodMs }),
+    returns: { period: unit, rows: periods(r, unit) },
+    trades,
+    tradeStats: tradeStats(trades),
     strategies: perStrategy(r),
     finalPositions: r.finalPositions,
     equity,
+    benchmark: benchmarkCurve(r),
+    exposure: r.samples.map((s): [number, number, ...string[]] => [s.time, Number(s.equity) > 0 ? round(Number(s.grossNotional) / Number(s.equity)) : 0, ...s.positions]),
     funding: r.funding,
     fills: r.fills,
     engine: { audit: r.audit, bot: r.botStats },

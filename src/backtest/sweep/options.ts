@@ -14,13 +14,14 @@ import { BacktestConfigError, describeValue, type BacktestConfig } from '../back
 import { isRecord } from '../../core/config-errors';
 import type { Summary } from '../report/metrics';
 import type { JobResult } from './job';
-import { metricOf } from './table';
+import { metricOf, naReason } from './table';
 
 const YEAR_MS = 365 * 86_400_000;
 /** Drawdowns below this (0.01 %) count as this, so a flat run does not divide by zero. */
 export const MIN_DRAWDOWN = 1e-4;
 
-export type ObjectiveFn = (summary: Summary, info: { spanMs: number }) => number;
+/** A point's score; null when the report has no such figure (a ratio of a short run): not ranked. */
+export type ObjectiveFn = (summary: Summary, info: { spanMs: number }) => number | null;
 
 export interface Objective {
   /** As shown in tables: `sharpe`, `calmar`, `module:./obj.js#score`, `metric:totalPnl`. */
@@ -57,7 +58,8 @@ export const annualized = (ret: number, spanMs: number): number => (spanMs > 0 ?
 const builtIns: Record<(typeof BUILT_IN)[number], ObjectiveFn> = {
   sharpe: (s) => s.sharpe,
   sortino: (s) => s.sortino,
-  calmar: (s, i) => annualized(s.return, i.spanMs) / Math.max(s.maxDrawdown, MIN_DRAWDOWN),
+  // The report's own figure (daily returns, n/a below its minimum of days): one Calmar, one place.
+  calmar: (s) => s.calmar,
   returnOverDrawdown: (s) => s.return / Math.max(s.maxDrawdown, MIN_DRAWDOWN),
 };
 
@@ -127,12 +129,13 @@ export function objectiveOf(cfg: BacktestConfig): Objective {
     score(r) {
       if (r.error !== undefined || r.summary === undefined) return { excluded: r.error ?? 'no summary' };
       if (r.summary.fills < minTrades) return { excluded: `${r.summary.fills} fills, fewer than sweep.minTrades (${minTrades})` };
-      let v: number;
+      let v: number | null;
       try {
         v = fn === undefined ? metricOf(r.summary, metric) : fn(r.summary, { spanMs: r.span === undefined ? 0 : r.span.end - r.span.start });
       } catch (e) {
         return { excluded: `objective ${name} threw: ${e instanceof Error ? e.message : String(e)}` };
       }
+      if (v === null) return { excluded: `objective ${name} is n/a${naReason(r.summary, fn === undefined ? metric : name)}` };
       if (typeof v !== 'number' || !Number.isFinite(v)) return { excluded: `objective ${name} is ${String(v)}, not a finite number` };
       return { value: v };
     },

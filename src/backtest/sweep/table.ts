@@ -23,13 +23,19 @@ export type Scorer = (r: JobResult) => { value: number } | { excluded: string };
 
 const COLUMNS: Array<keyof Summary> = ['totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'winRate', 'fees', 'funding', 'fills', 'exposure'];
 
-export function metricOf(s: Summary, metric: string): number {
+/** The metric's value; null when the report has no figure for it (a ratio of a short run): it ranks last. */
+export function metricOf(s: Summary, metric: string): number | null {
   const v = (s as unknown as Record<string, unknown>)[metric];
+  if (v === null) return null;
   if (typeof v === 'number') return v;
-  // A figure that was NaN or infinite reads back from JSON as null: not rankable.
-  if (v === null) return Number.NaN;
   if (typeof v === 'string' && v !== '' && Number.isFinite(Number(v))) return Number(v);
   throw new Error(`sweep.metric '${metric}' is not a numeric field of the report summary (try ${COLUMNS.join(', ')})`);
+}
+
+/** Why the report has no figure for a ratio (`: 2 h of data ..., needs ≥ 30 days`), or nothing. */
+export function naReason(s: Summary, metric: string): string {
+  const note = (s.ratioNotes as Record<string, string | null> | undefined)?.[metric];
+  return note === undefined || note === null ? '' : ` (${note.replace(/^n\/a: /, '')})`;
 }
 
 /**
@@ -40,6 +46,7 @@ export function rank(results: JobResult[], metric: string, order: 'asc' | 'desc'
   return rankBy(results, (r) => {
     if (r.error !== undefined || r.summary === undefined) return { excluded: r.error ?? 'no summary' };
     const m = metricOf(r.summary, metric);
+    if (m === null) return { excluded: `${metric} is n/a${naReason(r.summary, metric)}` };
     return Number.isFinite(m) ? { value: m } : { excluded: `${metric} is not a finite number` };
   }, order);
 }

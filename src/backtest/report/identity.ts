@@ -1,0 +1,87 @@
+/**
+ * What produced a report: strategy, parameters, data files (sha256, size, the time range
+ * replayed), how marks were obtained, the fill and latency models, the perpkit version and the
+ * hash of the effective config. Two reports with the same identity came from the same inputs;
+ * sweep points differ in their parameters and so in their config hash.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import type { BacktestConfig } from '../backtest/config';
+import type { BacktestResult } from '../backtest/run';
+
+export interface ReportIdentity {
+  strategies: Array<{ id: string; module: string; params: Record<string, unknown> }>;
+  data: Array<{ file: string; bytes: number; sha256: string }>;
+  /** The time range replayed (first to last event applied), and the one configured. */
+  range: { start: number; end: number; from: number | null; to: number | null };
+  marks: string[];
+  fillModel: string;
+  latencyModel: string;
+  fees: string;
+  perpkitVersion: string;
+  /** sha256 of the effective config (report.json's `config`, canonical JSON), 16 hex digits. */
+  configHash: string;
+}
+
+/** sha256 of files, kept per (path, size, mtime) so a sweep's jobs hash a recording once. */
+const hashCache = new Map<string, string>();
+
+export function fileSha256(file: string): string {
+  const st = statSync(file);
+  const key = `${file}\0${st.size}\0${st.mtimeMs}`;
+  let h = hashCache.get(key);
+  if (h === undefined) {
+    h = createHash('sha256').update(readFileSync(file)).digest('hex');
+    hashCache.set(key, h);
+  }
+  return h;
+}
+
+let version: string | undefined;
+
+/** perpkit's version, from the package.json above this module (src or dist alike). */
+export function perpkitVersion(): string {
+  if (version !== undefined) return version;
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const p = path.join(dir, 'package.json');
+    if (existsSync(p)) {
+      const pkg = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'perpkit') return (version = pkg.version ?? 'unknown');
+    }
+    if (path.dirname(dir) === dir) return (version = 'unknown');
+  }
+}
+
+/** JSON with object keys sorted at every level: the same value gives the same text. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export function identityOf(cfg: BacktestConfig, r: BacktestResult, effectiveConfig: unknown, relFiles: string[]): ReportIdentity {
+  const marks = r.symbols.map((s) => {
+    const m = r.marks[s];
+    return m === undefined ? `${s}: recorded from the venue's mark price stream` : `${s}: ${m.source}, ${m.method}`;
+  });
+  const l = cfg.latency;
+  return {
+    strategies: cfg.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
+    data: cfg.data.files.map((f, i) => ({ file: relFiles[i], bytes: statSync(f).size, sha256: fileSha256(f) })),
+    range: { start: r.startTime, end: r.endTime, from: cfg.data.from ?? null, to: cfg.data.to ?? null },
+    marks,
+    fillModel: `tape: recorded trades fill resting orders they cross (maker, at the order's price); ${cfg.fill.depthQuotes ? "recorded depth and quotes stand as the market's top of book for taker orders" : 'depth quotes off: taker orders fill only against recorded trades'}`,
+    latencyModel: `fixed, virtual time: place ${l.placeMs} ms, cancel ${l.cancelMs} ms, amend ${l.amendMs} ms`,
+    fees: cfg.fees ? `maker ${cfg.fees.maker}, taker ${cfg.fees.taker} (config)` : "the recording's symbol specs",
+    perpkitVersion: perpkitVersion(),
+    configHash: createHash('sha256').update(canonicalJson(effectiveConfig)).digest('hex').slice(0, 16),
+  };
+}

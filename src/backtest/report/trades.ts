@@ -1,0 +1,239 @@
+/**
+ * Round trips ("trades") from fills, and their statistics.
+ *
+ * A trade is the life of the account's net position in one symbol from flat to flat, as the
+ * engine holds it (one-way positions: strategies sharing a symbol share its position, so a trade
+ * names every strategy that filled in it). A fill that flips the position closes the trade and
+ * opens the next with the rest; its fee is split by quantity. Per trade:
+ *  - entry/exit: time of the first opening / last closing fill, volume-weighted average prices;
+ *  - pnl: the realized PnL of its fills (the engine's, before fees); fees; funding: the account's
+ *    funding payments on that symbol while it was open; net = pnl - fees + funding;
+ *  - MAE / MFE: worst and best unrealized PnL while open (USDT, against the average entry price),
+ *    seen at each fill and each equity sample's mark, so at the sampling resolution.
+ * A position still open at the end is an open trade (exit null, pnl its unrealized PnL at the
+ * last mark) and is left out of the statistics, which are over closed trades.
+ */
+import { Dec } from '../../core/decimal';
+import type { BacktestResult, FillRow } from '../backtest/run';
+import { money, round, share } from './round';
+
+export interface Trade {
+  symbol: string;
+  side: 'LONG' | 'SHORT';
+  strategies: string[];
+  entryTime: number;
+  exitTime: number | null;
+  /** Largest absolute position of the trade (base asset). */
+  size: string;
+  entryPrice: string;
+  exitPrice: string | null;
+  pnl: string;
+  fees: string;
+  funding: string;
+  netPnl: string;
+  durationMs: number;
+  mae: string;
+  mfe: string;
+  fills: number;
+}
+
+export interface SideStats {
+  trades: number;
+  wins: number;
+  netPnl: string;
+  winRate: number | null;
+}
+
+export interface TradeStats {
+  closed: number;
+  open: number;
+  wins: number;
+  losses: number;
+  winRate: number | null;
+  /** Gross profit of winners / gross loss of losers (net PnL); null with no losing trade. */
+  profitFactor: number | null;
+  /** Mean net PnL per closed trade. */
+  expectancy: string | null;
+  avgWin: string | null;
+  avgLoss: string | null;
+  largestWin: string | null;
+  largestLoss: string | null;
+  longestLosingStreak: number;
+  avgDurationMs: number | null;
+  long: SideStats;
+  short: SideStats;
+}
+
+const d = (s: string): Dec => new Dec(s);
+const px = (v: Dec): string => v.toSignificantDigits(12).toFixed();
+
+interface Open {
+  symbol: string;
+  sign: 1 | -1;
+  qty: Dec;
+  entryCost: Dec;
+  entryQty: Dec;
+  exitCost: Dec;
+  exitQty: Dec;
+  maxQty: Dec;
+  pnl: Dec;
+  fees: Dec;
+  funding: Dec;
+  entryTime: number;
+  lastTime: number;
+  mae: Dec;
+  mfe: Dec;
+  strategies: Set<string>;
+  fills: number;
+}
+
+function excursion(o: Open, price: Dec): void {
+  if (o.qty.isZero()) return;
+  const avg = o.entryCost.div(o.entryQty);
+  const u = price.minus(avg).times(o.qty).times(o.sign);
+  if (u.lt(o.mae)) o.mae = u;
+  if (u.gt(o.mfe)) o.mfe = u;
+}
+
+function close(o: Open, exitTime: number | null, finalMark: Dec | undefined): Trade {
+  const entry = o.entryCost.div(o.entryQty);
+  let pnl = o.pnl;
+  if (exitTime === null && finalMark !== undefined) pnl = pnl.plus(finalMark.minus(entry).times(o.qty).times(o.sign));
+  const end = exitTime ?? o.lastTime;
+  return {
+    symbol: o.symbol,
+    side: o.sign === 1 ? 'LONG' : 'SHORT',
+    strategies: [...o.strategies].sort(),
+    entryTime: o.entryTime,
+    exitTime,
+    size: o.maxQty.toFixed(),
+    entryPrice: px(entry),
+    exitPrice: o.exitQty.isZero() ? null : px(o.exitCost.div(o.exitQty)),
+    pnl: money(pnl),
+    fees: money(o.fees),
+    funding: money(o.funding),
+    netPnl: money(pnl.minus(o.fees).plus(o.funding)),
+    durationMs: end - o.entryTime,
+    mae: money(o.mae),
+    mfe: money(o.mfe),
+    fills: o.fills,
+  };
+}
+
+/** Round trips of every symbol, in entry-time order (ties: symbol). */
+export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'funding' | 'symbols' | 'endTime'>): Trade[] {
+  const out: Trade[] = [];
+  const symbols = [...new Set([...r.symbols, ...r.fills.map((f) => f.symbol)])].sort();
+  for (const sym of symbols) {
+    const k = r.symbols.indexOf(sym);
+    const fills = r.fills.filter((f) => f.symbol === sym);
+    const funding = r.funding.filter((f) => f.symbol === sym);
+    let fi = 0;
+    let si = 0;
+    let pi = 0;
+    let open: Open | null = null;
+    const fundTo = (t: number, inclusive: boolean): void => {
+      while (pi < funding.length && (funding[pi].time < t || (inclusive && funding[pi].time === t))) {
+        if (open !== null) open.funding = open.funding.plus(funding[pi].amount);
+        pi++;
+      }
+    };
+    const onFill = (f: FillRow): void => {
+      fundTo(f.time, true);
+      const price = d(f.price);
+      let q = d(f.quantity);
+      const sign: 1 | -1 = f.side === 'BUY' ? 1 : -1;
+      const feeAll = d(f.fee);
+      const total = q;
+      if (open !== null) {
+        open.lastTime = f.time;
+        excursion(open, price);
+        if (open.sign !== sign) {
+          const closing = Dec.min(q, open.qty);
+          open.exitCost = open.exitCost.plus(price.times(closing));
+          open.exitQty = open.exitQty.plus(closing);
+          open.qty = open.qty.minus(closing);
+          open.pnl = open.pnl.plus(f.realizedPnl);
+          open.fees = open.fees.plus(feeAll.times(closing).div(total));
+          open.strategies.add(f.strategyId);
+          open.fills++;
+          q = q.minus(closing);
+          if (open.qty.isZero()) {
+            out.push(close(open, f.time, undefined));
+            open = null;
+          }
+          if (q.isZero()) return;
+        }
+      }
+      if (open === null) {
+        open = { symbol: sym, sign, qty: new Dec(0), entryCost: new Dec(0), entryQty: new Dec(0), exitCost: new Dec(0), exitQty: new Dec(0), maxQty: new Dec(0), pnl: new Dec(0), fees: new Dec(0), funding: new Dec(0), entryTime: f.time, lastTime: f.time, mae: new Dec(0), mfe: new Dec(0), strategies: new Set(), fills: 0 };
+      }
+      const o: Open = open;
+      o.qty = o.qty.plus(q);
+      o.entryCost = o.entryCost.plus(price.times(q));
+      o.entryQty = o.entryQty.plus(q);
+      if (o.qty.gt(o.maxQty)) o.maxQty = o.qty;
+      o.fees = o.fees.plus(feeAll.times(q).div(total));
+      o.strategies.add(f.strategyId);
+      o.fills++;
+      o.lastTime = f.time;
+    };
+    // Fills and samples in time order; at equal times the fill first (a sample is the state after).
+    while (fi < fills.length || si < r.samples.length) {
+      if (si >= r.samples.length || (fi < fills.length && fills[fi].time <= r.samples[si].time)) onFill(fills[fi++]);
+      else {
+        const s = r.samples[si++];
+        if (open !== null && k >= 0) {
+          fundTo(s.time, true);
+          excursion(open, d(s.marks[k]));
+        }
+      }
+    }
+    if (open !== null) {
+      fundTo(Infinity, false);
+      const last = r.samples[r.samples.length - 1];
+      const o: Open = open;
+      o.lastTime = Math.max(o.lastTime, r.endTime);
+      out.push(close(o, null, last !== undefined && k >= 0 ? d(last.marks[k]) : undefined));
+    }
+  }
+  return out.sort((a, b) => a.entryTime - b.entryTime || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+}
+
+function sideStats(ts: Trade[]): SideStats {
+  const wins = ts.filter((t) => d(t.netPnl).gt(0)).length;
+  return { trades: ts.length, wins, netPnl: money(ts.reduce((s, t) => s.plus(t.netPnl), new Dec(0))), winRate: share(wins, ts.length) };
+}
+
+export function tradeStats(trades: Trade[]): TradeStats {
+  const closed = trades.filter((t) => t.exitTime !== null);
+  const net = closed.map((t) => d(t.netPnl));
+  const winners = net.filter((v) => v.gt(0));
+  const losers = net.filter((v) => v.lt(0));
+  const sum = (vs: Dec[]): Dec => vs.reduce((s, v) => s.plus(v), new Dec(0));
+  const mean = (vs: Dec[]): string | null => (vs.length === 0 ? null : money(sum(vs).div(vs.length)));
+  let streak = 0;
+  let longest = 0;
+  for (const v of net) {
+    streak = v.lt(0) ? streak + 1 : 0;
+    longest = Math.max(longest, streak);
+  }
+  const grossLoss = sum(losers).abs();
+  return {
+    closed: closed.length,
+    open: trades.length - closed.length,
+    wins: winners.length,
+    losses: losers.length,
+    winRate: share(winners.length, closed.length),
+    profitFactor: grossLoss.isZero() ? null : round(sum(winners).div(grossLoss).toNumber()),
+    expectancy: mean(net),
+    avgWin: mean(winners),
+    avgLoss: mean(losers),
+    largestWin: winners.length === 0 ? null : money(winners.reduce((a, b) => (b.gt(a) ? b : a))),
+    largestLoss: losers.length === 0 ? null : money(losers.reduce((a, b) => (b.lt(a) ? b : a))),
+    longestLosingStreak: longest,
+    avgDurationMs: closed.length === 0 ? null : Math.round(closed.reduce((s, t) => s + t.durationMs, 0) / closed.length),
+    long: sideStats(closed.filter((t) => t.side === 'LONG')),
+    short: sideStats(closed.filter((t) => t.side === 'SHORT')),
+  };
+}

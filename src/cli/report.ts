@@ -1,0 +1,66 @@
+/**
+ * `perpkit report compare <a> <b>`: two backtest runs side by side, from their report.json files
+ * (an output directory or the file itself). Prints the figures and the differences in what
+ * produced them, and writes compare.html.
+ */
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
+
+export const REPORT_USAGE = `perpkit report compare <a> <b> [options]
+
+Compares two backtest runs: <a> and <b> are output directories of perpkit backtest (or their
+report.json files). Prints the headline figures of both with the difference (b - a) and what
+differs in what produced them (parameters, data, models, config hash), and writes an HTML page
+with both equity curves (docs/backtesting.md).
+
+Options:
+  --out <file>   the HTML file (default: ./compare.html)
+  -h, --help     show this text
+
+Exit codes: 0 done; 2 bad input (a missing or unreadable report.json, an older report format).
+
+Example:
+  perpkit report compare backtest-out/mm-a backtest-out/mm-b --out /tmp/mm-compare.html
+`;
+
+export function runReportCli(argv: string[]): number {
+  let values: { out?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (e) {
+    process.stderr.write(`perpkit report: ${e instanceof Error ? e.message : String(e)}\n\n${REPORT_USAGE}`);
+    return 2;
+  }
+  if (values.help === true) {
+    process.stdout.write(REPORT_USAGE);
+    return 0;
+  }
+  const [sub, ...rest] = positionals;
+  if (sub !== 'compare') {
+    process.stderr.write(`perpkit report: expected the subcommand 'compare', got ${sub === undefined ? 'nothing' : `'${sub}'`}\n\n${REPORT_USAGE}`);
+    return 2;
+  }
+  if (rest.length !== 2) {
+    process.stderr.write(`perpkit report compare: expected two runs (directories or report.json files), got ${rest.length}\n\n${REPORT_USAGE}`);
+    return 2;
+  }
+  try {
+    const a = loadReport(rest[0]);
+    const b = loadReport(rest[1]);
+    const names: [string, string] = [rest[0], rest[1]];
+    const out = path.resolve(values.out ?? 'compare.html');
+    writeFileSync(out, renderCompareHtml(a.report, b.report, names));
+    process.stdout.write(`${compareText(a.report, b.report, names)}wrote ${out}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof CompareInputError) {
+      process.stderr.write(`perpkit report compare: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`perpkit report compare: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The report's figures on hand-made inputs whose answers are known: daily-return ratios (and
+ * their absence below the minimum), round trips through a position flip, trade statistics, and
+ * the returns table's period.
+ */
+import type { FillRow } from '../../src/backtest/backtest/run';
+import { periodFor } from '../../src/backtest/report/metrics';
+import { DAY_MS, MIN_RATIO_DAYS, dailyEquity, ratios } from '../../src/backtest/report/ratios';
+import { roundTrips, tradeStats } from '../../src/backtest/report/trades';
+import { usd } from '../../src/backtest/report/format';
+
+const T0 = Date.UTC(2024, 0, 1);
+
+/** Equity at the end of each day from daily returns, with `perDay` samples a day (intraday noise in between). */
+function curve(rets: number[], perDay: number): Array<{ time: number; equity: number }> {
+  const out: Array<{ time: number; equity: number }> = [];
+  let e = 1000;
+  rets.forEach((r, d) => {
+    for (let k = 1; k < perDay; k++) out.push({ time: T0 + d * DAY_MS + (k * DAY_MS) / perDay - 1, equity: e * (1 + (k % 2 === 0 ? 0.03 : -0.02)) });
+    e *= 1 + r;
+    out.push({ time: T0 + (d + 1) * DAY_MS - 1, equity: e });
+  });
+  return out;
+}
+
+describe('ratios', () => {
+  test('below the minimum number of days: null, and a note that says how much data and how much is needed', () => {
+    const two = [{ time: T0 + 3_600_000, equity: 1001 }, { time: T0 + 7_200_000, equity: 999 }];
+    const r = ratios(1000, two, 7_200_000, 0.002);
+    expect(r).toMatchObject({ sharpe: null, sortino: null, calmar: null, ratioDays: 1, annualReturn: null });
+    expect(r.ratioNotes.sharpe).toBe(`n/a: 2 h of data (1 daily return), needs ≥ ${MIN_RATIO_DAYS} days`);
+    const short = ratios(1000, curve(new Array<number>(MIN_RATIO_DAYS - 1).fill(0.01), 4), (MIN_RATIO_DAYS - 1) * DAY_MS, 0.01);
+    expect(short.sharpe).toBeNull();
+    expect(short.ratioNotes.sortino).toMatch(/29 d of data \(29 daily returns\)/);
+  });
+
+  test('from daily returns, annualised with sqrt(365): intraday samples do not change them', () => {
+    // 40 days alternating +2% and -1%: mean 0.5%, sample stdev known in closed form.
+    const rets = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? 0.02 : -0.01));
+    const mean = 0.005;
+    const sd = Math.sqrt((40 * 0.015 ** 2) / 39);
+    const down = Math.sqrt((20 * 0.01 ** 2) / 40);
+    const coarse = ratios(1000, curve(rets, 1), 40 * DAY_MS, 0.01);
+    const fine = ratios(1000, curve(rets, 96), 40 * DAY_MS, 0.01);
+    expect(coarse.ratioDays).toBe(40);
+    expect(coarse.sharpe).toBeCloseTo((mean / sd) * Math.sqrt(365), 6);
+    expect(coarse.sortino).toBeCloseTo((mean / down) * Math.sqrt(365), 6);
+    const end = rets.reduce((e, r) => e * (1 + r), 1000);
+    expect(coarse.annualReturn).toBeCloseTo((end / 1000) ** (365 / 40) - 1, 6);
+    expect(coarse.calmar).toBeCloseTo(((end / 1000) ** (365 / 40) - 1) / 0.01, 4);
+    expect(fine).toEqual(coarse);
+    expect(dailyEquity(curve(rets, 96))).toHaveLength(40);
+  });
+
+  test('a denominator of 0 gives null with the reason, never Infinity', () => {
+    const flat = ratios(1000, curve(new Array<number>(40).fill(0.001), 1), 40 * DAY_MS, 0);
+    expect(flat.sharpe).toBeNull();
+    expect(flat.ratioNotes.sharpe).toMatch(/do not vary/);
+    expect(flat.sortino).toBeNull();
+    expect(flat.ratioNotes.sortino).toMatch(/no losing day/);
+    expect(flat.calmar).toBeNull();
+    expect(flat.ratioNotes.calmar).toMatch(/no drawdown/);
+  });
+});
+
+const fill = (time: number, side: 'BUY' | 'SELL', price: string, quantity: string, realizedPnl: string, fee = '0.3'): FillRow => ({ time, strategyId: 's', symbol: 'BTCUSDT', side, price, quantity, fee, realizedPnl, role: 'maker', orderId: String(time), clientOrderId: '', tradeId: '' });
+const sample = (time: number, mark: string): { time: number; equity: string; marks: string[]; positions: string[]; grossNotional: string } => ({ time, equity: '0', marks: [mark], positions: ['0'], grossNotional: '0' });
+
+describe('round trips', () => {
+  test('a flip closes one trade and opens the next; fees split by quantity; MAE/MFE from marks; funding while open', () => {
+    const fills = [
+      fill(1000, 'BUY', '100', '1', '0'),
+      fill(2000, 'BUY', '110', '1', '0'),
+      fill(5000, 'SELL', '120', '3', '30'), // closes 2 (avg 105: +30), opens a short of 1
+      fill(9000, 'BUY', '100', '1', '20'), // closes the short at +20
+      fill(10_000, 'BUY', '100', '1', '0'), // opens a long still open at the end
+    ];
+    const samples = [sample(3000, '90'), sample(4000, '125'), sample(7000, '130'), sample(12_000, '104')];
+    const funding = [{ time: 4500, symbol: 'BTCUSDT', amount: '-1.5' }, { time: 8000, symbol: 'BTCUSDT', amount: '0.25' }];
+    const trades = roundTrips({ fills, samples, funding, symbols: ['BTCUSDT'], endTime: 12_000 });
+    expect(trades).toHaveLength(3);
+    expect(trades[0]).toMatchObject({ side: 'LONG', entryTime: 1000, exitTime: 5000, size: '2', entryPrice: '105', exitPrice: '120', pnl: '30', fees: '0.8', funding: '-1.5', netPnl: '27.7', mae: '-30', mfe: '40', durationMs: 4000, fills: 3 });
+    expect(trades[1]).toMatchObject({ side: 'SHORT', entryTime: 5000, exitTime: 9000, size: '1', entryPrice: '120', exitPrice: '100', pnl: '20', fees: '0.4', funding: '0.25', netPnl: '19.85', mae: '-10', mfe: '20' });
+    expect(trades[2]).toMatchObject({ side: 'LONG', exitTime: null, exitPrice: null, pnl: '4', fees: '0.3', netPnl: '3.7', durationMs: 2000 });
+    const st = tradeStats(trades);
+    expect(st).toMatchObject({ closed: 2, open: 1, wins: 2, losses: 0, winRate: 1, profitFactor: null, expectancy: '23.775', longestLosingStreak: 0 });
+    expect(st.long).toMatchObject({ trades: 1, wins: 1, netPnl: '27.7' });
+    expect(st.short).toMatchObject({ trades: 1, wins: 1, netPnl: '19.85' });
+  });
+
+  test('statistics: profit factor, averages and the longest losing streak', () => {
+    const fills: FillRow[] = [];
+    const pnls = ['10', '-4', '-2', '-1', '6', '-3'];
+    pnls.forEach((p, i) => {
+      fills.push(fill(i * 100 + 1, 'BUY', '100', '1', '0', '0'));
+      fills.push(fill(i * 100 + 2, 'SELL', String(100 + Number(p)), '1', p, '0'));
+    });
+    const st = tradeStats(roundTrips({ fills, samples: [], funding: [], symbols: ['BTCUSDT'], endTime: 1000 }));
+    expect(st).toMatchObject({ closed: 6, wins: 2, losses: 4, winRate: 0.3333333333, profitFactor: 1.6, avgWin: '8', avgLoss: '-2.5', largestWin: '10', largestLoss: '-4', longestLosingStreak: 3, expectancy: '1' });
+  });
+
+  test('no fills: no trades, and every ratio of them is null', () => {
+    const st = tradeStats(roundTrips({ fills: [], samples: [sample(1, '100')], funding: [], symbols: ['BTCUSDT'], endTime: 1 }));
+    expect(st).toMatchObject({ closed: 0, open: 0, winRate: null, profitFactor: null, expectancy: null, avgWin: null, avgLoss: null, avgDurationMs: null });
+  });
+});
+
+test('the returns table period fits the run, and money reads as money', () => {
+  expect(periodFor(2 * 3_600_000)).toBe('hour');
+  expect(periodFor(10 * DAY_MS)).toBe('day');
+  expect(periodFor(200 * DAY_MS)).toBe('month');
+  expect(usd('1234567.891234')).toBe('1,234,567.89');
+  expect(usd('-0.004')).toBe('-0.004');
+  expect(usd('-0.0000001')).toBe('-1e-7');
+  expect(usd(null)).toBe('n/a');
+});
