@@ -20,7 +20,11 @@ export interface Session {
 
 function useModel(store: Store): Model {
   const [m, setM] = useState(store.model);
-  useEffect(() => store.subscribe(() => setM(store.model)), [store]);
+  useEffect(() => {
+    const off = store.subscribe(() => setM(store.model));
+    setM(store.model); // what changed between the first render and this subscription
+    return off;
+  }, [store]);
   return m;
 }
 

@@ -152,7 +152,8 @@ export class DashboardServer {
     const drop = (): void => {
       this.clients.delete(client);
     };
-    req.on('close', drop);
+    // The response's close, not the request's: a request's 'close' comes once its (empty) body is read.
+    res.on('close', drop);
     res.on('error', drop);
   }
 

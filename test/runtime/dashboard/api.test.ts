@@ -180,13 +180,22 @@ describe('dashboard API on a running bot', () => {
 
   it('the stream resumes after Last-Event-ID with exactly the missed entries, and sends a snapshot when it cannot', async () => {
     const { d, url, userId } = await w.daemon();
-    const first = await readStream(url, {}, (f) => f.length >= 1);
-    expect(first[0].event).toBe('snapshot');
-    const lastId = first[0].id;
-    expect(lastId).toBe((first[0].data as Snapshot).lastId);
-    // While no page listens: a fill and an action.
+    const dash = d.dashboard;
+    if (!dash) throw new Error('no dashboard');
+    const isFill = (f: Frame) => f.event === 'ev' && (f.data as DashEvent).kind === 'fill';
+    // Live: a fill on the exchange reaches an open stream as it happens.
+    const reading = readStream(url, {}, (f) => f.some(isFill));
+    await until(() => dash.openStreams === 1, 5000, 'the stream open');
     await w.takeQuote(userId);
-    await until(() => d.bot.stats.fills === 1);
+    const first = await reading;
+    expect(first[0].event).toBe('snapshot');
+    expect(first.filter(isFill)).toHaveLength(1);
+    const lastId = first[first.length - 1].id;
+    await until(() => dash.openStreams === 0, 5000, 'the stream closed');
+    // While no page listens: another fill and an action.
+    await until(() => w.openOrders(userId).length === 2, 5000, 'quotes again');
+    await w.takeQuote(userId);
+    await until(() => d.bot.stats.fills === 2);
     expect((await act(url, '/api/strategies/mm/pause')).status).toBe(200);
     const resumed = await readStream(url, { 'last-event-id': lastId }, (f) => f.some((x) => x.event === 'live'));
     const evs = resumed.filter((f) => f.event === 'ev').map((f) => f.data as DashEvent);
@@ -195,7 +204,7 @@ describe('dashboard API on a running bot', () => {
     const seqs = evs.map((e) => Number(e.id.split(':')[1]));
     expect(seqs[0]).toBe(Number(lastId.split(':')[1]) + 1);
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0] + i)); // none missing, none twice
-    expect(d.dashboard?.stats.replays).toBe(1);
+    expect(dash.stats.replays).toBe(1);
     const stale = await readStream(url, { 'last-event-id': '1:5' }, (f) => f.length >= 1);
     expect(stale[0].event).toBe('snapshot');
   });
