@@ -259,7 +259,8 @@ export class BotDaemon {
     this.server = server;
     const a = server.address() as AddressInfo;
     this.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
-    this.log.info({ url: this.url, dashboard: this.dashboard !== undefined }, 'health and metrics server listening');
+    this.log.info({ url: this.url }, 'health and metrics server listening');
+    if (this.dashboard) this.log.info({ url: `${this.url}/`, token: this.config.http?.dashboard?.tokenEnv !== undefined }, 'dashboard served');
   }
 
   private closeServer(): Promise<void> {
@@ -321,7 +322,7 @@ export class BotDaemon {
         return;
       }
       default:
-        this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill` });
+        this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill${this.dashboard ? ', GET / (dashboard), /api/...' : ''}` });
     }
   }
 }

@@ -49,10 +49,17 @@ export function PnlChart({ equity, fills, version }: Props) {
     }
     c.line.setData(data);
     const first = data.length > 0 ? data[0].time : undefined;
-    const marks: SeriesMarker<Time>[] = fills
-      .filter((f) => first !== undefined && sec(f.time) >= first)
-      .slice(-500)
-      .map((f) => ({ time: sec(f.time), position: f.side === 'BUY' ? 'belowBar' : 'aboveBar', shape: f.side === 'BUY' ? 'arrowUp' : 'arrowDown', color: f.side === 'BUY' ? '#26a69a' : '#ef5350', text: `${f.side === 'BUY' ? 'B' : 'S'} ${f.quantity}@${f.price}` }));
+    const shown = fills.filter((f) => first !== undefined && sec(f.time) >= first).slice(-500);
+    // Labels only while they can be read; past that the arrows alone (the event list has the details).
+    const labelled = shown.length <= 12;
+    const marks: SeriesMarker<Time>[] = shown.map((f) => ({
+      time: sec(f.time),
+      position: f.side === 'BUY' ? 'belowBar' : 'aboveBar',
+      shape: f.side === 'BUY' ? 'arrowUp' : 'arrowDown',
+      color: f.side === 'BUY' ? '#26a69a' : '#ef5350',
+      size: labelled ? 1 : 0.6,
+      ...(labelled ? { text: `${f.side === 'BUY' ? 'B' : 'S'} ${f.quantity}@${f.price}` } : {}),
+    }));
     c.markers.setMarkers(marks);
     if (data.length > 1) c.api.timeScale().fitContent();
   }, [version]);
