@@ -112,6 +112,18 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.getByTestId('strategy-mm').count()).toBe(1);
   }, 60_000);
 
+  it('an action on a strategy stopped for its errors is refused with the reason, shown where it was asked', async () => {
+    const { url } = await w.daemon({ withFailing: true });
+    const { page } = await openPage(url);
+    await page.getByTestId('strategy-bad').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('strategy-bad').getAttribute('data-status')).toBe('stopped');
+    await page.getByTestId('pause-bad').click();
+    await page.locator('.toast.err').waitFor({ timeout: 5000 });
+    expect(await text(page, 'toast')).toMatch(/^pause bad refused: strategy bad was stopped for its errors \(.*broken on purpose\); .*Restart the bot to run it again$/);
+    // The other strategy is untouched.
+    expect(await page.getByTestId('strategy-mm').getAttribute('data-status')).toBe('running');
+  }, 60_000);
+
   it('a dropped stream reconnects and catches up on what happened meanwhile, without a fresh snapshot', async () => {
     const { d, url, userId } = await w.daemon();
     const { page } = await openPage(url);
