@@ -136,7 +136,7 @@ export class DashboardView {
     this.equity.push(point);
     const max = this.o.maxEquityPoints ?? 5000;
     if (this.equity.length > max) {
-      const kept = this.equity.filter((_, i) => i % 2 === 1 || i === this.equity.length - 1);
+      const kept = this.equity.filter((_, i) => i % 2 === 0 || i === this.equity.length - 1); // the first point (the start) stays
       this.equity.length = 0;
       this.equity.push(...kept);
       this.equityEveryMs *= 2;
