@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const esbuild = require('esbuild');
 
 const ROOT = path.resolve(__dirname, '..');
-const PAGES = ['dashboard'];
+const PAGES = ['dashboard', 'exchange'];
 
 async function buildWeb(outRoot = path.join(ROOT, 'dist', 'web')) {
   const sizes = {};

@@ -2,7 +2,7 @@
 /**
  * Takes the dashboard screenshots of docs/running.md: runs `perpkit demo` (built: npm run build),
  * lets the market maker trade for a while, and photographs the page in Debian's headless Chromium
- * (playwright-core), then the kill switch's confirmation.
+ * (playwright-core), then the kill switch's confirmation, then the exchange's read-only page.
  *
  *   node tools/dashboard-screenshots.cjs [--seconds 25]
  */
@@ -42,7 +42,13 @@ async function main() {
     await page.getByTestId('kill-dialog').waitFor();
     const kill = path.join(ROOT, 'docs', 'dashboard-kill.png');
     await page.screenshot({ path: kill, clip: { x: 0, y: 0, width: 1400, height: 700 } });
-    process.stdout.write(`wrote ${path.relative(ROOT, main)} and ${path.relative(ROOT, kill)}\n`);
+    const exUrl = /^exchange page at (\S+)$/m.exec(out);
+    if (!exUrl) throw new Error(`the demo printed no exchange page URL:\n${out}`);
+    await page.goto(exUrl[1]);
+    await page.getByTestId('trade').first().waitFor();
+    const ex = path.join(ROOT, 'docs', 'exchange-page.png');
+    await page.screenshot({ path: ex, clip: { x: 0, y: 0, width: 1400, height: 760 } });
+    process.stdout.write(`wrote ${path.relative(ROOT, main)}, ${path.relative(ROOT, kill)} and ${path.relative(ROOT, ex)}\n`);
   } finally {
     await browser.close();
     child.kill('SIGINT');

@@ -21,6 +21,7 @@ import { parseBotConfig, LOG_LEVELS, type LogLevel } from '../runtime/config';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
 import { leftText } from './left-on-stop';
 import { createRuntimeLogger } from '../runtime/logger';
+import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
 
 export const DEMO_USAGE = `perpkit demo [options]
 
@@ -117,7 +118,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const core = new ExchangeCore({ config: exConfig, wallClock: new SystemClock() });
   const exLog = logger.child({ component: 'exchange' });
   const sim = new MarketSimulator({ core, seed: args.seed, takerRate: 3, logger: exLog });
-  const exchange = new ExchangeServer({ core, logger: exLog, services: [sim, new FundingScheduler({ core, premium: true, logger: exLog })], drainTimeoutMs: 1000 });
+  const exchange = new ExchangeServer({ core, logger: exLog, services: [sim, new FundingScheduler({ core, premium: true, logger: exLog })], drainTimeoutMs: 1000, pages: exchangePage().handle });
   await sim.init();
   let exUrl: string;
   try {
@@ -169,6 +170,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       `Status every ${args.everyS}s; metrics at ${daemon.httpUrl ?? '(off)'}/metrics. Press Ctrl+C to stop.\n`,
   );
   if (daemon.httpUrl !== undefined) process.stdout.write(`dashboard at ${daemon.httpUrl}/\n`);
+  process.stdout.write(`exchange page at ${exUrl}${EXCHANGE_PAGE_PATH}\n`);
   const base = SYMBOL.replace(/USDT$/, '');
   const statusLine = (): void => {
     const s = daemon.status();
