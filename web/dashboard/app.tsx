@@ -21,9 +21,21 @@ export interface Session {
 function useModel(store: Store): Model {
   const [m, setM] = useState(store.model);
   useEffect(() => {
-    const off = store.subscribe(() => setM(store.model));
+    // One render per frame however many messages arrived in it (a burst of fills is many).
+    let frame = 0;
+    const off = store.subscribe(() => {
+      if (frame === 0) {
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          setM(store.model);
+        });
+      }
+    });
     setM(store.model); // what changed between the first render and this subscription
-    return off;
+    return () => {
+      off();
+      cancelAnimationFrame(frame);
+    };
   }, [store]);
   return m;
 }

@@ -7,14 +7,17 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebPages, collectPageErrors, launchChromium } from '../../helpers/browser';
 import { startWorld, TOKEN, until, type World } from './world';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 
 let w: World;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
+let pages: string;
+
 beforeAll(async () => {
-  const pages = buildWebPages();
+  pages = buildWebPages();
   w = await startWorld(path.join(pages, 'dashboard'));
   browser = await launchChromium();
 }, 90_000);
@@ -23,6 +26,7 @@ afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
   await browser?.close();
   await w?.close();
+  if (pages) rmSync(pages, { recursive: true, force: true });
 });
 
 /** A page of its own (own storage), already holding the token (unless null) and an operator name. */

@@ -3,6 +3,7 @@
  * orders of a user, the trade they made, and the mark, read from the public API of a real local
  * exchange. The API around it answers as before.
  */
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { PerpClient } from '../../../src/client';
@@ -15,8 +16,11 @@ let server: ExchangeServer;
 let browser: Browser;
 let url: string;
 
+let pages: string;
+
 beforeAll(async () => {
-  const page = exchangePage(path.join(buildWebPages(), 'exchange'));
+  pages = buildWebPages();
+  const page = exchangePage(path.join(pages, 'exchange'));
   server = await startExchange({ port: 0, host: '127.0.0.1', adminToken: 'admin-tk', users: [
         { username: 'maker', password: 'pw-maker-1', balance: '100000' },
         { username: 'taker', password: 'pw-taker-1', balance: '100000' },
@@ -28,6 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  if (pages) rmSync(pages, { recursive: true, force: true });
 });
 
 it('shows symbols, the book, a trade and the mark; the API around it is unchanged', async () => {
