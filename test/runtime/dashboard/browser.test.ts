@@ -70,6 +70,17 @@ describe('dashboard in headless Chromium', () => {
     // The chart has a point and a marker for the fill.
     await until(async () => Number(await page.getByTestId('chart').getAttribute('data-fills')) === 1, 3000, 'the fill on the chart');
     expect(await page.locator('[data-testid="chart"] canvas').count()).toBeGreaterThan(0);
+    // The event list filters by kind and by text.
+    const kinds = () => page.locator('[data-testid="event-row"]').evaluateAll((rows) => [...new Set(rows.map((r) => r.getAttribute('data-kind')))]);
+    const only = (kind: string) => until(async () => JSON.stringify(await kinds()) === JSON.stringify([kind]), 3000, `only ${kind} rows`);
+    await page.getByTestId('event-filter').selectOption('fill');
+    await only('fill');
+    await page.getByTestId('event-filter').selectOption('stream');
+    await only('stream');
+    await page.getByTestId('event-filter').selectOption('all');
+    await page.getByTestId('event-search').fill('maker, fee');
+    await only('fill');
+    await page.getByTestId('event-search').fill('');
     // The token is never rendered.
     expect(await page.content()).not.toContain(TOKEN);
     const origin = new URL(url).origin;
