@@ -178,12 +178,13 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   if (top.http !== undefined) {
     const o = r.object(top.http, 'http', ['host', 'port', 'killTokenEnv', 'dashboard']);
     const host = o.host === undefined ? '127.0.0.1' : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1');
+    const killTokenEnv = o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv');
     http = {
       host,
       port: r.int(o.port, 'http.port', 0, 65535, 9464),
-      killTokenEnv: o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv'),
+      killTokenEnv,
       // The dashboard's key is validated in dashboard/config.ts.
-      dashboard: parseDashboardConfig(o.dashboard, host, file, (f, at, expected, got) => new BotConfigError(f, at, expected, got)),
+      dashboard: parseDashboardConfig(o.dashboard, host, killTokenEnv, file, (f, at, expected, got) => new BotConfigError(f, at, expected, got)),
     };
   }
 

@@ -11,7 +11,7 @@
  *
  * Off unless the key is there. A dashboard can pause strategies and engage the kill switch, so
  * one reachable from other machines without a token is refused: bound to anything but a loopback
- * address it needs `tokenEnv`.
+ * address it needs `tokenEnv`, and so it does when `killTokenEnv` protects the kill switch.
  */
 import { ConfigError, describeValue, isRecord } from '../../core/config-errors';
 
@@ -27,7 +27,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Validates `http.dashboard`; `fail` throws the config's own error type. */
-export function parseDashboardConfig(v: unknown, host: string, file: string, fail: (file: string, at: string, expected: string, got: string) => ConfigError): DashboardConfig | undefined {
+export function parseDashboardConfig(v: unknown, host: string, killTokenEnv: string | undefined, file: string, fail: (file: string, at: string, expected: string, got: string) => ConfigError): DashboardConfig | undefined {
   const at = 'http.dashboard';
   if (v === undefined || v === false) return undefined;
   let tokenEnv: string | undefined;
@@ -39,6 +39,10 @@ export function parseDashboardConfig(v: unknown, host: string, file: string, fai
   } else throw fail(file, at, 'true, false or { tokenEnv: NAME }', describeValue(v));
   if (tokenEnv === undefined && !isLoopbackHost(host)) {
     throw fail(file, `${at}.tokenEnv`, `a token variable, since http.host ${host} is not a loopback address (the dashboard can pause strategies and engage the kill switch)`, 'no tokenEnv');
+  }
+  // The dashboard can engage the kill switch: it must not be the way around a kill token.
+  if (tokenEnv === undefined && killTokenEnv !== undefined) {
+    throw fail(file, `${at}.tokenEnv`, `a token variable, since http.killTokenEnv (${killTokenEnv}) protects the kill switch and the dashboard can engage it`, 'no tokenEnv');
   }
   return { tokenEnv };
 }

@@ -70,6 +70,10 @@ describe('dashboard configuration', () => {
     expect(parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0, dashboard: { tokenEnv: 'T' } } }, 'bot.yaml').http?.dashboard).toEqual({ tokenEnv: 'T' });
     expect(() => parseBotConfig({ ...base, http: { port: 0, dashboard: { token: 'x' } } }, 'bot.yaml')).toThrow("bot.yaml: http.dashboard.token: expected one of the known keys tokenEnv, got unknown key 'token'");
     expect(() => parseBotConfig({ ...base, http: { port: 0, dashboard: 'yes' } }, 'bot.yaml')).toThrow('http.dashboard: expected true, false or { tokenEnv: NAME }, got string "yes"');
+    // Not a way around the kill token.
+    expect(() => parseBotConfig({ ...base, http: { port: 0, killTokenEnv: 'KILL', dashboard: true } }, 'bot.yaml')).toThrow(
+      'bot.yaml: http.dashboard.tokenEnv: expected a token variable, since http.killTokenEnv (KILL) protects the kill switch and the dashboard can engage it, got no tokenEnv',
+    );
   });
 
   it('does not start when the token variable is unset, naming the variable', async () => {
