@@ -1,7 +1,8 @@
 'use strict';
 /**
  * `npm run prepare` (every `npm install`/`npm ci` in a checkout, git installs) and `prepack`
- * (`npm pack`, `npm publish`, with --clean): compiles TypeScript to dist/.
+ * (`npm pack`, `npm publish`, with --clean): compiles TypeScript to dist/ and bundles the web
+ * pages (tools/build-web.cjs: the dashboard and the exchange page) into dist/web/.
  *
  * TypeScript is a dev dependency. Without it (`npm ci --omit=dev`) nothing is compiled and the
  * install still succeeds: an existing dist/ is used as it is, and a missing one is said plainly.
@@ -35,4 +36,6 @@ if (tsc === undefined) {
 
 if (process.argv.includes('--clean')) rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
 const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-process.exit(r.status === null ? 1 : r.status);
+if (r.status !== 0) process.exit(r.status === null ? 1 : r.status);
+const web = spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-web.cjs')], { cwd: ROOT, stdio: 'inherit' });
+process.exit(web.status === null ? 1 : web.status);

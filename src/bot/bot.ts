@@ -29,6 +29,7 @@ import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
 import { symbolAccess } from './strategy/context';
 import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
+import { controlStrategy, deliveredWhilePaused, pausedDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
 
 export interface StrategySlot {
@@ -94,6 +95,8 @@ interface Running {
   lastError: string | undefined;
   /** Set when the strategy was stopped for its errors: it gets no more events. */
   stopped: string | undefined;
+  /** Set while an operator has paused it (controls.ts says what that means). */
+  paused: string | undefined;
 }
 
 export class Bot {
@@ -187,7 +190,7 @@ export class Bot {
         if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
       }
       for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
-      this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined });
+      this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined });
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
     const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.reportError(err, 'venue events') };
@@ -459,6 +462,7 @@ export class Bot {
     for (const r of this.running) {
       if (!r.hooks.takesEvents || r.stopped !== undefined) continue;
       if (ownedTypes && owner !== r.slot.id) continue;
+      if (r.paused !== undefined && !deliveredWhilePaused(e.type)) continue;
       if (r.market !== undefined && MARKET_EVENT.has(e.type) && !r.market.has(e.type)) continue;
       let out;
       try {
@@ -507,14 +511,20 @@ export class Bot {
 
   /** Errors and state of each strategy. */
   strategyHealth(): StrategyHealth[] {
-    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError }));
+    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError, paused: r.paused }));
+  }
+
+  /** Pauses, resumes or cancels the orders of one strategy for an operator (controls.ts). */
+  control(strategyId: string, action: StrategyAction, reason: string): Promise<StrategyActionResult> {
+    const r = this.running.find((x) => x.slot.id === strategyId);
+    return controlStrategy({ executor: this.executor, tracker: this.tracker, kick: () => this.kick(), active: this.started && !this.stopped }, r, strategyId, action, reason, this.running.map((x) => x.slot.id));
   }
 
   private intents(r: Running, list: readonly Intent[] | void): void {
     if (!list) return;
     for (const intent of list) {
       this.stats.intents++;
-      const d = this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
+      const d = r.paused !== undefined && intent.kind !== 'cancel' && intent.kind !== 'cancelAll' ? pausedDenial(r.slot.id, r.paused) : this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
       if (!d.ok) {
         this.bus.publish({ type: 'denial', time: this.opts.clock.now(), strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
         continue;

@@ -21,17 +21,20 @@ import { parseBotConfig, LOG_LEVELS, type LogLevel } from '../runtime/config';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
 import { leftText } from './left-on-stop';
 import { createRuntimeLogger } from '../runtime/logger';
+import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
 
 export const DEMO_USAGE = `perpkit demo [options]
 
 Starts the local exchange in this process with a synthetic BTCUSDT market (simulated makers and
 takers), and a bot running the example market maker against it over HTTP and WebSocket. Prints a
-status line every few seconds (fills, position, PnL, open orders, trading state). Ctrl+C stops it.
+status line every few seconds (fills, position, PnL, open orders, trading state) and serves the
+bot's dashboard on 127.0.0.1 (its URL is printed). Ctrl+C stops it.
 
 Options:
   --duration <s>       stop by itself after this many seconds (default: run until Ctrl+C)
   --seed <n>           seed of the synthetic market (default 1)
   --every <s>          seconds between status lines, 1 to 5 (default 2)
+  --port <n>           port of the bot's dashboard, metrics and status (default: any free port)
   --log-level <level>  log level of the stderr logs (default warn)
   -h, --help           show this text
 
@@ -52,6 +55,7 @@ interface DemoArgs {
   durationS: number | undefined;
   seed: number;
   everyS: number;
+  port: number;
   level: LogLevel;
 }
 
@@ -62,7 +66,7 @@ function parseDemoArgs(argv: string[]): DemoArgs | 'help' {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { duration: { type: 'string' }, seed: { type: 'string' }, every: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { duration: { type: 'string' }, seed: { type: 'string' }, every: { type: 'string' }, port: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
     throw new UsageError(errMessage(e));
@@ -75,6 +79,7 @@ function parseDemoArgs(argv: string[]): DemoArgs | 'help' {
     durationS: o.duration === undefined ? undefined : intArg('duration', o.duration, 1, 7 * 24 * 3600, 0),
     seed: intArg('seed', o.seed, 0, 2 ** 32 - 1, 1),
     everyS: intArg('every', o.every, 1, 5, 2),
+    port: intArg('port', o.port, 0, 65535, 0),
     level: level as LogLevel,
   };
 }
@@ -113,7 +118,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const core = new ExchangeCore({ config: exConfig, wallClock: new SystemClock() });
   const exLog = logger.child({ component: 'exchange' });
   const sim = new MarketSimulator({ core, seed: args.seed, takerRate: 3, logger: exLog });
-  const exchange = new ExchangeServer({ core, logger: exLog, services: [sim, new FundingScheduler({ core, premium: true, logger: exLog })], drainTimeoutMs: 1000 });
+  const exchange = new ExchangeServer({ core, logger: exLog, services: [sim, new FundingScheduler({ core, premium: true, logger: exLog })], drainTimeoutMs: 1000, pages: exchangePage().handle });
   await sim.init();
   let exUrl: string;
   try {
@@ -139,7 +144,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       pollPositionsMs: 5000,
       cancelOnStop: true,
       stopTimeoutMs: 3000,
-      http: { host: '127.0.0.1', port: 0 },
+      http: { host: '127.0.0.1', port: args.port, dashboard: true },
       logging: { level: args.level },
     },
     '(perpkit demo)',
@@ -164,6 +169,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     `perpkit demo: local exchange at ${exUrl} with a synthetic ${SYMBOL} market; bot 'mm' runs the market-maker strategy against it over HTTP + WebSocket. ` +
       `Status every ${args.everyS}s; metrics at ${daemon.httpUrl ?? '(off)'}/metrics. Press Ctrl+C to stop.\n`,
   );
+  if (daemon.httpUrl !== undefined) process.stdout.write(`dashboard at ${daemon.httpUrl}/\n`);
+  process.stdout.write(`exchange page at ${exUrl}${EXCHANGE_PAGE_PATH}\n`);
   const base = SYMBOL.replace(/USDT$/, '');
   const statusLine = (): void => {
     const s = daemon.status();

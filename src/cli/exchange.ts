@@ -16,6 +16,7 @@ import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchang
 import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
 import { openDurableCore } from '../exchange/service/durable-core';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
+import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
 
 export const EXCHANGE_USAGE = `perpkit exchange [options]
 
@@ -192,7 +193,9 @@ export async function runExchange(argv: string[]): Promise<number> {
     // In replay mode the recorded funding lines are the settlements: no schedule of our own.
     services.push(new FundingScheduler({ core, premium: synthetic, logger }));
   }
-  const server = new ExchangeServer({ core, logger, services });
+  const page = exchangePage();
+  if (!page.assets.ready) logger.error({ missing: page.assets.missing }, 'the read-only web page is not built: run npm run build; the API is unaffected');
+  const server = new ExchangeServer({ core, logger, services, pages: page.handle });
 
   const tReplay = performance.now();
   const replayed = await core.recover((events) => server.marketData.onEvents(events));
@@ -225,7 +228,7 @@ export async function runExchange(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit exchange: cannot listen on ${config.host}:${config.port}: ${msg}${hint}\n`);
     return 1;
   }
-  logger.info({ url: started.url, market: config.market, dataDir: config.dataDir, startupMs: Math.round(performance.now() - t0) }, 'exchange started');
+  logger.info({ url: started.url, page: `${started.url}${EXCHANGE_PAGE_PATH}`, market: config.market, dataDir: config.dataDir, startupMs: Math.round(performance.now() - t0) }, 'exchange started');
   process.stdout.write(`listening on ${started.url}\n`);
 
   return new Promise<number>((resolve) => {

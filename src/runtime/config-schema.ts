@@ -33,7 +33,18 @@ export const NOTIFY = c.object(
   { description: 'Alerts to webhooks, Slack or Telegram.', required: ['targets'] },
 );
 
-export const HTTP = c.object({ host: c.string({ default: '127.0.0.1' }), port: c.int(0, 65535, { default: 9464 }), killTokenEnv: c.envName() }, { description: 'Health, metrics and kill endpoints.' });
+export const HTTP = c.object(
+  {
+    host: c.string({ default: '127.0.0.1' }),
+    port: c.int(0, 65535, { default: 9464 }),
+    killTokenEnv: c.envName(),
+    // Validated by src/runtime/dashboard/config.ts; described here for editors.
+    dashboard: Type.Union([Type.Boolean(), c.object({ tokenEnv: c.envName({ description: 'Environment variable holding the bearer token (required when host is not loopback).' }) })], {
+      description: 'Serve the web dashboard on this port (off by default); true, or { tokenEnv } for a bearer token.',
+    }),
+  },
+  { description: 'Health, metrics, kill endpoints and the dashboard.' },
+);
 
 /** The sections of the file, in the order the docs list them. */
 export const BOT_SECTIONS = {

@@ -21,6 +21,7 @@ import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, LOG_LEVELS
 import type { TSchema } from '@sinclair/typebox';
 import type { RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
+import { parseDashboardConfig, type DashboardConfig } from './dashboard/config';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export { LOG_LEVELS };
@@ -53,7 +54,7 @@ export interface BotConfig {
   /** How often state is saved while running, ms (it is always saved at stop). */
   stateSaveMs: number;
   /** undefined: no health/metrics server. */
-  http: { host: string; port: number; killTokenEnv: string | undefined } | undefined;
+  http: { host: string; port: number; killTokenEnv: string | undefined; dashboard?: DashboardConfig | undefined } | undefined;
   /** Start HALTED: reconcile and watch, send nothing but cancels. */
   killSwitch: boolean;
   /** Longest graceful stop before the daemon gives up waiting, ms. */
@@ -182,10 +183,14 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   let http: BotConfig['http'];
   if (top.http !== undefined) {
     const o = r.object(top.http, 'http', keysOf(HTTP));
+    const host = o.host === undefined ? defaultOf<string>(HTTP.properties.host) : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1');
+    const killTokenEnv = o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv');
     http = {
-      host: o.host === undefined ? defaultOf<string>(HTTP.properties.host) : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1'),
+      host,
       port: r.int(o.port, 'http.port', HTTP.properties.port),
-      killTokenEnv: o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv'),
+      killTokenEnv,
+      // The dashboard's key is validated in dashboard/config.ts.
+      dashboard: parseDashboardConfig(o.dashboard, host, killTokenEnv, file, (f, at, expected, got) => new BotConfigError(f, at, expected, got)),
     };
   }
 
@@ -292,6 +297,12 @@ export function resolveNotifyTargets(config: BotConfig, env: NodeJS.ProcessEnv =
     url: fromEnv(env, config.file, `notify.targets[${i}].urlEnv`, t.urlEnv),
     ...(t.chatIdEnv === undefined ? {} : { chatId: fromEnv(env, config.file, `notify.targets[${i}].chatIdEnv`, t.chatIdEnv) }),
   }));
+}
+
+/** The dashboard's bearer token, when the config names a variable for it. */
+export function resolveDashboardToken(config: BotConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const name = config.http?.dashboard?.tokenEnv;
+  return name === undefined ? undefined : fromEnv(env, config.file, 'http.dashboard.tokenEnv', name);
 }
 
 /** The kill endpoint's token, when the config asks for one. */

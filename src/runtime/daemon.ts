@@ -10,7 +10,6 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SystemClock, SystemScheduler, type Clock, type Scheduler } from '../core/clock';
 import type { Bot, StrategySlot } from '../bot/bot';
@@ -18,7 +17,10 @@ import type { LeftOnStop } from '../bot/stop';
 import type { Venue } from '../bot/venue/venue';
 import type { PerpClient } from '../client';
 import * as path from 'node:path';
-import { resolveCredentials, resolveKillToken, resolveNotifyTargets, type BotConfig } from './config';
+import { resolveCredentials, resolveDashboardToken, resolveKillToken, resolveNotifyTargets, type BotConfig } from './config';
+import { sameToken } from './dashboard/auth';
+import { createDashboard } from './dashboard/dashboard';
+import type { DashboardServer } from './dashboard/server';
 import { Notifier } from './notify';
 import { BotMetrics } from './metrics';
 import { FileStateStore } from './state-store';
@@ -38,16 +40,11 @@ export interface DaemonOptions {
   scheduler?: Scheduler;
   /** Process metrics (event loop, memory) on /metrics; default true. */
   defaultMetrics?: boolean;
+  /** Where the dashboard's built page is (default: dist/web/dashboard of the package). */
+  dashboardAssetsDir?: string;
 }
 
 export type DaemonPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
-
-/** Compares tokens without leaking their length or content through timing. */
-function sameToken(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
-}
 
 export class BotDaemon {
   readonly metrics: BotMetrics;
@@ -63,6 +60,8 @@ export class BotDaemon {
   private stopPromise: Promise<number> | undefined;
   private killToken: string | undefined;
   private url: string | undefined;
+  /** The dashboard, when the config has `http.dashboard`. */
+  dashboard: DashboardServer | undefined;
 
   constructor(private readonly opts: DaemonOptions) {
     this.config = opts.config;
@@ -96,6 +95,7 @@ export class BotDaemon {
     this.phase = 'starting';
     const c = this.config;
     this.killToken = resolveKillToken(c, this.env);
+    const dashboardToken = resolveDashboardToken(c, this.env);
     const strategies = this.opts.strategies ?? loadStrategySlots(c);
     const clock = this.opts.clock ?? new SystemClock();
     let venue = this.opts.venue;
@@ -127,6 +127,21 @@ export class BotDaemon {
     const status = new StatusTracker(bot);
     this.statusRef = status;
     this.metrics.attach(bot, status);
+    if (c.http?.dashboard) {
+      this.dashboard = createDashboard({
+        bot,
+        status,
+        strategies,
+        clock,
+        log: this.log.child({ component: 'dashboard' }),
+        token: dashboardToken,
+        name: c.file === '' ? 'bot' : path.basename(c.file).replace(/\.ya?ml$/, ''),
+        venue: c.venue.baseUrl,
+        phase: () => this.phase,
+        kill: (reason) => this.kill(reason),
+        ...(this.opts.dashboardAssetsDir === undefined ? {} : { assetsDir: this.opts.dashboardAssetsDir }),
+      });
+    }
     if (notifier) {
       notifier.watch(bot);
       this.metrics.attachNotifier(notifier.stats);
@@ -216,6 +231,7 @@ export class BotDaemon {
       await Promise.race([this.notifier.idle(), new Promise((r) => setTimeout(r, 3000).unref())]);
     }
     await this.client?.close().catch(() => undefined);
+    this.dashboard?.close();
     await this.closeServer();
     this.phase = 'stopped';
     this.log.info({ code }, code === 0 ? 'stopped cleanly' : 'stopped with errors');
@@ -244,6 +260,7 @@ export class BotDaemon {
     const a = server.address() as AddressInfo;
     this.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
     this.log.info({ url: this.url }, 'health and metrics server listening');
+    if (this.dashboard) this.log.info({ url: `${this.url}/`, token: this.config.http?.dashboard?.tokenEnv !== undefined }, 'dashboard served');
   }
 
   private closeServer(): Promise<void> {
@@ -265,6 +282,7 @@ export class BotDaemon {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = `${req.method ?? 'GET'} ${url.pathname}`;
     req.resume(); // bodies are not used; drain them so the connection can be reused
+    if (this.dashboard && (await this.dashboard.handle(req, res, url))) return;
     switch (route) {
       case 'GET /healthz': {
         const s = this.statusRef?.snapshot();
@@ -304,7 +322,7 @@ export class BotDaemon {
         return;
       }
       default:
-        this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill` });
+        this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill${this.dashboard ? ', GET / (dashboard), /api/...' : ''}` });
     }
   }
 }

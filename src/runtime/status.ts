@@ -17,6 +17,9 @@ export interface PositionStatus {
   entryPrice: string;
   markPrice: string | undefined;
   unrealizedPnl: string;
+  /** The venue's liquidation price ('0' or '' when it gives none). */
+  liqPrice: string;
+  leverage: number;
 }
 
 export interface BotStatus {
@@ -70,7 +73,7 @@ export class StatusTracker {
       // One-way positions are signed; hedge-mode SHORT quantities are positive but lose as mark rises.
       const signed = p.positionSide === 'SHORT' ? qty.abs().negated() : qty;
       const upnl = mark === undefined ? new Dec(p.unrealizedPnl) : new Dec(mark).minus(p.entryPrice).times(signed);
-      out.push({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, markPrice: mark, unrealizedPnl: upnl.toString() });
+      out.push({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, markPrice: mark, unrealizedPnl: upnl.toString(), liqPrice: p.liqPrice, leverage: p.leverage });
     }
     return out;
   }

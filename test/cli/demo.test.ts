@@ -1,6 +1,7 @@
 /**
  * `perpkit demo` (what `npm start` runs) as a newcomer sees it: a bot trading within 15 s, a
- * status line with fills=<n>, and Ctrl+C (SIGINT) stopping it within 5 s with exit code 0.
+ * status line with fills=<n>, the dashboard's URL on a line of its own (and the page there), and
+ * Ctrl+C (SIGINT) stopping it within 5 s with exit code 0.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -32,6 +33,16 @@ it('shows fills within 15 s of start and stops on SIGINT within 5 s with exit 0'
   });
   expect(Date.now() - t0).toBeLessThan(15000);
   expect(out.split('\n')[0]).toMatch(/Ctrl\+C to stop/);
+  // The dashboard's URL on a line of its own, and the page and its data behind it.
+  const dash = /^dashboard at (http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(out);
+  expect(dash).not.toBeNull();
+  const url = (dash as RegExpExecArray)[1];
+  const page = await fetch(url);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<div id="app">');
+  const snap = (await (await fetch(`${url}api/snapshot`)).json()) as { live: { strategies: Array<{ id: string; fills: number }> } };
+  expect(snap.live.strategies[0].id).toBe('mm');
+  expect(snap.live.strategies[0].fills).toBeGreaterThan(0);
   expect(filled).toMatch(/^t=\d+s fills=\d+ pos=-?[\d.]+ BTC pnl=[+-][\d.]+ USDT open=\d+ state=ACTIVE$/);
 
   sigintAt = Date.now();

@@ -24,6 +24,18 @@ export function ensureBuilt(): void {
   } catch {
     built = 0;
   }
+  // The dashboard's page, built by npm run build after tsc.
+  const page = path.join(ROOT, 'dist', 'web', 'dashboard', 'index.html');
+  let pageBuilt = 0;
+  try {
+    pageBuilt = statSync(page).mtimeMs;
+  } catch {
+    pageBuilt = 0;
+  }
+  if (pageBuilt < Math.max(newestMtime(path.join(ROOT, 'web')), newestMtime(path.join(ROOT, 'src', 'runtime', 'dashboard')))) {
+    spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-web.cjs')], { cwd: ROOT, stdio: 'ignore' });
+    statSync(page);
+  }
   if (built >= newestMtime(path.join(ROOT, 'src'))) return;
   spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
   statSync(out);

@@ -89,6 +89,7 @@ describe('bot config validation', () => {
     const c = loadBotConfig(path.join(__dirname, '../../config/bot-market-maker.yaml'));
     expect(loadStrategySlots(c).map((s) => s.id)).toEqual(['mm']);
     expect(c.venue.auth.kind).toBe('password');
+    expect(c.http?.dashboard).toEqual({ tokenEnv: undefined });
   });
 });
 

@@ -82,7 +82,7 @@ describe('TypeScript strategies outside the checkout', () => {
     writeFileSync(path.join(dir, 'bt2.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./nope.ts\n`);
     const r = cli(['backtest', 'bt2.yaml'], dir);
     expect(r.code).toBe(2);
-    expect(r.out).toContain('bt2.yaml: strategies[0].module');
+    expect(r.out).toMatch(/bt2\.yaml:\d+: strategies\[0\]\.module/);
     expect(r.out).toContain('nope.ts: no such file');
   });
 });

@@ -12,6 +12,8 @@ export const RISK_CODES = [
   'STATE_REDUCING',
   'STATE_HALTED',
   'UNKNOWN_ORDER',
+  /** The strategy is paused by an operator: only its cancels go out. */
+  'STRATEGY_PAUSED',
 ] as const;
 export type RiskCode = (typeof RISK_CODES)[number];
 

@@ -13,4 +13,6 @@ export interface StrategyHealth {
   /** Why it was stopped, when it was. */
   stopped: string | undefined;
   lastError: string | undefined;
+  /** Why an operator paused it, while paused. */
+  paused?: string | undefined;
 }

@@ -56,6 +56,11 @@ export interface ExchangeServerOptions {
    * survive a restart; a fresh one otherwise.
    */
   marketData?: MarketDataStore;
+  /**
+   * Serves a GET outside the API (/v1/...), such as the read-only web page the CLI mounts; returns
+   * false to leave the request to the API (which answers unknown paths in the envelope).
+   */
+  pages?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
 
 const SWEEP_INTERVAL_MS = 1000;
@@ -86,6 +91,7 @@ export class ExchangeServer {
   private readonly rateLimiter: RateLimiter;
   private readonly log: Logger;
   private readonly services: ServerService[];
+  private readonly pages: ExchangeServerOptions['pages'];
   private readonly deps: ServerDeps;
   private readonly drainTimeoutMs: number;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -103,6 +109,7 @@ export class ExchangeServer {
     this.log = serverLogger(opts.logger);
     this.services = opts.services ?? [];
     this.drainTimeoutMs = opts.drainTimeoutMs ?? 5000;
+    this.pages = opts.pages;
     this.listenKeys = new ListenKeyStore(clock, config.listenKey.ttlMs, config.listenKey.maxPerUser);
     this.marketData = opts.marketData ?? new MarketDataStore(config.symbols.map((s) => s.symbol));
     this.onCoreEvents = (events) => this.marketData.onEvents(events);
@@ -240,6 +247,7 @@ export class ExchangeServer {
     const started = this.log.isLevelEnabled('debug') ? process.hrtime.bigint() : 0n;
     const method = req.method ?? 'GET';
     const { path, rawQuery } = splitTarget(req.url ?? '/');
+    if (this.pages !== undefined && method === 'GET' && !path.startsWith('/v1/') && this.pages(req, res, path)) return;
     this.inFlight++;
     let principal: Principal | undefined;
     let endpointName: EndpointName | undefined;
