@@ -60,57 +60,35 @@ const STRATEGY = `/**
  * Strategies reach time, state and the venue only through \`ctx\`: the same file runs live
  * (\`npm start\`) and in a backtest (\`npm run backtest\`). API: docs/strategies.md in perpkit.
  */
-import { Dec, defineStrategy, type Intent } from 'perpkit';
+import { Dec, defineStrategy, param, params, type Intent } from 'perpkit';
 
-export interface DipBuyerParams {
-  symbol: string;
-  size: string;
-  dipBps: number;
-  takeProfitBps: number;
-  stopLossBps: number;
-}
+/** The parameters, declared once: their type, defaults and checks (an unknown name is refused). */
+const schema = params({
+  symbol: param.string({ default: 'BTCUSDT' }),
+  size: param.decimal({ default: '0.01', description: 'Entry size, base asset.' }),
+  dipBps: param.integer({ min: 1, max: 5000, default: 50, description: 'Bid this far below mark, basis points.' }),
+  takeProfitBps: param.integer({ min: 1, max: 5000, default: 100, description: 'Take profit this far above the entry, basis points.' }),
+  stopLossBps: param.integer({ min: 1, max: 5000, default: 100, description: 'Stop loss this far below the entry, basis points.' }),
+});
 
-const KNOWN = ['symbol', 'size', 'dipBps', 'takeProfitBps', 'stopLossBps'];
-
-function positiveNumber(raw: Record<string, unknown>, key: string, fallback: number): number {
-  const v = raw[key] ?? fallback;
-  if (typeof v !== 'number' || !(v > 0)) throw new Error(\`parameter '\${key}' must be a positive number, got \${JSON.stringify(v)}\`);
-  return v;
-}
-
-export default defineStrategy<DipBuyerParams>({
+export default defineStrategy({
   name: 'dip-buyer',
+  params: schema,
   symbols: (p) => [p.symbol],
-  params: (raw) => {
-    for (const k of Object.keys(raw)) if (!KNOWN.includes(k)) throw new Error(\`unknown parameter '\${k}'; known parameters: \${KNOWN.join(', ')}\`);
-    const size = String(raw.size ?? '0.01');
-    if (!(Number(size) > 0)) throw new Error(\`parameter 'size' must be a positive decimal string, got \${JSON.stringify(raw.size)}\`);
-    return {
-      symbol: String(raw.symbol ?? 'BTCUSDT'),
-      size,
-      dipBps: positiveNumber(raw, 'dipBps', 50),
-      takeProfitBps: positiveNumber(raw, 'takeProfitBps', 100),
-      stopLossBps: positiveNumber(raw, 'stopLossBps', 100),
-    };
-  },
   create: (ctx) => ({
-    onEvent(e): Intent[] | void {
+    onMark(e): Intent[] | void {
       const p = ctx.params;
-      if (e.type !== 'markPrice' || e.symbol !== p.symbol) return;
-      if (ctx.myOrders().length > 0 || ctx.state.position(p.symbol)) return;
-      const info = ctx.symbols.get(p.symbol);
-      if (!info) throw new Error(\`unknown symbol \${p.symbol}\`);
-      const round = (x: Dec, mode: 'up' | 'down'): string => info.tick.fromUnits(info.tick.unitsOfDec(x, mode));
+      if (ctx.myOrders(p.symbol).length > 0 || !ctx.position().isZero()) return;
       const entry = new Dec(e.mark.markPrice).times(1 - p.dipBps / 10_000);
       return [
         {
           kind: 'bracket',
           symbol: p.symbol,
           side: 'BUY',
-          quantity: p.size,
-          entryPrice: round(entry, 'down'),
-          takeProfitPrice: round(entry.times(1 + p.takeProfitBps / 10_000), 'up'),
-          stopLossPrice: round(entry.times(1 - p.stopLossBps / 10_000), 'down'),
+          quantity: p.size.toString(),
+          entryPrice: ctx.price.round(entry, 'down'),
+          takeProfitPrice: ctx.price.round(entry.times(1 + p.takeProfitBps / 10_000), 'up'),
+          stopLossPrice: ctx.price.round(entry.times(1 - p.stopLossBps / 10_000), 'down'),
         },
       ];
     },
@@ -155,7 +133,7 @@ test('a filled entry leaves a long position protected by its exits', async () =>
 });
 
 test('refuses an unknown parameter, naming the known ones', () => {
-  assert.throws(() => dipBuyer.params({ ...params, dipbps: 10 }), /unknown parameter 'dipbps'; known parameters: symbol, size/);
+  assert.throws(() => dipBuyer.params({ ...params, dipbps: 10 }), /unknown parameter 'dipbps'; known parameters: dipBps, size, stopLossBps, symbol, takeProfitBps/);
 });
 `;
 
