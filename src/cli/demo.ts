@@ -34,7 +34,7 @@ Options:
   --duration <s>       stop by itself after this many seconds (default: run until Ctrl+C)
   --seed <n>           seed of the synthetic market (default 1)
   --every <s>          seconds between status lines, 1 to 5 (default 2)
-  --port <n>           port of the bot's dashboard, metrics and status (default: any free port)
+  --port <n>           port of the bot's dashboard, metrics and status (default: a free port)
   --log-level <level>  log level of the stderr logs (default warn)
   -h, --help           show this text
 

@@ -9,18 +9,10 @@
 import { Dec } from '../core/decimal';
 import type { Bot } from '../bot/bot';
 import type { TradingState } from '../bot/risk/decision';
+import type { PositionView } from './dashboard/types';
 
-export interface PositionStatus {
-  symbol: string;
-  positionSide: string;
-  quantity: string;
-  entryPrice: string;
-  markPrice: string | undefined;
-  unrealizedPnl: string;
-  /** The venue's liquidation price ('0' or '' when it gives none). */
-  liqPrice: string;
-  leverage: number;
-}
+/** A position on /status: the dashboard's wire type (one type for both). */
+export type PositionStatus = PositionView;
 
 export interface BotStatus {
   state: TradingState;

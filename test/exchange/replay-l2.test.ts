@@ -40,6 +40,15 @@ function recording(dir: string): string {
   return file;
 }
 
+/** Replays the whole recording (lock-step), then stops the replay. */
+async function replayToEnd(replay: ReplayService): Promise<void> {
+  await replay.init();
+  replay.start();
+  const deadline = Date.now() + 20_000;
+  while (!replay.finished && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await replay.stop();
+}
+
 describe('local exchange replay with the L2 fill model', () => {
   let dir: string;
   const running: TestExchange[] = [];
@@ -80,11 +89,7 @@ describe('local exchange replay with the L2 fill model', () => {
         },
       },
     });
-    await replay.init();
-    replay.start();
-    const deadline = Date.now() + 20_000;
-    while (!replay.finished && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    await replay.stop();
+    await replayToEnd(replay);
     expect(failure).toBeUndefined();
     expect(replay.finished).toBe(true);
 
@@ -123,11 +128,7 @@ describe('local exchange replay with the L2 fill model', () => {
         },
       },
     });
-    await replay.init();
-    replay.start();
-    const deadline = Date.now() + 20_000;
-    while (!replay.finished && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    await replay.stop();
+    await replayToEnd(replay);
     const kinds = entries.map((e) => (e.cmd.k === 'placeOrder' ? `place:${e.cmd.input.clientOrderId ?? ''}` : e.cmd.k));
     const take = kinds.indexOf('place:take');
     // The deeper level went on the log before the user's order and came off after it.

@@ -68,6 +68,7 @@ export interface StrategyView {
   openOrders: number;
 }
 
+/** A position as the daemon reports it (on /status too: runtime/status.ts uses this type). */
 export interface PositionView {
   symbol: string;
   positionSide: string;
@@ -75,6 +76,7 @@ export interface PositionView {
   entryPrice: string;
   markPrice: string | undefined;
   unrealizedPnl: string;
+  /** The venue's liquidation price ('0' or '' when it gives none). */
   liqPrice: string;
   leverage: number;
 }
