@@ -15,7 +15,7 @@ import { num2, pct, usd } from '../backtest/report/format';
 import { ratioText } from '../backtest/report/ratios';
 import { createRuntimeLogger } from '../runtime/logger';
 import { reportJson, type BacktestReport } from '../backtest/report/report';
-import type { BacktestResult } from '../backtest/backtest/run';
+import type { BacktestResult } from '../backtest/backtest/result';
 
 /** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
 export const EXIT_STRATEGY_ERRORS = 3;

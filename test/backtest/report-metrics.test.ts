@@ -3,7 +3,7 @@
  * their absence below the minimum), round trips through a position flip, trade statistics, and
  * the returns table's period.
  */
-import type { FillRow } from '../../src/backtest/backtest/run';
+import type { FillRow } from '../../src/backtest/backtest/result';
 import { periodFor } from '../../src/backtest/report/metrics';
 import { DAY_MS, MIN_RATIO_DAYS, dailyEquity, ratios } from '../../src/backtest/report/ratios';
 import { roundTrips, tradeStats } from '../../src/backtest/report/trades';

@@ -6,7 +6,8 @@ import type { StrategyLogger } from '../../bot/strategy/api';
 import { buildReport, type BacktestReport } from '../report/report';
 import { checkDataFiles, type BacktestConfig } from './config';
 import { openSource } from './open-source';
-import { runBacktest, type BacktestResult, type RunOptions } from './run';
+import type { BacktestResult } from './result';
+import { runBacktest, type RunOptions } from './run';
 import { strategySlots } from './strategy-module';
 
 export interface BacktestOptions {

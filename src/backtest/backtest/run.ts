@@ -13,7 +13,6 @@
  *     next event, so a zero-latency order reaches the engine before the next recorded event.
  * Nothing reads the wall clock: the same config and data give the same result, byte for byte.
  */
-import { compareDecimalStrings } from '../../core/decimal';
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
 import { Grid } from '../../core/values';
@@ -25,9 +24,11 @@ import { Engine } from '../../exchange/engine/engine';
 import type { SymbolConfig } from '../../exchange/engine/symbols';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../exchange/engine/market/tape';
 import type { SymbolSpec } from '../../protocol/rest/market';
-import type { MarkProvenance, RecordedEvent, RecordingHeader } from '../../market-data/format';
+import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, stackTop, type StrategyCounters } from './counters';
+import type { BacktestResult } from './result';
+import { RestingOrders } from './resting-orders';
 import { LatencyVenue } from './latency-venue';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols } from './strategy-module';
@@ -42,63 +43,6 @@ export const PARTICIPANT = 'backtest';
 const EIGHT_HOURS = 8 * 3600 * 1000;
 /** Microtask turns the driver waits at most for the bot's promises after one step. */
 const SETTLE_TURNS = 64;
-
-export interface FillRow {
-  time: number;
-  strategyId: string;
-  symbol: string;
-  side: 'BUY' | 'SELL';
-  price: string;
-  quantity: string;
-  fee: string;
-  realizedPnl: string;
-  role: 'maker' | 'taker';
-  orderId: string;
-  clientOrderId: string;
-  tradeId: string;
-}
-
-export interface EquitySample {
-  time: number;
-  /** wallet + unrealized PnL, USDT. */
-  equity: string;
-  /** Mark per traded symbol at the sample, in `BacktestResult.symbols` order. */
-  marks: string[];
-  /** Signed position per traded symbol (base asset). */
-  positions: string[];
-  /** Sum of |position| x mark, USDT. */
-  grossNotional: string;
-}
-
-export interface BacktestResult {
-  /** Symbols the strategies trade (sample columns). */
-  symbols: string[];
-  startTime: number;
-  endTime: number;
-  initialBalance: string;
-  /**
-   * `quotes`: v2 `quote` events, applied as the tape's quotes (as a depth line's top level).
-   * `unused`: events read that the tape fill model does not use yet (v2 `book` and `snapshot`).
-   */
-  events: { read: number; applied: number; tradesThroughEngine: number; tradesSkipped: number; quotes: number; unused: number };
-  /** How mark prices were obtained, by symbol, when the recording says (v2 imports: derived marks). */
-  marks: Record<string, MarkProvenance>;
-  fills: FillRow[];
-  samples: EquitySample[];
-  funding: Array<{ time: number; symbol: string; amount: string }>;
-  liquidations: number;
-  strategies: Record<string, StrategyCounters>;
-  finalAsset: { walletBalance: string; unrealizedPnl: string };
-  finalPositions: Array<{ symbol: string; positionSide: string; quantity: string; entryPrice: string }>;
-  tape: TapeReplayer['stats'];
-  audit: ReturnType<Engine['audit']>;
-  botStats: Bot['stats'];
-  /**
-   * Recorded trades taken on the columnar quiet-trade path (binary cache only). A speed figure,
-   * not part of the report: the same data from JSON lines gives the same report with 0 here.
-   */
-  quietTrades: number;
-}
 
 export interface RunOptions {
   slots: StrategySlot[];
@@ -137,66 +81,6 @@ export function symbolConfigOf(s: SymbolSpec, fees: BacktestConfig['fees']): Sym
     fundingIntervalMs: EIGHT_HOURS,
     tiers: s.marginTiers.map((t) => ({ maxNotional: t.maxNotional, maintenanceMarginRate: t.maintenanceMarginRate, maintenanceAmount: t.maintenanceAmount, maxLeverage: t.maxLeverage })),
   };
-}
-
-/** Best resting bid and ask of the participant, from its order events (for the tape shortcut). */
-class RestingOrders {
-  private readonly orders = new Map<string, { buy: boolean; price: string; symbol: string }>();
-  /** Best bid and ask per symbol as decimal strings; undefined when that side has no order. */
-  private best = new Map<string, { bid: string | undefined; ask: string | undefined }>();
-  private dirty = false;
-
-  onOrder(o: { orderId: string; symbol: string; side: string; price: string; status: string; type: string }): void {
-    const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED';
-    if (open && o.type === 'LIMIT') this.orders.set(o.orderId, { buy: o.side === 'BUY', price: o.price, symbol: o.symbol });
-    else if (!this.orders.delete(o.orderId)) return;
-    this.dirty = true;
-    this.version++;
-  }
-
-  /** Changes whenever the resting orders do. */
-  version = 0;
-
-  /** Could a trade at `priceText` on `symbol` fill one of the participant's orders? Exact decimal comparison. */
-  reaches(symbol: string, priceText: string): boolean {
-    if (this.orders.size === 0) return false;
-    // Consecutive trades mostly repeat a price (the cache hands out the same string) while the
-    // participant's orders stay put: reuse the last answer then.
-    if (!this.dirty && priceText === this.lastPriceText && symbol === this.lastSymbol) return this.lastAnswer;
-    if (this.dirty) this.recompute();
-    const b = this.best.get(symbol);
-    const answer = b !== undefined && ((b.bid !== undefined && compareDecimalStrings(b.bid, priceText) >= 0) || (b.ask !== undefined && compareDecimalStrings(b.ask, priceText) <= 0));
-    this.lastPriceText = priceText;
-    this.lastSymbol = symbol;
-    this.lastAnswer = answer;
-    return answer;
-  }
-
-  private lastPriceText = '';
-  private lastSymbol = '';
-  private lastAnswer = false;
-
-  /** The participant's best bid and ask on `symbol` (decimal strings), undefined where none. */
-  bestOf(symbol: string): { bid: string | undefined; ask: string | undefined } {
-    if (this.dirty) this.recompute();
-    const b = this.best.get(symbol);
-    return { bid: b?.bid, ask: b?.ask };
-  }
-
-  private recompute(): void {
-    this.best = new Map();
-    for (const o of this.orders.values()) {
-      let b = this.best.get(o.symbol);
-      if (!b) {
-        b = { bid: undefined, ask: undefined };
-        this.best.set(o.symbol, b);
-      }
-      if (o.buy) {
-        if (b.bid === undefined || compareDecimalStrings(o.price, b.bid) > 0) b.bid = o.price;
-      } else if (b.ask === undefined || compareDecimalStrings(o.price, b.ask) < 0) b.ask = o.price;
-    }
-    this.dirty = false;
-  }
 }
 
 export class BacktestRun {

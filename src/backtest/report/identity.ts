@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BacktestConfig } from '../backtest/config';
-import type { BacktestResult } from '../backtest/run';
+import type { BacktestResult } from '../backtest/result';
 
 export interface ReportIdentity {
   strategies: Array<{ id: string; module: string; params: Record<string, unknown> }>;

@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { newCounters, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
-import type { BacktestResult, FillRow } from '../backtest/run';
+import type { BacktestResult, FillRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
 import { tradeStats, type Trade } from './trades';

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import type { BacktestConfig } from '../backtest/config';
-import type { BacktestResult, FillRow } from '../backtest/run';
+import type { BacktestResult, FillRow } from '../backtest/result';
 import { identityOf, type ReportIdentity } from './identity';
 import { benchmarkCurve, perStrategy, periodFor, periods, summarize, type PeriodRow, type StrategyRow, type Summary } from './metrics';
 import { round } from './round';

@@ -14,7 +14,7 @@
  * last mark) and is left out of the statistics, which are over closed trades.
  */
 import { Dec } from '../../core/decimal';
-import type { BacktestResult, FillRow } from '../backtest/run';
+import type { BacktestResult, FillRow } from '../backtest/result';
 import { money, round, share } from './round';
 
 export interface Trade {

@@ -1,0 +1,63 @@
+/** What a backtest run produces: its fills, equity samples, counters and final state (report.ts reads it). */
+import type { Bot } from '../../bot/bot';
+import type { Engine } from '../../exchange/engine/engine';
+import type { TapeReplayer } from '../../exchange/engine/market/tape';
+import type { MarkProvenance } from '../../market-data/format';
+import type { StrategyCounters } from './counters';
+
+export interface FillRow {
+  time: number;
+  strategyId: string;
+  symbol: string;
+  side: 'BUY' | 'SELL';
+  price: string;
+  quantity: string;
+  fee: string;
+  realizedPnl: string;
+  role: 'maker' | 'taker';
+  orderId: string;
+  clientOrderId: string;
+  tradeId: string;
+}
+
+export interface EquitySample {
+  time: number;
+  /** wallet + unrealized PnL, USDT. */
+  equity: string;
+  /** Mark per traded symbol at the sample, in `BacktestResult.symbols` order. */
+  marks: string[];
+  /** Signed position per traded symbol (base asset). */
+  positions: string[];
+  /** Sum of |position| x mark, USDT. */
+  grossNotional: string;
+}
+
+export interface BacktestResult {
+  /** Symbols the strategies trade (sample columns). */
+  symbols: string[];
+  startTime: number;
+  endTime: number;
+  initialBalance: string;
+  /**
+   * `quotes`: v2 `quote` events, applied as the tape's quotes (as a depth line's top level).
+   * `unused`: events read that the tape fill model does not use yet (v2 `book` and `snapshot`).
+   */
+  events: { read: number; applied: number; tradesThroughEngine: number; tradesSkipped: number; quotes: number; unused: number };
+  /** How mark prices were obtained, by symbol, when the recording says (v2 imports: derived marks). */
+  marks: Record<string, MarkProvenance>;
+  fills: FillRow[];
+  samples: EquitySample[];
+  funding: Array<{ time: number; symbol: string; amount: string }>;
+  liquidations: number;
+  strategies: Record<string, StrategyCounters>;
+  finalAsset: { walletBalance: string; unrealizedPnl: string };
+  finalPositions: Array<{ symbol: string; positionSide: string; quantity: string; entryPrice: string }>;
+  tape: TapeReplayer['stats'];
+  audit: ReturnType<Engine['audit']>;
+  botStats: Bot['stats'];
+  /**
+   * Recorded trades taken on the columnar quiet-trade path (binary cache only). A speed figure,
+   * not part of the report: the same data from JSON lines gives the same report with 0 here.
+   */
+  quietTrades: number;
+}
