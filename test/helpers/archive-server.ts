@@ -19,8 +19,13 @@ export interface ArchiveServer {
   ranges: Map<string, string[]>;
   /** Paths that answer with these bytes instead of the file's. */
   corrupt: Map<string, Buffer>;
-  /** Paths whose next N answers are cut after `bytes` bytes (the connection is closed). */
-  cut: Map<string, { bytes: number; times: number }>;
+  /**
+   * Paths whose next N answers are cut after `bytes` bytes (the connection is closed). With
+   * `when`, the cut waits (up to 10 s) until it returns true, e.g. until the client has saved the
+   * bytes: a client's HTTP stack may drop bytes it received but had not handed on when the
+   * connection ends, so without it the point of the cut depends on the machine's load.
+   */
+  cut: Map<string, { bytes: number; times: number; when?: () => boolean }>;
   close(): Promise<void>;
 }
 
@@ -36,7 +41,7 @@ export async function startArchiveServer(root: string): Promise<ArchiveServer> {
   const hits = new Map<string, number>();
   const ranges = new Map<string, string[]>();
   const corrupt = new Map<string, Buffer>();
-  const cut = new Map<string, { bytes: number; times: number }>();
+  const cut = new Map<string, { bytes: number; times: number; when?: () => boolean }>();
   const server: Server = createServer((req, res) => {
     const rel = decodeURIComponent((req.url ?? '/').split('?')[0]).replace(/^\/+/, '');
     hits.set(rel, (hits.get(rel) ?? 0) + 1);
@@ -61,9 +66,19 @@ export async function startArchiveServer(root: string): Promise<ArchiveServer> {
     if (c !== undefined && c.times > 0) {
       c.times--;
       res.writeHead(status, { 'content-length': String(body.length) });
-      // A FIN after the bytes, not a reset: a reset lets the client's kernel drop bytes it has
-      // received and not yet read (under load, all of them), and the cut would not be at `bytes`.
-      res.write(body.subarray(0, c.bytes), () => res.socket?.end());
+      const end = (): void => {
+        res.socket?.end();
+      };
+      res.write(body.subarray(0, c.bytes), () => {
+        const when = c.when;
+        if (when === undefined) return end();
+        const deadline = Date.now() + 10_000;
+        const poll = (): void => {
+          if (when() || Date.now() > deadline) end();
+          else setTimeout(poll, 10);
+        };
+        poll();
+      });
       return;
     }
     res.writeHead(status, { 'content-length': String(body.length) }).end(body);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DownloadInputError, downloadBinanceArchives, planDownload, type DownloadProgress } from '../../src/market-data/download/binance-archives';
@@ -68,7 +68,9 @@ describe('Binance archive downloads (against a local server with the archive lay
   });
 
   it('an interrupted download resumes with a Range request and ends verified', async () => {
-    server.cut.set(AGG('2024-07-31'), { bytes: 100_000, times: 1 });
+    // Cut once the client has saved the 100,000 bytes it was sent (see ArchiveServer.cut).
+    const part = `${path.join(out, AGG('2024-07-31'))}.part`;
+    server.cut.set(AGG('2024-07-31'), { bytes: 100_000, times: 1, when: () => existsSync(part) && statSync(part).size >= 100_000 });
     const seen: DownloadProgress[] = [];
     const s = await run(['aggTrades'], { onProgress: (p) => seen.push(p) });
     expect(s).toMatchObject({ downloaded: 2, failed: 0 });
