@@ -16,7 +16,7 @@ import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchang
 import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
 import { openDurableCore } from '../exchange/service/durable-core';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
-import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
+import { EXCHANGE_PAGE_PATH, exchangePage, userPositions } from '../runtime/dashboard/exchange-page';
 
 export const EXCHANGE_USAGE = `perpkit exchange [options]
 
@@ -193,7 +193,8 @@ export async function runExchange(argv: string[]): Promise<number> {
     // In replay mode the recorded funding lines are the settlements: no schedule of our own.
     services.push(new FundingScheduler({ core, premium: synthetic, logger }));
   }
-  const page = exchangePage();
+  // Users' positions for the operator, behind the exchange's own admin token.
+  const page = exchangePage(undefined, { token: config.adminToken, positions: () => userPositions(core) });
   if (!page.assets.ready) logger.error({ missing: page.assets.missing }, 'the read-only web page is not built: run npm run build; the API is unaffected');
   const server = new ExchangeServer({ core, logger, services, pages: page.handle });
 

@@ -1,7 +1,8 @@
 /**
  * The local exchange's read-only page: its symbols, and for the chosen one the order book, the
  * mark and recent trades, refreshed every second from the public market API (the same endpoints
- * a bot uses). Nothing here can change the exchange.
+ * a bot uses); with the exchange's admin token, users' positions. Nothing here can change the
+ * exchange.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -19,6 +20,114 @@ async function get<T>(path: string): Promise<T> {
   const body = (await res.json()) as Envelope<T>;
   if (body.code !== 0) throw new Error(`${path}: ${body.code} ${body.message}`);
   return body.data;
+}
+
+/** One user's open position (GET /ui/api/positions, admin token in X-ADMIN-TOKEN). */
+interface UserPosition {
+  username: string;
+  symbol: string;
+  positionSide: string;
+  quantity: string;
+  entryPrice: string;
+  markPrice: string;
+  unrealizedPnl: string;
+  liqPrice: string;
+  leverage: number;
+}
+
+/**
+ * Users' positions for the exchange's operator: asked with the admin token typed here, kept in
+ * this page's memory only (never stored, never put in the address).
+ */
+function Positions() {
+  const [token, setToken] = useState('');
+  const [rows, setRows] = useState<UserPosition[] | undefined>(undefined);
+  const [note, setNote] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    if (token === '') return;
+    let stop = false;
+    const load = async (): Promise<void> => {
+      try {
+        const res = await fetch('/ui/api/positions', { cache: 'no-store', headers: { 'x-admin-token': token } });
+        const body = (await res.json()) as Envelope<{ positions: UserPosition[] } | null>;
+        if (stop) return;
+        if (body.code !== 0 || body.data === null) {
+          setRows(undefined);
+          setNote(`refused (${res.status}): ${body.message}`);
+        } else {
+          setRows(body.data.positions);
+          setNote(undefined);
+        }
+      } catch (e) {
+        if (!stop) setNote(e instanceof Error ? e.message : String(e));
+      }
+    };
+    void load();
+    const t = setInterval(() => void load(), 1000);
+    return () => {
+      stop = true;
+      clearInterval(t);
+    };
+  }, [token]);
+  return (
+    <section class="panel wide" data-testid="positions">
+      <h2>Users' positions (admin)</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const input = (e.currentTarget as HTMLFormElement).elements.namedItem('token') as HTMLInputElement;
+          setToken(input.value);
+        }}
+      >
+        <input name="token" type="password" placeholder="admin token" autocomplete="off" data-testid="admin-token" />
+        <button type="submit" data-testid="admin-show">
+          show
+        </button>
+      </form>
+      {note && (
+        <span class="err" data-testid="positions-note">
+          {note}
+        </span>
+      )}
+      {rows && (
+        <table data-testid="positions-table">
+          <thead>
+            <tr>
+              <th>user</th>
+              <th>symbol</th>
+              <th>side</th>
+              <th class="num">quantity</th>
+              <th class="num">entry</th>
+              <th class="num">mark</th>
+              <th class="num">unrealised PnL</th>
+              <th class="num">liq. price</th>
+              <th class="num">leverage</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.length === 0 && (
+              <tr>
+                <td colSpan={9}>no open positions</td>
+              </tr>
+            )}
+            {rows.map((r) => (
+              <tr key={`${r.username}:${r.symbol}:${r.positionSide}`} data-testid="position">
+                <td>{r.username}</td>
+                <td>{r.symbol}</td>
+                <td>{r.positionSide}</td>
+                <td class="num">{r.quantity}</td>
+                <td class="num">{dec(r.entryPrice)}</td>
+                <td class="num">{dec(r.markPrice)}</td>
+                <td class={`num ${Number(r.unrealizedPnl) >= 0 ? 'pos' : 'neg'}`}>{dec(r.unrealizedPnl)}</td>
+                <td class="num">{r.liqPrice}</td>
+                <td class="num">{r.leverage}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
 }
 
 interface Market {
@@ -161,6 +270,7 @@ function App() {
             </table>
           </section>
         )}
+        <Positions />
       </main>
     </div>
   );
