@@ -7,6 +7,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { DepthResult, MarketTradesResult, MarkPriceResult, SymbolSpec, SymbolsResult } from '../../src/protocol/rest/market';
+import type { UserPositionRow } from '../../src/runtime/dashboard/types';
 import { clock, dec } from '../dashboard/format';
 
 interface Envelope<T> {
@@ -22,26 +23,13 @@ async function get<T>(path: string): Promise<T> {
   return body.data;
 }
 
-/** One user's open position (GET /ui/api/positions, admin token in X-ADMIN-TOKEN). */
-interface UserPosition {
-  username: string;
-  symbol: string;
-  positionSide: string;
-  quantity: string;
-  entryPrice: string;
-  markPrice: string;
-  unrealizedPnl: string;
-  liqPrice: string;
-  leverage: number;
-}
-
 /**
  * Users' positions for the exchange's operator: asked with the admin token typed here, kept in
  * this page's memory only (never stored, never put in the address).
  */
 function Positions() {
   const [token, setToken] = useState('');
-  const [rows, setRows] = useState<UserPosition[] | undefined>(undefined);
+  const [rows, setRows] = useState<UserPositionRow[] | undefined>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
   useEffect(() => {
     if (token === '') return;
@@ -49,7 +37,7 @@ function Positions() {
     const load = async (): Promise<void> => {
       try {
         const res = await fetch('/ui/api/positions', { cache: 'no-store', headers: { 'x-admin-token': token } });
-        const body = (await res.json()) as Envelope<{ positions: UserPosition[] } | null>;
+        const body = (await res.json()) as Envelope<{ positions: UserPositionRow[] } | null>;
         if (stop) return;
         if (body.code !== 0 || body.data === null) {
           setRows(undefined);

@@ -13,24 +13,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCodes } from '../../core/errors';
 import type { ExchangeCore } from '../../exchange/service/exchange-core';
 import { DashboardAssets, defaultAssetsDir } from './assets';
+import type { UserPositionRow } from './types';
 import { sameToken } from './auth';
 
 export const EXCHANGE_PAGE_PATH = '/ui/';
 export const POSITIONS_PATH = '/ui/api/positions';
-
-/** One user's open position, as the page lists them. */
-export interface UserPositionRow {
-  username: string;
-  userId: string;
-  symbol: string;
-  positionSide: string;
-  quantity: string;
-  entryPrice: string;
-  markPrice: string;
-  unrealizedPnl: string;
-  liqPrice: string;
-  leverage: number;
-}
 
 export interface ExchangePageAdmin {
   /** The exchange's admin token; undefined when the exchange has no admin API. */

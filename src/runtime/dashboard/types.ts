@@ -143,3 +143,17 @@ export interface ApiError {
   error: string;
   code?: string;
 }
+
+/** One user's open position, as the local exchange's page lists them (GET /ui/api/positions). */
+export interface UserPositionRow {
+  username: string;
+  userId: string;
+  symbol: string;
+  positionSide: string;
+  quantity: string;
+  entryPrice: string;
+  markPrice: string;
+  unrealizedPnl: string;
+  liqPrice: string;
+  leverage: number;
+}
