@@ -8,9 +8,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BacktestConfigError, checkDataFiles, loadBacktestConfig } from '../backtest/backtest/config';
+import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import type { JobResult } from '../backtest/sweep/job';
-import { checkPoints, runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
+import { preparedSweep, runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
 import { runHalving } from '../backtest/sweep/halving';
 import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
@@ -146,9 +146,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     let o: SweepOutcome;
     let failedJobs: JobResult[];
     if (search.halving !== undefined) {
-      const jobs = sweepJobs(cfg);
-      checkDataFiles(cfg);
-      checkPoints(cfg, jobs);
+      const { jobs } = preparedSweep(cfg);
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
         appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
         finishedRows++;

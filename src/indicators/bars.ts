@@ -100,21 +100,16 @@ export class TimeBars implements BarBuilder {
 export const BarAggregator = TimeBars;
 export type BarAggregator = TimeBars;
 
-/**
- * Volume bars: a bar closes on the trade that brings its volume to `size` or more (that trade is
- * in the bar; one big trade can make a bar larger than `size`). `openTime` is its first trade's.
- */
-export class VolumeBars implements BarBuilder {
+/** Bars closed on their last trade once a measure of the bar (its volume, its trades) reaches a size. */
+abstract class FillingBars implements BarBuilder {
   private current: Bar | undefined;
 
-  constructor(readonly size: number) {
-    if (!Number.isFinite(size) || size <= 0) throw new RangeError(`volume bar size must be a positive number, got ${size}`);
-  }
+  protected abstract full(bar: Bar): boolean;
 
   update(time: number, price: number, quantity: number): Bar | undefined {
     checkTrade(price, quantity);
     this.current = add(this.current, time, price, quantity);
-    if (this.current.volume < this.size) return undefined;
+    if (!this.full(this.current)) return undefined;
     const b = this.current;
     this.current = undefined;
     return b;
@@ -129,29 +124,30 @@ export class VolumeBars implements BarBuilder {
   }
 }
 
-/** Tick bars: a bar of every `count` trades, closed on its last trade. */
-export class TickBars implements BarBuilder {
-  private current: Bar | undefined;
+/**
+ * Volume bars: a bar closes on the trade that brings its volume to `size` or more (that trade is
+ * in the bar; one big trade can make a bar larger than `size`). `openTime` is its first trade's.
+ */
+export class VolumeBars extends FillingBars {
+  constructor(readonly size: number) {
+    super();
+    if (!Number.isFinite(size) || size <= 0) throw new RangeError(`volume bar size must be a positive number, got ${size}`);
+  }
 
+  protected full(bar: Bar): boolean {
+    return bar.volume >= this.size;
+  }
+}
+
+/** Tick bars: a bar of every `count` trades, closed on its last trade. */
+export class TickBars extends FillingBars {
   constructor(readonly count: number) {
+    super();
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`tick bar count must be a whole number of at least 1, got ${count}`);
   }
 
-  update(time: number, price: number, quantity: number): Bar | undefined {
-    checkTrade(price, quantity);
-    this.current = add(this.current, time, price, quantity);
-    if (this.current.trades < this.count) return undefined;
-    const b = this.current;
-    this.current = undefined;
-    return b;
-  }
-
-  closeUntil(): Bar | undefined {
-    return undefined;
-  }
-
-  get open(): Bar | undefined {
-    return this.current === undefined ? undefined : { ...this.current };
+  protected full(bar: Bar): boolean {
+    return bar.trades >= this.count;
   }
 }
 

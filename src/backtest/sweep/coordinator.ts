@@ -9,13 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { checkDataFiles, type BacktestConfig } from '../backtest/config';
+import type { BacktestConfig } from '../backtest/config';
 import { plainResult, type JobResult, type SweepJob } from './job';
 import { jobFilesOf, type JobFiles } from './files';
 import { failedResult } from './pool';
 import { connectQueue, queueJobId, QUEUE_NAME, QueueUnavailableError, type QueueJobData } from './queue';
-import { checkPoints, rankResults, sweepJobs, type SweepOutcome } from './sweep';
-import { objectiveOf } from './options';
+import { preparedSweep, rankResults, type SweepOutcome } from './sweep';
 
 export interface QueueProgress {
   total: number;
@@ -60,12 +59,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const BATCH = 500;
 
 export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptions): Promise<QueuedSweepOutcome> {
-  const s = cfg.sweep;
-  if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
-  const jobs = sweepJobs(cfg);
-  checkDataFiles(cfg);
-  checkPoints(cfg, jobs);
-  objectiveOf(cfg);
+  const { sweep: s, jobs } = preparedSweep(cfg);
   const { results, queueId } = await runQueuedJobs(cfg, jobs, opts);
   return { jobs, results, ranked: rankResults(cfg, results), keys: s.params.map((p) => p.key), queueId };
 }

@@ -49,13 +49,22 @@ export interface SweepRunOptions {
   onNotice?: (m: string) => void;
 }
 
-export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Promise<SweepOutcome> {
-  const s = cfg.sweep;
-  if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
+/**
+ * The sweep's jobs, once its block, data files, points and objective are checked (a bad one
+ * throws before anything runs): the start of a sweep on threads or on the queue alike.
+ */
+export function preparedSweep(cfg: BacktestConfig): { sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] } {
+  const sweep = cfg.sweep;
+  if (!sweep) throw new Error(`${cfg.file}: the config has no sweep block`);
   const jobs = sweepJobs(cfg);
   checkDataFiles(cfg);
   checkPoints(cfg, jobs);
   objectiveOf(cfg);
+  return { sweep, jobs };
+}
+
+export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Promise<SweepOutcome> {
+  const { sweep: s, jobs } = preparedSweep(cfg);
   const results: JobResult[] = new Array<JobResult>(jobs.length);
   for (const r of opts.done ?? []) if (r.index < jobs.length && r.error === undefined) results[r.index] = r;
   const todo = jobs.filter((j) => results[j.index] === undefined);
