@@ -67,6 +67,7 @@ import { Positions } from './positions/positions';
 import { PositionViews } from './positions/views';
 import { exportEngineState, importEngineState, type EngineSnapshot } from './snapshot';
 import { INSURANCE_ACCOUNT, EngineState } from './state';
+import { indexEveryClientId } from './orders/client-ids';
 import { StrategyOrders } from './strategies/strategy-orders';
 import { SymbolSpec, type SymbolConfig } from './symbols';
 
@@ -218,6 +219,9 @@ export class Engine {
    * memory grows with the length of the recording. Trades and account changes are kept.
    */
   forgetFinalOrders(userId: string): void {
+    // From now on the account's client id index is kept whole (orders/client-ids.ts).
+    const acct = this.s.accounts.get(userId);
+    if (acct) indexEveryClientId(this.s, acct);
     this.s.forgetful.add(userId);
   }
 

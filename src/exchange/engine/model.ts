@@ -192,7 +192,7 @@ export interface EngineAccount {
   reducingOpen: Set<EngineOrder>;
   /** clientOrderId -> id, for orders that are not final. */
   liveClientIds: Map<string, number>;
-  /** clientOrderId -> latest order id with it, final or not. */
+  /** clientOrderId -> latest order id with it, final or not; engine-made ids only where needed (orders/client-ids.ts). */
   lastClientIds: Map<string, number>;
   orders: EngineOrder[];
   conditions: EngineCondition[];

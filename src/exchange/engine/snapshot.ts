@@ -30,6 +30,8 @@ import type {
   SymbolSettings,
 } from './model';
 import type { SymbolSpec } from './symbols';
+import type { OrderTable } from './order-table';
+import { lastClientIdsOf } from './orders/client-ids';
 
 export const ENGINE_SNAPSHOT_VERSION = 1;
 
@@ -124,9 +126,11 @@ export interface SymbolStateRef {
 export interface EngineStateRefs {
   symbols: Map<string, SymbolStateRef>;
   accounts: Map<string, EngineAccount>;
-  ordersById: Map<number, EngineOrder>;
+  ordersById: OrderTable<EngineOrder>;
   conditionsById: Map<number, EngineCondition>;
   strategiesById: Map<number, EngineStrategy>;
+  /** Users whose final orders are forgotten (Engine.forgetFinalOrders). */
+  forgetful: Set<string>;
 }
 
 const str = (d: Dec): string => d.toFixed();
@@ -191,7 +195,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       openOrders: [...a.openOrders.keys()],
       reducingOpen: [...a.reducingOpen].map((o) => o.id),
       liveClientIds: [...a.liveClientIds],
-      lastClientIds: [...a.lastClientIds],
+      lastClientIds: [...lastClientIdsOf(refs, a)],
       orders: a.orders.map((o) => o.id),
       conditions: a.conditions.map((x) => x.id),
       strategies: a.strategies.map((s) => s.id),
@@ -212,7 +216,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
   };
 }
 
-function need<K, V>(m: Map<K, V>, k: K, what: string): V {
+function need<K, V>(m: { get(k: K): V | undefined }, k: K, what: string): V {
   const v = m.get(k);
   if (v === undefined) throw new Error(`snapshot is inconsistent: it refers to ${what} '${String(k)}' that it does not contain`);
   return v;

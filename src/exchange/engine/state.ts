@@ -13,6 +13,8 @@ import type { ChangeType, ConditionStatus, ExecutionType, MarginMode, OrderStatu
 import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { ErrorCodes, VenueError, type ErrorCode } from '../../core/errors';
 import { OrderBook } from './book/order-book';
+import { OrderTable } from './order-table';
+import type { OrderRecord } from '../../protocol/records';
 import type { EngineEvent, FillInfo } from './events';
 import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, MarketState } from './model';
 import { conditionRecord, orderRecord, strategyRecord } from './records';
@@ -62,7 +64,7 @@ export const posKey = (symbol: string, side: string): string => `${symbol}:${sid
 export class EngineState {
   readonly symbols = new Map<string, SymbolState>();
   readonly accounts = new Map<string, EngineAccount>();
-  readonly ordersById = new Map<number, EngineOrder>();
+  readonly ordersById = new OrderTable<EngineOrder>();
   readonly conditionsById = new Map<number, EngineCondition>();
   readonly strategiesById = new Map<number, EngineStrategy>();
   nextOrderId = 1;
@@ -83,6 +85,8 @@ export class EngineState {
   readonly muted = new Set<string>();
   privateFilter: ((userId: string) => boolean) | undefined;
   readonly forgetful = new Set<string>();
+  private lastEmitted: EngineOrder | undefined;
+  private lastEmittedRecord: OrderRecord | undefined;
   readonly marginExempt = new Set<string>();
   follow: FollowUps = {
     strategyTouched: () => undefined,
@@ -168,9 +172,22 @@ export class EngineState {
   emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
     // The insurance fund is the venue's own book-keeping, not a user with a stream.
     if (o.userId === INSURANCE_ACCOUNT || this.muted.has(o.userId)) return;
-    const ev: EngineEvent = { kind: 'order', userId: o.userId, time: this.clock.now(), executionType, order: orderRecord(o) };
+    const rec = orderRecord(o);
+    this.lastEmitted = o;
+    this.lastEmittedRecord = rec;
+    const ev: EngineEvent = { kind: 'order', userId: o.userId, time: this.clock.now(), executionType, order: rec };
     if (fill) ev.fill = fill;
     this.out.push(ev);
+  }
+
+  /**
+   * The order's record now. Every change of a field a record shows is followed by an event of
+   * that order (matching, amends, reduce-only cuts, liquidation), so when the last order event
+   * made was this order's, its record is current and is handed out again (records are never
+   * changed once made) rather than formatted a second time for the command's answer.
+   */
+  recordOf(o: EngineOrder): OrderRecord {
+    return this.lastEmitted === o && this.lastEmittedRecord !== undefined ? this.lastEmittedRecord : orderRecord(o);
   }
 
   emitCondition(c: EngineCondition): void {

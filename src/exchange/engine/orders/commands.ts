@@ -13,7 +13,7 @@ import { ASK, BID, type BookSide } from '../book/order-book';
 import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
-import { money, orderRecord } from '../records';
+import { money } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
 import type { Matching } from './matching';
 import { stepsOf, ticksOf, type OrderIntake } from './prepare';
@@ -34,23 +34,23 @@ export class OrderCommands {
 
   place(userId: string, input: PlaceOrderInput): OrderRecord {
     const acct = this.s.acct(userId);
-    return orderRecord(this.matching.commit(this.intake.prepare(acct, input), {}));
+    return this.s.recordOf(this.matching.commit(this.intake.prepare(acct, input), {}));
   }
 
   batchPlace(userId: string, inputs: PlaceOrderInput[]): BatchResult {
     const acct = this.s.acct(userId);
     checkBatch(inputs.length);
-    return batch(inputs, (input) => orderRecord(this.matching.commit(this.intake.prepare(acct, input), {})), (i) => i.clientOrderId ?? '');
+    return batch(inputs, (input) => this.s.recordOf(this.matching.commit(this.intake.prepare(acct, input), {})), (i) => i.clientOrderId ?? '');
   }
 
   cancel(userId: string, ref: OrderRef): OrderRecord {
-    return orderRecord(this.cancelOne(this.s.acct(userId), ref));
+    return this.s.recordOf(this.cancelOne(this.s.acct(userId), ref));
   }
 
   batchCancel(userId: string, refs: OrderRef[]): BatchResult {
     const acct = this.s.acct(userId);
     checkBatch(refs.length);
-    return batch(refs, (ref) => orderRecord(this.cancelOne(acct, ref)), (r) => r.clientOrderId ?? '');
+    return batch(refs, (ref) => this.s.recordOf(this.cancelOne(acct, ref)), (r) => r.clientOrderId ?? '');
   }
 
   private cancelOne(acct: EngineAccount, ref: OrderRef): EngineOrder {
@@ -61,14 +61,14 @@ export class OrderCommands {
   }
 
   move(userId: string, input: MoveOrderInput): OrderRecord {
-    return orderRecord(this.amend(this.s.acct(userId), input));
+    return this.s.recordOf(this.amend(this.s.acct(userId), input));
   }
 
   batchMove(userId: string, symbol: string, inputs: Array<Omit<MoveOrderInput, 'symbol'>>): BatchResult {
     const acct = this.s.acct(userId);
     this.s.sym(symbol);
     checkBatch(inputs.length);
-    return batch(inputs, (i) => orderRecord(this.amend(acct, { ...i, symbol })), () => '');
+    return batch(inputs, (i) => this.s.recordOf(this.amend(acct, { ...i, symbol })), () => '');
   }
 
   /** Cancels the user's open normal orders (all, or LIMIT only), optionally of one symbol. */

@@ -13,6 +13,7 @@ import type { EngineAccount, EngineOrder } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
 import { INSURANCE_ACCOUNT, isFinal, type EngineState, type SymbolState } from '../state';
 import type { PreparedOrder } from './prepare';
+import { autoClientId, noteClientId } from './client-ids';
 import { transition } from './status';
 
 export interface OrderLink {
@@ -52,7 +53,7 @@ export class Matching {
       closePosition: input.closePosition ?? false,
       priceType: input.priceType ?? 0,
       placeType: link.placeType ?? input.placeType ?? '',
-      clientOrderId: p.clientOrderId !== '' ? p.clientOrderId : `auto-${id}`,
+      clientOrderId: p.clientOrderId !== '' ? p.clientOrderId : autoClientId(id),
       createdAt: now,
       updateTime: now,
       conditionId: link.conditionId ?? 0,
@@ -62,7 +63,7 @@ export class Matching {
     };
     s.ordersById.set(id, o);
     if (!s.forgetful.has(acct.userId)) acct.orders.push(o);
-    acct.lastClientIds.set(o.clientOrderId, id);
+    noteClientId(s, acct, o, p.clientOrderId !== '');
     const book = st.book;
     const opp: BookSide = o.side === 'BUY' ? ASK : BID;
     if (o.makerOnly) {

@@ -7,6 +7,7 @@ import type { EngineAccount, EngineOrder } from '../model';
 import { orderRecord } from '../records';
 import { fail, page, type EngineState } from '../state';
 import { ASK, BID } from '../book/order-book';
+import { orderIdByClientId } from './client-ids';
 
 export interface OrderHistoryFilter {
   symbol?: string;
@@ -41,7 +42,7 @@ export class OrderQueries {
       o = this.s.ordersById.get(n);
       if (o && ref.clientOrderId !== undefined && o.clientOrderId !== ref.clientOrderId) o = undefined;
     } else if (ref.clientOrderId !== undefined) {
-      const id = acct.liveClientIds.get(ref.clientOrderId) ?? acct.lastClientIds.get(ref.clientOrderId);
+      const id = orderIdByClientId(this.s, acct, ref.clientOrderId);
       o = id === undefined ? undefined : this.s.ordersById.get(id);
     }
     // Another user's order behaves exactly as one that does not exist.

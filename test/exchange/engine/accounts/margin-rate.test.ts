@@ -28,3 +28,21 @@ test('frozen-margin rates in bigint give the very digits decimal.js gives (quoti
     expect(compareUnits(r, u)).toBe(req.comparedTo(new Dec(u.toString()).div(1e8)));
   }
 });
+
+test('quotients and products next to powers of ten (where counting digits from a double can be off by one) match decimal.js', () => {
+  for (let k = 1; k <= 45; k++) {
+    const p = 10n ** BigInt(k);
+    for (const n of [p - 1n, p, p + 1n, p * 3n - 1n, (p * 999999999n) / 1000000000n]) {
+      for (const lev of [1, 3, 7, 20, 125]) {
+        const r = quotient(n, -4, BigInt(lev));
+        expect(rateText(r)).toBe(new Dec(n.toString()).div(new Dec(10).pow(4)).div(lev).toFixed());
+        expect(rateText(divide(r, 9_999_999))).toBe(new Dec(rateText(r)).div(9_999_999).toFixed());
+      }
+    }
+  }
+  for (const m of ['9'.repeat(60), '1' + '0'.repeat(59), '9'.repeat(59), '99999999999999999', '1' + '0'.repeat(58) + '1']) {
+    for (const k of [1, 2, 9, 10, 11, 99, 101, 123457]) {
+      expect(rateText(times(parseRate(`0.${m}`), k))).toBe(new Dec(`0.${m}`).times(k).toFixed());
+    }
+  }
+});
