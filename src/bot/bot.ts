@@ -11,6 +11,7 @@ import type { Clock, Scheduler } from '../core/clock';
 import { Fifo } from '../core/fifo';
 import { Grid } from '../core/values';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
+import { orderOfUpdate } from '../protocol/ws';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
 import { CodeLog } from './code-log';
@@ -316,7 +317,8 @@ export class Bot {
         this.cache.applyOrder(o);
         this.executor.onOrderUpdate(o, (cid) => this.strategyOf(cid));
         const sid = this.strategyOf(o.clientOrderId);
-        const { executionType, tradeId, fillId, lastFilledQty, lastFilledPrice, roleType, handlingFee, realizedPnl, ...order } = o;
+        const { executionType, tradeId, fillId, lastFilledQty, lastFilledPrice, roleType, handlingFee, realizedPnl } = o;
+        const order = v.order ?? orderOfUpdate(o);
         this.bus.publish({ type: 'order', time, order, executionType, strategyId: sid });
         // A duplicated TRADE event (a venue or network may deliver one twice) is the same fill:
         // strategies hear of each fill once, or they would count position they do not have.

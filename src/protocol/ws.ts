@@ -28,6 +28,39 @@ export interface FillFields {
 export type OrderTradeUpdateData = OrderRecord & { executionType: ExecutionType } & Partial<FillFields>;
 
 /**
+ * The order record inside an order update, without the execution and fill fields. Written field
+ * by field: an object-rest copy of the update was a measurable share of a backtest's time per
+ * order event.
+ */
+export function orderOfUpdate(u: OrderTradeUpdateData): OrderRecord {
+  const o: OrderRecord = {
+    orderId: u.orderId,
+    clientOrderId: u.clientOrderId,
+    symbol: u.symbol,
+    side: u.side,
+    positionSide: u.positionSide,
+    type: u.type,
+    timeInForce: u.timeInForce,
+    price: u.price,
+    quantity: u.quantity,
+    executedQty: u.executedQty,
+    avgPrice: u.avgPrice,
+    cumQuote: u.cumQuote,
+    status: u.status,
+    reduceOnly: u.reduceOnly,
+    makerOnly: u.makerOnly,
+    closePosition: u.closePosition,
+    priceType: u.priceType,
+    placeType: u.placeType,
+    createdAt: u.createdAt,
+    updateTime: u.updateTime,
+  };
+  if (u.conditionId !== undefined) o.conditionId = u.conditionId;
+  if (u.strategyId !== undefined) o.strategyId = u.strategyId;
+  return o;
+}
+
+/**
  * Why an ACCOUNT_UPDATE was sent: a change-log reason, or ORDER (margin frozen or released by
  * placing, amending or cancelling), LEVERAGE and MARGIN_MODE (margin recomputed).
  */

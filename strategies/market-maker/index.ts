@@ -19,14 +19,20 @@ const schema = params({
 export type MarketMakerParams = Params<typeof schema>;
 
 const BPS = new Dec(10000);
-/** EWMA weight of the newest squared return. */
-const VOL_ALPHA = new Dec('0.06');
+/** Multiplying by it divides by 10,000 exactly, and costs a fraction of a decimal division. */
+const PER_BPS = new Dec('0.0001');
+/**
+ * EWMA weight of the newest squared return. The volatility is a statistic, kept in floating
+ * point: a 60-digit decimal square root per quote cost more than the rest of the strategy. The
+ * quote prices themselves stay exact decimals (lean, half spread, mark), rounded to the tick.
+ */
+const VOL_ALPHA = 0.06;
 const cancel = (o: TrackedOrderView): Intent => ({ kind: 'cancel', clientOrderId: o.clientOrderId });
 
 export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   const p = ctx.params;
-  let lastMark: Dec | undefined;
-  let variance = new Dec(0);
+  let lastMark: number | undefined;
+  let variance = 0;
   let quoting = true;
 
   // Quotes placed before a restart come back adopted from the venue without their tag: they are
@@ -37,12 +43,12 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   function targets(mark: Dec): { BUY: string | undefined; SELL: string | undefined } {
     const pos = ctx.position();
     // sigma of mark returns per update, in bps
-    const spreadBps = Dec.max(p.minSpreadBps, p.volMultiplier.times(variance.sqrt().times(BPS)));
+    const spreadBps = variance === 0 ? p.minSpreadBps : Dec.max(p.minSpreadBps, p.volMultiplier.times(Math.sqrt(variance) * 10000));
     const lean = Dec.min(new Dec(1), Dec.max(new Dec(-1), pos.div(p.maxInventory))).times(p.skewBps);
     const half = spreadBps.div(2);
     return {
-      BUY: pos.gte(p.maxInventory) ? undefined : ctx.price.round(mark.times(BPS.minus(half).minus(lean)).div(BPS), 'down'),
-      SELL: pos.lte(p.maxInventory.negated()) ? undefined : ctx.price.round(mark.times(BPS.plus(half).minus(lean)).div(BPS), 'up'),
+      BUY: pos.gte(p.maxInventory) ? undefined : ctx.price.round(mark.times(BPS.minus(half).minus(lean)).times(PER_BPS), 'down'),
+      SELL: pos.lte(p.maxInventory.negated()) ? undefined : ctx.price.round(mark.times(BPS.plus(half).minus(lean)).times(PER_BPS), 'up'),
     };
   }
 
@@ -76,10 +82,10 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
       return requote();
     },
     onMark(e) {
-      const mark = new Dec(e.mark.markPrice);
-      if (lastMark !== undefined && !lastMark.isZero()) {
-        const r = mark.minus(lastMark).div(lastMark);
-        variance = variance.times(new Dec(1).minus(VOL_ALPHA)).plus(r.times(r).times(VOL_ALPHA));
+      const mark = Number(e.mark.markPrice);
+      if (lastMark !== undefined && lastMark !== 0) {
+        const r = (mark - lastMark) / lastMark;
+        variance = variance * (1 - VOL_ALPHA) + r * r * VOL_ALPHA;
       }
       lastMark = mark;
       return requote();
@@ -92,11 +98,12 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
     },
     // A makerOnly quote that would have crossed comes back REJECTED: it is re-quoted next tick.
     onStop: pull,
-    saveState: () => ({ variance: variance.toString(), lastMark: lastMark?.toString() }),
+    saveState: () => ({ variance: String(variance), lastMark: lastMark === undefined ? undefined : String(lastMark) }),
     restoreState(s: unknown) {
       const o = (s ?? {}) as { variance?: unknown; lastMark?: unknown };
-      if (typeof o.variance === 'string') variance = new Dec(o.variance);
-      if (typeof o.lastMark === 'string') lastMark = new Dec(o.lastMark);
+      // Numbers print and parse back exactly (shortest round-trip form).
+      if (typeof o.variance === 'string' && Number.isFinite(Number(o.variance))) variance = Number(o.variance);
+      if (typeof o.lastMark === 'string' && Number.isFinite(Number(o.lastMark))) lastMark = Number(o.lastMark);
     },
   };
 }

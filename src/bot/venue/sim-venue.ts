@@ -92,7 +92,7 @@ export class SimVenue implements Venue {
       case 'order': {
         if (this.market.has(e.order.symbol) && e.executionType !== 'REJECTED') touchedBooks.add(e.order.symbol);
         if (e.userId !== this.userId) return;
-        this.out.emit({ type: 'order', time: e.time, data: { ...e.order, executionType: e.executionType, ...(e.fill ?? {}) } });
+        this.out.emit({ type: 'order', time: e.time, data: { ...e.order, executionType: e.executionType, ...e.fill }, order: e.order });
         return;
       }
       case 'condition':

@@ -25,7 +25,8 @@ export type StreamStatus =
   | 'silent';
 
 export type VenueEvent =
-  | { type: 'order'; time: number; data: OrderTradeUpdateData }
+  /** `order`: the order record of `data` alone, when the venue holds it apart (in-process venues), so it need not be split off again. */
+  | { type: 'order'; time: number; data: OrderTradeUpdateData; order?: OrderRecord }
   | { type: 'condition'; time: number; data: ConditionOrderRecord }
   | { type: 'strategyOrder'; time: number; data: StrategyOrderRecord }
   | { type: 'account'; time: number; data: AccountUpdateData }
