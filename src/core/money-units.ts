@@ -6,6 +6,7 @@
  * formatting records.
  */
 import { Dec } from './decimal';
+import type { Exact } from './exact';
 import { MONEY_DP } from './values';
 
 export const UNITS_PER_USDT = 10n ** BigInt(MONEY_DP);
@@ -16,6 +17,11 @@ export function unitsOfDec(d: Dec): bigint {
   const scaled = d.times(UNIT_DEC);
   if (!scaled.isInteger()) throw new RangeError(`money amount ${d.toFixed()} has more than ${MONEY_DP} decimals`);
   return BigInt(scaled.toFixed());
+}
+
+/** The exact decimal of an amount in units (core/exact.ts). */
+export function exactOfUnits(u: bigint): Exact {
+  return { m: u, e: -MONEY_DP };
 }
 
 /** The Dec of an amount in units (exact). */

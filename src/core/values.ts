@@ -1,4 +1,5 @@
 import { Dec, decimalStringProblem, formatDec, fractionDigits, fromScaledInt, toScaledInt } from './decimal';
+import type { Exact } from './exact';
 
 /**
  * A price or quantity grid (tick size or step size) with an exact mapping between decimal strings
@@ -64,6 +65,11 @@ export class Grid {
     this.textKeys[slot] = units;
     this.textValues[slot] = s;
     return s;
+  }
+
+  /** The exact decimal of an integer number of units (core/exact.ts). */
+  exactOf(units: number): Exact {
+    return { m: BigInt(units) * BigInt(this.unitScaled), e: -this.scale };
   }
 
   /**

@@ -9,6 +9,7 @@
  */
 import type { Clock } from '../../core/clock';
 import { Dec } from '../../core/decimal';
+import { exOfDec, type Exact } from '../../core/exact';
 import type { ChangeType, ConditionStatus, ExecutionType, MarginMode, OrderStatus } from '../../core/enums';
 import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { ErrorCodes, VenueError, type ErrorCode } from '../../core/errors';
@@ -35,6 +36,8 @@ export interface SymbolState {
   holders: Set<EngineAccount>;
   /** `market.fundingRate` formatted, and the Dec it was formatted from (every mark event carries it). */
   rateText?: { of: Dec; text: string };
+  /** `market.fundingRate` as an exact decimal, and the Dec it was made from. */
+  rateExact?: { of: Dec; ex: Exact };
 }
 
 export type EngineAccountReason = ChangeType | 'ORDER' | 'MARGIN_MODE' | 'LEVERAGE';
@@ -152,6 +155,20 @@ export class EngineState {
 
   markDec(st: SymbolState): Dec {
     return st.spec.tick.decOf(st.market.mark);
+  }
+
+  markExact(st: SymbolState): Exact {
+    return st.spec.tick.exactOf(st.market.mark);
+  }
+
+  /** The symbol's funding rate as an exact decimal (parsed once per rate). */
+  rateExact(st: SymbolState): Exact {
+    let r = st.rateExact;
+    if (r === undefined || r.of !== st.market.fundingRate) {
+      r = { of: st.market.fundingRate, ex: exOfDec(st.market.fundingRate) };
+      st.rateExact = r;
+    }
+    return r.ex;
   }
 
   wantsPrivate(userId: string): boolean {

@@ -1,5 +1,6 @@
 import { Dec, Grid, parseDec } from '../../core';
 import { MONEY_DP } from '../../core/values';
+import { compare, exOfDec, type Exact } from '../../core/exact';
 import { scaledRateOf, type ScaledRate } from '../../core/money-units';
 import type { SymbolSpec as WireSymbolSpec } from '../../protocol/rest/market';
 
@@ -56,7 +57,9 @@ export class SymbolSpec {
   /** The fees as exact integer ratios, for fills in money units. */
   readonly makerFeeRate: ScaledRate;
   readonly takerFeeRate: ScaledRate;
-  readonly tiers: ReadonlyArray<{ maxNotional: Dec | undefined; mmr: Dec; amount: Dec; maxLeverage: number }>;
+  /** takerFee as an exact decimal for position figures (core/exact.ts). */
+  readonly takerFeeExact: Exact;
+  readonly tiers: ReadonlyArray<{ maxNotional: Exact | undefined; mmr: Exact; amount: Exact; maxLeverage: number }>;
 
   constructor(readonly config: SymbolConfig) {
     this.name = config.symbol;
@@ -81,14 +84,15 @@ export class SymbolSpec {
     this.takerFee = parseDec(config.takerFee, `${config.symbol}.takerFee`);
     this.makerFeeRate = scaledRateOf(this.makerFee);
     this.takerFeeRate = scaledRateOf(this.takerFee);
+    this.takerFeeExact = exOfDec(this.takerFee);
     this.moneyFactor = 10n ** BigInt(MONEY_DP - this.notionalScale);
     if (config.tiers.length === 0) throw new RangeError(`${config.symbol}: at least one margin tier is required`);
     this.tiers = config.tiers.map((t, i) => {
       const cap = parseDec(t.maxNotional, `${config.symbol}.tiers[${i}].maxNotional`);
       return {
-        maxNotional: cap.isZero() ? undefined : cap,
-        mmr: parseDec(t.maintenanceMarginRate, `${config.symbol}.tiers[${i}].maintenanceMarginRate`),
-        amount: parseDec(t.maintenanceAmount, `${config.symbol}.tiers[${i}].maintenanceAmount`),
+        maxNotional: cap.isZero() ? undefined : exOfDec(cap),
+        mmr: exOfDec(parseDec(t.maintenanceMarginRate, `${config.symbol}.tiers[${i}].maintenanceMarginRate`)),
+        amount: exOfDec(parseDec(t.maintenanceAmount, `${config.symbol}.tiers[${i}].maintenanceAmount`)),
         maxLeverage: t.maxLeverage,
       };
     });
@@ -105,9 +109,9 @@ export class SymbolSpec {
   }
 
   /** The tier that applies to a position of this absolute notional. */
-  tierFor(notional: Dec): { mmr: Dec; amount: Dec } {
+  tierFor(notional: Exact): { mmr: Exact; amount: Exact } {
     for (const t of this.tiers) {
-      if (t.maxNotional === undefined || notional.lte(t.maxNotional)) return t;
+      if (t.maxNotional === undefined || compare(notional, t.maxNotional) <= 0) return t;
     }
     return this.tiers[this.tiers.length - 1];
   }

@@ -7,96 +7,30 @@
  * valid) at a fraction of the cost; the frozen amount comes out in money units (money-units.ts).
  */
 import { Dec } from '../../../core/decimal';
+import { EX_ZERO, div, pow10, timesInt, type Exact } from '../../../core/exact';
 import { MONEY_DP } from '../../../core/values';
 
-/** Significant digits of the engine's decimal arithmetic (Dec in core/decimal.ts). */
-const PRECISION = 60;
-const POW10: bigint[] = [];
-const pow10 = (n: number): bigint => {
-  let p = POW10[n];
-  if (p === undefined) {
-    p = 10n ** BigInt(n);
-    POW10[n] = p;
-  }
-  return p;
-};
-
 /**
- * Decimal digits of n, from its double's logarithm corrected by one comparison each way (printing
- * a 60-digit bigint to count its digits was a tenth of an order's margin arithmetic).
+ * A non-negative decimal m x 10^e (an Exact, core/exact.ts). The mantissa may carry trailing
+ * zeros (stripping them costs more than it saves); `rateText` prints the value without them.
  */
-function digits(n: bigint): number {
-  if (n < 0n) n = -n;
-  if (n < 10n) return 1;
-  const f = Number(n);
-  if (f > 1e300) return n.toString().length;
-  let e = Math.floor(Math.log10(f)) + 1;
-  if (n >= pow10(e)) e++;
-  else if (n < pow10(e - 1)) e--;
-  return e;
-}
-/** 10^PRECISION: a mantissa below it has at most PRECISION digits. */
-const LIMIT = pow10(PRECISION);
+export type MarginRate = Exact;
 
-/**
- * A non-negative decimal m x 10^e. The mantissa may carry trailing zeros (stripping them costs
- * more than it saves); `rateText` prints the value without them.
- */
-export interface MarginRate {
-  readonly m: bigint;
-  readonly e: number;
-}
+export const ZERO_RATE: MarginRate = EX_ZERO;
 
-export const ZERO_RATE: MarginRate = { m: 0n, e: 0 };
-
-/** Rounds q + r/d (0 <= r < d) half-even to an integer. */
-function roundHalfEven(q: bigint, r: bigint, d: bigint): bigint {
-  const twice = 2n * r;
-  if (twice > d || (twice === d && (q & 1n) === 1n)) return q + 1n;
-  return q;
-}
-
-/** n x 10^x / d (n >= 0, d > 0) rounded half-even to PRECISION significant digits. */
+/** n x 10^x / d (n >= 0, d > 0) rounded half-even to 60 significant digits. */
 export function quotient(n: bigint, x: number, d: bigint): MarginRate {
-  if (n === 0n) return ZERO_RATE;
-  // Exact and short (the common case: a notional over a leverage that divides it): no rounding.
-  const q0 = n / d;
-  if (q0 * d === n && q0 < LIMIT) return { m: q0, e: x };
-  // Scale so that the integer quotient has exactly PRECISION digits, then round on the remainder.
-  let s = PRECISION - (digits(n) - digits(d));
-  const low = pow10(PRECISION - 1);
-  for (;;) {
-    const num = s >= 0 ? n * pow10(s) : n;
-    const den = s >= 0 ? d : d * pow10(-s);
-    const q = num / den;
-    if (q >= LIMIT) {
-      s--;
-      continue;
-    }
-    if (q < low) {
-      s++;
-      continue;
-    }
-    const m = roundHalfEven(q, num - q * den, den);
-    // Rounding 99...9 up gives 10^PRECISION: one digit too many, exactly divisible by 10.
-    return m >= LIMIT ? { m: m / 10n, e: x - s + 1 } : { m, e: x - s };
-  }
+  return div({ m: n, e: x }, { m: d, e: 0 });
 }
 
-/** a / k (k > 0 integer), rounded half-even to PRECISION significant digits. */
+/** a / k (k > 0 integer), rounded half-even to 60 significant digits. */
 export function divide(a: MarginRate, k: number): MarginRate {
-  return quotient(a.m, a.e, BigInt(k));
+  return div(a, { m: BigInt(k), e: 0 });
 }
 
-/** a x k (k >= 0 integer), rounded half-even to PRECISION significant digits. */
+/** a x k (k >= 0 integer), rounded half-even to 60 significant digits. */
 export function times(a: MarginRate, k: number): MarginRate {
-  if (a.m === 0n || k === 0) return ZERO_RATE;
-  const p = a.m * BigInt(k);
-  if (p < LIMIT) return { m: p, e: a.e };
-  const extra = digits(p) - PRECISION;
-  const div = pow10(extra);
-  const m = roundHalfEven(p / div, p % div, div);
-  return m >= LIMIT ? { m: m / 10n, e: a.e + extra + 1 } : { m, e: a.e + extra };
+  return timesInt(a, k);
 }
 
 /** The amount in money units (10^-MONEY_DP), rounded up (the rounding of frozen margin). */

@@ -3,22 +3,24 @@
  * margins, what new orders may use, and the asset record. Reads state only.
  *
  * Whether an order's margin is covered is decided in integers (`covers`); the figures shown in
- * records (maintenance tiers, ratios) use Dec over the positions' integer money.
+ * records (maintenance tiers, ratios) use exact decimals (core/exact.ts) over the positions'
+ * integer money.
  */
 import type { Dec } from '../../../core/decimal';
-import { decOfUnits, formatUnits } from '../../../core/money-units';
+import { EX_ZERO, decOfExact, formatExact, minus, plus, type Exact } from '../../../core/exact';
+import { exactOfUnits, formatUnits } from '../../../core/money-units';
+import { MONEY_DP } from '../../../core/values';
 import type { UserAssetRecord } from '../../../protocol/records';
 import type { EngineAccount, EnginePosition } from '../model';
 import * as pm from '../positions/position-math';
-import { money } from '../records';
-import { ZERO, type EngineState } from '../state';
+import type { EngineState } from '../state';
 import { compareUnits, type MarginRate } from './margin-rate';
 
 export interface CrossFigures {
-  upnl: Dec;
-  im: Dec;
-  mm: Dec;
-  isolated: Dec;
+  upnl: Exact;
+  im: Exact;
+  mm: Exact;
+  isolated: Exact;
 }
 
 export class Margin {
@@ -33,8 +35,8 @@ export class Margin {
   /** Unrealized PnL, initial and maintenance margin summed over an account's cross positions. */
   crossFigures(a: EngineAccount): CrossFigures {
     let upnl = 0n;
-    let im = ZERO;
-    let mm = ZERO;
+    let im = EX_ZERO;
+    let mm = EX_ZERO;
     let isolated = 0n;
     for (const p of a.positions.values()) {
       if (p.marginMode === 'ISOLATED') {
@@ -42,16 +44,19 @@ export class Margin {
         continue;
       }
       upnl += this.upnlUnits(p);
-      im = im.plus(pm.initialMargin(decOfUnits(p.cost), this.s.settingsOf(a, p.symbol.name).leverage));
-      mm = mm.plus(pm.maintenanceMargin(p.symbol, p.symbol.step.decOf(p.qty), this.s.markDec(this.s.stateOf(p.symbol))));
+      im = plus(im, pm.initialMargin(exactOfUnits(p.cost), this.s.settingsOf(a, p.symbol.name).leverage));
+      mm = plus(mm, pm.maintenanceMargin(p.symbol, p.symbol.step.exactOf(p.qty), this.s.markExact(this.s.stateOf(p.symbol))));
     }
-    return { upnl: decOfUnits(upnl), im, mm, isolated: decOfUnits(isolated) };
+    return { upnl: exactOfUnits(upnl), im, mm, isolated: exactOfUnits(isolated) };
   }
 
   /** What new orders may use: wallet + cross uPnL - cross IM - isolated margins - frozen. */
   availableOf(a: EngineAccount): Dec {
-    const f = this.crossFigures(a);
-    return decOfUnits(a.wallet).plus(f.upnl).minus(f.im).minus(f.isolated).minus(decOfUnits(a.frozen));
+    return decOfExact(this.available(a, this.crossFigures(a)));
+  }
+
+  private available(a: EngineAccount, f: CrossFigures): Exact {
+    return minus(minus(minus(plus(exactOfUnits(a.wallet), f.upnl), f.im), f.isolated), exactOfUnits(a.frozen));
   }
 
   /**
@@ -89,9 +94,9 @@ export class Margin {
       assetType: 'USDT',
       walletBalance: formatUnits(a.wallet),
       frozenMargin: formatUnits(a.frozen),
-      usedMargin: money(f.im.plus(f.isolated)),
-      availableBalance: money(decOfUnits(a.wallet).plus(f.upnl).minus(f.im).minus(f.isolated).minus(decOfUnits(a.frozen))),
-      unrealizedPnl: money(f.upnl.plus(decOfUnits(isoUpnl))),
+      usedMargin: formatExact(plus(f.im, f.isolated), MONEY_DP),
+      availableBalance: formatExact(this.available(a, f), MONEY_DP),
+      unrealizedPnl: formatExact(plus(f.upnl, exactOfUnits(isoUpnl)), MONEY_DP),
     };
   }
 

@@ -5,7 +5,8 @@
  * beyond the margin). A float screen first rules out the sweep when nobody is near maintenance.
  */
 import type { Dec } from '../../../core/decimal';
-import { decOfUnits, unitsOfDec } from '../../../core/money-units';
+import { decOfUnits, exactOfUnits, unitsOfDec } from '../../../core/money-units';
+import { compare, decOfExact, formatExact, minus, plus, sign, type Exact } from '../../../core/exact';
 import { ZERO_RATE } from '../accounts/margin-rate';
 import type { PositionSide, Side } from '../../../core/enums';
 import type { Ledger } from '../accounts/ledger';
@@ -50,18 +51,18 @@ export class Liquidation {
       if (acct.userId === INSURANCE_ACCOUNT || s.marginExempt.has(acct.userId)) continue;
       for (const p of [...acct.positions.values()]) {
         if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
-        const q = st.spec.step.decOf(p.qty);
-        const mark = s.markDec(st);
-        const iso = decOfUnits(p.isolatedMargin);
-        const equity = iso.plus(pm.unrealizedPnl(q, decOfUnits(p.cost), mark));
-        if (equity.lte(pm.maintenanceMargin(st.spec, q, mark))) this.liquidate(acct, [p], iso);
+        const q = st.spec.step.exactOf(p.qty);
+        const mark = s.markExact(st);
+        const iso = exactOfUnits(p.isolatedMargin);
+        const equity = plus(iso, pm.unrealizedPnl(q, exactOfUnits(p.cost), mark));
+        if (compare(equity, pm.maintenanceMargin(st.spec, q, mark)) <= 0) this.liquidate(acct, [p], decOfExact(iso));
       }
       const cross = [...acct.positions.values()].filter((p) => p.marginMode === 'CROSS');
       if (cross.length === 0 || !cross.some((p) => p.symbol === st.spec)) continue;
       const f = this.margin.crossFigures(acct);
-      const wallet = decOfUnits(acct.wallet);
-      const equity = wallet.minus(f.isolated).plus(f.upnl);
-      if (f.mm.gt(0) && equity.lte(f.mm)) this.liquidate(acct, cross, wallet.minus(f.isolated));
+      const left = minus(exactOfUnits(acct.wallet), f.isolated);
+      const equity = plus(left, f.upnl);
+      if (sign(f.mm) > 0 && compare(equity, f.mm) <= 0) this.liquidate(acct, cross, decOfExact(left));
     }
   }
 
@@ -69,7 +70,8 @@ export class Liquidation {
   private floatTiers(spec: SymbolSpec): FloatTier[] {
     let t = this.floatTiersBySpec.get(spec);
     if (t === undefined) {
-      t = spec.tiers.map((x) => ({ cap: x.maxNotional === undefined ? Infinity : x.maxNotional.toNumber(), mmr: x.mmr.toNumber(), amount: x.amount.toNumber() }));
+      const num = (x: Exact): number => Number(formatExact(x, Math.max(0, -x.e)));
+      t = spec.tiers.map((x) => ({ cap: x.maxNotional === undefined ? Infinity : num(x.maxNotional), mmr: num(x.mmr), amount: num(x.amount) }));
       this.floatTiersBySpec.set(spec, t);
     }
     return t;

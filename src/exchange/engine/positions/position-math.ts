@@ -1,38 +1,36 @@
 /**
  * Linear-perpetual position formulas (docs/engine.md states them with worked examples).
- * All inputs and outputs are exact Dec; rounding to the tick or money scale is the caller's.
+ * All inputs and outputs are exact decimals (core/exact.ts: Dec's arithmetic on bigint, the same
+ * digits); rounding to the tick or money scale is the caller's.
  *
  * Notation: Q signed quantity (base units), C signed cost basis (sum of price*qty, buys
  * positive), P mark price, L leverage, mmr/cum the maintenance tier of |Q|*P.
  */
-import { Dec } from '../../../core/decimal';
+import { EX_ONE, EX_ZERO, absEx, div, divInt, minus, plus, sign, times, type Exact } from '../../../core/exact';
 import type { SymbolSpec } from '../symbols';
 
-const ZERO = new Dec(0);
-const ONE = new Dec(1);
-
 /** Unrealized PnL = Q*P - C. */
-export function unrealizedPnl(q: Dec, cost: Dec, mark: Dec): Dec {
-  return q.times(mark).minus(cost);
+export function unrealizedPnl(q: Exact, cost: Exact, mark: Exact): Exact {
+  return minus(times(q, mark), cost);
 }
 
 /** Initial margin of a position = |C| / L (entry-notional based, so it does not move with mark). */
-export function initialMargin(cost: Dec, leverage: number): Dec {
-  return cost.abs().div(leverage);
+export function initialMargin(cost: Exact, leverage: number): Exact {
+  return divInt(absEx(cost), leverage);
 }
 
 /** Maintenance margin = |Q|*P*mmr - cum, by the tier of |Q|*P. */
-export function maintenanceMargin(spec: SymbolSpec, q: Dec, mark: Dec): Dec {
-  const notional = q.abs().times(mark);
-  if (notional.isZero()) return ZERO;
+export function maintenanceMargin(spec: SymbolSpec, q: Exact, mark: Exact): Exact {
+  const notional = times(absEx(q), mark);
+  if (notional.m === 0n) return EX_ZERO;
   const tier = spec.tierFor(notional);
-  const mm = notional.times(tier.mmr).minus(tier.amount);
-  return mm.isNegative() ? ZERO : mm;
+  const mm = minus(times(notional, tier.mmr), tier.amount);
+  return mm.m < 0n ? EX_ZERO : mm;
 }
 
 /** Entry price = |C| / |Q|. */
-export function entryPrice(q: Dec, cost: Dec): Dec {
-  return q.isZero() ? ZERO : cost.abs().div(q.abs());
+export function entryPrice(q: Exact, cost: Exact): Exact {
+  return q.m === 0n ? EX_ZERO : div(absEx(cost), absEx(q));
 }
 
 /**
@@ -40,15 +38,15 @@ export function entryPrice(q: Dec, cost: Dec): Dec {
  * back the cost and the fees already paid to open it.
  * long:  (C + F) / (Q * (1 - t));  short: (|C| - F) / (|Q| * (1 + t)).
  */
-export function breakEvenPrice(q: Dec, cost: Dec, openFees: Dec, takerFee: Dec): Dec {
-  if (q.isZero()) return ZERO;
-  if (q.isPositive()) return cost.plus(openFees).div(q.times(ONE.minus(takerFee)));
-  return cost.abs().minus(openFees).div(q.abs().times(ONE.plus(takerFee)));
+export function breakEvenPrice(q: Exact, cost: Exact, openFees: Exact, takerFee: Exact): Exact {
+  if (q.m === 0n) return EX_ZERO;
+  if (q.m > 0n) return div(plus(cost, openFees), times(q, minus(EX_ONE, takerFee)));
+  return div(minus(absEx(cost), openFees), times(absEx(q), plus(EX_ONE, takerFee)));
 }
 
 /** ROE = unrealized PnL / initial margin (a ratio; 0.1 = 10 %). */
-export function roe(upnl: Dec, im: Dec): Dec {
-  return im.isZero() ? ZERO : upnl.div(im);
+export function roe(upnl: Exact, im: Exact): Exact {
+  return im.m === 0n ? EX_ZERO : div(upnl, im);
 }
 
 /**
@@ -58,19 +56,19 @@ export function roe(upnl: Dec, im: Dec): Dec {
  * M is the isolated margin, or in cross mode the account equity left for this position.
  * Returns 0 when no positive price liquidates the position.
  */
-export function liquidationPrice(spec: SymbolSpec, q: Dec, cost: Dec, margin: Dec, mark: Dec): Dec {
-  if (q.isZero()) return ZERO;
-  const tier = spec.tierFor(q.abs().times(mark));
-  let p: Dec;
-  if (q.isPositive()) {
-    p = cost.minus(margin).minus(tier.amount).div(q.times(ONE.minus(tier.mmr)));
+export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin: Exact, mark: Exact): Exact {
+  if (q.m === 0n) return EX_ZERO;
+  const tier = spec.tierFor(times(absEx(q), mark));
+  let p: Exact;
+  if (q.m > 0n) {
+    p = div(minus(minus(cost, margin), tier.amount), times(q, minus(EX_ONE, tier.mmr)));
   } else {
-    p = margin.plus(cost.abs()).plus(tier.amount).div(q.abs().times(ONE.plus(tier.mmr)));
+    p = div(plus(plus(margin, absEx(cost)), tier.amount), times(absEx(q), plus(EX_ONE, tier.mmr)));
   }
-  return p.isPositive() ? p : ZERO;
+  return sign(p) > 0 ? p : EX_ZERO;
 }
 
 /** Funding paid by a position at one settlement = Q * P * rate (negative: received). */
-export function fundingPayment(q: Dec, mark: Dec, rate: Dec): Dec {
-  return q.times(mark).times(rate);
+export function fundingPayment(q: Exact, mark: Exact, rate: Exact): Exact {
+  return times(times(q, mark), rate);
 }

@@ -2,15 +2,15 @@
  * Position records and queries (what GET /positions and the account stream show), and the
  * per-symbol settings: leverage and margin mode.
  */
-import { Dec, formatDec } from '../../../core/decimal';
-import { decOfUnits, formatUnits } from '../../../core/money-units';
+import { EX_ONE, div, formatExact, minus, negate, plus, roundToInteger, sign, type Exact } from '../../../core/exact';
+import { exactOfUnits, formatUnits } from '../../../core/money-units';
+import { MONEY_DP } from '../../../core/values';
 import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } from '../../../protocol/records';
 import type { Margin } from '../accounts/margin';
 import type { SetLeverageInput, SetMarginModeInput } from '../inputs';
 import type { EngineAccount, EnginePosition } from '../model';
-import { derivedPrice, money } from '../records';
 import { DEFAULT_LEVERAGE, fail, page, posKey, type EngineState, type SymbolState } from '../state';
 import * as pm from './position-math';
 import { closesByNature } from './positions';
@@ -61,47 +61,48 @@ export class PositionViews {
   private positionRecord(acct: EngineAccount, st: SymbolState, p: EnginePosition): PositionRecord {
     const spec = st.spec;
     const s = this.s.settingsOf(acct, spec.name);
-    const q = spec.step.decOf(p.qty);
-    const mark = this.s.markDec(st);
-    const cost = decOfUnits(p.cost);
-    const isolated = decOfUnits(p.isolatedMargin);
-    const upnl = decOfUnits(this.margin.upnlUnits(p));
+    const q = spec.step.exactOf(p.qty);
+    const mark = this.s.markExact(st);
+    const cost = exactOfUnits(p.cost);
+    const isolated = exactOfUnits(p.isolatedMargin);
+    const upnl = exactOfUnits(this.margin.upnlUnits(p));
     const im = pm.initialMargin(cost, s.leverage);
     const mm = pm.maintenanceMargin(spec, q, mark);
-    let margin: Dec;
-    let ratio: Dec;
+    let margin: Exact;
+    let ratio: Exact;
     if (p.marginMode === 'ISOLATED') {
       margin = isolated;
-      const eq = isolated.plus(upnl);
-      ratio = eq.lte(0) ? new Dec(1) : mm.div(eq);
+      const eq = plus(isolated, upnl);
+      ratio = sign(eq) <= 0 ? EX_ONE : div(mm, eq);
     } else {
       const f = this.margin.crossFigures(acct);
       const ownMm = mm;
-      const crossEquity = decOfUnits(acct.wallet).minus(f.isolated).plus(f.upnl);
+      const crossEquity = plus(minus(exactOfUnits(acct.wallet), f.isolated), f.upnl);
       // Equity left for this position if the other cross positions stay where they are.
-      margin = crossEquity.minus(upnl).minus(f.mm.minus(ownMm));
-      ratio = crossEquity.lte(0) ? new Dec(1) : f.mm.div(crossEquity);
+      margin = minus(minus(crossEquity, upnl), minus(f.mm, ownMm));
+      ratio = sign(crossEquity) <= 0 ? EX_ONE : div(f.mm, crossEquity);
     }
     const liq = pm.liquidationPrice(spec, q, cost, margin, mark);
     const tpSl = this.tpSlOf(acct, st, p);
     const quantity = acct.positionMode === 'HEDGE' ? spec.step.fromUnits(Math.abs(p.qty)) : spec.step.fromUnits(p.qty);
+    const priceDp = spec.tick.scale + 4;
     return {
       symbol: spec.name,
       marginMode: p.marginMode,
       positionSide: p.positionSide,
       leverage: s.leverage,
       quantity,
-      entryPrice: derivedPrice(pm.entryPrice(q, cost), spec.tick.scale),
-      breakEvenPrice: derivedPrice(pm.breakEvenPrice(q, cost, decOfUnits(p.openFees), spec.takerFee), spec.tick.scale),
-      liqPrice: liq.isZero() ? '0' : spec.tick.fromUnits(p.qty > 0 ? spec.tick.unitsOfDec(liq, 'up') : spec.tick.unitsOfDec(liq, 'down')),
-      marginRatio: formatDec(ratio, 8),
-      unrealizedPnl: money(upnl),
-      roe: formatDec(pm.roe(upnl, im), 8),
-      nextFundingFee: money(pm.fundingPayment(q, mark, st.market.fundingRate).negated()),
+      entryPrice: formatExact(pm.entryPrice(q, cost), priceDp),
+      breakEvenPrice: formatExact(pm.breakEvenPrice(q, cost, exactOfUnits(p.openFees), spec.takerFeeExact), priceDp),
+      liqPrice: liq.m === 0n ? '0' : spec.tick.fromUnits(Number(roundToInteger(div(liq, spec.tick.exactOf(1)), p.qty > 0 ? 'up' : 'down'))),
+      marginRatio: formatExact(ratio, 8),
+      unrealizedPnl: formatExact(upnl, MONEY_DP),
+      roe: formatExact(pm.roe(upnl, im), 8),
+      nextFundingFee: formatExact(negate(pm.fundingPayment(q, mark, this.s.rateExact(st))), MONEY_DP),
       fundingFeeAccum: formatUnits(p.fundingAccum),
       tpPrice: tpSl.tp,
       slPrice: tpSl.sl,
-      positionMargin: money(p.marginMode === 'ISOLATED' ? isolated : im),
+      positionMargin: formatExact(p.marginMode === 'ISOLATED' ? isolated : im, MONEY_DP),
       markPrice: spec.tick.fromUnits(st.market.mark),
     };
   }
