@@ -246,16 +246,38 @@ export class TapeReplayer {
           return;
         }
         this.l2.apply(e);
-        if (e.k !== 'gap' && this.quoting && !this.quoted.has(e.s)) {
-          // No quote events for this symbol: the tape quotes follow the L2 book's own top.
-          const top = this.l2.topOf(e.s);
-          this.stats.quotes.depths++;
-          this.depth(e.s, top?.bid, top?.ask);
-        }
+        if (e.k !== 'gap') this.followBook(e.s);
         return;
       default:
         this.stats.ignored++;
     }
+  }
+
+  /**
+   * A v2 `book` (or, `snapshot` true, `snapshot`) event of `symbol` given in integer units of the
+   * grids `tickSize` and `stepSize` (the replay cache's columns): `bids` levels from `start` in
+   * `ticks` and `steps`, then `asks` levels. The same as `apply` of the event, without decimal
+   * strings. False, having done nothing, when the units are not on this replayer's grids for the
+   * symbol: the caller applies the event instead.
+   */
+  applyBookUnits(symbol: string, snapshot: boolean, tickSize: string, stepSize: string, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, bids: number, asks: number): boolean {
+    const info = this.specs.get(symbol);
+    if (info === undefined || info.tick.size !== tickSize || info.step.size !== stepSize) return false;
+    if (!this.l2) {
+      this.stats.ignored++;
+      return true;
+    }
+    this.l2.applyUnits(symbol, snapshot, ticks, steps, start, bids, asks);
+    this.followBook(symbol);
+    return true;
+  }
+
+  /** After a book or snapshot event: without quote events for the symbol, the tape quotes follow the L2 book's own top. */
+  private followBook(symbol: string): void {
+    if (!this.quoting || this.quoted.has(symbol)) return;
+    const top = (this.l2 as L2Tape).topOf(symbol);
+    this.stats.quotes.depths++;
+    this.depth(symbol, top.bid, top.ask);
   }
 
   /**
