@@ -1,7 +1,7 @@
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { reportJson } from '../../src/backtest/report/report';
@@ -9,7 +9,9 @@ import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { MM, writeConfig } from './fixtures';
 import { CacheSource } from '../../src/backtest/backtest/cache';
-import { cachePathFor } from '../../src/backtest/backtest/cache-format';
+import { CACHE_LAYOUT, cacheIsValid, cachePathFor } from '../../src/backtest/backtest/cache-format';
+import { buildCache } from '../../src/backtest/backtest/cache-writer';
+import { openSource } from '../../src/backtest/backtest/open-source';
 import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
 import type { EventSource } from '../../src/backtest/backtest/source';
 
@@ -91,5 +93,139 @@ describe('backtest on a format v2 recording with the L2 fill model and feed late
     const cached = await all(CacheSource.open([cachePathFor(file)], (await JsonlSource.open([file])).header));
     expect(cached).toEqual(json);
     expect(json.some((l) => l.includes('"k":"trade"') && l.includes('"et":'))).toBe(true);
+  });
+});
+
+/** Every event of a source, copied (the cache reuses its event objects). */
+async function eventsOf(src: EventSource): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for (let b = await src.next(); b !== undefined; b = await src.next()) for (let i = 0; i < b.count; i++) out.push(structuredClone(b.event(i)));
+  await src.close();
+  return out;
+}
+
+describe('replay cache: book and snapshot events in columns (layout 3)', () => {
+  /**
+   * Book and snapshot events of every shape the columns must give back exactly (recorded digits,
+   * zero quantities, absent pu and et, empty sides), odd ones that must stay raw JSON lines
+   * (off-grid, exponent or padded strings, unknown fields, a symbol not in the header), and enough
+   * of them (full 1,000-level snapshots) to span several chunks, cut by events and by levels.
+   */
+  function levelsRecording(dir: string): { file: string; columns: number; raw: number } {
+    const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
+    const header: RecordingHeader = { type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: T0, symbols: [spec], part: 0 };
+    const lines: unknown[] = [header];
+    let columns = 0;
+    let raw = 0;
+    const side = (from: number, dir: 1 | -1, n: number, digits: number): Array<[string, string]> => Array.from({ length: n }, (_, k) => [(from + dir * k * 0.5).toFixed(digits), k % 7 === 0 ? '0.000' : `${(k % 13) + 1}.${String(k % 1000).padStart(3, '0')}`]);
+    let t = T0;
+    // First rounds with many events per snapshot (chunks cut at 8,192 events), then snapshots only (cut by levels).
+    for (let round = 0; round < 200; round++) {
+      lines.push({ t: t++, et: t + 1270, k: 'snapshot', s: 'BTCUSDT', u: 1000 * round, b: side(60000, -1, 1000, 2), a: side(60000.5, 1, 1000, 1) });
+      columns++;
+      for (let j = 0; j < (round < 50 ? 60 : 0); j++) {
+        const U = 1000 * round + 10 * j + 1;
+        const book: Record<string, unknown> = { t: t++, et: t + 1270, k: 'book', s: 'BTCUSDT', U, u: U + 9, pu: U - 1, b: side(59990 - j, -1, 5, j % 3), a: side(60010 + j, 1, 4, 1) };
+        if (j % 10 === 1) delete book.pu;
+        if (j % 10 === 2) delete book.et;
+        if (j % 10 === 3) book.b = [];
+        if (j % 10 === 4) book.a = [['60000', '0'], ['60001.0', '0.1'], ['60002.500', '12']];
+        lines.push(book);
+        columns++;
+        lines.push({ t: t++, k: 'quote', s: 'BTCUSDT', bp: '59999.5', bq: '1.5', ap: '60000', aq: '2', u: U + 9 });
+        lines.push({ t: t++, et: t + 1000, k: 'trade', s: 'BTCUSDT', id: String(U), p: '60000', q: '0.01', side: 'BUY' });
+      }
+      const odd: Array<Record<string, unknown>> = [
+        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['60000.55', '1.000']], a: [] },
+        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['6e4', '1.000']], a: [] },
+        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['60000.5', '01.000']], a: [] },
+        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [], a: [['60000.5', '0.0001']] },
+        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [], a: [], note: 'kept' },
+        { t: t++, k: 'snapshot', s: 'ETHUSDT', u: 3, b: [['3000.00', '1.000']], a: [] },
+      ];
+      lines.push(...odd);
+      raw += odd.length;
+    }
+    lines.push({ t: t++, k: 'snapshot', s: 'BTCUSDT', u: 7, b: [], a: [] });
+    columns++;
+    const file = path.join(dir, 'levels.jsonl.gz');
+    writeFileSync(file, gzipSync(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'));
+    return { file, columns, raw };
+  }
+
+  test('decode exactly as the JSON lines hold them, across chunks cut by events and by levels; odd ones stay raw JSON lines', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-levels-'));
+    const { file, columns, raw } = levelsRecording(dir);
+    const cache = cachePathFor(file);
+    await buildCache(file, cache);
+    const { header } = await JsonlSource.open([file]);
+    const json = await eventsOf(await JsonlSource.open([file]));
+    const cached = await eventsOf(CacheSource.open([cache], header));
+    expect(cached.length).toBe(json.length);
+    // Book and snapshot events exactly (strings as recorded); the other kinds as before, by value.
+    const books = (l: RecordedEvent[]): RecordedEvent[] => l.filter((e) => e.k === 'book' || e.k === 'snapshot');
+    expect(books(cached)).toEqual(books(json));
+    expect(books(json).length).toBe(columns + raw);
+    // Which ones the columns hold, and that chunks were cut by levels as well as by events.
+    let inColumns = 0;
+    const chunks: number[] = [];
+    const src = CacheSource.open([cache], header);
+    for (let b = await src.next(); b !== undefined; b = await src.next()) {
+      chunks.push(b.count);
+      for (let i = 0; i < b.count; i++) if ((b.levels?.levelSymbol(i) ?? -1) >= 0) inColumns++;
+    }
+    await src.close();
+    expect(inColumns).toBe(columns);
+    expect(chunks.slice(0, -1).some((n) => n === 8192)).toBe(true);
+    expect(chunks.slice(0, -1).some((n) => n < 8192)).toBe(true);
+  }, 60_000);
+
+  test('the L2 fill model gives the same report from the columns as from the JSON lines', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-levels-l2-'));
+    v2Recording(dir);
+    const more: RecordedEvent[] = [];
+    // Every half tick for 15 USDT from the touch, some levels emptied: the participant's quotes sit on some.
+    const ladder = (from: number, dir: 1 | -1, i: number): Array<[string, string]> => Array.from({ length: 30 }, (_, k) => [(from + dir * k * 0.5).toFixed(2), (i + k) % 5 === 0 ? '0.000' : `${(k % 4) + 1}.${String(i % 100).padStart(3, '0')}`]);
+    // A second snapshot and deltas around the quotes, so that the participant's orders meet recorded levels.
+    for (let i = 0; i < 100; i++) {
+      const mid = 60000 + (i % 10) * 2;
+      more.push({ t: T0 + i * 1000 + 300, et: T0 + i * 1000 + 1570, k: 'book', s: 'BTCUSDT', U: 200 + 2 * i, u: 201 + 2 * i, pu: 199 + 2 * i, b: ladder(mid - 0.5, -1, i), a: ladder(mid + 1, 1, i) });
+    }
+    const rec = path.join(dir, 'rec.jsonl.gz');
+    const [head, ...rest] = gunzipSync(readFileSync(rec)).toString('utf8').trim().split('\n');
+    const events = [...rest.map((l) => JSON.parse(l) as RecordedEvent), ...more].sort((a, b) => a.t - b.t);
+    writeFileSync(rec, gzipSync([head, ...events.map((e) => JSON.stringify(e))].join('\n') + '\n'));
+    const cfg = loadBacktestConfig(writeConfig(dir, 'l2.yaml', { latency: { placeMs: 5 }, fill: { book: 'l2', queue: 'probabilistic' }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.result.tape.l2).toMatchObject({ snapshots: 1, deltas: 101 });
+    expect(a.result.tape.l2?.depthUpdates).toBeGreaterThan(0);
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(reportJson(c.report)).toBe(reportJson(a.report));
+    expect(c.result.tape).toEqual(a.result.tape);
+  }, 60_000);
+
+  test('a cache of another layout is rebuilt, and refused when opened directly', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-layout-'));
+    v2Recording(dir);
+    const file = path.join(dir, 'rec.jsonl.gz');
+    const cache = cachePathFor(file);
+    await buildCache(file, cache);
+    expect(await cacheIsValid(file, cache)).toBe(true);
+    // The same cache as an older layout would have keyed it.
+    const bytes = readFileSync(cache);
+    const at = bytes.indexOf(`"layout":${CACHE_LAYOUT}`);
+    expect(at).toBeGreaterThan(0);
+    bytes.write(`"layout":${CACHE_LAYOUT - 1}`, at, 'latin1');
+    writeFileSync(cache, bytes);
+    expect(await cacheIsValid(file, cache)).toBe(false);
+    const { header } = await JsonlSource.open([file]);
+    expect(() => CacheSource.open([cache], header)).toThrow(/layout 2, this version reads layout 3/);
+    const notices: string[] = [];
+    const { source, kind } = await openSource([file], { cache: true, onNotice: (m) => notices.push(m) });
+    await source.close();
+    expect(kind).toBe('cache');
+    expect(notices[0]).toMatch(/building replay cache/);
+    expect(await cacheIsValid(file, cache)).toBe(true);
   });
 });

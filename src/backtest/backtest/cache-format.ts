@@ -10,21 +10,32 @@
  *
  * Layout (little-endian):
  *   "PKCACHE1" | u32 metaLength | meta JSON (key, header) | pad to 8
- *   chunks:  u32 count | u32 blobLength | f64 t[count] | f64 a[count] | f64 b[count] | f64 c[count]
- *            | f64 d[count] | f64 e[count] | f64 u[count] | u8 kind[count] | u8 sym[count]
- *            | u8 x[count] | pad to 8 | blob | pad to 8
+ *   chunks:  u32 count | u32 blobLength | u32 levelCount | u32 0
+ *            | f64 t[count] | f64 a[count] | f64 b[count] | f64 c[count] | f64 d[count]
+ *            | f64 e[count] | f64 u[count] | u8 kind[count] | u8 sym[count] | u8 x[count] | pad to 8
+ *            | f64 ticks[levelCount] | f64 steps[levelCount] | u8 priceDigits[levelCount]
+ *            | u8 qtyDigits[levelCount] | pad to 8 | blob | pad to 8
  *   a chunk of count 0 ends the file.
  * Columns by kind (prices in ticks and quantities in steps of the symbol's grid, exact integers):
  *   trade:   a price, b quantity, c trade id, x side (0 BUY, 1 SELL)
  *   mark:    a mark, b index, c funding-rate mantissa, x its scale, d next funding time
  *   funding: a price, c rate mantissa, x its scale
  *   quote:   a bid price, b bid quantity, c ask price, d ask quantity, u the venue's update id
- *   and for these four kinds, e: the exchange's time (`et`); NaN in e and u means absent.
+ *   book:    b bid levels, c ask levels, d the first update id `U`, u the final one, a `pu`
+ *   snapshot: b bid levels, c ask levels, u the update id
+ *   and for these six kinds, e: the exchange's time (`et`); NaN in a, e and u means absent.
+ *   The levels of book and snapshot events are in the chunk's level columns, in event order, bids
+ *   then asks (so an event's first level is the sum of the levels of the book and snapshot events
+ *   before it in the chunk): price in ticks, quantity in steps, and the number of fraction digits
+ *   each had in the recording, so that the decoded strings are the recorded ones ("61738.70",
+ *   "0.000"), not only equal in value. The L2 replay reads the integers without any string.
  *   raw:     a blob offset, b length: the event's JSON line, for every kind and value that does not
- *            fit the columns (book, snapshot, depth, ticker, private, positions, gap, off-grid
- *            values or odd ids).
- * Decoding gives back the same values (decimal strings may lose trailing zeros: "0.00010" comes
- * back as "0.0001"; the engine parses both to the same number).
+ *            fit the columns (depth, ticker, private, positions, gap, off-grid values, odd ids,
+ *            levels whose text is not the plain decimal of their units, unknown fields of a
+ *            book or snapshot event).
+ * Decoding gives back the same values (trade, mark, funding and quote decimal strings may lose
+ * trailing zeros: "0.00010" comes back as "0.0001"; the engine parses both to the same number;
+ * book and snapshot events come back exactly as recorded).
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -34,13 +45,17 @@ import { readFileHeader } from './jsonl-source';
 
 export const MAGIC = 'PKCACHE1';
 /** Bump when the layout changes: older caches are then rebuilt. */
-export const CACHE_LAYOUT = 2;
+export const CACHE_LAYOUT = 3;
 export const CHUNK_EVENTS = 8192;
 export const K_RAW = 0;
 export const K_TRADE = 1;
 export const K_MARK = 2;
 export const K_FUNDING = 3;
 export const K_QUOTE = 4;
+export const K_BOOK = 5;
+export const K_SNAPSHOT = 6;
+/** Bytes of a chunk's head: count, blob length, level count, zero. */
+export const CHUNK_HEAD = 16;
 
 export interface CacheKey {
   layout: number;
@@ -99,4 +114,26 @@ export interface SymbolCodec {
 
 export function codecs(header: RecordingHeader): SymbolCodec[] {
   return header.symbols.map((s) => ({ tick: new Grid(s.tickSize), step: new Grid(s.stepSize) }));
+}
+
+/**
+ * The text of `units` of grid `g` written with exactly `digits` fraction digits (`digits` may be
+ * fewer than the grid's scale when the dropped digits are zeros), or undefined when it cannot be
+ * (negative, unsafe, or a nonzero digit would be dropped). The writer keeps a level in columns only
+ * when this gives back the recorded string, so the reader's strings are the recorded ones.
+ */
+export function unitsText(units: number, g: Grid, digits: number): string | undefined {
+  if (!(units >= 0)) return undefined;
+  let v = units * g.unitScaled;
+  if (digits >= g.scale) v *= 10 ** (digits - g.scale);
+  else {
+    const div = 10 ** (g.scale - digits);
+    if (v % div !== 0) return undefined;
+    v /= div;
+  }
+  if (!Number.isSafeInteger(v)) return undefined;
+  const s = String(v);
+  if (digits === 0) return s;
+  const padded = s.length > digits ? s : '0'.repeat(digits + 1 - s.length) + s;
+  return `${padded.slice(0, padded.length - digits)}.${padded.slice(padded.length - digits)}`;
 }

@@ -1,11 +1,17 @@
 /** Writes the replay cache (layout: cache-format.ts): a recording file converted once into columns. */
 import { closeSync, existsSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { fractionDigits, toScaledInt } from '../../core/decimal';
-import type { RecordedEvent } from '../../market-data/format';
-import { CHUNK_EVENTS, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, type CacheMeta, type SymbolCodec } from './cache-format';
+import type { Level, RecordedEvent } from '../../market-data/format';
+import { CHUNK_EVENTS, CHUNK_HEAD, K_BOOK, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_SNAPSHOT, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, unitsText, type CacheMeta, type SymbolCodec } from './cache-format';
 import { JsonlSource } from './jsonl-source';
 
+/** Levels after which a chunk ends early (about 4.5 MB of level columns). */
+const CHUNK_LEVELS = 1 << 18;
 const ID = /^\d{1,15}$/;
+/** The fields a book or snapshot event may have to go into columns (any other would be lost). */
+const BOOK_KEYS = new Set(['t', 'et', 'k', 's', 'U', 'u', 'pu', 'b', 'a']);
+const SNAPSHOT_KEYS = new Set(['t', 'et', 'k', 's', 'u', 'b', 'a']);
+const isId = (v: number | undefined): boolean => v === undefined || (Number.isSafeInteger(v) && v >= 0);
 
 /** Mantissa and scale of a plain decimal string, or undefined when it does not fit exactly. */
 function scaled(s: string): { m: number; scale: number } | undefined {
@@ -28,6 +34,12 @@ class ChunkWriter {
   readonly kind = new Uint8Array(CHUNK_EVENTS);
   readonly sym = new Uint8Array(CHUNK_EVENTS);
   readonly x = new Uint8Array(CHUNK_EVENTS);
+  /** Levels of the chunk's book and snapshot events (grown as needed). */
+  ticks = new Float64Array(CHUNK_EVENTS);
+  steps = new Float64Array(CHUNK_EVENTS);
+  priceDigits = new Uint8Array(CHUNK_EVENTS);
+  qtyDigits = new Uint8Array(CHUNK_EVENTS);
+  levels = 0;
   n = 0;
   blob: Buffer[] = [];
   blobLen = 0;
@@ -56,6 +68,7 @@ class ChunkWriter {
   }
 
   private columns(e: RecordedEvent, i: number): boolean {
+    if (e.k === 'book' || e.k === 'snapshot') return this.book(e, i);
     if (e.k !== 'trade' && e.k !== 'mark' && e.k !== 'funding' && e.k !== 'quote') return false;
     const si = this.symIndex.get(e.s);
     if (si === undefined) return false;
@@ -114,11 +127,69 @@ class ChunkWriter {
     return true;
   }
 
+  /** A book or snapshot event into columns; false (nothing kept) when any part does not fit. */
+  private book(e: Extract<RecordedEvent, { k: 'book' | 'snapshot' }>, i: number): boolean {
+    const si = this.symIndex.get(e.s);
+    if (si === undefined) return false;
+    const keys = e.k === 'book' ? BOOK_KEYS : SNAPSHOT_KEYS;
+    for (const key of Object.keys(e)) if (!keys.has(key)) return false;
+    if (e.et !== undefined && !Number.isSafeInteger(e.et)) return false;
+    if (!isId(e.u) || (e.k === 'book' && (!isId(e.U) || !isId(e.pu)))) return false;
+    const start = this.levels;
+    if (!this.addLevels(this.codec[si], e.b) || !this.addLevels(this.codec[si], e.a)) {
+      this.levels = start;
+      return false;
+    }
+    this.sym[i] = si;
+    this.kind[i] = e.k === 'book' ? K_BOOK : K_SNAPSHOT;
+    this.b[i] = e.b.length;
+    this.c[i] = e.a.length;
+    this.u[i] = e.u;
+    this.a[i] = e.k === 'book' && e.pu !== undefined ? e.pu : NaN;
+    this.d[i] = e.k === 'book' ? e.U : NaN;
+    this.e[i] = e.et ?? NaN;
+    return true;
+  }
+
+  /** Appends levels whose strings the reader can give back exactly from units and digits. */
+  private addLevels(g: SymbolCodec, levels: readonly Level[]): boolean {
+    for (const [p, q] of levels) {
+      const ticks = g.tick.toUnits(p);
+      const steps = g.step.toUnits(q);
+      if (ticks === undefined || steps === undefined) return false;
+      const pd = fractionDigits(p);
+      const qd = fractionDigits(q);
+      if (pd > 255 || qd > 255 || unitsText(ticks, g.tick, pd) !== p || unitsText(steps, g.step, qd) !== q) return false;
+      const k = this.levels;
+      if (k === this.ticks.length) this.growLevels();
+      this.ticks[k] = ticks;
+      this.steps[k] = steps;
+      this.priceDigits[k] = pd;
+      this.qtyDigits[k] = qd;
+      this.levels = k + 1;
+    }
+    return true;
+  }
+
+  private growLevels(): void {
+    const grow = <T extends Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.ticks = grow(this.ticks, (n) => new Float64Array(n));
+    this.steps = grow(this.steps, (n) => new Float64Array(n));
+    this.priceDigits = grow(this.priceDigits, (n) => new Uint8Array(n));
+    this.qtyDigits = grow(this.qtyDigits, (n) => new Uint8Array(n));
+  }
+
   write(fd: number): void {
     const n = this.n;
-    const head = Buffer.alloc(8);
+    const levels = this.levels;
+    const head = Buffer.alloc(CHUNK_HEAD);
     head.writeUInt32LE(n, 0);
     head.writeUInt32LE(this.blobLen, 4);
+    head.writeUInt32LE(levels, 8);
     writeSync(fd, head);
     for (const col of [this.t, this.a, this.b, this.c, this.d, this.e, this.u]) writeSync(fd, new Uint8Array(col.buffer, 0, n * 8));
     const bytes = Buffer.alloc(pad8(3 * n));
@@ -126,10 +197,19 @@ class ChunkWriter {
     bytes.set(this.sym.subarray(0, n), n);
     bytes.set(this.x.subarray(0, n), 2 * n);
     writeSync(fd, bytes);
+    if (levels > 0) {
+      writeSync(fd, new Uint8Array(this.ticks.buffer, 0, levels * 8));
+      writeSync(fd, new Uint8Array(this.steps.buffer, 0, levels * 8));
+      const digits = Buffer.alloc(pad8(2 * levels));
+      digits.set(this.priceDigits.subarray(0, levels), 0);
+      digits.set(this.qtyDigits.subarray(0, levels), levels);
+      writeSync(fd, digits);
+    }
     for (const b of this.blob) writeSync(fd, b);
     const padding = pad8(this.blobLen) - this.blobLen;
     if (padding > 0) writeSync(fd, Buffer.alloc(padding));
     this.n = 0;
+    this.levels = 0;
     this.blob = [];
     this.blobLen = 0;
   }
@@ -161,7 +241,8 @@ export async function buildCache(recording: string, cachePath: string): Promise<
       for (let i = 0; i < batch.count; i++) {
         w.add(batch.event(i));
         events++;
-        if (w.n === CHUNK_EVENTS) w.write(fd);
+        // A chunk also ends at CHUNK_LEVELS levels: a run of full snapshots stays a few MB in memory.
+        if (w.n === CHUNK_EVENTS || w.levels >= CHUNK_LEVELS) w.write(fd);
       }
     }
     if (w.n > 0) w.write(fd);

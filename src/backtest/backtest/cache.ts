@@ -2,9 +2,9 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { fromScaledInt } from '../../core/decimal';
 import type { Grid } from '../../core/values';
-import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
-import { K_FUNDING, K_MARK, K_QUOTE, K_TRADE, codecs, pad8, readMeta } from './cache-format';
-import type { EventBatch, EventSource, TradeColumns } from './source';
+import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
+import { CACHE_LAYOUT, CHUNK_HEAD, K_BOOK, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
+import type { EventBatch, EventSource, LevelColumns, TradeColumns } from './source';
 
 type TradeEv = Extract<RecordedEvent, { k: 'trade' }>;
 type MarkEv = Extract<RecordedEvent, { k: 'mark' }>;
@@ -21,9 +21,38 @@ function lazyIdTrade(batch: { tradeId: number }): TradeEv {
 }
 type FundingEv = Extract<RecordedEvent, { k: 'funding' }>;
 type QuoteEv = Extract<RecordedEvent, { k: 'quote' }>;
+type BookEv = Extract<RecordedEvent, { k: 'book' }>;
+type SnapshotEv = Extract<RecordedEvent, { k: 'snapshot' }>;
+
+/** Slots of a LevelText table (a power of two). */
+const LEVEL_TEXT_SLOTS = 4096;
+
+/**
+ * Level strings of one grid as recorded: units written with the recorded number of fraction
+ * digits. Recent answers are kept in a direct-mapped table (slot = units mod size): the levels of
+ * a book repeat from message to message.
+ */
+class LevelText {
+  private readonly keys = new Float64Array(LEVEL_TEXT_SLOTS).fill(NaN);
+  private readonly digits = new Uint8Array(LEVEL_TEXT_SLOTS);
+  private readonly values: string[] = new Array<string>(LEVEL_TEXT_SLOTS).fill('');
+
+  constructor(private readonly grid: Grid) {}
+
+  text(units: number, digits: number): string {
+    const slot = units & (LEVEL_TEXT_SLOTS - 1);
+    if (this.keys[slot] === units && this.digits[slot] === digits) return this.values[slot];
+    // The writer kept the level in columns only when this gives back the recorded string.
+    const s = unitsText(units, this.grid, digits) ?? this.grid.fromUnits(units);
+    this.keys[slot] = units;
+    this.digits[slot] = digits;
+    this.values[slot] = s;
+    return s;
+  }
+}
 
 /** One chunk's columns over a reused buffer; decodes into one reused object per kind. */
-class CacheBatch implements EventBatch, TradeColumns {
+class CacheBatch implements EventBatch, TradeColumns, LevelColumns {
   count = 0;
   t = new Float64Array(0);
   a = new Float64Array(0);
@@ -36,10 +65,24 @@ class CacheBatch implements EventBatch, TradeColumns {
   sym = new Uint8Array(0);
   x = new Uint8Array(0);
   blob = Buffer.alloc(0);
+  /** Levels of the chunk's book and snapshot events: ticks, steps, recorded fraction digits. */
+  ticks = new Float64Array(0);
+  steps = new Float64Array(0);
+  priceDigits = new Uint8Array(0);
+  qtyDigits = new Uint8Array(0);
+  /** First level of each book or snapshot event of the chunk (set by `indexLevels`). */
+  private starts = new Int32Array(0);
   private readonly trade: TradeEv = lazyIdTrade(this);
   private readonly mark: MarkEv = { t: 0, k: 'mark', s: '', p: '', i: '', r: '', n: 0 };
   private readonly funding: FundingEv = { t: 0, k: 'funding', s: '', r: '', p: '' };
   private readonly quote: QuoteEv = { t: 0, k: 'quote', s: '', bp: '', bq: '', ap: '', aq: '' };
+  private readonly book: BookEv = { t: 0, et: undefined, k: 'book', s: '', U: 0, u: 0, pu: undefined, b: [], a: [] };
+  private readonly snapshot: SnapshotEv = { t: 0, et: undefined, k: 'snapshot', s: '', u: 0, b: [], a: [] };
+  /** Level pairs reused by the decoded book and snapshot events (bids, asks). */
+  private readonly bidPairs: Level[] = [];
+  private readonly askPairs: Level[] = [];
+  private readonly priceText: LevelText[];
+  private readonly qtyText: LevelText[];
   private readonly rateCache: Array<{ m: number; scale: number; s: string }>;
   /** The numeric trade id of the trade last decoded; its string is made only when read. */
   tradeId = 0;
@@ -51,6 +94,74 @@ class CacheBatch implements EventBatch, TradeColumns {
     private readonly qtys: Grid[],
   ) {
     this.rateCache = names.map(() => ({ m: NaN, scale: -1, s: '' }));
+    this.priceText = prices.map((g) => new LevelText(g));
+    this.qtyText = qtys.map((g) => new LevelText(g));
+  }
+
+  /** Works out where each book and snapshot event's levels start (after a chunk is read). */
+  indexLevels(): void {
+    const n = this.count;
+    if (this.starts.length < n) this.starts = new Int32Array(Math.max(n, 2 * this.starts.length));
+    const kind = this.kind;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const k = kind[i];
+      if (k === K_BOOK || k === K_SNAPSHOT) {
+        this.starts[i] = at;
+        at += this.b[i] + this.c[i];
+      }
+    }
+  }
+
+  get levels(): LevelColumns {
+    return this;
+  }
+
+  levelSymbol(i: number): number {
+    const k = this.kind[i];
+    return k === K_BOOK || k === K_SNAPSHOT ? this.sym[i] : -1;
+  }
+
+  isSnapshot(i: number): boolean {
+    return this.kind[i] === K_SNAPSHOT;
+  }
+
+  levelStart(i: number): number {
+    return this.starts[i];
+  }
+
+  bidCount(i: number): number {
+    return this.b[i];
+  }
+
+  askCount(i: number): number {
+    return this.c[i];
+  }
+
+  tickSize(si: number): string {
+    return this.prices[si].size;
+  }
+
+  stepSize(si: number): string {
+    return this.qtys[si].size;
+  }
+
+  /** The recorded strings of `count` levels from `start` into `out`, reusing the pairs of `pool`. */
+  private decodeLevels(out: Level[], pool: Level[], si: number, start: number, count: number): void {
+    const pt = this.priceText[si];
+    const qt = this.qtyText[si];
+    out.length = count;
+    for (let k = 0; k < count; k++) {
+      let l = pool[k];
+      if (l === undefined) {
+        l = ['', ''];
+        pool.push(l);
+      }
+      const j = start + k;
+      l[0] = pt.text(this.ticks[j], this.priceDigits[j]);
+      l[1] = qt.text(this.steps[j], this.qtyDigits[j]);
+      out[k] = l;
+    }
   }
 
   time(i: number): number {
@@ -141,6 +252,23 @@ class CacheBatch implements EventBatch, TradeColumns {
       this.exchangeTime(e, i);
       return e;
     }
+    if (k === K_BOOK || k === K_SNAPSHOT) {
+      const e = k === K_BOOK ? this.book : this.snapshot;
+      e.t = this.t[i];
+      e.s = this.names[si];
+      e.u = this.u[i];
+      if (e.k === 'book') {
+        e.U = this.d[i];
+        const pu = this.a[i];
+        e.pu = pu === pu ? pu : undefined;
+      }
+      const start = this.starts[i];
+      const nb = this.b[i];
+      this.decodeLevels(e.b, this.bidPairs, si, start, nb);
+      this.decodeLevels(e.a, this.askPairs, si, start + nb, this.c[i]);
+      this.exchangeTime(e, i);
+      return e;
+    }
     const off = this.a[i];
     return JSON.parse(this.blob.toString('utf8', off, off + this.b[i])) as RecordedEvent;
   }
@@ -172,6 +300,7 @@ export class CacheSource implements EventSource {
       try {
         const m = readMeta(fd);
         if (!m) throw new Error(`${p}: not a perpkit replay cache`);
+        if (m.meta.key.layout !== CACHE_LAYOUT) throw new Error(`${p}: a replay cache of layout ${m.meta.key.layout}, this version reads layout ${CACHE_LAYOUT}; delete it or let the backtest rebuild it`);
         headers.push(m.meta.header);
       } finally {
         closeSync(fd);
@@ -206,19 +335,22 @@ export class CacheSource implements EventSource {
   async next(): Promise<EventBatch | undefined> {
     for (;;) {
       if (this.fd < 0 && !this.openNext()) return undefined;
-      const head = Buffer.alloc(8);
-      if (readSync(this.fd, head, 0, 8, this.pos) !== 8) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
+      const head = Buffer.alloc(CHUNK_HEAD);
+      if (readSync(this.fd, head, 0, CHUNK_HEAD, this.pos) !== CHUNK_HEAD) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
       const n = head.readUInt32LE(0);
       const blobLen = head.readUInt32LE(4);
+      const levels = head.readUInt32LE(8);
       if (n === 0) {
         if (!this.openNext()) return undefined;
         continue;
       }
-      const bodyLen = 56 * n + pad8(3 * n) + pad8(blobLen);
+      const levelsAt = 56 * n + pad8(3 * n);
+      const blobAt = levelsAt + 16 * levels + pad8(2 * levels);
+      const bodyLen = blobAt + pad8(blobLen);
       if (this.buf.byteLength < bodyLen) this.buf = new ArrayBuffer(Math.max(bodyLen, this.buf.byteLength * 2));
       const bytes = new Uint8Array(this.buf, 0, bodyLen);
-      if (readSync(this.fd, bytes, 0, bodyLen, this.pos + 8) !== bodyLen) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
-      this.pos += 8 + bodyLen;
+      if (readSync(this.fd, bytes, 0, bodyLen, this.pos + CHUNK_HEAD) !== bodyLen) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
+      this.pos += CHUNK_HEAD + bodyLen;
       const b = this.batch as CacheBatch;
       // The columns are views of the read buffer: nothing is copied.
       b.count = n;
@@ -232,7 +364,12 @@ export class CacheSource implements EventSource {
       b.kind = new Uint8Array(this.buf, 56 * n, n);
       b.sym = new Uint8Array(this.buf, 57 * n, n);
       b.x = new Uint8Array(this.buf, 58 * n, n);
-      b.blob = Buffer.from(this.buf, 56 * n + pad8(3 * n), blobLen);
+      b.ticks = new Float64Array(this.buf, levelsAt, levels);
+      b.steps = new Float64Array(this.buf, levelsAt + 8 * levels, levels);
+      b.priceDigits = new Uint8Array(this.buf, levelsAt + 16 * levels, levels);
+      b.qtyDigits = new Uint8Array(this.buf, levelsAt + 17 * levels, levels);
+      b.blob = Buffer.from(this.buf, blobAt, blobLen);
+      if (levels > 0) b.indexLevels();
       return b;
     }
   }

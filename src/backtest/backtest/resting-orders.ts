@@ -45,6 +45,8 @@ export class RestingOrders {
   }
 
   private recompute(): void {
+    // `bestOf` recomputes too: the answer `reaches` kept is of the orders before.
+    this.lastSymbol = '';
     this.best = new Map();
     for (const o of this.orders.values()) {
       let b = this.best.get(o.symbol);

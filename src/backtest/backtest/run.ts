@@ -32,7 +32,7 @@ import { RestingOrders } from './resting-orders';
 import { LatencyVenue } from './latency-venue';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols } from './strategy-module';
-import type { EventBatch, EventSource, TradeColumns } from './source';
+import type { EventBatch, EventSource, LevelColumns, TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 
 /** Bus event types the driver books (see `observe`). */
@@ -459,6 +459,23 @@ export class BacktestRun {
     }
   }
 
+  /**
+   * A book or snapshot event straight from the cache's level columns, as `apply` would handle the
+   * decoded event: to the L2 fill model in integer ticks and steps (no decimal string per level),
+   * or counted as unused by the top-of-book model. False when event `i` is not one (or its units
+   * are not on the replayer's grids): the caller applies the decoded event.
+   */
+  private applyLevels(levels: LevelColumns, i: number): boolean {
+    const si = levels.levelSymbol(i);
+    if (si < 0) return false;
+    if (this.cfg.fill.book !== 'l2') {
+      this.result.events.unused++;
+      return true;
+    }
+    const bids = levels.bidCount(i);
+    return this.replayer.applyBookUnits(levels.symbolNames[si], levels.isSnapshot(i), levels.tickSize(si), levels.stepSize(si), levels.ticks, levels.steps, levels.levelStart(i), bids, levels.askCount(i));
+  }
+
   async run(): Promise<BacktestResult> {
     const { source } = this.opts;
     const from = this.cfg.data.from ?? -Infinity;
@@ -504,7 +521,8 @@ export class BacktestRun {
           }
           this.clock.set(t);
         }
-        this.apply(batch.event(i));
+        const levels = batch.levels;
+        if (levels === undefined || !this.applyLevels(levels, i)) this.apply(batch.event(i));
         this.result.events.applied++;
         lastT = t;
         if (this.started) {

@@ -17,6 +17,8 @@ export interface EventBatch {
   event(i: number): RecordedEvent;
   /** Columnar access to the batch's trades, where the source has columns (the binary cache). */
   readonly trades?: TradeColumns;
+  /** Columnar access to the batch's book and snapshot levels, where the source has them (the binary cache). */
+  readonly levels?: LevelColumns;
 }
 
 /**
@@ -33,6 +35,28 @@ export interface TradeColumns {
   tradeTicks(i: number): number;
   /** Price of trade `i` as a decimal string. */
   tradePrice(i: number): string;
+}
+
+/**
+ * The levels of book and snapshot events read straight from columns, in integer ticks and steps
+ * of the file's grids: the L2 replay applies them without building (and parsing back) a decimal
+ * string per level. Event `i`'s levels are `levelStart(i)` onward in `ticks` and `steps`: its
+ * `bidCount(i)` bids, then its `askCount(i)` asks, in recorded order.
+ */
+export interface LevelColumns {
+  /** Symbol names, indexed by `levelSymbol`. */
+  readonly symbolNames: readonly string[];
+  /** The symbol index (into `TradeColumns.symbolNames`) of event `i` when it is a book or snapshot event in columns, else -1. */
+  levelSymbol(i: number): number;
+  isSnapshot(i: number): boolean;
+  levelStart(i: number): number;
+  bidCount(i: number): number;
+  askCount(i: number): number;
+  readonly ticks: Float64Array;
+  readonly steps: Float64Array;
+  /** The grids the units are in, per symbol index (normalized sizes, as `Grid.size`). */
+  tickSize(si: number): string;
+  stepSize(si: number): string;
 }
 
 export interface EventSource {

@@ -120,16 +120,10 @@ export class L2Tape {
         const s = this.sym(e.s);
         const g = this.grids(e.s);
         if (g === undefined) return;
-        this.stats.snapshots++;
-        // Every resting participant order: its level goes from what it was to what the snapshot says.
         const next = new TickBook();
         for (const [p, q] of e.b) this.setLevel(g, next, BIDS, p, q);
         for (const [p, q] of e.a) this.setLevel(g, next, ASKS, p, q);
-        this.resetLevels(e.s, s.book, next);
-        s.book = next;
-        s.known = true;
-        s.taken[BIDS].clear();
-        s.taken[ASKS].clear();
+        this.replaceBook(e.s, s, next);
         return;
       }
       case 'book': {
@@ -146,8 +140,10 @@ export class L2Tape {
       case 'quote': {
         // The quote is the newest word on its two levels; the book's other levels wait for deltas.
         const s = this.sym(e.s);
-        this.levels(e.s, s, 'BUY', [[e.bp, e.bq]]);
-        this.levels(e.s, s, 'SELL', [[e.ap, e.aq]]);
+        const g = this.grids(e.s);
+        if (g === undefined) return;
+        this.quoteLevel(e.s, s, g, 'BUY', e.bp, e.bq);
+        this.quoteLevel(e.s, s, g, 'SELL', e.ap, e.aq);
         return;
       }
       case 'gap': {
@@ -161,27 +157,83 @@ export class L2Tape {
     }
   }
 
+  /**
+   * A `snapshot` (or, `snapshot` false, a `book` event) given in units of the symbol's grids, as the
+   * replay cache's columns hold it: `bids` levels from `start` in `ticks` and `steps`, then `asks`
+   * levels. The same as `apply` with the event's strings, without making or parsing any.
+   */
+  applyUnits(symbol: string, snapshot: boolean, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, bids: number, asks: number): void {
+    const s = this.sym(symbol);
+    if (snapshot) {
+      if (this.grids(symbol) === undefined) return;
+      const next = new TickBook();
+      const end = start + bids + asks;
+      for (let k = start; k < end; k++) next.set(k < start + bids ? BIDS : ASKS, ticks[k], steps[k]);
+      this.replaceBook(symbol, s, next);
+      return;
+    }
+    if (!s.known) {
+      this.stats.deltasSkipped++;
+      return;
+    }
+    this.stats.deltas++;
+    if (this.grids(symbol) === undefined) return;
+    this.unitLevels(symbol, s, 'BUY', ticks, steps, start, bids);
+    this.unitLevels(symbol, s, 'SELL', ticks, steps, start + bids, asks);
+  }
+
+  private replaceBook(symbol: string, s: SymbolL2, next: TickBook): void {
+    this.stats.snapshots++;
+    // Every resting participant order: its level goes from what it was to what the snapshot says.
+    this.resetLevels(symbol, s.book, next);
+    s.book = next;
+    s.known = true;
+    s.taken[BIDS].clear();
+    s.taken[ASKS].clear();
+  }
+
   /** Sets the levels a message names, updating the queues of the participant orders there first. */
   private levels(symbol: string, s: SymbolL2, side: Side, levels: readonly Level[]): void {
     const g = this.grids(symbol);
-    if (g === undefined) return;
-    const bs = sideOf(side);
-    const taken = s.taken[bs];
+    if (g === undefined || levels.length === 0) return;
+    const orders = this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
     for (const [p, q] of levels) {
       const ticks = g.tick.toUnits(p);
       if (ticks === undefined) continue;
-      if (taken.size > 0) taken.delete(ticks);
-      const next = isZeroQty(q) ? 0 : this.steps(g, q);
-      const orders = this.participants(symbol, side, ticks, true);
-      if (orders.length > 0) {
-        const prev = s.book.get(bs, ticks);
-        for (const o of orders) {
-          this.stats.depthUpdates++;
-          this.queue.depth(this.position(o, prev), prev, next);
-        }
-      }
-      s.book.set(bs, ticks, next);
+      this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), orders);
     }
+  }
+
+  private unitLevels(symbol: string, s: SymbolL2, side: Side, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, count: number): void {
+    if (count === 0) return;
+    const orders = this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
+    for (let k = start; k < start + count; k++) this.level(s, side, ticks[k], steps[k], orders);
+  }
+
+  /** A quote's level: as a one-level message. */
+  private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string): void {
+    const ticks = g.tick.toUnits(p);
+    if (ticks === undefined) return;
+    this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.participants(symbol, side, ticks, true));
+  }
+
+  /**
+   * Sets one level to `next` steps. `orders`: the participants' resting orders on that side (any
+   * price, best first and in time priority: those at `ticks` get their queues updated first).
+   */
+  private level(s: SymbolL2, side: Side, ticks: number, next: number, orders: readonly RestingOrder[]): void {
+    const bs = sideOf(side);
+    const taken = s.taken[bs];
+    if (taken.size > 0) taken.delete(ticks);
+    let prev = -1;
+    for (let j = 0; j < orders.length; j++) {
+      const o = orders[j];
+      if (o.ticks !== ticks) continue;
+      if (prev < 0) prev = s.book.get(bs, ticks);
+      this.stats.depthUpdates++;
+      this.queue.depth(this.position(o, prev), prev, next);
+    }
+    s.book.set(bs, ticks, next);
   }
 
   private setLevel(g: SpecInfo, book: TickBook, side: TickSide, p: string, q: string): void {

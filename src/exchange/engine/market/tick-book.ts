@@ -1,58 +1,165 @@
 /**
  * The recorded L2 book of one symbol in integers: price in ticks -> quantity in steps, per side.
  * Keyed by ticks, not by the venue's decimal strings, so "60000.0" from a depth diff and "60000"
- * from the replay cache's columns are one level. The best price of each side is kept as levels
- * change; only removing the best level costs a scan of that side.
+ * from the replay cache's columns are one level.
+ *
+ * Each side is a ladder of pages of PAGE consecutive ticks (a Float64Array of quantities, 0 for no
+ * level), with the pages that hold a level kept in price order. A level change is a page lookup (the
+ * last page used is remembered: the levels of one depth message are near each other) and an array
+ * write, not a hash-map insert or delete (~80 ns a level with a Map of the replayed Binance diffs,
+ * 445,000 levels in 6 minutes). An emptied page is dropped, so memory follows the levels the book
+ * holds, not the recording's length or price range. The best price of each side is kept as levels
+ * change; only removing the best level costs a scan, outward from it.
  */
 export const BIDS = 0;
 export const ASKS = 1;
 export type TickSide = 0 | 1;
 
+const PAGE_BITS = 8;
+const PAGE = 1 << PAGE_BITS;
+
+interface Page {
+  /** The page's first tick is `index * PAGE`. */
+  index: number;
+  qty: Float64Array;
+  /** Levels with a quantity in this page. */
+  count: number;
+}
+
+class Ladder {
+  private readonly pages = new Map<number, Page>();
+  /** Pages holding a level, ascending by index. */
+  private readonly sorted: Page[] = [];
+  private last: Page | undefined;
+  best = NaN;
+  stale = false;
+
+  constructor(private readonly bids: boolean) {}
+
+  private page(index: number): Page | undefined {
+    const l = this.last;
+    if (l !== undefined && l.index === index) return l;
+    const p = this.pages.get(index);
+    if (p !== undefined) this.last = p;
+    return p;
+  }
+
+  get(ticks: number): number {
+    const index = Math.floor(ticks / PAGE);
+    const p = this.page(index);
+    return p === undefined ? 0 : p.qty[ticks - index * PAGE];
+  }
+
+  set(ticks: number, steps: number): void {
+    const index = Math.floor(ticks / PAGE);
+    const at = ticks - index * PAGE;
+    let p = this.page(index);
+    if (steps <= 0) {
+      if (p === undefined || p.qty[at] === 0) return;
+      p.qty[at] = 0;
+      if (--p.count === 0) this.drop(p);
+      if (ticks === this.best) this.stale = true;
+      return;
+    }
+    if (p === undefined) p = this.add(index);
+    if (p.qty[at] === 0) p.count++;
+    p.qty[at] = steps;
+    if (this.stale) return;
+    const b = this.best;
+    if (b !== b || (this.bids ? ticks > b : ticks < b)) this.best = ticks;
+  }
+
+  private add(index: number): Page {
+    const p: Page = { index, qty: new Float64Array(PAGE), count: 0 };
+    this.pages.set(index, p);
+    const s = this.sorted;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s[mid].index < index) lo = mid + 1;
+      else hi = mid;
+    }
+    s.splice(lo, 0, p);
+    this.last = p;
+    return p;
+  }
+
+  private drop(p: Page): void {
+    this.pages.delete(p.index);
+    const s = this.sorted;
+    const i = s.indexOf(p);
+    if (i >= 0) s.splice(i, 1);
+    if (this.last === p) this.last = undefined;
+  }
+
+  /** The best price, found again when the best level was removed. */
+  bestPrice(): number {
+    if (this.stale) {
+      this.best = this.scan();
+      this.stale = false;
+    }
+    return this.best;
+  }
+
+  /** The best level from scratch: the highest bid or lowest ask of the outermost page. */
+  private scan(): number {
+    const s = this.sorted;
+    if (s.length === 0) return NaN;
+    const p = this.bids ? s[s.length - 1] : s[0];
+    const q = p.qty;
+    if (this.bids) {
+      for (let k = PAGE - 1; k >= 0; k--) if (q[k] !== 0) return p.index * PAGE + k;
+    } else {
+      for (let k = 0; k < PAGE; k++) if (q[k] !== 0) return p.index * PAGE + k;
+    }
+    return NaN;
+  }
+
+  prices(): number[] {
+    const out: number[] = [];
+    for (const p of this.sorted) {
+      const q = p.qty;
+      for (let k = 0; k < PAGE; k++) if (q[k] !== 0) out.push(p.index * PAGE + k);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.pages.clear();
+    this.sorted.length = 0;
+    this.last = undefined;
+    this.best = NaN;
+    this.stale = false;
+  }
+}
+
 export class TickBook {
-  private readonly sides: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
-  private readonly best: [number, number] = [NaN, NaN];
-  private readonly stale: [boolean, boolean] = [false, false];
+  private readonly sides: [Ladder, Ladder] = [new Ladder(true), new Ladder(false)];
 
   /** Quantity at a price, 0 when there is no such level. */
   get(side: TickSide, ticks: number): number {
-    return this.sides[side].get(ticks) ?? 0;
+    return this.sides[side].get(ticks);
   }
 
   /** Sets a level's quantity; 0 removes it. */
   set(side: TickSide, ticks: number, steps: number): void {
-    const m = this.sides[side];
-    if (steps <= 0) {
-      if (m.delete(ticks) && ticks === this.best[side]) this.stale[side] = true;
-      return;
-    }
-    m.set(ticks, steps);
-    if (this.stale[side]) return;
-    const b = this.best[side];
-    if (b !== b || (side === BIDS ? ticks > b : ticks < b)) this.best[side] = ticks;
+    this.sides[side].set(ticks, steps);
   }
 
   clear(): void {
-    for (const side of [BIDS, ASKS] as const) {
-      this.sides[side].clear();
-      this.best[side] = NaN;
-      this.stale[side] = false;
-    }
+    this.sides[BIDS].clear();
+    this.sides[ASKS].clear();
   }
 
   /** The best price of a side, undefined when it is empty. */
   bestOf(side: TickSide): number | undefined {
-    if (this.stale[side]) {
-      let b = NaN;
-      for (const p of this.sides[side].keys()) if (b !== b || (side === BIDS ? p > b : p < b)) b = p;
-      this.best[side] = b;
-      this.stale[side] = false;
-    }
-    const b = this.best[side];
+    const b = this.sides[side].bestPrice();
     return b === b ? b : undefined;
   }
 
   /** Prices of a side (any order). */
-  prices(side: TickSide): IterableIterator<number> {
-    return this.sides[side].keys();
+  prices(side: TickSide): Iterable<number> {
+    return this.sides[side].prices();
   }
 }
