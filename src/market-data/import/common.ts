@@ -9,7 +9,7 @@ import { closeSync, createReadStream, existsSync, openSync, readSync, statSync, 
 import { basename, dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { toScaledInt } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
@@ -133,7 +133,8 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
-    const gz = createGunzip({ chunkSize: 1 << 18 });
+    // Inflated text is kept up to 4 MiB ahead, so a parse batch does not wait for the thread pool.
+    const gz = createGunzip({ chunkSize: 1 << 18, readableHighWaterMark: 4 << 20 } as ZlibOptions & { readableHighWaterMark: number });
     raw.on('error', (e) => gz.destroy(e));
     stream = raw.pipe(gz);
   }

@@ -71,7 +71,9 @@ export abstract class RecordingImporter<S extends SymBase> {
   protected readonly summary: ImportSummary;
   protected chunk = '';
   // A deep write buffer lets parsing and compression (on the thread pool) overlap instead of taking turns.
-  private readonly gzip = createGzip({ level: 6, writableHighWaterMark: 8 << 20 } as ZlibOptions & { writableHighWaterMark: number });
+  // The 1 MiB output buffer matters as much: zlib hands each full output buffer back to the main
+  // thread before compressing on, so with the default 16 KiB it stalls on every busy parse batch.
+  private readonly gzip = createGzip({ level: 6, chunkSize: 1 << 20, writableHighWaterMark: 8 << 20 } as ZlibOptions & { writableHighWaterMark: number });
   private readonly bodyPath: string;
   private readonly body: ReturnType<typeof createWriteStream>;
   private readonly bodyDone: Promise<void>;
