@@ -18,9 +18,9 @@
 import { once } from 'node:events';
 import { createWriteStream, existsSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
-import { fromScaledInt, toScaledInt } from '../../core/decimal';
+import { fromScaledInt, toScaledInt, toScaledIntIn } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
-import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordingHeader } from '../format';
+import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
 import type { L2Book } from '../l2-book';
 import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
@@ -163,7 +163,12 @@ export abstract class RecordingImporter<S extends SymBase> {
   // ---- specs -------------------------------------------------------------------------------------
 
   protected notePrice(s: S, p: string): void {
-    const v = toScaledInt(p, SCALE);
+    this.notePriceIn(s, p, 0, p.length);
+  }
+
+  /** notePrice of the price at `start`..`end` of `text`. */
+  protected notePriceIn(s: S, text: string, start: number, end: number): void {
+    const v = toScaledIntIn(text, start, end, SCALE);
     if (v !== undefined && v > 0) {
       const g = gcd(v, s.priceGcd);
       if (s.priceGcd !== 0 && g !== s.priceGcd) s.gridRefined = true;
@@ -186,7 +191,12 @@ export abstract class RecordingImporter<S extends SymBase> {
   }
 
   protected noteQty(s: S, q: string): void {
-    const v = toScaledInt(q, SCALE);
+    this.noteQtyIn(s, q, 0, q.length);
+  }
+
+  /** noteQty of the quantity at `start`..`end` of `text`. */
+  protected noteQtyIn(s: S, text: string, start: number, end: number): void {
+    const v = toScaledIntIn(text, start, end, SCALE);
     if (v !== undefined && v > 0) s.qtyGcd = gcd(v, s.qtyGcd);
   }
 
@@ -266,18 +276,36 @@ export abstract class RecordingImporter<S extends SymBase> {
    * False when it lies before --from and was not written.
    */
   protected emit(e: RecordedEvent, t: number, added = false): boolean {
+    if (!this.admit(e.k, t, added)) return false;
+    this.chunk += `${JSON.stringify(e)}\n`;
+    return true;
+  }
+
+  /** emit() of an input message's event whose line the caller built: exactly `JSON.stringify` of the event. */
+  protected emitText(k: RecordedKind, json: string, t: number): boolean {
+    if (!this.admit(k, t, false)) return false;
+    this.chunk += `${json}\n`;
+    return true;
+  }
+
+  /** Counts an event of kind `k` at `t` as written; false (counted as skipped) when it lies before --from. */
+  private admit(k: RecordedKind, t: number, added: boolean): boolean {
     if (!this.inRange) {
       if (this.o.from !== undefined && t < this.o.from) {
         // Outside the range: the book and marks are kept, the event is not written.
-        if (!added && e.k !== 'gap') this.skip(R_OUT_OF_RANGE);
+        if (!added && k !== 'gap') this.skip(R_OUT_OF_RANGE);
         return false;
       }
       this.inRange = true;
       if (this.o.from !== undefined) this.rebuildSnapshots(t);
     }
-    if (!added && e.k !== 'gap') this.summary.events[e.k] = (this.summary.events[e.k] ?? 0) + 1;
-    this.chunk += `${JSON.stringify(e)}\n`;
+    if (!added && k !== 'gap') this.summary.events[k] = (this.summary.events[k] ?? 0) + 1;
     return true;
+  }
+
+  /** Will the books' levels still be read as snapshots at --from (rebuildSnapshots)? */
+  protected snapshotsToRebuild(): boolean {
+    return this.o.from !== undefined && !this.inRange;
   }
 
   /** At the first event inside --from: the books kept so far, as snapshots (the output starts there). */
