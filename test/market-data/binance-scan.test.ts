@@ -123,6 +123,15 @@ describe('import binance-futures: lines read by the scanner and by JSON.parse gi
     await sameBothWays(lines, { from: T + 1035, to: T + 2050 });
   });
 
+  test('the grid inferred as prices and quantities refine it, past and off powers of ten', async () => {
+    const q = (t: number, b: string, bq: string): string => at(t, env('btcusdt@bookTicker', { e: 'bookTicker', s: 'BTCUSDT', b, B: bq, a: '200', A: '1', E: t }));
+    const input = [q(T, '100.0', '1.000'), q(T + 1, '100.10', '0.500'), q(T + 2, '100.20', '0.010'), q(T + 3, '100.25', '0.0150'), q(T + 4, '100.30', '2')];
+    const out = path.join(dir, `grid-${++n}.jsonl.gz`);
+    const s = await importBinanceFutures({ files: [file(input)], out });
+    expect(s.symbols[0]).toMatchObject({ tickSize: '0.05', stepSize: '0.005' });
+    await sameBothWays(input);
+  });
+
   test('without bookTicker the marks come from the rebuilt book in both ways', async () => {
     const out = await sameBothWays(lines.filter((l) => !l.includes('bookTicker')));
     expect(out.filter((l) => l.includes('"k":"mark"')).length).toBeGreaterThan(0);

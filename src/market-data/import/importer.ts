@@ -50,6 +50,9 @@ export interface SymBase {
   /** Two different prices were seen: `priceGcd` is a grid, not just the one price. */
   gridRefined: boolean;
   qtyGcd: number;
+  /** When `priceGcd` / `qtyGcd` is 10^-d (scaled), d; else -1 (see `onDecimalGrid`). */
+  priceDecimals: number;
+  qtyDecimals: number;
   tickScaled: number | undefined;
   /** The last mark written (funding settles at it). */
   lastMark: string | undefined;
@@ -58,7 +61,7 @@ export interface SymBase {
 }
 
 export function symBase(name: string, markMethod: string, tick: string | undefined): SymBase {
-  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, tickScaled: tick !== undefined ? toScaledInt(tick, SCALE) : undefined, lastMark: undefined, markMethod };
+  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, priceDecimals: -1, qtyDecimals: -1, tickScaled: tick !== undefined ? toScaledInt(tick, SCALE) : undefined, lastMark: undefined, markMethod };
 }
 
 /** How a format names things in the header and in messages. */
@@ -71,6 +74,26 @@ export interface ImporterNames {
   markStream: string;
   /** What the files should hold, for "no ... in the files". */
   messagesNoun: string;
+}
+
+/** d when the scaled grid `g` is 10^-d (d in 0..SCALE: 1, 0.1, ..., 1e-8), else -1. */
+function decimalsOf(g: number): number {
+  let p = 1;
+  for (let d = SCALE; d >= 0; d--, p *= 10) if (g === p) return d;
+  return -1;
+}
+
+/**
+ * Does the decimal at `start`..`end` of `text` have no non-zero digit past `decimals` fraction
+ * digits? Then, scaled, it is a multiple of the grid 10^-decimals, or it is no valid decimal at
+ * all: either way it cannot change the grid, and the parse is skipped (most prices and quantities
+ * of a long file take this way once the grid is found).
+ */
+function onDecimalGrid(text: string, start: number, end: number, decimals: number): boolean {
+  let dot = start;
+  while (dot < end && text.charCodeAt(dot) !== 46) dot++;
+  for (let i = dot + 1 + decimals; i < end; i++) if (text.charCodeAt(i) !== 48) return false;
+  return true;
 }
 
 export abstract class RecordingImporter<S extends SymBase> {
@@ -175,11 +198,13 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   /** notePrice of the price at `start`..`end` of `text`. */
   protected notePriceIn(s: S, text: string, start: number, end: number): void {
+    if (s.priceDecimals >= 0 && onDecimalGrid(text, start, end, s.priceDecimals)) return;
     const v = toScaledIntIn(text, start, end, SCALE);
     if (v !== undefined && v > 0) {
       const g = gcd(v, s.priceGcd);
       if (s.priceGcd !== 0 && g !== s.priceGcd) s.gridRefined = true;
       s.priceGcd = g;
+      s.priceDecimals = decimalsOf(g);
     }
   }
 
@@ -203,8 +228,12 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   /** noteQty of the quantity at `start`..`end` of `text`. */
   protected noteQtyIn(s: S, text: string, start: number, end: number): void {
+    if (s.qtyDecimals >= 0 && onDecimalGrid(text, start, end, s.qtyDecimals)) return;
     const v = toScaledIntIn(text, start, end, SCALE);
-    if (v !== undefined && v > 0) s.qtyGcd = gcd(v, s.qtyGcd);
+    if (v !== undefined && v > 0) {
+      s.qtyGcd = gcd(v, s.qtyGcd);
+      s.qtyDecimals = decimalsOf(s.qtyGcd);
+    }
   }
 
   protected noteLevels(s: S, levels: Level[]): void {
