@@ -20,6 +20,9 @@
  *   `et` is the exchange's event time `E`. --from/--to select by receive time.
  * - Output, range, specs, derived marks and counting are shared with the other importers
  *   (importer.ts); memory is flat in the file size (files are streamed, common.ts).
+ * - Speed: lines in Binance's own text form are read by binance-scan.ts and written from slices of
+ *   their text (no JSON.parse, no JSON.stringify); every other line, and every error, goes through
+ *   JSON.parse and message(). Both ways write the same bytes (test/market-data/binance-scan.test.ts).
  */
 import { statSync } from 'node:fs';
 import type { Level, RecordedEvent } from '../format';
