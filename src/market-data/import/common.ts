@@ -133,8 +133,8 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
-    // Inflated text is kept up to 4 MiB ahead, so a parse batch does not wait for the thread pool.
-    const gz = createGunzip({ chunkSize: 1 << 18, readableHighWaterMark: 4 << 20 } as ZlibOptions & { readableHighWaterMark: number });
+    // Inflated text is kept up to 1 MiB (4 chunks) ahead, so a parse batch does not wait for the thread pool.
+    const gz = createGunzip({ chunkSize: 1 << 18, readableHighWaterMark: 1 << 20 } as ZlibOptions & { readableHighWaterMark: number });
     raw.on('error', (e) => gz.destroy(e));
     stream = raw.pipe(gz);
   }
