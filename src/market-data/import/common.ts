@@ -133,8 +133,10 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
-    // Inflated text is kept up to 1 MiB (4 chunks) ahead, so a parse batch does not wait for the thread pool.
-    const gz = createGunzip({ chunkSize: 1 << 18, readableHighWaterMark: 1 << 20 } as ZlibOptions & { readableHighWaterMark: number });
+    // Inflated text is kept up to 1 MiB ahead, so a parse batch does not wait for the thread pool; in
+    // 64 KiB pieces, so each batch of text is a young string that dies young (a larger one is
+    // allocated straight into the old generation and costs a full GC to free).
+    const gz = createGunzip({ chunkSize: 1 << 16, readableHighWaterMark: 1 << 20 } as ZlibOptions & { readableHighWaterMark: number });
     raw.on('error', (e) => gz.destroy(e));
     stream = raw.pipe(gz);
   }
