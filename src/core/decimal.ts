@@ -49,25 +49,29 @@ export function fractionDigits(s: string): number {
  * trailing zeros) or when the result is not a safe integer.
  */
 export function toScaledInt(s: string, scale: number): number | undefined {
+  return toScaledIntIn(s, 0, s.length, scale);
+}
+
+/** toScaledInt of the characters `start`..`end` of `s` (a number inside a longer text, without a substring). */
+export function toScaledIntIn(s: string, start: number, end: number, scale: number): number | undefined {
   // One pass over the characters, no substrings: this runs for every price and size that enters
   // the engine. Anything but digits, one '.' and a leading '-' is refused.
-  const len = s.length;
-  let i = 0;
-  const neg = len > 0 && s.charCodeAt(0) === 45;
-  if (neg) i = 1;
-  if (i >= len) return undefined;
+  let i = start;
+  const neg = end > i && s.charCodeAt(i) === 45;
+  if (neg) i++;
+  if (i >= end) return undefined;
   let n = 0;
   let digits = 0;
-  for (; i < len; i++) {
+  for (; i < end; i++) {
     const c = s.charCodeAt(i) - 48;
     if (c < 0 || c > 9) break;
     n = n * 10 + c;
     digits++;
   }
   let frac = 0;
-  if (i < len) {
+  if (i < end) {
     if (s.charCodeAt(i) !== 46) return undefined;
-    for (i++; i < len; i++) {
+    for (i++; i < end; i++) {
       const c = s.charCodeAt(i) - 48;
       if (c < 0 || c > 9) return undefined;
       if (frac < scale) {

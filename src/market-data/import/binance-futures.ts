@@ -20,12 +20,16 @@
  *   `et` is the exchange's event time `E`. --from/--to select by receive time.
  * - Output, range, specs, derived marks and counting are shared with the other importers
  *   (importer.ts); memory is flat in the file size (files are streamed, common.ts).
+ * - Speed: lines in Binance's own text form are read by binance-scan.ts and written from slices of
+ *   their text (no JSON.parse, no JSON.stringify); every other line, and every error, goes through
+ *   JSON.parse and message(). Both ways write the same bytes (test/market-data/binance-scan.test.ts).
  */
 import { statSync } from 'node:fs';
 import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
 import { csvItems, isCsvInput } from './binance-csv';
 import { checkImportOptions, EIGHT_HOURS, excerpt, fileLineBatches, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
+import { F_BOOL, F_INT, F_LEVELS, F_STR, scanMessage, scannedMessage, strIs, strOf, type ScannedMessage } from './binance-scan';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
 
@@ -45,9 +49,27 @@ interface Diff {
   U: number;
   u: number;
   pu: number;
-  b: Level[];
-  a: Level[];
+  /** The levels; undefined until needed when the line was read by scanMessage (see `levelsOf`). */
+  b: Level[] | undefined;
+  a: Level[] | undefined;
+  /** `b` and `a` as their JSON text, when the line was read by scanMessage (the output reuses it). */
+  bJson?: string;
+  aJson?: string;
 }
+
+/** A diff's levels, parsed from its JSON text the first time they are needed. */
+function levelsOf(d: Diff): { b: Level[]; a: Level[] } {
+  d.b ??= JSON.parse(d.bJson ?? '[]') as Level[];
+  d.a ??= JSON.parse(d.aJson ?? '[]') as Level[];
+  return { b: d.b, a: d.a };
+}
+
+/** Messages read by scanMessage, by kind (0: the general path reads the line). */
+const K_QUOTE = 1;
+const K_TRADE = 2;
+const K_AGG_TRADE = 3;
+const K_DEPTH = 4;
+type ScannedKind = 0 | typeof K_QUOTE | typeof K_TRADE | typeof K_AGG_TRADE | typeof K_DEPTH;
 
 interface SymState extends SymBase {
   /** The book was set from a snapshot and no diff is applied yet (the first must straddle it). */
@@ -66,6 +88,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string } | undefined;
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
   private marksInInputs = false;
+  /** The line being read by scanMessage (one object, reused). */
+  private readonly scanned = scannedMessage();
+  /** The last symbol name read by scanMessage (reused instead of a new string per line). */
+  private lastSym = '';
 
   constructor(o: BinanceImportOptions) {
     super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages' });
@@ -131,19 +157,31 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private line(text: string, file: string, n: number): boolean {
     if (text.length === 0 || (text.length === 1 && text === '\r')) return true;
     let t: number | undefined;
-    let json = text;
+    let start = 0;
     const c0 = text.charCodeAt(0);
     if (c0 >= 48 && c0 <= 57) {
       const sp = text.indexOf(' ');
       // The receive time's unit by its digits (epoch times of this century): ns 19, us 16, ms 13.
       const cut = sp === 19 ? 6 : sp === 16 ? 3 : sp === 13 ? 0 : -1;
-      if (cut < 0 || !/^\d+$/.test(text.slice(0, sp))) throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
+      if (cut < 0 || !digitsOnly(text, sp)) throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
       // Nanoseconds overflow a double's exact range: cut the digits, not the number.
       t = Number(text.slice(0, sp - cut));
-      json = text.slice(sp + 1);
+      start = sp + 1;
     } else if (c0 !== 123) {
       throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
     }
+    // Binance's own text form of its messages: read without JSON.parse (binance-scan.ts).
+    const m = this.scanned;
+    if (scanMessage(text, start, m)) {
+      const kind = this.scannedKind(m);
+      if (kind !== 0) {
+        if (t === undefined) t = m.E.type === F_INT ? m.E.num : this.lastT;
+        if (!this.accept(t)) return false;
+        this.scannedMessage(kind, m, t);
+        return true;
+      }
+    }
+    const json = start === 0 ? text : text.slice(start);
     let v: unknown;
     try {
       v = JSON.parse(json);
@@ -156,6 +194,73 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (!this.accept(t)) return false;
     this.message(d, t, `${file}:${n}`);
     return true;
+  }
+
+  /**
+   * The kind of a scanned message when it has every field its kind needs with the right types
+   * (what message() would accept); 0 sends the line to the general path, which says what is wrong.
+   */
+  private scannedKind(m: ScannedMessage): ScannedKind {
+    if (m.e.type !== F_STR || m.s.type !== F_STR || this.orphanSnapshot !== undefined) return 0;
+    if (strIs(m, m.e, 'bookTicker')) return m.b.type === F_STR && m.B.type === F_STR && m.a.type === F_STR && m.A.type === F_STR ? K_QUOTE : 0;
+    if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_TRADE : 0;
+    if (strIs(m, m.e, 'depthUpdate')) return m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
+    if (strIs(m, m.e, 'aggTrade')) return m.a.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_AGG_TRADE : 0;
+    return 0;
+  }
+
+  /**
+   * message() for a scanned message of a known kind, writing the output line from the message's
+   * text: its strings are plain (their JSON is `"` + the text + `"`) and its integers print back
+   * as read, so the line is byte for byte what JSON.stringify writes in message().
+   */
+  private scannedMessage(kind: ScannedKind, m: ScannedMessage, t: number): void {
+    const sym = strIs(m, m.s, this.lastSym) ? this.lastSym : (this.lastSym = strOf(m, m.s));
+    if (this.otherSymbol(sym)) return;
+    const s = this.state(sym);
+    const et = m.E.type === F_INT ? m.E.num : t;
+    if (kind === K_QUOTE) {
+      const bp = strOf(m, m.b);
+      const bq = strOf(m, m.B);
+      const ap = strOf(m, m.a);
+      const aq = strOf(m, m.A);
+      this.notePrice(s, bp);
+      this.notePrice(s, ap);
+      this.noteQty(s, bq);
+      this.noteQty(s, aq);
+      s.hasQuotes = true;
+      this.deriveMark(s, t, bp, ap);
+      this.emitText('quote', `{"t":${t},"et":${et},"k":"quote","s":"${sym}","bp":"${bp}","bq":"${bq}","ap":"${ap}","aq":"${aq}"${m.u.type === F_INT ? `,"u":${m.u.num}` : ''}}`, t);
+      return;
+    }
+    if (kind === K_TRADE || kind === K_AGG_TRADE) {
+      const e = kind === K_TRADE ? 'trade' : 'aggTrade';
+      if (s.trades !== undefined && s.trades !== e) {
+        this.skip(R_AGG_DUP);
+        return;
+      }
+      s.trades = e;
+      const p = strOf(m, m.p);
+      const q = strOf(m, m.q);
+      this.notePrice(s, p);
+      this.noteQty(s, q);
+      const id = kind === K_TRADE ? m.t.num : m.a.num;
+      // m: the buyer is the maker, so the taker sold.
+      this.emitText('trade', `{"t":${t},"et":${m.T.type === F_INT ? m.T.num : et},"k":"trade","s":"${sym}","id":"${id}","p":"${p}","q":"${q}","side":"${m.m.bool ? 'SELL' : 'BUY'}"}`, t);
+      return;
+    }
+    const text = m.text;
+    this.noteSpans(s, text, m.b.spans, m.b.count);
+    this.noteSpans(s, text, m.a.spans, m.a.count);
+    this.depthMessage(s, { t, et, U: m.U.num, u: m.u.num, pu: m.pu.num, b: undefined, a: undefined, bJson: text.slice(m.b.start, m.b.end), aJson: text.slice(m.a.start, m.a.end) });
+  }
+
+  /** noteLevels of a scanned level list (its strings are not made). */
+  private noteSpans(s: SymState, text: string, spans: number[], count: number): void {
+    for (let i = 0; i < 4 * count; i += 4) {
+      this.notePriceIn(s, text, spans[i], spans[i + 1]);
+      this.noteQtyIn(s, text, spans[i + 2], spans[i + 3]);
+    }
   }
 
   /** CSV archives (binance-csv.ts): rows merged in time order; `t` and `et` are the exchange's time. */
@@ -229,10 +334,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     switch (e) {
       case 'depthUpdate': {
         if (!isNum(d.U) || !isNum(d.u) || !isNum(d.pu) || !isLevels(d.b) || !isLevels(d.a)) bad('U, u, pu as numbers and b, a as [price, quantity] string pairs');
-        const diff: Diff = { t, et, U: d.U as number, u: d.u as number, pu: d.pu as number, b: (d.b as Level[]).map((l) => [l[0], l[1]]), a: (d.a as Level[]).map((l) => [l[0], l[1]]) };
-        this.noteLevels(s, diff.b);
-        this.noteLevels(s, diff.a);
-        this.depthMessage(s, diff);
+        const b = (d.b as Level[]).map((l): Level => [l[0], l[1]]);
+        const a = (d.a as Level[]).map((l): Level => [l[0], l[1]]);
+        this.noteLevels(s, b);
+        this.noteLevels(s, a);
+        this.depthMessage(s, { t, et, U: d.U as number, u: d.u as number, pu: d.pu as number, b, a });
         return;
       }
       case 'bookTicker': {
@@ -349,9 +455,22 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   private writeBook(s: SymState, d: Diff): void {
-    (s.book as L2Book).apply(d.b, d.a, d.u);
+    const book = s.book as L2Book;
+    // The levels are read only for marks from the book's top (no quotes) and snapshots at --from;
+    // past both (each holds for good once it holds) only the update id chain matters.
+    if (!s.hasQuotes || this.snapshotsToRebuild()) {
+      const { b, a } = levelsOf(d);
+      book.apply(b, a, d.u);
+    } else {
+      book.lastUpdateId = d.u;
+    }
     s.lastBookT = d.t;
-    this.emit({ t: d.t, et: d.et, k: 'book', s: s.name, U: d.U, u: d.u, pu: d.pu, b: d.b, a: d.a }, d.t);
+    if (d.bJson !== undefined && d.aJson !== undefined) {
+      this.emitText('book', `{"t":${d.t},"et":${d.et},"k":"book","s":${JSON.stringify(s.name)},"U":${d.U},"u":${d.u},"pu":${d.pu},"b":${d.bJson},"a":${d.aJson}}`, d.t);
+    } else {
+      const { b, a } = levelsOf(d);
+      this.emit({ t: d.t, et: d.et, k: 'book', s: s.name, U: d.U, u: d.u, pu: d.pu, b, a }, d.t);
+    }
     if (!s.hasQuotes) {
       const top = (s.book as L2Book).top();
       if (top.bid !== undefined && top.ask !== undefined) this.deriveMark(s, d.t, top.bid[0], top.ask[0]);
@@ -373,6 +492,16 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       throw new ImportInputError(`${this.orphanSnapshot.where}: a depth snapshot without a symbol and no depth message after it to say whose it is; pass --symbol`);
     }
   }
+}
+
+/** Are text[0..end) all digits? */
+function digitsOnly(text: string, end: number): boolean {
+  if (end <= 0) return false;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 export async function importBinanceFutures(o: BinanceImportOptions): Promise<ImportSummary> {

@@ -9,7 +9,7 @@ import { closeSync, createReadStream, existsSync, openSync, readSync, statSync, 
 import { basename, dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { toScaledInt } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
@@ -133,7 +133,10 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
-    const gz = createGunzip({ chunkSize: 1 << 18 });
+    // Inflated text is kept up to 1 MiB ahead, so a parse batch does not wait for the thread pool; in
+    // 64 KiB pieces, so each batch of text is a young string that dies young (a larger one is
+    // allocated straight into the old generation and costs a full GC to free).
+    const gz = createGunzip({ chunkSize: 1 << 16, readableHighWaterMark: 1 << 20 } as ZlibOptions & { readableHighWaterMark: number });
     raw.on('error', (e) => gz.destroy(e));
     stream = raw.pipe(gz);
   }
