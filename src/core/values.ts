@@ -21,6 +21,7 @@ export class Grid {
   /** The grid step as an integer at `scale`. */
   readonly unitScaled: number;
   readonly size: string;
+  private readonly pow10Scale: Dec;
 
   constructor(size: string) {
     const p = decimalStringProblem(size);
@@ -30,6 +31,7 @@ export class Grid {
     if (u === undefined || u <= 0) throw new RangeError(`grid size must be a positive decimal, got "${size}"`);
     this.unitScaled = u;
     this.size = formatDec(new Dec(size));
+    this.pow10Scale = new Dec(10).pow(this.scale);
   }
 
   /**
@@ -88,7 +90,11 @@ export class Grid {
 
   /** Units of a Dec rounded to the grid: 'down' toward zero, 'up' away from zero, or 'nearest'. */
   unitsOfDec(d: Dec, mode: 'down' | 'up' | 'nearest'): number {
-    const q = d.div(new Dec(this.size));
+    // d / size as (d x 10^scale) / unitScaled: the shift is exact, and a grid whose step is one
+    // unit at its scale (0.1, 0.001: most) needs no division at all. The same quotient, so the
+    // same rounding, as dividing by the size.
+    const shifted = d.times(this.pow10Scale);
+    const q = this.unitScaled === 1 ? shifted : shifted.div(this.unitScaled);
     const r = mode === 'down' ? q.toDecimalPlaces(0, Dec.ROUND_DOWN) : mode === 'up' ? q.toDecimalPlaces(0, Dec.ROUND_UP) : q.toDecimalPlaces(0, Dec.ROUND_HALF_EVEN);
     return r.toNumber();
   }

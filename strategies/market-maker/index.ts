@@ -19,6 +19,10 @@ const schema = params({
 export type MarketMakerParams = Params<typeof schema>;
 
 const BPS = new Dec(10000);
+const ZERO = new Dec(0);
+const ONE = new Dec(1);
+const MINUS_ONE = new Dec(-1);
+const HALF = new Dec('0.5');
 /** Multiplying by it divides by 10,000 exactly, and costs a fraction of a decimal division. */
 const PER_BPS = new Dec('0.0001');
 /**
@@ -44,8 +48,8 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
     const pos = ctx.position();
     // sigma of mark returns per update, in bps
     const spreadBps = variance === 0 ? p.minSpreadBps : Dec.max(p.minSpreadBps, p.volMultiplier.times(Math.sqrt(variance) * 10000));
-    const lean = Dec.min(new Dec(1), Dec.max(new Dec(-1), pos.div(p.maxInventory))).times(p.skewBps);
-    const half = spreadBps.div(2);
+    const lean = pos.isZero() ? ZERO : Dec.min(ONE, Dec.max(MINUS_ONE, pos.div(p.maxInventory))).times(p.skewBps);
+    const half = spreadBps.times(HALF);
     return {
       BUY: pos.gte(p.maxInventory) ? undefined : ctx.price.round(mark.times(BPS.minus(half).minus(lean)).times(PER_BPS), 'down'),
       SELL: pos.lte(p.maxInventory.negated()) ? undefined : ctx.price.round(mark.times(BPS.plus(half).minus(lean)).times(PER_BPS), 'up'),

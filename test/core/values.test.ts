@@ -114,6 +114,26 @@ describe('Grid, Price, Quantity', () => {
     expect(tick.unitsOfDec(new Dec('100.05'), 'up')).toBe(1001);
     expect(tick.unitsOfDec(new Dec('100.06'), 'nearest')).toBe(1001);
   });
+
+  it('rounds onto any grid exactly as dividing by the size and rounding (random values, long quotients, ties)', () => {
+    let seed = 4242;
+    const rnd = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (const size of ['0.1', '0.5', '0.25', '0.001', '1', '5', '0.00000001', '0.0003', '7']) {
+      const grid = new Grid(size);
+      for (let i = 0; i < 300; i++) {
+        const digits = 1 + Math.floor(rnd() * 14);
+        const base = new Dec(Math.floor(rnd() * 10 ** digits)).div(new Dec(10).pow(Math.floor(rnd() * 10)));
+        // Long quotients as a strategy makes them (mark x factor / 10,000), and exact ties.
+        const d = i % 3 === 0 ? base.times(new Dec(10000).minus(new Dec(rnd() * 10))).div(10000) : i % 3 === 1 ? new Dec(size).times(Math.floor(rnd() * 1000)).plus(new Dec(size).div(2)) : base;
+        for (const [mode, r] of [['down', Dec.ROUND_DOWN], ['up', Dec.ROUND_UP], ['nearest', Dec.ROUND_HALF_EVEN]] as const) {
+          expect(grid.unitsOfDec(d, mode)).toBe(d.div(new Dec(size)).toDecimalPlaces(0, r).toNumber());
+        }
+      }
+    }
+  });
 });
 
 describe('Money', () => {
