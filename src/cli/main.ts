@@ -1,19 +1,8 @@
 /**
- * The `perpkit` command. Each subcommand lives in its own module; this file only dispatches.
+ * The `perpkit` command. Each subcommand lives in its own module, loaded when it runs: loading
+ * them all (the exchange, the bot, the sweep queue's client, ...) took about half a second before
+ * any command started, `--version` included.
  */
-import { runDemo } from './demo';
-import { runBacktestCli } from './backtest';
-import { runExchange } from './exchange';
-import { runSweepCli } from './sweep';
-import { runWorkerCli } from './worker';
-import { runReportCli } from './report';
-import { runBot } from './run';
-import { runRecord } from './record';
-import { runSynth } from './synth';
-import { runImport } from './import';
-import { runDownload } from './download';
-import { runData } from './data';
-import { runInit } from './init';
 import { perpkitVersion } from './version';
 
 const USAGE = `perpkit <command> [options]
@@ -61,19 +50,21 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${perpkitVersion()}\n`);
     return 0;
   }
-  if (cmd === 'init') return runInit(rest);
-  if (cmd === 'exchange') return runExchange(rest);
-  if (cmd === 'backtest') return runBacktestCli(rest);
-  if (cmd === 'sweep') return runSweepCli(rest);
-  if (cmd === 'worker') return runWorkerCli(rest);
-  if (cmd === 'report') return runReportCli(rest);
-  if (cmd === 'run') return runBot(rest);
-  if (cmd === 'demo') return runDemo(rest);
-  if (cmd === 'record') return runRecord(rest);
-  if (cmd === 'synth') return runSynth(rest);
-  if (cmd === 'import') return runImport(rest);
-  if (cmd === 'download') return runDownload(rest);
-  if (cmd === 'data') return runData(rest);
+  switch (cmd) {
+    case 'init': return (await import('./init')).runInit(rest);
+    case 'exchange': return (await import('./exchange')).runExchange(rest);
+    case 'backtest': return (await import('./backtest')).runBacktestCli(rest);
+    case 'sweep': return (await import('./sweep')).runSweepCli(rest);
+    case 'worker': return (await import('./worker')).runWorkerCli(rest);
+    case 'report': return (await import('./report')).runReportCli(rest);
+    case 'run': return (await import('./run')).runBot(rest);
+    case 'demo': return (await import('./demo')).runDemo(rest);
+    case 'record': return (await import('./record')).runRecord(rest);
+    case 'synth': return (await import('./synth')).runSynth(rest);
+    case 'import': return (await import('./import')).runImport(rest);
+    case 'download': return (await import('./download')).runDownload(rest);
+    case 'data': return (await import('./data')).runData(rest);
+  }
   process.stderr.write(`perpkit: unknown command '${cmd}'\n\n${USAGE}`);
   return 2;
 }
