@@ -302,6 +302,16 @@ export class Engine {
     return this.run(() => this.orders.cancel(userId, ref));
   }
 
+  /** `placeOrder` answering only the order's status, no record formatted (the replay tape reads nothing else). */
+  placeOrderStatus(userId: string, input: PlaceOrderInput): OrderStatus {
+    return this.run(() => this.orders.placeStatus(userId, input));
+  }
+
+  /** `cancelOrder` without an answer, no record formatted (the replay tape). */
+  cancelOrderQuiet(userId: string, ref: OrderRef): void {
+    this.run(() => this.orders.cancelQuiet(userId, ref));
+  }
+
   batchCancel(userId: string, refs: OrderRef[]): BatchResult {
     return this.run(() => this.orders.batchCancel(userId, refs));
   }

@@ -27,7 +27,8 @@ import type { OrderRef, PlaceOrderInput } from '../engine/inputs';
 import { readRecording } from '../../market-data/reader';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { wireSpecOf } from '../engine/symbols';
-import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink, type TapeStats } from '../engine/market/tape';
+import { TapeReplayer } from '../engine/market/tape';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, type ReplaySink, type TapeStats } from '../engine/market/tape-sink';
 import type { QueueOptions } from '../engine/market/queue';
 import type { RestingOrder } from '../engine/orders/queries';
 

@@ -48,79 +48,10 @@ import { compareDecimalStrings } from '../../../core/decimal';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
 import { Dec } from '../../../core/decimal';
 import { VenueError } from '../../../core/errors';
-import type { SymbolSpec } from '../../../protocol/rest/market';
 import type { RecordedEvent } from '../../../market-data/format';
-import type { RestingOrder } from '../orders/queries';
-import { L2Tape, type L2Stats } from './l2-tape';
+import { L2Tape } from './l2-tape';
+import { TAPE_MAKER, TAPE_TAKER, type ReplaySink, type TapeReplayerOptions, type TapeStats } from './tape-sink';
 import { isThenable, specInfo, type SpecInfo } from './tape-specs';
-import type { QueueOptions } from './queue';
-
-/** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
-export interface ReplaySink {
-  setMarkPrice(symbol: string, markPrice: string, indexPrice?: string): unknown;
-  placeOrder(userId: string, input: PlaceOrderInput): unknown;
-  cancelOrder(userId: string, ref: OrderRef): unknown;
-  settleFunding(symbol: string, rate?: string): unknown;
-  /** Optional: lets the rate shown between settlements follow the recorded marks. */
-  setFundingRate?(symbol: string, rate: string): unknown;
-  /** Optional: lets the replayer skip cancelling a tape order that already filled (saves a refusal). */
-  queryOrder?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
-  /** Optional: the same answer as `queryOrder` where a cheaper form exists (the engine's). */
-  orderProgress?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
-  /** Needed by the `l2` book mode: resting orders priced at a limit or better (the engine's). */
-  restingThrough?(symbol: string, side: 'BUY' | 'SELL', limitTicks: number, exactly?: boolean): RestingOrder[];
-}
-
-export const TAPE_MAKER = 'tape-maker';
-export const TAPE_TAKER = 'tape-taker';
-/** Opening balance the sink's owner gives each tape account, USDT. */
-export const TAPE_BALANCE = '1000000000000';
-
-export interface TapeReplayerOptions {
-  tapeMaker?: string;
-  tapeTaker?: string;
-  /**
-   * Specs of the replayed symbols (the recording header's). With them, trades below the
-   * minimum are skipped without asking the engine, and trades above the maximum quantity are
-   * split; without them the engine's refusals are counted instead.
-   */
-  specs?: readonly SymbolSpec[];
-  /** Keep the recorded best bid and ask in the book as tape quotes (see above). Default true. */
-  quotes?: boolean;
-  /**
-   * `top` (default): trades re-enacted against the participants as above, the book's top from
-   * depth and quote events. `l2`: the recorded L2 book with queue positions (l2-tape.ts): needs
-   * the sink's `restingThrough`.
-   */
-  book?: 'top' | 'l2';
-  /** `l2`: the queue model of resting orders. Default risk-averse. */
-  queue?: QueueOptions;
-  /** `l2`: deeper levels a participant's taking order may walk, per side (at most 150). Default 50. */
-  depthLevels?: number;
-}
-
-export interface TapeStats {
-  trades: number;
-  /** Trades replayed through the tape (some in several pieces). */
-  replayed: number;
-  marks: number;
-  fundings: number;
-  /**
-   * ticker, private, positions, gap, the v2 L2 `book` and `snapshot` (and depth and quote without
-   * quotes): not used by the fill model.
-   */
-  ignored: number;
-  /**
-   * Tape quotes: depth lines and v2 quote events applied, quotes placed (including put back after a trade),
-   * refused because they would cross a resting order, skipped (below minimum or off grid).
-   */
-  quotes: { depths: number; placed: number; crossed: number; skipped: number };
-  skipped: { belowMinimum: number; offGrid: number; refused: number };
-  /** Mark, funding or cancel calls the sink refused (an off-grid mark, a rate out of range). */
-  refusals: number;
-  /** The `l2` book mode's queue model and counts (absent in the `top` mode). */
-  l2?: L2Stats;
-}
 
 interface Quote {
   clientOrderId: string;
@@ -164,7 +95,8 @@ export class TapeReplayer {
       const levels = opts.depthLevels ?? 50;
       if (!(Number.isInteger(levels) && levels >= 0 && levels <= 150)) throw new RangeError(`depthLevels must be an integer from 0 to 150, got ${levels}`);
       const tape = new Set([this.maker, this.taker]);
-      const l2Sink = { placeOrder: sink.placeOrder.bind(sink), cancelOrder: sink.cancelOrder.bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink), restingThrough: resting };
+      // The L2 tape reads nothing of the answers: the forms that format no record where the sink has them.
+      const l2Sink = { placeOrder: (sink.placeOrderStatus ?? sink.placeOrder).bind(sink), cancelOrder: (sink.cancelOrderQuiet ?? sink.cancelOrder).bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink), restingThrough: resting };
       this.l2 = new L2Tape(l2Sink, this.maker, (u) => tape.has(u), (symbol) => this.specs.get(symbol), opts.queue ?? { model: 'risk-averse' }, levels);
       this.stats.l2 = this.l2.stats;
     }
@@ -411,7 +343,8 @@ export class TapeReplayer {
 
   private cancelQuote(symbol: string, q: Quote): void {
     this.quoteVersion++;
-    this.guard(() => this.sink.cancelOrder(this.maker, { symbol, clientOrderId: q.clientOrderId }), true);
+    const ref = { symbol, clientOrderId: q.clientOrderId };
+    this.guard(() => (this.sink.cancelOrderQuiet ? this.sink.cancelOrderQuiet(this.maker, ref) : this.sink.cancelOrder(this.maker, ref)), true);
   }
 
   /** Places one quote makerOnly; undefined when skipped or refused. */
@@ -430,7 +363,8 @@ export class TapeReplayer {
     const q: Quote = { clientOrderId: `tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, price, quantity };
     let placed: unknown;
     try {
-      placed = this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId });
+      const input: PlaceOrderInput = { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId };
+      placed = this.sink.placeOrderStatus ? { status: this.sink.placeOrderStatus(this.maker, input) } : this.sink.placeOrder(this.maker, input);
       this.settle(placed);
     } catch (err) {
       if (!(err instanceof VenueError)) throw err;

@@ -2,6 +2,7 @@
  * The normal-order commands: place, cancel and amend, one at a time or in batches of up to 20
  * (one bad order never fails the others), and cancel-all of normal orders.
  */
+import type { OrderStatus } from '../../../core/enums';
 import { ErrorCodes, VenueError } from '../../../core/errors';
 import type { OrderRecord } from '../../../protocol/records';
 import type { BatchResult, BatchResultItem } from '../../../protocol/rest/common';
@@ -35,6 +36,16 @@ export class OrderCommands {
   place(userId: string, input: PlaceOrderInput): OrderRecord {
     const acct = this.s.acct(userId);
     return this.s.recordOf(this.matching.commit(this.intake.prepare(acct, input), {}));
+  }
+
+  /** `place` for a caller that reads only the outcome: its status, no record formatted. */
+  placeStatus(userId: string, input: PlaceOrderInput): OrderStatus {
+    return this.matching.commit(this.intake.prepare(this.s.acct(userId), input), {}).status;
+  }
+
+  /** `cancel` for a caller that reads nothing of the answer: no record formatted. */
+  cancelQuiet(userId: string, ref: OrderRef): void {
+    this.cancelOne(this.s.acct(userId), ref);
   }
 
   batchPlace(userId: string, inputs: PlaceOrderInput[]): BatchResult {

@@ -2,7 +2,8 @@ import { ManualClock } from '../../../../src/core/clock';
 import { Engine } from '../../../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS, wireSpecOf, type SymbolConfig } from '../../../../src/exchange/engine/symbols';
 import type { Level, RecordedEvent } from '../../../../src/market-data/format';
-import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer } from '../../../../src/exchange/engine/market/tape';
+import { TapeReplayer } from '../../../../src/exchange/engine/market/tape';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER } from '../../../../src/exchange/engine/market/tape-sink';
 import { queueModel, type QueueModelName } from '../../../../src/exchange/engine/market/queue';
 
 const T0 = 1_700_000_000_000;

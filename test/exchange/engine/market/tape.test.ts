@@ -2,7 +2,8 @@ import { ManualClock } from '../../../../src/core/clock';
 import { Engine } from '../../../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS, wireSpecOf, type SymbolConfig } from '../../../../src/exchange/engine/symbols';
 import type { RecordedEvent } from '../../../../src/market-data/format';
-import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, TapeReplayer, type ReplaySink } from '../../../../src/exchange/engine/market/tape';
+import { TapeReplayer } from '../../../../src/exchange/engine/market/tape';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, type ReplaySink } from '../../../../src/exchange/engine/market/tape-sink';
 
 const T0 = 1_700_000_000_000;
 const SYM: SymbolConfig = { ...DEFAULT_SYMBOLS[0], markPrice: '100' };
