@@ -77,7 +77,7 @@ export async function decodeOnly(src: EventSource, full: boolean): Promise<{ eve
 }
 
 /** A full garbage collection, for heap figures that mean something (the flag is set once, here). */
-function collectGarbage(): void {
+export function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
 }

@@ -9,11 +9,11 @@
  * BENCH_REAL_RUNS sets the rounds (default 3). The capture must be at ../shared/data (or
  * PERPKIT_SHARED_DATA): the suite fails saying so when it is not.
  */
-import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createGzip } from 'node:zlib';
 import { parseBacktestConfig } from '../../src/backtest/backtest/config';
 import { CacheSource } from '../../src/backtest/backtest/cache';
 import { cachePathFor } from '../../src/backtest/backtest/cache-format';
@@ -23,12 +23,14 @@ import { runBacktest } from '../../src/backtest/backtest/run';
 import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
 import marketMaker from '../../strategies/market-maker';
 import { round, type BenchResult } from '../harness';
-import { decodeOnly } from './backtest';
+import { collectGarbage, decodeOnly } from './backtest';
 import { registerSuite } from './registry';
 
 const SHARED = process.env.PERPKIT_SHARED_DATA ?? path.resolve('../shared/data');
 const CAPTURE = path.join(SHARED, 'binance-usdm/btcusdt_20240808.gz');
 const RUNS = Number(process.env.BENCH_REAL_RUNS ?? 3);
+/** Copies of the imported capture laid end to end for the memory part (12: about 1.1 M events, 70 minutes). */
+const COPIES = Number(process.env.BENCH_REAL_COPIES ?? 12);
 const GOAL = 1_000_000;
 
 /** gunzip + split + JSON.parse of every message of the capture (`<ns> <json>` lines): the import's limit. */
@@ -48,7 +50,67 @@ async function parseOnly(file: string): Promise<{ lines: number; seconds: number
   return { lines, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
 
-async function marketMakerRun(file: string, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], book: 'top' | 'l2'): Promise<{ events: number; seconds: number; fills: number }> {
+/**
+ * The imported capture `copies` times end to end, as one longer recording: each copy's times
+ * (receive, exchange, next funding) moved on by the span of the capture and its update ids by
+ * their range, so time and ids keep increasing; each copy starts again from the capture's depth
+ * snapshot. For the memory of a long L2 replay: the shared file itself is six minutes.
+ */
+async function repeatRecording(src: string, out: string, copies: number): Promise<number> {
+  const lines: string[] = [];
+  const rl = createInterface({ input: createReadStream(src).pipe(createGunzip()), crlfDelay: Infinity });
+  for await (const line of rl) if (line.length > 0) lines.push(line);
+  const events = lines.slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const num = (e: Record<string, unknown>, k: string): number | undefined => (typeof e[k] === 'number' ? (e[k] as number) : undefined);
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  let id0 = Infinity;
+  let id1 = -Infinity;
+  for (const e of events) {
+    const t = num(e, 't');
+    if (t !== undefined) {
+      t0 = Math.min(t0, t);
+      t1 = Math.max(t1, t);
+    }
+    for (const k of ['U', 'u', 'pu']) {
+      const v = num(e, k);
+      if (v !== undefined) {
+        id0 = Math.min(id0, v);
+        id1 = Math.max(id1, v);
+      }
+    }
+  }
+  const span = t1 - t0 + 1000;
+  const idSpan = id1 - id0 + 1;
+  const gz = createGzip({ level: 1 });
+  const done = new Promise<void>((resolve, reject) => {
+    gz.pipe(createWriteStream(out)).on('finish', resolve).on('error', reject);
+  });
+  gz.write(`${lines[0]}\n`);
+  let n = 0;
+  for (let c = 0; c < copies; c++) {
+    let chunk = '';
+    for (const e of events) {
+      const copy: Record<string, unknown> = { ...e };
+      for (const k of ['t', 'et', 'n']) {
+        const v = num(e, k);
+        if (v !== undefined) copy[k] = v + c * span;
+      }
+      for (const k of ['U', 'u', 'pu']) {
+        const v = num(e, k);
+        if (v !== undefined) copy[k] = v + c * idSpan;
+      }
+      chunk += `${JSON.stringify(copy)}\n`;
+      n++;
+    }
+    if (!gz.write(chunk)) await new Promise((r) => gz.once('drain', r));
+  }
+  gz.end();
+  await done;
+  return n;
+}
+
+async function marketMakerRun(file: string, header: Awaited<ReturnType<typeof JsonlSource.open>>['header'], book: 'top' | 'l2', onProgress?: (p: { events: number }) => void): Promise<{ events: number; seconds: number; fills: number }> {
   const params = { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '4', volMultiplier: '3', maxInventory: '0.1', skewBps: '3', refreshMs: 1000 };
   const fill = book === 'l2' ? { book: 'l2', queue: 'probabilistic' } : {};
   const cfg = parseBacktestConfig(
@@ -57,7 +119,7 @@ async function marketMakerRun(file: string, header: Awaited<ReturnType<typeof Js
   );
   const source = CacheSource.open([cachePathFor(file)], header);
   const t0 = process.hrtime.bigint();
-  const r = await runBacktest(cfg, { slots: [{ id: 'mm', definition: marketMaker, params }], source });
+  const r = await runBacktest(cfg, { slots: [{ id: 'mm', definition: marketMaker, params }], source, onProgress });
   return { events: r.events.read, seconds: Number(process.hrtime.bigint() - t0) / 1e9, fills: r.fills.length };
 }
 
@@ -114,6 +176,27 @@ registerSuite({
       out.push({ name: 'fills, L2 + probabilistic', value: fills.l2, unit: 'fills' });
       out.push({ name: 'fills, top of book', value: fills.top, unit: 'fills' });
       out.push({ name: 'rss at the end', value: Math.round(process.memoryUsage().rss / 1e6), unit: 'MB' });
+
+      // Memory of a long L2 replay: the capture repeated, the heap in use after a full garbage
+      // collection at each quarter (flat in the length of the recording, or not).
+      if (COPIES > 0) {
+        const long = path.join(dir, 'btcusdt-repeated.jsonl.gz');
+        const total = await repeatRecording(file, long, COPIES);
+        await buildCache(long, cachePathFor(long));
+        const longHeader = (await JsonlSource.open([long])).header;
+        const marks = [0.25, 0.5, 0.75, 1].map((f) => Math.floor(f * total));
+        const heap: number[] = [];
+        const r = await marketMakerRun(long, longHeader, 'l2', (p) => {
+          if (heap.length < marks.length && p.events >= marks[heap.length] - 50_000) {
+            collectGarbage();
+            heap.push(Math.round(process.memoryUsage().heapUsed / 1e6));
+          }
+        });
+        out.push({ name: `long L2 replay: the capture ${COPIES} times end to end`, value: r.events, unit: 'events' });
+        out.push({ name: 'long L2 replay: market maker (not best of: one run, with the GCs below)', value: Math.round(rate(r.events, r.seconds)), unit: 'events/s' });
+        heap.forEach((mb, k) => out.push({ name: `long L2 replay: heap in use after GC at ${['1/4', '1/2', '3/4', 'all'][k]}`, value: mb, unit: 'MB' }));
+        out.push({ name: 'long L2 replay: fills', value: r.fills, unit: 'fills' });
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
