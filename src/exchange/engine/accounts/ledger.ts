@@ -10,7 +10,7 @@ import { MONEY_DP } from '../../../core/values';
 import type { AccountChangeRecord } from '../../../protocol/records';
 import type { EngineAccount, EngineOrder } from '../model';
 import { money } from '../records';
-import { ceilUnits, times } from './margin-rate';
+import { frozenUnits } from './margin-memo';
 import { INSURANCE_ACCOUNT, fail, page, type EngineState } from '../state';
 import type { Margin } from './margin';
 
@@ -95,7 +95,7 @@ export class Ledger {
   /** Freezes the order's margin for `steps` still open (nothing to do for an order that freezes none). */
   freeze(o: EngineOrder, steps: number): void {
     if (o.frozenPerStep.m === 0n && o.frozen === 0n) return;
-    this.setFrozen(o, ceilUnits(times(o.frozenPerStep, steps)));
+    this.setFrozen(o, frozenUnits(o.frozenPerStep, steps));
   }
 
   /**

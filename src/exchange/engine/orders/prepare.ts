@@ -7,7 +7,8 @@ import { formatDec } from '../../../core/decimal';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { Margin } from '../accounts/margin';
-import { ZERO_RATE, divide, quotient, rateDec, type MarginRate } from '../accounts/margin-rate';
+import { MarginMemo } from '../accounts/margin-memo';
+import { ZERO_RATE, rateDec, type MarginRate } from '../accounts/margin-rate';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { PlaceOrderInput } from '../inputs';
 import type { EngineAccount } from '../model';
@@ -51,6 +52,8 @@ export function stepsOf(spec: SymbolSpec, s: string, field: string): number {
 }
 
 export class OrderIntake {
+  private readonly memos = new Map<SymbolSpec, MarginMemo>();
+
   constructor(
     private readonly s: EngineState,
     private readonly margin: Margin,
@@ -113,14 +116,25 @@ export class OrderIntake {
       const opening = acct.positionMode === 'ONE_WAY' ? Math.max(0, qty - closable) : qty;
       if (opening > 0) {
         const leverage = this.s.settingsOf(acct, spec.name).leverage;
-        const required = quotient(spec.notionalUnits(refTicks, opening), -spec.notionalScale, BigInt(leverage));
+        const memo = this.memoOf(spec);
+        memo.lookup(refTicks, opening, qty, leverage);
+        const required = memo.required;
         if (!this.margin.covers(acct, required)) {
           fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${money(rateDec(required))} USDT at ${leverage}x, available is ${money(this.margin.availableOf(acct))} USDT`);
         }
-        frozenPerStep = divide(required, qty);
+        frozenPerStep = memo.perStep;
       }
     }
     return { acct, st, input, positionSide, price, qty, reducing, frozenPerStep, clientOrderId: input.clientOrderId ?? '' };
+  }
+
+  private memoOf(spec: SymbolSpec): MarginMemo {
+    let m = this.memos.get(spec);
+    if (m === undefined) {
+      m = new MarginMemo(spec);
+      this.memos.set(spec, m);
+    }
+    return m;
   }
 
   /** Price of a BBO priceType (1 opponent 1, 2 opponent 5, 3 same side 1, 4 same side 5). */
