@@ -1,13 +1,16 @@
 /**
  * Client order ids. Every order has one: the user's, or `auto-<order id>` made by the engine.
  * `liveClientIds` indexes those of open orders (a small map). `lastClientIds` answers "the latest
- * order with this client id, final or not". Indexing every engine-made id there grew a
+ * order with this client id, final or not". Putting every id in it as orders were made grew a
  * string-keyed map by an entry per order for the life of the exchange (about 11 % of a
- * placement's cost on `npm run bench -- engine`), so an engine-made id is indexed only when an
- * order has already used the same text; otherwise the order it names is found from the id it
- * carries. Accounts whose final orders are forgotten index every id (their index shrinks as
- * orders end). Snapshots hold the index as it was always kept: `lastClientIdsOf` rebuilds it
- * from the account's order history.
+ * placement's cost on `npm run bench -- engine`, 4 % of the local exchange's under load). So an
+ * engine-made id is not indexed: the order it names is found from the id it carries. A user's id
+ * is appended to a list kept beside the account (not part of its state: it only holds what the
+ * map is owed) and goes into the map when a lookup needs it.
+ * The latest order with an id is then the later of the two, as order ids grow. Accounts whose
+ * final orders are forgotten index every id at once (their index shrinks as orders end).
+ * Snapshots hold the index as it was always kept: `lastClientIdsOf` rebuilds it from the
+ * account's order history.
  */
 import type { EngineAccount, EngineOrder } from '../model';
 import type { EngineState } from '../state';
@@ -22,19 +25,38 @@ function autoIdOf(clientOrderId: string): number | undefined {
 }
 
 /** Records that order `o`, just created with a client id the user gave or not, is the latest with it. */
+/** Users' client ids not yet in an account's `lastClientIds`: clientOrderId, order id, ... */
+const PENDING = new WeakMap<EngineAccount, Array<string | number>>();
+
 export function noteClientId(s: EngineState, acct: EngineAccount, o: EngineOrder, userGiven: boolean): void {
-  const cid = o.clientOrderId;
-  if (userGiven || s.forgetful.has(acct.userId) || acct.lastClientIds.has(cid)) acct.lastClientIds.set(cid, o.id);
+  if (s.forgetful.has(acct.userId)) {
+    acct.lastClientIds.set(o.clientOrderId, o.id);
+  } else if (userGiven) {
+    const p = PENDING.get(acct);
+    if (p === undefined) PENDING.set(acct, [o.clientOrderId, o.id]);
+    else p.push(o.clientOrderId, o.id);
+  }
+}
+
+/** Moves the users' ids noted since the last lookup into the map, in the order they came. */
+function flushPending(acct: EngineAccount): void {
+  const p = PENDING.get(acct);
+  if (p === undefined) return;
+  for (let i = 0; i < p.length; i += 2) acct.lastClientIds.set(p[i] as string, p[i + 1] as number);
+  PENDING.delete(acct);
 }
 
 /** Id of the latest order of `acct` with this client id (open ones first), or undefined. */
 export function orderIdByClientId(s: EngineState, acct: EngineAccount, cid: string): number | undefined {
-  const id = acct.liveClientIds.get(cid) ?? acct.lastClientIds.get(cid);
-  if (id !== undefined) return id;
-  const auto = autoIdOf(cid);
-  if (auto === undefined) return undefined;
-  const o = s.ordersById.get(auto);
-  return o !== undefined && o.userId === acct.userId && o.clientOrderId === cid ? auto : undefined;
+  const live = acct.liveClientIds.get(cid);
+  if (live !== undefined) return live;
+  flushPending(acct);
+  const last = acct.lastClientIds.get(cid);
+  const n = autoIdOf(cid);
+  const o = n === undefined ? undefined : s.ordersById.get(n);
+  const auto = o !== undefined && o.userId === acct.userId && o.clientOrderId === cid ? n : undefined;
+  if (last === undefined) return auto;
+  return auto !== undefined && auto > last ? auto : last;
 }
 
 /**
@@ -58,6 +80,7 @@ export function lastClientIdsOf(s: Pick<EngineState, 'forgetful'>, acct: EngineA
 /** Before an account starts forgetting final orders: its index gets every id, as forgetful accounts keep it. */
 export function indexEveryClientId(s: Pick<EngineState, 'forgetful'>, acct: EngineAccount): void {
   if (s.forgetful.has(acct.userId)) return;
+  flushPending(acct);
   const m = lastClientIdsOf(s, acct);
   // Entries no order in the history explains (an index restored from a snapshot) stay.
   for (const [k, v] of acct.lastClientIds) if (!m.has(k)) m.set(k, v);

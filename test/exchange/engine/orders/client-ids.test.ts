@@ -35,6 +35,20 @@ describe('client order ids', () => {
     expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: first.clientOrderId }).orderId).toBe(again.orderId);
   });
 
+  it('finds the latest of the final orders a user gave the same id, among many others, and a lookup between placements changes nothing', () => {
+    const { engine } = world();
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const r = engine.placeOrder('a', limit('40000.0', i % 10 === 0 ? 'again' : `c-${i}`));
+      engine.cancelOrder('a', { symbol: 'BTCUSDT', orderId: r.orderId });
+      ids.push(r.orderId);
+      if (i === 25) expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'again' }).orderId).toBe(ids[20]);
+    }
+    expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'again' }).orderId).toBe(ids[40]);
+    expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'c-7' }).orderId).toBe(ids[7]);
+    expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'c-49' }).orderId).toBe(ids[49]);
+  });
+
   it('snapshots hold every client id of the account, engine-made ones included, latest order per id, in first-use order', () => {
     const { engine } = world();
     const ids: string[] = [];
