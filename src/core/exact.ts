@@ -177,25 +177,24 @@ export function divInt(a: Exact, k: number): Exact {
 
 /** The integer a rounds to: down (toward zero), up (away from zero) or half-even. */
 export function roundToInteger(a: Exact, mode: 'down' | 'up' | 'half-even'): bigint {
-  if (a.e >= 0) return a.m * pow10(a.e);
-  const d = pow10(-a.e);
-  const n = abs(a.m);
-  let q = n / d;
-  const r = n - q * d;
+  return a.e >= 0 ? a.m * pow10(a.e) : divRound(a.m, pow10(-a.e), mode);
+}
+
+/** n / d (d > 0) rounded to an integer: down (toward zero), up (away from zero) or half-even; symmetric in sign. */
+export function divRound(n: bigint, d: bigint, mode: 'down' | 'up' | 'half-even'): bigint {
+  const neg = n < 0n;
+  const a = neg ? -n : n;
+  let q = a / d;
+  const r = a - q * d;
   if (r !== 0n) {
     if (mode === 'up') q += 1n;
     else if (mode === 'half-even') q = roundHalfEven(q, r, d);
   }
-  return a.m < 0n ? -q : q;
+  return neg ? -q : q;
 }
 
-/**
- * Plain decimal text rounded half-even to `dp` places, trailing zeros dropped, "0" for zero: what
- * `formatDec(d, dp)` prints for the same value.
- */
-export function formatExact(a: Exact, dp: number): string {
-  // The value in units of 10^-dp, rounded.
-  const u = a.e >= -dp ? a.m * pow10(a.e + dp) : roundToInteger({ m: a.m, e: a.e + dp }, 'half-even');
+/** Plain decimal text of u x 10^-dp, trailing zeros dropped ("0", "12.5", "-0.00000001"). */
+export function formatScaled(u: bigint, dp: number): string {
   if (u === 0n) return '0';
   const neg = u < 0n;
   const s = abs(u).toString();
@@ -212,6 +211,15 @@ export function formatExact(a: Exact, dp: number): string {
   while (end > 0 && frac.charCodeAt(end - 1) === 48) end--;
   const body = end === 0 ? int : `${int}.${frac.slice(0, end)}`;
   return neg ? `-${body}` : body;
+}
+
+/**
+ * Plain decimal text rounded half-even to `dp` places, trailing zeros dropped, "0" for zero: what
+ * `formatDec(d, dp)` prints for the same value.
+ */
+export function formatExact(a: Exact, dp: number): string {
+  // The value in units of 10^-dp, rounded.
+  return formatScaled(roundToInteger({ m: a.m, e: a.e + dp }, 'half-even'), dp);
 }
 
 export function decOfExact(a: Exact): Dec {

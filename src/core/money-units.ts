@@ -6,7 +6,7 @@
  * formatting records.
  */
 import { Dec } from './decimal';
-import type { Exact } from './exact';
+import { divRound, formatScaled, type Exact } from './exact';
 import { MONEY_DP } from './values';
 
 export const UNITS_PER_USDT = 10n ** BigInt(MONEY_DP);
@@ -31,22 +31,7 @@ export function decOfUnits(u: bigint): Dec {
 
 /** Plain decimal text of an amount in units, trailing zeros dropped ("0", "12.5", "-0.00000001"), as `formatDec`. */
 export function formatUnits(u: bigint): string {
-  if (u === 0n) return '0';
-  const neg = u < 0n;
-  const s = (neg ? -u : u).toString();
-  let int: string;
-  let frac: string;
-  if (s.length > MONEY_DP) {
-    int = s.slice(0, s.length - MONEY_DP);
-    frac = s.slice(s.length - MONEY_DP);
-  } else {
-    int = '0';
-    frac = s.padStart(MONEY_DP, '0');
-  }
-  let end = frac.length;
-  while (end > 0 && frac.charCodeAt(end - 1) === 48) end--;
-  const body = end === 0 ? int : `${int}.${frac.slice(0, end)}`;
-  return neg ? `-${body}` : body;
+  return formatScaled(u, MONEY_DP);
 }
 
 /** Units of a plain decimal string with at most MONEY_DP decimals; undefined otherwise. */
@@ -57,22 +42,6 @@ export function parseUnits(s: string): bigint | undefined {
   if (frac.length > MONEY_DP) return undefined;
   const u = BigInt(m[2] + frac.padEnd(MONEY_DP, '0'));
   return m[1] === '-' ? -u : u;
-}
-
-/** n / d (d > 0) rounded to an integer, half-even or up (away from zero), symmetric in sign. */
-export function divRound(n: bigint, d: bigint, mode: 'half-even' | 'up'): bigint {
-  const neg = n < 0n;
-  const a = neg ? -n : n;
-  let q = a / d;
-  const r = a - q * d;
-  if (r !== 0n) {
-    if (mode === 'up') q += 1n;
-    else {
-      const twice = 2n * r;
-      if (twice > d || (twice === d && (q & 1n) === 1n)) q += 1n;
-    }
-  }
-  return neg ? -q : q;
 }
 
 /** A decimal rate (a fee or funding rate) as an integer over 10^scale, exact. */
@@ -102,15 +71,5 @@ export function formatRatio(num: bigint, den: bigint, pow: number, dp: number): 
   const shift = pow + dp;
   const n = shift >= 0 ? num * 10n ** BigInt(shift) : num;
   const d = shift >= 0 ? den : den * 10n ** BigInt(-shift);
-  const q = divRound(n, d, 'half-even');
-  if (q === 0n) return '0';
-  const neg = q < 0n;
-  const s = (neg ? -q : q).toString().padStart(dp + 1, '0');
-  const int = s.slice(0, s.length - dp);
-  let frac = s.slice(s.length - dp);
-  let end = frac.length;
-  while (end > 0 && frac.charCodeAt(end - 1) === 48) end--;
-  frac = frac.slice(0, end);
-  const body = frac.length > 0 ? `${int}.${frac}` : int;
-  return neg ? `-${body}` : body;
+  return formatScaled(divRound(n, d, 'half-even'), dp);
 }

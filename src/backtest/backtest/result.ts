@@ -1,24 +1,13 @@
 /** What a backtest run produces: its fills, equity samples, counters and final state (report.ts reads it). */
 import type { Bot } from '../../bot/bot';
+import type { Fill } from '../../bot/bus/events';
 import type { Engine } from '../../exchange/engine/engine';
 import type { TapeReplayer } from '../../exchange/engine/market/tape';
 import type { MarkProvenance } from '../../market-data/format';
 import type { StrategyCounters } from './counters';
 
-export interface FillRow {
-  time: number;
-  strategyId: string;
-  symbol: string;
-  side: 'BUY' | 'SELL';
-  price: string;
-  quantity: string;
-  fee: string;
-  realizedPnl: string;
-  role: 'maker' | 'taker';
-  orderId: string;
-  clientOrderId: string;
-  tradeId: string;
-}
+/** A fill of the run: the bot's fill (without the position side) with its time and strategy. */
+export type FillRow = Omit<Fill, 'positionSide'> & { time: number; strategyId: string };
 
 export interface EquitySample {
   time: number;

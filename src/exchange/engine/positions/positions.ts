@@ -3,7 +3,8 @@
  * (cost basis, fees, realized PnL, isolated margin, the closed-position history).
  */
 import { formatDec } from '../../../core/decimal';
-import { decOfUnits, divRound, formatUnits } from '../../../core/money-units';
+import { divRound } from '../../../core/exact';
+import { decOfUnits, formatUnits } from '../../../core/money-units';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { EngineAccount, EngineOrder, EnginePosition } from '../model';
