@@ -5,6 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { reportJson } from '../../src/backtest/report/report';
+import { reportNotices } from '../../src/backtest/report/html';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { MM, writeConfig } from './fixtures';
@@ -18,15 +19,13 @@ import type { EventSource } from '../../src/backtest/backtest/source';
 const T0 = 1_723_161_600_000;
 
 /** Two minutes of a v2 recording: quotes, trades, derived marks, one snapshot and one book delta. */
-function v2Recording(dir: string): { quotes: number } {
+function v2Recording(dir: string, withSnapshot = true): { quotes: number } {
   const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
   const header: RecordingHeader = {
     type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: T0, symbols: [spec], part: 0,
     marks: { BTCUSDT: { source: 'derived', method: 'mid price sampled each second' } },
   };
-  const ev: RecordedEvent[] = [
-    { t: T0, et: T0 + 1270, k: 'snapshot', s: 'BTCUSDT', u: 100, b: [['60000.0', '1.000']], a: [['60000.5', '1.000']] },
-  ];
+  const ev: RecordedEvent[] = withSnapshot ? [{ t: T0, et: T0 + 1270, k: 'snapshot', s: 'BTCUSDT', u: 100, b: [['60000.0', '1.000']], a: [['60000.5', '1.000']] }] : [];
   let quotes = 0;
   for (let i = 0; i < 120; i++) {
     const t = T0 + i * 1000;
@@ -71,6 +70,10 @@ describe('backtest on a format v2 recording with the L2 fill model and feed late
     expect(a.result.events.unused).toBe(0);
     expect(a.result.tape.l2).toMatchObject({ queue: 'probabilistic', snapshots: 1, deltas: 1 });
     expect(a.report.fills.length).toBeGreaterThan(0);
+    // The report names the model it ran: the L2 book, its queue model, the feed latency from the data.
+    expect(a.report.identity.fillModel).toMatch(/^l2: the recorded L2 book .* queue model probabilistic \(cancellations ahead with probability by f\(x\) = x\^2\)$/);
+    expect(a.report.identity.latencyModel).toBe('fixed, virtual time: place 5 ms, cancel 5 ms, amend 5 ms; market data reaches the strategies after receive minus exchange time of each event above its running minimum, plus 2 ms');
+    expect(reportNotices(a.report).some((n) => n.includes('no L2 snapshot'))).toBe(false);
     const c = await backtest(cfg, { cache: true });
     expect(c.sourceKind).toBe('cache');
     expect(reportJson(c.report)).toBe(reportJson(a.report));
@@ -93,6 +96,20 @@ describe('backtest on a format v2 recording with the L2 fill model and feed late
     const cached = await all(CacheSource.open([cachePathFor(file)], (await JsonlSource.open([file])).header));
     expect(cached).toEqual(json);
     expect(json.some((l) => l.includes('"k":"trade"') && l.includes('"et":'))).toBe(true);
+  });
+});
+
+describe('backtest with the L2 fill model on data without an L2 snapshot', () => {
+  test('says so in the notices (CLI and report.html): the book was never known, deltas skipped', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-nosnap-'));
+    v2Recording(dir, false);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'l2.yaml', { latency: { placeMs: [1, 5, 9], seed: 3 }, fill: { book: 'l2', queue: 'risk-averse' }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.result.tape.l2).toMatchObject({ snapshots: 0, deltas: 0, deltasSkipped: 1 });
+    const notice = reportNotices(a.report).find((n) => n.includes('no L2 snapshot'));
+    expect(notice).toBe("fill.book is l2, but the data has no L2 snapshot: the recorded book was never known, so only the quotes' best levels stood in it and 1 L2 deltas were skipped; queue positions and walks through deeper levels are not those of the recorded market (the import reports why it has no snapshot).");
+    expect(a.report.identity.fillModel).toContain('queue model risk-averse (only trades at its price advance it)');
+    expect(a.report.identity.latencyModel).toBe('virtual time: place sampled from [1, 5, 9] ms, cancel sampled from [1, 5, 9] ms, amend sampled from [1, 5, 9] ms (uniform draws, seed 3)');
   });
 });
 

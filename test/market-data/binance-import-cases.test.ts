@@ -133,6 +133,8 @@ describe('import binance-futures: hand-made inputs', () => {
     }, {}, /the gzip data ends early \(a torn or truncated file\)/],
     ['a receive time that is neither ns, us nor ms', () => file([`17231612550 ${JSON.stringify({ e: 'trade' })}`]), {}, /:1: not a Binance capture line/],
     ['an output directory that does not exist', () => file([ticker(T, 1, '100.00', '100.10')]), { out: path.join(dir, 'no', 'such', 'x.gz') }, /--out .*: the directory .* does not exist/],
+    // Binance spot's diff depth stream has U and u but no pu (and its own continuity rule).
+    ['a Binance spot depth stream', () => file([line(T, 'btcusdt@depth@100ms', { e: 'depthUpdate', E: T + 1270, s: 'BTCUSDT', U: 5, u: 9, b: [['100.00', '1.000']], a: [] })]), {}, /:1: depthUpdate message: expected pu .* found none: this looks like Binance spot's depth stream, which import binance-futures does not read$/],
     ['a symbol not in the file', () => file([ticker(T, 1, '100.00', '100.10')]), { symbol: 'ETHUSDT' }, /--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/],
   ])('%s is refused with one line naming the problem', async (_what, make, extra, msg) => {
     const p = importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra });

@@ -39,6 +39,8 @@ export function reportNotices(r: BacktestReport): string[] {
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
   if (s.liquidations > 0) out.push(`The account was liquidated ${s.liquidations} time(s).`);
   for (const [sym, m] of Object.entries(r.data.marks)) if (m.source === 'derived') out.push(`${sym} marks are derived, not recorded: ${m.method}.`);
+  const l2 = r.data.tape.l2;
+  if (l2 !== undefined && l2.snapshots === 0) out.push(`fill.book is l2, but the data has no L2 snapshot: the recorded book was never known, so only the quotes' best levels stood in it${l2.deltasSkipped > 0 ? ` and ${l2.deltasSkipped} L2 deltas were skipped` : ''}; queue positions and walks through deeper levels are not those of the recorded market (the import reports why it has no snapshot).`);
   if (r.data.events.unused > 0) out.push(`${r.data.events.unused} L2 book/snapshot events were read but not used by the tape fill model.`);
   return out;
 }

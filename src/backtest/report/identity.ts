@@ -78,10 +78,32 @@ export function identityOf(cfg: BacktestConfig, r: BacktestResult, effectiveConf
     data: cfg.data.files.map((f, i) => ({ file: relFiles[i], bytes: statSync(f).size, sha256: fileSha256(f) })),
     range: { start: r.startTime, end: r.endTime, from: cfg.data.from ?? null, to: cfg.data.to ?? null },
     marks,
-    fillModel: `tape: recorded trades fill resting orders they cross (maker, at the order's price); ${cfg.fill.depthQuotes ? "recorded depth and quotes stand as the market's top of book for taker orders" : 'depth quotes off: taker orders fill only against recorded trades'}`,
-    latencyModel: `fixed, virtual time: place ${l.placeMs} ms, cancel ${l.cancelMs} ms, amend ${l.amendMs} ms`,
+    fillModel: fillModelText(cfg.fill),
+    latencyModel: latencyModelText(l),
     fees: cfg.fees ? `maker ${cfg.fees.maker}, taker ${cfg.fees.taker} (config)` : "the recording's symbol specs",
     perpkitVersion: perpkitVersion(),
     configHash: createHash('sha256').update(canonicalJson(effectiveConfig)).digest('hex').slice(0, 16),
   };
+}
+
+/** The fill model in words: the book mode, and with the L2 book its queue model and depth. */
+export function fillModelText(f: BacktestConfig['fill']): string {
+  if (f.book === 'l2') {
+    const q = f.queue;
+    const shape = q.shape === 'log' ? 'f(x) = ln(1 + x)' : `f(x) = x^${q.power ?? 2}`;
+    const queue = q.model === 'none' ? 'none (fill at touch: every trade at its price reaches it)' : q.model === 'risk-averse' ? 'risk-averse (only trades at its price advance it)' : `probabilistic (cancellations ahead with probability by ${shape})`;
+    return `l2: the recorded L2 book (snapshot and deltas, its top kept current by quotes); marketable orders walk up to ${f.depthLevels} recorded levels a side; resting orders fill by recorded trades at or through their price after the quantity ahead of them, queue model ${queue}`;
+  }
+  return `tape: recorded trades fill resting orders they cross (maker, at the order's price); ${f.depthQuotes ? "recorded depth and quotes stand as the market's top of book for taker orders" : 'depth quotes off: taker orders fill only against recorded trades'}`;
+}
+
+const msText = (v: number | number[]): string => (typeof v === 'number' ? `${v} ms` : `sampled from [${v.join(', ')}] ms`);
+
+/** The latency model in words: order entry (constant or sampled, with the seed) and the feed. */
+export function latencyModelText(l: BacktestConfig['latency']): string {
+  const sampled = [l.placeMs, l.cancelMs, l.amendMs].some((v) => typeof v !== 'number');
+  const entry = `${sampled ? 'virtual time' : 'fixed, virtual time'}: place ${msText(l.placeMs)}, cancel ${msText(l.cancelMs)}, amend ${msText(l.amendMs)}${sampled ? ` (uniform draws, seed ${l.seed ?? 1})` : ''}`;
+  if (l.feedMs === undefined || l.feedMs === 0) return entry;
+  const feed = l.feedMs === 'data' ? `receive minus exchange time of each event above its running minimum, plus ${l.feedBaseMs ?? 0} ms` : `${l.feedMs} ms`;
+  return `${entry}; market data reaches the strategies after ${feed}`;
 }

@@ -333,6 +333,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     };
     switch (e) {
       case 'depthUpdate': {
+        if (isNum(d.U) && isNum(d.u) && d.pu === undefined && isLevels(d.b) && isLevels(d.a)) bad("pu (the previous final update id of a futures depth stream), found none: this looks like Binance spot's depth stream, which import binance-futures does not read");
         if (!isNum(d.U) || !isNum(d.u) || !isNum(d.pu) || !isLevels(d.b) || !isLevels(d.a)) bad('U, u, pu as numbers and b, a as [price, quantity] string pairs');
         const b = (d.b as Level[]).map((l): Level => [l[0], l[1]]);
         const a = (d.a as Level[]).map((l): Level => [l[0], l[1]]);
