@@ -264,7 +264,7 @@ export class Engine {
   /** Read-only history of an account, for the statistics endpoints (volume, overview, leaderboard). */
   accountData(userId: string): { trades: readonly TradeRecord[]; changes: readonly AccountChangeRecord[]; transferIn: string; wallet: string } {
     const acct = this.s.acct(userId);
-    return { trades: acct.trades, changes: acct.changes, transferIn: formatUnits(acct.transferIn), wallet: formatUnits(acct.wallet) };
+    return { trades: acct.trades.toArray(), changes: acct.changes.toArray(), transferIn: formatUnits(acct.transferIn), wallet: formatUnits(acct.wallet) };
   }
 
   /** Ids of all user accounts, in creation order. */

@@ -24,7 +24,8 @@ import type {
 } from '../../core/enums';
 import type { Dec } from '../../core/decimal';
 import type { MarginRate } from './accounts/margin-rate';
-import type { AccountChangeRecord, PositionHistoryRecord, TradeRecord } from '../../protocol/records';
+import type { PositionHistoryRecord } from '../../protocol/records';
+import type { ChangeLog, TradeLog } from './accounts/history';
 import type { StrategySubOrderInput } from './inputs';
 import type { SymbolSpec } from './symbols';
 
@@ -197,8 +198,9 @@ export interface EngineAccount {
   orders: EngineOrder[];
   conditions: EngineCondition[];
   strategies: EngineStrategy[];
-  trades: TradeRecord[];
-  changes: AccountChangeRecord[];
+  /** Fills and balance changes, in columns (accounts/history.ts). */
+  trades: TradeLog;
+  changes: ChangeLog;
   positionHistory: Array<{ record: PositionHistoryRecord; long: boolean }>;
   /** Deposits minus withdrawals in money units: the principal, for overview and leaderboard figures. */
   transferIn: bigint;

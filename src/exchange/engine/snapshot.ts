@@ -32,6 +32,7 @@ import type {
 import type { SymbolSpec } from './symbols';
 import type { OrderTable } from './order-table';
 import { lastClientIdsOf } from './orders/client-ids';
+import { ChangeLog, TradeLog } from './accounts/history';
 
 export const ENGINE_SNAPSHOT_VERSION = 1;
 
@@ -199,9 +200,9 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       orders: a.orders.map((o) => o.id),
       conditions: a.conditions.map((x) => x.id),
       strategies: a.strategies.map((s) => s.id),
-      // Records are immutable once written; copies keep the snapshot independent of later changes.
-      trades: a.trades.map((t) => ({ ...t })),
-      changes: a.changes.map((x) => ({ ...x })),
+      // Records made for the snapshot: nothing later changes them.
+      trades: a.trades.toArray(),
+      changes: a.changes.toArray(),
       positionHistory: a.positionHistory.map((h) => ({ record: { ...h.record }, long: h.long })),
     });
   }
@@ -289,8 +290,8 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       orders: a.orders.map((id) => need(refs.ordersById, id, 'order')),
       conditions: a.conditions.map((id) => need(refs.conditionsById, id, 'condition')),
       strategies: a.strategies.map((id) => need(refs.strategiesById, id, 'strategy')),
-      trades: a.trades.map((t) => ({ ...t })),
-      changes: a.changes.map((x) => ({ ...x })),
+      trades: new TradeLog(a.trades.map((t) => ({ ...t }))),
+      changes: new ChangeLog(a.changes.map((x) => ({ ...x }))),
       positionHistory: a.positionHistory.map((h) => ({ record: { ...h.record }, long: h.long })),
     };
     refs.accounts.set(acct.userId, acct);

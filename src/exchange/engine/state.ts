@@ -186,9 +186,14 @@ export class EngineState {
     t.symbols.add(symbol);
   }
 
-  emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
+  /** Whether `emitOrder` makes events for this user's orders (so whether a fill's texts are needed). */
+  emitsOrders(userId: string): boolean {
     // The insurance fund is the venue's own book-keeping, not a user with a stream.
-    if (o.userId === INSURANCE_ACCOUNT || this.muted.has(o.userId)) return;
+    return userId !== INSURANCE_ACCOUNT && !this.muted.has(userId);
+  }
+
+  emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
+    if (!this.emitsOrders(o.userId)) return;
     const rec = orderRecord(o);
     this.lastEmitted = o;
     this.lastEmittedRecord = rec;

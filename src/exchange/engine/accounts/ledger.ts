@@ -11,7 +11,8 @@ import type { AccountChangeRecord } from '../../../protocol/records';
 import type { EngineAccount, EngineOrder } from '../model';
 import { money } from '../records';
 import { frozenUnits } from './margin-memo';
-import { INSURANCE_ACCOUNT, fail, page, type EngineState } from '../state';
+import { INSURANCE_ACCOUNT, fail, type EngineState } from '../state';
+import { ChangeLog, TradeLog, pageOf } from './history';
 import type { Margin } from './margin';
 
 export class Ledger {
@@ -37,8 +38,8 @@ export class Ledger {
       orders: [],
       conditions: [],
       strategies: [],
-      trades: [],
-      changes: [],
+      trades: new TradeLog(),
+      changes: new ChangeLog(),
       positionHistory: [],
       transferIn: 0n,
     };
@@ -69,26 +70,12 @@ export class Ledger {
     this.changeWallet(a, units, 'DEPOSIT', '', '');
   }
 
-  /** Moves the wallet by `amount` money units and writes the account change log entry. */
-  changeWallet(a: EngineAccount, amount: bigint, changeType: ChangeType, referenceId: string, symbol: string): void {
+  /** Moves the wallet by `amount` money units and writes the account change log entry (`referenceId`: an order id, or text). */
+  changeWallet(a: EngineAccount, amount: bigint, changeType: ChangeType, referenceId: number | string, symbol: string): void {
     if (amount === 0n) return;
-    const before = a.wallet;
-    a.wallet = before + amount;
+    a.wallet += amount;
     if (a.userId === INSURANCE_ACCOUNT) return;
-    const frozen = formatUnits(a.frozen);
-    const rec: AccountChangeRecord = {
-      assetType: 'USDT',
-      amount: formatUnits(amount),
-      walletBalanceBefore: formatUnits(before),
-      walletBalanceAfter: formatUnits(a.wallet),
-      frozenBalanceBefore: frozen,
-      frozenBalanceAfter: frozen,
-      changeType,
-      referenceId,
-      createdAt: this.s.clock.now(),
-      symbol,
-    };
-    a.changes.push(rec);
+    a.changes.push(amount, a.wallet, a.frozen, changeType, referenceId, this.s.clock.now(), symbol);
     this.s.touch(a, changeType, symbol);
   }
 
@@ -142,12 +129,17 @@ export class Ledger {
 
   accountChanges(userId: string, f: { assetType?: string; changeType?: string; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: AccountChangeRecord[]; total: number } {
     const acct = this.s.acct(userId);
-    const rows = acct.changes.filter((c) =>
-      (f.assetType === undefined || c.assetType === f.assetType) &&
-      (f.changeType === undefined || c.changeType === f.changeType) &&
-      (f.startTime === undefined || c.createdAt >= f.startTime) &&
-      (f.endTime === undefined || c.createdAt <= f.endTime));
-    return page([...rows].reverse(), f.page, f.pageSize, (c) => ({ ...c }));
+    const c = acct.changes;
+    return pageOf(
+      c,
+      (i) =>
+        (f.assetType === undefined || c.assetType(i) === f.assetType) &&
+        (f.changeType === undefined || c.changeType(i) === f.changeType) &&
+        (f.startTime === undefined || c.createdAt(i) >= f.startTime) &&
+        (f.endTime === undefined || c.createdAt(i) <= f.endTime),
+      f.page,
+      f.pageSize,
+    );
   }
 }
 

@@ -6,7 +6,6 @@
  */
 import type { ExecutionType, OrderStatus } from '../../../core/enums';
 import { formatUnits, unitsTimesRate } from '../../../core/money-units';
-import type { TradeRecord } from '../../../protocol/records';
 import type { Ledger } from '../accounts/ledger';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { EngineAccount, EngineOrder } from '../model';
@@ -134,17 +133,18 @@ export class Matching {
   /** One trade between a resting maker and a taker at the maker's price. */
   trade(st: SymbolState, maker: EngineOrder, taker: EngineOrder, price: number, q: number): void {
     const s = this.s;
-    const tradeId = String(s.nextTradeId++);
+    const tradeNo = s.nextTradeId++;
+    const tradeId = String(tradeNo);
     const now = s.clock.now();
-    this.applyFill(maker, price, q, 'maker', tradeId);
-    this.applyFill(taker, price, q, 'taker', tradeId);
+    this.applyFill(maker, price, q, 'maker', tradeNo, tradeId);
+    this.applyFill(taker, price, q, 'taker', tradeNo, tradeId);
     st.market.last = price;
     s.out.push({ kind: 'trade', symbol: st.spec.name, time: now, tradeId, price: st.spec.tick.fromUnits(price), quantity: st.spec.step.fromUnits(q), side: taker.side });
     this.positionChanged(s.owner(maker.userId), st);
     if (taker.userId !== maker.userId) this.positionChanged(s.owner(taker.userId), st);
   }
 
-  private applyFill(o: EngineOrder, price: number, q: number, role: 'maker' | 'taker', tradeId: string): void {
+  private applyFill(o: EngineOrder, price: number, q: number, role: 'maker' | 'taker', tradeNo: number, tradeId: string): void {
     const s = this.s;
     const acct = s.owner(o.userId);
     const spec = o.symbol;
@@ -156,42 +156,28 @@ export class Matching {
     o.cumQuote += notional;
     o.updateTime = s.clock.now();
     transition(o, o.executed === o.qty ? 'FILLED' : 'PARTIALLY_FILLED');
-    const fillId = String(s.nextFillId++);
-    const ref = String(o.id);
-    this.ledger.changeWallet(acct, realized, liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', ref, spec.name);
-    this.ledger.changeWallet(acct, -fee, 'TRADE_FEE', ref, spec.name);
+    const fillNo = s.nextFillId++;
+    this.ledger.changeWallet(acct, realized, liquidation ? 'LIQUIDATION' : 'REALIZED_PNL', o.id, spec.name);
+    this.ledger.changeWallet(acct, -fee, 'TRADE_FEE', o.id, spec.name);
     s.feePool += fee;
     s.touch(acct, 'ORDER', spec.name);
-    const tr: TradeRecord = {
-      fillId,
-      tradeId,
-      orderId: ref,
-      symbol: spec.name,
-      side: o.side,
-      roleType: role,
-      price: spec.tick.fromUnits(price),
-      quantity: spec.step.fromUnits(q),
-      tradeValue: formatUnits(notional),
-      handlingFee: formatUnits(fee),
-      realizedPnl: formatUnits(realized),
-      positionSide: o.positionSide,
-      createdAt: o.updateTime,
-    };
-    if (acct.userId !== INSURANCE_ACCOUNT) acct.trades.push(tr);
+    if (acct.userId !== INSURANCE_ACCOUNT) acct.trades.push(fillNo, tradeNo, o.id, spec, o.side, role, o.positionSide, price, q, notional, fee, realized, o.updateTime);
     if (o.status === 'FILLED') {
       this.release(o);
     } else {
       this.ledger.freeze(o, o.qty - o.executed);
     }
-    s.emitOrder(o, 'TRADE', {
-      tradeId,
-      fillId,
-      lastFilledQty: tr.quantity,
-      lastFilledPrice: tr.price,
-      roleType: role,
-      handlingFee: tr.handlingFee,
-      realizedPnl: tr.realizedPnl,
-    });
+    if (s.emitsOrders(o.userId)) {
+      s.emitOrder(o, 'TRADE', {
+        tradeId,
+        fillId: String(fillNo),
+        lastFilledQty: spec.step.fromUnits(q),
+        lastFilledPrice: spec.tick.fromUnits(price),
+        roleType: role,
+        handlingFee: formatUnits(fee),
+        realizedPnl: formatUnits(realized),
+      });
+    }
     this.changed(o);
   }
 

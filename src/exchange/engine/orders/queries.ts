@@ -8,6 +8,7 @@ import { orderRecord } from '../records';
 import { fail, page, type EngineState } from '../state';
 import { ASK, BID } from '../book/order-book';
 import { orderIdByClientId } from './client-ids';
+import { pageOf } from '../accounts/history';
 
 export interface OrderHistoryFilter {
   symbol?: string;
@@ -107,11 +108,16 @@ export class OrderQueries {
   tradeHistory(userId: string, f: { symbol?: string; orderId?: string; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: TradeRecord[]; total: number } {
     const acct = this.s.acct(userId);
     if (f.symbol !== undefined) this.s.sym(f.symbol);
-    const rows = acct.trades.filter((t) =>
-      (f.symbol === undefined || t.symbol === f.symbol) &&
-      (f.orderId === undefined || t.orderId === f.orderId) &&
-      (f.startTime === undefined || t.createdAt >= f.startTime) &&
-      (f.endTime === undefined || t.createdAt <= f.endTime));
-    return page([...rows].reverse(), f.page, f.pageSize, (t) => ({ ...t }));
+    const t = acct.trades;
+    return pageOf(
+      t,
+      (i) =>
+        (f.symbol === undefined || t.symbol(i) === f.symbol) &&
+        (f.orderId === undefined || t.orderId(i) === f.orderId) &&
+        (f.startTime === undefined || t.createdAt(i) >= f.startTime) &&
+        (f.endTime === undefined || t.createdAt(i) <= f.endTime),
+      f.page,
+      f.pageSize,
+    );
   }
 }

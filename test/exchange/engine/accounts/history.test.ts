@@ -1,0 +1,132 @@
+import { BigIntColumn, NumberColumn } from '../../../../src/core/columns';
+import { ManualClock } from '../../../../src/core/clock';
+import { Dec } from '../../../../src/core/decimal';
+import { Engine } from '../../../../src/exchange/engine/engine';
+import { DEFAULT_SYMBOLS } from '../../../../src/exchange/engine/symbols';
+import type { AccountChangeRecord, TradeRecord } from '../../../../src/protocol/records';
+
+describe('history columns', () => {
+  it('keep every entry across chunks; a money value past 64 bits turns only its chunk into bigints, nothing wraps', () => {
+    const n = new NumberColumn();
+    const b = new BigIntColumn();
+    const big = (i: number): bigint => (i % 1000 === 7 ? 10n ** 30n + BigInt(i) : BigInt(i) * 1_000_000_007n - 5n);
+    for (let i = 0; i < 10_000; i++) {
+      n.set(i, 1_700_000_000_000 + i);
+      b.set(i, i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
+    }
+    for (let i = 0; i < 10_000; i++) {
+      expect(n.get(i)).toBe(1_700_000_000_000 + i);
+      expect(b.get(i)).toBe(i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
+    }
+  });
+});
+
+/**
+ * The engine keeps fills and balance changes in columns and makes the records when read. Every
+ * figure below is checked against what the records must say by their definitions (before =
+ * after - amount, fee = value x rate, ...), for balances far past 64-bit money units, across
+ * pages, filters and a snapshot round trip.
+ */
+describe('account history kept in columns', () => {
+  const T0 = 1_700_000_000_000;
+
+  /** What the fill events said when each fill happened, by user and fillId. */
+  const told = new Map<string, { price: string; quantity: string; fee: string; pnl: string; role: string; tradeId: string }>();
+
+  function trading(balance: string, fills: number): { engine: Engine; clock: ManualClock } {
+    const clock = new ManualClock(T0);
+    const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
+    engine.createAccount({ userId: 'maker', balance });
+    engine.createAccount({ userId: 'taker', balance });
+    for (let i = 0; i < fills; i++) {
+      clock.advance(1000);
+      const price = (50_000 + (i % 7)).toFixed(1);
+      engine.placeOrder('maker', { symbol: 'BTCUSDT', type: 'LIMIT', side: i % 2 === 0 ? 'SELL' : 'BUY', price, quantity: '0.013' });
+      engine.placeOrder('taker', { symbol: 'BTCUSDT', type: 'MARKET', side: i % 2 === 0 ? 'BUY' : 'SELL', quantity: '0.013' });
+      note(engine);
+    }
+    return { engine, clock };
+  }
+
+  function note(engine: Engine): void {
+    for (const e of engine.drain()) {
+      if (e.kind === 'order' && e.fill) told.set(`${e.userId}/${e.fill.fillId}`, { price: e.fill.lastFilledPrice, quantity: e.fill.lastFilledQty, fee: e.fill.handlingFee, pnl: e.fill.realizedPnl, role: e.fill.roleType, tradeId: e.fill.tradeId });
+    }
+  }
+
+  function checkChanges(list: AccountChangeRecord[], balance: string): void {
+    let wallet = new Dec(balance);
+    for (const c of [...list].reverse()) {
+      expect(new Dec(c.walletBalanceBefore).eq(wallet)).toBe(true);
+      wallet = wallet.plus(c.amount);
+      expect(new Dec(c.walletBalanceAfter).eq(wallet)).toBe(true);
+      expect(Object.keys(c)).toEqual(['assetType', 'amount', 'walletBalanceBefore', 'walletBalanceAfter', 'frozenBalanceBefore', 'frozenBalanceAfter', 'changeType', 'referenceId', 'createdAt', 'symbol']);
+    }
+  }
+
+  function checkTrades(user: string, list: TradeRecord[]): void {
+    for (const t of list) {
+      expect(Object.keys(t)).toEqual(['fillId', 'tradeId', 'orderId', 'symbol', 'side', 'roleType', 'price', 'quantity', 'tradeValue', 'handlingFee', 'realizedPnl', 'positionSide', 'createdAt']);
+      expect(new Dec(t.price).times(t.quantity).eq(t.tradeValue)).toBe(true);
+      expect({ price: t.price, quantity: t.quantity, fee: t.handlingFee, pnl: t.realizedPnl, role: t.roleType, tradeId: t.tradeId }).toEqual(told.get(`${user}/${t.fillId}`));
+    }
+  }
+
+  it.each([
+    ['ordinary balances', '100000'],
+    ['balances far past 64-bit money units (10^15 USDT)', '1000000000000000.00000001'],
+  ])('%s: changes chain exactly, fills show their own figures; pages and filters see every entry', (_what, balance) => {
+    const { engine } = trading(balance, 2_500);
+    const all = engine.accountChanges('taker', { pageSize: 100_000 });
+    // The deposit, then a fee per fill and realized PnL for closing fills.
+    expect(all.total).toBeGreaterThan(2_500);
+    checkChanges(all.list, '0');
+    expect(all.list.at(-1)).toMatchObject({ changeType: 'DEPOSIT', referenceId: '', symbol: '' });
+    const fees = engine.accountChanges('taker', { changeType: 'TRADE_FEE', pageSize: 100_000 });
+    expect(fees.total).toBe(2_500);
+    expect(fees.list.every((c) => c.changeType === 'TRADE_FEE' && c.symbol === 'BTCUSDT' && /^\d+$/.test(c.referenceId))).toBe(true);
+    // A page is the same slice of the whole list.
+    const p3 = engine.accountChanges('taker', { page: 3, pageSize: 7 });
+    expect(p3.list).toEqual(all.list.slice(14, 21));
+
+    const trades = engine.tradeHistory('taker', { pageSize: 100_000 });
+    expect(trades.total).toBe(2_500);
+    checkTrades('taker', trades.list);
+    expect(trades.list[0]).toMatchObject({ roleType: 'taker', side: 'SELL', quantity: '0.013' });
+    const one = trades.list[1234];
+    expect(engine.tradeHistory('taker', { orderId: one.orderId }).list).toEqual([one]);
+    const window = engine.tradeHistory('taker', { startTime: T0 + 1_000_000, endTime: T0 + 1_010_000, pageSize: 100 });
+    expect(window.list.map((t) => t.createdAt)).toEqual(Array.from({ length: 11 }, (_, i) => T0 + 1_010_000 - i * 1000));
+    // The statistics' view is the same records, oldest first.
+    expect(engine.accountData('taker').trades).toEqual([...trades.list].reverse());
+    expect(engine.accountData('taker').changes).toEqual([...all.list].reverse());
+  });
+
+  it('a snapshot holds the same records; after a restore, old and new entries read as one history', () => {
+    const { engine, clock } = trading('1000000', 5_000);
+    const before = engine.tradeHistory('maker', { pageSize: 100_000 });
+    const changesBefore = engine.accountChanges('maker', { pageSize: 100_000 });
+    const snap = JSON.parse(JSON.stringify(engine.exportState()));
+    const maker = snap.accounts.find((a: { userId: string }) => a.userId === 'maker');
+    expect(maker.trades).toEqual([...before.list].reverse());
+    expect(maker.changes).toEqual([...changesBefore.list].reverse());
+
+    const restored = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
+    restored.importState(snap);
+    clock.advance(1000);
+    restored.placeOrder('maker', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000.0', quantity: '0.002' });
+    restored.placeOrder('taker', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '0.002' });
+    note(restored);
+    const after = restored.tradeHistory('maker', { pageSize: 100_000 });
+    expect(after.total).toBe(before.total + 1);
+    expect(after.list.slice(1)).toEqual(before.list);
+    expect(after.list[0]).toMatchObject({ price: '50000', quantity: '0.002', roleType: 'maker' });
+    checkTrades('maker', after.list);
+    const changesAfter = restored.accountChanges('maker', { pageSize: 100_000 });
+    expect(changesAfter.list.slice(-changesBefore.total)).toEqual(changesBefore.list);
+    checkChanges(changesAfter.list, '0');
+    // Filters reach into the restored part too.
+    expect(restored.tradeHistory('maker', { orderId: before.list[4321].orderId }).list).toEqual([before.list[4321]]);
+    expect(JSON.stringify(restored.exportState().accounts.find((a) => a.userId === 'maker')?.trades.slice(0, -1))).toBe(JSON.stringify(maker.trades));
+  });
+});
