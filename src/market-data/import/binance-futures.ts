@@ -29,7 +29,7 @@ import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
 import { csvItems, isCsvInput } from './binance-csv';
 import { checkImportOptions, EIGHT_HOURS, excerpt, fileLineBatches, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
-import { F_BOOL, F_INT, F_LEVELS, F_STR, scanMessage, scannedMessage, strIs, strOf, type ScannedMessage } from './binance-scan';
+import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
 
@@ -42,27 +42,6 @@ const MAX_PENDING = 200_000;
 const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
 const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
-
-interface Diff {
-  t: number;
-  et: number;
-  U: number;
-  u: number;
-  pu: number;
-  /** The levels; undefined until needed when the line was read by scanMessage (see `levelsOf`). */
-  b: Level[] | undefined;
-  a: Level[] | undefined;
-  /** `b` and `a` as their JSON text, when the line was read by scanMessage (the output reuses it). */
-  bJson?: string;
-  aJson?: string;
-}
-
-/** A diff's levels, parsed from its JSON text the first time they are needed. */
-function levelsOf(d: Diff): { b: Level[]; a: Level[] } {
-  d.b ??= JSON.parse(d.bJson ?? '[]') as Level[];
-  d.a ??= JSON.parse(d.aJson ?? '[]') as Level[];
-  return { b: d.b, a: d.a };
-}
 
 /** Messages read by scanMessage, by kind (0: the general path reads the line). */
 const K_QUOTE = 1;
@@ -493,16 +472,6 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       throw new ImportInputError(`${this.orphanSnapshot.where}: a depth snapshot without a symbol and no depth message after it to say whose it is; pass --symbol`);
     }
   }
-}
-
-/** Are text[0..end) all digits? */
-function digitsOnly(text: string, end: number): boolean {
-  if (end <= 0) return false;
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
 }
 
 export async function importBinanceFutures(o: BinanceImportOptions): Promise<ImportSummary> {

@@ -12,6 +12,8 @@
  * key in a bare event) makes `scanMessage` return false and the line takes the general path, which
  * also gives every error message.
  */
+import type { Level } from '../format';
+
 export const F_NONE = 0;
 export const F_STR = 1;
 export const F_INT = 2;
@@ -237,4 +239,36 @@ function levels(text: string, i: number, f: Field): number {
   f.end = i;
   f.count = n / 4;
   return i;
+}
+
+/** A depthUpdate as the importer keeps it until it is applied. */
+export interface Diff {
+  t: number;
+  et: number;
+  U: number;
+  u: number;
+  pu: number;
+  /** The levels; undefined until needed when the line was read by scanMessage (see `levelsOf`). */
+  b: Level[] | undefined;
+  a: Level[] | undefined;
+  /** `b` and `a` as their JSON text, when the line was read by scanMessage (the output reuses it). */
+  bJson?: string;
+  aJson?: string;
+}
+
+/** A diff's levels, parsed from its JSON text the first time they are needed. */
+export function levelsOf(d: Diff): { b: Level[]; a: Level[] } {
+  d.b ??= JSON.parse(d.bJson ?? '[]') as Level[];
+  d.a ??= JSON.parse(d.aJson ?? '[]') as Level[];
+  return { b: d.b, a: d.a };
+}
+
+/** Are text[0..end) all digits? */
+export function digitsOnly(text: string, end: number): boolean {
+  if (end <= 0) return false;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
