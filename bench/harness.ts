@@ -9,6 +9,9 @@
  *   overhead (reported separately as `timer overhead`) and the odd scavenge it triggers.
  */
 
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
 /** One line of a results file. */
 export interface BenchResult {
   name: string;
@@ -119,3 +122,9 @@ export function round(v: number, digits: number): number {
 
 /** Seeded PRNG shared with the rest of perpkit, re-exported for the suites. */
 export { mulberry32 } from '../src/core/random';
+
+/** A full garbage collection, for heap figures that mean something (the flag is set once, here). */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}

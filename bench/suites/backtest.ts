@@ -15,8 +15,6 @@
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import * as path from 'node:path';
 import { Dec, defineStrategy, type BotEvent, type Intent, type StrategyContext } from '../../src/index';
 import { parseBacktestConfig } from '../../src/backtest/backtest/config';
@@ -28,7 +26,7 @@ import { runBacktest, type RunOptions } from '../../src/backtest/backtest/run';
 import type { EventSource } from '../../src/backtest/backtest/source';
 import { synthesize, SYNTH_EPOCH } from '../../src/market-data/synth';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
-import { round, type BenchResult } from '../harness';
+import { collectGarbage, round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
 /** The bench strategy's logic; `simple` declares that it reads marks only, `simpleAllData` does not. */
@@ -74,12 +72,6 @@ export async function decodeOnly(src: EventSource, full: boolean): Promise<{ eve
   await src.close();
   if (sink === 42) process.stdout.write('');
   return { events: n, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
-}
-
-/** A full garbage collection, for heap figures that mean something (the flag is set once, here). */
-export function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
 }
 
 export async function endToEnd(

@@ -9,7 +9,7 @@ import {
   timerOverhead,
 } from '../harness';
 import type { BenchResult } from '../harness';
-import { fullEnginePart } from './engine-full';
+import { fullEnginePart, retainedHeapPart } from './engine-full';
 import { registerSuite } from './registry';
 
 /**
@@ -200,6 +200,7 @@ export const engineParts: EnginePart[] = [
   bookPart('book insert+cancel with 10% crossing orders', 'book insert+cancel 10% crossing', 0.1, SEED + 100),
   fullEnginePart('full engine place+cancel, 1,000 resting', 'engine place+cancel', 0, SEED + 200),
   fullEnginePart('full engine place+cancel with 10% crossing IOC orders', 'engine place+cancel 10% crossing', 0.1, SEED + 300),
+  retainedHeapPart(),
 ];
 
 registerSuite({

@@ -22,8 +22,8 @@ import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
 import { runBacktest } from '../../src/backtest/backtest/run';
 import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
 import marketMaker from '../../strategies/market-maker';
-import { round, type BenchResult } from '../harness';
-import { collectGarbage, decodeOnly } from './backtest';
+import { collectGarbage, round, type BenchResult } from '../harness';
+import { decodeOnly } from './backtest';
 import { registerSuite } from './registry';
 
 const SHARED = process.env.PERPKIT_SHARED_DATA ?? path.resolve('../shared/data');
