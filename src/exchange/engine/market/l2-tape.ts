@@ -210,6 +210,14 @@ export class L2Tape {
     for (let k = start; k < start + count; k++) this.level(s, side, ticks[k], steps[k], orders);
   }
 
+  /** A `quote` event given in units of the symbol's grids (the replay cache's columns): the same as `apply` of it. */
+  quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
+    const s = this.sym(symbol);
+    if (this.grids(symbol) === undefined) return;
+    this.level(s, 'BUY', bidTicks, bidSteps, this.participants(symbol, 'BUY', bidTicks, true));
+    this.level(s, 'SELL', askTicks, askSteps, this.participants(symbol, 'SELL', askTicks, true));
+  }
+
   /** A quote's level: as a one-level message. */
   private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string): void {
     const ticks = g.tick.toUnits(p);

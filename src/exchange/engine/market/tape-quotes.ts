@@ -68,25 +68,38 @@ export class TapeQuotes {
     }
   }
 
-  /** Replaces the quotes of `symbol` with the recorded best levels. */
-  depth(symbol: string, bid: QuoteLevel | undefined, ask: QuoteLevel | undefined): void {
+  /**
+   * `depth` of the levels given in units of the symbol's grids (`info`'s): the same, with the
+   * strings made from the units (as the replay cache decodes them) and the units not parsed back.
+   */
+  depthUnits(symbol: string, info: SpecInfo, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
+    const bid: QuoteLevel = [info.tick.fromUnits(bidTicks), info.step.fromUnits(bidSteps)];
+    const ask: QuoteLevel = [info.tick.fromUnits(askTicks), info.step.fromUnits(askSteps)];
+    this.depth(symbol, bid, ask, bidTicks, bidSteps, askTicks, askSteps);
+  }
+
+  /**
+   * Replaces the quotes of `symbol` with the recorded best levels. The ticks and steps of the
+   * levels where the caller has them (else -1: parsed from the strings).
+   */
+  depth(symbol: string, bid: QuoteLevel | undefined, ask: QuoteLevel | undefined, bidTicks = -1, bidSteps = -1, askTicks = -1, askSteps = -1): void {
     let cur = this.quotes.get(symbol);
     if (cur === undefined) {
       cur = {};
       this.quotes.set(symbol, cur);
     }
     // Both old quotes go first, so that a new quote never meets an old one of the tape.
-    const keepBid = this.same(symbol, cur.bid, bid);
-    const keepAsk = this.same(symbol, cur.ask, ask);
+    const keepBid = this.same(symbol, cur.bid, bid, bidSteps);
+    const keepAsk = this.same(symbol, cur.ask, ask, askSteps);
     if (!keepBid && cur.bid) this.cancel(symbol, cur.bid);
     if (!keepAsk && cur.ask) this.cancel(symbol, cur.ask);
-    if (!keepBid) cur.bid = bid ? this.place(symbol, 'BUY', bid[0], bid[1]) : undefined;
-    if (!keepAsk) cur.ask = ask ? this.place(symbol, 'SELL', ask[0], ask[1]) : undefined;
+    if (!keepBid) cur.bid = bid ? this.place(symbol, 'BUY', bid[0], bid[1], bidTicks, bidSteps) : undefined;
+    if (!keepAsk) cur.ask = ask ? this.place(symbol, 'SELL', ask[0], ask[1], askTicks, askSteps) : undefined;
   }
 
   /** Is the quote still whole and what the recorded level asks for (then it stays, keeping its place)? */
-  private same(symbol: string, q: Quote | undefined, l: QuoteLevel | undefined): boolean {
-    return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1]) && this.remaining(symbol, q) === q.quantity;
+  private same(symbol: string, q: Quote | undefined, l: QuoteLevel | undefined, steps: number): boolean {
+    return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps) && this.remaining(symbol, q) === q.quantity;
   }
 
   /**
@@ -146,10 +159,11 @@ export class TapeQuotes {
     }
   }
 
-  private capped(symbol: string, qty: string): string {
+  /** The quantity capped to the maximum; `known`: its steps where the caller has them, else -1. */
+  private capped(symbol: string, qty: string, known = -1): string {
     const info = this.specs.get(symbol);
     if (!info) return qty;
-    const steps = info.step.toUnits(qty);
+    const steps = known >= 0 ? known : info.step.toUnits(qty);
     if (steps === undefined || steps <= info.maxSteps) return qty;
     return info.step.fromUnits(info.maxSteps);
   }
@@ -165,16 +179,16 @@ export class TapeQuotes {
     guard(this.stats, () => (this.sink.cancelOrderQuiet ? this.sink.cancelOrderQuiet(this.maker, ref) : this.sink.cancelOrder(this.maker, ref)), true);
   }
 
-  /** Places one quote makerOnly; undefined when skipped or refused. */
-  private place(symbol: string, side: 'BUY' | 'SELL', price: string, qty: string): Quote | undefined {
+  /** Places one quote makerOnly; undefined when skipped or refused. `knownTicks`, `knownSteps`: as parsed from `price` and `qty`, or -1. */
+  private place(symbol: string, side: 'BUY' | 'SELL', price: string, qty: string, knownTicks = -1, knownSteps = -1): Quote | undefined {
     this.version++;
     const info = this.specs.get(symbol);
-    const quantity = this.capped(symbol, qty);
+    const quantity = this.capped(symbol, qty, knownSteps);
     let ticks = 0;
     let steps = 0;
     if (info) {
-      const t = info.tick.toUnits(price);
-      const n = info.step.toUnits(quantity);
+      const t = knownTicks >= 0 ? knownTicks : info.tick.toUnits(price);
+      const n = knownSteps >= 0 ? Math.min(knownSteps, info.maxSteps) : info.step.toUnits(quantity);
       if (t === undefined || n === undefined || t <= 0 || n <= 0 || n < info.minSteps || t * n < info.minNotionalUnits) {
         this.stats.quotes.skipped++;
         return undefined;

@@ -203,6 +203,28 @@ export class TapeReplayer {
     return true;
   }
 
+  /**
+   * A v2 `quote` event of `symbol` given in integer units of the grids `tickSize` and `stepSize`
+   * (the replay cache's columns): the best bid at `bidTicks` for `bidSteps`, the best ask at
+   * `askTicks` for `askSteps`. The same as `apply` of the event, without parsing its strings. False,
+   * having done nothing, when the units are not on this replayer's grids for the symbol.
+   */
+  applyQuoteUnits(symbol: string, tickSize: string, stepSize: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): boolean {
+    const info = this.specs.get(symbol);
+    if (info === undefined || info.tick.size !== tickSize || info.step.size !== stepSize) return false;
+    if (this.l2) {
+      this.l2.quoteUnits(symbol, bidTicks, bidSteps, askTicks, askSteps);
+      this.quoted.add(symbol);
+    }
+    if (!this.quoting) {
+      this.stats.ignored++;
+      return true;
+    }
+    this.stats.quotes.depths++;
+    this.quotes.depthUnits(symbol, info, bidTicks, bidSteps, askTicks, askSteps);
+    return true;
+  }
+
   /** After a book or snapshot event: without quote events for the symbol, the tape quotes follow the L2 book's own top. */
   private followBook(symbol: string): void {
     if (!this.quoting || this.quoted.has(symbol)) return;
