@@ -247,6 +247,43 @@ describe('TapeReplayer: the fast path replays as the general commands do', () =>
   }
 });
 
+describe('TapeReplayer.applyQuoteUnits: a quote event in ticks and steps, as apply of the event', () => {
+  for (const book of ['top', 'l2'] as const) {
+    it(`${book}: same engine state and counts as the decoded event, and refuses other grids`, () => {
+      const a = engineOf([SYM], true).engine;
+      const b = engineOf([SYM], true).engine;
+      const opts: TapeReplayerOptions = { specs: [wireSpecOf(SYM)], book, queue: { model: 'probabilistic' } };
+      const [strings, units] = [new TapeReplayer(a, opts), new TapeReplayer(b, opts)];
+      const ticks = (p: string): number => Math.round(Number(p) * 10);
+      const steps = (q: string): number => Math.round(Number(q) * 1000);
+      const same = (): void => {
+        expect(look(a)).toBe(look(b));
+        expect(strings.stats).toEqual(units.stats);
+        expect(strings.quotePrices(S)).toEqual(units.quotePrices(S));
+      };
+      const events: RecordedEvent[] = [
+        { t: T0, k: 'snapshot', s: S, u: 1, b: [['100', '5'], ['99.9', '3']], a: [['100.1', '1'], ['100.2', '2']] },
+        quote('100', '5', '100.1', '1'),
+        quote('100', '4', '100.1', '1'),
+        trade('100.1', '0.5', 'BUY'),
+        quote('100', '4', '100.1', '0.5'),
+        quote('100', '0', '100.2', '2000'),
+        quote('99.9', '3', '100', '2'),
+      ];
+      for (const [i, e] of events.entries()) {
+        if (i === 2) for (const x of [a, b]) x.placeOrder('a', limit('SELL', '100.1', '0.3', 'ask-a'));
+        strings.apply(e);
+        if (e.k === 'quote') expect(units.applyQuoteUnits(S, '0.1', '0.001', ticks(e.bp), steps(e.bq), ticks(e.ap), steps(e.aq))).toBe(true);
+        else units.apply(e);
+        same();
+      }
+      expect(units.applyQuoteUnits(S, '0.01', '0.001', 10000, 1000, 10010, 1000)).toBe(false);
+      expect(units.applyQuoteUnits('NOPE', '0.1', '0.001', 1000, 1000, 1001, 1000)).toBe(false);
+      same();
+    });
+  }
+});
+
 describeWithSharedData('TapeReplayer fast path on the shared Binance capture', BINANCE_BTCUSDT, (capture) => {
   let dir: string;
   let recording: string;
