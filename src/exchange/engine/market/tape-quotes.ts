@@ -28,6 +28,13 @@ export interface Quote {
   quantity: string;
   /** The engine's order id where the sink's fast path placed it (`tapeQuotes`), else 0. */
   id: number;
+  /**
+   * Placed from units (`depthUnits`): `price` and `quantity` are the grids' own texts of `ticks`
+   * and `steps`, so comparing the units compares the texts.
+   */
+  canon: boolean;
+  ticks: number;
+  steps: number;
 }
 
 type QuoteLevel = readonly [string, string];
@@ -73,32 +80,45 @@ export class TapeQuotes {
    * strings made from the units (as the replay cache decodes them) and the units not parsed back.
    */
   depthUnits(symbol: string, info: SpecInfo, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
-    const bid: QuoteLevel = [info.tick.fromUnits(bidTicks), info.step.fromUnits(bidSteps)];
-    const ask: QuoteLevel = [info.tick.fromUnits(askTicks), info.step.fromUnits(askSteps)];
-    this.depth(symbol, bid, ask, bidTicks, bidSteps, askTicks, askSteps);
+    const cur = this.current(symbol);
+    const keepBid = this.sameUnits(symbol, info, cur.bid, bidTicks, bidSteps);
+    const keepAsk = this.sameUnits(symbol, info, cur.ask, askTicks, askSteps);
+    if (!keepBid && cur.bid) this.cancel(symbol, cur.bid);
+    if (!keepAsk && cur.ask) this.cancel(symbol, cur.ask);
+    if (!keepBid) cur.bid = this.place(symbol, 'BUY', info.tick.fromUnits(bidTicks), info.step.fromUnits(bidSteps), bidTicks, bidSteps);
+    if (!keepAsk) cur.ask = this.place(symbol, 'SELL', info.tick.fromUnits(askTicks), info.step.fromUnits(askSteps), askTicks, askSteps);
   }
 
-  /**
-   * Replaces the quotes of `symbol` with the recorded best levels. The ticks and steps of the
-   * levels where the caller has them (else -1: parsed from the strings).
-   */
-  depth(symbol: string, bid: QuoteLevel | undefined, ask: QuoteLevel | undefined, bidTicks = -1, bidSteps = -1, askTicks = -1, askSteps = -1): void {
+  /** `same` of a level given in units, without making its texts when the quote's are the grids' own. */
+  private sameUnits(symbol: string, info: SpecInfo, q: Quote | undefined, ticks: number, steps: number): boolean {
+    if (q === undefined) return false;
+    if (!q.canon) return this.same(symbol, q, [info.tick.fromUnits(ticks), info.step.fromUnits(steps)], steps);
+    return q.ticks === ticks && q.steps === Math.min(steps, info.maxSteps) && this.remaining(symbol, q) === q.quantity;
+  }
+
+  private current(symbol: string): { bid?: Quote; ask?: Quote } {
     let cur = this.quotes.get(symbol);
     if (cur === undefined) {
       cur = {};
       this.quotes.set(symbol, cur);
     }
+    return cur;
+  }
+
+  /** Replaces the quotes of `symbol` with the recorded best levels. */
+  depth(symbol: string, bid: QuoteLevel | undefined, ask: QuoteLevel | undefined): void {
+    const cur = this.current(symbol);
     // Both old quotes go first, so that a new quote never meets an old one of the tape.
-    const keepBid = this.same(symbol, cur.bid, bid, bidSteps);
-    const keepAsk = this.same(symbol, cur.ask, ask, askSteps);
+    const keepBid = this.same(symbol, cur.bid, bid);
+    const keepAsk = this.same(symbol, cur.ask, ask);
     if (!keepBid && cur.bid) this.cancel(symbol, cur.bid);
     if (!keepAsk && cur.ask) this.cancel(symbol, cur.ask);
-    if (!keepBid) cur.bid = bid ? this.place(symbol, 'BUY', bid[0], bid[1], bidTicks, bidSteps) : undefined;
-    if (!keepAsk) cur.ask = ask ? this.place(symbol, 'SELL', ask[0], ask[1], askTicks, askSteps) : undefined;
+    if (!keepBid) cur.bid = bid ? this.place(symbol, 'BUY', bid[0], bid[1]) : undefined;
+    if (!keepAsk) cur.ask = ask ? this.place(symbol, 'SELL', ask[0], ask[1]) : undefined;
   }
 
   /** Is the quote still whole and what the recorded level asks for (then it stays, keeping its place)? */
-  private same(symbol: string, q: Quote | undefined, l: QuoteLevel | undefined, steps: number): boolean {
+  private same(symbol: string, q: Quote | undefined, l: QuoteLevel | undefined, steps = -1): boolean {
     return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps) && this.remaining(symbol, q) === q.quantity;
   }
 
@@ -196,7 +216,8 @@ export class TapeQuotes {
       ticks = t;
       steps = n;
     }
-    const q: Quote = { clientOrderId: `tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, price, quantity, id: 0 };
+    // Units given with the texts (`depthUnits`): the texts are the grids' own.
+    const q: Quote = { clientOrderId: `tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, price, quantity, id: 0, canon: info !== undefined && knownTicks >= 0 && knownSteps >= 0, ticks, steps };
     const fast = info ? this.fastQuotes(symbol) : undefined;
     if (fast !== undefined) return this.placeFast(fast, symbol, side, ticks, steps, q);
     let placed: unknown;

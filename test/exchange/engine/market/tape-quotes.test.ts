@@ -267,6 +267,11 @@ describe('TapeReplayer.applyQuoteUnits: a quote event in ticks and steps, as app
         quote('100', '4', '100.1', '1'),
         trade('100.1', '0.5', 'BUY'),
         quote('100', '4', '100.1', '0.5'),
+        // A depth line's texts as recorded ("100.0" is not the grid's "100"), then the same levels in units.
+        { t: T0, k: 'depth', s: S, b: [['100.0', '4']], a: [['100.1', '0.500']] },
+        quote('100', '4', '100.1', '0.5'),
+        { t: T0, k: 'depth', s: S, b: [['100', '4']], a: [['100.1', '0.5']] },
+        quote('100', '4', '100.1', '0.5'),
         quote('100', '0', '100.2', '2000'),
         quote('99.9', '3', '100', '2'),
       ];
