@@ -4,7 +4,7 @@
  * orders (see queue.ts). TapeReplayer owns one and hands it the L2 events and the trades.
  *
  * Rules (docs/backtesting.md, "Fill models"):
- * - The top of the recorded book rests in the engine as the tape quotes (TapeReplayer). Deeper
+ * - The top of the recorded book rests in the engine as the tape quotes (tape-quotes.ts). Deeper
  *   levels are put in the book only around a participant's order that could reach them
  *   (`beforeTaker`), up to its limit price (or what a market order needs), at most `depthLevels`
  *   levels a side, and taken out again right after (`afterTaker`). So marketable orders walk the
@@ -22,6 +22,8 @@
  *   (nothing touched the level in between, so its quantity then is the one on arrival).
  * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
  *   `snapshot`; quotes and trades go on.
+ * Book and snapshot levels, and quotes, may come in integer ticks and steps straight from the
+ * replay cache's columns (`applyUnits`, `quoteUnits`): the same as the events' decimal texts.
  */
 import { isZeroQty } from '../../../market-data/l2-book';
 import type { Level, RecordedEvent } from '../../../market-data/format';
