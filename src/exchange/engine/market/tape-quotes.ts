@@ -192,7 +192,12 @@ export class TapeQuotes {
     this.version++;
     const fast = q.id > 0 ? this.fastQuotes(symbol) : undefined;
     if (fast !== undefined) {
-      guard(this.stats, () => fast.cancel(this.maker, symbol, q.id), true);
+      // As `guard` of a quiet call (a quote already gone is no refusal), without a closure per cancel.
+      try {
+        fast.cancel(this.maker, symbol, q.id);
+      } catch (err) {
+        if (!(err instanceof VenueError)) throw err;
+      }
       return;
     }
     const ref = { symbol, clientOrderId: q.clientOrderId };
