@@ -103,12 +103,19 @@ describeWithSharedData('example strategies on the imported Binance capture (conf
     // Decimals of the other kinds by value (the cache gives "0.1" for "0.100"); book and snapshot as recorded.
     const norm = (e: RecordedEvent): unknown => (e.k === 'book' || e.k === 'snapshot' ? e : JSON.parse(JSON.stringify(e, (_k, v: unknown) => (typeof v === 'string' && /^\d+\.\d+$/.test(v) ? String(Number(v)) : v))));
     expect(cached.map(norm)).toEqual(json.map(norm));
-    // All 6,548 in columns: none fell back to a JSON line.
+    // All 6,548 in columns: none fell back to a JSON line; so are the 66,089 quotes (the backtest takes them in units).
     let inColumns = 0;
+    let quotes = 0;
     const src = CacheSource.open([cache], header);
-    for (let b = await src.next(); b !== undefined; b = await src.next()) for (let i = 0; i < b.count; i++) if ((b.levels?.levelSymbol(i) ?? -1) >= 0) inColumns++;
+    for (let b = await src.next(); b !== undefined; b = await src.next()) {
+      for (let i = 0; i < b.count; i++) {
+        if ((b.levels?.levelSymbol(i) ?? -1) >= 0) inColumns++;
+        if ((b.quotes?.quoteSymbol(i) ?? -1) >= 0) quotes++;
+      }
+    }
     await src.close();
     expect(inColumns).toBe(6548);
+    expect(quotes).toBe(66089);
 
     const cfg = loadBacktestConfig(path.join(ROOT, 'config', 'backtest-market-maker-binance.yaml'));
     cfg.data.files = [recording];

@@ -4,7 +4,7 @@ import { fromScaledInt } from '../../core/decimal';
 import type { Grid } from '../../core/values';
 import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { CACHE_LAYOUT, CHUNK_HEAD, K_BOOK, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
-import type { EventBatch, EventSource, LevelColumns, TradeColumns } from './source';
+import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
 
 type TradeEv = Extract<RecordedEvent, { k: 'trade' }>;
 type MarkEv = Extract<RecordedEvent, { k: 'mark' }>;
@@ -52,7 +52,7 @@ class LevelText {
 }
 
 /** One chunk's columns over a reused buffer; decodes into one reused object per kind. */
-class CacheBatch implements EventBatch, TradeColumns, LevelColumns {
+class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns {
   count = 0;
   t = new Float64Array(0);
   a = new Float64Array(0);
@@ -115,6 +115,30 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns {
 
   get levels(): LevelColumns {
     return this;
+  }
+
+  get quotes(): QuoteColumns {
+    return this;
+  }
+
+  quoteSymbol(i: number): number {
+    return this.kind[i] === K_QUOTE ? this.sym[i] : -1;
+  }
+
+  bidTicks(i: number): number {
+    return this.a[i];
+  }
+
+  bidSteps(i: number): number {
+    return this.b[i];
+  }
+
+  askTicks(i: number): number {
+    return this.c[i];
+  }
+
+  askSteps(i: number): number {
+    return this.d[i];
   }
 
   levelSymbol(i: number): number {

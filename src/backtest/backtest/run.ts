@@ -33,7 +33,7 @@ import { RestingOrders } from './resting-orders';
 import { LatencyVenue } from './latency-venue';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols } from './strategy-module';
-import type { EventBatch, EventSource, LevelColumns, TradeColumns } from './source';
+import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 
 /** Bus event types the driver books (see `observe`). */
@@ -477,6 +477,19 @@ export class BacktestRun {
     return this.replayer.applyBookUnits(levels.symbolNames[si], levels.isSnapshot(i), levels.tickSize(si), levels.stepSize(si), levels.ticks, levels.steps, levels.levelStart(i), bids, levels.askCount(i));
   }
 
+  /**
+   * A quote event straight from the cache's columns, as `apply` handles the decoded event, when no
+   * strategy wants it as depth (that needs its strings): to the tape in ticks and steps. False when
+   * event `i` is not one or its units are not on the replayer's grids: the caller applies the event.
+   */
+  private applyQuote(quotes: QuoteColumns, i: number): boolean {
+    const si = quotes.quoteSymbol(i);
+    if (si < 0 || (this.started && this.bot.wants('depth'))) return false;
+    if (!this.replayer.applyQuoteUnits(quotes.symbolNames[si], quotes.tickSize(si), quotes.stepSize(si), quotes.bidTicks(i), quotes.bidSteps(i), quotes.askTicks(i), quotes.askSteps(i))) return false;
+    this.result.events.quotes++;
+    return true;
+  }
+
   async run(): Promise<BacktestResult> {
     const { source } = this.opts;
     const from = this.cfg.data.from ?? -Infinity;
@@ -523,7 +536,8 @@ export class BacktestRun {
           this.clock.set(t);
         }
         const levels = batch.levels;
-        if (levels === undefined || !this.applyLevels(levels, i)) this.apply(batch.event(i));
+        const quotes = batch.quotes;
+        if ((levels === undefined || !this.applyLevels(levels, i)) && (quotes === undefined || !this.applyQuote(quotes, i))) this.apply(batch.event(i));
         this.result.events.applied++;
         lastT = t;
         if (this.started) {

@@ -19,6 +19,8 @@ export interface EventBatch {
   readonly trades?: TradeColumns;
   /** Columnar access to the batch's book and snapshot levels, where the source has them (the binary cache). */
   readonly levels?: LevelColumns;
+  /** Columnar access to the batch's quote events, where the source has them (the binary cache). */
+  readonly quotes?: QuoteColumns;
 }
 
 /**
@@ -57,6 +59,23 @@ export interface LevelColumns {
   /** The grids the units are in, per symbol index (normalized sizes, as `Grid.size`). */
   tickSize(si: number): string;
   stepSize(si: number): string;
+}
+
+/**
+ * Quote events (best bid and ask) read straight from columns, in ticks and steps of the file's
+ * grids (`LevelColumns.tickSize` and `stepSize`): the tape quotes and the L2 book take them
+ * without a decimal string made and parsed back per price and quantity.
+ */
+export interface QuoteColumns {
+  readonly symbolNames: readonly string[];
+  tickSize(si: number): string;
+  stepSize(si: number): string;
+  /** The symbol index (into `TradeColumns.symbolNames`) of event `i` when it is a quote event in columns, else -1. */
+  quoteSymbol(i: number): number;
+  bidTicks(i: number): number;
+  bidSteps(i: number): number;
+  askTicks(i: number): number;
+  askSteps(i: number): number;
 }
 
 export interface EventSource {

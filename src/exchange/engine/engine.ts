@@ -59,6 +59,7 @@ import type {
 } from './inputs';
 import { Liquidation } from './liquidation/liquidation';
 import { Market } from './market/market';
+import { QuoteOrders } from './market/quote-orders';
 import { OrderCommands } from './orders/commands';
 import { Matching } from './orders/matching';
 import { OrderIntake } from './orders/prepare';
@@ -94,6 +95,8 @@ export class Engine {
   private readonly strategies: StrategyOrders;
   private readonly funding: Funding;
   private readonly market: Market;
+  /** A replay tape's quotes in ticks and steps, by order id: the same outcome as placeOrderStatus and cancelOrderQuiet (market/quote-orders.ts). */
+  readonly tapeQuotes: QuoteOrders;
   private nesting = 0;
 
   constructor(opts: EngineOptions) {
@@ -112,6 +115,7 @@ export class Engine {
     this.strategies = new StrategyOrders(s, positions, intake, matching, this.conditions);
     this.funding = new Funding(s, this.ledger);
     this.market = new Market(s);
+    this.tapeQuotes = new QuoteOrders(s, intake, matching, (fn) => this.run(fn));
     const liquidation = new Liquidation(s, this.ledger, this.margin, positions, intake, matching);
     s.follow = {
       strategyTouched: (id) => this.strategies.queue(id),

@@ -4,7 +4,7 @@
  * orders (see queue.ts). TapeReplayer owns one and hands it the L2 events and the trades.
  *
  * Rules (docs/backtesting.md, "Fill models"):
- * - The top of the recorded book rests in the engine as the tape quotes (TapeReplayer). Deeper
+ * - The top of the recorded book rests in the engine as the tape quotes (tape-quotes.ts). Deeper
  *   levels are put in the book only around a participant's order that could reach them
  *   (`beforeTaker`), up to its limit price (or what a market order needs), at most `depthLevels`
  *   levels a side, and taken out again right after (`afterTaker`). So marketable orders walk the
@@ -22,6 +22,8 @@
  *   (nothing touched the level in between, so its quantity then is the one on arrival).
  * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
  *   `snapshot`; quotes and trades go on.
+ * Book and snapshot levels, and quotes, may come in integer ticks and steps straight from the
+ * replay cache's columns (`applyUnits`, `quoteUnits`): the same as the events' decimal texts.
  */
 import { isZeroQty } from '../../../market-data/l2-book';
 import type { Level, RecordedEvent } from '../../../market-data/format';
@@ -208,6 +210,14 @@ export class L2Tape {
     if (count === 0) return;
     const orders = this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
     for (let k = start; k < start + count; k++) this.level(s, side, ticks[k], steps[k], orders);
+  }
+
+  /** A `quote` event given in units of the symbol's grids (the replay cache's columns): the same as `apply` of it. */
+  quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
+    const s = this.sym(symbol);
+    if (this.grids(symbol) === undefined) return;
+    this.level(s, 'BUY', bidTicks, bidSteps, this.participants(symbol, 'BUY', bidTicks, true));
+    this.level(s, 'SELL', askTicks, askSteps, this.participants(symbol, 'SELL', askTicks, true));
   }
 
   /** A quote's level: as a one-level message. */

@@ -6,6 +6,7 @@ import type { SymbolSpec } from '../../../protocol/rest/market';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
 import type { RestingOrder } from '../orders/queries';
 import type { L2Stats } from './l2-tape';
+import type { TapeQuoteSink } from './quote-orders';
 import type { QueueOptions } from './queue';
 
 /** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
@@ -26,6 +27,12 @@ export interface ReplaySink {
   cancelOrderQuiet?(userId: string, ref: OrderRef): void;
   /** Needed by the `l2` book mode: resting orders priced at a limit or better (the engine's). */
   restingThrough?(symbol: string, side: 'BUY' | 'SELL', limitTicks: number, exactly?: boolean): RestingOrder[];
+  /**
+   * Optional: the tape quotes placed, cancelled and followed in ticks and steps by order id, with the
+   * same outcome as `placeOrderStatus`, `cancelOrderQuiet` and `orderProgress` (the engine's,
+   * quote-orders.ts). Used for a symbol whose grids are the replayer's.
+   */
+  readonly tapeQuotes?: TapeQuoteSink;
 }
 
 export const TAPE_MAKER = 'tape-maker';

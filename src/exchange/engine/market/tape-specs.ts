@@ -1,5 +1,6 @@
-/** What the tape needs to know of a replayed symbol (grid and limits in ticks and steps), and a promise test. */
+/** What the tape needs to know of a replayed symbol (grid and limits in ticks and steps), a promise test, and how it counts a sink's refusals. */
 import { Dec } from '../../../core/decimal';
+import { VenueError } from '../../../core/errors';
 import { Grid } from '../../../core/values';
 import type { SymbolSpec } from '../../../protocol/rest/market';
 
@@ -31,3 +32,21 @@ export function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
+
+/** Runs a sink call, counting a refusal (thrown or as a rejected promise) in `stats.refusals` instead of failing (`quiet`: not counted). */
+export function guard(stats: { refusals: number }, call: () => unknown, quiet = false): void {
+  try {
+    settle(stats, call(), quiet);
+  } catch (err) {
+    if (!(err instanceof VenueError)) throw err;
+    if (!quiet) stats.refusals++;
+  }
+}
+
+/** An asynchronous sink reports refusals late: count them when they come. */
+export function settle(stats: { refusals: number }, result: unknown, quiet = false): void {
+  if (!isThenable(result)) return;
+  result.then(undefined, () => {
+    if (!quiet) stats.refusals++;
+  });
+}

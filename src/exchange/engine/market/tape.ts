@@ -21,8 +21,9 @@
  * the other side of the market and must never be limited by margin or liquidated.
  *
  * Tape quotes (option `quotes`, on by default): on each recorded `depth` snapshot and each v2
- * `quote` event (a best bid and ask, e.g. Binance's bookTicker) the tape maker keeps one resting LIMIT GTC makerOnly order per side at the recorded best bid and best ask with
- * the recorded top-level quantity (`tape-qb-<n>`, `tape-qa-<n>`; capped to the maximum quantity,
+ * `quote` event (a best bid and ask, e.g. Binance's bookTicker) the tape maker keeps one resting
+ * LIMIT GTC makerOnly order per side at the recorded best bid and best ask with the recorded
+ * top-level quantity (`tape-qb-<n>`, `tape-qa-<n>`; capped to the maximum quantity,
  * skipped when below the minimum or off the grid). Each snapshot replaces the previous quotes (both
  * old quotes are cancelled first, then the new ones placed); an empty side leaves no quote. The
  * quotes are what a participant's MARKET, IOC or crossing LIMIT order trades against between
@@ -36,6 +37,11 @@
  * trade went through and leaves one at exactly p where it is (pulling and putting it back would
  * only renumber it: no participant order rests at p on that side, or the trade would have been
  * re-enacted, so its place in the queue is nobody's business).
+ * A quote whose level is unchanged (same price and quantity, nothing of it taken) stays where it
+ * is; any other change replaces it: a new order with a new id at the back of its level, so a
+ * participant resting at that price keeps its priority. The quotes live in tape-quotes.ts; where
+ * the sink has the engine's fast path for them (`tapeQuotes`, quote-orders.ts: ticks and steps, by
+ * order id, no record formatted) they go through it, with the same outcome as the general commands.
  *
  * Limits: a trade whose quantity is below the symbol's minimum quantity or notional cannot be
  * placed by the engine's rules; it is skipped and counted in `stats.skipped.belowMinimum` (the
@@ -44,20 +50,13 @@
  * reduce-only or maker-only. The tape maker has at most one open order per symbol, far from the
  * engine's 200-open-orders limit.
  */
-import { compareDecimalStrings } from '../../../core/decimal';
-import type { OrderRef, PlaceOrderInput } from '../inputs';
-import { Dec } from '../../../core/decimal';
+import type { OrderRef } from '../inputs';
 import { VenueError } from '../../../core/errors';
 import type { RecordedEvent } from '../../../market-data/format';
 import { L2Tape } from './l2-tape';
 import { TAPE_MAKER, TAPE_TAKER, type ReplaySink, type TapeReplayerOptions, type TapeStats } from './tape-sink';
-import { isThenable, specInfo, type SpecInfo } from './tape-specs';
-
-interface Quote {
-  clientOrderId: string;
-  price: string;
-  quantity: string;
-}
+import { TapeQuotes } from './tape-quotes';
+import { guard, settle, specInfo, type SpecInfo } from './tape-specs';
 
 const FINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'REJECTED']);
 
@@ -68,10 +67,9 @@ export class TapeReplayer {
   private readonly specs = new Map<string, SpecInfo>();
   private readonly rates = new Map<string, string>();
   private n = 0;
-  private qn = 0;
   private readonly quoting: boolean;
-  /** Open tape quotes by symbol (as placed; the engine knows what is left of them). */
-  private readonly quotes = new Map<string, { bid?: Quote; ask?: Quote }>();
+  /** The tape quotes (tape-quotes.ts). */
+  private readonly quotes: TapeQuotes;
   /** The `l2` book mode (undefined in `top`). */
   private readonly l2: L2Tape | undefined;
   /** `l2`: symbols whose top comes from quote events (else from the L2 book's own top). */
@@ -88,6 +86,7 @@ export class TapeReplayer {
       const info = specInfo(s);
       if (info) this.specs.set(s.symbol, info);
     }
+    this.quotes = new TapeQuotes(sink, this.maker, this.specs, this.stats);
     if (opts.book === 'l2') {
       const sink = this.sink;
       const resting = sink.restingThrough?.bind(sink);
@@ -109,8 +108,8 @@ export class TapeReplayer {
    */
   beforeTaker(symbol: string, side: 'BUY' | 'SELL', limit: string | undefined, qty: string | undefined): void {
     if (!this.l2) return;
-    const q = this.quotes.get(symbol);
-    this.l2.beforeTaker(symbol, side, limit, qty, side === 'BUY' ? q?.ask?.price : q?.bid?.price);
+    const q = this.quotes.prices(symbol);
+    this.l2.beforeTaker(symbol, side, limit, qty, side === 'BUY' ? q.ask : q.bid);
   }
 
   afterTaker(): void {
@@ -128,24 +127,24 @@ export class TapeReplayer {
     switch (e.k) {
       case 'mark':
         this.stats.marks++;
-        this.guard(() => this.sink.setMarkPrice(e.s, e.p, e.i));
+        guard(this.stats, () => this.sink.setMarkPrice(e.s, e.p, e.i));
         if (this.sink.setFundingRate && this.rates.get(e.s) !== e.r) {
           this.rates.set(e.s, e.r);
           const setRate = this.sink.setFundingRate.bind(this.sink);
-          this.guard(() => setRate(e.s, e.r));
+          guard(this.stats, () => setRate(e.s, e.r));
         }
         return;
       case 'funding':
         this.stats.fundings++;
         this.rates.set(e.s, e.r);
-        this.guard(() => this.sink.settleFunding(e.s, e.r));
+        guard(this.stats, () => this.sink.settleFunding(e.s, e.r));
         return;
       case 'trade': {
         this.stats.trades++;
-        const pulled = this.pull(e.s, e.p);
+        const pulled = this.quotes.pull(e.s, e.p);
         if (this.l2) this.queueTrade(e.s, e.p, e.q, e.side);
         else this.trade(e.s, e.p, e.q, e.side);
-        for (const p of pulled) this.restore(e.s, p.quote, p.left, e.p);
+        for (const p of pulled) this.quotes.restore(e.s, p.quote, p.left, e.p);
         return;
       }
       case 'depth':
@@ -154,7 +153,7 @@ export class TapeReplayer {
           return;
         }
         this.stats.quotes.depths++;
-        this.depth(e.s, e.b[0], e.a[0]);
+        this.quotes.depth(e.s, e.b[0], e.a[0]);
         return;
       case 'quote':
         // v2: the recorded best bid and ask between L2 messages (Binance's bookTicker): the tape
@@ -168,7 +167,7 @@ export class TapeReplayer {
           return;
         }
         this.stats.quotes.depths++;
-        this.depth(e.s, [e.bp, e.bq], [e.ap, e.aq]);
+        this.quotes.depth(e.s, [e.bp, e.bq], [e.ap, e.aq]);
         return;
       case 'book':
       case 'snapshot':
@@ -204,12 +203,34 @@ export class TapeReplayer {
     return true;
   }
 
+  /**
+   * A v2 `quote` event of `symbol` given in integer units of the grids `tickSize` and `stepSize`
+   * (the replay cache's columns): the best bid at `bidTicks` for `bidSteps`, the best ask at
+   * `askTicks` for `askSteps`. The same as `apply` of the event, without parsing its strings. False,
+   * having done nothing, when the units are not on this replayer's grids for the symbol.
+   */
+  applyQuoteUnits(symbol: string, tickSize: string, stepSize: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): boolean {
+    const info = this.specs.get(symbol);
+    if (info === undefined || info.tick.size !== tickSize || info.step.size !== stepSize) return false;
+    if (this.l2) {
+      this.l2.quoteUnits(symbol, bidTicks, bidSteps, askTicks, askSteps);
+      this.quoted.add(symbol);
+    }
+    if (!this.quoting) {
+      this.stats.ignored++;
+      return true;
+    }
+    this.stats.quotes.depths++;
+    this.quotes.depthUnits(symbol, info, bidTicks, bidSteps, askTicks, askSteps);
+    return true;
+  }
+
   /** After a book or snapshot event: without quote events for the symbol, the tape quotes follow the L2 book's own top. */
   private followBook(symbol: string): void {
     if (!this.quoting || this.quoted.has(symbol)) return;
     const top = (this.l2 as L2Tape).topOf(symbol);
     this.stats.quotes.depths++;
-    this.depth(symbol, top.bid, top.ask);
+    this.quotes.depth(symbol, top.bid, top.ask);
   }
 
   /**
@@ -234,7 +255,7 @@ export class TapeReplayer {
         for (let left = fill; left > 0; ) {
           const q = Math.min(left, info.maxSteps);
           left -= q;
-          this.guard(() => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity: info.step.fromUnits(q), timeInForce: 'IOC', clientOrderId: `tape-t-${++this.n}` }));
+          guard(this.stats, () => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity: info.step.fromUnits(q), timeInForce: 'IOC', clientOrderId: `tape-t-${++this.n}` }));
         }
       }
     }
@@ -242,8 +263,12 @@ export class TapeReplayer {
 
   /** Prices of the tape's current quotes on `symbol` (a trade at or through one pulls it). */
   quotePrices(symbol: string): { bid: string | undefined; ask: string | undefined } {
-    const cur = this.quotes.get(symbol);
-    return { bid: cur?.bid?.price, ask: cur?.ask?.price };
+    return this.quotes.prices(symbol);
+  }
+
+  /** Changes with every quote placed or cancelled: lets a caller cache what it derived from them. */
+  get quoteVersion(): number {
+    return this.quotes.version;
   }
 
   /**
@@ -253,145 +278,7 @@ export class TapeReplayer {
    */
   passTrade(e: Extract<RecordedEvent, { k: 'trade' }>): void {
     this.stats.trades++;
-    const cur = this.quotes.get(e.s);
-    if (cur === undefined) return;
-    if (cur.bid && compareDecimalStrings(cur.bid.price, e.p) > 0) {
-      this.cancelQuote(e.s, cur.bid);
-      cur.bid = undefined;
-    }
-    if (cur.ask && compareDecimalStrings(cur.ask.price, e.p) < 0) {
-      this.cancelQuote(e.s, cur.ask);
-      cur.ask = undefined;
-    }
-  }
-
-  /** Replaces the quotes of `symbol` with the recorded best levels. */
-  private depth(symbol: string, bid: readonly [string, string] | undefined, ask: readonly [string, string] | undefined): void {
-    const cur = this.quotes.get(symbol) ?? {};
-    this.quotes.set(symbol, cur);
-    // Both old quotes go first, so that a new quote never meets an old one of the tape.
-    const same = (q: Quote | undefined, l: readonly [string, string] | undefined): boolean => q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1]) && this.remaining(symbol, q) === q.quantity;
-    const keepBid = same(cur.bid, bid);
-    const keepAsk = same(cur.ask, ask);
-    if (!keepBid && cur.bid) this.cancelQuote(symbol, cur.bid);
-    if (!keepAsk && cur.ask) this.cancelQuote(symbol, cur.ask);
-    if (!keepBid) cur.bid = bid ? this.placeQuote(symbol, 'BUY', bid[0], bid[1]) : undefined;
-    if (!keepAsk) cur.ask = ask ? this.placeQuote(symbol, 'SELL', ask[0], ask[1]) : undefined;
-  }
-
-  /**
-   * Takes out the quotes at or through `price`; returns them with what was left of each (asked
-   * before the cancel: the sink need not remember a cancelled order), to be put back when at `price`.
-   */
-  private pull(symbol: string, price: string): Array<{ quote: Quote; left: string | undefined }> {
-    const cur = this.quotes.get(symbol);
-    if (!cur) return [];
-    const out: Array<{ quote: Quote; left: string | undefined }> = [];
-    if (cur.bid && compareDecimalStrings(cur.bid.price, price) >= 0) {
-      out.push({ quote: cur.bid, left: this.remaining(symbol, cur.bid) });
-      this.cancelQuote(symbol, cur.bid);
-      cur.bid = undefined;
-    }
-    if (cur.ask && compareDecimalStrings(cur.ask.price, price) <= 0) {
-      out.push({ quote: cur.ask, left: this.remaining(symbol, cur.ask) });
-      this.cancelQuote(symbol, cur.ask);
-      cur.ask = undefined;
-    }
-    return out;
-  }
-
-  /** Puts a pulled quote back with what was left of it when it was at the trade price (not through it). */
-  private restore(symbol: string, q: Quote, left: string | undefined, tradePrice: string): void {
-    const cur = this.quotes.get(symbol);
-    if (!cur || compareDecimalStrings(q.price, tradePrice) !== 0) return;
-    if (left === undefined || new Dec(left).lte(0)) return;
-    const bidSide = q.clientOrderId.startsWith('tape-qb-');
-    const placed = this.placeQuote(symbol, bidSide ? 'BUY' : 'SELL', q.price, left);
-    if (bidSide) cur.bid = placed;
-    else cur.ask = placed;
-  }
-
-  /** What is left of a quote per the sink (its full quantity without queryOrder); undefined when gone. */
-  private remaining(symbol: string, q: Quote): string | undefined {
-    if (!this.sink.queryOrder) return q.quantity;
-    try {
-      const ref = { symbol, clientOrderId: q.clientOrderId };
-      const o = this.sink.orderProgress ? this.sink.orderProgress(this.maker, ref) : this.sink.queryOrder(this.maker, ref);
-      if (o.status === 'REJECTED' || o.status === 'EXPIRED') return undefined;
-      if (o.executedQty === undefined) return q.quantity;
-      // In steps where the spec is known (exact integers), else in decimals.
-      const step = this.specs.get(symbol)?.step;
-      const total = step?.toUnits(q.quantity);
-      const done = step?.toUnits(o.executedQty);
-      if (step !== undefined && total !== undefined && done !== undefined) return done === 0 ? q.quantity : step.fromUnits(total - done);
-      return new Dec(q.quantity).minus(o.executedQty).toString();
-    } catch {
-      return undefined;
-    }
-  }
-
-  private capped(symbol: string, qty: string): string {
-    const info = this.specs.get(symbol);
-    if (!info) return qty;
-    const steps = info.step.toUnits(qty);
-    if (steps === undefined || steps <= info.maxSteps) return qty;
-    return info.step.fromUnits(info.maxSteps);
-  }
-
-  /** Changes with every quote placed or cancelled: lets a caller cache what it derived from them. */
-  quoteVersion = 0;
-
-  private cancelQuote(symbol: string, q: Quote): void {
-    this.quoteVersion++;
-    const ref = { symbol, clientOrderId: q.clientOrderId };
-    this.guard(() => (this.sink.cancelOrderQuiet ? this.sink.cancelOrderQuiet(this.maker, ref) : this.sink.cancelOrder(this.maker, ref)), true);
-  }
-
-  /** Places one quote makerOnly; undefined when skipped or refused. */
-  private placeQuote(symbol: string, side: 'BUY' | 'SELL', price: string, qty: string): Quote | undefined {
-    this.quoteVersion++;
-    const info = this.specs.get(symbol);
-    const quantity = this.capped(symbol, qty);
-    if (info) {
-      const ticks = info.tick.toUnits(price);
-      const steps = info.step.toUnits(quantity);
-      if (ticks === undefined || steps === undefined || ticks <= 0 || steps <= 0 || steps < info.minSteps || ticks * steps < info.minNotionalUnits) {
-        this.stats.quotes.skipped++;
-        return undefined;
-      }
-    }
-    const q: Quote = { clientOrderId: `tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, price, quantity };
-    let placed: unknown;
-    try {
-      const input: PlaceOrderInput = { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId };
-      placed = this.sink.placeOrderStatus ? { status: this.sink.placeOrderStatus(this.maker, input) } : this.sink.placeOrder(this.maker, input);
-      this.settle(placed);
-    } catch (err) {
-      if (!(err instanceof VenueError)) throw err;
-      this.stats.quotes.skipped++;
-      return undefined;
-    }
-    if (this.sink.queryOrder && this.refusedQuote(symbol, q, placed)) {
-      // makerOnly: it would have crossed a resting order, so the engine refused it.
-      this.stats.quotes.crossed++;
-      return undefined;
-    }
-    this.stats.quotes.placed++;
-    return q;
-  }
-
-  /**
-   * Did the engine refuse a quote just placed (makerOnly: it would have crossed)? The status of the
-   * order the sink answered with when it answers at once (the engine does), else asked of the
-   * sink. A refused quote of the tape is forgotten at once, so asking costs a thrown
-   * ORDER_NOT_FOUND: about 18 us with its stack, some 600 times on the shared Binance capture.
-   */
-  private refusedQuote(symbol: string, q: Quote, placed: unknown): boolean {
-    if (typeof placed === 'object' && placed !== null && !isThenable(placed)) {
-      const status = (placed as { status?: unknown }).status;
-      if (typeof status === 'string') return status === 'REJECTED' || status === 'EXPIRED';
-    }
-    return this.remaining(symbol, q) === undefined;
+    this.quotes.pass(e.s, e.p);
   }
 
   private trade(symbol: string, price: string, qty: string, side: 'BUY' | 'SELL'): void {
@@ -426,16 +313,16 @@ export class TapeReplayer {
     const n = ++this.n;
     const makerRef: OrderRef = { symbol, clientOrderId: `tape-m-${n}` };
     try {
-      this.settle(this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price, quantity, timeInForce: 'GTC', clientOrderId: makerRef.clientOrderId }));
+      settle(this.stats, this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price, quantity, timeInForce: 'GTC', clientOrderId: makerRef.clientOrderId }));
     } catch (err) {
       if (!(err instanceof VenueError)) throw err;
       // The maker order is the whole trade's liquidity: without it the trade is not replayed.
       this.stats.skipped.refused++;
       return false;
     }
-    this.guard(() => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'IOC', clientOrderId: `tape-t-${n}` }));
+    guard(this.stats, () => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'IOC', clientOrderId: `tape-t-${n}` }));
     const done = this.sink.queryOrder ? this.finalOrUnknown(makerRef) : false;
-    if (!done) this.guard(() => this.sink.cancelOrder(this.maker, makerRef), true);
+    if (!done) guard(this.stats, () => this.sink.cancelOrder(this.maker, makerRef), true);
     return true;
   }
 
@@ -445,23 +332,5 @@ export class TapeReplayer {
     } catch {
       return false;
     }
-  }
-
-  /** Runs a sink call, counting a refusal (thrown or as a rejected promise) instead of failing. */
-  private guard(call: () => unknown, quiet = false): void {
-    try {
-      this.settle(call(), quiet);
-    } catch (err) {
-      if (!(err instanceof VenueError)) throw err;
-      if (!quiet) this.stats.refusals++;
-    }
-  }
-
-  /** An asynchronous sink reports refusals late: count them when they come. */
-  private settle(result: unknown, quiet = false): void {
-    if (!isThenable(result)) return;
-    result.then(undefined, () => {
-      if (!quiet) this.stats.refusals++;
-    });
   }
 }

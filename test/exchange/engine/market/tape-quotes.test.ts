@@ -1,0 +1,334 @@
+/**
+ * The engine's fast path for the tape quotes (engine.tapeQuotes, market/quote-orders.ts) against
+ * the general commands it stands for (placeOrderStatus, cancelOrderQuiet, orderProgress): twin
+ * engines driven alike, one through each, must end in the same state, snapshot for snapshot, with
+ * the same events. Then whole replays: a TapeReplayer on an engine (fast path) against one on the
+ * same engine behind a sink without `tapeQuotes` (the plain path), on a hand-made recording where
+ * a participant rests at the quote prices, quotes cross it and trades hit it, and on the shared
+ * Binance capture with a participant quoting and taking.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { symbolConfigOf } from '../../../../src/backtest/backtest/run';
+import { ManualClock } from '../../../../src/core/clock';
+import { VenueError } from '../../../../src/core/errors';
+import { Engine } from '../../../../src/exchange/engine/engine';
+import type { OrderRef, PlaceOrderInput } from '../../../../src/exchange/engine/inputs';
+import type { TapeQuoteSink } from '../../../../src/exchange/engine/market/quote-orders';
+import { TapeReplayer } from '../../../../src/exchange/engine/market/tape';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, type ReplaySink, type TapeReplayerOptions } from '../../../../src/exchange/engine/market/tape-sink';
+import { DEFAULT_SYMBOLS, wireSpecOf, type SymbolConfig } from '../../../../src/exchange/engine/symbols';
+import type { RecordedEvent, RecordingHeader } from '../../../../src/market-data/format';
+import { importBinanceFutures } from '../../../../src/market-data/import/binance-futures';
+import { readRecording } from '../../../../src/market-data/reader';
+import { BINANCE_BTCUSDT, describeWithSharedData } from '../../../helpers/shared-data';
+
+const T0 = 1_700_000_000_000;
+const S = 'BTCUSDT';
+const SYM: SymbolConfig = { ...DEFAULT_SYMBOLS[0], markPrice: '100' };
+
+/** An engine with the tape accounts set up as a backtest sets them (or not), and participants a and c. */
+function engineOf(symbols: SymbolConfig[], backtestTape: boolean): { engine: Engine; clock: ManualClock } {
+  const clock = new ManualClock(T0);
+  const engine = new Engine({ symbols, clock, insuranceFund: TAPE_BALANCE });
+  for (const u of [TAPE_MAKER, TAPE_TAKER]) engine.createAccount({ userId: u, balance: TAPE_BALANCE });
+  if (backtestTape) {
+    for (const u of [TAPE_MAKER, TAPE_TAKER]) {
+      engine.muteEvents(u);
+      engine.exemptFromMargin(u);
+      engine.forgetFinalOrders(u);
+    }
+  }
+  for (const u of ['a', 'c']) engine.createAccount({ userId: u, balance: '1000000' });
+  engine.createAccount({ userId: 'h', balance: '1000000', positionMode: 'HEDGE' });
+  return { engine, clock };
+}
+
+/** The engine as a sink without the fast path: the replayer takes the general commands. */
+function plainSink(engine: Engine): ReplaySink {
+  return {
+    setMarkPrice: (s, m, i) => engine.setMarkPrice(s, m, i),
+    placeOrder: (u, i) => engine.placeOrder(u, i),
+    cancelOrder: (u, r) => engine.cancelOrder(u, r),
+    settleFunding: (s, r) => engine.settleFunding(s, r),
+    setFundingRate: (s, r) => engine.setFundingRate(s, r),
+    queryOrder: (u, r) => engine.queryOrder(u, r),
+    orderProgress: (u, r) => engine.orderProgress(u, r),
+    placeOrderStatus: (u, i) => engine.placeOrderStatus(u, i),
+    cancelOrderQuiet: (u, r) => engine.cancelOrderQuiet(u, r),
+    restingThrough: (s, side, l, e) => engine.restingThrough(s, side, l, e),
+  };
+}
+
+/** The engine as a sink whose fast path counts its calls (what the replayer sends it is unchanged). */
+function countingSink(engine: Engine, calls: { place: number; cancel: number; progress: number }): ReplaySink {
+  const q = engine.tapeQuotes;
+  const tapeQuotes: TapeQuoteSink = {
+    grids: (s) => q.grids(s),
+    place: (...a) => (calls.place++, q.place(...a)),
+    cancel: (...a) => (calls.cancel++, q.cancel(...a)),
+    progress: (...a) => (calls.progress++, q.progress(...a)),
+  };
+  return { ...plainSink(engine), tapeQuotes };
+}
+
+/** Everything observable of an engine: its whole state and the events since the last look. */
+const look = (engine: Engine): string => JSON.stringify({ state: engine.exportState(), events: engine.drain() });
+
+/** What a call did: its answer, or the code of the VenueError it threw. */
+function outcome(f: () => unknown): unknown {
+  try {
+    return { ok: f() ?? null };
+  } catch (e) {
+    if (e instanceof VenueError) return { code: e.code };
+    throw e;
+  }
+}
+
+describe('engine.tapeQuotes: the same outcome as the general commands', () => {
+  for (const backtestTape of [true, false]) {
+    it(`place, cancel and progress by order id (tape maker ${backtestTape ? 'muted, margin-exempt and forgetful' : 'as any user'})`, () => {
+      const fast = engineOf([SYM], backtestTape).engine;
+      const slow = engineOf([SYM], backtestTape).engine;
+      const ids = new Map<string, number>();
+      const place = (user: string, side: 'BUY' | 'SELL', price: string, qty: string, cid: string): void => {
+        const ticks = Math.round(Number(price) * 10);
+        const steps = Math.round(Number(qty) * 1000);
+        const a = outcome(() => fast.tapeQuotes.place(user, S, side, ticks, steps, cid));
+        const input: PlaceOrderInput = { symbol: S, type: 'LIMIT', side, price, quantity: qty, timeInForce: 'GTC', makerOnly: true, clientOrderId: cid };
+        const b = outcome(() => slow.placeOrderStatus(user, input));
+        // The fast path answers the id of a resting order, 0 for a refused one; the general one its status.
+        const status = (b as { ok?: string }).ok;
+        const expected = status === undefined ? b : { ok: status === 'REJECTED' || status === 'EXPIRED' ? 0 : (a as { ok: number }).ok };
+        expect(a).toEqual(expected);
+        if (typeof (a as { ok?: unknown }).ok === 'number') ids.set(cid, (a as { ok: number }).ok);
+        expect(look(fast)).toBe(look(slow));
+      };
+      const ref = (cid: string): OrderRef => ({ symbol: S, clientOrderId: cid });
+      const cancel = (user: string, cid: string, id = ids.get(cid) ?? 999): void => {
+        expect(outcome(() => fast.tapeQuotes.cancel(user, S, id))).toEqual(outcome(() => slow.cancelOrderQuiet(user, ref(cid))));
+        expect(look(fast)).toBe(look(slow));
+      };
+      const progress = (user: string, cid: string): void => {
+        const p = outcome(() => slow.orderProgress(user, ref(cid))) as { ok?: { status: string; executedQty: string } };
+        const expected = p.ok === undefined || p.ok.status === 'REJECTED' || p.ok.status === 'EXPIRED' ? -1 : Math.round(Number(p.ok.executedQty) * 1000);
+        expect(fast.tapeQuotes.progress(user, S, ids.get(cid) ?? 999)).toBe(expected);
+      };
+      const both = (f: (e: Engine) => void): void => {
+        f(fast);
+        f(slow);
+        expect(look(fast)).toBe(look(slow));
+      };
+      expect(fast.tapeQuotes.grids(S)).toEqual({ tickSize: '0.1', stepSize: '0.001' });
+      expect(fast.tapeQuotes.grids('NOPE')).toBeUndefined();
+      // A participant rests at 100.5; the tape quotes around it, one crossing it (refused, id used).
+      both((e) => e.placeOrder('a', { symbol: S, type: 'LIMIT', side: 'SELL', price: '100.5', quantity: '1', clientOrderId: 'ask-a' }));
+      place(TAPE_MAKER, 'BUY', '100', '2', 'qb-1');
+      place(TAPE_MAKER, 'SELL', '100.5', '3', 'qa-1');
+      place(TAPE_MAKER, 'BUY', '100.5', '1', 'qb-2');
+      place(TAPE_MAKER, 'BUY', '100.6', '1', 'qb-3');
+      progress(TAPE_MAKER, 'qb-2');
+      progress(TAPE_MAKER, 'qb-1');
+      // Refused by the intake: below the minimum notional, off the quantity range, a client id in use, hedge mode.
+      place(TAPE_MAKER, 'BUY', '0.1', '0.001', 'qb-4');
+      place(TAPE_MAKER, 'BUY', '99', '0', 'qb-5');
+      place(TAPE_MAKER, 'BUY', '99', '2', 'qb-1');
+      place('h', 'BUY', '99', '1', 'h-1');
+      // A participant takes part of the tape's ask at 100.5 behind its own... the tape's is behind a's.
+      both((e) => e.placeOrder('c', { symbol: S, type: 'LIMIT', side: 'BUY', price: '100.5', quantity: '1.5', timeInForce: 'IOC' }));
+      progress(TAPE_MAKER, 'qa-1');
+      cancel(TAPE_MAKER, 'qa-1');
+      progress(TAPE_MAKER, 'qa-1');
+      cancel(TAPE_MAKER, 'qa-1');
+      // Another user's order and an unknown id are not found.
+      cancel('c', 'qb-1');
+      cancel(TAPE_MAKER, 'none', 123456);
+      // Filled quotes: the bid at 100 taken whole.
+      both((e) => e.placeOrder('c', { symbol: S, type: 'MARKET', side: 'SELL', quantity: '2' }));
+      progress(TAPE_MAKER, 'qb-1');
+      cancel(TAPE_MAKER, 'qb-1');
+      // Ordinary users through the fast path: the general intake, margin frozen.
+      place('a', 'BUY', '99', '1', 'a-1');
+      place('h', 'BUY', '99', '1', 'h-2');
+      cancel('a', 'a-1');
+      expect(fast.audit()).toEqual(slow.audit());
+    });
+  }
+});
+
+/** Twin replays: one replayer through the fast path, one through the general commands. */
+class Twins {
+  readonly fast: Engine;
+  readonly slow: Engine;
+  private readonly clocks: ManualClock[];
+  readonly tapes: [TapeReplayer, TapeReplayer];
+  readonly calls = { place: 0, cancel: 0, progress: 0 };
+
+  constructor(symbols: SymbolConfig[], opts: TapeReplayerOptions) {
+    const a = engineOf(symbols, true);
+    const b = engineOf(symbols, true);
+    this.fast = a.engine;
+    this.slow = b.engine;
+    this.clocks = [a.clock, b.clock];
+    this.tapes = [new TapeReplayer(countingSink(a.engine, this.calls), opts), new TapeReplayer(plainSink(b.engine), opts)];
+  }
+
+  /** Applies an event to both; `same` compares everything after it. */
+  apply(e: RecordedEvent, same = true): void {
+    for (const c of this.clocks) if (e.t > c.now()) c.set(e.t);
+    for (const t of this.tapes) t.apply(e);
+    if (same) this.same();
+  }
+
+  /** A participant's command on both engines, between the tape's `beforeTaker` and `afterTaker`. */
+  both(f: (e: Engine) => unknown, taker?: { side: 'BUY' | 'SELL'; price?: string; qty?: string }): void {
+    const outs = [this.fast, this.slow].map((e, i) => {
+      if (taker) this.tapes[i].beforeTaker(S, taker.side, taker.price, taker.qty);
+      const out = outcome(() => f(e));
+      if (taker) this.tapes[i].afterTaker();
+      return out;
+    });
+    expect(outs[0]).toEqual(outs[1]);
+    this.same();
+  }
+
+  same(): void {
+    expect(look(this.fast)).toBe(look(this.slow));
+    expect(this.tapes[0].stats).toEqual(this.tapes[1].stats);
+    expect(this.tapes[0].quotePrices(S)).toEqual(this.tapes[1].quotePrices(S));
+  }
+}
+
+const limit = (side: 'BUY' | 'SELL', price: string, quantity: string, clientOrderId?: string): PlaceOrderInput => ({ symbol: S, type: 'LIMIT', side, price, quantity, timeInForce: 'GTC', clientOrderId });
+const quote = (bp: string, bq: string, ap: string, aq: string): RecordedEvent => ({ t: T0, k: 'quote', s: S, bp, bq, ap, aq });
+const trade = (p: string, q: string, side: 'BUY' | 'SELL', id = '1'): RecordedEvent => ({ t: T0, k: 'trade', s: S, id, p, q, side });
+
+describe('TapeReplayer: the fast path replays as the general commands do', () => {
+  for (const book of ['top', 'l2'] as const) {
+    it(`${book}: a participant at the quote price keeps its priority, crossing quotes are refused, trades hit it`, () => {
+      const w = new Twins([SYM], { specs: [wireSpecOf(SYM)], book, queue: { model: 'probabilistic' } });
+      if (book === 'l2') w.apply({ t: T0, k: 'snapshot', s: S, u: 1, b: [['100', '5'], ['99.9', '3']], a: [['100.1', '1'], ['100.2', '2'], ['100.3', '5']] });
+      w.apply(quote('100', '5', '100.1', '1'));
+      // The participant joins the tape's bid at 100; a size-only change puts the tape's bid behind it.
+      w.both((e) => e.placeOrder('a', limit('BUY', '100', '0.5', 'bid-a')));
+      w.apply(quote('100', '4', '100.1', '1'));
+      w.apply(quote('100', '4', '100.1', '1'));
+      // A seller takes from the level: the participant first (priority), then the tape's quote.
+      w.both((e) => e.placeOrder('c', { symbol: S, type: 'MARKET', side: 'SELL', quantity: '1' }), { side: 'SELL', qty: '1' });
+      w.apply(quote('100', '4', '100.1', '1'));
+      // A participant's limit buy takes part of the tape's ask; the same quote again replaces what is left.
+      w.both((e) => e.placeOrder('a', limit('BUY', '100.1', '0.2', 'take-a')), { side: 'BUY', price: '100.1', qty: '0.2' });
+      w.apply(quote('100', '4', '100.1', '1'));
+      // A recorded ask at or below the participant's resting bid would cross it: refused, counted as crossed.
+      w.both((e) => e.placeOrder('a', limit('BUY', '100', '0.2', 'bid-a2')));
+      w.apply(quote('99.9', '2', '100.1', '3'));
+      w.apply(quote('99.9', '2', '100', '3'));
+      w.apply(quote('99.8', '2', '99.9', '3'));
+      // Trades at and through the quotes: pulled, re-enacted against the participant, put back.
+      w.apply(trade('100', '0.3', 'SELL'));
+      w.apply(trade('99.9', '2.5', 'SELL', '2'));
+      w.apply(quote('99.8', '1', '100.2', '2'));
+      w.both((e) => e.placeOrder('c', limit('SELL', '100.2', '0.4', 'ask-c')));
+      w.apply(quote('99.8', '1', '100.2', '2.5'));
+      w.apply(trade('100.2', '1', 'BUY', '3'));
+      w.apply(trade('100.3', '1', 'BUY', '4'));
+      // Quotes above the maximum quantity are capped; an empty side leaves no quote.
+      w.apply({ t: T0, k: 'depth', s: S, b: [['99.8', '5000']], a: [] });
+      w.apply({ t: T0, k: 'depth', s: S, b: [['99.8', '5000']], a: [['100.5', '1']] });
+      w.both((e) => e.placeOrder('c', { symbol: S, type: 'MARKET', side: 'BUY', quantity: '0.5' }), { side: 'BUY', qty: '0.5' });
+      w.apply(quote('99.7', '1', '100.5', '1'));
+      w.both((e) => e.cancelOrder('a', { symbol: S, clientOrderId: 'bid-a' }));
+      w.apply(quote('99.7', '1', '100.4', '1'));
+      expect(w.tapes[0].stats.quotes.crossed).toBeGreaterThan(0);
+      expect(w.calls.place).toBe(w.tapes[0].stats.quotes.placed + w.tapes[0].stats.quotes.crossed);
+      expect(w.calls.cancel).toBeGreaterThan(5);
+    });
+  }
+});
+
+describe('TapeReplayer.applyQuoteUnits: a quote event in ticks and steps, as apply of the event', () => {
+  for (const book of ['top', 'l2'] as const) {
+    it(`${book}: same engine state and counts as the decoded event, and refuses other grids`, () => {
+      const a = engineOf([SYM], true).engine;
+      const b = engineOf([SYM], true).engine;
+      const opts: TapeReplayerOptions = { specs: [wireSpecOf(SYM)], book, queue: { model: 'probabilistic' } };
+      const [strings, units] = [new TapeReplayer(a, opts), new TapeReplayer(b, opts)];
+      const ticks = (p: string): number => Math.round(Number(p) * 10);
+      const steps = (q: string): number => Math.round(Number(q) * 1000);
+      const same = (): void => {
+        expect(look(a)).toBe(look(b));
+        expect(strings.stats).toEqual(units.stats);
+        expect(strings.quotePrices(S)).toEqual(units.quotePrices(S));
+      };
+      const events: RecordedEvent[] = [
+        { t: T0, k: 'snapshot', s: S, u: 1, b: [['100', '5'], ['99.9', '3']], a: [['100.1', '1'], ['100.2', '2']] },
+        quote('100', '5', '100.1', '1'),
+        quote('100', '4', '100.1', '1'),
+        trade('100.1', '0.5', 'BUY'),
+        quote('100', '4', '100.1', '0.5'),
+        // A depth line's texts as recorded ("100.0" is not the grid's "100"), then the same levels in units.
+        { t: T0, k: 'depth', s: S, b: [['100.0', '4']], a: [['100.1', '0.500']] },
+        quote('100', '4', '100.1', '0.5'),
+        { t: T0, k: 'depth', s: S, b: [['100', '4']], a: [['100.1', '0.5']] },
+        quote('100', '4', '100.1', '0.5'),
+        quote('100', '0', '100.2', '2000'),
+        quote('99.9', '3', '100', '2'),
+      ];
+      for (const [i, e] of events.entries()) {
+        if (i === 2) for (const x of [a, b]) x.placeOrder('a', limit('SELL', '100.1', '0.3', 'ask-a'));
+        strings.apply(e);
+        if (e.k === 'quote') expect(units.applyQuoteUnits(S, '0.1', '0.001', ticks(e.bp), steps(e.bq), ticks(e.ap), steps(e.aq))).toBe(true);
+        else units.apply(e);
+        same();
+      }
+      expect(units.applyQuoteUnits(S, '0.01', '0.001', 10000, 1000, 10010, 1000)).toBe(false);
+      expect(units.applyQuoteUnits('NOPE', '0.1', '0.001', 1000, 1000, 1001, 1000)).toBe(false);
+      same();
+    });
+  }
+});
+
+describeWithSharedData('TapeReplayer fast path on the shared Binance capture', BINANCE_BTCUSDT, (capture) => {
+  let dir: string;
+  let recording: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'perpkit-tape-quotes-'));
+    recording = path.join(dir, 'btcusdt.jsonl.gz');
+    await importBinanceFutures({ files: [capture], out: recording });
+  }, 60000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('l2, probabilistic: a participant quoting at the touch and taking now and then ends in the same state', async () => {
+    let w: Twins | undefined;
+    let n = 0;
+    let top: { bp: string; ap: string } | undefined;
+    for await (const x of readRecording([recording])) {
+      if ('type' in x) {
+        const h: RecordingHeader = x;
+        w = new Twins(h.symbols.map((s) => symbolConfigOf(s, undefined)), { specs: h.symbols, book: 'l2', queue: { model: 'probabilistic' } });
+        continue;
+      }
+      const twins = w as Twins;
+      n++;
+      // Everything compared every 2000 events (a snapshot of both engines each time), and at the end.
+      twins.apply(x, n % 2000 === 0);
+      if (x.k === 'quote') top = { bp: x.bp, ap: x.ap };
+      if (top === undefined || n % 97 !== 0) continue;
+      const k = n / 97;
+      const at = top;
+      // Join the touch on both sides (the tape's quotes then change behind it), cancel, and sometimes take.
+      if (k % 3 === 0) twins.both((e) => e.placeOrder('a', limit('BUY', at.bp, '0.01', `b${k}`)));
+      if (k % 3 === 1) twins.both((e) => e.placeOrder('a', limit('SELL', at.ap, '0.01', `s${k}`)));
+      if (k % 3 === 2) twins.both((e) => e.cancelAll('a', { symbol: S }));
+      if (k % 11 === 0) twins.both((e) => e.placeOrder('c', { symbol: S, type: 'MARKET', side: k % 2 === 0 ? 'BUY' : 'SELL', quantity: '0.05' }), { side: k % 2 === 0 ? 'BUY' : 'SELL', qty: '0.05' });
+    }
+    const twins = w as Twins;
+    twins.same();
+    expect(n).toBe(94295);
+    const stats = twins.tapes[0].stats;
+    expect(stats.quotes.placed).toBeGreaterThan(60000);
+    expect(twins.calls.place).toBe(stats.quotes.placed + stats.quotes.crossed);
+    expect(twins.fast.tradeHistory('a', { pageSize: 1000 }).total).toBeGreaterThan(10);
+  }, 120000);
+});
