@@ -16,6 +16,8 @@ export interface ExchangeProcessOptions {
   /** When set, the server runs under `node --cpu-prof` and writes its profile into this folder on exit. */
   cpuProfDir?: string;
   startTimeoutMs?: number;
+  /** Start the bare node:http server of bare-server.ts instead of the exchange (the limit it is measured against). */
+  bare?: boolean;
 }
 
 /** Clock ticks per second of /proc/<pid>/stat utime and stime (USER_HZ, 100 on Linux). */
@@ -87,7 +89,9 @@ export class ExchangeProcess {
     const configFile = path.join(tmpDir, 'exchange.yaml');
     writeFileSync(configFile, `rateLimits:\n  ordersPer10s: ${opts.ordersPer10s}\n  requestsPerMinute: ${opts.requestsPerMinute}\n`);
     const nodeArgs = opts.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-    const args = [...nodeArgs, path.join(root, 'bin', 'perpkit.js'), 'exchange', '--port', '0', '--admin-token', opts.adminToken, '--market', 'off', '--config', configFile];
+    const args = opts.bare
+      ? [...nodeArgs, path.join(__dirname, 'bare-server.js')]
+      : [...nodeArgs, path.join(root, 'bin', 'perpkit.js'), 'exchange', '--port', '0', '--admin-token', opts.adminToken, '--market', 'off', '--config', configFile];
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: process.env.PERPKIT_LOG_LEVEL ?? 'info' } });
     let stderr = '';
     const onErr = (d: Buffer): void => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { latencyResults, percentile, round } from '../harness';
 import type { BenchResult, LatencyStats } from '../harness';
-import { ExchangeClient } from '../exchange-http/client';
+import { ExchangeClient, type BenchUser } from '../exchange-http/client';
 import { Fanout } from '../exchange-http/fanout';
 import { PipelinedClient } from '../exchange-http/pipelined';
 import { batchLoad, crossingLoad, restingLoad, SYMBOL, type LoadOptions, type LoadStats } from '../exchange-http/load';
@@ -96,8 +96,11 @@ function check(label: string, s: LoadStats): void {
   if (s.takerNotFilled > 0) throw new Error(`${label}: ${s.takerNotFilled} taker orders did not fill completely`);
 }
 
-type Part = 'resting' | 'lowconc' | 'batch' | 'crossing' | 'fanout' | 'resting-pipelined' | 'lowconc-pipelined' | 'crossing-pipelined';
-const PARTS: readonly Part[] = ['resting', 'lowconc', 'batch', 'crossing', 'fanout', 'resting-pipelined', 'lowconc-pipelined', 'crossing-pipelined'];
+type Part = 'resting' | 'lowconc' | 'batch' | 'crossing' | 'fanout' | 'resting-pipelined' | 'lowconc-pipelined' | 'bare-pipelined' | 'crossing-pipelined';
+const PARTS: readonly Part[] = ['resting', 'lowconc', 'batch', 'crossing', 'fanout', 'resting-pipelined', 'lowconc-pipelined', 'bare-pipelined', 'crossing-pipelined'];
+/** Issue 13's goal for `crossing-pipelined`. */
+const CROSSING_GOAL = 35_000;
+const BARE_LABEL = 'bare node:http server answering JSON';
 
 function selectedParts(): Set<Part> {
   const env = process.env.BENCH_EXCHANGE_HTTP_PARTS;
@@ -159,10 +162,10 @@ async function crossingPart(base: Base): Promise<BenchResult[]> {
  * The resting or crossing workload over pipelined raw sockets: `connections` x `depth` workers,
  * worker w on connection w % connections, so each connection has `depth` requests in flight.
  */
-async function pipelinedPart(base: Base, kind: 'resting' | 'crossing', shape: { connections: number; depth: number }, seed: number): Promise<BenchResult[]> {
+async function pipelinedPart(base: Base, kind: 'resting' | 'crossing', shape: { connections: number; depth: number }, seed: number, server?: string): Promise<BenchResult[]> {
   const { connections, depth } = shape;
   const concurrency = connections * depth;
-  const what = kind === 'resting' ? 'resting place+cancel' : 'crossing maker+IOC taker';
+  const what = server ?? (kind === 'resting' ? 'resting place+cancel' : 'crossing maker+IOC taker');
   const label = `${what} PIPELINED (raw sockets, ${connections} connections x ${depth} in flight = ${concurrency})`;
   console.error(`exchange-http: ${label} ...`);
   const transport = await PipelinedClient.open(base.server.url, connections);
@@ -241,6 +244,7 @@ const PART_RUNNERS: Record<Part, (base: Base, fanout: Fanout) => Promise<BenchRe
   fanout: fanoutPart,
   'resting-pipelined': (base) => pipelinedPart(base, 'resting', PIPE_SHAPE, SEED + 5),
   'lowconc-pipelined': (base) => pipelinedPart(base, 'resting', PIPE_LOW_SHAPE, SEED + 6),
+  'bare-pipelined': (base) => pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 8, BARE_LABEL),
   'crossing-pipelined': (base) => pipelinedPart(base, 'crossing', PIPE_LOW_SHAPE, SEED + 7),
 };
 
@@ -252,11 +256,15 @@ const PART_RUNNERS: Record<Part, (base: Base, fanout: Fanout) => Promise<BenchRe
  */
 async function runPart(part: Part): Promise<BenchResult[]> {
   const adminToken = `bench-${randomBytes(8).toString('hex')}`;
-  const server = await ExchangeProcess.start({ adminToken, ordersPer10s: ORDERS_PER_10S, requestsPerMinute: REQUESTS_PER_MINUTE, cpuProfDir: process.env.BENCH_EXCHANGE_CPU_PROF });
+  const bare = part === 'bare-pipelined';
+  const server = await ExchangeProcess.start({ adminToken, ordersPer10s: ORDERS_PER_10S, requestsPerMinute: REQUESTS_PER_MINUTE, cpuProfDir: process.env.BENCH_EXCHANGE_CPU_PROF, bare });
   const client = new ExchangeClient(server.url, { connections: CONNECTIONS, pipelining: PIPELINING });
   const fanout = new Fanout(server.url.replace(/^http/, 'ws'), process.hrtime.bigint());
   try {
-    const users = await client.createUsers(adminToken, USERS, BALANCE);
+    // The bare server has no accounts: the same requests, with headers it ignores.
+    const users = bare
+      ? Array.from({ length: USERS }, (_, i): BenchUser => ({ index: i, userId: `bare-${i}`, username: `bare-${i}`, headers: { authorization: 'Bearer bench', 'content-type': 'application/json' } }))
+      : await client.createUsers(adminToken, USERS, BALANCE);
     const base = { client, transport: client, server, users, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
     const out = await PART_RUNNERS[part](base, fanout);
     if (!server.alive) throw new Error(`the exchange process died during the run; stderr: ${server.stderr}`);
@@ -281,6 +289,12 @@ async function run(): Promise<BenchResult[]> {
   ];
   try {
     for (const part of PARTS) if (parts.has(part)) results.push(...(await runPart(part)));
+    // The crossing placements against the limit of the same run (a bare node:http server, same client and shape) and the goal.
+    const rate = (what: string): number | undefined => results.find((r) => r.name === `${what} PIPELINED (raw sockets, ${PIPE_LOW_SHAPE.connections} connections x ${PIPE_LOW_SHAPE.depth} in flight = ${PIPE_LOW_SHAPE.connections * PIPE_LOW_SHAPE.depth}): order requests/s (timed window)`)?.value;
+    const crossing = rate('crossing maker+IOC taker');
+    const limit = rate(BARE_LABEL);
+    if (crossing !== undefined && limit !== undefined) results.push({ name: `crossing-pipelined / ${BARE_LABEL} (same run, same client)`, value: round(crossing / limit, 3), unit: 'ratio' });
+    if (crossing !== undefined) results.push({ name: `crossing-pipelined / goal ${CROSSING_GOAL.toLocaleString('en-US')} placements/s`, value: round(crossing / CROSSING_GOAL, 3), unit: 'ratio' });
     return results;
   } catch (e) {
     if (results.length > 0) console.error('exchange-http: partial results before the failure:', JSON.stringify(results, null, 1));
