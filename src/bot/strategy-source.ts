@@ -3,8 +3,9 @@
  * backtester and its sweep workers): one resolver, one loader.
  *
  * - A bare name (`market-maker`) is an example strategy shipped with perpkit (`strategies/<name>`
- *   beside this code). In a checkout of perpkit its TypeScript source is loaded, so an edited
- *   example runs as edited; an installed package has only the compiled examples.
+ *   beside this code). In a checkout of perpkit an edited example runs as edited: its TypeScript
+ *   source is loaded unless the build is at least as new as every example source
+ *   (`compiledIfFresh`); an installed package has only the compiled examples.
  * - Anything else is a path, resolved against the config file's directory: a file (`.ts`, `.mts`,
  *   `.cts`, `.js`, `.cjs`, `.mjs`), a path without extension (tried with each), or a folder (its
  *   `index` file).
@@ -57,7 +58,7 @@ export function resolveStrategySource(spec: string, baseDir: string): string {
   if (BUILT_IN.test(spec)) {
     // A checkout has the examples' sources beside dist/: load those, never older compiled output.
     const source = path.join(PACKAGE_ROOT, 'strategies', spec, 'index.ts');
-    if (isFile(source)) return source;
+    if (isFile(source)) return (COMPILED ? compiledIfFresh(path.join(PACKAGE_ROOT, 'strategies'), path.join(CODE_ROOT, 'strategies'), spec) : undefined) ?? source;
     const compiled = fileFor(path.join(CODE_ROOT, 'strategies', spec));
     if (compiled !== undefined) return compiled;
     const known = listBuiltIns();
@@ -67,6 +68,36 @@ export function resolveStrategySource(spec: string, baseDir: string): string {
   const file = fileFor(target);
   if (file === undefined) throw new StrategySourceError(`a strategy module file (${EXTENSIONS.join(', ')}) or a folder with an index file`, `${target}: no such file`);
   return file;
+}
+
+/**
+ * In a checkout: the compiled example `spec` (`<compiledRoot>/<spec>/index.js`) when every example
+ * source under `sourceRoot` (the examples share files) has its compiled twin at least as new, that
+ * is when the build holds what the sources say. The compiled example imports the compiled
+ * framework (dist/src, already loaded by the CLI), while its source imports `../../src/index`,
+ * which jiti would transpile with the whole of perpkit's src/ tree: about a third of a second at
+ * every start, and a second copy of the framework in the process. An edited example (its source
+ * newer than its build) is still loaded from its source. undefined: load the source.
+ */
+export function compiledIfFresh(sourceRoot: string, compiledRoot: string, spec: string): string | undefined {
+  const compiled = path.join(compiledRoot, spec, 'index.js');
+  if (!isFile(compiled)) return undefined;
+  const stack = [sourceRoot];
+  while (stack.length > 0) {
+    const dir = stack.pop() as string;
+    for (const d of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, d.name);
+      if (d.isDirectory()) {
+        stack.push(p);
+        continue;
+      }
+      // Tests and declarations are not part of the build.
+      if (!d.name.endsWith('.ts') || d.name.endsWith('.test.ts') || d.name.endsWith('.d.ts')) continue;
+      const twin = path.join(compiledRoot, path.relative(sourceRoot, p)).replace(/\.ts$/, '.js');
+      if (!isFile(twin) || statSync(twin).mtimeMs < statSync(p).mtimeMs) return undefined;
+    }
+  }
+  return compiled;
 }
 
 /** The example strategies shipped with this copy of perpkit. */

@@ -6,9 +6,10 @@
  * runs at the next start (no stale compiled code).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { compiledIfFresh } from '../../src/bot/strategy-source';
 import { ROOT, ensureBuilt } from '../cli/exchange-proc';
 
 const BIN = path.join(ROOT, 'bin', 'perpkit.js');
@@ -84,5 +85,49 @@ describe('TypeScript strategies outside the checkout', () => {
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/bt2\.yaml:\d+: strategies\[0\]\.module/);
     expect(r.out).toContain('nope.ts: no such file');
+  });
+});
+
+describe('an example strategy in a checkout: compiled when the build is as new as every example source', () => {
+  let root: string;
+  const T = 1_700_000_000;
+  const put = (rel: string, at: number): void => {
+    const f = path.join(root, rel);
+    mkdirSync(path.dirname(f), { recursive: true });
+    writeFileSync(f, '');
+    utimesSync(f, at, at);
+  };
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'perpkit-examples-'));
+    // Sources: two examples sharing a parameters file and an indicators folder; a test file is not built.
+    for (const f of ['src/mm/index.ts', 'src/mm/quotes.ts', 'src/grid/index.ts', 'src/params.ts', 'src/indicators/ema.ts', 'src/configs.test.ts']) put(f, T);
+    for (const f of ['dist/mm/index.js', 'dist/mm/quotes.js', 'dist/grid/index.js', 'dist/params.js', 'dist/indicators/ema.js']) put(f, T + 10);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  const pick = (spec: string): string | undefined => compiledIfFresh(path.join(root, 'src'), path.join(root, 'dist'), spec);
+
+  it('every source has a newer compiled twin: the compiled example', () => {
+    expect(pick('mm')).toBe(path.join(root, 'dist', 'mm', 'index.js'));
+    expect(pick('grid')).toBe(path.join(root, 'dist', 'grid', 'index.js'));
+  });
+
+  it('an edited source anywhere among the examples (its own file, a shared one, a nested one): the source', () => {
+    for (const edited of ['src/mm/quotes.ts', 'src/params.ts', 'src/indicators/ema.ts']) {
+      put(edited, T + 20);
+      expect(pick('mm')).toBeUndefined();
+      put(edited, T);
+    }
+    expect(pick('mm')).toBeDefined();
+  });
+
+  it('a source without a compiled twin, or an example never built: the source', () => {
+    put('src/mm/new-file.ts', T);
+    expect(pick('mm')).toBeUndefined();
+    rmSync(path.join(root, 'src', 'mm', 'new-file.ts'));
+    expect(pick('mm')).toBeDefined();
+    // One example without its build: the whole tree is not built, so every example loads its source.
+    rmSync(path.join(root, 'dist', 'grid', 'index.js'));
+    expect(pick('grid')).toBeUndefined();
+    expect(pick('mm')).toBeUndefined();
   });
 });
