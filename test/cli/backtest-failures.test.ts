@@ -7,6 +7,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import { recording, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, runCli } from './exchange-proc';
 
@@ -82,4 +84,16 @@ test('--strategy-logs prints the bot log lines, one per code per interval', () =
   const counted = denials.reduce((s, l) => s + (l.repeats ?? 1), 0);
   expect(denials.length).toBeLessThan(report.summary.denials);
   expect(counted).toBe(report.summary.denials);
+});
+
+test('a recording without any mark price: exit 2, one line naming the config, data.files and the symbol', () => {
+  // A v2 recording (as an import writes it) holding one book snapshot and nothing a mark comes from.
+  const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')?.spec;
+  const header = { type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: 1_700_000_000_000, symbols: [spec], part: 0, marks: { BTCUSDT: { source: 'derived', method: 'mid price sampled each second' } } };
+  const snap = { t: 1_700_000_000_000, k: 'snapshot', s: 'BTCUSDT', u: 1, b: [], a: [['60000.5', '1.000']] };
+  writeFileSync(path.join(dir, 'nomark.jsonl.gz'), gzipSync(`${JSON.stringify(header)}\n${JSON.stringify(snap)}\n`));
+  const cfg = writeConfig(dir, 'nomark.yaml', { data: { files: ['nomark.jsonl.gz'] } });
+  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-nomark'), '--quiet']);
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*nomark\.yaml(:\d+)?: data\.files: expected a mark price for BTCUSDT in the configured time range .*, got none, so the strategies never started$/);
 });

@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { ImportInputError } from '../../src/market-data/import/errors';
 import { importTardis } from '../../src/market-data/import/tardis';
+import { importSummaryText } from '../../src/cli/import';
 import { plainDecimal } from '../../src/market-data/import/tardis-csv';
 import { inspectRecording } from '../../src/market-data/inspect';
 import { readRecording } from '../../src/market-data/reader';
@@ -333,5 +334,21 @@ describe('import tardis: bad input is one line naming the file, line and rule', 
     expect(await refused([TRADES, QUOTES, TRADES])).toMatch(/trades_2024-08-01_BTCUSDT\.csv: given twice; each file is imported once$/);
     expect(await refused([write('empty.csv', '')])).toMatch(/empty\.csv: empty file; expected a Tardis CSV file with a header row$/);
     expect(await refused([TRADES], { from: Date.parse('2030-01-01') })).toMatch(/^--from\/--to: no message in 2030-01-01T00:00:00.000Z to the end; the files run from 2024-08-01T07:59:58.204Z/);
+  });
+});
+
+describe('import tardis: data a mark cannot come from', () => {
+  test('a one-sided book snapshot (as in a Deribit sample) imports, and the summary says a backtest cannot start on it', async () => {
+    const rows = ['exchange,symbol,timestamp,local_timestamp,is_snapshot,side,price,amount'];
+    for (const [p, a] of [['6421.5', '18640'], ['6422', '1190'], ['6422.5', '1080']]) rows.push(`deribit,BTC-PERPETUAL,1585699200245000,1585699200355684,true,ask,${p},${a}`);
+    const f = write('deribit_incremental_book_L2_2020-04-01_BTC-PERPETUAL.csv', `${rows.join('\n')}\n`);
+    const o = out();
+    const s = await importTardis({ files: [f], out: o });
+    expect(s.events).toMatchObject({ snapshot: 1 });
+    expect(s.added.derivedMarks).toBe(0);
+    const text = importSummaryText(s, 0);
+    expect(text).toContain('note: no mark price in the output (none recorded, and no quote or book top to derive one from): a backtest on it cannot start its strategies');
+    // With a mark derived (the fixtures' quotes), no such note.
+    expect(importSummaryText(await importTardis({ files: [QUOTES], out: out() }), 0)).not.toContain('no mark price');
   });
 });

@@ -563,7 +563,8 @@ export class BacktestRun {
       throw new BacktestConfigError(this.cfg.file, 'data.from/data.to', `a time range with events in it (${has})`, `${iso(from)} to ${iso(to)}`);
     }
     await source.close();
-    if (!this.started) throw new Error(`the recording has no mark price for ${[...this.needMark].join(', ')} in the configured time range: the strategies never started`);
+    // Bad input, not a failure of the run: the data cannot start the strategies (exit 2).
+    if (!this.started) throw new BacktestConfigError(this.cfg.file, 'data.files', `a mark price for ${[...this.needMark].join(', ')} in the configured time range (recorded, or derived by the import from quotes or the book's top): the strategies start at the first one`, 'none, so the strategies never started');
     const end = Number.isFinite(to) ? Math.max(lastT, Math.min(to, lastT)) : lastT;
     await this.runTimers(end);
     this.sampleUpTo(end);
