@@ -243,7 +243,8 @@ async function replayRun(file: string, seen: Seen): Promise<VenueEnd> {
     bot = undefined;
     const funding = core.engine
       .accountData(user.userId)
-      .changes.filter((c) => c.changeType === 'FUNDING_FEE')
+      .changes.toArray()
+      .filter((c) => c.changeType === 'FUNDING_FEE')
       .map((c) => ({ time: c.createdAt, symbol: c.symbol, amount: c.amount }));
     const positions = core.engine.positions(user.userId).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice }));
     return { steps, funding, walletBalance: core.engine.asset(user.userId).walletBalance, positions };

@@ -595,7 +595,7 @@ export class BacktestRun {
     const asset = this.engine.asset(PARTICIPANT);
     r.finalAsset = { walletBalance: asset.walletBalance, unrealizedPnl: asset.unrealizedPnl };
     r.finalPositions = this.engine.positions(PARTICIPANT).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice }));
-    const changes = this.engine.accountData(PARTICIPANT).changes;
+    const changes = this.engine.accountData(PARTICIPANT).changes.toArray();
     const liquidations = new Set<string>();
     for (const c of changes) {
       if (c.changeType === 'FUNDING_FEE') r.funding.push({ time: c.createdAt, symbol: c.symbol, amount: c.amount });

@@ -41,6 +41,7 @@ import type {
 } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import { Ledger, type EngineAudit } from './accounts/ledger';
+import type { ChangeLog, TradeLog } from './accounts/history';
 import { Margin } from './accounts/margin';
 import { ConditionFiring } from './conditions/firing';
 import { Conditions } from './conditions/conditions';
@@ -266,9 +267,9 @@ export class Engine {
   }
 
   /** Read-only history of an account, for the statistics endpoints (volume, overview, leaderboard). */
-  accountData(userId: string): { trades: readonly TradeRecord[]; changes: readonly AccountChangeRecord[]; transferIn: string; wallet: string } {
+  accountData(userId: string): { trades: TradeLog; changes: ChangeLog; transferIn: string; wallet: string } {
     const acct = this.s.acct(userId);
-    return { trades: acct.trades.toArray(), changes: acct.changes.toArray(), transferIn: formatUnits(acct.transferIn), wallet: formatUnits(acct.wallet) };
+    return { trades: acct.trades, changes: acct.changes, transferIn: formatUnits(acct.transferIn), wallet: formatUnits(acct.wallet) };
   }
 
   /** Ids of all user accounts, in creation order. */

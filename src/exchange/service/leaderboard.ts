@@ -8,7 +8,7 @@ import { Dec, formatDec } from '../../core/decimal';
 import type { LeaderboardPeriod } from '../../core/enums';
 import { MONEY_DP } from '../../core/values';
 import type { LeaderboardEntry, LeaderboardResult } from '../../protocol/rest/public';
-import { DAY, balanceBefore, money, pnlBetween, volumeBetween, type AccountHistory } from './stats';
+import { DAY, balanceAfterFirstFrom, balanceBefore, money, pnlBetween, tradedSince, volumeBetween, type AccountHistory } from './stats';
 
 export const LEADERBOARD_SIZE = 100;
 const PERIOD_MS: Record<LeaderboardPeriod, number> = { '7d': 7 * DAY, '30d': 30 * DAY, '90d': 90 * DAY };
@@ -38,13 +38,10 @@ export function leaderboard(src: LeaderboardSource, period: LeaderboardPeriod, n
   const rows: Row[] = [];
   for (const userId of src.userIds()) {
     const h = src.history(userId);
-    if (!h.trades.some((t) => t.createdAt >= from)) continue;
+    if (!tradedSince(h.trades, from)) continue;
     const pnl = pnlBetween(h.changes, from, Number.MAX_SAFE_INTEGER);
     let base = balanceBefore(h.changes, from);
-    if (base.lte(0)) {
-      const firstInPeriod = h.changes.find((c) => c.createdAt >= from);
-      base = firstInPeriod ? new Dec(firstInPeriod.walletBalanceAfter) : base;
-    }
+    if (base.lte(0)) base = balanceAfterFirstFrom(h.changes, from) ?? base;
     rows.push({ userId, volume: volumeBetween(h.trades, from, Number.MAX_SAFE_INTEGER), pnl, pct: base.gt(0) ? pnl.div(base) : new Dec(0) });
   }
   rows.sort((a, b) => b.pnl.comparedTo(a.pnl) || b.volume.comparedTo(a.volume) || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));

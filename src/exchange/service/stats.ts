@@ -12,7 +12,7 @@
 import { Dec, formatDec } from '../../core/decimal';
 import { MONEY_DP } from '../../core/values';
 import type { BalanceHistoryPeriod, OverviewType } from '../../core/enums';
-import type { AccountChangeRecord, TradeRecord } from '../../protocol/records';
+import { decOfUnits } from '../../core/money-units';
 import type { AssetOverviewSummary, AssetTrendItem, BalanceHistoryItem, VolumeStatsResult } from '../../protocol/rest/user';
 
 export const HOUR = 3_600_000;
@@ -21,9 +21,30 @@ export const WEEK = 7 * DAY;
 /** 1970-01-01 was a Thursday; weeks start on Monday, four days later. */
 const MONDAY_OFFSET = 4 * DAY;
 
+/** The account change log as the statistics read it: oldest first, figures in money units. */
+export interface ChangeLogView {
+  readonly length: number;
+  createdAt(i: number): number;
+  changeType(i: number): string;
+  amountUnits(i: number): bigint;
+  walletAfterUnits(i: number): bigint;
+}
+
+/** The account's fills as the statistics read them: oldest first, figures in money units. */
+export interface TradeLogView {
+  readonly length: number;
+  createdAt(i: number): number;
+  valueUnits(i: number): bigint;
+  feeUnits(i: number): bigint;
+}
+
+/**
+ * An account's history (the engine's `accountData`): read entry by entry, no record built per
+ * entry, so a statistics call over a long history costs a scan with integer sums.
+ */
 export interface AccountHistory {
-  trades: readonly TradeRecord[];
-  changes: readonly AccountChangeRecord[];
+  trades: TradeLogView;
+  changes: ChangeLogView;
   transferIn: string;
   wallet: string;
 }
@@ -32,50 +53,64 @@ const ZERO = new Dec(0);
 export const money = (d: Dec): string => formatDec(d, MONEY_DP);
 
 /** Index of the first change with createdAt >= t (changes are in time order). */
-function firstAtOrAfter(changes: readonly AccountChangeRecord[], t: number): number {
+function firstAtOrAfter(changes: ChangeLogView, t: number): number {
   let lo = 0;
   let hi = changes.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (changes[mid].createdAt < t) lo = mid + 1;
+    if (changes.createdAt(mid) < t) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 /** Wallet balance just before time t (after every change stamped earlier than t). */
-export function balanceBefore(changes: readonly AccountChangeRecord[], t: number): Dec {
+export function balanceBefore(changes: ChangeLogView, t: number): Dec {
   const i = firstAtOrAfter(changes, t);
-  return i === 0 ? ZERO : new Dec(changes[i - 1].walletBalanceAfter);
+  return i === 0 ? ZERO : decOfUnits(changes.walletAfterUnits(i - 1));
 }
 
-const isTransfer = (c: AccountChangeRecord): boolean => c.changeType === 'DEPOSIT';
+/** The wallet balance after the first change stamped at or after t, if there is one. */
+export function balanceAfterFirstFrom(changes: ChangeLogView, t: number): Dec | undefined {
+  const i = firstAtOrAfter(changes, t);
+  return i < changes.length ? decOfUnits(changes.walletAfterUnits(i)) : undefined;
+}
 
-/** Net PnL of the changes stamped in [from, to). */
-export function pnlBetween(changes: readonly AccountChangeRecord[], from: number, to: number): Dec {
-  let sum = ZERO;
-  for (let i = firstAtOrAfter(changes, from); i < changes.length && changes[i].createdAt < to; i++) {
-    if (!isTransfer(changes[i])) sum = sum.plus(changes[i].amount);
+/** Net PnL of the changes stamped in [from, to): every change but transfers (deposits). */
+export function pnlBetween(changes: ChangeLogView, from: number, to: number): Dec {
+  let sum = 0n;
+  for (let i = firstAtOrAfter(changes, from); i < changes.length && changes.createdAt(i) < to; i++) {
+    if (changes.changeType(i) !== 'DEPOSIT') sum += changes.amountUnits(i);
   }
-  return sum;
+  return decOfUnits(sum);
 }
 
-export function volumeBetween(trades: readonly TradeRecord[], from: number, to: number): Dec {
-  let sum = ZERO;
-  for (const t of trades) if (t.createdAt >= from && t.createdAt < to) sum = sum.plus(t.tradeValue);
-  return sum;
+export function volumeBetween(trades: TradeLogView, from: number, to: number): Dec {
+  let sum = 0n;
+  for (let i = 0; i < trades.length; i++) {
+    const t = trades.createdAt(i);
+    if (t >= from && t < to) sum += trades.valueUnits(i);
+  }
+  return decOfUnits(sum);
+}
+
+/** Whether any fill is stamped at or after t. */
+export function tradedSince(trades: TradeLogView, t: number): boolean {
+  for (let i = trades.length - 1; i >= 0; i--) if (trades.createdAt(i) >= t) return true;
+  return false;
 }
 
 export function volumeStats(h: AccountHistory, now: number): VolumeStatsResult {
   const from = now - 30 * DAY;
-  let volume = ZERO;
-  let fees = ZERO;
-  for (const t of h.trades) {
-    if (t.createdAt < from) continue;
-    volume = volume.plus(t.tradeValue);
-    fees = fees.plus(t.handlingFee);
+  let volume = 0n;
+  let fees = 0n;
+  const t = h.trades;
+  for (let i = 0; i < t.length; i++) {
+    if (t.createdAt(i) < from) continue;
+    volume += t.valueUnits(i);
+    fees += t.feeUnits(i);
   }
-  return { volume30d: money(volume), feeTotal30d: money(fees) };
+  return { volume30d: money(decOfUnits(volume)), feeTotal30d: money(decOfUnits(fees)) };
 }
 
 // ---------------------------------------------------------------- calendar buckets

@@ -1,5 +1,6 @@
 /** The statistics definitions on hand-made account histories (table-driven, no server). */
 import type { AccountChangeRecord, TradeRecord } from '../../../src/protocol/records';
+import { ChangeLog, TradeLog } from '../../../src/exchange/engine/accounts/history';
 import { maskName } from '../../../src/exchange/service/leaderboard';
 import { DAY, assetTrend, balanceHistory, maxDrawdown30d, overviewSummary, volumeStats, type AccountHistory } from '../../../src/exchange/service/stats';
 
@@ -14,15 +15,16 @@ function trade(createdAt: number, tradeValue: string, handlingFee: string): Trad
 }
 
 // Deposit 1000 ten days ago, +200 eight days ago, -300 five days ago, +50 today, deposit 500 today.
+// As the engine hands them out after a restore: records read from a snapshot, in the engine's logs.
 const h: AccountHistory = {
-  changes: [
+  changes: new ChangeLog([
     change(NOW - 10 * DAY, 'DEPOSIT', '1000', '1000'),
     change(NOW - 8 * DAY, 'REALIZED_PNL', '200', '1200'),
     change(NOW - 5 * DAY, 'REALIZED_PNL', '-300', '900'),
     change(NOW - 3600_000, 'TRADE_FEE', '50', '950'),
     change(NOW - 60_000, 'DEPOSIT', '500', '1450'),
-  ],
-  trades: [trade(NOW - 40 * DAY, '999', '9'), trade(NOW - 5 * DAY, '100', '1'), trade(NOW - 1000, '50', '0.5')],
+  ]),
+  trades: new TradeLog([trade(NOW - 40 * DAY, '999', '9'), trade(NOW - 5 * DAY, '100', '1'), trade(NOW - 1000, '50', '0.5')]),
   transferIn: '1500',
   wallet: '1450',
 };

@@ -9,15 +9,22 @@
  *
  * Records restored from a snapshot stay records (`restored`, before the compact entries): their
  * digits are whatever the snapshot holds, so they are handed back exactly as read.
+ *
+ * The statistics read the figures they sum (amounts, balances, trade values, fees) and the times
+ * entry by entry, in money units, without a record being built (src/exchange/service/stats.ts).
  */
 import { BigIntColumn, NumberColumn } from '../../../core/columns';
 import { CHANGE_TYPES, POSITION_SIDES, SIDES, type ChangeType, type PositionSide, type RoleType, type Side } from '../../../core/enums';
-import { formatUnits } from '../../../core/money-units';
+import { Dec } from '../../../core/decimal';
+import { formatUnits, parseUnits, unitsOfDec } from '../../../core/money-units';
 import type { AccountChangeRecord, TradeRecord } from '../../../protocol/records';
 import { page } from '../state';
 import type { SymbolSpec } from '../symbols';
 
 const CHANGE_CODE = new Map<string, number>(CHANGE_TYPES.map((t, i) => [t, i]));
+
+/** Money units of a restored record's amount (records hold money to 8 places). */
+const unitsOf = (s: string): bigint => parseUnits(s) ?? unitsOfDec(new Dec(s));
 
 /** Balance changes: amount, wallet after, frozen, change type, reference, time, symbol. */
 export class ChangeLog {
@@ -61,6 +68,18 @@ export class ChangeLog {
 
   assetType(i: number): string {
     return i < this.restored.length ? this.restored[i].assetType : 'USDT';
+  }
+
+  /** The change, in money units. */
+  amountUnits(i: number): bigint {
+    const r = this.restored.length;
+    return i < r ? unitsOf(this.restored[i].amount) : this.amount.get(i - r);
+  }
+
+  /** The wallet balance after the change, in money units. */
+  walletAfterUnits(i: number): bigint {
+    const r = this.restored.length;
+    return i < r ? unitsOf(this.restored[i].walletBalanceAfter) : this.after.get(i - r);
   }
 
   at(i: number): AccountChangeRecord {
@@ -139,6 +158,18 @@ export class TradeLog {
   symbol(i: number): string {
     const r = this.restored.length;
     return i < r ? this.restored[i].symbol : this.specs[i - r].name;
+  }
+
+  /** Price x quantity of the fill, in money units. */
+  valueUnits(i: number): bigint {
+    const r = this.restored.length;
+    return i < r ? unitsOf(this.restored[i].tradeValue) : this.value.get(i - r);
+  }
+
+  /** The fill's fee, in money units. */
+  feeUnits(i: number): bigint {
+    const r = this.restored.length;
+    return i < r ? unitsOf(this.restored[i].handlingFee) : this.fee.get(i - r);
   }
 
   /** The order id as the record shows it. */

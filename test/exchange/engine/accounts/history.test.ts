@@ -97,9 +97,18 @@ describe('account history kept in columns', () => {
     expect(engine.tradeHistory('taker', { orderId: one.orderId }).list).toEqual([one]);
     const window = engine.tradeHistory('taker', { startTime: T0 + 1_000_000, endTime: T0 + 1_010_000, pageSize: 100 });
     expect(window.list.map((t) => t.createdAt)).toEqual(Array.from({ length: 11 }, (_, i) => T0 + 1_010_000 - i * 1000));
-    // The statistics' view is the same records, oldest first.
-    expect(engine.accountData('taker').trades).toEqual([...trades.list].reverse());
-    expect(engine.accountData('taker').changes).toEqual([...all.list].reverse());
+    // The statistics read the logs entry by entry, oldest first: the figures the records show, in money units.
+    const data = engine.accountData('taker');
+    expect(data.trades.toArray()).toEqual([...trades.list].reverse());
+    expect(data.changes.toArray()).toEqual([...all.list].reverse());
+    const units = (s: string): bigint => BigInt(new Dec(s).times(1e8).toFixed(0));
+    const oldest = [...trades.list].reverse();
+    oldest.forEach((t, i) => {
+      expect([data.trades.createdAt(i), data.trades.valueUnits(i), data.trades.feeUnits(i)]).toEqual([t.createdAt, units(t.tradeValue), units(t.handlingFee)]);
+    });
+    [...all.list].reverse().forEach((c, i) => {
+      expect([data.changes.createdAt(i), data.changes.changeType(i), data.changes.amountUnits(i), data.changes.walletAfterUnits(i)]).toEqual([c.createdAt, c.changeType, units(c.amount), units(c.walletBalanceAfter)]);
+    });
   });
 
   it('a snapshot holds the same records; after a restore, old and new entries read as one history', () => {
@@ -125,6 +134,13 @@ describe('account history kept in columns', () => {
     const changesAfter = restored.accountChanges('maker', { pageSize: 100_000 });
     expect(changesAfter.list.slice(-changesBefore.total)).toEqual(changesBefore.list);
     checkChanges(changesAfter.list, '0');
+    // The statistics' accessors read restored records and new entries alike.
+    const view = restored.accountData('maker').changes;
+    const recs = [...changesAfter.list].reverse();
+    for (const i of [0, 1, recs.length - 2, recs.length - 1]) {
+      expect(view.walletAfterUnits(i)).toBe(BigInt(new Dec(recs[i].walletBalanceAfter).times(1e8).toFixed(0)));
+      expect(view.amountUnits(i)).toBe(BigInt(new Dec(recs[i].amount).times(1e8).toFixed(0)));
+    }
     // Filters reach into the restored part too.
     expect(restored.tradeHistory('maker', { orderId: before.list[4321].orderId }).list).toEqual([before.list[4321]]);
     expect(JSON.stringify(restored.exportState().accounts.find((a) => a.userId === 'maker')?.trades.slice(0, -1))).toBe(JSON.stringify(maker.trades));
