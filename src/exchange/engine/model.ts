@@ -24,8 +24,8 @@ import type {
 } from '../../core/enums';
 import type { Dec } from '../../core/decimal';
 import type { MarginRate } from './accounts/margin-rate';
-import type { PositionHistoryRecord } from '../../protocol/records';
 import type { ChangeLog, TradeLog } from './accounts/history';
+import type { ClosedPositions } from './positions/closed-positions';
 import type { StrategySubOrderInput } from './inputs';
 import type { SymbolSpec } from './symbols';
 
@@ -201,7 +201,8 @@ export interface EngineAccount {
   /** Fills and balance changes, in columns (accounts/history.ts). */
   trades: TradeLog;
   changes: ChangeLog;
-  positionHistory: Array<{ record: PositionHistoryRecord; long: boolean }>;
+  /** Closed positions, in columns (positions/closed-positions.ts). */
+  positionHistory: ClosedPositions;
   /** Deposits minus withdrawals in money units: the principal, for overview and leaderboard figures. */
   transferIn: bigint;
 }

@@ -33,6 +33,7 @@ import type { SymbolSpec } from './symbols';
 import type { OrderTable } from './order-table';
 import { lastClientIdsOf } from './orders/client-ids';
 import { ChangeLog, TradeLog } from './accounts/history';
+import { ClosedPositions } from './positions/closed-positions';
 
 export const ENGINE_SNAPSHOT_VERSION = 1;
 
@@ -203,7 +204,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       // Records made for the snapshot: nothing later changes them.
       trades: a.trades.toArray(),
       changes: a.changes.toArray(),
-      positionHistory: a.positionHistory.map((h) => ({ record: { ...h.record }, long: h.long })),
+      positionHistory: a.positionHistory.entries(),
     });
   }
   return {
@@ -292,7 +293,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       strategies: a.strategies.map((id) => need(refs.strategiesById, id, 'strategy')),
       trades: new TradeLog(a.trades.map((t) => ({ ...t }))),
       changes: new ChangeLog(a.changes.map((x) => ({ ...x }))),
-      positionHistory: a.positionHistory.map((h) => ({ record: { ...h.record }, long: h.long })),
+      positionHistory: new ClosedPositions(a.positionHistory.map((h) => ({ record: { ...h.record }, long: h.long }))),
     };
     refs.accounts.set(acct.userId, acct);
   }

@@ -13,6 +13,7 @@ import { money } from '../records';
 import { frozenUnits } from './margin-memo';
 import { INSURANCE_ACCOUNT, fail, type EngineState } from '../state';
 import { ChangeLog, TradeLog, pageOf } from './history';
+import { ClosedPositions } from '../positions/closed-positions';
 import type { Margin } from './margin';
 
 export class Ledger {
@@ -40,7 +41,7 @@ export class Ledger {
       strategies: [],
       trades: new TradeLog(),
       changes: new ChangeLog(),
-      positionHistory: [],
+      positionHistory: new ClosedPositions(),
       transferIn: 0n,
     };
     this.s.accounts.set(userId, a);

@@ -2,14 +2,11 @@
  * Positions: which position an order acts on, what it may close, and applying a fill to it
  * (cost basis, fees, realized PnL, isolated margin, the closed-position history).
  */
-import { formatDec } from '../../../core/decimal';
 import { divRound } from '../../../core/exact';
-import { decOfUnits, formatUnits } from '../../../core/money-units';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { EngineAccount, EngineOrder, EnginePosition } from '../model';
-import { derivedPrice, money } from '../records';
-import { ZERO, fail, posKey, type EngineState } from '../state';
+import { fail, posKey, type EngineState } from '../state';
 
 /** Whether an order of this side on this positionSide closes (reduces) its position by nature. */
 export function closesByNature(side: Side, positionSide: PositionSide): boolean {
@@ -126,25 +123,23 @@ export class Positions {
   }
 
   private closePositionRecord(acct: EngineAccount, pos: EnginePosition, leverage: number, triggerMode: number): void {
-    const spec = pos.symbol;
-    const closePrice = pos.closeQty > 0 ? decOfUnits(pos.closeQuote).div(spec.step.decOf(pos.closeQty)) : ZERO;
-    const avgEntry = pos.openQty > 0 ? decOfUnits(pos.openQuote).div(spec.step.decOf(pos.openQty)) : ZERO;
-    const im = avgEntry.times(spec.step.decOf(pos.maxAbsQty)).div(leverage);
-    const pnl = decOfUnits(pos.realizedAccum + pos.fundingAccum);
-    acct.positionHistory.push({ long: pos.lastDirection > 0, record: {
-      symbol: spec.name,
+    acct.positionHistory.push({
+      spec: pos.symbol,
       positionSide: pos.positionSide,
-      leverage,
-      maxQuantity: spec.step.fromUnits(pos.maxAbsQty),
-      entryPrice: derivedPrice(avgEntry, spec.tick.scale),
-      closePrice: derivedPrice(closePrice, spec.tick.scale),
-      pnl: money(pnl),
-      roe: im.isZero() ? '0' : formatDec(pnl.div(im), 8),
       marginMode: pos.marginMode,
+      long: pos.lastDirection > 0,
+      leverage,
       triggerMode,
-      fundingFeeAccum: formatUnits(pos.fundingAccum),
+      maxAbsQty: pos.maxAbsQty,
+      openQuote: pos.openQuote,
+      openQty: pos.openQty,
+      closeQuote: pos.closeQuote,
+      closeQty: pos.closeQty,
+      pnl: pos.realizedAccum + pos.fundingAccum,
+      fundingAccum: pos.fundingAccum,
       openedAt: pos.openedAt,
       closedAt: this.s.clock.now(),
-    } });
+    });
   }
+
 }

@@ -11,7 +11,8 @@ import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } fr
 import type { Margin } from '../accounts/margin';
 import type { SetLeverageInput, SetMarginModeInput } from '../inputs';
 import type { EngineAccount, EnginePosition } from '../model';
-import { DEFAULT_LEVERAGE, fail, page, posKey, type EngineState, type SymbolState } from '../state';
+import { DEFAULT_LEVERAGE, fail, posKey, type EngineState, type SymbolState } from '../state';
+import { pageOf } from '../accounts/history';
 import * as pm from './position-math';
 import { closesByNature } from './positions';
 
@@ -143,12 +144,17 @@ export class PositionViews {
   positionHistory(userId: string, f: { symbol?: string; side?: 'long' | 'short'; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: PositionHistoryRecord[]; total: number } {
     const acct = this.s.acct(userId);
     if (f.symbol !== undefined) this.s.sym(f.symbol);
-    const rows = acct.positionHistory.filter(({ record: h, long }) =>
-      (f.symbol === undefined || h.symbol === f.symbol) &&
-      (f.side === undefined || (f.side === 'long') === long) &&
-      (f.startTime === undefined || h.closedAt >= f.startTime) &&
-      (f.endTime === undefined || h.closedAt <= f.endTime));
-    return page([...rows].reverse(), f.page, f.pageSize, (h) => ({ ...h.record }));
+    const h = acct.positionHistory;
+    return pageOf(
+      h,
+      (i) =>
+        (f.symbol === undefined || h.symbol(i) === f.symbol) &&
+        (f.side === undefined || (f.side === 'long') === h.long(i)) &&
+        (f.startTime === undefined || h.closedAtOf(i) >= f.startTime) &&
+        (f.endTime === undefined || h.closedAtOf(i) <= f.endTime),
+      f.page,
+      f.pageSize,
+    );
   }
 
   // ---------------------------------------------------------------- leverage and margin mode

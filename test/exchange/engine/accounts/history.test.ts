@@ -146,3 +146,44 @@ describe('account history kept in columns', () => {
     expect(JSON.stringify(restored.exportState().accounts.find((a) => a.userId === 'maker')?.trades.slice(0, -1))).toBe(JSON.stringify(maker.trades));
   });
 });
+
+describe('closed positions kept in columns', () => {
+  it('records made when read; filters by symbol, side and time; a snapshot restores them and new ones follow', () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
+    engine.createAccount({ userId: 'a', balance: '1000000' });
+    engine.createAccount({ userId: 'b', balance: '1000000' });
+    // a opens long then closes (buy 0.003, sell 0.003), then short then closes: two closed positions per round.
+    const round = (price: number): void => {
+      for (const [side, p] of [['BUY', price], ['SELL', price + 7], ['SELL', price], ['BUY', price - 3]] as const) {
+        clock.advance(1000);
+        engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price: p.toFixed(1), quantity: '0.003' });
+        engine.placeOrder('a', { symbol: 'BTCUSDT', type: 'MARKET', side, quantity: '0.003' });
+      }
+    };
+    for (let i = 0; i < 30; i++) round(50_000 + i);
+    const all = engine.positionHistory('a', { pageSize: 1000 });
+    expect(all.total).toBe(60);
+    const longs = engine.positionHistory('a', { side: 'long', pageSize: 1000 });
+    expect(longs.total).toBe(30);
+    // The last round's long: bought at 50,029, sold at 50,036, 0.003 BTC: 0.021 before fees.
+    expect(longs.list[0]).toMatchObject({ symbol: 'BTCUSDT', positionSide: 'BOTH', maxQuantity: '0.003', entryPrice: '50029', closePrice: '50036', triggerMode: 1, marginMode: 'CROSS' });
+    const t = all.list[10].closedAt;
+    expect(engine.positionHistory('a', { startTime: t, endTime: t }).list).toEqual([all.list[10]]);
+
+    const snap = JSON.parse(JSON.stringify(engine.exportState()));
+    expect(snap.accounts.find((x: { userId: string }) => x.userId === 'a').positionHistory.map((h: { record: unknown }) => h.record)).toEqual([...all.list].reverse());
+    const restored = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
+    restored.importState(snap);
+    expect(restored.positionHistory('a', { pageSize: 1000 })).toEqual(all);
+    restored.placeOrder('b', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50100.0', quantity: '0.003' });
+    restored.placeOrder('a', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '0.003' });
+    restored.placeOrder('b', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50110.0', quantity: '0.003' });
+    restored.placeOrder('a', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '0.003' });
+    const after = restored.positionHistory('a', { pageSize: 1000 });
+    expect(after.total).toBe(61);
+    expect(after.list.slice(1)).toEqual(all.list);
+    expect(after.list[0]).toMatchObject({ entryPrice: '50100', closePrice: '50110', maxQuantity: '0.003' });
+    expect(restored.positionHistory('a', { side: 'short', pageSize: 1000 }).total).toBe(30);
+  });
+});
