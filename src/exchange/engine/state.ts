@@ -229,3 +229,10 @@ export function page<T, R>(rows: T[], pageNo: number | undefined, size: number |
   const n = size ?? 20;
   return { list: rows.slice((p - 1) * n, p * n).map(map), total: rows.length };
 }
+
+/** The records of the entries `keep` accepts, newest first: one page of them and how many there are. */
+export function pageOf<T>(log: { length: number; at(i: number): T }, keep: (i: number) => boolean, pageNo: number | undefined, size: number | undefined): { list: T[]; total: number } {
+  const hits: number[] = [];
+  for (let i = log.length - 1; i >= 0; i--) if (keep(i)) hits.push(i);
+  return page(hits, pageNo, size, (i) => log.at(i));
+}

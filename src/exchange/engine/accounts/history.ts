@@ -18,7 +18,6 @@ import { CHANGE_TYPES, POSITION_SIDES, SIDES, type ChangeType, type PositionSide
 import { Dec } from '../../../core/decimal';
 import { formatUnits, parseUnits, unitsOfDec } from '../../../core/money-units';
 import type { AccountChangeRecord, TradeRecord } from '../../../protocol/records';
-import { page } from '../state';
 import type { SymbolSpec } from '../symbols';
 
 const CHANGE_CODE = new Map<string, number>(CHANGE_TYPES.map((t, i) => [t, i]));
@@ -210,11 +209,4 @@ function recordsOf<T>(log: { length: number; at(i: number): T }): T[] {
   const out = new Array<T>(log.length);
   for (let i = 0; i < out.length; i++) out[i] = log.at(i);
   return out;
-}
-
-/** The records of the entries `keep` accepts, newest first: one page of them and how many there are. */
-export function pageOf<T>(log: { length: number; at(i: number): T }, keep: (i: number) => boolean, pageNo: number | undefined, size: number | undefined): { list: T[]; total: number } {
-  const hits: number[] = [];
-  for (let i = log.length - 1; i >= 0; i--) if (keep(i)) hits.push(i);
-  return page(hits, pageNo, size, (i) => log.at(i));
 }

@@ -11,8 +11,8 @@ import type { AccountChangeRecord } from '../../../protocol/records';
 import type { EngineAccount, EngineOrder } from '../model';
 import { money } from '../records';
 import { frozenUnits } from './margin-memo';
-import { INSURANCE_ACCOUNT, fail, type EngineState } from '../state';
-import { ChangeLog, TradeLog, pageOf } from './history';
+import { INSURANCE_ACCOUNT, fail, pageOf, type EngineState } from '../state';
+import { ChangeLog, TradeLog } from './history';
 import { ClosedPositions } from '../positions/closed-positions';
 import type { Margin } from './margin';
 

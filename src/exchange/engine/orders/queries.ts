@@ -5,10 +5,9 @@ import type { OrderRecord, TradeRecord } from '../../../protocol/records';
 import type { OrderRef } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
 import { orderRecord } from '../records';
-import { fail, page, type EngineState } from '../state';
+import { fail, page, pageOf, type EngineState } from '../state';
 import { ASK, BID } from '../book/order-book';
 import { orderIdByClientId } from './client-ids';
-import { pageOf } from '../accounts/history';
 
 export interface OrderHistoryFilter {
   symbol?: string;

@@ -11,8 +11,7 @@ import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } fr
 import type { Margin } from '../accounts/margin';
 import type { SetLeverageInput, SetMarginModeInput } from '../inputs';
 import type { EngineAccount, EnginePosition } from '../model';
-import { DEFAULT_LEVERAGE, fail, posKey, type EngineState, type SymbolState } from '../state';
-import { pageOf } from '../accounts/history';
+import { DEFAULT_LEVERAGE, fail, pageOf, posKey, type EngineState, type SymbolState } from '../state';
 import * as pm from './position-math';
 import { closesByNature } from './positions';
 
