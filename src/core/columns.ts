@@ -2,10 +2,13 @@
  * Append-only columns for long histories kept in memory (an account's fills and balance changes
  * on the local exchange grow by an entry per trade for the life of the process). A history of
  * record objects, each with a handful of decimal strings, is hundreds of bytes and several heap
- * objects per entry, and every young-generation collection copies the new ones; these columns keep
+ * objects per entry, and every young-generation collection copies the new ones; these tables keep
  * numbers in typed chunks (no object per entry) and build the record only when it is read.
  *
- * Chunks of 4,096 entries: appending never copies what is there.
+ * A table holds a fixed number of fields per entry, side by side (entry i's field f at i x fields
+ * + f), in chunks of 4,096 values: appending never copies what is there. The first chunk is a
+ * plain array (numbers in it are unboxed doubles; it grows as it fills): typed arrays, and tables,
+ * cost a few hundred bytes each before any value, and most accounts' histories are short.
  */
 const SHIFT = 12;
 const SIZE = 1 << SHIFT;
@@ -13,34 +16,52 @@ const MASK = SIZE - 1;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
-/** Numbers, exact for integers up to 2^53 (times, ids, ticks, steps, small codes). */
-export class NumberColumn {
+/** Number fields, exact for integers up to 2^53 (times, ids, ticks, steps, small codes). */
+export class NumberTable {
+  private readonly first: number[] = [];
   private readonly chunks: Float64Array[] = [];
 
-  /** Sets entry `i`; `i` is at most one past the last entry set. */
-  set(i: number, v: number): void {
-    let a = this.chunks[i >>> SHIFT];
+  constructor(private readonly fields: number) {}
+
+  /** Sets field `f` of entry `i`; entries are set in order, each entry's fields in order. */
+  set(i: number, f: number, v: number): void {
+    const k = i * this.fields + f;
+    if (k < SIZE) {
+      this.first[k] = v;
+      return;
+    }
+    const c = (k >>> SHIFT) - 1;
+    let a = this.chunks[c];
     if (a === undefined) {
       a = new Float64Array(SIZE);
       this.chunks.push(a);
     }
-    a[i & MASK] = v;
+    a[k & MASK] = v;
   }
 
-  get(i: number): number {
-    return this.chunks[i >>> SHIFT][i & MASK];
+  get(i: number, f: number): number {
+    const k = i * this.fields + f;
+    return k < SIZE ? this.first[k] : this.chunks[(k >>> SHIFT) - 1][k & MASK];
   }
 }
 
 /**
- * Exact integers of any size (money units): 64-bit typed chunks; a chunk that meets a value
- * beyond 64 bits becomes a plain array of bigints, so nothing is ever wrapped.
+ * Exact integer fields of any size (money units): 64-bit typed chunks after the first; a chunk
+ * that meets a value beyond 64 bits becomes a plain array of bigints, so nothing is ever wrapped.
  */
-export class BigIntColumn {
+export class BigIntTable {
+  private readonly first: bigint[] = [];
   private readonly chunks: Array<BigInt64Array | bigint[]> = [];
 
-  set(i: number, v: bigint): void {
-    const c = i >>> SHIFT;
+  constructor(private readonly fields: number) {}
+
+  set(i: number, f: number, v: bigint): void {
+    const k = i * this.fields + f;
+    if (k < SIZE) {
+      this.first[k] = v;
+      return;
+    }
+    const c = (k >>> SHIFT) - 1;
     let a = this.chunks[c];
     if (a === undefined) {
       a = new BigInt64Array(SIZE);
@@ -50,10 +71,11 @@ export class BigIntColumn {
       a = Array.from(a);
       this.chunks[c] = a;
     }
-    a[i & MASK] = v;
+    a[k & MASK] = v;
   }
 
-  get(i: number): bigint {
-    return this.chunks[i >>> SHIFT][i & MASK];
+  get(i: number, f: number): bigint {
+    const k = i * this.fields + f;
+    return k < SIZE ? this.first[k] : this.chunks[(k >>> SHIFT) - 1][k & MASK];
   }
 }

@@ -13,7 +13,7 @@
  * The statistics read the figures they sum (amounts, balances, trade values, fees) and the times
  * entry by entry, in money units, without a record being built (src/exchange/service/stats.ts).
  */
-import { BigIntColumn, NumberColumn } from '../../../core/columns';
+import { BigIntTable, NumberTable } from '../../../core/columns';
 import { CHANGE_TYPES, POSITION_SIDES, SIDES, type ChangeType, type PositionSide, type RoleType, type Side } from '../../../core/enums';
 import { Dec } from '../../../core/decimal';
 import { formatUnits, parseUnits, unitsOfDec } from '../../../core/money-units';
@@ -26,13 +26,17 @@ const CHANGE_CODE = new Map<string, number>(CHANGE_TYPES.map((t, i) => [t, i]));
 const unitsOf = (s: string): bigint => parseUnits(s) ?? unitsOfDec(new Dec(s));
 
 /** Balance changes: amount, wallet after, frozen, change type, reference, time, symbol. */
+/** ChangeLog fields: money (amount, wallet after, frozen) and numbers (change type code, time). */
+const C_AMOUNT = 0;
+const C_AFTER = 1;
+const C_FROZEN = 2;
+const C_CODE = 0;
+const C_TIME = 1;
+
 export class ChangeLog {
   private n = 0;
-  private readonly amount = new BigIntColumn();
-  private readonly after = new BigIntColumn();
-  private readonly frozen = new BigIntColumn();
-  private readonly codes = new NumberColumn();
-  private readonly times = new NumberColumn();
+  private readonly money = new BigIntTable(3);
+  private readonly nums = new NumberTable(2);
   /** An order id (the reference of a fill's changes), or the reference's text. */
   private readonly refs: Array<number | string> = [];
   private readonly symbols: string[] = [];
@@ -46,23 +50,23 @@ export class ChangeLog {
   /** A USDT wallet change of `amount` money units leaving `after` in the wallet, with `frozen` frozen. */
   push(amount: bigint, after: bigint, frozen: bigint, changeType: ChangeType, referenceId: number | string, createdAt: number, symbol: string): void {
     const i = this.n++;
-    this.amount.set(i, amount);
-    this.after.set(i, after);
-    this.frozen.set(i, frozen);
-    this.codes.set(i, CHANGE_CODE.get(changeType) as number);
-    this.times.set(i, createdAt);
+    this.money.set(i, C_AMOUNT, amount);
+    this.money.set(i, C_AFTER, after);
+    this.money.set(i, C_FROZEN, frozen);
+    this.nums.set(i, C_CODE, CHANGE_CODE.get(changeType) as number);
+    this.nums.set(i, C_TIME, createdAt);
     this.refs.push(referenceId);
     this.symbols.push(symbol);
   }
 
   createdAt(i: number): number {
     const r = this.restored.length;
-    return i < r ? this.restored[i].createdAt : this.times.get(i - r);
+    return i < r ? this.restored[i].createdAt : this.nums.get(i - r, C_TIME);
   }
 
   changeType(i: number): string {
     const r = this.restored.length;
-    return i < r ? this.restored[i].changeType : CHANGE_TYPES[this.codes.get(i - r)];
+    return i < r ? this.restored[i].changeType : CHANGE_TYPES[this.nums.get(i - r, C_CODE)];
   }
 
   assetType(i: number): string {
@@ -72,22 +76,22 @@ export class ChangeLog {
   /** The change, in money units. */
   amountUnits(i: number): bigint {
     const r = this.restored.length;
-    return i < r ? unitsOf(this.restored[i].amount) : this.amount.get(i - r);
+    return i < r ? unitsOf(this.restored[i].amount) : this.money.get(i - r, C_AMOUNT);
   }
 
   /** The wallet balance after the change, in money units. */
   walletAfterUnits(i: number): bigint {
     const r = this.restored.length;
-    return i < r ? unitsOf(this.restored[i].walletBalanceAfter) : this.after.get(i - r);
+    return i < r ? unitsOf(this.restored[i].walletBalanceAfter) : this.money.get(i - r, C_AFTER);
   }
 
   at(i: number): AccountChangeRecord {
     const r = this.restored.length;
     if (i < r) return { ...this.restored[i] };
     const k = i - r;
-    const amount = this.amount.get(k);
-    const after = this.after.get(k);
-    const frozen = formatUnits(this.frozen.get(k));
+    const amount = this.money.get(k, C_AMOUNT);
+    const after = this.money.get(k, C_AFTER);
+    const frozen = formatUnits(this.money.get(k, C_FROZEN));
     const ref = this.refs[k];
     return {
       assetType: 'USDT',
@@ -96,9 +100,9 @@ export class ChangeLog {
       walletBalanceAfter: formatUnits(after),
       frozenBalanceBefore: frozen,
       frozenBalanceAfter: frozen,
-      changeType: CHANGE_TYPES[this.codes.get(k)],
+      changeType: CHANGE_TYPES[this.nums.get(k, C_CODE)],
       referenceId: typeof ref === 'number' ? String(ref) : ref,
-      createdAt: this.times.get(k),
+      createdAt: this.nums.get(k, C_TIME),
       symbol: this.symbols[k],
     };
   }
@@ -114,19 +118,23 @@ const SIDE_BIT = 2;
 const POSITION_SHIFT = 2;
 
 /** Fills: ids, symbol, sides, price in ticks, quantity in steps, value, fee and realized PnL in money units, time. */
+/** TradeLog fields: numbers (ids, flags, ticks, steps, time) and money (value, fee, realized PnL). */
+const T_FILL = 0;
+const T_TRADE = 1;
+const T_ORDER = 2;
+const T_FLAGS = 3;
+const T_TICKS = 4;
+const T_STEPS = 5;
+const T_TIME = 6;
+const T_VALUE = 0;
+const T_FEE = 1;
+const T_REALIZED = 2;
+
 export class TradeLog {
   private n = 0;
-  private readonly fillIds = new NumberColumn();
-  private readonly tradeIds = new NumberColumn();
-  private readonly orderIds = new NumberColumn();
+  private readonly nums = new NumberTable(7);
+  private readonly money = new BigIntTable(3);
   private readonly specs: SymbolSpec[] = [];
-  private readonly flags = new NumberColumn();
-  private readonly ticks = new NumberColumn();
-  private readonly steps = new NumberColumn();
-  private readonly value = new BigIntColumn();
-  private readonly fee = new BigIntColumn();
-  private readonly realized = new BigIntColumn();
-  private readonly times = new NumberColumn();
 
   constructor(private readonly restored: readonly TradeRecord[] = []) {}
 
@@ -136,22 +144,22 @@ export class TradeLog {
 
   push(fillId: number, tradeId: number, orderId: number, spec: SymbolSpec, side: Side, role: RoleType, positionSide: PositionSide, ticks: number, steps: number, value: bigint, fee: bigint, realized: bigint, createdAt: number): void {
     const i = this.n++;
-    this.fillIds.set(i, fillId);
-    this.tradeIds.set(i, tradeId);
-    this.orderIds.set(i, orderId);
+    this.nums.set(i, T_FILL, fillId);
+    this.nums.set(i, T_TRADE, tradeId);
+    this.nums.set(i, T_ORDER, orderId);
+    this.nums.set(i, T_FLAGS, (role === 'taker' ? ROLE_BIT : 0) | (side === 'SELL' ? SIDE_BIT : 0) | (POSITION_SIDES.indexOf(positionSide) << POSITION_SHIFT));
+    this.nums.set(i, T_TICKS, ticks);
+    this.nums.set(i, T_STEPS, steps);
+    this.nums.set(i, T_TIME, createdAt);
+    this.money.set(i, T_VALUE, value);
+    this.money.set(i, T_FEE, fee);
+    this.money.set(i, T_REALIZED, realized);
     this.specs.push(spec);
-    this.flags.set(i, (role === 'taker' ? ROLE_BIT : 0) | (side === 'SELL' ? SIDE_BIT : 0) | (POSITION_SIDES.indexOf(positionSide) << POSITION_SHIFT));
-    this.ticks.set(i, ticks);
-    this.steps.set(i, steps);
-    this.value.set(i, value);
-    this.fee.set(i, fee);
-    this.realized.set(i, realized);
-    this.times.set(i, createdAt);
   }
 
   createdAt(i: number): number {
     const r = this.restored.length;
-    return i < r ? this.restored[i].createdAt : this.times.get(i - r);
+    return i < r ? this.restored[i].createdAt : this.nums.get(i - r, T_TIME);
   }
 
   symbol(i: number): string {
@@ -162,19 +170,19 @@ export class TradeLog {
   /** Price x quantity of the fill, in money units. */
   valueUnits(i: number): bigint {
     const r = this.restored.length;
-    return i < r ? unitsOf(this.restored[i].tradeValue) : this.value.get(i - r);
+    return i < r ? unitsOf(this.restored[i].tradeValue) : this.money.get(i - r, T_VALUE);
   }
 
   /** The fill's fee, in money units. */
   feeUnits(i: number): bigint {
     const r = this.restored.length;
-    return i < r ? unitsOf(this.restored[i].handlingFee) : this.fee.get(i - r);
+    return i < r ? unitsOf(this.restored[i].handlingFee) : this.money.get(i - r, T_FEE);
   }
 
   /** The order id as the record shows it. */
   orderId(i: number): string {
     const r = this.restored.length;
-    return i < r ? this.restored[i].orderId : String(this.orderIds.get(i - r));
+    return i < r ? this.restored[i].orderId : String(this.nums.get(i - r, T_ORDER));
   }
 
   at(i: number): TradeRecord {
@@ -182,21 +190,21 @@ export class TradeLog {
     if (i < r) return { ...this.restored[i] };
     const k = i - r;
     const spec = this.specs[k];
-    const flags = this.flags.get(k);
+    const flags = this.nums.get(k, T_FLAGS);
     return {
-      fillId: String(this.fillIds.get(k)),
-      tradeId: String(this.tradeIds.get(k)),
-      orderId: String(this.orderIds.get(k)),
+      fillId: String(this.nums.get(k, T_FILL)),
+      tradeId: String(this.nums.get(k, T_TRADE)),
+      orderId: String(this.nums.get(k, T_ORDER)),
       symbol: spec.name,
       side: SIDES[(flags & SIDE_BIT) === 0 ? 0 : 1],
       roleType: (flags & ROLE_BIT) === 0 ? 'maker' : 'taker',
-      price: spec.tick.fromUnits(this.ticks.get(k)),
-      quantity: spec.step.fromUnits(this.steps.get(k)),
-      tradeValue: formatUnits(this.value.get(k)),
-      handlingFee: formatUnits(this.fee.get(k)),
-      realizedPnl: formatUnits(this.realized.get(k)),
+      price: spec.tick.fromUnits(this.nums.get(k, T_TICKS)),
+      quantity: spec.step.fromUnits(this.nums.get(k, T_STEPS)),
+      tradeValue: formatUnits(this.money.get(k, T_VALUE)),
+      handlingFee: formatUnits(this.money.get(k, T_FEE)),
+      realizedPnl: formatUnits(this.money.get(k, T_REALIZED)),
       positionSide: POSITION_SIDES[flags >>> POSITION_SHIFT],
-      createdAt: this.times.get(k),
+      createdAt: this.nums.get(k, T_TIME),
     };
   }
 

@@ -5,7 +5,7 @@
  * with the same decimal arithmetic, digits and key order as when it was made at the close. Records
  * restored from a snapshot are kept as read.
  */
-import { BigIntColumn, NumberColumn } from '../../../core/columns';
+import { BigIntTable, NumberTable } from '../../../core/columns';
 import { Dec, formatDec } from '../../../core/decimal';
 import { MARGIN_MODES, POSITION_SIDES, type MarginMode, type PositionSide } from '../../../core/enums';
 import { decOfUnits, formatUnits } from '../../../core/money-units';
@@ -41,22 +41,25 @@ export interface PositionHistoryEntry {
   long: boolean;
 }
 
+/** Fields: numbers (flags, leverage, trigger mode, quantities, times) and money (quotes, PnL, funding). */
+const P_FLAGS = 0;
+const P_LEVERAGE = 1;
+const P_TRIGGER = 2;
+const P_MAX_QTY = 3;
+const P_OPEN_QTY = 4;
+const P_CLOSE_QTY = 5;
+const P_OPENED = 6;
+const P_CLOSED = 7;
+const P_OPEN_QUOTE = 0;
+const P_CLOSE_QUOTE = 1;
+const P_PNL = 2;
+const P_FUNDING = 3;
+
 export class ClosedPositions {
   private n = 0;
   private readonly specs: SymbolSpec[] = [];
-  /** positionSide, marginMode and long, packed. */
-  private readonly flags = new NumberColumn();
-  private readonly leverage = new NumberColumn();
-  private readonly triggerMode = new NumberColumn();
-  private readonly maxAbsQty = new NumberColumn();
-  private readonly openQuote = new BigIntColumn();
-  private readonly openQty = new NumberColumn();
-  private readonly closeQuote = new BigIntColumn();
-  private readonly closeQty = new NumberColumn();
-  private readonly pnl = new BigIntColumn();
-  private readonly funding = new BigIntColumn();
-  private readonly openedAt = new NumberColumn();
-  private readonly closedAt = new NumberColumn();
+  private readonly nums = new NumberTable(8);
+  private readonly money = new BigIntTable(4);
 
   constructor(private readonly restored: readonly PositionHistoryEntry[] = []) {}
 
@@ -67,18 +70,19 @@ export class ClosedPositions {
   push(c: ClosedPosition): void {
     const i = this.n++;
     this.specs.push(c.spec);
-    this.flags.set(i, POSITION_SIDES.indexOf(c.positionSide) | (MARGIN_MODES.indexOf(c.marginMode) << 2) | (c.long ? 8 : 0));
-    this.leverage.set(i, c.leverage);
-    this.triggerMode.set(i, c.triggerMode);
-    this.maxAbsQty.set(i, c.maxAbsQty);
-    this.openQuote.set(i, c.openQuote);
-    this.openQty.set(i, c.openQty);
-    this.closeQuote.set(i, c.closeQuote);
-    this.closeQty.set(i, c.closeQty);
-    this.pnl.set(i, c.pnl);
-    this.funding.set(i, c.fundingAccum);
-    this.openedAt.set(i, c.openedAt);
-    this.closedAt.set(i, c.closedAt);
+    // positionSide, marginMode and long, packed.
+    this.nums.set(i, P_FLAGS, POSITION_SIDES.indexOf(c.positionSide) | (MARGIN_MODES.indexOf(c.marginMode) << 2) | (c.long ? 8 : 0));
+    this.nums.set(i, P_LEVERAGE, c.leverage);
+    this.nums.set(i, P_TRIGGER, c.triggerMode);
+    this.nums.set(i, P_MAX_QTY, c.maxAbsQty);
+    this.nums.set(i, P_OPEN_QTY, c.openQty);
+    this.nums.set(i, P_CLOSE_QTY, c.closeQty);
+    this.nums.set(i, P_OPENED, c.openedAt);
+    this.nums.set(i, P_CLOSED, c.closedAt);
+    this.money.set(i, P_OPEN_QUOTE, c.openQuote);
+    this.money.set(i, P_CLOSE_QUOTE, c.closeQuote);
+    this.money.set(i, P_PNL, c.pnl);
+    this.money.set(i, P_FUNDING, c.fundingAccum);
   }
 
   symbol(i: number): string {
@@ -88,12 +92,12 @@ export class ClosedPositions {
 
   long(i: number): boolean {
     const r = this.restored.length;
-    return i < r ? this.restored[i].long : (this.flags.get(i - r) & 8) !== 0;
+    return i < r ? this.restored[i].long : (this.nums.get(i - r, P_FLAGS) & 8) !== 0;
   }
 
   closedAtOf(i: number): number {
     const r = this.restored.length;
-    return i < r ? this.restored[i].record.closedAt : this.closedAt.get(i - r);
+    return i < r ? this.restored[i].record.closedAt : this.nums.get(i - r, P_CLOSED);
   }
 
   at(i: number): PositionHistoryRecord {
@@ -101,15 +105,15 @@ export class ClosedPositions {
     if (i < r) return { ...this.restored[i].record };
     const k = i - r;
     const spec = this.specs[k];
-    const flags = this.flags.get(k);
-    const leverage = this.leverage.get(k);
-    const closeQty = this.closeQty.get(k);
-    const openQty = this.openQty.get(k);
-    const closePrice = closeQty > 0 ? decOfUnits(this.closeQuote.get(k)).div(spec.step.decOf(closeQty)) : ZERO;
-    const avgEntry = openQty > 0 ? decOfUnits(this.openQuote.get(k)).div(spec.step.decOf(openQty)) : ZERO;
-    const maxAbsQty = this.maxAbsQty.get(k);
+    const flags = this.nums.get(k, P_FLAGS);
+    const leverage = this.nums.get(k, P_LEVERAGE);
+    const closeQty = this.nums.get(k, P_CLOSE_QTY);
+    const openQty = this.nums.get(k, P_OPEN_QTY);
+    const closePrice = closeQty > 0 ? decOfUnits(this.money.get(k, P_CLOSE_QUOTE)).div(spec.step.decOf(closeQty)) : ZERO;
+    const avgEntry = openQty > 0 ? decOfUnits(this.money.get(k, P_OPEN_QUOTE)).div(spec.step.decOf(openQty)) : ZERO;
+    const maxAbsQty = this.nums.get(k, P_MAX_QTY);
     const im = avgEntry.times(spec.step.decOf(maxAbsQty)).div(leverage);
-    const pnl = decOfUnits(this.pnl.get(k));
+    const pnl = decOfUnits(this.money.get(k, P_PNL));
     return {
       symbol: spec.name,
       positionSide: POSITION_SIDES[flags & 3],
@@ -120,10 +124,10 @@ export class ClosedPositions {
       pnl: money(pnl),
       roe: im.isZero() ? '0' : formatDec(pnl.div(im), 8),
       marginMode: MARGIN_MODES[(flags >> 2) & 1],
-      triggerMode: this.triggerMode.get(k),
-      fundingFeeAccum: formatUnits(this.funding.get(k)),
-      openedAt: this.openedAt.get(k),
-      closedAt: this.closedAt.get(k),
+      triggerMode: this.nums.get(k, P_TRIGGER),
+      fundingFeeAccum: formatUnits(this.money.get(k, P_FUNDING)),
+      openedAt: this.nums.get(k, P_OPENED),
+      closedAt: this.nums.get(k, P_CLOSED),
     };
   }
 

@@ -1,4 +1,4 @@
-import { BigIntColumn, NumberColumn } from '../../../../src/core/columns';
+import { BigIntTable, NumberTable } from '../../../../src/core/columns';
 import { ManualClock } from '../../../../src/core/clock';
 import { Dec } from '../../../../src/core/decimal';
 import { Engine } from '../../../../src/exchange/engine/engine';
@@ -6,17 +6,36 @@ import { DEFAULT_SYMBOLS } from '../../../../src/exchange/engine/symbols';
 import type { AccountChangeRecord, TradeRecord } from '../../../../src/protocol/records';
 
 describe('history columns', () => {
+  it('a short first chunk grows as it fills; a value past 64 bits in it keeps every entry', () => {
+    // Three fields per entry: entries straddle the chunk boundaries.
+    const b = new BigIntTable(3);
+    const n = new NumberTable(3);
+    const big = (i: number, f: number): bigint => (i === 5 && f === 1 ? -(10n ** 25n) : BigInt(i * 3 + f) - 7n);
+    for (let i = 0; i < 5_000; i++) {
+      for (let f = 0; f < 3; f++) {
+        b.set(i, f, big(i, f));
+        n.set(i, f, i * 0.5 + f);
+      }
+    }
+    for (let i = 0; i < 5_000; i++) {
+      for (let f = 0; f < 3; f++) {
+        expect(b.get(i, f)).toBe(big(i, f));
+        expect(n.get(i, f)).toBe(i * 0.5 + f);
+      }
+    }
+  });
+
   it('keep every entry across chunks; a money value past 64 bits turns only its chunk into bigints, nothing wraps', () => {
-    const n = new NumberColumn();
-    const b = new BigIntColumn();
+    const n = new NumberTable(1);
+    const b = new BigIntTable(1);
     const big = (i: number): bigint => (i % 1000 === 7 ? 10n ** 30n + BigInt(i) : BigInt(i) * 1_000_000_007n - 5n);
     for (let i = 0; i < 10_000; i++) {
-      n.set(i, 1_700_000_000_000 + i);
-      b.set(i, i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
+      n.set(i, 0, 1_700_000_000_000 + i);
+      b.set(i, 0, i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
     }
     for (let i = 0; i < 10_000; i++) {
-      expect(n.get(i)).toBe(1_700_000_000_000 + i);
-      expect(b.get(i)).toBe(i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
+      expect(n.get(i, 0)).toBe(1_700_000_000_000 + i);
+      expect(b.get(i, 0)).toBe(i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
     }
   });
 });
