@@ -62,6 +62,21 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(s.messages).toBe(9);
   });
 
+  test('a capture per symbol: the REST snapshot of each file (no symbol in it) is the symbol whose depth that file holds', async () => {
+    const eth = (t: number, U: number, u: number, pu: number, b: Array<[string, string]>): string =>
+      line(t, 'ethusdt@depth@0ms', { e: 'depthUpdate', E: t + 1270, T: t + 1269, s: 'ETHUSDT', U, u, pu, b, a: [] });
+    const btcFile = file([depth(T, 95, 105, 94, [['100.00', '1.100']]), snapshot(T + 5, 100), depth(T + 10, 106, 110, 105, [['99.90', '0']])]);
+    const ethFile = file([eth(T + 1, 500, 510, 499, [['20.00', '3.000']]), `${T + 6}000000 ${JSON.stringify({ lastUpdateId: 505, E: T + 1276, T: T + 1275, bids: [['20.00', '2.000']], asks: [['20.10', '1.000']] })}`, eth(T + 11, 511, 515, 510, [['20.00', '4.000']])]);
+    const out = path.join(dir, 'two-files.jsonl.gz');
+    const s = await importBinanceFutures({ files: [btcFile, ethFile], out });
+    const snaps = (await events(out)).events.filter((e) => e.k === 'snapshot' || e.k === 'book').map((e) => `${e.k} ${e.s} ${'u' in e ? e.u : ''}`);
+    expect(snaps).toEqual(['snapshot BTCUSDT 100', 'book BTCUSDT 105', 'book BTCUSDT 110', 'snapshot ETHUSDT 505', 'book ETHUSDT 510', 'book ETHUSDT 515']);
+    expect(s.added.gaps).toBe(0);
+    // One file holding both symbols' depth before a snapshot: whose it is cannot be told.
+    const mixed = file([depth(T, 95, 105, 94, [['100.00', '1.100']]), eth(T + 1, 500, 510, 499, [['20.00', '3.000']]), snapshot(T + 5, 100)]);
+    await expect(importBinanceFutures({ files: [mixed], out: path.join(dir, 'mixed.jsonl.gz') })).rejects.toThrow(/:3: a depth snapshot without a symbol while the data holds depth of BTCUSDT, ETHUSDT; pass --symbol$/);
+  });
+
   test('diffs that never meet a snapshot are counted, not written', async () => {
     const input = file([ticker(T, 1, '100.00', '100.10'), depth(T + 10, 1, 5, 0, [['100.00', '1.000']]), depth(T + 20, 6, 9, 5, [['100.00', '2.000']])]);
     const s = await importBinanceFutures({ files: [input], out: path.join(dir, 'nosnap.jsonl.gz') });

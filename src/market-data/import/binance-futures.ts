@@ -65,6 +65,8 @@ interface SymState extends SymBase {
 export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** A snapshot with no symbol seen before any depth message: it belongs to the next one's symbol. */
   private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string } | undefined;
+  /** Symbols with depth messages in the file being read (a REST snapshot in it is theirs when there is one). */
+  private fileDepth = new Set<string>();
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
   private marksInInputs = false;
   /** The line being read by scanMessage (one object, reused). */
@@ -113,6 +115,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** Reads one file; returns true when reading stopped at --to. */
   private async readFile(file: string, before: number, total: number): Promise<boolean> {
     const { batches, bytesRead } = fileLineBatches(file);
+    this.fileDepth = new Set();
     const every = this.o.progressEvery ?? 100_000;
     let line = 0;
     const progress = (): void => this.o.onProgress?.({ file, lines: line, bytesDone: before + bytesRead(), bytesTotal: total });
@@ -368,8 +371,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const et = isNum(d.E) ? d.E : t;
     const b = bids.map((l): Level => [l[0], l[1]]);
     const a = asks.map((l): Level => [l[0], l[1]]);
-    // A REST snapshot carries no symbol: it is --symbol's, or the one symbol with depth so far.
+    // A REST snapshot carries no symbol: it is --symbol's, or that of the one symbol with depth in
+    // its file so far (a capture per symbol), or of the one symbol with depth in the files so far.
     let name: string | undefined = isStr(d.symbol) ? d.symbol : this.o.symbol;
+    if (name === undefined && this.fileDepth.size === 1) name = [...this.fileDepth][0];
     if (name === undefined) {
       const withDepth = [...this.syms.values()].filter((s) => s.pending.length > 0 || s.book !== undefined);
       if (withDepth.length > 1) throw new ImportInputError(`${where}: a depth snapshot without a symbol while the data holds depth of ${withDepth.map((s) => s.name).join(', ')}; pass --symbol`);
@@ -399,6 +404,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   private depthMessage(s: SymState, d: Diff): void {
+    this.fileDepth.add(s.name);
     const book = s.book;
     if (book === undefined) {
       s.pending.push(d);
