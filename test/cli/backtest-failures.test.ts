@@ -97,3 +97,19 @@ test('a recording without any mark price: exit 2, one line naming the config, da
   expect(r.code).toBe(2);
   expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*nomark\.yaml(:\d+)?: data\.files: expected a mark price for BTCUSDT in the configured time range .*, got none, so the strategies never started$/);
 });
+
+test('two recordings of the same hours listed one after the other: exit 2 naming the backward step, not a still market', () => {
+  const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')?.spec;
+  const T0 = 1_700_000_000_000;
+  const rec = (name: string, from: number): void => {
+    const header = { type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: from, symbols: [spec], part: 0 };
+    const marks = Array.from({ length: 120 }, (_, i) => ({ t: from + i * 1000, k: 'mark', s: 'BTCUSDT', p: '60000.0', i: '60000.0', r: '0', n: T0 + 8 * 3_600_000 }));
+    writeFileSync(path.join(dir, name), gzipSync([header, ...marks].map((l) => JSON.stringify(l)).join('\n') + '\n'));
+  };
+  rec('hours-a.jsonl.gz', T0);
+  rec('hours-b.jsonl.gz', T0 + 30_000);
+  const cfg = writeConfig(dir, 'overlap.yaml', { data: { files: ['hours-a.jsonl.gz', 'hours-b.jsonl.gz'] } });
+  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-overlap'), '--quiet']);
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*overlap\.yaml(:\d+)?: data\.files: expected events in time order, each file after the one before it .*, got an event at 2023-11-14T22:13:50\.000Z after one at 2023-11-14T22:15:19\.000Z \(event 121\)$/);
+});

@@ -70,11 +70,30 @@ describe('import binance-futures: hand-made inputs', () => {
     const out = path.join(dir, 'two-files.jsonl.gz');
     const s = await importBinanceFutures({ files: [btcFile, ethFile], out });
     const snaps = (await events(out)).events.filter((e) => e.k === 'snapshot' || e.k === 'book').map((e) => `${e.k} ${e.s} ${'u' in e ? e.u : ''}`);
-    expect(snaps).toEqual(['snapshot BTCUSDT 100', 'book BTCUSDT 105', 'book BTCUSDT 110', 'snapshot ETHUSDT 505', 'book ETHUSDT 510', 'book ETHUSDT 515']);
+    // In receive-time order across the files; each snapshot takes its own file's diffs.
+    expect(snaps).toEqual(['snapshot BTCUSDT 100', 'book BTCUSDT 105', 'snapshot ETHUSDT 505', 'book ETHUSDT 510', 'book BTCUSDT 110', 'book ETHUSDT 515']);
     expect(s.added.gaps).toBe(0);
     // One file holding both symbols' depth before a snapshot: whose it is cannot be told.
     const mixed = file([depth(T, 95, 105, 94, [['100.00', '1.100']]), eth(T + 1, 500, 510, 499, [['20.00', '3.000']]), snapshot(T + 5, 100)]);
     await expect(importBinanceFutures({ files: [mixed], out: path.join(dir, 'mixed.jsonl.gz') })).rejects.toThrow(/:3: a depth snapshot without a symbol while the data holds depth of BTCUSDT, ETHUSDT; pass --symbol$/);
+  });
+
+  test('several files are read as one stream in receive-time order (capture lines by their prefix, plain JSON lines by E)', async () => {
+    const ethTicker = (t: number, u: number): string => line(t, 'ethusdt@bookTicker', { e: 'bookTicker', u, s: 'ETHUSDT', b: '20.00', B: '1.000', a: '20.01', A: '2.000', T: t + 1270, E: t + 1270 });
+    const a = file([ticker(T, 1, '100.00', '100.10'), ticker(T + 20, 2, '100.00', '100.10'), ticker(T + 40, 3, '100.00', '100.10')]);
+    const b = file([ethTicker(T + 10, 7), ethTicker(T + 30, 8), ethTicker(T + 50, 9)]);
+    const out = path.join(dir, 'merged.jsonl.gz');
+    await importBinanceFutures({ files: [a, b], out });
+    const quotes = (await events(out)).events.filter((e) => e.k === 'quote').map((e) => `${e.t} ${e.s}`);
+    expect(quotes).toEqual([0, 10, 20, 30, 40, 50].map((d) => `${T + d} ${d % 20 === 0 ? 'BTCUSDT' : 'ETHUSDT'}`));
+    // Plain JSON lines (no receive time) merge by their event time E; --to stops the merged stream.
+    const plain = (t: number, sym: string): string => JSON.stringify({ e: 'bookTicker', u: t, s: sym, b: '1.00', B: '1.000', a: '1.01', A: '1.000', T: t, E: t });
+    const c = file([plain(T, 'BTCUSDT'), plain(T + 20, 'BTCUSDT'), plain(T + 40, 'BTCUSDT')], false);
+    const d = file([plain(T + 10, 'ETHUSDT'), plain(T + 30, 'ETHUSDT')], false);
+    const out2 = path.join(dir, 'merged-plain.jsonl.gz');
+    const s = await importBinanceFutures({ files: [c, d], out: out2, to: T + 35 });
+    expect((await events(out2)).events.filter((e) => e.k === 'quote').map((e) => e.t)).toEqual([T, T + 10, T + 20, T + 30]);
+    expect(s.stoppedAt).toBe(`${c}:3`);
   });
 
   test('diffs that never meet a snapshot are counted, not written', async () => {

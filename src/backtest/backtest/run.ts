@@ -41,6 +41,8 @@ const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'reje
 
 /** The participant's account id in the engine. */
 export const PARTICIPANT = 'backtest';
+/** How far back in time an event may be from the latest before it (a recorder's clock stepping back). */
+const BACKWARD_TOLERANCE_MS = 1000;
 const EIGHT_HOURS = 8 * 3600 * 1000;
 /** Microtask turns the driver waits at most for the bot's promises after one step. */
 const SETTLE_TURNS = 64;
@@ -517,8 +519,11 @@ export class BacktestRun {
         }
         const t = batch.time(i);
         this.result.events.read++;
+        // Events are applied at the clock's time when earlier: a recording that goes back in time
+        // (two files of the same hours listed one after the other) would replay as a still market.
+        if (t + BACKWARD_TOLERANCE_MS < lastRead) throw new BacktestConfigError(this.cfg.file, 'data.files', 'events in time order, each file after the one before it (to replay several symbols over the same hours, import their captures together: one recording)', `an event at ${new Date(t).toISOString()} after one at ${new Date(lastRead).toISOString()} (event ${this.result.events.read})`);
         firstRead ??= t;
-        lastRead = t;
+        lastRead = Math.max(lastRead, t);
         if (t < from) continue;
         if (t >= to) {
           stop = true;

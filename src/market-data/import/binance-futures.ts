@@ -28,8 +28,9 @@ import { statSync } from 'node:fs';
 import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
 import { csvItems, isCsvInput } from './binance-csv';
-import { checkImportOptions, EIGHT_HOURS, excerpt, fileLineBatches, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
+import { checkImportOptions, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
+import { readCaptures } from './capture-merge';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
 
@@ -64,9 +65,11 @@ interface SymState extends SymBase {
 
 export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** A snapshot with no symbol seen before any depth message: it belongs to the next one's symbol. */
-  private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string } | undefined;
-  /** Symbols with depth messages in the file being read (a REST snapshot in it is theirs when there is one). */
-  private fileDepth = new Set<string>();
+  private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string; file: string } | undefined;
+  /** Symbols with depth messages per file (a REST snapshot in a file is theirs when there is one). */
+  private readonly fileDepth = new Map<string, Set<string>>();
+  /** The file of the line being read. */
+  private file = '';
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
   private marksInInputs = false;
   /** The line being read by scanMessage (one object, reused). */
@@ -100,43 +103,19 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       for (const s of shas) this.summary.sources.push(await s);
       return;
     }
-    let before = 0;
-    for (const file of this.o.files) {
-      const sha = sourceOf(file);
-      const stopped = await this.readFile(file, before, total);
-      before += statSync(file).size;
-      this.summary.sources.push(await sha);
-      if (stopped) break;
-    }
+    const shas = this.o.files.map((f) => sourceOf(f));
+    const stoppedAt = await readCaptures(this.o.files, total, this.o, (text, file, n) => this.line(text, file, n), async () => {
+      if (this.chunk.length >= 1 << 16) await this.flushChunk();
+    });
+    if (stoppedAt !== undefined) this.summary.stoppedAt = stoppedAt;
+    for (const s of shas) this.summary.sources.push(await s);
   }
 
   // ---- reading ------------------------------------------------------------------------------
 
-  /** Reads one file; returns true when reading stopped at --to. */
-  private async readFile(file: string, before: number, total: number): Promise<boolean> {
-    const { batches, bytesRead } = fileLineBatches(file);
-    this.fileDepth = new Set();
-    const every = this.o.progressEvery ?? 100_000;
-    let line = 0;
-    const progress = (): void => this.o.onProgress?.({ file, lines: line, bytesDone: before + bytesRead(), bytesTotal: total });
-    for await (const batch of batches) {
-      for (let i = 0; i < batch.length; i++) {
-        line++;
-        if (!this.line(batch[i], file, line)) {
-          this.summary.stoppedAt = `${file}:${line}`;
-          progress();
-          return true;
-        }
-        if (line % every === 0) progress();
-      }
-      if (this.chunk.length >= 1 << 16) await this.flushChunk();
-    }
-    if (line === 0) throw new ImportInputError(`${file}: empty file; expected Binance capture lines`);
-    progress();
-    return false;
-  }
   /** One input line. Returns false to stop reading (past --to). */
   private line(text: string, file: string, n: number): boolean {
+    this.file = file;
     if (text.length === 0 || (text.length === 1 && text === '\r')) return true;
     let t: number | undefined;
     let start = 0;
@@ -304,7 +283,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       return;
     }
     const s = this.state(sym);
-    if (this.orphanSnapshot !== undefined && e === 'depthUpdate') {
+    // A snapshot before any depth of its file: the next depth message of that file says whose it is.
+    if (this.orphanSnapshot !== undefined && e === 'depthUpdate' && this.orphanSnapshot.file === this.file) {
       const o = this.orphanSnapshot;
       this.orphanSnapshot = undefined;
       this.applySnapshot(s, o.t, o.et, o.u, o.b, o.a);
@@ -374,14 +354,15 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     // A REST snapshot carries no symbol: it is --symbol's, or that of the one symbol with depth in
     // its file so far (a capture per symbol), or of the one symbol with depth in the files so far.
     let name: string | undefined = isStr(d.symbol) ? d.symbol : this.o.symbol;
-    if (name === undefined && this.fileDepth.size === 1) name = [...this.fileDepth][0];
+    const here = this.fileDepth.get(this.file);
+    if (name === undefined && here !== undefined && here.size === 1) name = [...here][0];
     if (name === undefined) {
       const withDepth = [...this.syms.values()].filter((s) => s.pending.length > 0 || s.book !== undefined);
       if (withDepth.length > 1) throw new ImportInputError(`${where}: a depth snapshot without a symbol while the data holds depth of ${withDepth.map((s) => s.name).join(', ')}; pass --symbol`);
       name = withDepth[0]?.name;
     }
     if (name === undefined) {
-      this.orphanSnapshot = { t, et, u: d.lastUpdateId, b, a, where };
+      this.orphanSnapshot = { t, et, u: d.lastUpdateId, b, a, where, file: this.file };
       return;
     }
     if (isStr(d.symbol) && this.otherSymbol(d.symbol)) return;
@@ -404,7 +385,9 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   private depthMessage(s: SymState, d: Diff): void {
-    this.fileDepth.add(s.name);
+    let here = this.fileDepth.get(this.file);
+    if (here === undefined) this.fileDepth.set(this.file, (here = new Set()));
+    here.add(s.name);
     const book = s.book;
     if (book === undefined) {
       s.pending.push(d);
