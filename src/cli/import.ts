@@ -17,7 +17,8 @@ perpkit import tardis <files...> --out <rec.jsonl.gz> [options]
 
 Imports raw Binance USD-M futures captures into a recording (format v2, docs/recording.md):
 combined-stream lines '<receive time ns> <{"stream":...,"data":{...}}>' or plain JSON lines,
-gzip or not, with REST depth snapshots ({"lastUpdateId":...}) among them; or Binance's public
+gzip or not, with REST depth snapshots ({"lastUpdateId":...}) among them, several files merged
+in receive-time order (e.g. one capture per symbol); or Binance's public
 CSV archives (trades, aggTrades, bookTicker, markPriceKlines, fundingRate; zipped or not), merged
 in time order (a capture and CSV archives cannot be mixed). depthUpdate diffs are
 applied to the snapshots by Binance's procedure (a break in the pu chain becomes a gap); bookTicker,
