@@ -15,7 +15,6 @@
  */
 import { Dec } from '../../core/decimal';
 import { ManualClock } from '../../core/clock';
-import { Grid } from '../../core/values';
 import { Bot, type StrategySlot } from '../../bot/bot';
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import type { StrategyLogger } from '../../bot/strategy/api';
@@ -30,6 +29,7 @@ import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, stackTop, type StrategyCounters } from './counters';
 import type { BacktestResult } from './result';
 import { RestingOrders } from './resting-orders';
+import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols } from './strategy-module';
@@ -97,16 +97,14 @@ export class BacktestRun {
   private started = false;
   private readonly symbols: string[];
   private readonly needMark = new Set<string>();
-  /** The quiet-trade path's bounds per symbol, with the versions they were worked out at. */
-  private readonly quietCache = new Map<string, { own: number; tape: number; lo: number; hi: number }>();
+  /** The quiet-trade path's price band per symbol (quiet-bounds.ts). */
+  private bounds!: QuietBounds;
   /** Scratch arrays of one quiet run (by the batch's symbol index), reused. */
   private readonly runLo: number[] = [];
   private readonly runHi: number[] = [];
   private readonly runLast: number[] = [];
   private readonly runSeen: number[] = [];
   private runStamp = 0;
-  /** Tick grid per recorded symbol, for the quiet-trade path's bounds. */
-  private readonly tickGrids = new Map<string, Grid>();
   private readonly resting = new RestingOrders();
   /** Condition or strategy orders change the picture (last-price triggers): replay every trade then. */
   private fullTape: boolean;
@@ -148,7 +146,6 @@ export class BacktestRun {
   private setup(header: RecordingHeader, t0: number): void {
     const known = new Set(header.symbols.map((s) => s.symbol));
     this.result.marks = { ...(header.marks ?? {}) };
-    for (const s of header.symbols) this.tickGrids.set(s.symbol, new Grid(s.tickSize));
     for (const s of this.symbols) {
       if (!known.has(s)) throw new Error(`the strategies trade ${s}, which the recording does not hold (it has ${[...known].join(', ')})`);
       this.needMark.add(s);
@@ -172,6 +169,7 @@ export class BacktestRun {
     const fill = this.cfg.fill;
     const replayer = new TapeReplayer(this.engine, { specs: header.symbols, quotes: fill.depthQuotes, book: fill.book, queue: fill.queue, depthLevels: fill.depthLevels });
     this.replayer = replayer;
+    this.bounds = new QuietBounds(header.symbols, this.resting, replayer);
     // L2: the recorded levels a taking order can reach go into the book around it.
     const taking = fill.book === 'l2' ? { before: (o: PlaceOrderParams) => replayer.beforeTaker(o.symbol, o.side, o.type === 'MARKET' ? undefined : o.price, o.quantity), after: () => replayer.afterTaker() } : undefined;
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0, taking });
@@ -322,7 +320,7 @@ export class BacktestRun {
   /**
    * The quiet-trade path, on columns: from `start`, takes every recorded trade that no strategy
    * wants as an event, that can reach no participant order and changes no tape quote (see
-   * `quietBounds`), and before which no timer is due. For
+   * quiet-bounds.ts), and before which no timer is due. For
    * such a trade the full path would only count it, move the clock and note its price as the
    * last; this does exactly that without building the event. Returns the index of the first
    * event it did not take. The bot must be quiet (nothing in flight), and stays so: nothing here
@@ -355,7 +353,7 @@ export class BacktestRun {
         seen[si] = stamp;
         last[si] = -1;
         if (si >= used) used = si + 1;
-        this.quietBounds(names[si], si, lo, hi);
+        this.bounds.fill(names[si], si, lo, hi);
       }
       const p = cols.tradeTicks(i);
       if (!(p >= lo[si] && p <= hi[si])) break;
@@ -377,36 +375,6 @@ export class BacktestRun {
       for (let s = 0; s < used; s++) if (seen[s] === stamp && last[s] >= 0) this.bot.noteTrade(names[s], cols.tradePrice(last[s]));
     }
     return i;
-  }
-
-  /**
-   * The ticks [lo, hi] (inclusive) of a quiet trade on `symbol`: strictly between the
-   * participant's best bid and ask (at either it could fill), and not through a tape quote (a
-   * trade at a quote's price leaves it; one through it removes it: TapeReplayer.passTrade).
-   */
-  private quietBounds(symbol: string, si: number, lo: number[], hi: number[]): void {
-    // Kept per symbol until the participant's orders or the tape quotes change.
-    let c = this.quietCache.get(symbol);
-    if (c === undefined || c.own !== this.resting.version || c.tape !== this.replayer.quoteVersion) {
-      c = { own: this.resting.version, tape: this.replayer.quoteVersion, lo: Infinity, hi: -Infinity }; // never quiet unless worked out below
-      this.quietCache.set(symbol, c);
-      const grid = this.tickGrids.get(symbol);
-      if (grid !== undefined) {
-        const own = this.resting.bestOf(symbol);
-        const tape = this.replayer.quotePrices(symbol);
-        const ticks = (s: string | undefined, none: number): number | undefined => (s === undefined ? none : grid.toUnits(s));
-        const ownBid = ticks(own.bid, -Infinity);
-        const ownAsk = ticks(own.ask, Infinity);
-        const tapeBid = ticks(tape.bid, -Infinity);
-        const tapeAsk = ticks(tape.ask, Infinity);
-        if (ownBid !== undefined && ownAsk !== undefined && tapeBid !== undefined && tapeAsk !== undefined) {
-          c.lo = Math.max(ownBid + 1, tapeBid);
-          c.hi = Math.min(ownAsk - 1, tapeAsk);
-        }
-      }
-    }
-    lo[si] = c.lo;
-    hi[si] = c.hi;
   }
 
   private apply(e: RecordedEvent): void {
