@@ -9,10 +9,8 @@
 import { Dec } from '../core/decimal';
 import type { Clock, Scheduler } from '../core/clock';
 import { Fifo } from '../core/fifo';
-import { Grid } from '../core/values';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
 import { orderOfUpdate } from '../protocol/ws';
-import type { SymbolSpec } from '../protocol/rest/market';
 import { EventBus } from './bus/event-bus';
 import { CodeLog } from './code-log';
 import { SeenFills } from './execution/seen-fills';
@@ -24,11 +22,11 @@ import { OrderExecutor } from './execution/executor';
 import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
-import { StateCache, positionKey } from './state/cache';
+import { StateCache } from './state/cache';
 import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
-import { symbolAccess } from './strategy/context';
+import { symbolAccess, toSymbolInfo } from './strategy/context';
 import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
 import { controlStrategy, deliveredWhilePaused, pausedDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
@@ -590,34 +588,10 @@ export class Bot {
       return;
     }
     const time = this.opts.clock.now();
-    const venueByKey = new Map(polled.map((p) => [positionKey(p.symbol, p.positionSide), p]));
-    const keys = new Set([...venueByKey.keys(), ...this.cache.positions().map((p) => positionKey(p.symbol, p.positionSide))]);
-    let mismatch = false;
-    for (const key of keys) {
-      const [symbol, side] = key.split(':');
-      const local = this.cache.position(symbol, side)?.quantity ?? '0';
-      const venue = venueByKey.get(key)?.quantity ?? '0';
-      if (!new Dec(local).eq(venue)) {
-        mismatch = true;
-        this.bus.publish({ type: 'positionMismatch', time, symbol, positionSide: side, local, venue });
-      }
-    }
+    const differences = this.cache.positionDifferences(polled);
+    for (const d of differences) this.bus.publish({ type: 'positionMismatch', time, ...d });
     this.cache.replacePositions(polled);
     for (const p of polled) this.bus.publish({ type: 'position', time, position: p, source: 'poll' });
-    if (mismatch) this.reconcile('position mismatch');
+    if (differences.length > 0) this.reconcile('position mismatch');
   }
-}
-
-export function toSymbolInfo(s: SymbolSpec): SymbolInfo {
-  return {
-    symbol: s.symbol,
-    tickSize: s.tickSize,
-    stepSize: s.stepSize,
-    minQty: s.minQty,
-    maxQty: s.maxQty,
-    minNotional: s.minNotional,
-    maxLeverage: s.maxLeverage,
-    tick: new Grid(s.tickSize),
-    step: new Grid(s.stepSize),
-  };
 }

@@ -2,6 +2,7 @@
  * The bot's view of the venue, updated from venue events before they are published (a strategy
  * reacting to an event reads the state that event produced) and corrected by reconciliation.
  */
+import { Dec } from '../../core/decimal';
 import type { OrderRecord, PositionRecord, UserAssetRecord } from '../../protocol/records';
 import type { MarkPriceData, PriceLevel } from '../../protocol/rest/market';
 import type { TickerPushData } from '../../protocol/ws';
@@ -75,6 +76,20 @@ export class StateCache implements StateView {
     const key = positionKey(p.symbol, p.positionSide);
     if (p.quantity === '0') this.positionsByKey.delete(key);
     else this.positionsByKey.set(key, p);
+  }
+
+  /** Where a polled set of positions differs from the cached one: each position whose quantity is not the same (absent is 0). */
+  positionDifferences(polled: readonly PositionRecord[]): Array<{ symbol: string; positionSide: string; local: string; venue: string }> {
+    const venueByKey = new Map(polled.map((p) => [positionKey(p.symbol, p.positionSide), p]));
+    const keys = new Set([...venueByKey.keys(), ...this.positions().map((p) => positionKey(p.symbol, p.positionSide))]);
+    const out: Array<{ symbol: string; positionSide: string; local: string; venue: string }> = [];
+    for (const key of keys) {
+      const [symbol, positionSide] = key.split(':');
+      const local = this.position(symbol, positionSide)?.quantity ?? '0';
+      const venue = venueByKey.get(key)?.quantity ?? '0';
+      if (!new Dec(local).eq(venue)) out.push({ symbol, positionSide, local, venue });
+    }
+    return out;
   }
 
   /** Replaces all positions with a polled set (reconciliation). */

@@ -3,7 +3,8 @@
  * its position, so strategies do not repeat lookups, throws and `tick.fromUnits(tick.unitsOfDec(...))`.
  */
 import { Dec } from '../../core/decimal';
-import type { Grid } from '../../core/values';
+import { Grid } from '../../core/values';
+import type { SymbolSpec } from '../../protocol/rest/market';
 import type { StateView } from '../state/cache';
 import type { GridRounding, Market, Rounding, StrategyContext, SymbolInfo } from './api';
 
@@ -46,5 +47,20 @@ export function symbolAccess(strategyId: string, symbols: readonly string[], inf
       if (symbol === undefined) return new Dec(0);
       return new Dec(state.position(symbol)?.quantity ?? '0');
     },
+  };
+}
+
+/** A symbol as strategies see it: its spec with the price and quantity grids. */
+export function toSymbolInfo(s: SymbolSpec): SymbolInfo {
+  return {
+    symbol: s.symbol,
+    tickSize: s.tickSize,
+    stepSize: s.stepSize,
+    minQty: s.minQty,
+    maxQty: s.maxQty,
+    minNotional: s.minNotional,
+    maxLeverage: s.maxLeverage,
+    tick: new Grid(s.tickSize),
+    step: new Grid(s.stepSize),
   };
 }
