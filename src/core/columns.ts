@@ -16,15 +16,20 @@ const MASK = SIZE - 1;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
-/** Number fields, exact for integers up to 2^53 (times, ids, ticks, steps, small codes). */
-export class NumberTable {
-  private readonly first: number[] = [];
-  private readonly chunks: Float64Array[] = [];
+type Chunk<T> = { [k: number]: T };
 
-  constructor(private readonly fields: number) {}
+/** A table of `fields` values per entry; the typed chunk of each 4,096 values after the first comes from `chunk`. */
+class Table<T> {
+  private readonly first: T[] = [];
+  protected readonly chunks: Array<Chunk<T>> = [];
+
+  constructor(
+    private readonly fields: number,
+    private readonly chunk: () => Chunk<T>,
+  ) {}
 
   /** Sets field `f` of entry `i`; entries are set in order, each entry's fields in order. */
-  set(i: number, f: number, v: number): void {
+  set(i: number, f: number, v: T): void {
     const k = i * this.fields + f;
     if (k < SIZE) {
       this.first[k] = v;
@@ -33,15 +38,26 @@ export class NumberTable {
     const c = (k >>> SHIFT) - 1;
     let a = this.chunks[c];
     if (a === undefined) {
-      a = new Float64Array(SIZE);
+      a = this.chunk();
       this.chunks.push(a);
     }
-    a[k & MASK] = v;
+    this.put(c, a, k & MASK, v);
   }
 
-  get(i: number, f: number): number {
+  get(i: number, f: number): T {
     const k = i * this.fields + f;
     return k < SIZE ? this.first[k] : this.chunks[(k >>> SHIFT) - 1][k & MASK];
+  }
+
+  protected put(_c: number, a: Chunk<T>, at: number, v: T): void {
+    a[at] = v;
+  }
+}
+
+/** Number fields, exact for integers up to 2^53 (times, ids, ticks, steps, small codes). */
+export class NumberTable extends Table<number> {
+  constructor(fields: number) {
+    super(fields, () => new Float64Array(SIZE));
   }
 }
 
@@ -49,33 +65,48 @@ export class NumberTable {
  * Exact integer fields of any size (money units): 64-bit typed chunks after the first; a chunk
  * that meets a value beyond 64 bits becomes a plain array of bigints, so nothing is ever wrapped.
  */
-export class BigIntTable {
-  private readonly first: bigint[] = [];
-  private readonly chunks: Array<BigInt64Array | bigint[]> = [];
-
-  constructor(private readonly fields: number) {}
-
-  set(i: number, f: number, v: bigint): void {
-    const k = i * this.fields + f;
-    if (k < SIZE) {
-      this.first[k] = v;
-      return;
-    }
-    const c = (k >>> SHIFT) - 1;
-    let a = this.chunks[c];
-    if (a === undefined) {
-      a = new BigInt64Array(SIZE);
-      this.chunks.push(a);
-    }
-    if (a instanceof BigInt64Array && (v < INT64_MIN || v > INT64_MAX)) {
-      a = Array.from(a);
-      this.chunks[c] = a;
-    }
-    a[k & MASK] = v;
+export class BigIntTable extends Table<bigint> {
+  constructor(fields: number) {
+    super(fields, () => new BigInt64Array(SIZE));
   }
 
-  get(i: number, f: number): bigint {
-    const k = i * this.fields + f;
-    return k < SIZE ? this.first[k] : this.chunks[(k >>> SHIFT) - 1][k & MASK];
+  protected override put(c: number, a: Chunk<bigint>, at: number, v: bigint): void {
+    let chunk = a;
+    if (chunk instanceof BigInt64Array && (v < INT64_MIN || v > INT64_MAX)) {
+      chunk = Array.from(chunk);
+      this.chunks[c] = chunk;
+    }
+    chunk[at] = v;
+  }
+}
+
+/**
+ * A history of records kept as entries in tables: records restored from a snapshot first, kept as
+ * read (their digits are whatever the snapshot holds), then the entries appended since, whose
+ * records `build` makes when read.
+ */
+export abstract class RecordLog<R extends object> {
+  /** Entries appended since the restore. */
+  protected n = 0;
+
+  constructor(protected readonly restored: readonly R[]) {}
+
+  get length(): number {
+    return this.restored.length + this.n;
+  }
+
+  /** The record of entry `i`, oldest first (a copy: nothing a caller does changes the log). */
+  at(i: number): R {
+    const r = this.restored.length;
+    return i < r ? { ...this.restored[i] } : this.build(i - r);
+  }
+
+  /** The record of appended entry `k`. */
+  protected abstract build(k: number): R;
+
+  toArray(): R[] {
+    const out = new Array<R>(this.length);
+    for (let i = 0; i < out.length; i++) out[i] = this.at(i);
+    return out;
   }
 }

@@ -13,7 +13,7 @@
  * The statistics read the figures they sum (amounts, balances, trade values, fees) and the times
  * entry by entry, in money units, without a record being built (src/exchange/service/stats.ts).
  */
-import { BigIntTable, NumberTable } from '../../../core/columns';
+import { BigIntTable, NumberTable, RecordLog } from '../../../core/columns';
 import { CHANGE_TYPES, POSITION_SIDES, SIDES, type ChangeType, type PositionSide, type RoleType, type Side } from '../../../core/enums';
 import { Dec } from '../../../core/decimal';
 import { formatUnits, parseUnits, unitsOfDec } from '../../../core/money-units';
@@ -25,7 +25,6 @@ const CHANGE_CODE = new Map<string, number>(CHANGE_TYPES.map((t, i) => [t, i]));
 /** Money units of a restored record's amount (records hold money to 8 places). */
 const unitsOf = (s: string): bigint => parseUnits(s) ?? unitsOfDec(new Dec(s));
 
-/** Balance changes: amount, wallet after, frozen, change type, reference, time, symbol. */
 /** ChangeLog fields: money (amount, wallet after, frozen) and numbers (change type code, time). */
 const C_AMOUNT = 0;
 const C_AFTER = 1;
@@ -33,18 +32,16 @@ const C_FROZEN = 2;
 const C_CODE = 0;
 const C_TIME = 1;
 
-export class ChangeLog {
-  private n = 0;
+/** Balance changes: amount, wallet after, frozen, change type, reference, time, symbol. */
+export class ChangeLog extends RecordLog<AccountChangeRecord> {
   private readonly money = new BigIntTable(3);
   private readonly nums = new NumberTable(2);
   /** An order id (the reference of a fill's changes), or the reference's text. */
   private readonly refs: Array<number | string> = [];
   private readonly symbols: string[] = [];
 
-  constructor(private readonly restored: readonly AccountChangeRecord[] = []) {}
-
-  get length(): number {
-    return this.restored.length + this.n;
+  constructor(restored: readonly AccountChangeRecord[] = []) {
+    super(restored);
   }
 
   /** A USDT wallet change of `amount` money units leaving `after` in the wallet, with `frozen` frozen. */
@@ -85,10 +82,7 @@ export class ChangeLog {
     return i < r ? unitsOf(this.restored[i].walletBalanceAfter) : this.money.get(i - r, C_AFTER);
   }
 
-  at(i: number): AccountChangeRecord {
-    const r = this.restored.length;
-    if (i < r) return { ...this.restored[i] };
-    const k = i - r;
+  protected build(k: number): AccountChangeRecord {
     const amount = this.money.get(k, C_AMOUNT);
     const after = this.money.get(k, C_AFTER);
     const frozen = formatUnits(this.money.get(k, C_FROZEN));
@@ -107,9 +101,6 @@ export class ChangeLog {
     };
   }
 
-  toArray(): AccountChangeRecord[] {
-    return recordsOf(this);
-  }
 }
 
 const ROLE_BIT = 1;
@@ -117,7 +108,6 @@ const SIDE_BIT = 2;
 /** Position side code above the two bits. */
 const POSITION_SHIFT = 2;
 
-/** Fills: ids, symbol, sides, price in ticks, quantity in steps, value, fee and realized PnL in money units, time. */
 /** TradeLog fields: numbers (ids, flags, ticks, steps, time) and money (value, fee, realized PnL). */
 const T_FILL = 0;
 const T_TRADE = 1;
@@ -130,16 +120,14 @@ const T_VALUE = 0;
 const T_FEE = 1;
 const T_REALIZED = 2;
 
-export class TradeLog {
-  private n = 0;
+/** Fills: ids, symbol, sides, price in ticks, quantity in steps, value, fee and realized PnL in money units, time. */
+export class TradeLog extends RecordLog<TradeRecord> {
   private readonly nums = new NumberTable(7);
   private readonly money = new BigIntTable(3);
   private readonly specs: SymbolSpec[] = [];
 
-  constructor(private readonly restored: readonly TradeRecord[] = []) {}
-
-  get length(): number {
-    return this.restored.length + this.n;
+  constructor(restored: readonly TradeRecord[] = []) {
+    super(restored);
   }
 
   push(fillId: number, tradeId: number, orderId: number, spec: SymbolSpec, side: Side, role: RoleType, positionSide: PositionSide, ticks: number, steps: number, value: bigint, fee: bigint, realized: bigint, createdAt: number): void {
@@ -185,10 +173,7 @@ export class TradeLog {
     return i < r ? this.restored[i].orderId : String(this.nums.get(i - r, T_ORDER));
   }
 
-  at(i: number): TradeRecord {
-    const r = this.restored.length;
-    if (i < r) return { ...this.restored[i] };
-    const k = i - r;
+  protected build(k: number): TradeRecord {
     const spec = this.specs[k];
     const flags = this.nums.get(k, T_FLAGS);
     return {
@@ -208,13 +193,4 @@ export class TradeLog {
     };
   }
 
-  toArray(): TradeRecord[] {
-    return recordsOf(this);
-  }
-}
-
-function recordsOf<T>(log: { length: number; at(i: number): T }): T[] {
-  const out = new Array<T>(log.length);
-  for (let i = 0; i < out.length; i++) out[i] = log.at(i);
-  return out;
 }

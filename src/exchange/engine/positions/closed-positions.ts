@@ -5,7 +5,7 @@
  * with the same decimal arithmetic, digits and key order as when it was made at the close. Records
  * restored from a snapshot are kept as read.
  */
-import { BigIntTable, NumberTable } from '../../../core/columns';
+import { BigIntTable, NumberTable, RecordLog } from '../../../core/columns';
 import { Dec, formatDec } from '../../../core/decimal';
 import { MARGIN_MODES, POSITION_SIDES, type MarginMode, type PositionSide } from '../../../core/enums';
 import { decOfUnits, formatUnits } from '../../../core/money-units';
@@ -55,16 +55,16 @@ const P_CLOSE_QUOTE = 1;
 const P_PNL = 2;
 const P_FUNDING = 3;
 
-export class ClosedPositions {
-  private n = 0;
+export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
   private readonly specs: SymbolSpec[] = [];
   private readonly nums = new NumberTable(8);
   private readonly money = new BigIntTable(4);
+  /** Whether each restored position was long (the record does not say). */
+  private readonly restoredLong: readonly boolean[];
 
-  constructor(private readonly restored: readonly PositionHistoryEntry[] = []) {}
-
-  get length(): number {
-    return this.restored.length + this.n;
+  constructor(restored: readonly PositionHistoryEntry[] = []) {
+    super(restored.map((e) => e.record));
+    this.restoredLong = restored.map((e) => e.long);
   }
 
   push(c: ClosedPosition): void {
@@ -87,23 +87,20 @@ export class ClosedPositions {
 
   symbol(i: number): string {
     const r = this.restored.length;
-    return i < r ? this.restored[i].record.symbol : this.specs[i - r].name;
+    return i < r ? this.restored[i].symbol : this.specs[i - r].name;
   }
 
   long(i: number): boolean {
     const r = this.restored.length;
-    return i < r ? this.restored[i].long : (this.nums.get(i - r, P_FLAGS) & 8) !== 0;
+    return i < r ? this.restoredLong[i] : (this.nums.get(i - r, P_FLAGS) & 8) !== 0;
   }
 
   closedAtOf(i: number): number {
     const r = this.restored.length;
-    return i < r ? this.restored[i].record.closedAt : this.nums.get(i - r, P_CLOSED);
+    return i < r ? this.restored[i].closedAt : this.nums.get(i - r, P_CLOSED);
   }
 
-  at(i: number): PositionHistoryRecord {
-    const r = this.restored.length;
-    if (i < r) return { ...this.restored[i].record };
-    const k = i - r;
+  protected build(k: number): PositionHistoryRecord {
     const spec = this.specs[k];
     const flags = this.nums.get(k, P_FLAGS);
     const leverage = this.nums.get(k, P_LEVERAGE);
