@@ -116,7 +116,7 @@ export class Engine {
     this.strategies = new StrategyOrders(s, positions, intake, matching, this.conditions);
     this.funding = new Funding(s, this.ledger);
     this.market = new Market(s);
-    this.tapeQuotes = new QuoteOrders(s, intake, matching, (fn) => this.run(fn));
+    this.tapeQuotes = new QuoteOrders(s, intake, matching, (fn) => this.frame(fn));
     const liquidation = new Liquidation(s, this.ledger, this.margin, positions, intake, matching);
     s.follow = {
       strategyTouched: (id) => this.strategies.queue(id),
@@ -145,8 +145,13 @@ export class Engine {
     return this.s.out.length;
   }
 
-  /** Runs a command: follow-up work and account updates happen when the outermost one ends. */
+  /** Runs a command: deferred tape quotes settle first; follow-up work and account updates happen when the outermost one ends. */
   private run<T>(fn: () => T): T {
+    if (this.nesting === 0) this.tapeQuotes.settle();
+    return this.frame(fn);
+  }
+
+  private frame<T>(fn: () => T): T {
     this.nesting++;
     let result: T;
     try {
@@ -162,27 +167,12 @@ export class Engine {
           if (guard > 100000) throw new Error('engine follow-up work did not settle');
           (work.shift() as () => void)();
         }
-        this.flushAccountUpdates();
+        this.positionViews.flushAccountUpdates();
       } finally {
         this.nesting--;
       }
     }
     return result;
-  }
-
-  private flushAccountUpdates(): void {
-    const s = this.s;
-    if (s.touched.size === 0) return;
-    const now = s.clock.now();
-    for (const [acct, t] of s.touched) {
-      const positions: PositionRecord[] = [];
-      for (const sym of t.symbols) {
-        if (sym === '') continue;
-        for (const p of this.positionViews.positionRecordsOf(acct, sym, true)) positions.push(p);
-      }
-      s.out.push({ kind: 'account', userId: acct.userId, time: now, reason: t.reason, asset: this.margin.assetOf(acct), positions });
-    }
-    s.touched.clear();
   }
 
   /**
@@ -290,11 +280,13 @@ export class Engine {
   }
 
   queryOrder(userId: string, ref: OrderRef): OrderRecord {
+    this.tapeQuotes.settle();
     return this.orderQueries.queryOrder(userId, ref);
   }
 
   /** Status and executed quantity of an order, as `queryOrder` has them, without the whole record. */
   orderProgress(userId: string, ref: OrderRef): { status: OrderStatus; executedQty: string } {
+    this.tapeQuotes.settle();
     return this.orderQueries.orderProgress(userId, ref);
   }
 
@@ -350,11 +342,13 @@ export class Engine {
 
   /** Open orders, ascending by id, after the `lastOrderId` cursor. */
   currentOrders(userId: string, q: { symbol?: string; limit?: number; lastOrderId?: number }): { list: OrderRecord[]; total: number } {
+    this.tapeQuotes.settle();
     return this.orderQueries.currentOrders(userId, q);
   }
 
   /** Every order of the user, newest first, filtered. */
   orderHistory(userId: string, f: OrderHistoryFilter): { list: OrderRecord[]; total: number } {
+    this.tapeQuotes.settle();
     return this.orderQueries.orderHistory(userId, f);
   }
 
@@ -443,10 +437,12 @@ export class Engine {
   }
 
   depth(symbol: string, limit: number): { bids: Array<[string, string]>; asks: Array<[string, string]>; lastUpdateTime: number } {
+    this.tapeQuotes.settle();
     return this.market.depth(symbol, limit);
   }
 
   marketState(symbol: string): { markPrice: string; indexPrice: string; lastPrice: string; fundingRate: string; nextFundingTime: number; bestBid: string; bestAsk: string } {
+    this.tapeQuotes.settle();
     return this.market.marketState(symbol);
   }
 
@@ -454,6 +450,7 @@ export class Engine {
 
   /** Figures for the conservation invariants (see Ledger.audit). */
   audit(): EngineAudit {
+    this.tapeQuotes.settle();
     return this.ledger.audit();
   }
 
@@ -461,6 +458,7 @@ export class Engine {
 
   /** The whole state as plain data, for a snapshot. Call between commands. */
   exportState(): EngineSnapshot {
+    this.tapeQuotes.settle();
     const s = this.s;
     return exportEngineState(s, {
       nextOrderId: s.nextOrderId,
@@ -476,6 +474,7 @@ export class Engine {
 
   /** Replaces the whole state with a snapshot's; the engine must have the snapshot's symbols. */
   importState(snap: EngineSnapshot): void {
+    this.tapeQuotes.discard();
     const s = this.s;
     const c = importEngineState(s, snap);
     s.nextOrderId = c.nextOrderId;

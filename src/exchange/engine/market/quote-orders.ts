@@ -16,15 +16,29 @@
  * from margin (a backtest's tape maker). Any other account, or a request one of those checks would
  * refuse, goes through the general intake with the request as strings, which places it or throws
  * the general refusal: so the outcome is always the general command's.
+ *
+ * Deferred quotes. Most quotes are replaced before anything could meet them (on the shared capture
+ * some 66,000 quotes against a few thousand participant commands), so for a backtest's tape maker
+ * (one-way, exempt from margin, muted and forgetting its final orders: no record, event, margin or
+ * history of the order is ever made) an accepted quote is not put in the book at once. Its order id
+ * is taken from the counter and its makerOnly check done against the book as it would be (the
+ * resting orders plus the deferred quotes); it is noted as pending, and a cancel of a pending quote
+ * just drops it. `settle` puts the pending quotes in the book, in the order they were placed, with
+ * their ids and times, before anything else reads or changes the engine: the facade calls it at the
+ * start of every command and of every query that reads the book or orders (not `restingThrough`,
+ * whose callers skip the tape's orders). The book, ids, queues and refusals are then those the
+ * immediate placements would have made: nothing can join a level between a quote and its
+ * settlement, since anything that could is a command that settles first.
  */
 import type { Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import { ZERO_RATE } from '../accounts/margin-rate';
+import { ASK, BID } from '../book/order-book';
 import type { PlaceOrderInput } from '../inputs';
-import type { EngineOrder } from '../model';
+import type { EngineAccount, EngineOrder } from '../model';
 import type { Matching } from '../orders/matching';
 import { MAX_OPEN_ORDERS_PER_SYMBOL, type OrderIntake, type PreparedOrder } from '../orders/prepare';
-import { fail, isFinal, type EngineState } from '../state';
+import { fail, isFinal, type EngineState, type SymbolState } from '../state';
 
 /** What a tape needs of the fast path (the engine's `tapeQuotes`). */
 export interface TapeQuoteSink {
@@ -46,7 +60,21 @@ export interface TapeQuoteSink {
   progress(userId: string, symbol: string, orderId: number): number;
 }
 
+/** A quote accepted and not yet in the book (see "Deferred quotes" above). */
+interface PendingQuote {
+  id: number;
+  at: number;
+  acct: EngineAccount;
+  st: SymbolState;
+  side: Side;
+  ticks: number;
+  steps: number;
+  clientOrderId: string;
+}
+
 export class QuoteOrders implements TapeQuoteSink {
+  private pending: PendingQuote[] = [];
+
   constructor(
     private readonly s: EngineState,
     private readonly intake: OrderIntake,
@@ -61,6 +89,16 @@ export class QuoteOrders implements TapeQuoteSink {
   }
 
   place(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: string): number {
+    const acct = this.s.accounts.get(userId);
+    const st = this.s.symbols.get(symbol);
+    if (acct !== undefined && st !== undefined && this.deferrable(acct, st, ticks, steps, clientOrderId)) {
+      // As commit: the id is taken even when makerOnly refuses the quote.
+      const id = this.s.nextOrderId++;
+      if (this.crosses(st, side, ticks)) return 0;
+      this.pending.push({ id, at: this.s.clock.now(), acct, st, side, ticks, steps, clientOrderId });
+      return id;
+    }
+    this.settle();
     return this.run(() => {
       const o = this.matching.commit(this.prepare(userId, symbol, side, ticks, steps, clientOrderId), {});
       return o.status === 'REJECTED' || o.status === 'EXPIRED' ? 0 : o.id;
@@ -68,6 +106,11 @@ export class QuoteOrders implements TapeQuoteSink {
   }
 
   cancel(userId: string, symbol: string, orderId: number): void {
+    const i = this.pendingIndex(userId, symbol, orderId);
+    if (i >= 0) {
+      this.pending.splice(i, 1);
+      return;
+    }
     this.run(() => {
       const o = this.find(userId, symbol, orderId);
       if (isFinal(o.status)) fail(ErrorCodes.ORDER_FINAL, `order ${o.id} is ${o.status} and cannot be cancelled`, 'orderId');
@@ -76,11 +119,70 @@ export class QuoteOrders implements TapeQuoteSink {
   }
 
   progress(userId: string, symbol: string, orderId: number): number {
+    if (this.pendingIndex(userId, symbol, orderId) >= 0) return 0;
     const acct = this.s.accounts.get(userId);
     const st = this.s.symbols.get(symbol);
     const o = this.s.ordersById.get(orderId);
     if (acct === undefined || st === undefined || o === undefined || o.userId !== userId || o.symbol !== st.spec) return -1;
     return o.status === 'REJECTED' || o.status === 'EXPIRED' ? -1 : o.executed;
+  }
+
+  /** Puts the pending quotes in the book, in the order they were placed, with their ids and times. */
+  settle(): void {
+    if (this.pending.length === 0) return;
+    const list = this.pending;
+    this.pending = [];
+    this.run(() => {
+      for (const q of list) {
+        const input: PlaceOrderInput = { symbol: q.st.spec.name, type: 'LIMIT', side: q.side, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId };
+        const o = this.matching.commit({ acct: q.acct, st: q.st, input, positionSide: 'BOTH', price: q.ticks, qty: q.steps, reducing: false, frozenPerStep: ZERO_RATE, clientOrderId: q.clientOrderId }, { reserved: { id: q.id, at: q.at } });
+        // Nothing joined the book since the quote was checked: it rests as it would have then.
+        if (o.status !== 'NEW') throw new Error(`deferred tape quote ${q.id} came out ${o.status} when settled`);
+      }
+    });
+  }
+
+  /** Drops the pending quotes (the engine's state is being replaced). */
+  discard(): void {
+    this.pending = [];
+  }
+
+  /**
+   * Whether a quote can wait: `prepare`'s checks pass in units (counting the pending quotes) and
+   * the account leaves no trace of an order but the book (muted, forgetful, margin-exempt).
+   */
+  private deferrable(acct: EngineAccount, st: SymbolState, ticks: number, steps: number, clientOrderId: string): boolean {
+    const s = this.s;
+    const userId = acct.userId;
+    const spec = st.spec;
+    const units = ticks * steps;
+    if (!(s.muted.has(userId) && s.forgetful.has(userId) && s.marginExempt.has(userId) && acct.positionMode === 'ONE_WAY')) return false;
+    if (!(Number.isSafeInteger(ticks) && ticks > 0 && Number.isSafeInteger(steps) && steps >= spec.minQtySteps && steps <= spec.maxQtySteps)) return false;
+    if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || acct.liveClientIds.has(clientOrderId)) return false;
+    let open = acct.openCountBySymbol.get(spec.name) ?? 0;
+    for (const q of this.pending) {
+      if (q.acct !== acct) continue;
+      if (q.clientOrderId === clientOrderId) return false;
+      if (q.st === st) open++;
+    }
+    return open < MAX_OPEN_ORDERS_PER_SYMBOL;
+  }
+
+  /** Would a makerOnly order at `ticks` meet the other side: the book's touch or a pending quote? */
+  private crosses(st: SymbolState, side: Side, ticks: number): boolean {
+    const buy = side === 'BUY';
+    let touch = st.book.bestPrice(buy ? ASK : BID);
+    for (const q of this.pending) {
+      if (q.st !== st || q.side === side) continue;
+      if (touch === 0 || (buy ? q.ticks < touch : q.ticks > touch)) touch = q.ticks;
+    }
+    return touch !== 0 && (buy ? ticks >= touch : ticks <= touch);
+  }
+
+  private pendingIndex(userId: string, symbol: string, orderId: number): number {
+    const p = this.pending;
+    for (let i = 0; i < p.length; i++) if (p[i].id === orderId) return p[i].acct.userId === userId && p[i].st.spec.name === symbol ? i : -1;
+    return -1;
   }
 
   /** The user's order by id, as `OrderQueries.find` answers it (another user's order does not exist). */

@@ -22,19 +22,32 @@ import type { TapeQuoteSink } from './quote-orders';
 import type { ReplaySink, TapeStats } from './tape-sink';
 import { guard, isThenable, settle, type SpecInfo } from './tape-specs';
 
-export interface Quote {
-  clientOrderId: string;
-  price: string;
-  quantity: string;
+/**
+ * One tape quote as placed. Placed from units (`depthUnits`, `canon`), its price and quantity texts
+ * are the grids' own texts of `ticks` and `steps`, made only when something reads them: comparing
+ * the units compares the texts, and most quotes are replaced unread.
+ */
+export class Quote {
   /** The engine's order id where the sink's fast path placed it (`tapeQuotes`), else 0. */
-  id: number;
-  /**
-   * Placed from units (`depthUnits`): `price` and `quantity` are the grids' own texts of `ticks`
-   * and `steps`, so comparing the units compares the texts.
-   */
-  canon: boolean;
-  ticks: number;
-  steps: number;
+  id = 0;
+
+  constructor(
+    readonly clientOrderId: string,
+    private priceText: string | undefined,
+    private quantityText: string | undefined,
+    readonly canon: boolean,
+    readonly ticks: number,
+    readonly steps: number,
+    private readonly info: SpecInfo | undefined,
+  ) {}
+
+  get price(): string {
+    return (this.priceText ??= (this.info as SpecInfo).tick.fromUnits(this.ticks));
+  }
+
+  get quantity(): string {
+    return (this.quantityText ??= (this.info as SpecInfo).step.fromUnits(this.steps));
+  }
 }
 
 type QuoteLevel = readonly [string, string];
@@ -85,15 +98,15 @@ export class TapeQuotes {
     const keepAsk = this.sameUnits(symbol, info, cur.ask, askTicks, askSteps);
     if (!keepBid && cur.bid) this.cancel(symbol, cur.bid);
     if (!keepAsk && cur.ask) this.cancel(symbol, cur.ask);
-    if (!keepBid) cur.bid = this.place(symbol, 'BUY', info.tick.fromUnits(bidTicks), info.step.fromUnits(bidSteps), bidTicks, bidSteps);
-    if (!keepAsk) cur.ask = this.place(symbol, 'SELL', info.tick.fromUnits(askTicks), info.step.fromUnits(askSteps), askTicks, askSteps);
+    if (!keepBid) cur.bid = this.place(symbol, 'BUY', undefined, undefined, bidTicks, bidSteps);
+    if (!keepAsk) cur.ask = this.place(symbol, 'SELL', undefined, undefined, askTicks, askSteps);
   }
 
   /** `same` of a level given in units, without making its texts when the quote's are the grids' own. */
   private sameUnits(symbol: string, info: SpecInfo, q: Quote | undefined, ticks: number, steps: number): boolean {
     if (q === undefined) return false;
     if (!q.canon) return this.same(symbol, q, [info.tick.fromUnits(ticks), info.step.fromUnits(steps)], steps);
-    return q.ticks === ticks && q.steps === Math.min(steps, info.maxSteps) && this.remaining(symbol, q) === q.quantity;
+    return q.ticks === ticks && q.steps === Math.min(steps, info.maxSteps) && this.whole(symbol, q);
   }
 
   private current(symbol: string): { bid?: Quote; ask?: Quote } {
@@ -119,7 +132,14 @@ export class TapeQuotes {
 
   /** Is the quote still whole and what the recorded level asks for (then it stays, keeping its place)? */
   private same(symbol: string, q: Quote | undefined, l: QuoteLevel | undefined, steps = -1): boolean {
-    return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps) && this.remaining(symbol, q) === q.quantity;
+    return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps) && this.whole(symbol, q);
+  }
+
+  /** Is nothing of the quote taken (`remaining` is its whole quantity)? */
+  private whole(symbol: string, q: Quote): boolean {
+    const fast = q.id > 0 ? this.fastQuotes(symbol) : undefined;
+    if (fast !== undefined) return fast.progress(this.maker, symbol, q.id) === 0;
+    return this.remaining(symbol, q) === q.quantity;
   }
 
   /**
@@ -204,16 +224,21 @@ export class TapeQuotes {
     guard(this.stats, () => (this.sink.cancelOrderQuiet ? this.sink.cancelOrderQuiet(this.maker, ref) : this.sink.cancelOrder(this.maker, ref)), true);
   }
 
-  /** Places one quote makerOnly; undefined when skipped or refused. `knownTicks`, `knownSteps`: as parsed from `price` and `qty`, or -1. */
-  private place(symbol: string, side: 'BUY' | 'SELL', price: string, qty: string, knownTicks = -1, knownSteps = -1): Quote | undefined {
+  /**
+   * Places one quote makerOnly; undefined when skipped or refused. `knownTicks`, `knownSteps`: as
+   * parsed from `price` and `qty`, or -1; with both known (and the symbol's grids) the texts may be
+   * left undefined: they are the grids' texts of the units.
+   */
+  private place(symbol: string, side: 'BUY' | 'SELL', price: string | undefined, qty: string | undefined, knownTicks = -1, knownSteps = -1): Quote | undefined {
     this.version++;
     const info = this.specs.get(symbol);
-    const quantity = this.capped(symbol, qty, knownSteps);
+    const canon = info !== undefined && knownTicks >= 0 && knownSteps >= 0;
+    const quantity = canon ? undefined : this.capped(symbol, qty as string, knownSteps);
     let ticks = 0;
     let steps = 0;
     if (info) {
-      const t = knownTicks >= 0 ? knownTicks : info.tick.toUnits(price);
-      const n = knownSteps >= 0 ? Math.min(knownSteps, info.maxSteps) : info.step.toUnits(quantity);
+      const t = knownTicks >= 0 ? knownTicks : info.tick.toUnits(price as string);
+      const n = knownSteps >= 0 ? Math.min(knownSteps, info.maxSteps) : info.step.toUnits(quantity as string);
       if (t === undefined || n === undefined || t <= 0 || n <= 0 || n < info.minSteps || t * n < info.minNotionalUnits) {
         this.stats.quotes.skipped++;
         return undefined;
@@ -221,13 +246,12 @@ export class TapeQuotes {
       ticks = t;
       steps = n;
     }
-    // Units given with the texts (`depthUnits`): the texts are the grids' own.
-    const q: Quote = { clientOrderId: `tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, price, quantity, id: 0, canon: info !== undefined && knownTicks >= 0 && knownSteps >= 0, ticks, steps };
+    const q = new Quote(`tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, canon ? undefined : price, quantity, canon, ticks, steps, info);
     const fast = info ? this.fastQuotes(symbol) : undefined;
     if (fast !== undefined) return this.placeFast(fast, symbol, side, ticks, steps, q);
     let placed: unknown;
     try {
-      const input: PlaceOrderInput = { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId };
+      const input: PlaceOrderInput = { symbol, type: 'LIMIT', side, price: q.price, quantity: q.quantity, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId };
       placed = this.sink.placeOrderStatus ? { status: this.sink.placeOrderStatus(this.maker, input) } : this.sink.placeOrder(this.maker, input);
       settle(this.stats, placed);
     } catch (err) {

@@ -19,6 +19,8 @@ export interface OrderLink {
   conditionId?: number;
   strategyId?: number;
   placeType?: string;
+  /** The id and time the order was given when it was accepted, for one put in the book later (a deferred tape quote). */
+  reserved?: { id: number; at: number };
 }
 
 export class Matching {
@@ -32,8 +34,8 @@ export class Matching {
   commit(p: PreparedOrder, link: OrderLink): EngineOrder {
     const { acct, st, input } = p;
     const s = this.s;
-    const now = s.clock.now();
-    const id = s.nextOrderId++;
+    const now = link.reserved?.at ?? s.clock.now();
+    const id = link.reserved?.id ?? s.nextOrderId++;
     const o: EngineOrder = {
       id,
       userId: acct.userId,

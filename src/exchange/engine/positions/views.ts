@@ -21,6 +21,22 @@ export class PositionViews {
     private readonly margin: Margin,
   ) {}
 
+  /** At the end of a command: an account event per touched account, its asset and the positions of the symbols touched. */
+  flushAccountUpdates(): void {
+    const s = this.s;
+    if (s.touched.size === 0) return;
+    const now = s.clock.now();
+    for (const [acct, t] of s.touched) {
+      const positions: PositionRecord[] = [];
+      for (const sym of t.symbols) {
+        if (sym === '') continue;
+        for (const p of this.positionRecordsOf(acct, sym, true)) positions.push(p);
+      }
+      s.out.push({ kind: 'account', userId: acct.userId, time: now, reason: t.reason, asset: this.margin.assetOf(acct), positions });
+    }
+    s.touched.clear();
+  }
+
   positionRecordsOf(acct: EngineAccount, symbol: string | undefined, includeFlat = false): PositionRecord[] {
     const out: PositionRecord[] = [];
     for (const st of this.s.symbols.values()) {

@@ -21,6 +21,7 @@ import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER, type ReplaySink, type TapeReplaye
 import { DEFAULT_SYMBOLS, wireSpecOf, type SymbolConfig } from '../../../../src/exchange/engine/symbols';
 import type { RecordedEvent, RecordingHeader } from '../../../../src/market-data/format';
 import { importBinanceFutures } from '../../../../src/market-data/import/binance-futures';
+import { Prng } from '../../../../src/market-data/prng';
 import { readRecording } from '../../../../src/market-data/reader';
 import { BINANCE_BTCUSDT, describeWithSharedData } from '../../../helpers/shared-data';
 
@@ -155,6 +156,102 @@ describe('engine.tapeQuotes: the same outcome as the general commands', () => {
       expect(fast.audit()).toEqual(slow.audit());
     });
   }
+});
+
+describe('engine.tapeQuotes: quotes of a backtest tape wait until something could meet them', () => {
+  it('an accepted quote takes its id at once and enters the book at the next command or book query', () => {
+    const { engine, clock } = engineOf([SYM], true);
+    const q = engine.tapeQuotes;
+    const bid = q.place(TAPE_MAKER, S, 'BUY', 1000, 2000, 'qb-1');
+    const ask = q.place(TAPE_MAKER, S, 'SELL', 1005, 1000, 'qa-1');
+    expect([bid, ask]).toEqual([1, 2]);
+    // Deferred: not in the book yet (restingThrough reads the book itself), though known by id.
+    expect(engine.restingThrough(S, 'BUY', 0)).toEqual([]);
+    expect(q.progress(TAPE_MAKER, S, bid)).toBe(0);
+    // A bid that would meet the pending ask is refused as makerOnly, and its id is used up.
+    expect(q.place(TAPE_MAKER, S, 'BUY', 1005, 1000, 'qb-2')).toBe(0);
+    // Cancelled while pending: it never reaches the book.
+    q.cancel(TAPE_MAKER, S, bid);
+    expect(q.progress(TAPE_MAKER, S, bid)).toBe(-1);
+    clock.advance(5);
+    const bid2 = q.place(TAPE_MAKER, S, 'BUY', 999, 3000, 'qb-3');
+    expect(bid2).toBe(4);
+    clock.advance(5);
+    // A query of the book settles: the quotes rest with their ids, in the order they were placed.
+    expect(engine.depth(S, 5)).toEqual({ bids: [['99.9', '3']], asks: [['100.5', '1']], lastUpdateTime: T0 + 10 });
+    expect(engine.restingThrough(S, 'BUY', 0).map((o) => o.orderId)).toEqual([bid2]);
+    // A participant's order gets the next id.
+    expect(engine.placeOrder('a', limit('BUY', '99', '1')).orderId).toBe('5');
+  });
+
+  it('randomized: quotes, participant orders, marks and queries interleaved end as the general commands do', () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const rnd = new Prng(seed);
+      const fast = engineOf([SYM], true);
+      const slow = engineOf([SYM], true);
+      const live: Array<{ cid: string; id: number }> = [];
+      let qn = 0;
+      let pn = 0;
+      const px = (t: number): string => (t / 10).toFixed(1);
+      for (let step = 0; step < 600; step++) {
+        const r = rnd.next();
+        if (r < 0.02) {
+          // Time passes between the quotes and what settles them: the orders keep their own times.
+          const ms = 1 + Math.floor(rnd.next() * 50);
+          for (const x of [fast, slow]) x.clock.advance(ms);
+        }
+        if (r < 0.6) {
+          // The tape replaces a quote: cancel one of its live quotes, place a new one near 100.
+          if (live.length > 0 && rnd.next() < 0.7) {
+            const [o] = live.splice(Math.floor(rnd.next() * live.length), 1);
+            expect(outcome(() => fast.engine.tapeQuotes.cancel(TAPE_MAKER, S, o.id))).toEqual(outcome(() => slow.engine.cancelOrderQuiet(TAPE_MAKER, { symbol: S, clientOrderId: o.cid })));
+          }
+          const side = rnd.next() < 0.5 ? 'BUY' : 'SELL';
+          const ticks = side === 'BUY' ? 995 + Math.floor(rnd.next() * 8) : 998 + Math.floor(rnd.next() * 8);
+          const steps = 1 + Math.floor(rnd.next() * 3000);
+          const cid = `q-${++qn}`;
+          const a = outcome(() => fast.engine.tapeQuotes.place(TAPE_MAKER, S, side, ticks, steps, cid));
+          const b = outcome(() => slow.engine.placeOrderStatus(TAPE_MAKER, { symbol: S, type: 'LIMIT', side, price: px(ticks), quantity: (steps / 1000).toFixed(3), timeInForce: 'GTC', makerOnly: true, clientOrderId: cid }));
+          const status = (b as { ok?: string }).ok;
+          expect(typeof (a as { ok?: unknown }).ok === 'number' ? (a as { ok: number }).ok > 0 : a).toEqual(status === undefined ? b : status === 'NEW');
+          if (typeof (a as { ok?: unknown }).ok === 'number' && (a as { ok: number }).ok > 0) live.push({ cid, id: (a as { ok: number }).ok });
+        } else if (r < 0.8) {
+          // A participant: a resting order at or near the quotes, a crossing one, or a cancel.
+          const side = rnd.next() < 0.5 ? 'BUY' : 'SELL';
+          const kind = rnd.next();
+          const cid = `p-${++pn}`;
+          const input: PlaceOrderInput =
+            kind < 0.5
+              ? limit(side, px(side === 'BUY' ? 996 + Math.floor(rnd.next() * 6) : 999 + Math.floor(rnd.next() * 6)), '0.5', cid)
+              : kind < 0.7
+                ? { symbol: S, type: 'MARKET', side, quantity: '0.3', clientOrderId: cid }
+                : { ...limit(side, px(side === 'BUY' ? 1003 : 997), '0.4', cid), timeInForce: 'IOC' };
+          const user = rnd.next() < 0.5 ? 'a' : 'c';
+          expect(outcome(() => fast.engine.placeOrder(user, input))).toEqual(outcome(() => slow.engine.placeOrder(user, input)));
+          if (rnd.next() < 0.3) {
+            const ref = { symbol: S, clientOrderId: `p-${1 + Math.floor(rnd.next() * pn)}` };
+            expect(outcome(() => fast.engine.cancelOrder(user, ref))).toEqual(outcome(() => slow.engine.cancelOrder(user, ref)));
+          }
+        } else if (r < 0.85) {
+          const mark = px(997 + Math.floor(rnd.next() * 6));
+          for (const x of [fast, slow]) x.engine.setMarkPrice(S, mark);
+        } else if (r < 0.9) {
+          expect(fast.engine.depth(S, 10)).toEqual(slow.engine.depth(S, 10));
+          expect(fast.engine.marketState(S)).toEqual(slow.engine.marketState(S));
+        } else {
+          // The tape asks how much of a quote is left, as it does before a trade pulls it.
+          const o = live[Math.floor(rnd.next() * live.length)];
+          if (o !== undefined) {
+            const p = outcome(() => slow.engine.orderProgress(TAPE_MAKER, { symbol: S, clientOrderId: o.cid })) as { ok?: { executedQty: string } };
+            expect(fast.engine.tapeQuotes.progress(TAPE_MAKER, S, o.id)).toBe(p.ok === undefined ? -1 : Math.round(Number(p.ok.executedQty) * 1000));
+          }
+        }
+        if (step % 150 === 149) expect(look(fast.engine)).toBe(look(slow.engine));
+      }
+      expect(look(fast.engine)).toBe(look(slow.engine));
+      expect(fast.engine.audit()).toEqual(slow.engine.audit());
+    }
+  });
 });
 
 /** Twin replays: one replayer through the fast path, one through the general commands. */
