@@ -92,3 +92,93 @@ describe('import binance-futures: CSV archives', () => {
     await expect(importBinanceFutures({ files: [trades, cap], out: path.join(dir, 'mixed.jsonl.gz') })).rejects.toThrow(/is a CSV archive and .*cap\.gz a stream capture: import them separately/);
   });
 });
+
+describe('import binance-futures: real archive variants', () => {
+  const vdir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-csv-variants-'));
+  const out = path.join(vdir, 'out.jsonl.gz');
+  const aggRows = (n: number): string => Array.from({ length: n }, (_, i) => `${10 + i},6400${i}.${i},0.0${i + 1}0,${i},${i},${T + i * 1000},${i % 2 === 0 ? 'true' : 'false'}`).join('\r\n');
+
+  test('COIN-M: the symbol of BTCUSD_PERP-trades-... (contracts, base_qty header) and of a delivery contract', async () => {
+    const f = path.join(vdir, 'BTCUSD_PERP-trades-2024-08-01.csv');
+    writeFileSync(f, `id,price,qty,base_qty,time,is_buyer_maker\n1,64000.1,10,0.00015624,${T},true\n2,64000.3,3,0.00004687,${T + 5},false\n`);
+    const s = await importBinanceFutures({ files: [f], out });
+    const { header, events } = await read(out);
+    expect(events[0]).toEqual({ t: T, et: T, k: 'trade', s: 'BTCUSD_PERP', id: '1', p: '64000.1', q: '10', side: 'SELL' });
+    expect(header.symbols[0]).toMatchObject({ symbol: 'BTCUSD_PERP', baseAsset: 'BTC', quoteAsset: 'USD', stepSize: '1' });
+    expect(s.messages).toBe(2);
+    const q = path.join(vdir, 'BTCUSD_240927-aggTrades-2024-08-01.csv');
+    writeFileSync(q, `${aggRows(2)}\n`);
+    await importBinanceFutures({ files: [q], out });
+    expect((await read(out)).header.symbols[0].symbol).toBe('BTCUSD_240927');
+  });
+
+  test('a zip whose inner name differs, CRLF lines, a trailing empty line, monthly names', async () => {
+    const z = zip(path.join(vdir, 'BTCUSDT-aggTrades-2024-08.zip'), 'data.csv', `agg_trade_id,price,quantity,first_trade_id,last_trade_id,transact_time,is_buyer_maker\r\n${aggRows(3)}\r\n\r\n`);
+    const s = await importBinanceFutures({ files: [z], out });
+    const { events } = await read(out);
+    expect(events.map((e) => (e.k === 'trade' ? [e.id, e.p, e.q, e.side] : e.k))).toEqual([
+      ['10', '64000.0', '0.010', 'SELL'],
+      ['11', '64001.1', '0.020', 'BUY'],
+      ['12', '64002.2', '0.030', 'SELL'],
+    ]);
+    expect(s.skipped).toEqual({});
+  });
+
+  test('spot archives are refused as spot: 8-column aggTrades (is_best_match, microseconds), 7-column trades, a spot/ path', async () => {
+    const agg = path.join(vdir, 'BTCUSDT-aggTrades-2025-01-01.csv');
+    writeFileSync(agg, `1,64000.10000000,0.01000000,1,1,${T}000,True,True\n`);
+    await expect(importBinanceFutures({ files: [agg], out })).rejects.toThrow(/aggTrades-2025-01-01\.csv:1: a Binance spot aggTrades archive \(8 columns, the last is spot's is_best_match; futures have 7\)/);
+    const tr = path.join(vdir, 'BTCUSDT-trades-2025-01-01.csv');
+    writeFileSync(tr, `1,64000.10000000,0.01000000,640.001,${T}000,False,True\n`);
+    await expect(importBinanceFutures({ files: [tr], out })).rejects.toThrow(/:1: a Binance spot trades archive \(7 columns/);
+    mkdirSync(path.join(vdir, 'data', 'spot', 'daily', 'klines'), { recursive: true });
+    const k = path.join(vdir, 'data', 'spot', 'daily', 'klines', 'BTCUSDT-1m-2025-01-01.csv');
+    writeFileSync(k, `${T}000,1,1,1,1,1,${T + 59_999}999,1,1,1,1,0\n`);
+    await expect(importBinanceFutures({ files: [k], out })).rejects.toThrow(/a Binance spot archive \(its path says spot\/\)/);
+    const other = path.join(vdir, 'BTCUSDT-bookTicker-2024-08-01.csv');
+    writeFileSync(other, `1,64000.0,1.0,64000.1,1.0,${T},${T},9\n`);
+    await expect(importBinanceFutures({ files: [other], out })).rejects.toThrow(/:1: a bookTicker row has 7 columns, got 8/);
+  });
+
+  test('mark prices to 8 decimals (markPriceKlines) are put on the traded price grid and take no part in the tick', async () => {
+    mkdirSync(path.join(vdir, 'markPriceKlines'), { recursive: true });
+    const m = path.join(vdir, 'markPriceKlines', 'BTCUSDT-1m-2024-08-01.csv');
+    writeFileSync(m, `open_time,open,high,low,close,volume,close_time,quote_volume,count,taker_buy_volume,taker_buy_quote_volume,ignore\n${T},64000.12345678,64010,63990,64001.16666667,0,${T + 59_999},0,60,0,0,0\n`);
+    const a = path.join(vdir, 'BTCUSDT-aggTrades-2024-08-01.csv');
+    writeFileSync(a, `${aggRows(3)}\n`);
+    const s = await importBinanceFutures({ files: [m, a], out });
+    const { header, events } = await read(out);
+    expect(header.symbols[0].tickSize).toBe('0.1');
+    expect(events.find((e) => e.k === 'mark')).toMatchObject({ p: '64001.2', i: '64001.2' });
+    expect(header.meta?.marksRounded).toBe(1);
+    expect(s.notes).toEqual(['1 mark prices rounded to the price grid']);
+    // Alone, no price grid: the mark is counted, not written; --tick gives one.
+    await expect(importBinanceFutures({ files: [m], out })).rejects.toThrow(/no message became an event \(skipped: mark price before two different prices/);
+    await importBinanceFutures({ files: [m], out, tick: '0.01' });
+    expect((await read(out)).events[0]).toMatchObject({ k: 'mark', p: '64001.17' });
+  });
+
+  test('a monthly fundingRate archive: settlements after the daily archives end are counted, not written; rates in e-notation become decimals', async () => {
+    const b = path.join(vdir, 'BTCUSDT-bookTicker-2024-08-01.csv');
+    writeFileSync(b, `update_id,best_bid_price,best_bid_qty,best_ask_price,best_ask_qty,transaction_time,event_time\n1,64000.0,1.0,64000.2,1.0,${T},${T}\n2,64000.1,1.0,64000.3,1.0,${T + 8 * 3_600_000},${T + 8 * 3_600_000}\n`);
+    const f = path.join(vdir, 'BTCUSDT-fundingRate-2024-08.csv');
+    writeFileSync(f, `calc_time,funding_interval_hours,last_funding_rate\n${T + 8 * 3_600_000 - 1},8,-1.2e-05\n${T + 16 * 3_600_000},8,0.00010000\n${T + 24 * 3_600_000},8,0.00010000\n`);
+    const s = await importBinanceFutures({ files: [b, f], out });
+    const { events } = await read(out);
+    expect(events.filter((e) => e.k === 'funding')).toEqual([{ t: T + 8 * 3_600_000 - 1, et: T + 8 * 3_600_000 - 1, k: 'funding', s: 'BTCUSDT', r: '-0.000012', p: '64000' }]);
+    expect(s.skipped).toEqual({ 'fundingRate row after the end of the other archives (a monthly fundingRate archive runs past daily ones)': 2 });
+    expect(events[events.length - 1].t).toBe(T + 8 * 3_600_000);
+  });
+
+  test('index and premium index klines are refused; a zero-volume kline outside its folder is refused as a price-index kline', async () => {
+    for (const kind of ['indexPriceKlines', 'premiumIndexKlines']) {
+      mkdirSync(path.join(vdir, kind), { recursive: true });
+      const f = path.join(vdir, kind, 'BTCUSDT-1m-2024-08-01.csv');
+      writeFileSync(f, `${T},1,1,1,1,0,${T + 59_999},0,60,0,0,0\n`);
+      await expect(importBinanceFutures({ files: [f], out })).rejects.toThrow(new RegExp(`an ${kind} archive \\(its path says so\\); it is not imported`));
+    }
+    const loose = path.join(vdir, 'BTCUSDT-5m-2024-08-01.csv');
+    writeFileSync(loose, `${T},64000.1,64000.1,64000.1,64000.1,0,${T + 299_999},0,300,0,0,0\n`);
+    await expect(importBinanceFutures({ files: [loose], out })).rejects.toThrow(/5m-2024-08-01\.csv:1: a kline of volume 0 built from 300 price samples/);
+  });
+});

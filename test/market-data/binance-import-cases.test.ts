@@ -111,30 +111,38 @@ describe('import binance-futures: hand-made inputs', () => {
     expect((await events(out)).events.map((e) => e.t)).toEqual([T, T + 1]);
   });
 
-  test('plain JSON lines with aggTrade and markPriceUpdate: recorded marks, taker side from m, other event types counted', async () => {
+  test('plain JSON lines with aggTrade and markPriceUpdate: recorded marks on the price grid, taker side from m, other event types counted', async () => {
+    const mark = (t: number, p: string): string => JSON.stringify({ e: 'markPriceUpdate', E: t, s: 'ETHUSDT', p, i: '2499.90000000', P: '2500.0', r: '0.00010000', T: T + 3_600_000 });
     const input = file(
       [
-        JSON.stringify({ e: 'markPriceUpdate', E: T, s: 'ETHUSDT', p: '2500.12000000', i: '2499.90000000', P: '2500.0', r: '0.00010000', T: T + 3_600_000 }),
+        mark(T, '2500.12000000'),
         JSON.stringify({ stream: 'ethusdt@aggTrade', data: { e: 'aggTrade', E: T + 5, a: 77, s: 'ETHUSDT', p: '2500.10', q: '0.500', f: 1, l: 3, T: T + 4, m: true } }),
         JSON.stringify({ e: 'kline', E: T + 6, s: 'ETHUSDT', k: {} }),
         JSON.stringify({ e: 'aggTrade', E: T + 7, a: 78, s: 'ETHUSDT', p: '2500.20', q: '0.250', f: 4, l: 4, T: T + 7, m: false }),
+        mark(T + 8, '2500.16543210'),
       ],
       false,
     );
     const out = path.join(dir, 'eth.jsonl.gz');
     const s = await importBinanceFutures({ files: [input], out });
     const { header, events: ev } = await events(out);
+    // Binance computes marks to 8 decimals: they are rounded half up to the traded prices' grid,
+    // and the first comes before any grid (counted, not written).
     expect(ev).toEqual([
-      { t: T, et: T, k: 'mark', s: 'ETHUSDT', p: '2500.12000000', i: '2499.90000000', r: '0.00010000', n: T + 3_600_000 },
       { t: T + 5, et: T + 4, k: 'trade', s: 'ETHUSDT', id: '77', p: '2500.10', q: '0.500', side: 'SELL' },
       { t: T + 7, et: T + 7, k: 'trade', s: 'ETHUSDT', id: '78', p: '2500.20', q: '0.250', side: 'BUY' },
+      { t: T + 8, et: T + 8, k: 'mark', s: 'ETHUSDT', p: '2500.2', i: '2499.9', r: '0.00010000', n: T + 3_600_000 },
     ]);
     expect(header.marks).toEqual({ ETHUSDT: { source: 'recorded', method: 'markPriceUpdate stream' } });
-    expect(s.skipped).toEqual({ "unsupported event type 'kline'": 1 });
-    expect(header.symbols[0]).toMatchObject({ symbol: 'ETHUSDT', baseAsset: 'ETH', quoteAsset: 'USDT', tickSize: '0.02', stepSize: '0.25' });
+    expect(s.skipped).toEqual({ "unsupported event type 'kline'": 1, 'mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)': 1 });
+    expect(header.meta?.marksRounded).toBe(1);
+    // Mark prices take no part in the tick (they would make it 0.00000001).
+    expect(header.symbols[0]).toMatchObject({ symbol: 'ETHUSDT', baseAsset: 'ETH', quoteAsset: 'USDT', tickSize: '0.1', stepSize: '0.25' });
     // The largest grid the few prices lie on is coarser than the venue's: --tick/--step override it.
     await importBinanceFutures({ files: [input], out, tick: '0.01', step: '0.001' });
-    expect((await events(out)).header.symbols[0]).toMatchObject({ tickSize: '0.01', stepSize: '0.001' });
+    const again = await events(out);
+    expect(again.header.symbols[0]).toMatchObject({ tickSize: '0.01', stepSize: '0.001' });
+    expect(again.events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? e.p : ''))).toEqual(['2500.12', '2500.17']);
   });
 
   test('--from keeps the book across the cut and starts the output with a rebuilt snapshot; --to stops reading', async () => {

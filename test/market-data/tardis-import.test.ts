@@ -12,7 +12,7 @@ import type { RecordedEvent, RecordingHeader } from '../../src/market-data/forma
 import { ImportInputError } from '../../src/market-data/import/errors';
 import { importTardis } from '../../src/market-data/import/tardis';
 import { importSummaryText } from '../../src/cli/import';
-import { plainDecimal } from '../../src/market-data/import/tardis-csv';
+import { plainDecimal } from '../../src/market-data/import/common';
 import { inspectRecording } from '../../src/market-data/inspect';
 import { readRecording } from '../../src/market-data/reader';
 

@@ -23,6 +23,7 @@ import { createInflateRaw } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { textLines, zlibProblem } from '../text';
 import { ImportInputError } from './errors';
+import { signedDecimal } from './common';
 
 export type CsvKind = 'trades' | 'aggTrades' | 'bookTicker' | 'markPriceKlines' | 'fundingRate' | 'klines';
 
@@ -41,6 +42,11 @@ const KIND_BY_HEADER: Array<[CsvKind, string]> = [
   ['klines', 'open_time'],
 ];
 const COLUMNS: Record<CsvKind, number> = { trades: 6, aggTrades: 7, bookTicker: 7, markPriceKlines: 12, fundingRate: 3, klines: 12 };
+/** Binance spot's archives: trades and aggTrades with one more column, `is_best_match` (futures have none). */
+const SPOT_COLUMNS: Partial<Record<CsvKind, number>> = { trades: 7, aggTrades: 8 };
+/** Binance's archive layout: `data/spot/daily/...`, `data/futures/um/daily/...`. */
+const SPOT_PATH = /(^|[\\/])spot[\\/](daily|monthly)[\\/]/;
+const R_FUNDING_AFTER = 'fundingRate row after the end of the other archives (a monthly fundingRate archive runs past daily ones)';
 
 /** Is this file a CSV archive (by name or its first bytes) rather than a stream capture? */
 export function isCsvInput(path: string): boolean {
@@ -110,6 +116,10 @@ const bool = (v: string): boolean | undefined => (/^true$/i.test(v) ? true : /^f
 const DEC = /^\d+(\.\d+)?$/;
 
 function kindOfPath(path: string): CsvKind | undefined {
+  const other = /(indexPriceKlines|premiumIndexKlines)/i.exec(path)?.[1];
+  if (other !== undefined) {
+    throw new ImportInputError(`${path}: an ${other} archive (its path says so); it is not imported: ${/^index/i.test(other) ? 'index prices are no mark prices' : 'a premium index is no price'} (import markPriceKlines for the marks)`);
+  }
   if (/markPriceKlines/i.test(path)) return 'markPriceKlines';
   const m = /-(trades|aggTrades|bookTicker|fundingRate)-/.exec(basename(path));
   if (m) return m[1] as CsvKind;
@@ -119,25 +129,34 @@ function kindOfPath(path: string): CsvKind | undefined {
 
 /** One file's rows as items, in file order. */
 async function* fileItems(path: string, symbolOpt: string | undefined): AsyncGenerator<CsvItem> {
-  const sym = /^([A-Z0-9]+)-/.exec(basename(path))?.[1] ?? symbolOpt;
+  if (SPOT_PATH.test(path)) throw new ImportInputError(`${path}: a Binance spot archive (its path says spot/); import binance-futures reads USD-M and COIN-M futures archives`);
+  // USD-M BTCUSDT, COIN-M BTCUSD_PERP, delivery contracts BTCUSD_240927.
+  const sym = /^([A-Z0-9]+(?:_[A-Z0-9]+)?)-/.exec(basename(path))?.[1] ?? symbolOpt;
   if (sym === undefined) throw new ImportInputError(`${path}: no symbol in the file name (Binance names them SYMBOL-kind-date); pass --symbol`);
   const stream = /\.zip$/i.test(path) || isZipMagic(path) ? openZip(path) : createReadStream(path, { highWaterMark: 1 << 20 });
   let kind = kindOfPath(path);
   let n = 0;
   for await (const raw of csvLines(stream, path)) {
     n++;
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (n === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     if (line.length === 0) continue;
     const cols = line.split(',');
     const where = `${path}:${n}`;
     if (n === 1 && !/^\d/.test(line)) {
       const byHeader = KIND_BY_HEADER.find(([, first]) => cols[0] === first)?.[0];
       if (byHeader === undefined) throw new ImportInputError(`${where}: not a Binance CSV archive header (expected a first column of ${KIND_BY_HEADER.map(([, c]) => c).join(', ')}), got ${JSON.stringify(line.slice(0, 60))}`);
+      if (cols.includes('is_best_match')) throw new ImportInputError(`${where}: a Binance spot ${byHeader} archive (its header has is_best_match); import binance-futures reads USD-M and COIN-M futures archives`);
       kind = byHeader === 'klines' && kind === 'markPriceKlines' ? 'markPriceKlines' : byHeader;
       continue;
     }
     if (kind === undefined) throw new ImportInputError(`${where}: a CSV without a header row whose kind the file name does not say (expected SYMBOL-trades-..., -aggTrades-, -bookTicker-, -fundingRate- or a markPriceKlines path)`);
-    if (cols.length < COLUMNS[kind]) throw new ImportInputError(`${where}: a ${kind} row needs ${COLUMNS[kind]} columns, got ${cols.length}: ${JSON.stringify(line.slice(0, 60))}`);
+    if (cols.length !== COLUMNS[kind]) {
+      if (cols.length === SPOT_COLUMNS[kind] && bool(cols[cols.length - 1]) !== undefined) {
+        throw new ImportInputError(`${where}: a Binance spot ${kind} archive (${cols.length} columns, the last is spot's is_best_match; futures have ${COLUMNS[kind]}); import binance-futures reads USD-M and COIN-M futures archives`);
+      }
+      throw new ImportInputError(`${where}: a ${kind} row has ${COLUMNS[kind]} columns, got ${cols.length}: ${JSON.stringify(line.slice(0, 60))}`);
+    }
     const bad = (what: string): never => {
       throw new ImportInputError(`${where}: ${kind} row: expected ${what}, got ${JSON.stringify(line.slice(0, 80))}`);
     };
@@ -170,11 +189,16 @@ async function* fileItems(path: string, symbolOpt: string | undefined): AsyncGen
         break;
       }
       case 'fundingRate': {
-        if (!/^\d+$/.test(cols[0]) || !/^-?\d+(\.\d+)?(e-?\d+)?$/i.test(cols[2])) bad('calc_time, funding_interval_hours, last_funding_rate');
-        yield { t: ms(cols[0]), where, funding: { s: sym, r: cols[2], intervalMs: /^\d+$/.test(cols[1]) ? Number(cols[1]) * 3_600_000 : 8 * 3_600_000 } };
+        const rate = signedDecimal(cols[2]);
+        if (!/^\d+$/.test(cols[0]) || rate === undefined) bad('calc_time, funding_interval_hours, last_funding_rate');
+        yield { t: ms(cols[0]), where, funding: { s: sym, r: rate as string, intervalMs: /^\d+$/.test(cols[1]) ? Number(cols[1]) * 3_600_000 : 8 * 3_600_000 } };
         break;
       }
       case 'klines':
+        // A bar of no trade volume built from price data: a price-index kline whose path was lost.
+        if (/^0(\.0+)?$/.test(cols[5]) && /^[1-9]\d*$/.test(cols[8])) {
+          throw new ImportInputError(`${where}: a kline of volume 0 built from ${cols[8]} price samples: a markPriceKlines, indexPriceKlines or premiumIndexKlines archive, and its name (SYMBOL-interval-date) does not say which; keep it under its .../markPriceKlines/... folder as Binance lays it out`);
+        }
         yield { t: ms(cols[6]) + 1, where, skip: 'klines row (a bar is no recording event; import trades or aggTrades)' };
         break;
     }
@@ -203,6 +227,8 @@ export async function* csvItems(paths: string[], symbol: string | undefined): As
     const r = await it.next();
     heads.push(r.done === true ? undefined : r.value);
   }
+  // Files of market data (not fundingRate): settlements after the last of their rows are past the data.
+  const data = heads.map((h) => h !== undefined && !('funding' in h));
   try {
     for (;;) {
       let best = -1;
@@ -211,7 +237,9 @@ export async function* csvItems(paths: string[], symbol: string | undefined): As
         if (h !== undefined && (best < 0 || h.t < (heads[best] as CsvItem).t)) best = i;
       }
       if (best < 0) return;
-      yield heads[best] as CsvItem;
+      const h = heads[best] as CsvItem;
+      if ('funding' in h && data.some((d) => d) && !heads.some((x, i) => data[i] && x !== undefined)) yield { t: h.t, where: h.where, skip: R_FUNDING_AFTER };
+      else yield h;
       const r = await its[best].next();
       heads[best] = r.done === true ? undefined : r.value;
     }

@@ -43,6 +43,7 @@ const MAX_PENDING = 200_000;
 const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
 const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
+const R_MARK_NO_GRID = 'mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
 
 /** Messages read by scanMessage, by kind (0: the general path reads the line). */
 const K_QUOTE = 1;
@@ -76,6 +77,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private readonly scanned = scannedMessage();
   /** The last symbol name read by scanMessage (reused instead of a new string per line). */
   private lastSym = '';
+  /** Recorded marks whose value changed when put on the price grid. */
+  private marksRounded = 0;
 
   constructor(o: BinanceImportOptions) {
     super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages' });
@@ -101,14 +104,18 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       const shas = this.o.files.map((f) => sourceOf(f));
       await this.readCsv(total);
       for (const s of shas) this.summary.sources.push(await s);
-      return;
+    } else {
+      const shas = this.o.files.map((f) => sourceOf(f));
+      const stoppedAt = await readCaptures(this.o.files, total, this.o, (text, file, n) => this.line(text, file, n), async () => {
+        if (this.chunk.length >= 1 << 16) await this.flushChunk();
+      });
+      if (stoppedAt !== undefined) this.summary.stoppedAt = stoppedAt;
+      for (const s of shas) this.summary.sources.push(await s);
     }
-    const shas = this.o.files.map((f) => sourceOf(f));
-    const stoppedAt = await readCaptures(this.o.files, total, this.o, (text, file, n) => this.line(text, file, n), async () => {
-      if (this.chunk.length >= 1 << 16) await this.flushChunk();
-    });
-    if (stoppedAt !== undefined) this.summary.stoppedAt = stoppedAt;
-    for (const s of shas) this.summary.sources.push(await s);
+    if (this.marksRounded > 0) {
+      this.meta.marksRounded = this.marksRounded;
+      this.summary.notes = [...(this.summary.notes ?? []), `${this.marksRounded} mark prices rounded to the price grid`];
+    }
   }
 
   // ---- reading ------------------------------------------------------------------------------
@@ -250,10 +257,26 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (this.otherSymbol(sym)) return;
     const s = this.state(sym);
     this.markSeen(s, t);
-    s.markMethod = 'markPriceKlines: the close of each bar at its close time; index = mark; funding rate = the last settled rate of the fundingRate archive (0 without one)';
-    this.notePrice(s, p);
-    s.lastMark = p;
-    this.emit({ t, et: t, k: 'mark', s: sym, p, i: p, r: s.lastRate ?? '0', n: (Math.floor(t / s.fundingIntervalMs) + 1) * s.fundingIntervalMs }, t);
+    s.markMethod = 'markPriceKlines: the close of each bar at its close time, rounded half up to the price grid; index = mark; funding rate = the last settled rate of the fundingRate archive (0 without one)';
+    const m = this.markOnGrid(s, p);
+    if (m === undefined) return;
+    this.emit({ t, et: t, k: 'mark', s: sym, p: m, i: m, r: s.lastRate ?? '0', n: (Math.floor(t / s.fundingIntervalMs) + 1) * s.fundingIntervalMs }, t);
+  }
+
+  /**
+   * A venue's mark price (computed to 8 decimals, more than the tick) on the symbol's price grid,
+   * as the last mark; undefined (counted as skipped) while no grid is known. Mark prices take no
+   * part in inferring the tick: they would make it 0.00000001.
+   */
+  private markOnGrid(s: SymState, p: string): string | undefined {
+    const m = this.onGrid(s, p);
+    if (m === undefined) {
+      this.skip(R_MARK_NO_GRID);
+      return undefined;
+    }
+    if (m !== p) this.marksRounded++;
+    s.lastMark = m;
+    return m;
   }
 
   /** A fundingRate row: a settlement at the last mark known. */
@@ -334,9 +357,9 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       case 'markPriceUpdate': {
         if (!isStr(d.p) || !isStr(d.i) || !isStr(d.r) || !isNum(d.T)) bad('p, i, r as strings and T (next funding time) as a number');
         this.markSeen(s, t);
-        s.lastMark = d.p as string;
-        this.notePrice(s, d.p as string);
-        this.emit({ t, et, k: 'mark', s: sym, p: d.p as string, i: d.i as string, r: d.r as string, n: d.T as number }, t);
+        const p = this.markOnGrid(s, d.p as string);
+        if (p === undefined) return;
+        this.emit({ t, et, k: 'mark', s: sym, p, i: this.onGrid(s, d.i as string) ?? p, r: d.r as string, n: d.T as number }, t);
         return;
       }
     }

@@ -84,6 +84,31 @@ export const isLevels = (v: unknown): v is Level[] => Array.isArray(v) && v.ever
 /** Next 8-hourly funding time (00:00, 08:00, 16:00 UTC) after `t`. */
 export const nextFunding = (t: number): number => (Math.floor(t / EIGHT_HOURS) + 1) * EIGHT_HOURS;
 
+const DECIMAL = /^\d+(\.\d+)?$/;
+const SCI = /^(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/;
+
+/** A non-negative decimal as a plain decimal string ("1e-7" -> "0.0000001"); undefined when it is not one. */
+export function plainDecimal(v: string): string | undefined {
+  if (DECIMAL.test(v)) return v;
+  const m = SCI.exec(v);
+  if (m === null) return undefined;
+  const digits = `${m[1]}${m[2] ?? ''}`;
+  const point = m[1].length + Number(m[3]);
+  let s: string;
+  if (point <= 0) s = `0.${'0'.repeat(-point)}${digits}`;
+  else if (point >= digits.length) s = digits + '0'.repeat(point - digits.length);
+  else s = `${digits.slice(0, point)}.${digits.slice(point)}`;
+  s = s.replace(/^0+(?=\d)/, '');
+  return s.includes('.') ? s.replace(/\.?0+$/, '') || '0' : s;
+}
+
+/** A signed decimal (a funding rate) as a plain decimal ("-5e-7" -> "-0.0000005"); undefined when it is not one. */
+export function signedDecimal(v: string): string | undefined {
+  const neg = v.startsWith('-');
+  const plain = plainDecimal(neg ? v.slice(1) : v);
+  return plain !== undefined && neg && !/^0(\.0*)?$/.test(plain) ? `-${plain}` : plain;
+}
+
 /** A short, printable excerpt of a bad line for an error message. */
 export const excerpt = (s: string): string => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
 

@@ -246,11 +246,13 @@ export abstract class RecordingImporter<S extends SymBase> {
   private specOf(s: S): SymbolSpec {
     const tick = this.o.tick ?? (s.priceGcd > 0 ? fromScaledInt(s.priceGcd, SCALE) : '0.01');
     const step = this.o.step ?? (s.qtyGcd > 0 ? fromScaledInt(s.qtyGcd, SCALE) : '0.001');
-    const quote = ['USDT', 'USDC', 'BUSD', 'USD'].find((q) => s.name.endsWith(q) && s.name.length > q.length) ?? 'USDT';
+    // The pair without a contract suffix: COIN-M BTCUSD_PERP, delivery BTCUSDT_240927, OKX BTC-USDT-SWAP.
+    const pair = s.name.replace(/[-_](PERP|PERPETUAL|SWAP|\d{6})$/, '');
+    const quote = ['USDT', 'USDC', 'BUSD', 'USD'].find((q) => pair.endsWith(q) && pair.length > q.length) ?? 'USDT';
     const stepScaled = toScaledInt(step, SCALE) ?? 1;
     // The largest multiple of the step not above 1e6 units of the base asset (a safe bound, not the venue's).
     const maxQty = fromScaledInt(Math.floor((1e6 * 10 ** SCALE) / stepScaled) * stepScaled, SCALE);
-    const base = s.name.endsWith(quote) ? s.name.slice(0, s.name.length - quote.length) : s.name;
+    const base = pair.endsWith(quote) ? pair.slice(0, pair.length - quote.length) : pair;
     return {
       symbol: s.name,
       baseAsset: base.replace(/[-_/]+$/, '') || base,

@@ -18,7 +18,7 @@
  */
 import { basename } from 'node:path';
 import type { Level } from '../format';
-import { excerpt, fileLineBatches } from './common';
+import { excerpt, fileLineBatches, plainDecimal } from './common';
 import { ImportInputError } from './errors';
 
 export type TardisKind = 'incremental_book_L2' | 'book_snapshot' | 'trades' | 'quotes' | 'derivative_ticker';
@@ -56,23 +56,7 @@ export type TardisRow =
   | (RowBase & { kind: 'derivative_ticker'; fundingTs: string; fundingRate: string; indexPrice: string; markPrice: string });
 
 const DEC = /^\d+(\.\d+)?$/;
-const SCI = /^(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/;
 const US = /^\d{13,17}$/;
-
-/** A non-negative decimal as a plain decimal string ("1e-7" -> "0.0000001"); undefined when it is not one. */
-export function plainDecimal(v: string): string | undefined {
-  if (DEC.test(v)) return v;
-  const m = SCI.exec(v);
-  if (m === null) return undefined;
-  const digits = `${m[1]}${m[2] ?? ''}`;
-  const point = m[1].length + Number(m[3]);
-  let s: string;
-  if (point <= 0) s = `0.${'0'.repeat(-point)}${digits}`;
-  else if (point >= digits.length) s = digits + '0'.repeat(point - digits.length);
-  else s = `${digits.slice(0, point)}.${digits.slice(point)}`;
-  s = s.replace(/^0+(?=\d)/, '');
-  return s.includes('.') ? s.replace(/\.?0+$/, '') || '0' : s;
-}
 
 /** The kind of a header row, or an error naming what was expected. */
 function kindOfHeader(cols: string[], where: string): { kind: TardisKind; depth: number } {

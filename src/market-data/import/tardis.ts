@@ -27,10 +27,10 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Level } from '../format';
 import { L2Book } from '../l2-book';
-import { checkImportOptions, nextFunding, sourceOf, type ImportOptions, type ImportSummary } from './common';
+import { checkImportOptions, nextFunding, signedDecimal, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
-import { plainDecimal, TardisFile, TardisMerge, type TardisRow } from './tardis-csv';
+import { TardisFile, TardisMerge, type TardisRow } from './tardis-csv';
 
 const R_BEFORE_SNAPSHOT = 'incremental_book_L2 message before the first snapshot of its symbol';
 const R_TRADE_SIDE = "trade with side 'unknown' (the venue did not say the taker's side)";
@@ -267,7 +267,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
       }
     }
     if (ft !== undefined) s.fundingTs = ft;
-    if (r.fundingRate !== '') s.fundingRate = signedDecimal(r.fundingRate);
+    if (r.fundingRate !== '') s.fundingRate = signedDecimal(r.fundingRate) ?? r.fundingRate;
     if (r.markPrice === '') {
       // The row gives no event: it is counted once, by the reason that matters most.
       if (!settled) this.skip(notSettled ?? R_NO_MARK);
@@ -322,13 +322,6 @@ export class TardisImporter extends RecordingImporter<SymState> {
     const top = s.book.top();
     if (top.bid !== undefined && top.ask !== undefined) this.deriveMark(s, t, top.bid[0], top.ask[0]);
   }
-}
-
-/** A rate as a plain decimal ("-5e-7" -> "-0.0000005"); the row's check let only decimals through. */
-function signedDecimal(v: string): string {
-  const neg = v.startsWith('-');
-  const plain = plainDecimal(neg ? v.slice(1) : v) ?? v;
-  return neg && plain !== '0' ? `-${plain}` : plain;
 }
 
 export async function importTardis(o: ImportOptions): Promise<ImportSummary> {
