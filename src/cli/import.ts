@@ -32,7 +32,7 @@ receive-time order (local_timestamp). Without derivative_ticker, marks are deriv
 
 Options:
   --out <file>       the recording to write (required), e.g. data/btcusdt.jsonl.gz
-  --symbol <name>    import only this symbol (e.g. BTCUSDT); others are counted as skipped
+  --symbol <name>    import only this symbol (e.g. BTCUSDT, any case); others are counted as skipped
   --from <time>      first receive time to import, epoch ms or ISO 8601 (default: the start)
   --to <time>        receive time to stop at, exclusive (default: the end)
   --tick <size>      price grid of the symbol (default: inferred from the data)

@@ -145,6 +145,29 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(again.events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? e.p : ''))).toEqual(['2500.12', '2500.17']);
   });
 
+  test('an all-market !markPrice@arr line is one message per event; partial depth (@depth20) is counted, not read as diffs; --symbol in lower case', async () => {
+    const mk = (t: number, s: string, p: string): object => ({ e: 'markPriceUpdate', E: t, s, p, P: p, i: p, r: '0.00010000', T: T + 3_600_000 });
+    const input = file([
+      ticker(T, 1, '100.00', '100.10'),
+      ticker(T + 1, 2, '100.10', '100.20'),
+      line(T + 2, '!markPrice@arr@1s', [mk(T + 2, 'BTCUSDT', '100.12345678'), mk(T + 2, 'ETHUSDT', '2500.00000000')]),
+      // A partial book depth message is a depthUpdate with U, u, pu like a diff, but it holds the top levels.
+      line(T + 3, 'btcusdt@depth20@100ms', { e: 'depthUpdate', E: T + 3, T: T + 3, s: 'BTCUSDT', U: 10, u: 11, pu: 9, b: [['100.00', '1.000']], a: [['100.10', '1.000']] }),
+      `${T + 4}000000 {"stream":"btcusdt@depth5","data":{"e":"depthUpdate","E":${T + 4},"T":${T + 4},"s":"BTCUSDT","U":12,"u":13,"pu":11,"b":[["100.00", "1.000"]],"a":[]}}`,
+    ]);
+    const out = path.join(dir, 'arr.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out, symbol: 'btcusdt' });
+    const { header, events: ev } = await events(out);
+    expect(ev.filter((e) => e.k === 'mark' && e.et !== undefined)).toEqual([{ t: T + 2, et: T + 2, k: 'mark', s: 'BTCUSDT', p: '100.1', i: '100.1', r: '0.00010000', n: T + 3_600_000 }]);
+    expect(s.messages).toBe(6);
+    expect(s.skipped).toEqual({ 'message of another symbol (--symbol)': 1, 'partial book depth (a <symbol>@depth5/10/20 stream: the top levels, not diffs; capture <symbol>@depth for the L2 book)': 2 });
+    expect(header.symbols.map((x) => x.symbol)).toEqual(['BTCUSDT']);
+    // Without --symbol: ETHUSDT's mark has no price grid (counted), and ETHUSDT is no symbol of the recording.
+    const all = await importBinanceFutures({ files: [input], out });
+    expect(all.symbols.map((x) => x.symbol)).toEqual(['BTCUSDT']);
+    expect(all.skipped['mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)']).toBe(1);
+  });
+
   test('--from keeps the book across the cut and starts the output with a rebuilt snapshot; --to stops reading', async () => {
     const input = file([
       snapshot(T, 100),

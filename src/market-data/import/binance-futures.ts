@@ -43,6 +43,9 @@ const MAX_PENDING = 200_000;
 const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
 const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
+const R_PARTIAL_DEPTH = 'partial book depth (a <symbol>@depth5/10/20 stream: the top levels, not diffs; capture <symbol>@depth for the L2 book)';
+/** Partial book depth streams: `depthUpdate` events like the diffs', but each is the top N levels. */
+const PARTIAL_DEPTH = /@depth(5|10|20)(@|$)/;
 const R_MARK_NO_GRID = 'mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
 
 /** Messages read by scanMessage, by kind (0: the general path reads the line). */
@@ -157,10 +160,15 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       throw new ImportInputError(`${file}:${n}: not JSON after the receive time, got ${excerpt(json)}`);
     }
     if (!isObj(v)) throw new ImportInputError(`${file}:${n}: expected a JSON object, got ${excerpt(json)}`);
-    const d = isObj(v.data) ? v.data : v;
-    if (t === undefined) t = isNum(d.E) ? d.E : this.lastT;
-    if (!this.accept(t)) return false;
-    this.message(d, t, `${file}:${n}`);
+    const stream = isStr(v.stream) ? v.stream : undefined;
+    // All-market streams (`!markPrice@arr`, `!ticker@arr`) carry an array of events: each is a message.
+    const events = Array.isArray(v.data) ? (v.data as unknown[]) : [isObj(v.data) ? v.data : v];
+    for (const d of events) {
+      if (!isObj(d)) throw new ImportInputError(`${file}:${n}: expected the events of ${stream ?? 'the line'} as JSON objects, got ${excerpt(JSON.stringify(d) ?? String(d))}`);
+      const te = t ?? (isNum(d.E) ? d.E : this.lastT);
+      if (!this.accept(te)) return false;
+      this.message(d, te, `${file}:${n}`, stream);
+    }
     return true;
   }
 
@@ -172,7 +180,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (m.e.type !== F_STR || m.s.type !== F_STR || this.orphanSnapshot !== undefined) return 0;
     if (strIs(m, m.e, 'bookTicker')) return m.b.type === F_STR && m.B.type === F_STR && m.a.type === F_STR && m.A.type === F_STR ? K_QUOTE : 0;
     if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_TRADE : 0;
-    if (strIs(m, m.e, 'depthUpdate')) return m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
+    if (strIs(m, m.e, 'depthUpdate')) return m.stream.type === F_STR && PARTIAL_DEPTH.test(strOf(m, m.stream)) ? 0 : m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
     if (strIs(m, m.e, 'aggTrade')) return m.a.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_AGG_TRADE : 0;
     return 0;
   }
@@ -292,7 +300,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     this.emit({ t, et: t, k: 'funding', s: sym, r, p: s.lastMark }, t);
   }
 
-  private message(d: Record<string, unknown>, t: number, where: string): void {
+  private message(d: Record<string, unknown>, t: number, where: string, stream?: string): void {
     if (d.lastUpdateId !== undefined) {
       this.snapshotMessage(d, t, where);
       return;
@@ -303,6 +311,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (this.otherSymbol(sym)) return;
     if (e !== 'depthUpdate' && e !== 'bookTicker' && e !== 'trade' && e !== 'aggTrade' && e !== 'markPriceUpdate') {
       this.skip(`unsupported event type '${e}'`);
+      return;
+    }
+    if (e === 'depthUpdate' && stream !== undefined && PARTIAL_DEPTH.test(stream)) {
+      this.skip(R_PARTIAL_DEPTH);
       return;
     }
     const s = this.state(sym);

@@ -39,6 +39,8 @@ export interface Field {
 /** The keys the importer reads, reused line after line (the last of a repeated key wins, as in JSON.parse). */
 export interface ScannedMessage {
   text: string;
+  /** The combined-stream envelope's stream name (F_NONE for a bare event). */
+  stream: Field;
   e: Field;
   s: Field;
   E: Field;
@@ -59,7 +61,7 @@ export interface ScannedMessage {
 const field = (): Field => ({ type: F_NONE, start: 0, end: 0, num: 0, bool: false, count: 0, spans: [] });
 
 export function scannedMessage(): ScannedMessage {
-  return { text: '', e: field(), s: field(), E: field(), T: field(), U: field(), u: field(), pu: field(), b: field(), a: field(), B: field(), A: field(), t: field(), p: field(), q: field(), m: field() };
+  return { text: '', stream: field(), e: field(), s: field(), E: field(), T: field(), U: field(), u: field(), pu: field(), b: field(), a: field(), B: field(), A: field(), t: field(), p: field(), q: field(), m: field() };
 }
 
 /** The string value of a field of type F_STR. */
@@ -95,13 +97,16 @@ function plainEnd(text: string, i: number): number {
  */
 export function scanMessage(text: string, from: number, m: ScannedMessage): boolean {
   m.text = text;
-  m.e.type = m.s.type = m.E.type = m.T.type = m.U.type = m.u.type = m.pu.type = F_NONE;
+  m.stream.type = m.e.type = m.s.type = m.E.type = m.T.type = m.U.type = m.u.type = m.pu.type = F_NONE;
   m.b.type = m.a.type = m.B.type = m.A.type = m.t.type = m.p.type = m.q.type = m.m.type = F_NONE;
   let i = from;
   let envelope = false;
   if (text.startsWith(ENVELOPE, i)) {
     const end = plainEnd(text, i + ENVELOPE.length);
     if (end < 0 || !text.startsWith(DATA, end + 1)) return false;
+    m.stream.type = F_STR;
+    m.stream.start = i + ENVELOPE.length;
+    m.stream.end = end;
     i = end + 1 + DATA.length;
     envelope = true;
   } else if (text.charCodeAt(i) === LBRACE) {

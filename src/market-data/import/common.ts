@@ -201,6 +201,8 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
 /** Checks shared by every importer before anything is read (one line each, naming the option). */
 export function checkImportOptions(o: ImportOptions, expected: string): void {
   if (o.files.length === 0) throw new ImportInputError(`no input files; expected one or more ${expected}`);
+  // Binance and Tardis spell symbols in upper case (Binance's stream names are lower case).
+  if (o.symbol !== undefined) o.symbol = o.symbol.toUpperCase();
   for (const f of o.files) {
     if (!existsSync(f)) throw new ImportInputError(`${f}: no such file`);
   }

@@ -144,8 +144,11 @@ export abstract class RecordingImporter<S extends SymBase> {
       this.finish();
       await this.closeBody();
       this.checkOutcome();
-      this.summary.symbols = [...this.syms.values()].map((s) => this.specOf(s));
-      this.summary.marks = Object.fromEntries([...this.syms.values()].map((s) => [s.name, this.markProvenance(s)]));
+      // A symbol of which nothing was written (no price, no mark: e.g. the other symbols of an
+      // all-market `!markPrice@arr` stream, their marks counted as skipped) is no symbol of the recording.
+      const syms = [...this.syms.values()].filter((s) => s.priceGcd > 0 || s.lastMark !== undefined || s.book !== undefined);
+      this.summary.symbols = syms.map((s) => this.specOf(s));
+      this.summary.marks = Object.fromEntries(syms.map((s) => [s.name, this.markProvenance(s)]));
       this.writeOut();
       return this.summary;
     } catch (e) {
