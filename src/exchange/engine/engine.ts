@@ -295,6 +295,11 @@ export class Engine {
     return this.orderQueries.restingThrough(symbol, side, limitTicks, exactly);
   }
 
+  /** Changes whenever the symbol's resting orders do (never to a number it had): `restingThrough` answers alike until then. */
+  bookVersion(symbol: string): number {
+    return this.s.sym(symbol).book.version;
+  }
+
   cancelOrder(userId: string, ref: OrderRef): OrderRecord {
     return this.run(() => this.orders.cancel(userId, ref));
   }

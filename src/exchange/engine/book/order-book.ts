@@ -34,6 +34,9 @@ function sideName(side: number): string {
   return side === BID ? 'bid' : 'ask';
 }
 
+/** Changes of all books so far (OrderBook.version). */
+let changes = 0;
+
 export class OrderBook {
   // Order pool. A free slot's oNext links the free list.
   private oId: Float64Array;
@@ -60,6 +63,11 @@ export class OrderBook {
 
   private readonly index: IdIndex;
   private count = 0;
+  /**
+   * Changes with every change of the resting orders (added, removed, reduced, filled), to a number
+   * no book had before (one counter for all books): lets a reader cache what it read.
+   */
+  version = ++changes;
 
   /** `capacityHint` presizes the pools; they double when it is exceeded. */
   constructor(capacityHint = 1024) {
@@ -117,12 +125,14 @@ export class OrderBook {
     this.lTail[lvl] = slot;
     this.lTotal[lvl] += qty;
     this.count++;
+    this.version = ++changes;
   }
 
   remove(id: number): boolean {
     const slot = this.index.delete(id);
     if (slot === NONE) return false;
     this.unlink(slot);
+    this.version = ++changes;
     return true;
   }
 
@@ -154,6 +164,7 @@ export class OrderBook {
     }
     this.lTotal[this.oLevel[slot]] -= cur - newQty;
     this.oQty[slot] = newQty;
+    this.version = ++changes;
   }
 
   bestPrice(side: BookSide): number {
@@ -188,6 +199,7 @@ export class OrderBook {
       this.oQty[slot] = rem - qty;
       this.lTotal[lvl] -= qty;
     }
+    this.version = ++changes;
   }
 
   availableUpTo(side: BookSide, limitPrice: number, atLeast: number): number {

@@ -41,6 +41,8 @@ export interface L2Sink {
   cancelOrder(userId: string, ref: OrderRef): unknown;
   orderProgress?(userId: string, ref: OrderRef): { status: string; executedQty?: string };
   restingThrough(symbol: string, side: Side, limitTicks: number, exactly?: boolean): RestingOrder[];
+  /** Changes whenever the symbol's resting orders do: the participants' orders are read again only then. */
+  bookVersion?(symbol: string): number;
 }
 
 export interface L2Stats {
@@ -93,6 +95,8 @@ export class L2Tape {
   private readonly positions = new Map<number, QueuePos>();
   private placed: Placed[] = [];
   private ln = 0;
+  /** Per symbol, bids and asks: the participants' resting orders of the whole side, as read at a book version. */
+  private readonly sides = new Map<string, [{ version: number; orders: RestingOrder[] }, { version: number; orders: RestingOrder[] }]>();
 
   constructor(
     private readonly sink: L2Sink,
@@ -397,12 +401,38 @@ export class L2Tape {
     return this.positions.get(orderId);
   }
 
+  /**
+   * The participants' resting orders on `side` at `ticks` (`exactly`) or priced at it or better,
+   * best first and in time priority. Where the sink has a book version, from the whole side read
+   * once per version: most events come while the participant's orders stand still.
+   */
   private participants(symbol: string, side: Side, ticks: number, exactly: boolean): RestingOrder[] {
+    if (this.positions.size > 4096) this.prune();
+    const version = this.sink.bookVersion?.(symbol);
+    if (version === undefined) return this.read(symbol, side, ticks, exactly);
+    const buy = side === 'BUY';
+    let c = this.sides.get(symbol);
+    if (c === undefined) {
+      c = [{ version: -1, orders: [] }, { version: -1, orders: [] }];
+      this.sides.set(symbol, c);
+    }
+    const e = c[buy ? 0 : 1];
+    if (e.version !== version) {
+      e.orders = this.read(symbol, side, buy ? 0 : Number.MAX_SAFE_INTEGER, false);
+      e.version = version;
+    }
+    const all = e.orders;
+    if (all.length === 0 || (!exactly && ticks === (buy ? 0 : Number.MAX_SAFE_INTEGER))) return all;
+    const out: RestingOrder[] = [];
+    for (const o of all) if (exactly ? o.ticks === ticks : buy ? o.ticks >= ticks : o.ticks <= ticks) out.push(o);
+    return out;
+  }
+
+  private read(symbol: string, side: Side, ticks: number, exactly: boolean): RestingOrder[] {
     const all = this.sink.restingThrough(symbol, side, ticks, exactly);
     if (all.length === 0) return all;
     const out: RestingOrder[] = [];
     for (const o of all) if (!this.isTape(o.userId)) out.push(o);
-    if (this.positions.size > 4096) this.prune();
     return out;
   }
 

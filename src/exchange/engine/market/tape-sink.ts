@@ -28,6 +28,11 @@ export interface ReplaySink {
   /** Needed by the `l2` book mode: resting orders priced at a limit or better (the engine's). */
   restingThrough?(symbol: string, side: 'BUY' | 'SELL', limitTicks: number, exactly?: boolean): RestingOrder[];
   /**
+   * Optional, with `restingThrough`: a number that changes whenever the symbol's resting orders do
+   * (the engine's), so the `l2` mode reads them again only then.
+   */
+  bookVersion?(symbol: string): number;
+  /**
    * Optional: the tape quotes placed, cancelled and followed in ticks and steps by order id, with the
    * same outcome as `placeOrderStatus`, `cancelOrderQuiet` and `orderProgress` (the engine's,
    * quote-orders.ts). Used for a symbol whose grids are the replayer's.

@@ -95,7 +95,7 @@ export class TapeReplayer {
       if (!(Number.isInteger(levels) && levels >= 0 && levels <= 150)) throw new RangeError(`depthLevels must be an integer from 0 to 150, got ${levels}`);
       const tape = new Set([this.maker, this.taker]);
       // The L2 tape reads nothing of the answers: the forms that format no record where the sink has them.
-      const l2Sink = { placeOrder: (sink.placeOrderStatus ?? sink.placeOrder).bind(sink), cancelOrder: (sink.cancelOrderQuiet ?? sink.cancelOrder).bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink), restingThrough: resting };
+      const l2Sink = { placeOrder: (sink.placeOrderStatus ?? sink.placeOrder).bind(sink), cancelOrder: (sink.cancelOrderQuiet ?? sink.cancelOrder).bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink), restingThrough: resting, bookVersion: sink.bookVersion?.bind(sink) };
       this.l2 = new L2Tape(l2Sink, this.maker, (u) => tape.has(u), (symbol) => this.specs.get(symbol), opts.queue ?? { model: 'risk-averse' }, levels);
       this.stats.l2 = this.l2.stats;
     }

@@ -366,3 +366,32 @@ describe('OrderBook against a reference model', () => {
     );
   });
 });
+
+describe('OrderBook version', () => {
+  it('changes with every change of the resting orders, to a number no book had, and not with reads', () => {
+    const a = new OrderBook();
+    const b = new OrderBook();
+    const seen = new Set([a.version, b.version]);
+    expect(seen.size).toBe(2);
+    const changed = (f: () => unknown): void => {
+      const before = a.version;
+      f();
+      expect(a.version).not.toBe(before);
+      expect(seen.has(a.version)).toBe(false);
+      seen.add(a.version);
+    };
+    changed(() => a.add(1, BID, 100, 5));
+    changed(() => a.add(2, BID, 100, 5));
+    changed(() => a.add(3, ASK, 101, 5));
+    changed(() => a.reduce(1, 3));
+    changed(() => a.fillHead(BID, 2));
+    changed(() => a.fillHead(BID, 1));
+    changed(() => a.remove(3));
+    const v = a.version;
+    a.bestPrice(BID);
+    a.idsThrough(BID, 0);
+    a.remainingOf(2);
+    expect(a.remove(99)).toBe(false);
+    expect(a.version).toBe(v);
+  });
+});

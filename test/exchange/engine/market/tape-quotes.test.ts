@@ -62,7 +62,7 @@ function plainSink(engine: Engine): ReplaySink {
   };
 }
 
-/** The engine as a sink whose fast path counts its calls (what the replayer sends it is unchanged). */
+/** The engine as a sink whose fast path counts its calls (what the replayer sends it is unchanged), with its book version. */
 function countingSink(engine: Engine, calls: { place: number; cancel: number; progress: number }): ReplaySink {
   const q = engine.tapeQuotes;
   const tapeQuotes: TapeQuoteSink = {
@@ -71,7 +71,8 @@ function countingSink(engine: Engine, calls: { place: number; cancel: number; pr
     cancel: (...a) => (calls.cancel++, q.cancel(...a)),
     progress: (...a) => (calls.progress++, q.progress(...a)),
   };
-  return { ...plainSink(engine), tapeQuotes };
+  // With the book version too: the L2 mode reads the participants' orders again only when it changes.
+  return { ...plainSink(engine), tapeQuotes, bookVersion: (s) => engine.bookVersion(s) };
 }
 
 /** Everything observable of an engine: its whole state and the events since the last look. */
