@@ -61,6 +61,26 @@ describe('backtest on a format v2 recording', () => {
   });
 });
 
+describe('backtest on L2 data alone with the top-of-book model', () => {
+  test('the notice says no recorded liquidity stood in the book for takers, and to set fill.book: l2', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-top-'));
+    v2Recording(dir);
+    // The same data without its quote events: only the L2 snapshot and delta say where the market was.
+    const file = path.join(dir, 'rec.jsonl.gz');
+    const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n').filter((l) => !l.includes('"k":"quote"'));
+    writeFileSync(file, gzipSync(lines.join('\n')));
+    const cfg = loadBacktestConfig(writeConfig(dir, 'top.yaml', { latency: { placeMs: 0 }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.result.events.unused).toBe(2);
+    expect(a.result.tape.quotes.depths).toBe(0);
+    expect(reportNotices(a.report)).toContain('2 L2 book/snapshot events were read but not used by the tape fill model (fill.book is top); the data has no quote or depth events either, so no recorded liquidity stood in the book for market, IOC or crossing orders: set fill.book: l2 to replay the recorded book.');
+    // With quotes, the notice only says how to use the L2 events.
+    v2Recording(dir);
+    const b = await backtest(cfg, { cache: false });
+    expect(reportNotices(b.report)).toContain('2 L2 book/snapshot events were read but not used by the tape fill model (fill.book is top): set fill.book: l2 to replay the recorded book from them.');
+  });
+});
+
 describe('backtest on a format v2 recording with the L2 fill model and feed latency from the data', () => {
   test('book and snapshot events feed the L2 book; cache (quotes in columns, exchange times kept) and JSON lines agree', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-l2-'));

@@ -41,7 +41,11 @@ export function reportNotices(r: BacktestReport): string[] {
   for (const [sym, m] of Object.entries(r.data.marks)) if (m.source === 'derived') out.push(`${sym} marks are derived, not recorded: ${m.method}.`);
   const l2 = r.data.tape.l2;
   if (l2 !== undefined && l2.snapshots === 0) out.push(`fill.book is l2, but the data has no L2 snapshot: the recorded book was never known, so only the quotes' best levels stood in it${l2.deltasSkipped > 0 ? ` and ${l2.deltasSkipped} L2 deltas were skipped` : ''}; queue positions and walks through deeper levels are not those of the recorded market (the import reports why it has no snapshot).`);
-  if (r.data.events.unused > 0) out.push(`${r.data.events.unused} L2 book/snapshot events were read but not used by the tape fill model.`);
+  if (r.data.events.unused > 0) {
+    // The top-of-book model: without quote or depth events nothing stood in the book for takers.
+    const why = r.data.tape.quotes.depths === 0 ? '; the data has no quote or depth events either, so no recorded liquidity stood in the book for market, IOC or crossing orders: set fill.book: l2 to replay the recorded book' : ': set fill.book: l2 to replay the recorded book from them';
+    out.push(`${r.data.events.unused} L2 book/snapshot events were read but not used by the tape fill model (fill.book is top)${why}.`);
+  }
   return out;
 }
 
