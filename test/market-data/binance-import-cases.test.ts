@@ -187,6 +187,27 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [input], out, from: T + 6000 })).rejects.toThrow(/--from\/--to: no message in .* the files run from/);
   });
 
+  test('a last line cut off mid-write (no newline at its end) is counted, noted and skipped; the rest is imported', async () => {
+    const whole = [ticker(T, 100, '100.00', '100.05'), ticker(T + 10, 101, '100.00', '100.10'), ticker(T + 20, 102, '100.00', '100.20')];
+    const torn = ticker(T + 30, 103, '100.00', '100.30').slice(0, 60);
+    for (const gz of [false, true]) {
+      const f = path.join(dir, `torn-${gz}.${gz ? 'gz' : 'jsonl'}`);
+      const text = `${whole.join('\n')}\n${torn}`;
+      writeFileSync(f, gz ? gzipSync(text) : text);
+      const out = path.join(dir, `torn-${gz}.jsonl.gz`);
+      const s = await importBinanceFutures({ files: [f], out });
+      expect(s.skipped).toEqual({ 'last line of a capture cut off mid-write (no newline at its end, not a whole message)': 1 });
+      expect(s.notes).toContain(`${f}:4: the last line has no newline and does not read (the capture was stopped mid-write): skipped`);
+      const { events: ev } = await events(out);
+      expect(ev.filter((e) => e.k === 'quote').map((e) => (e.k === 'quote' ? e.ap : ''))).toEqual(['100.05', '100.10', '100.20']);
+    }
+    // The same bad text with a newline after it is bad input, as is a file that is nothing but it.
+    await expect(importBinanceFutures({ files: [file([...whole, torn], false)], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/:4: not JSON after the receive time/);
+    const only = path.join(dir, 'only.jsonl');
+    writeFileSync(only, torn);
+    await expect(importBinanceFutures({ files: [only], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/only.jsonl:1: not JSON after the receive time/);
+  });
+
   test.each([
     ['a perpkit recording (another format)', () => file([JSON.stringify({ type: 'header', format: 'perpkit-recording' }), '{"t":1,"k":"trade"}']), {}, /:1: not a Binance message/],
     ['a CSV file', () => file(['agg_trade_id,price,quantity', '1,100,1'], false), {}, /:1: not a Binance capture line .* got "agg_trade_id,price,quantity"/],

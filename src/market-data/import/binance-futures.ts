@@ -46,6 +46,7 @@ const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or
 const R_PARTIAL_DEPTH = 'partial book depth (a <symbol>@depth5/10/20 stream: the top levels, not diffs; capture <symbol>@depth for the L2 book)';
 /** Partial book depth streams: `depthUpdate` events like the diffs', but each is the top N levels. */
 const PARTIAL_DEPTH = /@depth(5|10|20)(@|$)/;
+const R_CUT_OFF = 'last line of a capture cut off mid-write (no newline at its end, not a whole message)';
 const R_MARK_NO_GRID = 'mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
 
 /** Messages read by scanMessage, by kind (0: the general path reads the line). */
@@ -109,9 +110,19 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       for (const s of shas) this.summary.sources.push(await s);
     } else {
       const shas = this.o.files.map((f) => sourceOf(f));
-      const stoppedAt = await readCaptures(this.o.files, total, this.o, (text, file, n) => this.line(text, file, n), async () => {
-        if (this.chunk.length >= 1 << 16) await this.flushChunk();
-      });
+      const stoppedAt = await readCaptures(
+        this.o.files,
+        total,
+        this.o,
+        (text, file, n) => this.line(text, file, n),
+        async () => {
+          if (this.chunk.length >= 1 << 16) await this.flushChunk();
+        },
+        (file, n) => {
+          this.skip(R_CUT_OFF);
+          this.summary.notes = [...(this.summary.notes ?? []), `${file}:${n}: the last line has no newline and does not read (the capture was stopped mid-write): skipped`];
+        },
+      );
       if (stoppedAt !== undefined) this.summary.stoppedAt = stoppedAt;
       for (const s of shas) this.summary.sources.push(await s);
     }

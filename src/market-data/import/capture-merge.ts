@@ -68,6 +68,11 @@ export class CaptureCursor {
     return this.i >= this.batch.length;
   }
 
+  /** Whether the line `take` returned last is the file's last and has no newline after it (a write cut off). */
+  get unterminated(): boolean {
+    return this.source.unterminated() && this.i >= this.batch.length;
+  }
+
   /** The current line (its number is `line`); then the next one's time, when it is in this batch. */
   take(): string {
     const text = this.batch[this.i++];
@@ -92,6 +97,10 @@ export function earliest(cursors: readonly CaptureCursor[]): CaptureCursor | und
  * Reads capture files, one file as it is or several merged in receive-time order, handing each line
  * to `line` (false: stop, past --to) and letting `flush` write out between batches. Returns where
  * reading stopped (`file:line`), or undefined at the end of the files.
+ *
+ * A file's last line that has no newline after it and that `line` refuses (an ImportInputError) is
+ * a write the collector never finished (it was stopped mid-line): it goes to `cutOff` instead of
+ * failing the import, unless it is the file's only line.
  */
 export async function readCaptures(
   files: readonly string[],
@@ -99,6 +108,7 @@ export async function readCaptures(
   o: Pick<ImportOptions, 'onProgress' | 'progressEvery'>,
   line: (text: string, file: string, n: number) => boolean,
   flush: () => Promise<void>,
+  cutOff: (file: string, n: number, why: ImportInputError) => void,
 ): Promise<string | undefined> {
   const cursors = files.map((f) => new CaptureCursor(f, files.length > 1));
   const next = (): CaptureCursor | undefined => (cursors.length > 1 ? earliest(cursors) : cursors[0].done ? undefined : cursors[0]);
@@ -114,7 +124,15 @@ export async function readCaptures(
     for (let c = next(); c !== undefined; c = next()) {
       file = c.file;
       const text = c.take();
-      if (!line(text, c.file, c.line)) {
+      let go: boolean;
+      try {
+        go = line(text, c.file, c.line);
+      } catch (e) {
+        if (!(e instanceof ImportInputError && c.unterminated && c.line > 1)) throw e;
+        cutOff(c.file, c.line, e);
+        go = true;
+      }
+      if (!go) {
         progress();
         return `${c.file}:${c.line}`;
       }

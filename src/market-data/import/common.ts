@@ -154,7 +154,7 @@ export function appendBody(to: string, from: string): void {
  * `close()` releases the file when the batches are not read to the end.
  * A damaged or torn gzip becomes an ImportInputError naming the file and the last line read.
  */
-export function fileLineBatches(file: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number; close: () => void } {
+export function fileLineBatches(file: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number; close: () => void; unterminated: () => boolean } {
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
@@ -192,10 +192,15 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
       stream.destroy();
     }
     rest += decoder.end();
-    if (rest.length > 0) yield [rest];
+    if (rest.length > 0) {
+      tail = true;
+      yield [rest];
+    }
   }
+  /** Set when the last batch is the file's last line without a newline after it. */
+  let tail = false;
   // close(): also for a generator never started (its finally would not run).
-  return { batches: batches(), bytesRead: () => raw.bytesRead, close: () => stream.destroy() };
+  return { batches: batches(), bytesRead: () => raw.bytesRead, close: () => stream.destroy(), unterminated: () => tail };
 }
 
 /** Checks shared by every importer before anything is read (one line each, naming the option). */
