@@ -187,6 +187,29 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [input], out, from: T + 6000 })).rejects.toThrow(/--from\/--to: no message in .* the files run from/);
   });
 
+  test('streams not read (forceOrder, whose symbol is inside "o", kline, ticker) and the answers to SUBSCRIBE requests are counted, not refused', async () => {
+    const input = file([
+      `${T}000000 ${JSON.stringify({ result: null, id: 1 })}`,
+      `${T}000000 ${JSON.stringify({ error: { code: 2, msg: 'Invalid request' }, id: 2 })}`,
+      ticker(T + 10, 101, '100.00', '100.10'),
+      line(T + 20, 'btcusdt@forceOrder', { e: 'forceOrder', E: T + 1290, o: { s: 'BTCUSDT', S: 'SELL', o: 'LIMIT', f: 'IOC', q: '0.014', p: '99.00', ap: '99.10', X: 'FILLED', l: '0.014', z: '0.014', T: T + 1289 } }),
+      line(T + 30, 'btcusdt@kline_1m', { e: 'kline', E: T + 1300, s: 'BTCUSDT', k: { t: T } }),
+      ticker(T + 40, 102, '100.00', '100.20'),
+    ]);
+    const out = path.join(dir, 'other-streams.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out });
+    expect(s.skipped).toEqual({
+      'WebSocket answer to a subscribe request ({"result": ..., "id": ...})': 1,
+      'WebSocket error answer to a request: "{\\"code\\":2,\\"msg\\":\\"Invalid request\\"}"': 1,
+      "unsupported event type 'forceOrder'": 1,
+      "unsupported event type 'kline'": 1,
+    });
+    const { events: ev } = await events(out);
+    expect(ev.filter((e) => e.k === 'quote')).toHaveLength(2);
+    // A line with neither an event type nor a request id is still bad input.
+    await expect(importBinanceFutures({ files: [file([`${T}000000 ${JSON.stringify({ result: null })}`])], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/:1: not a Binance message/);
+  });
+
   test('a last line cut off mid-write (no newline at its end) is counted, noted and skipped; the rest is imported', async () => {
     const whole = [ticker(T, 100, '100.00', '100.05'), ticker(T + 10, 101, '100.00', '100.10'), ticker(T + 20, 102, '100.00', '100.20')];
     const torn = ticker(T + 30, 103, '100.00', '100.30').slice(0, 60);

@@ -46,6 +46,9 @@ const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or
 const R_PARTIAL_DEPTH = 'partial book depth (a <symbol>@depth5/10/20 stream: the top levels, not diffs; capture <symbol>@depth for the L2 book)';
 /** Partial book depth streams: `depthUpdate` events like the diffs', but each is the top N levels. */
 const PARTIAL_DEPTH = /@depth(5|10|20)(@|$)/;
+const R_WS_ANSWER = 'WebSocket answer to a subscribe request ({"result": ..., "id": ...})';
+/** The event types the import reads; others are counted as skipped. */
+const READ_TYPES = new Set(['depthUpdate', 'bookTicker', 'trade', 'aggTrade', 'markPriceUpdate']);
 const R_CUT_OFF = 'last line of a capture cut off mid-write (no newline at its end, not a whole message)';
 const R_MARK_NO_GRID = 'mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
 
@@ -318,9 +321,21 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     }
     const e = d.e;
     const sym = d.s;
-    if (!isStr(e) || !isStr(sym)) throw new ImportInputError(`${where}: not a Binance message (no event type "e" and symbol "s", and not a depth snapshot with lastUpdateId)`);
+    if (!isStr(e) || !isStr(sym)) {
+      // Streams not read here whose symbol is not at the top (forceOrder has it in "o").
+      if (isStr(e) && !READ_TYPES.has(e)) {
+        this.skip(`unsupported event type '${e}'`);
+        return;
+      }
+      // The server's answer to the collector's SUBSCRIBE request, kept in the capture.
+      if (e === undefined && d.id !== undefined && ('result' in d || 'error' in d)) {
+        this.skip('error' in d ? `WebSocket error answer to a request: ${excerpt(JSON.stringify(d.error) ?? '')}` : R_WS_ANSWER);
+        return;
+      }
+      throw new ImportInputError(`${where}: not a Binance message (no event type "e" and symbol "s", and not a depth snapshot with lastUpdateId)`);
+    }
     if (this.otherSymbol(sym)) return;
-    if (e !== 'depthUpdate' && e !== 'bookTicker' && e !== 'trade' && e !== 'aggTrade' && e !== 'markPriceUpdate') {
+    if (!READ_TYPES.has(e)) {
       this.skip(`unsupported event type '${e}'`);
       return;
     }
