@@ -210,6 +210,27 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [file([`${T}000000 ${JSON.stringify({ result: null })}`])], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/:1: not a Binance message/);
   });
 
+  test('trades of type INSURANCE_FUND or ADL (not market trades) are counted, not replayed; MARKET and untyped trades are', async () => {
+    const trade = (t: number, id: number, p: string, X?: string): string => line(t, 'btcusdt@trade', { e: 'trade', E: t + 1270, T: t + 1269, s: 'BTCUSDT', t: id, p, q: '0.010', ...(X === undefined ? {} : { X }), m: false });
+    const input = file([
+      ticker(T, 100, '100.00', '100.10'),
+      trade(T + 10, 1, '100.10', 'MARKET'),
+      trade(T + 20, 2, '93.00', 'INSURANCE_FUND'),
+      trade(T + 30, 3, '107.00', 'ADL'),
+      // The same with whitespace: the general reader, not the scanner.
+      `${T + 40}000000 {"stream": "btcusdt@trade", "data": {"e": "trade", "E": ${T + 1310}, "s": "BTCUSDT", "t": 4, "p": "93.50", "q": "0.010", "X": "INSURANCE_FUND", "m": true}}`,
+      trade(T + 50, 5, '100.10'),
+    ]);
+    const out = path.join(dir, 'trade-types.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out });
+    expect(s.skipped).toEqual({
+      'trade of type INSURANCE_FUND (not a market trade: no order in the book could have met it)': 2,
+      'trade of type ADL (not a market trade: no order in the book could have met it)': 1,
+    });
+    const { events: ev } = await events(out);
+    expect(ev.filter((e) => e.k === 'trade').map((e) => (e.k === 'trade' ? e.id : ''))).toEqual(['1', '5']);
+  });
+
   test('a last line cut off mid-write (no newline at its end) is counted, noted and skipped; the rest is imported', async () => {
     const whole = [ticker(T, 100, '100.00', '100.05'), ticker(T + 10, 101, '100.00', '100.10'), ticker(T + 20, 102, '100.00', '100.20')];
     const torn = ticker(T + 30, 103, '100.00', '100.30').slice(0, 60);

@@ -29,7 +29,7 @@ import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
 import { csvItems, isCsvInput } from './binance-csv';
 import { checkImportOptions, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
-import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
+import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
 import { readCaptures } from './capture-merge';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
@@ -193,7 +193,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private scannedKind(m: ScannedMessage): ScannedKind {
     if (m.e.type !== F_STR || m.s.type !== F_STR || this.orphanSnapshot !== undefined) return 0;
     if (strIs(m, m.e, 'bookTicker')) return m.b.type === F_STR && m.B.type === F_STR && m.a.type === F_STR && m.A.type === F_STR ? K_QUOTE : 0;
-    if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_TRADE : 0;
+    if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL && (m.X.type === F_NONE || strIs(m, m.X, 'MARKET')) ? K_TRADE : 0;
     if (strIs(m, m.e, 'depthUpdate')) return m.stream.type === F_STR && PARTIAL_DEPTH.test(strOf(m, m.stream)) ? 0 : m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
     if (strIs(m, m.e, 'aggTrade')) return m.a.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_AGG_TRADE : 0;
     return 0;
@@ -381,6 +381,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       case 'aggTrade': {
         const id = e === 'trade' ? d.t : d.a;
         if (!isNum(id) || !isStr(d.p) || !isStr(d.q) || typeof d.m !== 'boolean') bad(`${e === 'trade' ? 't' : 'a'} as a number, p, q as strings and m as a boolean`);
+        // Insurance-fund and auto-deleveraging fills are printed at the bankruptcy price, off the book.
+        if (isStr(d.X) && d.X !== 'MARKET') {
+          this.skip(`trade of type ${d.X} (not a market trade: no order in the book could have met it)`);
+          return;
+        }
         if (s.trades !== undefined && s.trades !== e) {
           this.skip(R_AGG_DUP);
           return;

@@ -56,12 +56,14 @@ export interface ScannedMessage {
   p: Field;
   q: Field;
   m: Field;
+  /** A trade's type (MARKET, or INSURANCE_FUND, ADL, NA: not market trades). */
+  X: Field;
 }
 
 const field = (): Field => ({ type: F_NONE, start: 0, end: 0, num: 0, bool: false, count: 0, spans: [] });
 
 export function scannedMessage(): ScannedMessage {
-  return { text: '', stream: field(), e: field(), s: field(), E: field(), T: field(), U: field(), u: field(), pu: field(), b: field(), a: field(), B: field(), A: field(), t: field(), p: field(), q: field(), m: field() };
+  return { text: '', stream: field(), e: field(), s: field(), E: field(), T: field(), U: field(), u: field(), pu: field(), b: field(), a: field(), B: field(), A: field(), t: field(), p: field(), q: field(), m: field(), X: field() };
 }
 
 /** The string value of a field of type F_STR. */
@@ -98,7 +100,7 @@ function plainEnd(text: string, i: number): number {
 export function scanMessage(text: string, from: number, m: ScannedMessage): boolean {
   m.text = text;
   m.stream.type = m.e.type = m.s.type = m.E.type = m.T.type = m.U.type = m.u.type = m.pu.type = F_NONE;
-  m.b.type = m.a.type = m.B.type = m.A.type = m.t.type = m.p.type = m.q.type = m.m.type = F_NONE;
+  m.b.type = m.a.type = m.B.type = m.A.type = m.t.type = m.p.type = m.q.type = m.m.type = m.X.type = F_NONE;
   let i = from;
   let envelope = false;
   if (text.startsWith(ENVELOPE, i)) {
@@ -161,6 +163,7 @@ function fieldOf(m: ScannedMessage, text: string, start: number, end: number): F
       case 112: return m.p; // p
       case 113: return m.q; // q
       case 109: return m.m; // m
+      case 88: return m.X; // X
       default: return undefined;
     }
   }
