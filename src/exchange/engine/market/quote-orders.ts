@@ -134,8 +134,7 @@ export class QuoteOrders implements TapeQuoteSink {
     this.pending = [];
     this.run(() => {
       for (const q of list) {
-        const input: PlaceOrderInput = { symbol: q.st.spec.name, type: 'LIMIT', side: q.side, timeInForce: 'GTC', makerOnly: true, clientOrderId: q.clientOrderId };
-        const o = this.matching.commit({ acct: q.acct, st: q.st, input, positionSide: 'BOTH', price: q.ticks, qty: q.steps, reducing: false, frozenPerStep: ZERO_RATE, clientOrderId: q.clientOrderId }, { reserved: { id: q.id, at: q.at } });
+        const o = this.matching.commit(this.prepared(q.acct, q.st, q.side, q.ticks, q.steps, q.clientOrderId), { reserved: { id: q.id, at: q.at } });
         // Nothing joined the book since the quote was checked: it rests as it would have then.
         if (o.status !== 'NEW') throw new Error(`deferred tape quote ${q.id} came out ${o.status} when settled`);
       }
@@ -148,15 +147,22 @@ export class QuoteOrders implements TapeQuoteSink {
   }
 
   /**
-   * Whether a quote can wait: `prepare`'s checks pass in units (counting the pending quotes) and
-   * the account leaves no trace of an order but the book (muted, forgetful, margin-exempt).
+   * Whether a quote can wait: the intake's checks pass in units and the account leaves no trace of
+   * an order but the book (muted and forgetting final orders, besides `passes`).
    */
   private deferrable(acct: EngineAccount, st: SymbolState, ticks: number, steps: number, clientOrderId: string): boolean {
-    const s = this.s;
-    const userId = acct.userId;
+    return this.s.muted.has(acct.userId) && this.s.forgetful.has(acct.userId) && this.passes(acct, st, ticks, steps, clientOrderId);
+  }
+
+  /**
+   * Whether every check of `OrderIntake.prepare` passes for the quote, decided in units: for a
+   * one-way account exempt from margin no position or margin read can change the outcome. The
+   * client id and the open-order limit count the pending quotes too.
+   */
+  private passes(acct: EngineAccount, st: SymbolState, ticks: number, steps: number, clientOrderId: string): boolean {
     const spec = st.spec;
     const units = ticks * steps;
-    if (!(s.muted.has(userId) && s.forgetful.has(userId) && s.marginExempt.has(userId) && acct.positionMode === 'ONE_WAY')) return false;
+    if (!(acct.positionMode === 'ONE_WAY' && this.s.marginExempt.has(acct.userId))) return false;
     if (!(Number.isSafeInteger(ticks) && ticks > 0 && Number.isSafeInteger(steps) && steps >= spec.minQtySteps && steps <= spec.maxQtySteps)) return false;
     if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || acct.liveClientIds.has(clientOrderId)) return false;
     let open = acct.openCountBySymbol.get(spec.name) ?? 0;
@@ -166,6 +172,12 @@ export class QuoteOrders implements TapeQuoteSink {
       if (q.st === st) open++;
     }
     return open < MAX_OPEN_ORDERS_PER_SYMBOL;
+  }
+
+  /** The order the intake prepares of a quote that `passes`. */
+  private prepared(acct: EngineAccount, st: SymbolState, side: Side, ticks: number, steps: number, clientOrderId: string): PreparedOrder {
+    const input: PlaceOrderInput = { symbol: st.spec.name, type: 'LIMIT', side, timeInForce: 'GTC', makerOnly: true, clientOrderId };
+    return { acct, st, input, positionSide: 'BOTH', price: ticks, qty: steps, reducing: false, frozenPerStep: ZERO_RATE, clientOrderId };
   }
 
   /** Would a makerOnly order at `ticks` meet the other side: the book's touch or a pending quote? */
@@ -194,33 +206,12 @@ export class QuoteOrders implements TapeQuoteSink {
     return o;
   }
 
-  /**
-   * `OrderIntake.prepare` of the quote. In units where every check passes for a one-way account
-   * exempt from margin (no position or margin read can change the outcome): the same prepared order.
-   */
+  /** `OrderIntake.prepare` of the quote: in units where every check `passes`, else the general intake with the request as strings. */
   private prepare(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: string): PreparedOrder {
     const acct = this.s.acct(userId);
     const st = this.s.sym(symbol);
-    const spec = st.spec;
-    const units = ticks * steps;
-    const fast =
-      acct.positionMode === 'ONE_WAY' &&
-      this.s.marginExempt.has(userId) &&
-      !acct.liveClientIds.has(clientOrderId) &&
-      Number.isSafeInteger(ticks) &&
-      ticks > 0 &&
-      Number.isSafeInteger(steps) &&
-      steps >= spec.minQtySteps &&
-      steps <= spec.maxQtySteps &&
-      Number.isSafeInteger(units) &&
-      units >= spec.minNotionalUnits &&
-      (acct.openCountBySymbol.get(symbol) ?? 0) < MAX_OPEN_ORDERS_PER_SYMBOL;
-    const input: PlaceOrderInput = { symbol, type: 'LIMIT', side, timeInForce: 'GTC', makerOnly: true, clientOrderId };
-    if (!fast) {
-      input.price = spec.tick.fromUnits(ticks);
-      input.quantity = spec.step.fromUnits(steps);
-      return this.intake.prepare(acct, input);
-    }
-    return { acct, st, input, positionSide: 'BOTH', price: ticks, qty: steps, reducing: false, frozenPerStep: ZERO_RATE, clientOrderId };
+    if (this.passes(acct, st, ticks, steps, clientOrderId)) return this.prepared(acct, st, side, ticks, steps, clientOrderId);
+    const input: PlaceOrderInput = { symbol, type: 'LIMIT', side, timeInForce: 'GTC', makerOnly: true, clientOrderId, price: st.spec.tick.fromUnits(ticks), quantity: st.spec.step.fromUnits(steps) };
+    return this.intake.prepare(acct, input);
   }
 }
