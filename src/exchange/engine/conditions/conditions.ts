@@ -2,6 +2,7 @@
  * Condition orders (stop, take-profit, trailing stop): placing, cancelling, ending and querying
  * them. When they fire is firing.ts; the trigger rules are triggers.ts.
  */
+import { numericId } from '../../../core/ids';
 import { Dec, formatDec } from '../../../core/decimal';
 import type { ConditionStatus, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
@@ -146,7 +147,7 @@ export class Conditions {
   cancel(userId: string, symbol: string, conditionId: string): ConditionOrderRecord {
     const acct = this.s.acct(userId);
     const st = this.s.sym(symbol);
-    const c = /^[1-9]\d{0,15}$/.test(conditionId) ? this.s.conditionsById.get(Number(conditionId)) : undefined;
+    const c = this.s.conditionsById.get(numericId(conditionId));
     if (!c || c.userId !== acct.userId || c.symbol !== st.spec) fail(ErrorCodes.CONDITION_NOT_FOUND, `condition order ${conditionId} not found on ${symbol}`, 'conditionId');
     if (conditionFinal(c.status)) fail(ErrorCodes.ORDER_FINAL, `condition order ${conditionId} is ${c.status} and cannot be cancelled`, 'conditionId');
     this.end(c, 'CANCELED');

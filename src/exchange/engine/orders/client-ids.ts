@@ -12,6 +12,7 @@
  * Snapshots hold the index as it was always kept: `lastClientIdsOf` rebuilds it from the
  * account's order history.
  */
+import { numericId } from '../../../core/ids';
 import type { EngineAccount, EngineOrder } from '../model';
 import type { EngineState } from '../state';
 
@@ -20,8 +21,8 @@ export const autoClientId = (id: number): string => `auto-${id}`;
 /** The order id an `auto-<id>` client id names, or undefined for any other text. */
 function autoIdOf(clientOrderId: string): number | undefined {
   if (!clientOrderId.startsWith('auto-')) return undefined;
-  const digits = clientOrderId.slice(5);
-  return /^[1-9]\d{0,15}$/.test(digits) ? Number(digits) : undefined;
+  const n = numericId(clientOrderId.slice(5));
+  return Number.isNaN(n) ? undefined : n;
 }
 
 /** Records that order `o`, just created with a client id the user gave or not, is the latest with it. */

@@ -1,4 +1,5 @@
 /** Finding orders by id or clientOrderId, and the order and trade history queries. */
+import { numericId } from '../../../core/ids';
 import type { OrderStatus, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { OrderRecord, TradeRecord } from '../../../protocol/records';
@@ -38,8 +39,7 @@ export class OrderQueries {
     if (ref.orderId === undefined && ref.clientOrderId === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'orderId or clientOrderId is required', 'orderId');
     let o: EngineOrder | undefined;
     if (ref.orderId !== undefined) {
-      const n = /^[1-9]\d{0,15}$/.test(ref.orderId) ? Number(ref.orderId) : NaN;
-      o = this.s.ordersById.get(n);
+      o = this.s.ordersById.get(numericId(ref.orderId));
       if (o && ref.clientOrderId !== undefined && o.clientOrderId !== ref.clientOrderId) o = undefined;
     } else if (ref.clientOrderId !== undefined) {
       const id = orderIdByClientId(this.s, acct, ref.clientOrderId);

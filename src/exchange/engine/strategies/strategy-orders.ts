@@ -2,6 +2,7 @@
  * Strategy orders (OTO, OCO, OTOCO): sub-orders placed and cancelled by the driven-on/trigger
  * rules of their structure (structure.ts), as their orders and conditions move.
  */
+import { numericId } from '../../../core/ids';
 import type { DrivenOn, SubOrderStatus } from '../../../core/enums';
 import { ErrorCodes, VenueError } from '../../../core/errors';
 import type { StrategyOrderRecord } from '../../../protocol/records';
@@ -72,7 +73,7 @@ export class StrategyOrders {
 
   get(userId: string, strategyId: string): StrategyOrderRecord {
     const acct = this.s.acct(userId);
-    const strat = /^[1-9]\d{0,15}$/.test(strategyId) ? this.s.strategiesById.get(Number(strategyId)) : undefined;
+    const strat = this.s.strategiesById.get(numericId(strategyId));
     if (!strat || strat.userId !== acct.userId) fail(ErrorCodes.STRATEGY_NOT_FOUND, `strategy order ${strategyId} not found`, 'strategyId');
     return strategyRecord(strat, (id) => this.s.ordersById.get(id));
   }
