@@ -1,6 +1,7 @@
 import { ManualClock } from '../../src/core/clock';
 import { Engine } from '../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS } from '../../src/exchange/engine/symbols';
+import type { PlaceOrderInput } from '../../src/exchange/engine/inputs';
 import { collectGarbage, LatencyRecorder, latencyResults, measureThroughput, mulberry32 } from '../harness';
 import type { BenchResult } from '../harness';
 import type { EnginePart } from './engine';
@@ -16,65 +17,98 @@ const LATENCY = 200_000;
  * The same insert+cancel workload as the book parts, but through the whole engine: validation,
  * margin checks, frozen margin, fees, positions, order records and events (drained and dropped
  * each op, as the server would hand them on). This is what a placement costs the local exchange.
+ *
+ * As the book parts do, the workload is made before anything is timed: the random draws, the
+ * request objects with their price and quantity texts (a ring of PASSIVE_RING passive requests,
+ * used in turn; the engine keeps nothing of a request), which slot each op cancels. The timed loop
+ * is the engine's calls and the bookkeeping of which order rests in which slot.
  */
+const PASSIVE_RING = 1 << 16;
+
 class EngineDriver {
   readonly engine: Engine;
-  /** Resting maker orders: [userId, orderId]. */
-  private readonly live: Array<[string, string]> = [];
-  private readonly slot = new Map<string, number>();
-  private readonly rnd: () => number;
+  /** Resting maker orders by slot: owner and order id. */
+  private readonly liveUser: string[] = [];
+  private readonly liveId: string[] = [];
+  /** Slot of a resting order by id, kept only when crossing orders fill makers (it is read then). */
+  private readonly slot: Map<string, number> | undefined;
   private readonly clock = new ManualClock(1_700_000_000_000);
+  private readonly passiveRing: PlaceOrderInput[] = [];
+  private nextPassive = 0;
+  /** Per op: the crossing request (crossing ops), or the slot whose order is replaced and cancelled. */
+  private readonly crossing: Array<PlaceOrderInput | undefined> = [];
+  private readonly cancelSlot: Int32Array;
   private n = 0;
+  private op = 0;
 
-  constructor(
-    private readonly crossFraction: number,
-    seed: number,
-  ) {
-    this.rnd = mulberry32(seed);
+  constructor(crossFraction: number, seed: number, ops: number) {
+    const rnd = mulberry32(seed);
+    for (let i = 0; i < PASSIVE_RING; i++) {
+      const buy = rnd() < 0.5;
+      const u = rnd();
+      const away = 1 + Math.floor(50 * u * u);
+      const price = (buy ? 500_000 - away : 500_000 + away) / 10;
+      const qty = (1 + Math.floor(rnd() * 10)) / 1000;
+      this.passiveRing.push({ symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: qty.toFixed(3) });
+    }
+    this.slot = crossFraction > 0 ? new Map() : undefined;
+    this.cancelSlot = new Int32Array(ops);
+    for (let k = 0; k < ops; k++) {
+      if (rnd() < crossFraction) {
+        const buy = rnd() < 0.5;
+        const price = (buy ? 500_000 + 3 : 500_000 - 3) / 10;
+        this.crossing.push({ symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: '0.010', timeInForce: 'IOC' });
+        this.cancelSlot[k] = -1;
+      } else {
+        this.crossing.push(undefined);
+        this.cancelSlot[k] = Math.floor(rnd() * RESTING);
+      }
+    }
     this.engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock: this.clock, insuranceFund: '0' });
     for (const u of [...MAKERS, 'taker']) this.engine.createAccount({ userId: u, balance: '1000000000' });
     for (let i = 0; i < RESTING; i++) {
-      const o = this.passive();
-      this.slot.set(o[1], i);
-      this.live.push(o);
+      const user = MAKERS[i % MAKERS.length];
+      this.liveUser.push(user);
+      this.liveId.push(this.passive(user));
+      this.slot?.set(this.liveId[i], i);
     }
     this.engine.drain();
   }
 
   /** Puts a new order of the same maker in slot i. */
   private replace(i: number): void {
-    this.slot.delete(this.live[i][1]);
-    const o = this.passive(this.live[i][0]);
-    this.live[i] = o;
-    this.slot.set(o[1], i);
+    const id = this.passive(this.liveUser[i]);
+    if (this.slot !== undefined) {
+      this.slot.delete(this.liveId[i]);
+      this.slot.set(id, i);
+    }
+    this.liveId[i] = id;
   }
 
-  private passive(user = MAKERS[this.n++ % MAKERS.length]): [string, string] {
-    const buy = this.rnd() < 0.5;
-    const u = this.rnd();
-    const away = 1 + Math.floor(50 * u * u);
-    const price = (buy ? 500_000 - away : 500_000 + away) / 10;
-    const qty = (1 + Math.floor(this.rnd() * 10)) / 1000;
-    const r = this.engine.placeOrder(user, { symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: qty.toFixed(3) });
-    return [user, r.orderId];
+  private passive(user: string): string {
+    const input = this.passiveRing[this.nextPassive];
+    this.nextPassive = (this.nextPassive + 1) & (PASSIVE_RING - 1);
+    return this.engine.placeOrder(user, input).orderId;
   }
 
-  op(): void {
+  /** Runs the next op of the workload. */
+  next(): void {
     if ((++this.n & 1023) === 0) this.clock.advance(1);
-    if (this.rnd() < this.crossFraction) {
-      const buy = this.rnd() < 0.5;
-      const price = (buy ? 500_000 + 3 : 500_000 - 3) / 10;
-      this.engine.placeOrder('taker', { symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: '0.010', timeInForce: 'IOC' });
+    const k = this.op++;
+    const taker = this.crossing[k];
+    if (taker !== undefined) {
+      this.engine.placeOrder('taker', taker);
       // Re-place the makers' orders the sweep filled, to keep ~1,000 resting.
       for (const e of this.engine.drain()) {
         if (e.kind === 'order' && e.userId !== 'taker' && e.order.status === 'FILLED') {
-          const i = this.slot.get(e.order.orderId);
+          const i = this.slot?.get(e.order.orderId);
           if (i !== undefined) this.replace(i);
         }
       }
     } else {
-      const i = Math.floor(this.rnd() * this.live.length);
-      const [user, id] = this.live[i];
+      const i = this.cancelSlot[k];
+      const user = this.liveUser[i];
+      const id = this.liveId[i];
       this.replace(i);
       this.engine.cancelOrder(user, { symbol: 'BTCUSDT', orderId: id });
     }
@@ -86,17 +120,17 @@ export function fullEnginePart(title: string, label: string, crossFraction: numb
   return {
     title,
     run(): BenchResult[] {
-      const d = new EngineDriver(crossFraction, seed);
+      const d = new EngineDriver(crossFraction, seed, WARMUP + TIMED);
       const opsPerSec = measureThroughput(TIMED, WARMUP, (_start, count) => {
-        for (let i = 0; i < count; i++) d.op();
+        for (let i = 0; i < count; i++) d.next();
       });
-      const ld = new EngineDriver(crossFraction, seed + 1);
-      for (let i = 0; i < WARMUP; i++) ld.op();
+      const ld = new EngineDriver(crossFraction, seed + 1, WARMUP + LATENCY);
+      for (let i = 0; i < WARMUP; i++) ld.next();
       const rec = new LatencyRecorder(LATENCY);
       const now = process.hrtime.bigint;
       for (let i = 0; i < LATENCY; i++) {
         const t = now();
-        ld.op();
+        ld.next();
         rec.add(now() - t);
       }
       const audit = ld.engine.audit();
