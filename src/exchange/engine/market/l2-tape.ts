@@ -213,7 +213,26 @@ export class L2Tape {
   private unitLevels(symbol: string, s: SymbolL2, side: Side, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, count: number): void {
     if (count === 0) return;
     const orders = this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
-    for (let k = start; k < start + count; k++) this.level(s, side, ticks[k], steps[k], orders);
+    // Levels outside the participants' prices only change the book (most of a depth message's).
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let j = 0; j < orders.length; j++) {
+      const t = orders[j].ticks;
+      if (t < lo) lo = t;
+      if (t > hi) hi = t;
+    }
+    const bs = sideOf(side);
+    const taken = s.taken[bs];
+    const book = s.book;
+    for (let k = start; k < start + count; k++) {
+      const t = ticks[k];
+      if (t >= lo && t <= hi) {
+        this.level(s, side, t, steps[k], orders);
+      } else {
+        if (taken.size > 0) taken.delete(t);
+        book.set(bs, t, steps[k]);
+      }
+    }
   }
 
   /** A `quote` event given in units of the symbol's grids (the replay cache's columns): the same as `apply` of it. */

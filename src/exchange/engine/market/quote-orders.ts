@@ -74,6 +74,8 @@ interface PendingQuote {
 
 export class QuoteOrders implements TapeQuoteSink {
   private pending: PendingQuote[] = [];
+  /** Entries of quotes cancelled while pending, reused by the next ones (a quote is replaced some 66,000 times in six minutes). */
+  private readonly spare: PendingQuote[] = [];
 
   constructor(
     private readonly s: EngineState,
@@ -95,7 +97,20 @@ export class QuoteOrders implements TapeQuoteSink {
       // As commit: the id is taken even when makerOnly refuses the quote.
       const id = this.s.nextOrderId++;
       if (this.crosses(st, side, ticks)) return 0;
-      this.pending.push({ id, at: this.s.clock.now(), acct, st, side, ticks, steps, clientOrderId });
+      const q = this.spare.pop();
+      if (q === undefined) {
+        this.pending.push({ id, at: this.s.clock.now(), acct, st, side, ticks, steps, clientOrderId });
+      } else {
+        q.id = id;
+        q.at = this.s.clock.now();
+        q.acct = acct;
+        q.st = st;
+        q.side = side;
+        q.ticks = ticks;
+        q.steps = steps;
+        q.clientOrderId = clientOrderId;
+        this.pending.push(q);
+      }
       return id;
     }
     this.settle();
@@ -108,7 +123,12 @@ export class QuoteOrders implements TapeQuoteSink {
   cancel(userId: string, symbol: string, orderId: number): void {
     const i = this.pendingIndex(userId, symbol, orderId);
     if (i >= 0) {
-      this.pending.splice(i, 1);
+      // Out of the list, the others keeping their order, without the array `splice` makes.
+      const p = this.pending;
+      const q = p[i];
+      for (let k = i + 1; k < p.length; k++) p[k - 1] = p[k];
+      p.pop();
+      this.spare.push(q);
       return;
     }
     this.run(() => {
