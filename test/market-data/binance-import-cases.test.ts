@@ -145,7 +145,7 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(again.events.filter((e) => e.k === 'mark').map((e) => (e.k === 'mark' ? e.p : ''))).toEqual(['2500.12', '2500.17']);
   });
 
-  test('an all-market !markPrice@arr line is one message per event; partial depth (@depth20) is counted, not read as diffs; --symbol in lower case', async () => {
+  test('an all-market !markPrice@arr line is one message per event; partial depth (@depth20) is not read as diffs; --symbol in lower case', async () => {
     const mk = (t: number, s: string, p: string): object => ({ e: 'markPriceUpdate', E: t, s, p, P: p, i: p, r: '0.00010000', T: T + 3_600_000 });
     const input = file([
       ticker(T, 1, '100.00', '100.10'),
@@ -160,7 +160,12 @@ describe('import binance-futures: hand-made inputs', () => {
     const { header, events: ev } = await events(out);
     expect(ev.filter((e) => e.k === 'mark' && e.et !== undefined)).toEqual([{ t: T + 2, et: T + 2, k: 'mark', s: 'BTCUSDT', p: '100.1', i: '100.1', r: '0.00010000', n: T + 3_600_000 }]);
     expect(s.messages).toBe(6);
-    expect(s.skipped).toEqual({ 'message of another symbol (--symbol)': 1, 'partial book depth (a <symbol>@depth5/10/20 stream: the top levels, not diffs; capture <symbol>@depth for the L2 book)': 2 });
+    expect(s.skipped).toEqual({ 'message of another symbol (--symbol)': 1 });
+    // Each partial depth message is a snapshot of the levels it holds, never a diff.
+    expect(ev.filter((e) => e.k === 'snapshot' || e.k === 'book')).toEqual([
+      { t: T + 3, et: T + 3, k: 'snapshot', s: 'BTCUSDT', u: 11, b: [['100.00', '1.000']], a: [['100.10', '1.000']] },
+      { t: T + 4, et: T + 4, k: 'snapshot', s: 'BTCUSDT', u: 13, b: [['100.00', '1.000']], a: [] },
+    ]);
     expect(header.symbols.map((x) => x.symbol)).toEqual(['BTCUSDT']);
     // Without --symbol: ETHUSDT's mark has no price grid (counted), and ETHUSDT is no symbol of the recording.
     const all = await importBinanceFutures({ files: [input], out });
@@ -272,5 +277,52 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra })).rejects.toThrow(msg);
     expect(existsSync(path.join(dir, 'bad.jsonl.gz'))).toBe(false);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+  test('partial book depth (@depth5/10/20) makes the L2 book of its symbol: a snapshot per message, marks from its top, the other depth kind counted', async () => {
+    const part = (t: number, u: number, stream: string, b: Array<[string, string]>, a: Array<[string, string]>, sym = 'BTCUSDT'): string =>
+      line(t, stream, { e: 'depthUpdate', E: t + 5, T: t + 4, s: sym, U: u - 3, u, pu: u - 4, b, a });
+    const input = file([
+      part(T, 20, 'btcusdt@depth20@100ms', [['100.00', '1.000'], ['99.90', '2.000']], [['100.10', '1.500'], ['100.20', '3.000']]),
+      line(T + 50, 'btcusdt@trade', { e: 'trade', E: T + 50, T: T + 49, s: 'BTCUSDT', t: 1, p: '100.10', q: '0.500', X: 'MARKET', m: false }),
+      part(T + 100, 30, 'btcusdt@depth20@100ms', [['100.00', '0.500'], ['99.90', '2.000']], [['100.10', '1.000'], ['100.30', '1.000']]),
+      // A diff of the same symbol after partial depth: counted, never applied to the partial book.
+      depth(T + 150, 31, 33, 30, [['100.00', '9.000']]),
+      part(T + 1100, 40, 'btcusdt@depth20@100ms', [['100.10', '1.000']], [['100.30', '1.000']]),
+      // ETHUSDT's book comes from diffs (a REST snapshot and a diff): its partial depth is counted.
+      `${T + 1200}000000 ${JSON.stringify({ lastUpdateId: 500, E: T + 1201, T: T + 1200, symbol: 'ETHUSDT', bids: [['2500.00', '1.000']], asks: [['2500.10', '1.000']] })}`,
+      line(T + 1210, 'ethusdt@depth@100ms', { e: 'depthUpdate', E: T + 1211, T: T + 1210, s: 'ETHUSDT', U: 499, u: 501, pu: 498, b: [['2500.00', '2.000']], a: [] }),
+      part(T + 1220, 502, 'ethusdt@depth5@100ms', [['2500.00', '2.000']], [['2500.10', '1.000']], 'ETHUSDT'),
+    ]);
+    const out = path.join(dir, 'partial.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out });
+    const { header, events: ev } = await events(out);
+    expect(ev.filter((e) => e.k === 'snapshot' && e.s === 'BTCUSDT').map((e) => (e.k === 'snapshot' ? [e.t, e.u, e.b.length, e.a.length] : []))).toEqual([
+      [T, 20, 2, 2],
+      [T + 100, 30, 2, 2],
+      [T + 1100, 40, 1, 1],
+    ]);
+    expect(ev.filter((e) => e.k === 'book' && e.s === 'BTCUSDT')).toEqual([]);
+    // No bookTicker: marks are derived from the snapshots' top, one per second of receive time.
+    expect(ev.filter((e) => e.k === 'mark' && e.s === 'BTCUSDT').map((e) => (e.k === 'mark' ? [e.t, e.p] : []))).toEqual([
+      [T, '100'],
+      [T + 1100, '100.2'],
+    ]);
+    expect(s.skipped).toEqual({
+      'diff depth (depthUpdate of <symbol>@depth) of a symbol whose book comes from partial book depth (@depth5/10/20) seen first: capture one depth stream per symbol': 1,
+      'partial book depth (a <symbol>@depth5/10/20 stream) of a symbol whose book comes from diff depth (<symbol>@depth): the diffs make the book': 1,
+    });
+    expect(ev.filter((e) => e.s === 'ETHUSDT' && (e.k === 'snapshot' || e.k === 'book')).map((e) => e.k)).toEqual(['snapshot', 'book']);
+    expect(header.meta?.partialDepth).toBe('BTCUSDT (up to 2 levels a side)');
+    expect(s.notes).toContain('L2 book from partial book depth, each message a snapshot of the top levels: BTCUSDT (up to 2 levels a side); deeper levels are unknown to the replay');
+    expect(s.messages).toBe(8);
+    // --from: the output starts with the partial book kept across the cut (the one of T + 100),
+    // at the first event written inside the range.
+    const cut = await importBinanceFutures({ files: [input], out, symbol: 'BTCUSDT', from: T + 120 });
+    expect(cut.added.rebuiltSnapshots).toBe(1);
+    const snaps = (await events(out)).events.filter((e) => e.k === 'snapshot');
+    expect(snaps).toEqual([
+      { t: T + 1100, k: 'snapshot', s: 'BTCUSDT', u: 30, b: [['100.00', '0.500'], ['99.90', '2.000']], a: [['100.10', '1.000'], ['100.30', '1.000']] },
+      { t: T + 1100, et: T + 1105, k: 'snapshot', s: 'BTCUSDT', u: 40, b: [['100.10', '1.000']], a: [['100.30', '1.000']] },
+    ]);
   });
 });

@@ -34,6 +34,11 @@ export interface BacktestResult {
   events: { read: number; applied: number; tradesThroughEngine: number; tradesSkipped: number; quotes: number; unused: number };
   /** How mark prices were obtained, by symbol, when the recording says (v2 imports: derived marks). */
   marks: Record<string, MarkProvenance>;
+  /**
+   * The recording's L2 book comes from partial book depth (its header's `meta.partialDepth`: the
+   * symbols and how many levels a side each message held), not from snapshots and diffs.
+   */
+  partialDepth?: string;
   fills: FillRow[];
   samples: EquitySample[];
   funding: Array<{ time: number; symbol: string; amount: string }>;

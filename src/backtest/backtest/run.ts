@@ -146,6 +146,8 @@ export class BacktestRun {
   private setup(header: RecordingHeader, t0: number): void {
     const known = new Set(header.symbols.map((s) => s.symbol));
     this.result.marks = { ...(header.marks ?? {}) };
+    const partial = header.meta?.partialDepth;
+    if (typeof partial === 'string') this.result.partialDepth = partial;
     for (const s of this.symbols) {
       if (!known.has(s)) throw new Error(`the strategies trade ${s}, which the recording does not hold (it has ${[...known].join(', ')})`);
       this.needMark.add(s);

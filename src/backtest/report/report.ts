@@ -40,6 +40,8 @@ export interface BacktestReport {
     events: BacktestResult['events'];
     /** How marks were obtained per symbol, when the recording says (derived marks are an approximation). */
     marks: BacktestResult['marks'];
+    /** The recorded L2 book comes from partial book depth (the symbols and levels a side), when it does. */
+    partialDepth?: string;
     tape: BacktestResult['tape'];
   };
   summary: Summary;
@@ -93,7 +95,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
     version: 2,
     identity: identityOf(cfg, r, config, files),
     config,
-    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, tape: r.tape },
+    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), tape: r.tape },
     summary: summarize(r, trades),
     periods: periods(r, { ms: cfg.report.periodMs }),
     returns: { period: unit, rows: periods(r, unit) },

@@ -6,7 +6,8 @@
  * zipped or not (binance-csv.ts turns their rows into the same messages, merged in time order).
  *
  * - One output event per input message: `depthUpdate` -> `book`, `bookTicker` -> `quote`, `trade`
- *   and `aggTrade` -> `trade`, `markPriceUpdate` -> `mark`, a REST snapshot -> `snapshot`. A
+ *   and `aggTrade` -> `trade`, `markPriceUpdate` -> `mark`, a REST snapshot -> `snapshot`, a
+ *   partial book depth message (`@depth5/10/20`, by the envelope's stream name) -> `snapshot`. A
  *   message that does not become an event is counted by reason (`skipped`, in the header and the
  *   summary): nothing is dropped silently. The importer adds `gap` events (a broken update-id
  *   chain) and, when the data has no mark price stream, derived `mark` events (importer.ts).
@@ -43,7 +44,8 @@ const MAX_PENDING = 200_000;
 const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
 const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
-const R_PARTIAL_DEPTH = 'partial book depth (a <symbol>@depth5/10/20 stream: the top levels, not diffs; capture <symbol>@depth for the L2 book)';
+const R_PARTIAL_DEPTH = 'partial book depth (a <symbol>@depth5/10/20 stream) of a symbol whose book comes from diff depth (<symbol>@depth): the diffs make the book';
+const R_DIFF_AFTER_PARTIAL = 'diff depth (depthUpdate of <symbol>@depth) of a symbol whose book comes from partial book depth (@depth5/10/20) seen first: capture one depth stream per symbol';
 /** Partial book depth streams: `depthUpdate` events like the diffs', but each is the top N levels. */
 const PARTIAL_DEPTH = /@depth(5|10|20)(@|$)/;
 const R_WS_ANSWER = 'WebSocket answer to a subscribe request ({"result": ..., "id": ...})';
@@ -60,6 +62,14 @@ const K_DEPTH = 4;
 type ScannedKind = 0 | typeof K_QUOTE | typeof K_TRADE | typeof K_AGG_TRADE | typeof K_DEPTH;
 
 interface SymState extends SymBase {
+  /**
+   * Where the symbol's book comes from, decided by the first depth message: diffs applied to REST
+   * snapshots, or partial book depth (each message a snapshot of the top levels). The other kind
+   * is then counted as skipped.
+   */
+  depth: 'diff' | 'partial' | undefined;
+  /** Most levels a side in one partial depth message. */
+  partialLevels: number;
   /** The book was set from a snapshot and no diff is applied yet (the first must straddle it). */
   awaitingFirst: boolean;
   /** Receive time of the last book event written. */
@@ -92,7 +102,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'markPriceUpdate stream', this.o.tick), awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+    return { ...symBase(name, 'markPriceUpdate stream', this.o.tick), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
   }
 
   protected override marksGiven(): boolean {
@@ -132,6 +142,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (this.marksRounded > 0) {
       this.meta.marksRounded = this.marksRounded;
       this.summary.notes = [...(this.summary.notes ?? []), `${this.marksRounded} mark prices rounded to the price grid`];
+    }
+    const partial = [...this.syms.values()].filter((s) => s.depth === 'partial').map((s) => `${s.name} (up to ${s.partialLevels} levels a side)`);
+    if (partial.length > 0) {
+      this.meta.partialDepth = partial.join(', ');
+      this.summary.notes = [...(this.summary.notes ?? []), `L2 book from partial book depth, each message a snapshot of the top levels: ${this.meta.partialDepth}; deeper levels are unknown to the replay`];
     }
   }
 
@@ -339,10 +354,6 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       this.skip(`unsupported event type '${e}'`);
       return;
     }
-    if (e === 'depthUpdate' && stream !== undefined && PARTIAL_DEPTH.test(stream)) {
-      this.skip(R_PARTIAL_DEPTH);
-      return;
-    }
     const s = this.state(sym);
     // A snapshot before any depth of its file: the next depth message of that file says whose it is.
     if (this.orphanSnapshot !== undefined && e === 'depthUpdate' && this.orphanSnapshot.file === this.file) {
@@ -354,6 +365,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const bad = (what: string): never => {
       throw new ImportInputError(`${where}: ${e} message: expected ${what}`);
     };
+    if (e === 'depthUpdate' && stream !== undefined && PARTIAL_DEPTH.test(stream)) {
+      if (!isNum(d.u) || !isLevels(d.b) || !isLevels(d.a)) bad(`u as a number and b, a as [price, quantity] string pairs (partial book depth, ${stream})`);
+      this.partialDepth(s, t, et, d.u as number, d.b as Level[], d.a as Level[]);
+      return;
+    }
     switch (e) {
       case 'depthUpdate': {
         if (isNum(d.U) && isNum(d.u) && d.pu === undefined && isLevels(d.b) && isLevels(d.a)) bad("pu (the previous final update id of a futures depth stream), found none: this looks like Binance spot's depth stream, which import binance-futures does not read");
@@ -450,10 +466,50 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     for (const d of pending) this.depthMessage(s, { ...d, t });
   }
 
-  private depthMessage(s: SymState, d: Diff): void {
+  /**
+   * A partial book depth message (`<symbol>@depth5/10/20`, known by the envelope's stream name):
+   * the top levels a side as they are now, so a `snapshot` of them (levels deeper than the
+   * message's are unknown to the replay), unless the symbol's book comes from diffs.
+   */
+  private partialDepth(s: SymState, t: number, et: number, u: number, bids: Level[], asks: Level[]): void {
+    if (s.depth === 'diff') {
+      this.skip(R_PARTIAL_DEPTH);
+      return;
+    }
+    s.depth = 'partial';
+    this.noteFileDepth(s);
+    const b = bids.map((l): Level => [l[0], l[1]]);
+    const a = asks.map((l): Level => [l[0], l[1]]);
+    this.noteLevels(s, b);
+    this.noteLevels(s, a);
+    s.partialLevels = Math.max(s.partialLevels, b.length, a.length);
+    // Written before the book is replaced: at --from, the snapshot rebuilt first is the book before this one.
+    this.emit({ t, et, k: 'snapshot', s: s.name, u, b, a }, t);
+    const book = new L2Book();
+    book.reset(b, a, u);
+    s.book = book;
+    s.awaitingFirst = false;
+    s.lastBookT = t;
+    if (!s.hasQuotes) {
+      const top = book.top();
+      if (top.bid !== undefined && top.ask !== undefined) this.deriveMark(s, t, top.bid[0], top.ask[0]);
+    }
+  }
+
+  /** The file being read has depth of this symbol (a REST snapshot without a symbol in it is its). */
+  private noteFileDepth(s: SymState): void {
     let here = this.fileDepth.get(this.file);
     if (here === undefined) this.fileDepth.set(this.file, (here = new Set()));
     here.add(s.name);
+  }
+
+  private depthMessage(s: SymState, d: Diff): void {
+    if (s.depth === 'partial') {
+      this.skip(R_DIFF_AFTER_PARTIAL);
+      return;
+    }
+    s.depth = 'diff';
+    this.noteFileDepth(s);
     const book = s.book;
     if (book === undefined) {
       s.pending.push(d);
