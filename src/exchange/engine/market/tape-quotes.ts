@@ -94,19 +94,21 @@ export class TapeQuotes {
    */
   depthUnits(symbol: string, info: SpecInfo, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
     const cur = this.current(symbol);
-    const keepBid = this.sameUnits(symbol, info, cur.bid, bidTicks, bidSteps);
-    const keepAsk = this.sameUnits(symbol, info, cur.ask, askTicks, askSteps);
-    if (!keepBid && cur.bid) this.cancel(symbol, cur.bid);
-    if (!keepAsk && cur.ask) this.cancel(symbol, cur.ask);
-    if (!keepBid) cur.bid = this.place(symbol, 'BUY', undefined, undefined, bidTicks, bidSteps);
-    if (!keepAsk) cur.ask = this.place(symbol, 'SELL', undefined, undefined, askTicks, askSteps);
+    // The symbol's fast path and spec, looked up once for the four steps below.
+    const fast = this.fastQuotes(symbol);
+    const keepBid = this.sameUnits(symbol, info, cur.bid, bidTicks, bidSteps, fast);
+    const keepAsk = this.sameUnits(symbol, info, cur.ask, askTicks, askSteps, fast);
+    if (!keepBid && cur.bid) this.cancel(symbol, cur.bid, fast);
+    if (!keepAsk && cur.ask) this.cancel(symbol, cur.ask, fast);
+    if (!keepBid) cur.bid = this.place(symbol, 'BUY', undefined, undefined, bidTicks, bidSteps, info, fast);
+    if (!keepAsk) cur.ask = this.place(symbol, 'SELL', undefined, undefined, askTicks, askSteps, info, fast);
   }
 
   /** `same` of a level given in units, without making its texts when the quote's are the grids' own. */
-  private sameUnits(symbol: string, info: SpecInfo, q: Quote | undefined, ticks: number, steps: number): boolean {
+  private sameUnits(symbol: string, info: SpecInfo, q: Quote | undefined, ticks: number, steps: number, fast: TapeQuoteSink | undefined): boolean {
     if (q === undefined) return false;
     if (!q.canon) return this.same(symbol, q, [info.tick.fromUnits(ticks), info.step.fromUnits(steps)], steps);
-    return q.ticks === ticks && q.steps === Math.min(steps, info.maxSteps) && this.whole(symbol, q);
+    return q.ticks === ticks && q.steps === Math.min(steps, info.maxSteps) && this.whole(symbol, q, fast);
   }
 
   private current(symbol: string): { bid?: Quote; ask?: Quote } {
@@ -135,9 +137,9 @@ export class TapeQuotes {
     return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps) && this.whole(symbol, q);
   }
 
-  /** Is nothing of the quote taken (`remaining` is its whole quantity)? */
-  private whole(symbol: string, q: Quote): boolean {
-    const fast = q.id > 0 ? this.fastQuotes(symbol) : undefined;
+  /** Is nothing of the quote taken (`remaining` is its whole quantity)? `symbolFast`: `fastQuotes(symbol)`. */
+  private whole(symbol: string, q: Quote, symbolFast = this.fastQuotes(symbol)): boolean {
+    const fast = q.id > 0 ? symbolFast : undefined;
     if (fast !== undefined) return fast.progress(this.maker, symbol, q.id) === 0;
     return this.remaining(symbol, q) === q.quantity;
   }
@@ -208,9 +210,10 @@ export class TapeQuotes {
     return info.step.fromUnits(info.maxSteps);
   }
 
-  private cancel(symbol: string, q: Quote): void {
+  /** `symbolFast`: `fastQuotes(symbol)`, where the caller has it. */
+  private cancel(symbol: string, q: Quote, symbolFast = this.fastQuotes(symbol)): void {
     this.version++;
-    const fast = q.id > 0 ? this.fastQuotes(symbol) : undefined;
+    const fast = q.id > 0 ? symbolFast : undefined;
     if (fast !== undefined) {
       // As `guard` of a quiet call (a quote already gone is no refusal), without a closure per cancel.
       try {
@@ -227,11 +230,11 @@ export class TapeQuotes {
   /**
    * Places one quote makerOnly; undefined when skipped or refused. `knownTicks`, `knownSteps`: as
    * parsed from `price` and `qty`, or -1; with both known (and the symbol's grids) the texts may be
-   * left undefined: they are the grids' texts of the units.
+   * left undefined: they are the grids' texts of the units. `info` and `symbolFast`: the symbol's
+   * spec and `fastQuotes(symbol)`, where the caller has them.
    */
-  private place(symbol: string, side: 'BUY' | 'SELL', price: string | undefined, qty: string | undefined, knownTicks = -1, knownSteps = -1): Quote | undefined {
+  private place(symbol: string, side: 'BUY' | 'SELL', price: string | undefined, qty: string | undefined, knownTicks = -1, knownSteps = -1, info = this.specs.get(symbol), symbolFast = this.fastQuotes(symbol)): Quote | undefined {
     this.version++;
-    const info = this.specs.get(symbol);
     const canon = info !== undefined && knownTicks >= 0 && knownSteps >= 0;
     const quantity = canon ? undefined : this.capped(symbol, qty as string, knownSteps);
     let ticks = 0;
@@ -247,7 +250,7 @@ export class TapeQuotes {
       steps = n;
     }
     const q = new Quote(`tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, canon ? undefined : price, quantity, canon, ticks, steps, info);
-    const fast = info ? this.fastQuotes(symbol) : undefined;
+    const fast = info ? symbolFast : undefined;
     if (fast !== undefined) return this.placeFast(fast, symbol, side, ticks, steps, q);
     let placed: unknown;
     try {
