@@ -239,15 +239,15 @@ export class L2Tape {
   quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
     const s = this.sym(symbol);
     if (this.grids(symbol) === undefined) return;
-    this.level(s, 'BUY', bidTicks, bidSteps, this.participants(symbol, 'BUY', bidTicks, true));
-    this.level(s, 'SELL', askTicks, askSteps, this.participants(symbol, 'SELL', askTicks, true));
+    this.level(s, 'BUY', bidTicks, bidSteps, this.atPrice(symbol, 'BUY', bidTicks));
+    this.level(s, 'SELL', askTicks, askSteps, this.atPrice(symbol, 'SELL', askTicks));
   }
 
   /** A quote's level: as a one-level message. */
   private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string): void {
     const ticks = g.tick.toUnits(p);
     if (ticks === undefined) return;
-    this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.participants(symbol, side, ticks, true));
+    this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.atPrice(symbol, side, ticks));
   }
 
   /**
@@ -445,6 +445,15 @@ export class L2Tape {
     const out: RestingOrder[] = [];
     for (const o of all) if (exactly ? o.ticks === ticks : buy ? o.ticks >= ticks : o.ticks <= ticks) out.push(o);
     return out;
+  }
+
+  /**
+   * Orders for `level` at one price: the whole side where the sink versions its book (read once per
+   * version, no list made per call; `level` skips the other prices), else those at the price.
+   */
+  private atPrice(symbol: string, side: Side, ticks: number): RestingOrder[] {
+    if (this.sink.bookVersion === undefined) return this.participants(symbol, side, ticks, true);
+    return this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
   }
 
   private read(symbol: string, side: Side, ticks: number, exactly: boolean): RestingOrder[] {

@@ -212,7 +212,8 @@ export class QuoteOrders implements TapeQuoteSink {
     const units = ticks * steps;
     if (!oneWayExempt) return false;
     if (!(Number.isSafeInteger(ticks) && ticks > 0 && Number.isSafeInteger(steps) && steps >= spec.minQtySteps && steps <= spec.maxQtySteps)) return false;
-    if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || acct.liveClientIds.has(clientOrderId)) return false;
+    // The size first: hashing a new client id costs as much as the rest of the check, and the tape's account mostly has no live order.
+    if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || (acct.liveClientIds.size > 0 && acct.liveClientIds.has(clientOrderId))) return false;
     let open = acct.openCountBySymbol.get(spec.name) ?? 0;
     for (const q of this.pending) {
       if (q.acct !== acct) continue;
