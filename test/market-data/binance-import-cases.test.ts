@@ -311,7 +311,7 @@ describe('import binance-futures: hand-made inputs', () => {
       'diff depth (depthUpdate of <symbol>@depth) of a symbol whose book comes from partial book depth (@depth5/10/20) seen first: capture one depth stream per symbol': 1,
       'partial book depth (a <symbol>@depth5/10/20 stream) of a symbol whose book comes from diff depth (<symbol>@depth): the diffs make the book': 1,
     });
-    expect(ev.filter((e) => e.s === 'ETHUSDT' && (e.k === 'snapshot' || e.k === 'book')).map((e) => e.k)).toEqual(['snapshot', 'book']);
+    expect(ev.filter((e) => (e.k === 'snapshot' || e.k === 'book') && e.s === 'ETHUSDT').map((e) => e.k)).toEqual(['snapshot', 'book']);
     expect(header.meta?.partialDepth).toBe('BTCUSDT (up to 2 levels a side)');
     expect(s.notes).toContain('L2 book from partial book depth, each message a snapshot of the top levels: BTCUSDT (up to 2 levels a side); deeper levels are unknown to the replay');
     expect(s.messages).toBe(8);
