@@ -40,16 +40,45 @@ import type { Matching } from '../orders/matching';
 import { MAX_OPEN_ORDERS_PER_SYMBOL, type OrderIntake, type PreparedOrder } from '../orders/prepare';
 import { fail, isFinal, type EngineState, type SymbolState } from '../state';
 
+/**
+ * A client order id given as a prefix and a number: its text is `${prefix}${n}`, made only when it
+ * is needed (a deferred quote that is replaced before it settles never needs it). Two of them are
+ * compared without their texts when both prefixes end in a non-digit and both numbers are
+ * non-negative safe integers: the texts are then equal exactly when prefix and number are.
+ */
+export interface NumberedClientId {
+  readonly prefix: string;
+  readonly n: number;
+}
+
+/** A quote's client order id: its text, or a prefix and a number. */
+export type QuoteClientId = string | NumberedClientId;
+
+export const clientIdText = (c: QuoteClientId): string => (typeof c === 'string' ? c : c.prefix + c.n);
+
+/** Prefix and number say the text alone (see NumberedClientId). */
+function splits(c: NumberedClientId): boolean {
+  const last = c.prefix.charCodeAt(c.prefix.length - 1);
+  return !(last >= 48 && last <= 57) && Number.isSafeInteger(c.n) && c.n >= 0;
+}
+
+function sameClientId(a: QuoteClientId, b: QuoteClientId): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'string' && typeof b !== 'string' && splits(a) && splits(b)) return a.n === b.n && a.prefix === b.prefix;
+  return clientIdText(a) === clientIdText(b);
+}
+
 /** What a tape needs of the fast path (the engine's `tapeQuotes`). */
 export interface TapeQuoteSink {
   /** Tick and step size of a symbol (undefined when unknown): the units below are on these grids. */
   grids(symbol: string): { tickSize: string; stepSize: string } | undefined;
   /**
-   * `placeOrderStatus` of LIMIT GTC makerOnly `side` at `ticks` for `steps` with `clientOrderId`:
+   * `placeOrderStatus` of LIMIT GTC makerOnly `side` at `ticks` for `steps` with `clientOrderId`
+   * (its text, or a prefix and number made into text only if needed):
    * the new order's id when it rests, 0 when it was refused (makerOnly: it would have crossed).
    * Throws the general command's VenueError when the request is refused.
    */
-  place(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: string): number;
+  place(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: QuoteClientId): number;
   /** `cancelOrderQuiet` of the user's order `orderId` on `symbol`; throws as it does. */
   cancel(userId: string, symbol: string, orderId: number): void;
   /**
@@ -82,7 +111,7 @@ interface PendingQuote {
   side: Side;
   ticks: number;
   steps: number;
-  clientOrderId: string;
+  clientOrderId: QuoteClientId;
 }
 
 export class QuoteOrders implements TapeQuoteSink {
@@ -105,7 +134,7 @@ export class QuoteOrders implements TapeQuoteSink {
     return spec === undefined ? undefined : { tickSize: spec.tick.size, stepSize: spec.step.size };
   }
 
-  place(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: string): number {
+  place(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: QuoteClientId): number {
     const lane = this.lane(userId, symbol);
     if (lane !== undefined && lane.quiet && this.passes(lane.acct, lane.st, ticks, steps, clientOrderId, true)) {
       const { acct, st } = lane;
@@ -130,7 +159,7 @@ export class QuoteOrders implements TapeQuoteSink {
     }
     this.settle();
     return this.run(() => {
-      const o = this.matching.commit(this.prepare(userId, symbol, side, ticks, steps, clientOrderId), {});
+      const o = this.matching.commit(this.prepare(userId, symbol, side, ticks, steps, clientIdText(clientOrderId)), {});
       return o.status === 'REJECTED' || o.status === 'EXPIRED' ? 0 : o.id;
     });
   }
@@ -169,7 +198,7 @@ export class QuoteOrders implements TapeQuoteSink {
     this.pending = [];
     this.run(() => {
       for (const q of list) {
-        const o = this.matching.commit(this.prepared(q.acct, q.st, q.side, q.ticks, q.steps, q.clientOrderId), { reserved: { id: q.id, at: q.at } });
+        const o = this.matching.commit(this.prepared(q.acct, q.st, q.side, q.ticks, q.steps, clientIdText(q.clientOrderId)), { reserved: { id: q.id, at: q.at } });
         // Nothing joined the book since the quote was checked: it rests as it would have then.
         if (o.status !== 'NEW') throw new Error(`deferred tape quote ${q.id} came out ${o.status} when settled`);
       }
@@ -207,17 +236,17 @@ export class QuoteOrders implements TapeQuoteSink {
    * one-way account exempt from margin no position or margin read can change the outcome. The
    * client id and the open-order limit count the pending quotes too.
    */
-  private passes(acct: EngineAccount, st: SymbolState, ticks: number, steps: number, clientOrderId: string, oneWayExempt = acct.positionMode === 'ONE_WAY' && this.s.marginExempt.has(acct.userId)): boolean {
+  private passes(acct: EngineAccount, st: SymbolState, ticks: number, steps: number, clientOrderId: QuoteClientId, oneWayExempt = acct.positionMode === 'ONE_WAY' && this.s.marginExempt.has(acct.userId)): boolean {
     const spec = st.spec;
     const units = ticks * steps;
     if (!oneWayExempt) return false;
     if (!(Number.isSafeInteger(ticks) && ticks > 0 && Number.isSafeInteger(steps) && steps >= spec.minQtySteps && steps <= spec.maxQtySteps)) return false;
     // The size first: hashing a new client id costs as much as the rest of the check, and the tape's account mostly has no live order.
-    if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || (acct.liveClientIds.size > 0 && acct.liveClientIds.has(clientOrderId))) return false;
+    if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || (acct.liveClientIds.size > 0 && acct.liveClientIds.has(clientIdText(clientOrderId)))) return false;
     let open = acct.openCountBySymbol.get(spec.name) ?? 0;
     for (const q of this.pending) {
       if (q.acct !== acct) continue;
-      if (q.clientOrderId === clientOrderId) return false;
+      if (sameClientId(q.clientOrderId, clientOrderId)) return false;
       if (q.st === st) open++;
     }
     return open < MAX_OPEN_ORDERS_PER_SYMBOL;

@@ -18,21 +18,28 @@
 import { compareDecimalStrings, Dec } from '../../../core/decimal';
 import { VenueError } from '../../../core/errors';
 import type { PlaceOrderInput } from '../inputs';
-import type { TapeQuoteSink } from './quote-orders';
+import type { NumberedClientId, TapeQuoteSink } from './quote-orders';
 import type { ReplaySink, TapeStats } from './tape-sink';
 import { guard, isThenable, settle, type SpecInfo } from './tape-specs';
+
+const BID_PREFIX = 'tape-qb-';
+const ASK_PREFIX = 'tape-qa-';
 
 /**
  * One tape quote as placed. Placed from units (`depthUnits`, `canon`), its price and quantity texts
  * are the grids' own texts of `ticks` and `steps`, made only when something reads them: comparing
- * the units compares the texts, and most quotes are replaced unread.
+ * the units compares the texts, and most quotes are replaced unread. Its client order id
+ * (`tape-qb-<n>` for a bid, `tape-qa-<n>` for an ask) likewise: the fast path takes the quote as a
+ * prefix and number.
  */
-export class Quote {
+export class Quote implements NumberedClientId {
   /** The engine's order id where the sink's fast path placed it (`tapeQuotes`), else 0. */
   id = 0;
+  private cidText: string | undefined;
 
   constructor(
-    readonly clientOrderId: string,
+    readonly prefix: typeof BID_PREFIX | typeof ASK_PREFIX,
+    readonly n: number,
     private priceText: string | undefined,
     private quantityText: string | undefined,
     readonly canon: boolean,
@@ -40,6 +47,10 @@ export class Quote {
     readonly steps: number,
     private readonly info: SpecInfo | undefined,
   ) {}
+
+  get clientOrderId(): string {
+    return (this.cidText ??= this.prefix + this.n);
+  }
 
   get price(): string {
     return (this.priceText ??= (this.info as SpecInfo).tick.fromUnits(this.ticks));
@@ -170,7 +181,7 @@ export class TapeQuotes {
     const cur = this.quotes.get(symbol);
     if (!cur || compareDecimalStrings(q.price, tradePrice) !== 0) return;
     if (left === undefined || new Dec(left).lte(0)) return;
-    const bidSide = q.clientOrderId.startsWith('tape-qb-');
+    const bidSide = q.prefix === BID_PREFIX;
     const placed = this.place(symbol, bidSide ? 'BUY' : 'SELL', q.price, left);
     if (bidSide) cur.bid = placed;
     else cur.ask = placed;
@@ -249,7 +260,7 @@ export class TapeQuotes {
       ticks = t;
       steps = n;
     }
-    const q = new Quote(`tape-q${side === 'BUY' ? 'b' : 'a'}-${++this.qn}`, canon ? undefined : price, quantity, canon, ticks, steps, info);
+    const q = new Quote(side === 'BUY' ? BID_PREFIX : ASK_PREFIX, ++this.qn, canon ? undefined : price, quantity, canon, ticks, steps, info);
     const fast = info ? symbolFast : undefined;
     if (fast !== undefined) return this.placeFast(fast, symbol, side, ticks, steps, q);
     let placed: unknown;
@@ -274,7 +285,7 @@ export class TapeQuotes {
   /** `place` through the sink's fast path: the same outcome and counts. */
   private placeFast(fast: TapeQuoteSink, symbol: string, side: 'BUY' | 'SELL', ticks: number, steps: number, q: Quote): Quote | undefined {
     try {
-      q.id = fast.place(this.maker, symbol, side, ticks, steps, q.clientOrderId);
+      q.id = fast.place(this.maker, symbol, side, ticks, steps, q);
     } catch (err) {
       if (!(err instanceof VenueError)) throw err;
       this.stats.quotes.skipped++;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { symbolConfigOf } from '../../../../src/backtest/backtest/run';
 import { ManualClock } from '../../../../src/core/clock';
-import { VenueError } from '../../../../src/core/errors';
+import { ErrorCodes, VenueError } from '../../../../src/core/errors';
 import { Engine } from '../../../../src/exchange/engine/engine';
 import type { OrderRef, PlaceOrderInput } from '../../../../src/exchange/engine/inputs';
 import type { TapeQuoteSink } from '../../../../src/exchange/engine/market/quote-orders';
@@ -160,6 +160,28 @@ describe('engine.tapeQuotes: the same outcome as the general commands', () => {
 });
 
 describe('engine.tapeQuotes: quotes of a backtest tape wait until something could meet them', () => {
+  it('a client id given as a prefix and a number is a duplicate of a pending quote exactly when its text is', () => {
+    const { engine } = engineOf([SYM], true);
+    const q = engine.tapeQuotes;
+    const code = (f: () => unknown): unknown => (outcome(f) as { code?: number }).code;
+    expect(q.place(TAPE_MAKER, S, 'BUY', 1000, 1000, { prefix: 'qb-', n: 7 })).toBe(1);
+    // Its text is 'qb-7': a quote with that id, as text or as the same pair, is refused as the general intake refuses it.
+    expect(code(() => q.place(TAPE_MAKER, S, 'BUY', 999, 1000, 'qb-7'))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    const { engine: e2 } = engineOf([SYM], true);
+    expect(e2.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 1000, 1000, 'qb-7')).toBe(1);
+    expect(code(() => e2.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 999, 1000, { prefix: 'qb-', n: 7 }))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    const { engine: e3 } = engineOf([SYM], true);
+    // A prefix ending in a digit: 'qb12' + 3 and 'qb1' + 23 are both 'qb123', compared by their texts.
+    expect(e3.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 1000, 1000, { prefix: 'qb12', n: 3 })).toBe(1);
+    expect(code(() => e3.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 999, 1000, { prefix: 'qb1', n: 23 }))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    // Different ids wait as before, and the order in the book carries the text.
+    const { engine: e4 } = engineOf([SYM], true);
+    expect(e4.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 1000, 1000, { prefix: 'qb-', n: 7 })).toBe(1);
+    expect(e4.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 999, 1000, { prefix: 'qb-', n: 8 })).toBe(2);
+    expect(e4.tapeQuotes.place(TAPE_MAKER, S, 'BUY', 998, 1000, { prefix: 'qa-', n: 7 })).toBe(3);
+    expect(e4.orderProgress(TAPE_MAKER, { symbol: S, clientOrderId: 'qb-8' })).toMatchObject({ status: 'NEW' });
+  });
+
   it('an accepted quote takes its id at once and enters the book at the next command or book query', () => {
     const { engine, clock } = engineOf([SYM], true);
     const q = engine.tapeQuotes;
