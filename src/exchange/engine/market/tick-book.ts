@@ -8,8 +8,10 @@
  * last page used is remembered: the levels of one depth message are near each other) and an array
  * write, not a hash-map insert or delete (~80 ns a level with a Map of the replayed Binance diffs,
  * 445,000 levels in 6 minutes). An emptied page is dropped, so memory follows the levels the book
- * holds, not the recording's length or price range. The best price of each side is kept as levels
- * change; only removing the best level costs a scan, outward from it.
+ * holds, not the recording's length or price range (up to SPARE_PAGES emptied pages a side are
+ * kept for reuse: levels far from the touch come and go, and a new page was ~1 % of a replay).
+ * The best price of each side is kept as levels change; only removing the best level costs a
+ * scan, outward from it.
  */
 export const BIDS = 0;
 export const ASKS = 1;
@@ -17,6 +19,8 @@ export type TickSide = 0 | 1;
 
 const PAGE_BITS = 8;
 const PAGE = 1 << PAGE_BITS;
+/** Emptied pages kept for reuse (all their quantities are 0 again), at most this many per side. */
+const SPARE_PAGES = 32;
 
 interface Page {
   /** The page's first tick is `index * PAGE`. */
@@ -31,6 +35,8 @@ class Ladder {
   /** Pages holding a level, ascending by index. */
   private readonly sorted: Page[] = [];
   private last: Page | undefined;
+  /** Emptied pages, reused by `add`: a level appearing in a new page and gone again costs no allocation. */
+  private readonly spare: Page[] = [];
   best = NaN;
   stale = false;
 
@@ -70,7 +76,9 @@ class Ladder {
   }
 
   private add(index: number): Page {
-    const p: Page = { index, qty: new Float64Array(PAGE), count: 0 };
+    let p = this.spare.pop();
+    if (p === undefined) p = { index, qty: new Float64Array(PAGE), count: 0 };
+    else p.index = index;
     this.pages.set(index, p);
     const s = this.sorted;
     let lo = 0;
@@ -91,6 +99,8 @@ class Ladder {
     const i = s.indexOf(p);
     if (i >= 0) s.splice(i, 1);
     if (this.last === p) this.last = undefined;
+    // Its count is 0: every quantity in it is 0.
+    if (this.spare.length < SPARE_PAGES) this.spare.push(p);
   }
 
   /** The best price, found again when the best level was removed. */
