@@ -31,6 +31,7 @@ import { ASKS, BIDS, TickBook, type TickSide } from './tick-book';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
 import type { RestingOrder } from '../orders/queries';
 import { isThenable, type SpecInfo } from './tape-specs';
+import { ParticipantOrders } from './l2-participants';
 import { queueModel, type QueueModel, type QueueModelName, type QueueOptions, type QueuePos } from './queue';
 
 type Side = 'BUY' | 'SELL';
@@ -95,18 +96,21 @@ export class L2Tape {
   private readonly positions = new Map<number, QueuePos>();
   private placed: Placed[] = [];
   private ln = 0;
-  /** Per symbol, bids and asks: the participants' resting orders of the whole side, as read at a book version. */
-  private readonly sides = new Map<string, [{ version: number; orders: RestingOrder[] }, { version: number; orders: RestingOrder[] }]>();
+  /** The participants' resting orders (l2-participants.ts). */
+  private readonly orders: ParticipantOrders;
 
   constructor(
     private readonly sink: L2Sink,
     private readonly maker: string,
-    private readonly isTape: (userId: string) => boolean,
+    isTape: (userId: string) => boolean,
     private readonly grids: (symbol: string) => SpecInfo | undefined,
     queue: QueueOptions,
     private readonly depthLevels: number,
   ) {
     this.queue = queueModel(queue);
+    this.orders = new ParticipantOrders(sink, isTape, () => {
+      if (this.positions.size > 4096) this.prune();
+    });
     this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0 };
   }
 
@@ -202,7 +206,7 @@ export class L2Tape {
   private levels(symbol: string, s: SymbolL2, side: Side, levels: readonly Level[]): void {
     const g = this.grids(symbol);
     if (g === undefined || levels.length === 0) return;
-    const orders = this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
+    const orders = this.orders.side(symbol, side);
     for (const [p, q] of levels) {
       const ticks = g.tick.toUnits(p);
       if (ticks === undefined) continue;
@@ -212,7 +216,7 @@ export class L2Tape {
 
   private unitLevels(symbol: string, s: SymbolL2, side: Side, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, count: number): void {
     if (count === 0) return;
-    const orders = this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
+    const orders = this.orders.side(symbol, side);
     // Levels outside the participants' prices only change the book (most of a depth message's).
     let lo = Infinity;
     let hi = -Infinity;
@@ -239,15 +243,17 @@ export class L2Tape {
   quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
     const s = this.sym(symbol);
     if (this.grids(symbol) === undefined) return;
-    this.level(s, 'BUY', bidTicks, bidSteps, this.atPrice(symbol, 'BUY', bidTicks));
-    this.level(s, 'SELL', askTicks, askSteps, this.atPrice(symbol, 'SELL', askTicks));
+    // Both sides' kept lists at one reading of the book version (level() takes those at the price).
+    const c = this.orders.both(symbol);
+    this.level(s, 'BUY', bidTicks, bidSteps, c === undefined ? this.orders.at(symbol, 'BUY', bidTicks) : c[0].orders);
+    this.level(s, 'SELL', askTicks, askSteps, c === undefined ? this.orders.at(symbol, 'SELL', askTicks) : c[1].orders);
   }
 
   /** A quote's level: as a one-level message. */
   private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string): void {
     const ticks = g.tick.toUnits(p);
     if (ticks === undefined) return;
-    this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.atPrice(symbol, side, ticks));
+    this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.orders.at(symbol, side, ticks));
   }
 
   /**
@@ -277,7 +283,7 @@ export class L2Tape {
   private resetLevels(symbol: string, prev: TickBook, next: TickBook): void {
     for (const side of ['BUY', 'SELL'] as const) {
       const bs = sideOf(side);
-      for (const o of this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false)) {
+      for (const o of this.orders.side(symbol, side)) {
         const was = prev.get(bs, o.ticks);
         this.stats.depthUpdates++;
         this.queue.depth(this.position(o, was), was, next.get(bs, o.ticks));
@@ -291,7 +297,7 @@ export class L2Tape {
    */
   tradeFills(symbol: string, ticks: number, steps: number, takerSide: Side): number {
     const makerSide: Side = takerSide === 'BUY' ? 'SELL' : 'BUY';
-    const orders = this.participants(symbol, makerSide, ticks, false);
+    const orders = this.orders.through(symbol, makerSide, ticks, false);
     if (orders.length === 0) return 0;
     const level = this.sym(symbol).book.get(sideOf(makerSide), ticks);
     let budget = steps;
@@ -418,50 +424,6 @@ export class L2Tape {
   /** Queue position of a resting order, when one is set. */
   positionOf(orderId: number): QueuePos | undefined {
     return this.positions.get(orderId);
-  }
-
-  /**
-   * The participants' resting orders on `side` at `ticks` (`exactly`) or priced at it or better,
-   * best first and in time priority. Where the sink has a book version, from the whole side read
-   * once per version: most events come while the participant's orders stand still.
-   */
-  private participants(symbol: string, side: Side, ticks: number, exactly: boolean): RestingOrder[] {
-    if (this.positions.size > 4096) this.prune();
-    const version = this.sink.bookVersion?.(symbol);
-    if (version === undefined) return this.read(symbol, side, ticks, exactly);
-    const buy = side === 'BUY';
-    let c = this.sides.get(symbol);
-    if (c === undefined) {
-      c = [{ version: -1, orders: [] }, { version: -1, orders: [] }];
-      this.sides.set(symbol, c);
-    }
-    const e = c[buy ? 0 : 1];
-    if (e.version !== version) {
-      e.orders = this.read(symbol, side, buy ? 0 : Number.MAX_SAFE_INTEGER, false);
-      e.version = version;
-    }
-    const all = e.orders;
-    if (all.length === 0 || (!exactly && ticks === (buy ? 0 : Number.MAX_SAFE_INTEGER))) return all;
-    const out: RestingOrder[] = [];
-    for (const o of all) if (exactly ? o.ticks === ticks : buy ? o.ticks >= ticks : o.ticks <= ticks) out.push(o);
-    return out;
-  }
-
-  /**
-   * Orders for `level` at one price: the whole side where the sink versions its book (read once per
-   * version, no list made per call; `level` skips the other prices), else those at the price.
-   */
-  private atPrice(symbol: string, side: Side, ticks: number): RestingOrder[] {
-    if (this.sink.bookVersion === undefined) return this.participants(symbol, side, ticks, true);
-    return this.participants(symbol, side, side === 'BUY' ? 0 : Number.MAX_SAFE_INTEGER, false);
-  }
-
-  private read(symbol: string, side: Side, ticks: number, exactly: boolean): RestingOrder[] {
-    const all = this.sink.restingThrough(symbol, side, ticks, exactly);
-    if (all.length === 0) return all;
-    const out: RestingOrder[] = [];
-    for (const o of all) if (!this.isTape(o.userId)) out.push(o);
-    return out;
   }
 
   /** The order's position, set now (behind `levelQty`) when it has none at its current price. */
