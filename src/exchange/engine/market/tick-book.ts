@@ -30,6 +30,9 @@ interface Page {
   count: number;
 }
 
+/** The page of a price: a shift while ticks fit 31 bits (a small integer all the way down), else a division. */
+const pageOf = (ticks: number): number => (ticks < 0x80000000 && ticks >= 0 ? ticks >> PAGE_BITS : Math.floor(ticks / PAGE));
+
 class Ladder {
   private readonly pages = new Map<number, Page>();
   /** Pages holding a level, ascending by index. */
@@ -51,13 +54,13 @@ class Ladder {
   }
 
   get(ticks: number): number {
-    const index = Math.floor(ticks / PAGE);
+    const index = pageOf(ticks);
     const p = this.page(index);
     return p === undefined ? 0 : p.qty[ticks - index * PAGE];
   }
 
   set(ticks: number, steps: number): void {
-    const index = Math.floor(ticks / PAGE);
+    const index = pageOf(ticks);
     const at = ticks - index * PAGE;
     let p = this.page(index);
     if (steps <= 0) {
