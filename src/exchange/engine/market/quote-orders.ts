@@ -157,9 +157,17 @@ export class QuoteOrders implements TapeQuoteSink {
       }
       return id;
     }
+    return this.placeNow(userId, symbol, side, ticks, steps, clientIdText(clientOrderId));
+  }
+
+  /**
+   * A quote that does not wait: into the book now, after the pending ones. (Apart from `place` so
+   * that its closure's context is made only on this path, not on every quote.)
+   */
+  private placeNow(userId: string, symbol: string, side: Side, ticks: number, steps: number, clientOrderId: string): number {
     this.settle();
     return this.run(() => {
-      const o = this.matching.commit(this.prepare(userId, symbol, side, ticks, steps, clientIdText(clientOrderId)), {});
+      const o = this.matching.commit(this.prepare(userId, symbol, side, ticks, steps, clientOrderId), {});
       return o.status === 'REJECTED' || o.status === 'EXPIRED' ? 0 : o.id;
     });
   }
@@ -175,6 +183,11 @@ export class QuoteOrders implements TapeQuoteSink {
       this.spare.push(q);
       return;
     }
+    this.cancelResting(userId, symbol, orderId);
+  }
+
+  /** The cancel of a quote in the book (apart from `cancel`: its closure's context only on this path). */
+  private cancelResting(userId: string, symbol: string, orderId: number): void {
     this.run(() => {
       const o = this.find(userId, symbol, orderId);
       if (isFinal(o.status)) fail(ErrorCodes.ORDER_FINAL, `order ${o.id} is ${o.status} and cannot be cancelled`, 'orderId');

@@ -234,6 +234,11 @@ export class TapeQuotes {
       }
       return;
     }
+    this.cancelGeneral(symbol, q);
+  }
+
+  /** `cancel` through the sink's general commands (apart: its closure's context only on this path). */
+  private cancelGeneral(symbol: string, q: Quote): void {
     const ref = { symbol, clientOrderId: q.clientOrderId };
     guard(this.stats, () => (this.sink.cancelOrderQuiet ? this.sink.cancelOrderQuiet(this.maker, ref) : this.sink.cancelOrder(this.maker, ref)), true);
   }
