@@ -46,6 +46,11 @@ const BACKWARD_TOLERANCE_MS = 1000;
 const EIGHT_HOURS = 8 * 3600 * 1000;
 /** Microtask turns the driver waits at most for the bot's promises after one step. */
 const SETTLE_TURNS = 64;
+/**
+ * One microtask turn: awaiting a settled native promise takes the same single turn as `await
+ * undefined` (the same interleaving with other promise chains) without a new promise per turn.
+ */
+const TURN = Promise.resolve();
 
 export interface RunOptions {
   slots: StrategySlot[];
@@ -258,7 +263,7 @@ export class BacktestRun {
     let still = 0;
     let progress = this.venue.calls + this.bot.stats.events;
     for (let k = 0; k < SETTLE_TURNS && !this.idleDone; k++) {
-      await undefined;
+      await TURN;
       const now = this.venue.calls + this.bot.stats.events;
       if (now !== progress) {
         progress = now;
@@ -558,9 +563,9 @@ export class BacktestRun {
       stopped = true;
     });
     for (let guard = 0; !stopped && guard < 1_000_000; guard++) {
-      await undefined;
+      await TURN;
       if (!stopped && !this.scheduler.runNext(Infinity)) {
-        for (let k = 0; k < SETTLE_TURNS && !stopped; k++) await undefined;
+        for (let k = 0; k < SETTLE_TURNS && !stopped; k++) await TURN;
         if (!stopped && this.scheduler.pending === 0) break;
       } else this.sim.pump();
     }
