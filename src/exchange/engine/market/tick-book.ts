@@ -19,6 +19,8 @@ export type TickSide = 0 | 1;
 
 const PAGE_BITS = 8;
 const PAGE = 1 << PAGE_BITS;
+/** Entries of a ladder's page cache (a power of two). */
+const RECENT = 128;
 /** Emptied pages kept for reuse (all their quantities are 0 again), at most this many per side. */
 const SPARE_PAGES = 32;
 
@@ -37,7 +39,11 @@ class Ladder {
   private readonly pages = new Map<number, Page>();
   /** Pages holding a level, ascending by index. */
   private readonly sorted: Page[] = [];
-  private last: Page | undefined;
+  /**
+   * Pages by the low bits of their index (a direct-mapped cache in front of the map): a book's
+   * pages near the touch all stay in it, so a lookup is an array read and a compare.
+   */
+  private readonly recent: Array<Page | undefined> = new Array<Page | undefined>(RECENT).fill(undefined);
   /** Emptied pages, reused by `add`: a level appearing in a new page and gone again costs no allocation. */
   private readonly spare: Page[] = [];
   best = NaN;
@@ -46,10 +52,11 @@ class Ladder {
   constructor(private readonly bids: boolean) {}
 
   private page(index: number): Page | undefined {
-    const l = this.last;
-    if (l !== undefined && l.index === index) return l;
+    const slot = index & (RECENT - 1);
+    const c = this.recent[slot];
+    if (c !== undefined && c.index === index) return c;
     const p = this.pages.get(index);
-    if (p !== undefined) this.last = p;
+    if (p !== undefined) this.recent[slot] = p;
     return p;
   }
 
@@ -92,7 +99,7 @@ class Ladder {
       else hi = mid;
     }
     s.splice(lo, 0, p);
-    this.last = p;
+    this.recent[index & (RECENT - 1)] = p;
     return p;
   }
 
@@ -101,7 +108,8 @@ class Ladder {
     const s = this.sorted;
     const i = s.indexOf(p);
     if (i >= 0) s.splice(i, 1);
-    if (this.last === p) this.last = undefined;
+    const slot = p.index & (RECENT - 1);
+    if (this.recent[slot] === p) this.recent[slot] = undefined;
     // Its count is 0: every quantity in it is 0.
     if (this.spare.length < SPARE_PAGES) this.spare.push(p);
   }
@@ -141,7 +149,7 @@ class Ladder {
   clear(): void {
     this.pages.clear();
     this.sorted.length = 0;
-    this.last = undefined;
+    this.recent.fill(undefined);
     this.best = NaN;
     this.stale = false;
   }
