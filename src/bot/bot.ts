@@ -109,6 +109,8 @@ export class Bot {
   private readonly running: Running[] = [];
   /** Market-data event types at least one strategy handles. */
   private readonly strategyMarketData = new Set<BotEventType>();
+  /** `wants` of each market data type, as of a handlers version and a count of strategy market data types. */
+  private readonly wanted: Record<MarketDataType, boolean> & { version: number; strategies: number } = { version: -1, strategies: -1, trade: false, markPrice: false, depth: false, ticker: false };
   private unsubscribeVenue: (() => void) | undefined;
   private stopPoll: (() => void) | undefined;
   private started = false;
@@ -380,7 +382,14 @@ export class Bot {
    * not, the bot updates its state cache and publishes nothing.
    */
   wants(type: MarketDataType): boolean {
-    return this.strategyMarketData.has(type) || this.bus.listenerCount(type) > OWN_BUS_HANDLERS;
+    // Asked per recorded event by a backtest: worked out again only when a handler or a strategy's market data changed.
+    const c = this.wanted;
+    if (c.version !== this.bus.handlersVersion || c.strategies !== this.strategyMarketData.size) {
+      c.version = this.bus.handlersVersion;
+      c.strategies = this.strategyMarketData.size;
+      for (const t of MARKET_DATA_TYPES) c[t] = this.strategyMarketData.has(t) || this.bus.listenerCount(t) > OWN_BUS_HANDLERS;
+    }
+    return c[type];
   }
 
   /**

@@ -11,6 +11,8 @@ type Handler<E> = (event: E) => void;
 export class EventBus {
   private readonly byType = new Map<BotEventType, Array<Handler<BotEvent>>>();
   private readonly all: Array<Handler<BotEvent>> = [];
+  /** Changes with every handler added or removed: lets a reader cache what it derived from the handlers. */
+  handlersVersion = 0;
   private dispatching = 0;
   private readonly queue = new Fifo<BotEvent>();
   /** Called when a handler throws: the bus keeps going, the error is never swallowed silently. */
@@ -61,19 +63,23 @@ export class EventBus {
     }
     const h = handler as Handler<BotEvent>;
     hs.push(h);
+    this.handlersVersion++;
     return () => {
       const list = this.byType.get(type);
       if (!list) return;
       const i = list.indexOf(h);
       if (i >= 0) list.splice(i, 1);
+      this.handlersVersion++;
     };
   }
 
   subscribeAll(handler: Handler<BotEvent>): () => void {
     this.all.push(handler);
+    this.handlersVersion++;
     return () => {
       const i = this.all.indexOf(handler);
       if (i >= 0) this.all.splice(i, 1);
+      this.handlersVersion++;
     };
   }
 
