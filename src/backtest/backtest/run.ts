@@ -116,6 +116,8 @@ export class BacktestRun {
   private idleDone = true;
   private lastCalls = 0;
   private lastIntents = 0;
+  /** The bot's counters when the last settle ended, and whether it ended stalled (see `stalled`). */
+  private readonly stalledAt = { valid: false, calls: 0, events: 0, intents: 0, queued: 0, inFlight: 0 };
   private nextSample = 0;
   private readonly result: BacktestResult;
 
@@ -250,7 +252,8 @@ export class BacktestRun {
    * Lets the bot's promises run. Venue calls answer with already-resolved promises, but the
    * executor reaches them through a few `await`s; the loop gives it microtask turns until it is
    * idle. When calls are held back by the latency model it cannot become idle, so the loop stops
-   * once nothing moves. Deterministic: the turns depend only on what the bot did.
+   * once nothing moves (8 turns), and is not run again until something reaches the bot (`stalled`).
+   * Deterministic: the turns depend only on what the bot did.
    */
   private async settle(): Promise<void> {
     if (this.quiet()) return;
@@ -262,16 +265,37 @@ export class BacktestRun {
     }
     let still = 0;
     let progress = this.venue.calls + this.bot.stats.events;
+    let stalled = false;
     for (let k = 0; k < SETTLE_TURNS && !this.idleDone; k++) {
       await TURN;
       const now = this.venue.calls + this.bot.stats.events;
       if (now !== progress) {
         progress = now;
         still = 0;
-      } else if (this.venue.inFlight > 0 && ++still >= 8) break;
+      } else if (this.venue.inFlight > 0 && ++still >= 8) {
+        stalled = true;
+        break;
+      }
     }
     this.lastCalls = this.venue.calls;
     this.lastIntents = this.bot.stats.intents;
+    const p = this.stalledAt;
+    p.valid = stalled;
+    p.calls = this.venue.calls;
+    p.events = this.bot.stats.events;
+    p.intents = this.bot.stats.intents;
+    p.queued = this.bot.executor.queued;
+    p.inFlight = this.venue.inFlight;
+  }
+
+  /**
+   * The last settle stopped because nothing moved while calls were held by the latency model, and
+   * nothing has happened to the bot since (no event, call, intent, queued intent or answered
+   * call): another would turn the same empty microtasks. The per-event loop skips it.
+   */
+  private stalled(): boolean {
+    const p = this.stalledAt;
+    return p.valid && p.calls === this.venue.calls && p.events === this.bot.stats.events && p.intents === this.bot.stats.intents && p.queued === this.bot.executor.queued && p.inFlight === this.venue.inFlight;
   }
 
   /**
@@ -522,7 +546,7 @@ export class BacktestRun {
         lastT = t;
         if (this.started) {
           this.sim.pump();
-          if (!this.quiet()) await this.settle();
+          if (!this.quiet() && !this.stalled()) await this.settle();
         } else {
           this.engine.drain();
           if (this.needMark.size === 0) await this.startBot();
