@@ -7,7 +7,7 @@
  *    decode-only limit measured in alternation in the same run, and as a share of the 1,000,000
  *    events/s goal.
  * BENCH_REAL_RUNS sets the rounds (default 3), after BENCH_REAL_WARMUP untimed rounds of the cache
- * parts (default 1). The capture must be at ../shared/data (or
+ * parts (default 3). The capture must be at ../shared/data (or
  * PERPKIT_SHARED_DATA): the suite fails saying so when it is not.
  */
 import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -31,7 +31,7 @@ const SHARED = process.env.PERPKIT_SHARED_DATA ?? path.resolve('../shared/data')
 const CAPTURE = path.join(SHARED, 'binance-usdm/btcusdt_20240808.gz');
 const RUNS = Number(process.env.BENCH_REAL_RUNS ?? 3);
 /** Untimed rounds of the cache parts before the timed ones (JIT warm-up). */
-const WARMUP = Number(process.env.BENCH_REAL_WARMUP ?? 1);
+const WARMUP = Number(process.env.BENCH_REAL_WARMUP ?? 3);
 /** Copies of the imported capture laid end to end for the memory part (12: about 1.1 M events, 70 minutes). */
 const COPIES = Number(process.env.BENCH_REAL_COPIES ?? 12);
 const GOAL = 1_000_000;
