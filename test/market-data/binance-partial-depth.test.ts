@@ -6,10 +6,11 @@
  * snapshots' top. The import turns each message into a `snapshot`; a backtest with the L2 book
  * replays them and says where its book came from.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { parse, stringify } from 'yaml';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { reportNotices } from '../../src/backtest/report/html';
@@ -17,6 +18,7 @@ import type { Level, RecordedEvent, RecordingHeader } from '../../src/market-dat
 import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
 import { L2Book } from '../../src/market-data/l2-book';
 import { readRecording } from '../../src/market-data/reader';
+import { ensureBuilt, runCli } from '../cli/exchange-proc';
 import { BINANCE_BTCUSDT, describeWithSharedData } from '../helpers/shared-data';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -110,5 +112,14 @@ describeWithSharedData('partial book depth (@depth20) captures, made from the sh
     expect(reportNotices(r)).toContain(
       'The recorded L2 book comes from partial book depth, each message a snapshot of the top levels (BTCUSDT (up to 20 levels a side)): levels deeper than that are unknown, so an order walking past them finds no recorded liquidity there.',
     );
+    // And the command's summary says it.
+    ensureBuilt();
+    const yaml = path.join(dir, 'partial-bt.yaml');
+    writeFileSync(yaml, stringify({ ...parse(readFileSync(path.join(ROOT, 'config', 'backtest-market-maker-binance.yaml'), 'utf8')), data: { files: [recording], cache: false }, fill: { book: 'l2' }, report: { out: path.join(dir, 'partial-out') } }));
+    const cli = runCli(['backtest', yaml, '--quiet']);
+    expect(cli.stderr).toBe('');
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(`fill: l2 book, queue risk-averse: ${written.length} snapshots and 0 deltas applied`);
+    expect(cli.stdout).toContain('data: the recorded L2 book comes from partial book depth, each message a snapshot of the top levels (BTCUSDT (up to 20 levels a side)): deeper levels are unknown');
   }, 60000);
 });
