@@ -31,6 +31,7 @@ import type { BacktestResult } from './result';
 import { RestingOrders } from './resting-orders';
 import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
+import { SETTLE_TURNS, Settler, TURN } from './settler';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols } from './strategy-module';
 import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
@@ -44,13 +45,6 @@ export const PARTICIPANT = 'backtest';
 /** How far back in time an event may be from the latest before it (a recorder's clock stepping back). */
 const BACKWARD_TOLERANCE_MS = 1000;
 const EIGHT_HOURS = 8 * 3600 * 1000;
-/** Microtask turns the driver waits at most for the bot's promises after one step. */
-const SETTLE_TURNS = 64;
-/**
- * One microtask turn: awaiting a settled native promise takes the same single turn as `await
- * undefined` (the same interleaving with other promise chains) without a new promise per turn.
- */
-const TURN = Promise.resolve();
 
 export interface RunOptions {
   slots: StrategySlot[];
@@ -113,11 +107,8 @@ export class BacktestRun {
   private readonly resting = new RestingOrders();
   /** Condition or strategy orders change the picture (last-price triggers): replay every trade then. */
   private fullTape: boolean;
-  private idleDone = true;
-  private lastCalls = 0;
-  private lastIntents = 0;
-  /** The bot's counters when the last settle ended, and whether it ended stalled (see `stalled`). */
-  private readonly stalledAt = { valid: false, calls: 0, events: 0, intents: 0, queued: 0, inFlight: 0 };
+  /** Lets the bot's promises run between steps (settler.ts). */
+  private settler!: Settler;
   private nextSample = 0;
   private readonly result: BacktestResult;
 
@@ -184,6 +175,7 @@ export class BacktestRun {
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0, taking });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
     this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.opts.logger ?? silent });
+    this.settler = new Settler(this.bot, this.venue);
     // Only the types it books: a catch-all handler would count as a listener for market data,
     // and the bot would publish every recorded trade for nobody.
     for (const type of OBSERVED) this.bot.bus.subscribe(type, (e) => this.observe(e));
@@ -248,70 +240,10 @@ export class BacktestRun {
     }
   }
 
-  /**
-   * Lets the bot's promises run. Venue calls answer with already-resolved promises, but the
-   * executor reaches them through a few `await`s; the loop gives it microtask turns until it is
-   * idle. When calls are held back by the latency model it cannot become idle, so the loop stops
-   * once nothing moves (8 turns), and is not run again until something reaches the bot (`stalled`).
-   * Deterministic: the turns depend only on what the bot did.
-   */
-  private async settle(): Promise<void> {
-    if (this.quiet()) return;
-    if (this.idleDone) {
-      this.idleDone = false;
-      void this.bot.idle().then(() => {
-        this.idleDone = true;
-      });
-    }
-    let still = 0;
-    let progress = this.venue.calls + this.bot.stats.events;
-    let stalled = false;
-    for (let k = 0; k < SETTLE_TURNS && !this.idleDone; k++) {
-      await TURN;
-      const now = this.venue.calls + this.bot.stats.events;
-      if (now !== progress) {
-        progress = now;
-        still = 0;
-      } else if (this.venue.inFlight > 0 && ++still >= 8) {
-        stalled = true;
-        break;
-      }
-    }
-    this.lastCalls = this.venue.calls;
-    this.lastIntents = this.bot.stats.intents;
-    const p = this.stalledAt;
-    p.valid = stalled;
-    p.calls = this.venue.calls;
-    p.events = this.bot.stats.events;
-    p.intents = this.bot.stats.intents;
-    p.queued = this.bot.executor.queued;
-    p.inFlight = this.venue.inFlight;
-  }
-
-  /**
-   * The last settle stopped because nothing moved while calls were held by the latency model, and
-   * nothing has happened to the bot since (no event, call, intent, queued intent or answered
-   * call): another would turn the same empty microtasks. The per-event loop skips it.
-   */
-  private stalled(): boolean {
-    const p = this.stalledAt;
-    return p.valid && p.calls === this.venue.calls && p.events === this.bot.stats.events && p.intents === this.bot.stats.intents && p.queued === this.bot.executor.queued && p.inFlight === this.venue.inFlight;
-  }
-
-  /**
-   * Nothing to settle: the bot is idle and made no call and took no intent since the last settle.
-   * New intents mean work in progress even when the executor has already taken them off its queue
-   * and not yet reached the venue (it awaits before each call). The per-event loop checks this
-   * before awaiting `settle()`, so a quiet event costs no promise.
-   */
-  private quiet(): boolean {
-    return this.idleDone && this.bot.executor.queued === 0 && this.venue.calls === this.lastCalls && this.bot.stats.intents === this.lastIntents;
-  }
-
   private async runTimers(until: number): Promise<void> {
     while (this.scheduler.runNext(until)) {
       this.sim.pump();
-      await this.settle();
+      await this.settler.settle();
     }
   }
 
@@ -343,7 +275,7 @@ export class BacktestRun {
     this.started = true;
     await this.bot.start();
     this.sim.pump();
-    await this.settle();
+    await this.settler.settle();
     // Samples start with the bot: before it, the participant has no reason to exist.
     this.nextSample = this.clock.now();
   }
@@ -358,7 +290,7 @@ export class BacktestRun {
    * reaches it but the last prices, noted at the end (nothing in between reads them).
    */
   private skipQuietTrades(batch: EventBatch, cols: TradeColumns, start: number, from: number, to: number, progressAt: number): number {
-    if (cols.tradeSymbol(start) < 0 || this.fullTape || !this.quiet() || this.bot.wants('trade')) return start;
+    if (cols.tradeSymbol(start) < 0 || this.fullTape || !this.settler.quiet() || this.bot.wants('trade')) return start;
     const names = cols.symbolNames;
     const lo = this.runLo;
     const hi = this.runHi;
@@ -546,7 +478,7 @@ export class BacktestRun {
         lastT = t;
         if (this.started) {
           this.sim.pump();
-          if (!this.quiet() && !this.stalled()) await this.settle();
+          if (!this.settler.quiet() && !this.settler.stalled()) await this.settler.settle();
         } else {
           this.engine.drain();
           if (this.needMark.size === 0) await this.startBot();
