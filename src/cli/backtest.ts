@@ -141,7 +141,8 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         `  strategy errors: ${strategyErrorText(s)}\n` +
         dataNotes(outcome.result) +
         reportNotices(outcome.report)
-          .filter((n) => !n.startsWith('Strategies threw') && !n.startsWith('Risk ratios') && !n.includes('marks are derived') && !n.includes('L2 book'))
+          // Those the lines above say already: strategy errors, ratios, and the data lines (derived marks, unused L2 events, an L2 book from partial depth).
+          .filter((n) => !n.startsWith('Strategies threw') && !n.startsWith('Risk ratios') && !n.includes('marks are derived') && !n.includes('L2 book/snapshot events were read') && !n.startsWith('The recorded L2 book comes from partial book depth'))
           .map((n) => `  note: ${n}\n`)
           .join('') +
         `  wrote ${path.join(out, 'report.json')}, report.html, run.json\n`,

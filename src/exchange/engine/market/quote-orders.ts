@@ -54,7 +54,7 @@ export interface NumberedClientId {
 /** A quote's client order id: its text, or a prefix and a number. */
 export type QuoteClientId = string | NumberedClientId;
 
-export const clientIdText = (c: QuoteClientId): string => (typeof c === 'string' ? c : c.prefix + c.n);
+const clientIdText = (c: QuoteClientId): string => (typeof c === 'string' ? c : c.prefix + c.n);
 
 /** Prefix and number say the text alone (see NumberedClientId). */
 function splits(c: NumberedClientId): boolean {
