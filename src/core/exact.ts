@@ -165,6 +165,51 @@ export function div(a: Exact, b: Exact): Exact {
   return { m: neg ? -m : m, e };
 }
 
+/** Values below this bound the fused quotient's operands (see `quotientAt`). */
+const FUSED_BOUND = pow10(PRECISION - 2);
+
+/**
+ * a / b rounded half-even to `dp` decimal places, in units of 10^-dp: what
+ * `roundToInteger(div(a, b) shifted by dp, 'half-even')` gives, so `formatExact(div(a, b), dp)`
+ * is `formatScaled(quotientAt(a, b, dp), dp)`, with one small division instead of a 60-digit
+ * quotient and a second division to round it.
+ *
+ * Why the digits are the same: with num / den the exact quotient in units of 10^-dp, `div` first
+ * rounds it to 60 significant digits, moving it by at most half a unit in the 60th digit. Rounding
+ * to dp places can then differ only if a half-unit point (k + 1/2) lies between the two. A
+ * quotient that is not on such a point is at least 1 / (2 den) from it; if it is on one, it has at
+ * most 60 significant digits here and `div` keeps it exactly. With (q + 1) x den < 10^58 (q the
+ * integer part), q has d_q digits and den d_den with d_q + d_den <= 59, so half a unit in the 60th
+ * digit, at most 10^(d_q - 60) / 2, is less than 1 / (2 den): nothing lies between, the two
+ * roundings agree. Operands past that bound take the two-step way (tested against it, and `div`
+ * against Dec, in test/core/exact.test.ts).
+ */
+export function quotientAt(a: Exact, b: Exact, dp: number): bigint {
+  if (b.m === 0n) throw new RangeError('division by zero');
+  if (a.m === 0n) return 0n;
+  const shift = a.e - b.e + dp;
+  const n = abs(a.m);
+  const d = abs(b.m);
+  const num = shift >= 0 ? n * pow10(shift) : n;
+  const den = shift >= 0 ? d : d * pow10(-shift);
+  // num + den >= (q + 1) x den.
+  if (num + den >= FUSED_BOUND) return roundToInteger(shiftExact(div(a, b), dp), 'half-even');
+  const q = num / den;
+  const r = num - q * den;
+  const u = r === 0n ? q : roundHalfEven(q, r, den);
+  return a.m < 0n !== b.m < 0n ? -u : u;
+}
+
+/** `formatExact(div(a, b), dp)`, by `quotientAt`. */
+export function formatQuotient(a: Exact, b: Exact, dp: number): string {
+  return formatScaled(quotientAt(a, b, dp), dp);
+}
+
+/** a x 10^k. */
+function shiftExact(a: Exact, k: number): Exact {
+  return { m: a.m, e: a.e + k };
+}
+
 /** a x k for a small integer k (a leverage, a count). */
 export function timesInt(a: Exact, k: number): Exact {
   return times(a, { m: BigInt(k), e: 0 });
@@ -219,7 +264,7 @@ export function formatScaled(u: bigint, dp: number): string {
  */
 export function formatExact(a: Exact, dp: number): string {
   // The value in units of 10^-dp, rounded.
-  return formatScaled(roundToInteger({ m: a.m, e: a.e + dp }, 'half-even'), dp);
+  return formatScaled(roundToInteger(shiftExact(a, dp), 'half-even'), dp);
 }
 
 export function decOfExact(a: Exact): Dec {

@@ -1,5 +1,5 @@
 import { Dec, formatDec } from '../../src/core/decimal';
-import { compare, div, divInt, formatExact, minus, parseExact, plus, roundToInteger, times, type Exact } from '../../src/core/exact';
+import { compare, div, divInt, formatExact, formatQuotient, minus, parseExact, plus, roundToInteger, times, type Exact } from '../../src/core/exact';
 
 /** A random plain decimal of up to `digits` significant digits and `scale` fraction digits, signed. */
 function randomDecimal(rnd: () => number, maxDigits: number): string {
@@ -54,4 +54,55 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
       for (const dp of [0, 1, 8]) expect(formatExact(a, dp)).toBe(formatDec(new Dec(s), dp));
     }
   });
+
+  describe('a quotient rounded to dp places in one step (formatQuotient) prints what Dec prints for div then round', () => {
+    const viaDec = (a: Exact, b: Exact, dp: number): string => formatDec(new Dec(text(a)).div(new Dec(text(b))), dp);
+
+    it('on random operands, short ones (the one-step path) and past 60 digits (the two-step path)', () => {
+      for (let i = 0; i < 4000; i++) {
+        const a = parseExact(randomDecimal(rnd, i % 4 === 0 ? 70 : 25));
+        const b = parseExact(randomDecimal(rnd, i % 4 === 1 ? 70 : 25));
+        if (b.m === 0n) continue;
+        const dp = Math.floor(rnd() * 12);
+        expect(formatQuotient(a, b, dp)).toBe(viaDec(a, b, dp));
+        expect(formatQuotient(a, b, dp)).toBe(formatExact(div(a, b), dp));
+      }
+    });
+
+    it('on quotients at and a hair beside a half-way point of the last place', () => {
+      for (let i = 0; i < 2000; i++) {
+        const dp = Math.floor(rnd() * 9);
+        const den = BigInt(1 + Math.floor(rnd() * 1e9)) * 2n;
+        const k = BigInt(Math.floor(rnd() * 1e6));
+        // num / den = k + 1/2 + off / den, in units of 10^-dp.
+        const off = BigInt(Math.floor(rnd() * 5) - 2);
+        const num = k * den + den / 2n + off;
+        const sign = rnd() < 0.5 ? -1n : 1n;
+        const a: Exact = { m: sign * num, e: -dp };
+        const b: Exact = { m: den, e: 0 };
+        expect(formatQuotient(a, b, dp)).toBe(viaDec(a, b, dp));
+      }
+    });
+
+    it('where rounding to 60 digits first lands on a half-way point the exact quotient is not on', () => {
+      // num / den = k + 1/2 - 1/den with den ~ 10^65: Dec's 60-digit quotient is k + 1/2, which
+      // half-even rounds to the even neighbour (k + 1 for odd k), while the exact quotient rounds
+      // down to k. The one-step division must not be taken here.
+      for (const k of [1n, 3n, 12345n]) {
+        const den = 2n * (10n ** 65n + 3n);
+        const num = k * den + den / 2n - 1n;
+        for (const dp of [0, 2, 8]) {
+          const a: Exact = { m: num, e: -dp };
+          const b: Exact = { m: den, e: 0 };
+          expect(formatQuotient(a, b, dp)).toBe(viaDec(a, b, dp));
+          expect(formatQuotient(a, b, dp)).toBe(formatScaledText(k + 1n, dp));
+        }
+      }
+    });
+  });
 });
+
+/** Text of u x 10^-dp with trailing zeros dropped. */
+function formatScaledText(u: bigint, dp: number): string {
+  return formatDec(new Dec(u.toString()).div(new Dec(10).pow(dp)), dp);
+}

@@ -85,8 +85,8 @@ export class Margin {
     return compareUnits(required, available, d) <= 0;
   }
 
-  assetOf(a: EngineAccount): UserAssetRecord {
-    const f = this.crossFigures(a);
+  /** `f`: the account's cross figures, when the caller has them already. */
+  assetOf(a: EngineAccount, f: CrossFigures = this.crossFigures(a)): UserAssetRecord {
     let isoUpnl = 0n;
     for (const p of a.positions.values()) if (p.marginMode === 'ISOLATED') isoUpnl += this.upnlUnits(p);
     return {

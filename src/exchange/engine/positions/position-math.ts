@@ -6,7 +6,7 @@
  * Notation: Q signed quantity (base units), C signed cost basis (sum of price*qty, buys
  * positive), P mark price, L leverage, mmr/cum the maintenance tier of |Q|*P.
  */
-import { EX_ONE, EX_ZERO, absEx, div, divInt, minus, plus, sign, times, type Exact } from '../../../core/exact';
+import { EX_ONE, EX_ZERO, absEx, div, divInt, formatQuotient, minus, plus, sign, times, type Exact } from '../../../core/exact';
 import type { SymbolSpec } from '../symbols';
 
 /** Unrealized PnL = Q*P - C. */
@@ -28,9 +28,16 @@ export function maintenanceMargin(spec: SymbolSpec, q: Exact, mark: Exact): Exac
   return mm.m < 0n ? EX_ZERO : mm;
 }
 
+/**
+ * A formula's last division left undone: the caller rounds num / den to the places it shows in one
+ * step (exact.ts `formatQuotient`, the digits of Dec's quotient rounded), or 0 when the formula
+ * gives 0.
+ */
+export type Quotient = { num: Exact; den: Exact } | undefined;
+
 /** Entry price = |C| / |Q|. */
-export function entryPrice(q: Exact, cost: Exact): Exact {
-  return q.m === 0n ? EX_ZERO : div(absEx(cost), absEx(q));
+export function entryPrice(q: Exact, cost: Exact): Quotient {
+  return q.m === 0n ? undefined : { num: absEx(cost), den: absEx(q) };
 }
 
 /**
@@ -38,15 +45,20 @@ export function entryPrice(q: Exact, cost: Exact): Exact {
  * back the cost and the fees already paid to open it.
  * long:  (C + F) / (Q * (1 - t));  short: (|C| - F) / (|Q| * (1 + t)).
  */
-export function breakEvenPrice(q: Exact, cost: Exact, openFees: Exact, takerFee: Exact): Exact {
-  if (q.m === 0n) return EX_ZERO;
-  if (q.m > 0n) return div(plus(cost, openFees), times(q, minus(EX_ONE, takerFee)));
-  return div(minus(absEx(cost), openFees), times(absEx(q), plus(EX_ONE, takerFee)));
+export function breakEvenPrice(q: Exact, cost: Exact, openFees: Exact, takerFee: Exact): Quotient {
+  if (q.m === 0n) return undefined;
+  if (q.m > 0n) return { num: plus(cost, openFees), den: times(q, minus(EX_ONE, takerFee)) };
+  return { num: minus(absEx(cost), openFees), den: times(absEx(q), plus(EX_ONE, takerFee)) };
 }
 
 /** ROE = unrealized PnL / initial margin (a ratio; 0.1 = 10 %). */
-export function roe(upnl: Exact, im: Exact): Exact {
-  return im.m === 0n ? EX_ZERO : div(upnl, im);
+export function roe(upnl: Exact, im: Exact): Quotient {
+  return im.m === 0n ? undefined : { num: upnl, den: im };
+}
+
+/** Text of a quotient rounded half-even to `dp` places ("0" for none), as formatExact prints Dec's quotient. */
+export function formatQuotientOf(x: Quotient, dp: number): string {
+  return x === undefined ? '0' : formatQuotient(x.num, x.den, dp);
 }
 
 /**

@@ -8,12 +8,14 @@ import { MONEY_DP } from '../../../core/values';
 import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { PositionHistoryRecord, PositionRecord, PositionSettingsRecord } from '../../../protocol/records';
-import type { Margin } from '../accounts/margin';
+import type { CrossFigures, Margin } from '../accounts/margin';
 import type { SetLeverageInput, SetMarginModeInput } from '../inputs';
 import type { EngineAccount, EnginePosition } from '../model';
 import { DEFAULT_LEVERAGE, fail, pageOf, posKey, type EngineState, type SymbolState } from '../state';
 import * as pm from './position-math';
 import { closesByNature } from './positions';
+
+const ONE: pm.Quotient = { num: EX_ONE, den: EX_ONE };
 
 export class PositionViews {
   constructor(
@@ -27,24 +29,27 @@ export class PositionViews {
     if (s.touched.size === 0) return;
     const now = s.clock.now();
     for (const [acct, t] of s.touched) {
+      // The cross figures of the account, worked out once for its asset and every position record.
+      const f = this.margin.crossFigures(acct);
       const positions: PositionRecord[] = [];
       for (const sym of t.symbols) {
         if (sym === '') continue;
-        for (const p of this.positionRecordsOf(acct, sym, true)) positions.push(p);
+        for (const p of this.positionRecordsOf(acct, sym, true, f)) positions.push(p);
       }
-      s.out.push({ kind: 'account', userId: acct.userId, time: now, reason: t.reason, asset: this.margin.assetOf(acct), positions });
+      s.out.push({ kind: 'account', userId: acct.userId, time: now, reason: t.reason, asset: this.margin.assetOf(acct, f), positions });
     }
     s.touched.clear();
   }
 
-  positionRecordsOf(acct: EngineAccount, symbol: string | undefined, includeFlat = false): PositionRecord[] {
+  /** `figures`: the account's cross figures, when the caller has them already. */
+  positionRecordsOf(acct: EngineAccount, symbol: string | undefined, includeFlat = false, figures?: CrossFigures): PositionRecord[] {
     const out: PositionRecord[] = [];
     for (const st of this.s.symbols.values()) {
       if (symbol !== undefined && st.spec.name !== symbol) continue;
       const sides: PositionSide[] = acct.positionMode === 'HEDGE' ? ['LONG', 'SHORT'] : ['BOTH'];
       for (const side of sides) {
         const p = acct.positions.get(posKey(st.spec.name, side));
-        if (p) out.push(this.positionRecord(acct, st, p));
+        if (p) out.push(this.positionRecord(acct, st, p, figures));
         else if (includeFlat) out.push(this.flatPositionRecord(acct, st, side));
       }
     }
@@ -74,7 +79,7 @@ export class PositionViews {
     };
   }
 
-  private positionRecord(acct: EngineAccount, st: SymbolState, p: EnginePosition): PositionRecord {
+  private positionRecord(acct: EngineAccount, st: SymbolState, p: EnginePosition, figures: CrossFigures | undefined): PositionRecord {
     const spec = st.spec;
     const s = this.s.settingsOf(acct, spec.name);
     const q = spec.step.exactOf(p.qty);
@@ -85,18 +90,19 @@ export class PositionViews {
     const im = pm.initialMargin(cost, s.leverage);
     const mm = pm.maintenanceMargin(spec, q, mark);
     let margin: Exact;
-    let ratio: Exact;
+    // Maintenance margin over equity; 1 when there is no equity left.
+    let ratio: pm.Quotient;
     if (p.marginMode === 'ISOLATED') {
       margin = isolated;
       const eq = plus(isolated, upnl);
-      ratio = sign(eq) <= 0 ? EX_ONE : div(mm, eq);
+      ratio = sign(eq) <= 0 ? ONE : { num: mm, den: eq };
     } else {
-      const f = this.margin.crossFigures(acct);
+      const f = figures ?? this.margin.crossFigures(acct);
       const ownMm = mm;
       const crossEquity = plus(minus(exactOfUnits(acct.wallet), f.isolated), f.upnl);
       // Equity left for this position if the other cross positions stay where they are.
       margin = minus(minus(crossEquity, upnl), minus(f.mm, ownMm));
-      ratio = sign(crossEquity) <= 0 ? EX_ONE : div(f.mm, crossEquity);
+      ratio = sign(crossEquity) <= 0 ? ONE : { num: f.mm, den: crossEquity };
     }
     const liq = pm.liquidationPrice(spec, q, cost, margin, mark);
     const tpSl = this.tpSlOf(acct, st, p);
@@ -108,12 +114,12 @@ export class PositionViews {
       positionSide: p.positionSide,
       leverage: s.leverage,
       quantity,
-      entryPrice: formatExact(pm.entryPrice(q, cost), priceDp),
-      breakEvenPrice: formatExact(pm.breakEvenPrice(q, cost, exactOfUnits(p.openFees), spec.takerFeeExact), priceDp),
+      entryPrice: pm.formatQuotientOf(pm.entryPrice(q, cost), priceDp),
+      breakEvenPrice: pm.formatQuotientOf(pm.breakEvenPrice(q, cost, exactOfUnits(p.openFees), spec.takerFeeExact), priceDp),
       liqPrice: liq.m === 0n ? '0' : spec.tick.fromUnits(Number(roundToInteger(div(liq, spec.tick.exactOf(1)), p.qty > 0 ? 'up' : 'down'))),
-      marginRatio: formatExact(ratio, 8),
+      marginRatio: pm.formatQuotientOf(ratio, 8),
       unrealizedPnl: formatExact(upnl, MONEY_DP),
-      roe: formatExact(pm.roe(upnl, im), 8),
+      roe: pm.formatQuotientOf(pm.roe(upnl, im), 8),
       nextFundingFee: formatExact(negate(pm.fundingPayment(q, mark, this.s.rateExact(st))), MONEY_DP),
       fundingFeeAccum: formatUnits(p.fundingAccum),
       tpPrice: tpSl.tp,
