@@ -215,8 +215,47 @@ export function timesInt(a: Exact, k: number): Exact {
   return times(a, { m: BigInt(k), e: 0 });
 }
 
-/** a / k for a positive integer k, as Dec's `div(k)`. */
+/** A divisor k = 2^x 5^y g (g prime to 10): a / k ends after max(x, y) more digits when g divides a. */
+interface SmallDivisor {
+  k: bigint;
+  g: bigint;
+  digits: number;
+}
+const SMALL_DIVISORS: SmallDivisor[] = [];
+
+function smallDivisor(k: number): SmallDivisor {
+  let d = SMALL_DIVISORS[k];
+  if (d === undefined) {
+    let g = k;
+    let twos = 0;
+    let fives = 0;
+    while (g % 2 === 0) {
+      g /= 2;
+      twos++;
+    }
+    while (g % 5 === 0) {
+      g /= 5;
+      fives++;
+    }
+    d = { k: BigInt(k), g: BigInt(g), digits: Math.max(twos, fives) };
+    SMALL_DIVISORS[k] = d;
+  }
+  return d;
+}
+
+/**
+ * a / k for a positive integer k, as Dec's `div(k)`. A quotient that ends within 60 digits (a
+ * leverage of 2^x 5^y, or one that divides the amount) is made exactly and short, without the
+ * 60-digit division: the same value, so the same digits in every later sum, product and format.
+ */
 export function divInt(a: Exact, k: number): Exact {
+  if (a.m !== 0n && k > 0 && k <= 1024 && Number.isInteger(k)) {
+    const d = smallDivisor(k);
+    if (a.m % d.g === 0n) {
+      const m = (a.m * pow10(d.digits)) / d.k;
+      if (abs(m) < LIMIT) return { m, e: a.e - d.digits };
+    }
+  }
   return div(a, { m: BigInt(k), e: 0 });
 }
 
