@@ -169,22 +169,23 @@ export function div(a: Exact, b: Exact): Exact {
 const FUSED_BOUND = pow10(PRECISION - 2);
 
 /**
- * a / b rounded half-even to `dp` decimal places, in units of 10^-dp: what
- * `roundToInteger(div(a, b) shifted by dp, 'half-even')` gives, so `formatExact(div(a, b), dp)`
+ * a / b rounded to `dp` decimal places (half-even, or down / up: toward / away from zero), in
+ * units of 10^-dp: what `roundToInteger(div(a, b) shifted by dp, mode)` gives, so `formatExact(div(a, b), dp)`
  * is `formatScaled(quotientAt(a, b, dp), dp)`, with one small division instead of a 60-digit
  * quotient and a second division to round it.
  *
  * Why the digits are the same: with num / den the exact quotient in units of 10^-dp, `div` first
  * rounds it to 60 significant digits, moving it by at most half a unit in the 60th digit. Rounding
- * to dp places can then differ only if a half-unit point (k + 1/2) lies between the two. A
- * quotient that is not on such a point is at least 1 / (2 den) from it; if it is on one, it has at
- * most 60 significant digits here and `div` keeps it exactly. With (q + 1) x den < 10^58 (q the
+ * to dp places can then differ only if a point where the rounding changes (k + 1/2 half-even, an
+ * integer k down or up) lies between the two. A quotient that is not on such a point is at least
+ * 1 / (2 den) from it; if it is on one, it has at most 60 significant digits here and `div` keeps
+ * it exactly. With (q + 1) x den < 10^58 (q the
  * integer part), q has d_q digits and den d_den with d_q + d_den <= 59, so half a unit in the 60th
  * digit, at most 10^(d_q - 60) / 2, is less than 1 / (2 den): nothing lies between, the two
  * roundings agree. Operands past that bound take the two-step way (tested against it, and `div`
  * against Dec, in test/core/exact.test.ts).
  */
-export function quotientAt(a: Exact, b: Exact, dp: number): bigint {
+export function quotientAt(a: Exact, b: Exact, dp: number, mode: 'down' | 'up' | 'half-even' = 'half-even'): bigint {
   if (b.m === 0n) throw new RangeError('division by zero');
   if (a.m === 0n) return 0n;
   const shift = a.e - b.e + dp;
@@ -193,10 +194,13 @@ export function quotientAt(a: Exact, b: Exact, dp: number): bigint {
   const num = shift >= 0 ? n * pow10(shift) : n;
   const den = shift >= 0 ? d : d * pow10(-shift);
   // num + den >= (q + 1) x den.
-  if (num + den >= FUSED_BOUND) return roundToInteger(shiftExact(div(a, b), dp), 'half-even');
-  const q = num / den;
-  const r = num - q * den;
-  const u = r === 0n ? q : roundHalfEven(q, r, den);
+  if (num + den >= FUSED_BOUND) return roundToInteger(shiftExact(div(a, b), dp), mode);
+  let u = num / den;
+  const r = num - u * den;
+  if (r !== 0n) {
+    if (mode === 'up') u += 1n;
+    else if (mode === 'half-even') u = roundHalfEven(u, r, den);
+  }
   return a.m < 0n !== b.m < 0n ? -u : u;
 }
 

@@ -1,5 +1,5 @@
 import { Dec, formatDec } from '../../src/core/decimal';
-import { compare, div, divInt, formatExact, formatQuotient, minus, parseExact, plus, roundToInteger, times, type Exact } from '../../src/core/exact';
+import { compare, div, divInt, formatExact, formatQuotient, minus, parseExact, plus, quotientAt, roundToInteger, times, type Exact } from '../../src/core/exact';
 
 /** A random plain decimal of up to `digits` significant digits and `scale` fraction digits, signed. */
 function randomDecimal(rnd: () => number, maxDigits: number): string {
@@ -81,6 +81,31 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
         const a: Exact = { m: sign * num, e: -dp };
         const b: Exact = { m: den, e: 0 };
         expect(formatQuotient(a, b, dp)).toBe(viaDec(a, b, dp));
+      }
+    });
+
+    it('rounded down and up (toward and away from zero) as Dec rounds its quotient', () => {
+      const modes = [
+        ['down', Dec.ROUND_DOWN],
+        ['up', Dec.ROUND_UP],
+      ] as const;
+      for (let i = 0; i < 3000; i++) {
+        const a = parseExact(randomDecimal(rnd, i % 4 === 0 ? 70 : 25));
+        const b = parseExact(randomDecimal(rnd, i % 4 === 1 ? 70 : 25));
+        if (b.m === 0n) continue;
+        const dp = Math.floor(rnd() * 10);
+        for (const [mode, decMode] of modes) {
+          const want = new Dec(text(a)).div(new Dec(text(b))).times(new Dec(10).pow(dp)).toDecimalPlaces(0, decMode).toFixed();
+          expect(quotientAt(a, b, dp, mode).toString()).toBe(want);
+        }
+      }
+      // k - 1/den with den ~ 10^65: Dec's quotient is k, so down gives k where the exact quotient gives k - 1.
+      const den = 10n ** 65n + 7n;
+      for (const k of [1n, 42n]) {
+        const a: Exact = { m: k * den - 1n, e: -2 };
+        const b: Exact = { m: den, e: 0 };
+        expect(quotientAt(a, b, 2, 'down')).toBe(k);
+        expect(quotientAt(a, b, 2, 'up')).toBe(k);
       }
     });
 

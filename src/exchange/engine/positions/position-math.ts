@@ -6,7 +6,7 @@
  * Notation: Q signed quantity (base units), C signed cost basis (sum of price*qty, buys
  * positive), P mark price, L leverage, mmr/cum the maintenance tier of |Q|*P.
  */
-import { EX_ONE, EX_ZERO, absEx, div, divInt, formatQuotient, minus, plus, sign, times, type Exact } from '../../../core/exact';
+import { EX_ONE, EX_ZERO, absEx, div, divInt, formatQuotient, minus, plus, quotientAt, roundToInteger, sign, times, type Exact } from '../../../core/exact';
 import type { SymbolSpec } from '../symbols';
 
 /** Unrealized PnL = Q*P - C. */
@@ -66,18 +66,29 @@ export function formatQuotientOf(x: Quotient, dp: number): string {
  * |Q|*P*mmr - cum, with the tier taken at the current mark notional.
  * long:  P = (C - M - cum) / (Q * (1 - mmr));  short: P = (M + |C| + cum) / (|Q| * (1 + mmr)).
  * M is the isolated margin, or in cross mode the account equity left for this position.
- * Returns 0 when no positive price liquidates the position.
+ * None (undefined) when no positive price liquidates the position.
  */
-export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin: Exact, mark: Exact): Exact {
-  if (q.m === 0n) return EX_ZERO;
+export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin: Exact, mark: Exact): Quotient {
+  if (q.m === 0n) return undefined;
   const tier = spec.tierFor(times(absEx(q), mark));
-  let p: Exact;
-  if (q.m > 0n) {
-    p = div(minus(minus(cost, margin), tier.amount), times(q, minus(EX_ONE, tier.mmr)));
-  } else {
-    p = div(plus(plus(margin, absEx(cost)), tier.amount), times(absEx(q), plus(EX_ONE, tier.mmr)));
-  }
-  return sign(p) > 0 ? p : EX_ZERO;
+  const p =
+    q.m > 0n
+      ? { num: minus(minus(cost, margin), tier.amount), den: times(q, minus(EX_ONE, tier.mmr)) }
+      : { num: plus(plus(margin, absEx(cost)), tier.amount), den: times(absEx(q), plus(EX_ONE, tier.mmr)) };
+  return sign(p.num) * sign(p.den) > 0 ? p : undefined;
+}
+
+/**
+ * The liquidation price on the tick grid, rounded away from the position's safe side (up for a
+ * long, down for a short), as Dec's quotient divided by the tick and rounded; 0 for none.
+ */
+export function liquidationTicks(spec: SymbolSpec, liq: Quotient, long: boolean): number {
+  if (liq === undefined) return 0;
+  const mode = long ? 'up' : 'down';
+  const tick = spec.tick;
+  // A tick of one unit at its scale (0.1, 0.01): dividing by it only moves the point.
+  if (tick.unitScaled === 1) return Number(quotientAt(liq.num, liq.den, tick.scale, mode));
+  return Number(roundToInteger(div(div(liq.num, liq.den), tick.exactOf(1)), mode));
 }
 
 /** Funding paid by a position at one settlement = Q * P * rate (negative: received). */

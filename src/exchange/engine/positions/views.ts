@@ -2,7 +2,7 @@
  * Position records and queries (what GET /positions and the account stream show), and the
  * per-symbol settings: leverage and margin mode.
  */
-import { EX_ONE, div, formatExact, minus, negate, plus, roundToInteger, sign, type Exact } from '../../../core/exact';
+import { EX_ONE, formatExact, minus, negate, plus, sign, type Exact } from '../../../core/exact';
 import { exactOfUnits, formatUnits } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
@@ -116,7 +116,7 @@ export class PositionViews {
       quantity,
       entryPrice: pm.formatQuotientOf(pm.entryPrice(q, cost), priceDp),
       breakEvenPrice: pm.formatQuotientOf(pm.breakEvenPrice(q, cost, exactOfUnits(p.openFees), spec.takerFeeExact), priceDp),
-      liqPrice: liq.m === 0n ? '0' : spec.tick.fromUnits(Number(roundToInteger(div(liq, spec.tick.exactOf(1)), p.qty > 0 ? 'up' : 'down'))),
+      liqPrice: liq === undefined ? '0' : spec.tick.fromUnits(pm.liquidationTicks(spec, liq, p.qty > 0)),
       marginRatio: pm.formatQuotientOf(ratio, 8),
       unrealizedPnl: formatExact(upnl, MONEY_DP),
       roe: pm.formatQuotientOf(pm.roe(upnl, im), 8),

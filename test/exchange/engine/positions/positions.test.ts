@@ -1,6 +1,9 @@
-import { Dec } from '../../../../src/core/decimal';
+import { ManualClock } from '../../../../src/core/clock';
+import { Dec, formatDec } from '../../../../src/core/decimal';
+import { Engine } from '../../../../src/exchange/engine/engine';
+import { DEFAULT_SYMBOLS } from '../../../../src/exchange/engine/symbols';
 import { ErrorCodes } from '../../../../src/core/errors';
-import { codeOf, limit, world } from '../helpers';
+import { T0, codeOf, limit, world } from '../helpers';
 
 /** a sells to b: b is long `qty` at `price` (taker), a is short (maker). */
 function open(w: ReturnType<typeof world>, price: string, qty: string, buyer = 'b', seller = 'a'): void {
@@ -46,6 +49,43 @@ describe('positions: the worked examples of docs/engine.md', () => {
     expect(p.quantity).toBe('-1');
     // (2500 + 50000 + 0) / (1 * 1.004) = 52290.8366..., rounded down to the tick
     expect(p.liqPrice).toBe('52290.8');
+  });
+
+  it('a tick of 0.5 and a leverage whose margin never ends (3x): the figures are Dec quotients rounded', () => {
+    const clock = new ManualClock(T0);
+    const btc = DEFAULT_SYMBOLS[0];
+    const engine = new Engine({ symbols: [{ ...btc, tickSize: '0.5', markPrice: '50000' }], clock, insuranceFund: '0' });
+    for (const u of ['a', 'b']) engine.createAccount({ userId: u, balance: '100000' });
+    engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 3 });
+    engine.setMarginMode('a', { symbol: 'BTCUSDT', marginMode: 2 });
+    engine.setLeverage('a', { symbol: 'BTCUSDT', leverage: 7 });
+    engine.placeOrder('a', limit('SELL', '50000.5', '0.123'));
+    engine.placeOrder('b', limit('BUY', '50000.5', '0.123'));
+    engine.setMarkPrice('BTCUSDT', '49123.5');
+    const D = (x: string | number): Dec => new Dec(x);
+    const [long] = engine.positions('b');
+    const [short] = engine.positions('a');
+    const cost = D('50000.5').times('0.123');
+    const upnl = D('49123.5').times('0.123').minus(cost);
+    const im = cost.div(3);
+    // The long's cross margin: wallet (after the taker fee) + uPnL - own maintenance; tier 1 (mmr 0.004, cum 0).
+    const mm = D('49123.5').times('0.123').times('0.004');
+    const fee = cost.times('0.0005');
+    const equity = D(100000).minus(fee).plus(upnl);
+    const margin = equity.minus(upnl);
+    const liqLong = cost.minus(margin).div(D('0.123').times(D(1).minus('0.004')));
+    expect(long.roe).toBe(formatDec(upnl.div(im), 8));
+    expect(long.marginRatio).toBe(formatDec(mm.div(equity), 8));
+    expect(long.entryPrice).toBe(formatDec(cost.div('0.123'), 5));
+    expect(long.breakEvenPrice).toBe(formatDec(cost.plus(fee).div(D('0.123').times('0.9995')), 5));
+    // No positive price liquidates a 3x long with this much margin behind it.
+    expect(liqLong.isPositive()).toBe(false);
+    expect(long.liqPrice).toBe('0');
+    // The isolated 7x short: margin |C| / 7; P = (M + |C| + cum) / (|Q| (1 + mmr)), rounded down to the 0.5 tick.
+    const isoMargin = short.positionMargin;
+    const liqShort = D(isoMargin).plus(cost).div(D('0.123').times('1.004'));
+    expect(short.liqPrice).toBe(formatDec(liqShort.div('0.5').toDecimalPlaces(0, Dec.ROUND_DOWN).times('0.5'), 1));
+    expect(Number(short.liqPrice) % 0.5).toBe(0);
   });
 
   it('realizes PnL on reduce, keeps the entry of the rest, and writes position history on close', () => {
