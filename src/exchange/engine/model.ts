@@ -191,7 +191,7 @@ export interface EngineAccount {
   openCountBySymbol: Map<string, number>;
   /** Open orders that only reduce a position, rechecked when the position changes. */
   reducingOpen: Set<EngineOrder>;
-  /** clientOrderId -> id, for orders that are not final. */
+  /** clientOrderId -> id, for orders that are not final and whose id the user gave (orders/client-ids.ts `liveOrderIdOf`). */
   liveClientIds: Map<string, number>;
   /** clientOrderId -> latest order id with it, final or not; engine-made ids only where needed (orders/client-ids.ts). */
   lastClientIds: Map<string, number>;

@@ -31,7 +31,7 @@ import type {
 } from './model';
 import type { SymbolSpec } from './symbols';
 import type { OrderTable } from './order-table';
-import { lastClientIdsOf } from './orders/client-ids';
+import { lastClientIdsOf, liveClientIdsOf, noteRestoredClientIds } from './orders/client-ids';
 import { ChangeLog, TradeLog } from './accounts/history';
 import { ClosedPositions } from './positions/closed-positions';
 
@@ -196,7 +196,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       ]),
       openOrders: [...a.openOrders.keys()],
       reducingOpen: [...a.reducingOpen].map((o) => o.id),
-      liveClientIds: [...a.liveClientIds],
+      liveClientIds: liveClientIdsOf(a),
       lastClientIds: [...lastClientIdsOf(refs, a)],
       orders: a.orders.map((o) => o.id),
       conditions: a.conditions.map((x) => x.id),
@@ -295,6 +295,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       changes: new ChangeLog(a.changes.map((x) => ({ ...x }))),
       positionHistory: new ClosedPositions(a.positionHistory.map((h) => ({ record: { ...h.record }, long: h.long }))),
     };
+    noteRestoredClientIds(acct);
     refs.accounts.set(acct.userId, acct);
   }
   for (const x of s.symbols) {

@@ -9,6 +9,7 @@ import type { PlaceOrderInput } from '../inputs';
 import type { EngineCondition } from '../model';
 import type { Matching } from '../orders/matching';
 import type { OrderIntake, PreparedOrder } from '../orders/prepare';
+import { liveOrderIdOf } from '../orders/client-ids';
 import type { EngineState, SymbolState } from '../state';
 import { stopFires, trailingStep } from './triggers';
 
@@ -87,7 +88,7 @@ export class ConditionFiring {
     c.triggeredOrderId = s.nextOrderId;
     s.emitCondition(c);
     // The order inherits the condition's clientOrderId, so a client can attribute it.
-    if (!acct.liveClientIds.has(c.clientOrderId)) prepared.clientOrderId = c.clientOrderId;
+    if (liveOrderIdOf(acct, c.clientOrderId) === undefined) prepared.clientOrderId = c.clientOrderId;
     const order = this.matching.commit(prepared, { conditionId: c.id, strategyId: c.strategyId || undefined });
     if (c.strategyId) s.follow.conditionTriggered(c, order.id);
   }

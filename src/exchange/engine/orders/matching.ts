@@ -12,7 +12,7 @@ import type { EngineAccount, EngineOrder } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
 import { INSURANCE_ACCOUNT, isFinal, type EngineState, type SymbolState } from '../state';
 import type { PreparedOrder } from './prepare';
-import { autoClientId, noteClientId } from './client-ids';
+import { autoClientId, forgetLiveClientId, noteClientId, noteLiveClientId } from './client-ids';
 import { transition } from './status';
 
 export interface OrderLink {
@@ -80,7 +80,7 @@ export class Matching {
     acct.openOrders.set(id, o);
     acct.openCountBySymbol.set(st.spec.name, (acct.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
     if (isReducing(o)) acct.reducingOpen.add(o);
-    acct.liveClientIds.set(o.clientOrderId, id);
+    noteLiveClientId(acct, o, p.clientOrderId !== '');
     this.ledger.freeze(o, o.qty);
     s.emitOrder(o, 'NEW');
     this.changed(o);
@@ -188,7 +188,7 @@ export class Matching {
     const acct = this.s.owner(o.userId);
     if (acct.openOrders.delete(o.id)) acct.openCountBySymbol.set(o.symbol.name, (acct.openCountBySymbol.get(o.symbol.name) ?? 1) - 1);
     acct.reducingOpen.delete(o);
-    if (acct.liveClientIds.get(o.clientOrderId) === o.id) acct.liveClientIds.delete(o.clientOrderId);
+    forgetLiveClientId(acct, o);
     this.ledger.setFrozen(o, 0n);
     this.forgetIfFinal(o);
   }

@@ -16,6 +16,7 @@ import { isReducing, type Positions } from '../positions/positions';
 import { money } from '../records';
 import { fail, type EngineState, type SymbolState } from '../state';
 import type { SymbolSpec } from '../symbols';
+import { liveOrderIdOf } from './client-ids';
 
 /** Most open normal orders a user may have on one symbol (30010). */
 export const MAX_OPEN_ORDERS_PER_SYMBOL = 200;
@@ -70,8 +71,9 @@ export class OrderIntake {
     const makerOnly = input.makerOnly ?? false;
     const priceType = input.priceType ?? 0;
     const closePosition = input.closePosition ?? false;
-    if (input.clientOrderId !== undefined && acct.liveClientIds.has(input.clientOrderId)) {
-      fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${input.clientOrderId}' is already used by open order ${acct.liveClientIds.get(input.clientOrderId)}`, 'clientOrderId');
+    if (input.clientOrderId !== undefined) {
+      const live = liveOrderIdOf(acct, input.clientOrderId);
+      if (live !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${input.clientOrderId}' is already used by open order ${live}`, 'clientOrderId');
     }
     if (makerOnly && (input.type !== 'LIMIT' || tif !== 'GTC')) fail(ErrorCodes.INVALID_PARAMETER, 'makerOnly applies only to LIMIT orders with timeInForce GTC', 'makerOnly');
     let price = 0;

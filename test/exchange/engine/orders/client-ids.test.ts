@@ -65,6 +65,72 @@ describe('client order ids', () => {
     ]);
   });
 
+  it('an open order\'s engine-made id is taken: a user\'s order with that text is refused', () => {
+    const { engine } = world();
+    const open = engine.placeOrder('a', limit('40000.0'));
+    const err = codeOf(() => engine.placeOrder('a', limit('40001.0', open.clientOrderId)));
+    expect(err).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    expect(() => engine.placeOrder('a', limit('40001.0', open.clientOrderId))).toThrow(`already used by open order ${open.orderId}`);
+    // Another user may use the same text.
+    expect(engine.placeOrder('b', limit('40001.0', open.clientOrderId)).clientOrderId).toBe(open.clientOrderId);
+    // Once the order is final, the text is free again.
+    engine.cancelOrder('a', { symbol: 'BTCUSDT', orderId: open.orderId });
+    expect(engine.placeOrder('a', limit('40002.0', open.clientOrderId)).clientOrderId).toBe(open.clientOrderId);
+  });
+
+  it('a user\'s open order holding the text of a later engine-made id gives it up to that order, as when every id was indexed', () => {
+    const { engine } = world();
+    const first = engine.placeOrder('a', limit('40000.0'));
+    const next = Number(first.orderId) + 2;
+    const mine = engine.placeOrder('a', limit('40001.0', `auto-${next}`));
+    expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: `auto-${next}` }).orderId).toBe(mine.orderId);
+    // The same from a snapshot taken here.
+    const restored = world().engine;
+    restored.importState(engine.exportState());
+    expect(restored.placeOrder('a', limit('40002.0')).orderId).toBe(String(next));
+    expect(restored.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: `auto-${next}` }).orderId).toBe(String(next));
+    const auto = engine.placeOrder('a', limit('40002.0'));
+    expect(auto.orderId).toBe(String(next));
+    // Both are open with the same text: the engine's order is the one the text finds now.
+    expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: `auto-${next}` }).orderId).toBe(auto.orderId);
+    expect(engine.exportState().accounts.find((x) => x.userId === 'a')?.liveClientIds).toEqual([
+      [first.clientOrderId, Number(first.orderId)],
+      [`auto-${next}`, next],
+    ]);
+    // When it ends, the text finds it still (the latest order with it), not the user's open one.
+    engine.cancelOrder('a', { symbol: 'BTCUSDT', orderId: auto.orderId });
+    expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: `auto-${next}` })).toMatchObject({ orderId: auto.orderId, status: 'CANCELED' });
+    // And the text is free for a new order although the user's order holding it is open.
+    expect(engine.placeOrder('a', limit('40003.0', `auto-${next}`)).clientOrderId).toBe(`auto-${next}`);
+    expect(engine.currentOrders('a', {}).list.map((o) => o.orderId)).toContain(mine.orderId);
+  });
+
+  it('snapshots hold the open orders\' index with engine-made ids, in the order the orders opened, and a restored engine finds the same orders', () => {
+    const { engine } = world();
+    const a = engine.placeOrder('a', limit('40000.0'));
+    const b = engine.placeOrder('a', limit('40001.0', 'mine'));
+    const c = engine.placeOrder('a', limit('40002.0'));
+    engine.cancelOrder('a', { symbol: 'BTCUSDT', orderId: a.orderId });
+    const d = engine.placeOrder('a', limit('40003.0', 'also-mine'));
+    const state = engine.exportState();
+    const live = state.accounts.find((x) => x.userId === 'a')?.liveClientIds;
+    expect(live).toEqual([
+      ['mine', Number(b.orderId)],
+      [c.clientOrderId, Number(c.orderId)],
+      ['also-mine', Number(d.orderId)],
+    ]);
+    const restored = world().engine;
+    restored.importState(state);
+    expect(restored.exportState()).toEqual(state);
+    expect(restored.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: c.clientOrderId }).orderId).toBe(c.orderId);
+    expect(codeOf(() => restored.placeOrder('a', limit('40004.0', c.clientOrderId)))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    restored.cancelOrder('a', { symbol: 'BTCUSDT', orderId: c.orderId });
+    expect(restored.exportState().accounts.find((x) => x.userId === 'a')?.liveClientIds).toEqual([
+      ['mine', Number(b.orderId)],
+      ['also-mine', Number(d.orderId)],
+    ]);
+  });
+
   it('an account that forgets final orders no longer finds them, and still finds open ones', () => {
     const { engine } = world();
     const done = engine.placeOrder('a', limit('40000.0'));
