@@ -28,6 +28,52 @@ export interface FillFields {
 export type OrderTradeUpdateData = OrderRecord & { executionType: ExecutionType } & Partial<FillFields>;
 
 /**
+ * The order update of an order event: the record's fields, the execution type, and the fill's
+ * fields for a TRADE, in that order (as `{ ...order, executionType, ...fill }` would lay them out).
+ * Written field by field: that spread made the object through the generic slow path, about 4 us
+ * an event (5 % of a market maker's backtest), where this takes tens of nanoseconds.
+ */
+export function orderUpdateOf(order: OrderRecord, executionType: ExecutionType, fill: FillFields | undefined): OrderTradeUpdateData {
+  // Typed as the record so a field added to it is missed here at compile time, not in the stream.
+  const rec: OrderRecord = {
+    orderId: order.orderId,
+    clientOrderId: order.clientOrderId,
+    symbol: order.symbol,
+    side: order.side,
+    positionSide: order.positionSide,
+    type: order.type,
+    timeInForce: order.timeInForce,
+    price: order.price,
+    quantity: order.quantity,
+    executedQty: order.executedQty,
+    avgPrice: order.avgPrice,
+    cumQuote: order.cumQuote,
+    status: order.status,
+    reduceOnly: order.reduceOnly,
+    makerOnly: order.makerOnly,
+    closePosition: order.closePosition,
+    priceType: order.priceType,
+    placeType: order.placeType,
+    createdAt: order.createdAt,
+    updateTime: order.updateTime,
+  };
+  const u = rec as OrderTradeUpdateData;
+  if (order.conditionId !== undefined) u.conditionId = order.conditionId;
+  if (order.strategyId !== undefined) u.strategyId = order.strategyId;
+  u.executionType = executionType;
+  if (fill !== undefined) {
+    u.tradeId = fill.tradeId;
+    u.fillId = fill.fillId;
+    u.lastFilledQty = fill.lastFilledQty;
+    u.lastFilledPrice = fill.lastFilledPrice;
+    u.roleType = fill.roleType;
+    u.handlingFee = fill.handlingFee;
+    u.realizedPnl = fill.realizedPnl;
+  }
+  return u;
+}
+
+/**
  * The order record inside an order update, without the execution and fill fields. Written field
  * by field: an object-rest copy of the update was a measurable share of a backtest's time per
  * order event.

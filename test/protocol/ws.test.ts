@@ -8,6 +8,10 @@ import {
   type PrivateEvent,
   type PublicPush,
 } from '../../src/protocol';
+import { orderOfUpdate, orderUpdateOf, type FillFields } from '../../src/protocol/ws';
+import type { OrderRecord } from '../../src/protocol/records';
+import type { EngineEvent } from '../../src/exchange/engine/events';
+import { world } from '../exchange/engine/helpers';
 import { errorOf } from './helpers';
 
 describe('parsePublicClientFrame', () => {
@@ -83,5 +87,60 @@ describe('server messages', () => {
   it('validates the private stream query', () => {
     expect(validatePrivateStreamQuery({ listenKey: 'abc' })).toEqual({ listenKey: 'abc' });
     expect(errorOf(() => validatePrivateStreamQuery({})).code).toBe(ErrorCodes.MISSING_PARAMETER);
+  });
+});
+
+describe('orderUpdateOf', () => {
+  const record: OrderRecord = {
+    orderId: '7',
+    clientOrderId: 'mine',
+    symbol: 'BTCUSDT',
+    side: 'SELL',
+    positionSide: 'BOTH',
+    type: 'LIMIT',
+    timeInForce: 'GTC',
+    price: '50000.1',
+    quantity: '0.01',
+    executedQty: '0.004',
+    avgPrice: '50000.1',
+    cumQuote: '200.0004',
+    status: 'PARTIALLY_FILLED',
+    reduceOnly: false,
+    makerOnly: true,
+    closePosition: false,
+    priceType: 0,
+    placeType: '',
+    createdAt: 1_700_000_000_000,
+    updateTime: 1_700_000_000_123,
+  };
+  const fill: FillFields = { tradeId: '3', fillId: '5', lastFilledQty: '0.004', lastFilledPrice: '50000.1', roleType: 'maker', handlingFee: '0.04', realizedPnl: '-1.5' };
+
+  it.each([
+    ['a plain record', record],
+    ['a record with conditionId and strategyId', { ...record, conditionId: '11', strategyId: '12' }],
+    ['a record with only strategyId', { ...record, strategyId: '12' }],
+  ])('lays out %s, the execution type and the fill as the spread of the three, key for key', (_name, rec) => {
+    for (const f of [undefined, fill]) {
+      const want = { ...rec, executionType: 'TRADE' as const, ...f };
+      const got = orderUpdateOf(rec, 'TRADE', f);
+      expect(got).toStrictEqual(want);
+      expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+      // The record inside it comes back whole.
+      expect(orderOfUpdate(got)).toStrictEqual(rec);
+    }
+  });
+
+  it('carries every field of the records the engine makes (an order from a condition, its fill)', () => {
+    const w = world();
+    w.engine.placeCondition('a', { symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'BUY', quantity: '0.010', stopPrice: '50100', workingType: 'MARK_PRICE' });
+    w.engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50200', quantity: '0.010' });
+    w.drain();
+    w.engine.setMarkPrice('BTCUSDT', '50150');
+    const orderEvents = w.drain().filter((e): e is Extract<EngineEvent, { kind: 'order' }> => e.kind === 'order');
+    expect(orderEvents.some((e) => e.order.conditionId !== undefined && e.fill !== undefined)).toBe(true);
+    for (const e of orderEvents) {
+      const got = orderUpdateOf(e.order, e.executionType, e.fill);
+      expect(JSON.stringify(got)).toBe(JSON.stringify({ ...e.order, executionType: e.executionType, ...e.fill }));
+    }
   });
 });

@@ -11,6 +11,7 @@ import { ErrorCodes } from '../../core/errors';
 import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
+import { orderUpdateOf } from '../../protocol/ws';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
 import type { Engine } from '../../exchange/engine/engine';
 import { wireSpecOf } from '../../exchange/engine/symbols';
@@ -92,7 +93,7 @@ export class SimVenue implements Venue {
       case 'order': {
         if (this.market.has(e.order.symbol) && e.executionType !== 'REJECTED') touchedBooks.add(e.order.symbol);
         if (e.userId !== this.userId) return;
-        this.out.emit({ type: 'order', time: e.time, data: { ...e.order, executionType: e.executionType, ...e.fill }, order: e.order });
+        this.out.emit({ type: 'order', time: e.time, data: orderUpdateOf(e.order, e.executionType, e.fill), order: e.order });
         return;
       }
       case 'condition':

@@ -1,5 +1,6 @@
 /** What the engine emits. The server maps these onto the private and public WebSocket streams. */
-import type { ChangeType, ExecutionType, RoleType, Side } from '../../core/enums';
+import type { ChangeType, ExecutionType, Side } from '../../core/enums';
+import type { FillFields } from '../../protocol/ws';
 import type {
   ConditionOrderRecord,
   OrderRecord,
@@ -8,18 +9,8 @@ import type {
   UserAssetRecord,
 } from '../../protocol/records';
 
-export interface FillInfo {
-  tradeId: string;
-  fillId: string;
-  lastFilledQty: string;
-  lastFilledPrice: string;
-  roleType: RoleType;
-  handlingFee: string;
-  realizedPnl: string;
-}
-
 export type EngineEvent =
-  | { kind: 'order'; userId: string; time: number; executionType: ExecutionType; order: OrderRecord; fill?: FillInfo }
+  | { kind: 'order'; userId: string; time: number; executionType: ExecutionType; order: OrderRecord; fill?: FillFields }
   | { kind: 'condition'; userId: string; time: number; record: ConditionOrderRecord }
   | { kind: 'strategy'; userId: string; time: number; record: StrategyOrderRecord }
   | { kind: 'account'; userId: string; time: number; reason: ChangeType | 'ORDER' | 'MARGIN_MODE' | 'LEVERAGE'; asset: UserAssetRecord; positions: PositionRecord[] }

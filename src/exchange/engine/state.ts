@@ -16,7 +16,8 @@ import { ErrorCodes, VenueError, type ErrorCode } from '../../core/errors';
 import { OrderBook } from './book/order-book';
 import { OrderTable } from './order-table';
 import type { OrderRecord } from '../../protocol/records';
-import type { EngineEvent, FillInfo } from './events';
+import type { EngineEvent } from './events';
+import type { FillFields } from '../../protocol/ws';
 import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, MarketState } from './model';
 import { conditionRecord, orderRecord, strategyRecord } from './records';
 import type { SymbolSpec } from './symbols';
@@ -192,7 +193,7 @@ export class EngineState {
     return userId !== INSURANCE_ACCOUNT && !this.muted.has(userId);
   }
 
-  emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillInfo): void {
+  emitOrder(o: EngineOrder, executionType: ExecutionType, fill?: FillFields): void {
     if (!this.emitsOrders(o.userId)) return;
     const rec = orderRecord(o);
     this.lastEmitted = o;

@@ -6,7 +6,7 @@
  * Each event is serialized once: the frame differs between connections only in `seq`, so the
  * JSON is built as a head and a tail around the number.
  */
-import type { PrivateEventDataMap } from '../../../protocol/ws';
+import { orderUpdateOf, type PrivateEventDataMap } from '../../../protocol/ws';
 import type { EngineEvent } from '../../engine/events';
 import type { ConnectionBase } from './connection';
 
@@ -71,10 +71,7 @@ export class PrivateStreams {
     switch (e.kind) {
       case 'order': {
         if (!this.byUser.has(e.userId)) return;
-        const data: PrivateEventDataMap['ORDER_TRADE_UPDATE'] = e.fill
-          ? { ...e.order, executionType: e.executionType, ...e.fill }
-          : { ...e.order, executionType: e.executionType };
-        this.publish(e.userId, 'ORDER_TRADE_UPDATE', e.time, data);
+        this.publish(e.userId, 'ORDER_TRADE_UPDATE', e.time, orderUpdateOf(e.order, e.executionType, e.fill));
         return;
       }
       case 'condition':
