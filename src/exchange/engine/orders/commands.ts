@@ -8,7 +8,8 @@ import type { OrderRecord } from '../../../protocol/records';
 import type { BatchResult, BatchResultItem } from '../../../protocol/rest/common';
 import type { Ledger } from '../accounts/ledger';
 import type { Margin } from '../accounts/margin';
-import { ZERO_RATE, ceilUnits, divide, quotient, rateDec, times } from '../accounts/margin-rate';
+import { frozenUnits } from '../accounts/margin-memo';
+import { ZERO_RATE, rateDec } from '../accounts/margin-rate';
 import { decOfUnits } from '../../../core/money-units';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
@@ -72,14 +73,14 @@ export class OrderCommands {
   }
 
   move(userId: string, input: MoveOrderInput): OrderRecord {
-    return this.s.recordOf(this.amend(this.s.acct(userId), input));
+    return this.s.recordOf(this.amend(this.s.acct(userId), input.symbol, input));
   }
 
   batchMove(userId: string, symbol: string, inputs: Array<Omit<MoveOrderInput, 'symbol'>>): BatchResult {
     const acct = this.s.acct(userId);
     this.s.sym(symbol);
     checkBatch(inputs.length);
-    return batch(inputs, (i) => this.s.recordOf(this.amend(acct, { ...i, symbol })), () => '');
+    return batch(inputs, (i) => this.s.recordOf(this.amend(acct, symbol, i)), () => '');
   }
 
   /** Cancels the user's open normal orders (all, or LIMIT only), optionally of one symbol. */
@@ -99,10 +100,10 @@ export class OrderCommands {
    * change or increase goes to the back of the queue, and a new price that crosses trades at once
    * (a makerOnly order refuses such an amend).
    */
-  private amend(acct: EngineAccount, input: MoveOrderInput): EngineOrder {
-    const o = this.queries.find(acct, { symbol: input.symbol, orderId: input.orderId });
+  private amend(acct: EngineAccount, symbol: string, input: Omit<MoveOrderInput, 'symbol'>): EngineOrder {
+    const o = this.queries.find(acct, { symbol, orderId: input.orderId });
     if (isFinal(o.status)) fail(ErrorCodes.ORDER_FINAL, `order ${o.id} is ${o.status} and cannot be amended`, 'orderId');
-    const st = this.s.sym(input.symbol);
+    const st = this.s.sym(symbol);
     const spec = st.spec;
     const price = ticksOf(spec, input.price, 'price');
     const qty = stepsOf(spec, input.quantity, 'quantity');
@@ -119,13 +120,16 @@ export class OrderCommands {
     let perStep = o.frozenPerStep;
     if (!isReducing(o)) {
       const leverage = this.s.settingsOf(acct, spec.name).leverage;
-      const needed = quotient(spec.notionalUnits(price, remaining), -spec.notionalScale, BigInt(leverage));
+      // notional / leverage and its rate per step, as a placement of `remaining` works them out.
+      const memo = this.intake.memoOf(spec);
+      memo.lookup(price, remaining, remaining, leverage);
+      const needed = memo.required;
       const frees = o.frozenPerStep.m === 0n;
       if (!this.margin.covers(acct, frees ? ZERO_RATE : needed, o.frozen)) {
         const available = this.margin.availableOf(acct).plus(decOfUnits(o.frozen));
         fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(rateDec(needed))} USDT, available is ${money(available)} USDT`);
       }
-      perStep = frees ? ZERO_RATE : divide(needed, remaining);
+      perStep = frees ? ZERO_RATE : memo.perStep;
     }
     const keepsPriority = price === o.price && finalQty <= o.qty;
     if (keepsPriority) {
@@ -137,7 +141,7 @@ export class OrderCommands {
     o.qty = finalQty;
     o.frozenPerStep = perStep;
     o.updateTime = this.s.clock.now();
-    this.ledger.setFrozen(o, ceilUnits(times(perStep, remaining)));
+    this.ledger.setFrozen(o, frozenUnits(perStep, remaining));
     this.s.emitOrder(o, 'AMENDED');
     if (!keepsPriority) {
       if (crosses) this.matching.matchTaker(o, st);

@@ -130,7 +130,8 @@ export class OrderIntake {
     return { acct, st, input, positionSide, price, qty, reducing, frozenPerStep, clientOrderId: input.clientOrderId ?? '' };
   }
 
-  private memoOf(spec: SymbolSpec): MarginMemo {
+  /** The symbol's memo of margin arithmetic (placements here, amends in commands.ts). */
+  memoOf(spec: SymbolSpec): MarginMemo {
     let m = this.memos.get(spec);
     if (m === undefined) {
       m = new MarginMemo(spec);
