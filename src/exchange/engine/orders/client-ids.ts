@@ -1,20 +1,22 @@
 /**
  * Client order ids. Every order has one: the user's, or `auto-<order id>` made by the engine.
- * `liveClientIds` indexes those of open orders the user named (a small map); an open order with an
+ *
+ * Open orders: `liveClientIds` indexes the ids users gave (a small map); an open order with an
  * engine-made id is found from the id it carries (`liveOrderIdOf`), so placing and ending an order
  * without a client id hashes no text (a set and a delete of a fresh string key were about 5 % of a
  * place+cancel). Only a user-given id that names a later engine-made one (`auto-9` given to order
  * 7) could collide with it: such an account is marked, and when order 9 comes it takes the id over,
  * as it did when every id was indexed. Snapshots hold the index as it was always kept
- * (`liveClientIdsOf`). `lastClientIds` answers "the latest
- * order with this client id, final or not". Putting every id in it as orders were made grew a
- * string-keyed map by an entry per order for the life of the exchange (about 11 % of a
- * placement's cost on `npm run bench -- engine`, 4 % of the local exchange's under load). So an
- * engine-made id is not indexed: the order it names is found from the id it carries. A user's id
- * is appended to a list kept beside the account (not part of its state: it only holds what the
- * map is owed) and goes into the map when a lookup needs it.
- * The latest order with an id is then the later of the two, as order ids grow. Accounts whose
- * final orders are forgotten index every id at once (their index shrinks as orders end).
+ * (`liveClientIdsOf`).
+ *
+ * All orders: `lastClientIds` answers "the latest order with this client id, final or not".
+ * Putting every id in it as orders were made grew a string-keyed map by an entry per order for the
+ * life of the exchange (about 11 % of a placement's cost on `npm run bench -- engine`, 4 % of the
+ * local exchange's under load). So an engine-made id is not indexed there either: the order it
+ * names is found from the id it carries. A user's id is appended to a list kept beside the account
+ * (not part of its state: it only holds what the map is owed) and goes into the map when a lookup
+ * needs it. The latest order with an id is then the later of the two, as order ids grow. Accounts
+ * whose final orders are forgotten index every id at once (their index shrinks as orders end).
  * Snapshots hold the index as it was always kept: `lastClientIdsOf` rebuilds it from the
  * account's order history.
  */
