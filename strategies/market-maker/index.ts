@@ -43,9 +43,24 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   // recognised by side, or the restarted bot would quote a second bid and ask beside them.
   const quotes = (side: 'BUY' | 'SELL'): TrackedOrderView[] => ctx.myOrders(p.symbol).filter((o) => o.tag === side || (o.tag === undefined && o.side === side));
 
+  type Targets = { BUY: string | undefined; SELL: string | undefined };
+  /**
+   * The last quote prices and what they were worked out from: they are a function of mark,
+   * position and volatility only, so a requote with none of them changed (a timer's, most of
+   * them) reuses them instead of doing the decimal arithmetic again.
+   */
+  let last: { mark: string; pos: Dec; variance: number; t: Targets } | undefined;
+
   /** Desired quote prices, or undefined for a side that must not quote. */
-  function targets(mark: Dec): { BUY: string | undefined; SELL: string | undefined } {
+  function targets(markText: string): Targets {
     const pos = ctx.position();
+    if (last !== undefined && last.mark === markText && last.variance === variance && last.pos.eq(pos)) return last.t;
+    const t = quotePrices(new Dec(markText), pos);
+    last = { mark: markText, pos, variance, t };
+    return t;
+  }
+
+  function quotePrices(mark: Dec, pos: Dec): Targets {
     // sigma of mark returns per update, in bps
     const spreadBps = variance === 0 ? p.minSpreadBps : Dec.max(p.minSpreadBps, p.volMultiplier.times(Math.sqrt(variance) * 10000));
     const lean = pos.isZero() ? ZERO : Dec.min(ONE, Dec.max(MINUS_ONE, pos.div(p.maxInventory))).times(p.skewBps);
@@ -59,7 +74,7 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   function requote(): Intent[] {
     const mark = ctx.state.mark(p.symbol)?.markPrice;
     if (!quoting || mark === undefined) return [];
-    const t = targets(new Dec(mark));
+    const t = targets(mark);
     const out: Intent[] = [];
     for (const side of ['BUY', 'SELL'] as const) {
       const [o, ...extra] = quotes(side);
