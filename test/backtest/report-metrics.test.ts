@@ -4,7 +4,10 @@
  * the returns table's period.
  */
 import type { FillRow } from '../../src/backtest/backtest/result';
-import { periodFor } from '../../src/backtest/report/metrics';
+import type { BacktestResult } from '../../src/backtest/backtest/result';
+import { Dec } from '../../src/core/decimal';
+import { perStrategy, periodFor } from '../../src/backtest/report/metrics';
+import { money, share } from '../../src/backtest/report/round';
 import { DAY_MS, MIN_RATIO_DAYS, dailyEquity, ratios } from '../../src/backtest/report/ratios';
 import { roundTrips, tradeStats } from '../../src/backtest/report/trades';
 import { usd } from '../../src/backtest/report/format';
@@ -113,4 +116,29 @@ test('the returns table period fits the run, and money reads as money', () => {
   expect(usd('-0.004')).toBe('-0.004');
   expect(usd('-0.0000001')).toBe('-1e-7');
   expect(usd(null)).toBe('n/a');
+});
+
+describe('per-strategy fill totals', () => {
+  test('volume, fees, realized PnL and the win rate of closing fills, as Dec sums them, whatever decimal text the fills carry', () => {
+    const fills: FillRow[] = [
+      fill(1000, 'BUY', '42123.7', '0.013', '0', '0.10952162'),
+      fill(2000, 'SELL', '42130.1', '0.013', '0.0832', '0.27384565'),
+      fill(3000, 'SELL', '42131.3', '0.007', '-0.000000001', '1e-8'),
+      fill(4000, 'BUY', '42000', '0.02', '2.62', '0.42'),
+      { ...fill(5000, 'BUY', '1.5e4', '0.001', '0', '0'), strategyId: 'other' },
+    ];
+    const rows = perStrategy({ strategies: {}, fills } as unknown as BacktestResult);
+    const mine = fills.filter((f) => f.strategyId === 's');
+    const sum = (k: (f: FillRow) => Dec): Dec => mine.reduce((s, f) => s.plus(k(f)), new Dec(0));
+    expect(rows.s).toMatchObject({
+      fills: 4,
+      volume: money(sum((f) => new Dec(f.price).times(f.quantity))),
+      fees: money(sum((f) => new Dec(f.fee))),
+      realizedPnl: money(sum((f) => new Dec(f.realizedPnl))),
+      closingFills: 3,
+      // 0.0832 - 0.27384565 < 0; -0.000000001 - 1e-8 < 0; 2.62 - 0.42 > 0.
+      fillWinRate: share(1, 3),
+    });
+    expect(rows.other).toMatchObject({ fills: 1, volume: money(new Dec(15)), closingFills: 0, fillWinRate: null });
+  });
 });
