@@ -7,7 +7,7 @@
  * valid) at a fraction of the cost; the frozen amount comes out in money units (money-units.ts).
  */
 import { Dec } from '../../../core/decimal';
-import { EX_ZERO, div, pow10, timesInt, type Exact } from '../../../core/exact';
+import { EX_ZERO, divInt, pow10, timesInt, type Exact } from '../../../core/exact';
 import { MONEY_DP } from '../../../core/values';
 
 /**
@@ -18,14 +18,17 @@ export type MarginRate = Exact;
 
 export const ZERO_RATE: MarginRate = EX_ZERO;
 
-/** n x 10^x / d (n >= 0, d > 0) rounded half-even to 60 significant digits. */
+/**
+ * n x 10^x / d (n >= 0, d > 0, a leverage) rounded half-even to 60 significant digits (`divInt`:
+ * exact and short when the quotient ends within 60 digits, as it does for a leverage of 2^a 5^b).
+ */
 export function quotient(n: bigint, x: number, d: bigint): MarginRate {
-  return div({ m: n, e: x }, { m: d, e: 0 });
+  return divInt({ m: n, e: x }, Number(d));
 }
 
-/** a / k (k > 0 integer), rounded half-even to 60 significant digits. */
+/** a / k (k > 0 integer, a number of steps), rounded half-even to 60 significant digits. */
 export function divide(a: MarginRate, k: number): MarginRate {
-  return div(a, { m: BigInt(k), e: 0 });
+  return divInt(a, k);
 }
 
 /** a x k (k >= 0 integer), rounded half-even to 60 significant digits. */
