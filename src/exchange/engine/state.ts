@@ -63,7 +63,22 @@ export function fail(code: ErrorCode, message: string, field?: string): never {
 
 export const isFinal = (s: OrderStatus): boolean => FINAL_ORDER_STATUSES.has(s);
 export const conditionFinal = (s: ConditionStatus): boolean => s !== 'NEW';
-export const posKey = (symbol: string, side: string): string => `${symbol}:${side}`;
+/** Position keys made once per symbol and side: a key built per lookup was a new string to hash each time. */
+const POS_KEYS = new Map<string, Map<string, string>>();
+/** Key of an account's position map: `${symbol}:${side}`. */
+export function posKey(symbol: string, side: string): string {
+  let bySide = POS_KEYS.get(symbol);
+  if (bySide === undefined) {
+    bySide = new Map();
+    POS_KEYS.set(symbol, bySide);
+  }
+  let k = bySide.get(side);
+  if (k === undefined) {
+    k = `${symbol}:${side}`;
+    bySide.set(side, k);
+  }
+  return k;
+}
 
 export class EngineState {
   readonly symbols = new Map<string, SymbolState>();

@@ -29,7 +29,7 @@ export class Positions {
 
   /** Signed position quantity (steps) of the position an order on `positionSide` acts on. */
   positionQty(acct: EngineAccount, symbol: string, positionSide: PositionSide): number {
-    return acct.positions.get(posKey(symbol, positionSide))?.qty ?? 0;
+    return acct.positions.size === 0 ? 0 : (acct.positions.get(posKey(symbol, positionSide))?.qty ?? 0);
   }
 
   /** How many steps an order of `side` could close now on that position (0 if it would not reduce it). */
