@@ -179,10 +179,9 @@ const FUSED_BOUND = pow10(PRECISION - 2);
  * to dp places can then differ only if a point where the rounding changes (k + 1/2 half-even, an
  * integer k down or up) lies between the two. A quotient that is not on such a point is at least
  * 1 / (2 den) from it; if it is on one, it has at most 60 significant digits here and `div` keeps
- * it exactly. With (q + 1) x den < 10^58 (q the
- * integer part), q has d_q digits and den d_den with d_q + d_den <= 59, so half a unit in the 60th
- * digit, at most 10^(d_q - 60) / 2, is less than 1 / (2 den): nothing lies between, the two
- * roundings agree. Operands past that bound take the two-step way (tested against it, and `div`
+ * it exactly. With (q + 1) x den < 10^58 (q the integer part), q has d_q digits and den d_den with
+ * d_q + d_den <= 59, so half a unit in the 60th digit, at most 10^(d_q - 60) / 2, is less than
+ * 1 / (2 den): nothing lies between, the two roundings agree. Operands past that bound take the two-step way (tested against it, and `div`
  * against Dec, in test/core/exact.test.ts).
  */
 export function quotientAt(a: Exact, b: Exact, dp: number, mode: 'down' | 'up' | 'half-even' = 'half-even'): bigint {

@@ -107,7 +107,11 @@ function byCode(maps: Array<Record<string, number>>): Record<string, number> {
 
 /** A fill's decimal text as an exact decimal (the engine's texts are plain; anything else Dec reads goes through Dec). */
 function exactOfText(s: string): Exact {
-  return /^-?\d+(?:\.\d+)?$/.test(s) ? parseExact(s) : exOfDec(new Dec(s));
+  try {
+    return parseExact(s);
+  } catch {
+    return exOfDec(new Dec(s));
+  }
 }
 
 /**

@@ -255,6 +255,7 @@ export class QuoteOrders implements TapeQuoteSink {
     if (!oneWayExempt) return false;
     if (!(Number.isSafeInteger(ticks) && ticks > 0 && Number.isSafeInteger(steps) && steps >= spec.minQtySteps && steps <= spec.maxQtySteps)) return false;
     // The size first: hashing a new client id costs as much as the rest of the check, and the tape's account mostly has no live order.
+    // The map alone answers here (not liveOrderIdOf): a tape quote's id is never an engine-made `auto-<n>`.
     if (!(Number.isSafeInteger(units) && units >= spec.minNotionalUnits) || (acct.liveClientIds.size > 0 && acct.liveClientIds.has(clientIdText(clientOrderId)))) return false;
     let open = acct.openCountBySymbol.get(spec.name) ?? 0;
     for (const q of this.pending) {

@@ -80,10 +80,9 @@ export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin
 
 /**
  * The liquidation price on the tick grid, rounded away from the position's safe side (up for a
- * long, down for a short), as Dec's quotient divided by the tick and rounded; 0 for none.
+ * long, down for a short), as Dec's quotient divided by the tick and rounded.
  */
-export function liquidationTicks(spec: SymbolSpec, liq: Quotient, long: boolean): number {
-  if (liq === undefined) return 0;
+export function liquidationTicks(spec: SymbolSpec, liq: NonNullable<Quotient>, long: boolean): number {
   const mode = long ? 'up' : 'down';
   const tick = spec.tick;
   // A tick of one unit at its scale (0.1, 0.01): dividing by it only moves the point.
