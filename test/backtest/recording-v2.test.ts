@@ -141,7 +141,7 @@ async function eventsOf(src: EventSource): Promise<RecordedEvent[]> {
   return out;
 }
 
-describe('replay cache: book and snapshot events in columns (layout 3)', () => {
+describe('replay cache: book and snapshot events in columns', () => {
   /**
    * Book and snapshot events of every shape the columns must give back exactly (recorded digits,
    * zero quantities, absent pu and et, empty sides), odd ones that must stay raw JSON lines
@@ -257,7 +257,7 @@ describe('replay cache: book and snapshot events in columns (layout 3)', () => {
     writeFileSync(cache, bytes);
     expect(await cacheIsValid(file, cache)).toBe(false);
     const { header } = await JsonlSource.open([file]);
-    expect(() => CacheSource.open([cache], header)).toThrow(/layout 2, this version reads layout 3/);
+    expect(() => CacheSource.open([cache], header)).toThrow(`layout ${CACHE_LAYOUT - 1}, this version reads layout ${CACHE_LAYOUT}`);
     const notices: string[] = [];
     const { source, kind } = await openSource([file], { cache: true, onNotice: (m) => notices.push(m) });
     await source.close();
@@ -265,4 +265,91 @@ describe('replay cache: book and snapshot events in columns (layout 3)', () => {
     expect(notices[0]).toMatch(/building replay cache/);
     expect(await cacheIsValid(file, cache)).toBe(true);
   });
+});
+
+describe('replay cache: depth lines in columns', () => {
+  /**
+   * Depth lines as the recorder writes them (ten levels a side, the recorded digits), and odd ones
+   * that must stay raw JSON lines: a field the columns have no place for, an off-grid price, a
+   * quantity whose text is not its units' plain decimal, a symbol not in the header.
+   */
+  function depthRecording(dir: string): { file: string; columns: number; raw: number } {
+    const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
+    const header: RecordingHeader = { type: 'header', format: 'perpkit-recording', version: 1, source: 'test', startTime: T0, symbols: [spec], part: 0 };
+    const lines: unknown[] = [header];
+    let columns = 0;
+    let raw = 0;
+    const side = (from: number, dir: 1 | -1, i: number, digits: number): Array<[string, string]> => Array.from({ length: 10 }, (_, k) => [(from + dir * k * 0.5).toFixed(digits), `${(k + i) % 4}.${String((17 * k + i) % 1000).padStart(3, '0')}`]);
+    for (let i = 0; i < 300; i++) {
+      const t = T0 + i * 1000;
+      const mid = 60000 + (i % 10) * 2;
+      lines.push({ t: t + 1, k: 'mark', s: 'BTCUSDT', p: `${mid}.2`, i: `${mid}.2`, r: '0.0001', n: T0 + 8 * 3_600_000 });
+      lines.push({ t: t + 2, k: 'depth', s: 'BTCUSDT', b: side(mid, -1, i, 1 + (i % 2)), a: i % 50 === 7 ? [] : side(mid + 0.5, 1, i, 1) });
+      columns++;
+      lines.push({ t: t + 500, k: 'trade', s: 'BTCUSDT', id: String(1000 + i), p: i % 2 === 0 ? `${mid - 20}.0` : `${mid + 20}.5`, q: '0.050', side: i % 2 === 0 ? 'SELL' : 'BUY' });
+      if (i % 60 === 3) {
+        const odd: Array<Record<string, unknown>> = [
+          { t: t + 600, et: t + 1600, k: 'depth', s: 'BTCUSDT', b: [['60000.0', '1.000']], a: [['60000.5', '1.000']] },
+          { t: t + 601, k: 'depth', s: 'BTCUSDT', b: [['60000.55', '1.000']], a: [] },
+          { t: t + 602, k: 'depth', s: 'BTCUSDT', b: [['60000.0', '01.000']], a: [] },
+          { t: t + 603, k: 'depth', s: 'ETHUSDT', b: [['3000.00', '1.000']], a: [] },
+        ];
+        lines.push(...odd);
+        raw += odd.length;
+      }
+    }
+    const file = path.join(dir, 'depth.jsonl.gz');
+    writeFileSync(file, gzipSync(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'));
+    return { file, columns, raw };
+  }
+
+  test('decode exactly as the JSON lines hold them, in new arrays, without parsing JSON; odd ones stay raw JSON lines', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-depth-cache-'));
+    const { file, columns, raw } = depthRecording(dir);
+    const cache = cachePathFor(file);
+    await buildCache(file, cache);
+    const { header } = await JsonlSource.open([file]);
+    const depths = (l: RecordedEvent[]): RecordedEvent[] => l.filter((e) => e.k === 'depth');
+    const json = depths(await eventsOf(await JsonlSource.open([file])));
+    expect(json.length).toBe(columns + raw);
+    // Decoded from the columns: the recorded strings, levels nobody else holds, and JSON.parse
+    // only for the raw lines.
+    const src = CacheSource.open([cache], header);
+    const parse = jest.spyOn(JSON, 'parse');
+    const cached: RecordedEvent[] = [];
+    const held = new Set<unknown>();
+    try {
+      for (let b = await src.next(); b !== undefined; b = await src.next()) {
+        for (let i = 0; i < b.count; i++) {
+          const e = b.event(i);
+          if (e.k !== 'depth') continue;
+          for (const l of [e.b, e.a, ...e.b, ...e.a]) {
+            expect(held.has(l)).toBe(false);
+            held.add(l);
+          }
+          cached.push(e);
+        }
+      }
+      // (The cache file's own head is JSON too.)
+      expect(parse.mock.calls.filter(([text]) => text.includes('"k":"depth"')).length).toBe(raw);
+    } finally {
+      parse.mockRestore();
+      await src.close();
+    }
+    expect(cached).toEqual(json);
+    expect(cached.some((e) => e.k === 'depth' && e.b[0][0].endsWith('.00'))).toBe(true);
+  });
+
+  test('a backtest on depth lines gives the same report from the cache as from the JSON lines', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-depth-bt-'));
+    depthRecording(dir);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'depth.yaml', { data: { files: ['depth.jsonl.gz'] }, latency: { placeMs: 5 }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.result.tape.quotes.depths).toBeGreaterThan(250);
+    expect(a.report.fills.length).toBeGreaterThan(0);
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(reportJson(c.report)).toBe(reportJson(a.report));
+    expect(c.result.tape).toEqual(a.result.tape);
+  }, 60_000);
 });

@@ -24,18 +24,20 @@
  *   book:    b bid levels, c ask levels, d the first update id `U`, u the final one, a `pu`
  *   snapshot: b bid levels, c ask levels, u the update id
  *   and for these six kinds, e: the exchange's time (`et`); NaN in a, e and u means absent.
- *   The levels of book and snapshot events are in the chunk's level columns, in event order, bids
- *   then asks (so an event's first level is the sum of the levels of the book and snapshot events
- *   before it in the chunk): price in ticks, quantity in steps, and the number of fraction digits
- *   each had in the recording, so that the decoded strings are the recorded ones ("61738.70",
- *   "0.000"), not only equal in value. The L2 replay reads the integers without any string.
+ *   depth:   b bid levels, c ask levels (a depth line: the recorder's top-of-book levels)
+ *   The levels of book, snapshot and depth events are in the chunk's level columns, in event
+ *   order, bids then asks (so an event's first level is the sum of the levels of the book,
+ *   snapshot and depth events before it in the chunk): price in ticks, quantity in steps, and the
+ *   number of fraction digits each had in the recording, so that the decoded strings are the
+ *   recorded ones ("61738.70", "0.000"), not only equal in value. The L2 replay reads the integers
+ *   of book and snapshot events without any string.
  *   raw:     a blob offset, b length: the event's JSON line, for every kind and value that does not
- *            fit the columns (depth, ticker, private, positions, gap, off-grid values, odd ids,
- *            levels whose text is not the plain decimal of their units, unknown fields of a
- *            book or snapshot event).
+ *            fit the columns (ticker, private, positions, gap, off-grid values, odd ids, levels
+ *            whose text is not the plain decimal of their units, unknown fields of a book,
+ *            snapshot or depth event).
  * Decoding gives back the same values (trade, mark, funding and quote decimal strings may lose
  * trailing zeros: "0.00010" comes back as "0.0001"; the engine parses both to the same number;
- * book and snapshot events come back exactly as recorded).
+ * book, snapshot and depth events come back exactly as recorded).
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -45,7 +47,7 @@ import { readFileHeader } from './jsonl-source';
 
 export const MAGIC = 'PKCACHE1';
 /** Bump when the layout changes: older caches are then rebuilt. */
-export const CACHE_LAYOUT = 3;
+export const CACHE_LAYOUT = 4;
 export const CHUNK_EVENTS = 8192;
 export const K_RAW = 0;
 export const K_TRADE = 1;
@@ -54,6 +56,7 @@ export const K_FUNDING = 3;
 export const K_QUOTE = 4;
 export const K_BOOK = 5;
 export const K_SNAPSHOT = 6;
+export const K_DEPTH = 7;
 /** Bytes of a chunk's head: count, blob length, level count, zero. */
 export const CHUNK_HEAD = 16;
 

@@ -2,15 +2,16 @@
 import { closeSync, existsSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { fractionDigits, toScaledInt } from '../../core/decimal';
 import type { Level, RecordedEvent } from '../../market-data/format';
-import { CHUNK_EVENTS, CHUNK_HEAD, K_BOOK, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_SNAPSHOT, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, unitsText, type CacheMeta, type SymbolCodec } from './cache-format';
+import { CHUNK_EVENTS, CHUNK_HEAD, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_SNAPSHOT, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, unitsText, type CacheMeta, type SymbolCodec } from './cache-format';
 import { JsonlSource } from './jsonl-source';
 
 /** Levels after which a chunk ends early (about 4.5 MB of level columns). */
 const CHUNK_LEVELS = 1 << 18;
 const ID = /^\d{1,15}$/;
-/** The fields a book or snapshot event may have to go into columns (any other would be lost). */
+/** The fields a book, snapshot or depth event may have to go into columns (any other would be lost). */
 const BOOK_KEYS = new Set(['t', 'et', 'k', 's', 'U', 'u', 'pu', 'b', 'a']);
 const SNAPSHOT_KEYS = new Set(['t', 'et', 'k', 's', 'u', 'b', 'a']);
+const DEPTH_KEYS = new Set(['t', 'k', 's', 'b', 'a']);
 const isId = (v: number | undefined): boolean => v === undefined || (Number.isSafeInteger(v) && v >= 0);
 
 /** Mantissa and scale of a plain decimal string, or undefined when it does not fit exactly. */
@@ -68,7 +69,7 @@ class ChunkWriter {
   }
 
   private columns(e: RecordedEvent, i: number): boolean {
-    if (e.k === 'book' || e.k === 'snapshot') return this.book(e, i);
+    if (e.k === 'book' || e.k === 'snapshot' || e.k === 'depth') return this.book(e, i);
     if (e.k !== 'trade' && e.k !== 'mark' && e.k !== 'funding' && e.k !== 'quote') return false;
     const si = this.symIndex.get(e.s);
     if (si === undefined) return false;
@@ -127,23 +128,29 @@ class ChunkWriter {
     return true;
   }
 
-  /** A book or snapshot event into columns; false (nothing kept) when any part does not fit. */
-  private book(e: Extract<RecordedEvent, { k: 'book' | 'snapshot' }>, i: number): boolean {
+  /** A book, snapshot or depth event into columns; false (nothing kept) when any part does not fit. */
+  private book(e: Extract<RecordedEvent, { k: 'book' | 'snapshot' | 'depth' }>, i: number): boolean {
     const si = this.symIndex.get(e.s);
     if (si === undefined) return false;
-    const keys = e.k === 'book' ? BOOK_KEYS : SNAPSHOT_KEYS;
+    const keys = e.k === 'book' ? BOOK_KEYS : e.k === 'snapshot' ? SNAPSHOT_KEYS : DEPTH_KEYS;
     for (const key of Object.keys(e)) if (!keys.has(key)) return false;
-    if (e.et !== undefined && !Number.isSafeInteger(e.et)) return false;
-    if (!isId(e.u) || (e.k === 'book' && (!isId(e.U) || !isId(e.pu)))) return false;
+    if (e.k !== 'depth') {
+      if (e.et !== undefined && !Number.isSafeInteger(e.et)) return false;
+      if (!isId(e.u) || (e.k === 'book' && (!isId(e.U) || !isId(e.pu)))) return false;
+    }
     const start = this.levels;
     if (!this.addLevels(this.codec[si], e.b) || !this.addLevels(this.codec[si], e.a)) {
       this.levels = start;
       return false;
     }
     this.sym[i] = si;
-    this.kind[i] = e.k === 'book' ? K_BOOK : K_SNAPSHOT;
     this.b[i] = e.b.length;
     this.c[i] = e.a.length;
+    if (e.k === 'depth') {
+      this.kind[i] = K_DEPTH;
+      return true;
+    }
+    this.kind[i] = e.k === 'book' ? K_BOOK : K_SNAPSHOT;
     this.u[i] = e.u;
     this.a[i] = e.k === 'book' && e.pu !== undefined ? e.pu : NaN;
     this.d[i] = e.k === 'book' ? e.U : NaN;

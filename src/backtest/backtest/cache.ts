@@ -3,7 +3,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { fromScaledInt } from '../../core/decimal';
 import type { Grid } from '../../core/values';
 import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
-import { CACHE_LAYOUT, CHUNK_HEAD, K_BOOK, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
+import { CACHE_LAYOUT, CHUNK_HEAD, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
 import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
 
 type TradeEv = Extract<RecordedEvent, { k: 'trade' }>;
@@ -65,12 +65,12 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
   sym = new Uint8Array(0);
   x = new Uint8Array(0);
   blob = Buffer.alloc(0);
-  /** Levels of the chunk's book and snapshot events: ticks, steps, recorded fraction digits. */
+  /** Levels of the chunk's book, snapshot and depth events: ticks, steps, recorded fraction digits. */
   ticks = new Float64Array(0);
   steps = new Float64Array(0);
   priceDigits = new Uint8Array(0);
   qtyDigits = new Uint8Array(0);
-  /** First level of each book or snapshot event of the chunk (set by `indexLevels`). */
+  /** First level of each book, snapshot or depth event of the chunk (set by `indexLevels`). */
   private starts = new Int32Array(0);
   private readonly trade: TradeEv = lazyIdTrade(this);
   private readonly mark: MarkEv = { t: 0, k: 'mark', s: '', p: '', i: '', r: '', n: 0 };
@@ -98,7 +98,7 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
     this.qtyText = qtys.map((g) => new LevelText(g));
   }
 
-  /** Works out where each book and snapshot event's levels start (after a chunk is read). */
+  /** Works out where each book, snapshot and depth event's levels start (after a chunk is read). */
   indexLevels(): void {
     const n = this.count;
     if (this.starts.length < n) this.starts = new Int32Array(Math.max(n, 2 * this.starts.length));
@@ -106,7 +106,7 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
     let at = 0;
     for (let i = 0; i < n; i++) {
       const k = kind[i];
-      if (k === K_BOOK || k === K_SNAPSHOT) {
+      if (k === K_BOOK || k === K_SNAPSHOT || k === K_DEPTH) {
         this.starts[i] = at;
         at += this.b[i] + this.c[i];
       }
@@ -186,6 +186,21 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
       l[1] = qt.text(this.steps[j], this.qtyDigits[j]);
       out[k] = l;
     }
+  }
+
+  /**
+   * The recorded strings of `count` levels from `start`, in new arrays: a depth event's levels are
+   * kept by whoever takes them (the bot's market state holds the last depth of each symbol).
+   */
+  private newLevels(si: number, start: number, count: number): Level[] {
+    const pt = this.priceText[si];
+    const qt = this.qtyText[si];
+    const out: Level[] = new Array<Level>(count);
+    for (let k = 0; k < count; k++) {
+      const j = start + k;
+      out[k] = [pt.text(this.ticks[j], this.priceDigits[j]), qt.text(this.steps[j], this.qtyDigits[j])];
+    }
+    return out;
   }
 
   time(i: number): number {
@@ -292,6 +307,11 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
       this.decodeLevels(e.a, this.askPairs, si, start + nb, this.c[i]);
       this.exchangeTime(e, i);
       return e;
+    }
+    if (k === K_DEPTH) {
+      const start = this.starts[i];
+      const nb = this.b[i];
+      return { t: this.t[i], k: 'depth', s: this.names[si], b: this.newLevels(si, start, nb), a: this.newLevels(si, start + nb, this.c[i]) };
     }
     const off = this.a[i];
     return JSON.parse(this.blob.toString('utf8', off, off + this.b[i])) as RecordedEvent;
