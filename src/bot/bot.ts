@@ -23,6 +23,7 @@ import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
 import { StateCache } from './state/cache';
+import { EquityReading } from './risk/equity';
 import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
@@ -117,6 +118,7 @@ export class Bot {
   private stopped = false;
   /** Loss limits are configured, so mark moves must be turned into equity readings. */
   private readonly watchEquity: boolean;
+  private readonly equity = new EquityReading(this.cache);
   /** Counters for status lines and metrics. */
   readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 };
 
@@ -431,19 +433,8 @@ export class Bot {
    * lose any amount without the loss limits noticing until the next fill or order.
    */
   private observeEquityAtMarks(time: number): void {
-    const asset = this.cache.asset();
-    if (asset === undefined) return;
-    let equity = new Dec(asset.walletBalance);
-    for (const p of this.cache.positions()) {
-      const mark = this.cache.mark(p.symbol)?.markPrice;
-      if (mark === undefined) {
-        equity = equity.plus(p.unrealizedPnl);
-        continue;
-      }
-      const qty = p.positionSide === 'SHORT' ? new Dec(p.quantity).negated() : new Dec(p.quantity);
-      equity = equity.plus(new Dec(mark).minus(p.entryPrice).times(qty));
-    }
-    this.risk.observeEquity(equity, time);
+    const equity = this.equity.read();
+    if (equity !== undefined) this.risk.observeEquity(equity, time);
   }
 
   private reconcile(reason: string): void {

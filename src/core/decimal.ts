@@ -8,6 +8,24 @@ import DecimalJs from 'decimal.js';
 export const Dec = DecimalJs.clone({ precision: 60, rounding: DecimalJs.ROUND_HALF_EVEN, toExpNeg: -80, toExpPos: 80 });
 export type Dec = InstanceType<typeof Dec>;
 
+/**
+ * The Dec of a decimal text, parsed again only when the text is not the last one asked for (Dec
+ * values are immutable): for figures read from records on every market event that change only
+ * now and then (a wallet balance, a position's quantity and entry price).
+ */
+export class DecOfText {
+  private text: string | undefined;
+  private dec: Dec = new Dec(0);
+
+  of(text: string): Dec {
+    if (text !== this.text) {
+      this.dec = new Dec(text);
+      this.text = text;
+    }
+    return this.dec;
+  }
+}
+
 /** Plain-notation decimal: optional minus, no leading zeros, optional fraction; no exponent. */
 const DECIMAL_RE = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
 

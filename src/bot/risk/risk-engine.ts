@@ -4,7 +4,7 @@
  * HALTED gates everything first; loss limits move ACTIVE to REDUCING; the kill switch halts.
  */
 import type { Clock } from '../../core/clock';
-import { Dec, fractionDigits, toScaledInt } from '../../core/decimal';
+import { Dec, DecOfText, fractionDigits, toScaledInt } from '../../core/decimal';
 import { Fifo } from '../../core/fifo';
 import type { StateView } from '../state/cache';
 import type { SymbolInfo } from '../strategy/api';
@@ -144,6 +144,7 @@ export class RiskEngine {
   }
 
   private lastEquity: Dec | undefined;
+  private readonly drawdownLimit = new DecOfText();
 
   /**
    * Feeds account equity (wallet + unrealized PnL). Crossing the daily loss or drawdown limit
@@ -166,8 +167,16 @@ export class RiskEngine {
       }
     }
     if (this.limits.maxDrawdown !== undefined && this.peakEquity.gt(0)) {
-      const dd = this.peakEquity.minus(equity).div(this.peakEquity);
-      if (dd.gt(this.limits.maxDrawdown)) this.setState('REDUCING', `LOSS_LIMIT: drawdown ${dd.toFixed(4)} exceeds ${this.limits.maxDrawdown}`);
+      const limit = this.drawdownLimit.of(this.limits.maxDrawdown);
+      const down = this.peakEquity.minus(equity);
+      // The drawdown down / peak (rounded to 60 digits) can exceed the limit only when down >
+      // limit x peak, a product exact while the two have 60 digits between them (peak > 0, and
+      // rounding never takes a quotient at or below a 60-digit limit above it): the division is
+      // made, and decides as before, only then.
+      if (limit.sd() + this.peakEquity.sd() > 60 || down.gt(limit.times(this.peakEquity))) {
+        const dd = down.div(this.peakEquity);
+        if (dd.gt(limit)) this.setState('REDUCING', `LOSS_LIMIT: drawdown ${dd.toFixed(4)} exceeds ${this.limits.maxDrawdown}`);
+      }
     }
   }
 

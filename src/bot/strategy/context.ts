@@ -2,7 +2,7 @@
  * The symbol side of a strategy's context: its symbols' specs with rounding onto their grids, and
  * its position, so strategies do not repeat lookups, throws and `tick.fromUnits(tick.unitsOfDec(...))`.
  */
-import { Dec } from '../../core/decimal';
+import { Dec, DecOfText } from '../../core/decimal';
 import { Grid } from '../../core/values';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { StateView } from '../state/cache';
@@ -25,6 +25,8 @@ export function symbolAccess(strategyId: string, symbols: readonly string[], inf
     if (info) markets.set(s, { ...info, price: rounding(info.tick, 'nearest'), quantity: rounding(info.step, 'down') });
   }
   const first = symbols[0];
+  /** Each symbol's position quantity as a Dec, parsed when it changes (a strategy asks on every event). */
+  const positions = new Map<string, DecOfText>();
   const market = (symbol: string | undefined = first): Market => {
     const m = symbol === undefined ? undefined : markets.get(symbol);
     if (m === undefined) {
@@ -45,7 +47,12 @@ export function symbolAccess(strategyId: string, symbols: readonly string[], inf
     quantity: lazy('quantity'),
     position: (symbol = first) => {
       if (symbol === undefined) return new Dec(0);
-      return new Dec(state.position(symbol)?.quantity ?? '0');
+      let text = positions.get(symbol);
+      if (text === undefined) {
+        text = new DecOfText();
+        positions.set(symbol, text);
+      }
+      return text.of(state.position(symbol)?.quantity ?? '0');
     },
   };
 }

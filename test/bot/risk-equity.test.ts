@@ -1,0 +1,104 @@
+import { Dec, DecOfText } from '../../src/core/decimal';
+import { EquityReading } from '../../src/bot/risk/equity';
+import { RiskEngine } from '../../src/bot/risk/risk-engine';
+import type { MarkPriceData } from '../../src/protocol/rest/market';
+import type { PositionRecord, UserAssetRecord } from '../../src/protocol/records';
+
+/** A deterministic stream of numbers in [0, 1). */
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+}
+
+/** A positive decimal of `digits` significant digits around `magnitude`. */
+function decimalOf(rnd: () => number, digits: number, magnitude: number): string {
+  let s = String(1 + Math.floor(rnd() * 9));
+  for (let i = 1; i < digits; i++) s += String(Math.floor(rnd() * 10));
+  return new Dec(`0.${s}`).times(new Dec(10).pow(magnitude)).toFixed();
+}
+
+describe('the risk engine reads the drawdown limit as before: (peak - equity) / peak, to 60 digits, above the limit', () => {
+  /** What the engine decided before the division was left to the cases that can exceed the limit. */
+  const reference = (peak: Dec, equity: Dec, limit: string): boolean => peak.minus(equity).div(peak).gt(limit);
+
+  function decide(peak: Dec, equity: Dec, limit: string): { reducing: boolean; reason: string } {
+    const risk = new RiskEngine({ maxDrawdown: limit });
+    risk.observeEquity(peak, 0);
+    risk.observeEquity(equity, 1);
+    return { reducing: risk.state === 'REDUCING', reason: risk.reason };
+  }
+
+  test('on a limit of 0.2: exactly 20 % down stays ACTIVE, a hair more moves to REDUCING with the drawdown to 4 places', () => {
+    expect(decide(new Dec('10000'), new Dec('8000'), '0.2').reducing).toBe(false);
+    const d = decide(new Dec('10000'), new Dec('7999.99999999'), '0.2');
+    expect(d.reducing).toBe(true);
+    expect(d.reason).toBe('LOSS_LIMIT: drawdown 0.2000 exceeds 0.2');
+    expect(decide(new Dec('10000'), new Dec('12000'), '0.2').reducing).toBe(false);
+  });
+
+  test('random peaks, equities and limits beside the line, short and long (past 60 digits together), decide as the division does', () => {
+    const rnd = lcg(20261126);
+    let exceeded = 0;
+    for (let i = 0; i < 3000; i++) {
+      const long = i % 3 === 0;
+      const peak = new Dec(decimalOf(rnd, long ? 35 + Math.floor(rnd() * 30) : 1 + Math.floor(rnd() * 14), 1 + Math.floor(rnd() * 8)));
+      const limit = decimalOf(rnd, long ? 20 + Math.floor(rnd() * 45) : 1 + Math.floor(rnd() * 4), 0);
+      // Equity at the limit's line, then moved by a relative hair either way (or not at all).
+      const line = peak.minus(peak.times(limit));
+      const hair = new Dec(10).pow(-(5 + Math.floor(rnd() * 70)));
+      const pick = rnd();
+      const equity = pick < 0.3 ? line : pick < 0.65 ? line.minus(peak.times(hair)) : line.plus(peak.times(hair));
+      const want = reference(peak, equity, limit);
+      if (want) exceeded++;
+      expect({ i, reducing: decide(peak, equity, limit).reducing }).toEqual({ i, reducing: want });
+    }
+    expect(exceeded).toBeGreaterThan(500);
+    expect(exceeded).toBeLessThan(2500);
+  });
+});
+
+describe('equity at the latest marks', () => {
+  const asset = (wallet: string): UserAssetRecord => ({ userId: 'u', assetType: 'USDT', walletBalance: wallet, frozenMargin: '0', usedMargin: '0', availableBalance: wallet, unrealizedPnl: '0' });
+  const position = (side: 'LONG' | 'SHORT' | 'BOTH', quantity: string, entryPrice: string, unrealizedPnl = '0'): PositionRecord => ({
+    symbol: 'BTCUSDT', marginMode: 'CROSS', positionSide: side, leverage: 5, quantity, entryPrice, breakEvenPrice: '0', liqPrice: '0', marginRatio: '0',
+    unrealizedPnl, roe: '0', nextFundingFee: '0', fundingFeeAccum: '0', tpPrice: '0', slPrice: '0', positionMargin: '0', markPrice: '0',
+  });
+
+  test('is the wallet plus (mark - entry) x signed quantity of each position, following every change of the records', () => {
+    const state = { a: undefined as UserAssetRecord | undefined, p: [] as PositionRecord[], m: new Map<string, MarkPriceData>() };
+    const view = { asset: () => state.a, positions: () => state.p, mark: (s: string) => state.m.get(s) };
+    const reading = new EquityReading(view);
+    expect(reading.read()).toBeUndefined();
+    state.a = asset('1000');
+    expect(reading.read()?.toFixed()).toBe('1000');
+    // No mark yet: the record's own unrealized PnL.
+    state.p = [position('BOTH', '0.5', '60000.1', '-3.5')];
+    expect(reading.read()?.toFixed()).toBe('996.5');
+    state.m.set('BTCUSDT', { markPrice: '60010.1', indexPrice: '60010.1', fundingRate: '0', nextFundingTime: 0 });
+    expect(reading.read()?.toFixed()).toBe('1005');
+    // Each figure changes in turn: every reading uses the record as it is now.
+    state.a = asset('999.5');
+    expect(reading.read()?.toFixed()).toBe('1004.5');
+    state.p = [position('BOTH', '-0.25', '60000.1')];
+    expect(reading.read()?.toFixed()).toBe('997');
+    state.p = [position('BOTH', '-0.25', '60020.1')];
+    expect(reading.read()?.toFixed()).toBe('1002');
+    // Hedge mode: a SHORT position's quantity is its size, counted against it.
+    state.p = [position('LONG', '0.1', '60000.1'), position('SHORT', '0.2', '60020.1')];
+    expect(reading.read()?.toFixed()).toBe(new Dec('999.5').plus('1').plus('2').toFixed());
+  });
+
+  test('DecOfText parses again exactly when the text changes', () => {
+    const t = new DecOfText();
+    const a = t.of('1.50');
+    expect(a.toFixed()).toBe('1.5');
+    expect(t.of('1.50')).toBe(a);
+    expect(t.of('1.5')).not.toBe(a);
+    expect(t.of('2').toFixed()).toBe('2');
+    expect(() => t.of('x')).toThrow();
+    expect(t.of('2').toFixed()).toBe('2');
+  });
+});
