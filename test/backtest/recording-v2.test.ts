@@ -133,6 +133,12 @@ describe('backtest with the L2 fill model on data without an L2 snapshot', () =>
   });
 });
 
+/** The header line of a BTCUSDT recording starting at T0. */
+function btcHeader(version: 1 | 2, source: string): RecordingHeader {
+  const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
+  return { type: 'header', format: 'perpkit-recording', version, source, startTime: T0, symbols: [spec], part: 0 };
+}
+
 /** Every event of a source, copied (the cache reuses its event objects). */
 async function eventsOf(src: EventSource): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
@@ -149,9 +155,7 @@ describe('replay cache: book and snapshot events in columns', () => {
    * of them (full 1,000-level snapshots) to span several chunks, cut by events and by levels.
    */
   function levelsRecording(dir: string): { file: string; columns: number; raw: number } {
-    const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
-    const header: RecordingHeader = { type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: T0, symbols: [spec], part: 0 };
-    const lines: unknown[] = [header];
+    const lines: unknown[] = [btcHeader(2, 'import:test')];
     let columns = 0;
     let raw = 0;
     const side = (from: number, dir: 1 | -1, n: number, digits: number): Array<[string, string]> => Array.from({ length: n }, (_, k) => [(from + dir * k * 0.5).toFixed(digits), k % 7 === 0 ? '0.000' : `${(k % 13) + 1}.${String(k % 1000).padStart(3, '0')}`]);
@@ -274,9 +278,7 @@ describe('replay cache: depth lines in columns', () => {
    * quantity whose text is not its units' plain decimal, a symbol not in the header.
    */
   function depthRecording(dir: string): { file: string; columns: number; raw: number } {
-    const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
-    const header: RecordingHeader = { type: 'header', format: 'perpkit-recording', version: 1, source: 'test', startTime: T0, symbols: [spec], part: 0 };
-    const lines: unknown[] = [header];
+    const lines: unknown[] = [btcHeader(1, 'test')];
     let columns = 0;
     let raw = 0;
     const side = (from: number, dir: 1 | -1, i: number, digits: number): Array<[string, string]> => Array.from({ length: 10 }, (_, k) => [(from + dir * k * 0.5).toFixed(digits), `${(k + i) % 4}.${String((17 * k + i) % 1000).padStart(3, '0')}`]);
