@@ -195,7 +195,8 @@ export interface EngineAccount {
   liveClientIds: Map<string, number>;
   /** clientOrderId -> latest order id with it, final or not; engine-made ids only where needed (orders/client-ids.ts). */
   lastClientIds: Map<string, number>;
-  orders: EngineOrder[];
+  /** Ids of the account's orders, open and final, in creation order (the order history). */
+  orders: number[];
   conditions: EngineCondition[];
   strategies: EngineStrategy[];
   /** Fills and balance changes, in columns (accounts/history.ts). */

@@ -7,14 +7,16 @@
  * with their sub-order progress, market state, id counters, the fee pool and deposits.
  *
  * Money is exact: money units and Dec values are written as plain decimal strings. Objects shared between indexes
- * (an order in `ordersById`, `acct.orders` and `acct.openOrders`) are written once and referred to
- * by id, so the restored indexes share objects again.
+ * (an order in `ordersById`, `acct.openOrders` and `acct.reducingOpen`) are written once and
+ * referred to by id, so the restored indexes share objects again; orders that have ended go back
+ * into the final orders' columns (order-store.ts).
  *
  * Plain fields are copied with a spread so a field added to the model is carried without a change
  * here; a new bigint, Dec, Map, Set or object-reference field needs a line here
  * (test/exchange/service/snapshot.test.ts guards this by listing the known keys).
  */
 import { Dec } from '../../core/decimal';
+import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { formatUnits, parseUnits } from '../../core/money-units';
 import { parseRate, rateText } from './accounts/margin-rate';
 import type { AccountChangeRecord, PositionHistoryRecord, TradeRecord } from '../../protocol/records';
@@ -30,7 +32,7 @@ import type {
   SymbolSettings,
 } from './model';
 import type { SymbolSpec } from './symbols';
-import type { OrderTable } from './order-table';
+import type { OrderStore } from './order-store';
 import { lastClientIdsOf, liveClientIdsOf, noteRestoredClientIds } from './orders/client-ids';
 import { ChangeLog, TradeLog } from './accounts/history';
 import { ClosedPositions } from './positions/closed-positions';
@@ -128,7 +130,7 @@ export interface SymbolStateRef {
 export interface EngineStateRefs {
   symbols: Map<string, SymbolStateRef>;
   accounts: Map<string, EngineAccount>;
-  ordersById: OrderTable<EngineOrder>;
+  ordersById: OrderStore;
   conditionsById: Map<number, EngineCondition>;
   strategiesById: Map<number, EngineStrategy>;
   /** Users whose final orders are forgotten (Engine.forgetFinalOrders). */
@@ -198,7 +200,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       reducingOpen: [...a.reducingOpen].map((o) => o.id),
       liveClientIds: liveClientIdsOf(a),
       lastClientIds: [...lastClientIdsOf(refs, a)],
-      orders: a.orders.map((o) => o.id),
+      orders: [...a.orders],
       conditions: a.conditions.map((x) => x.id),
       strategies: a.strategies.map((s) => s.id),
       // Records made for the snapshot: nothing later changes them.
@@ -288,7 +290,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       reducingOpen: new Set(a.reducingOpen.map((id) => need(refs.ordersById, id, 'order'))),
       liveClientIds: new Map(a.liveClientIds),
       lastClientIds: new Map(a.lastClientIds),
-      orders: a.orders.map((id) => need(refs.ordersById, id, 'order')),
+      orders: a.orders.map((id) => need(refs.ordersById, id, 'order').id),
       conditions: a.conditions.map((id) => need(refs.conditionsById, id, 'condition')),
       strategies: a.strategies.map((id) => need(refs.strategiesById, id, 'strategy')),
       trades: new TradeLog(a.trades.map((t) => ({ ...t }))),
@@ -308,6 +310,11 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
     st.book = book;
     st.conditions = x.conditions.map((id) => need(refs.conditionsById, id, 'condition'));
     st.holders = new Set(x.holders.map((u) => need(refs.accounts, u, 'account')));
+  }
+  // Orders that have ended go into the final orders' columns, as they do when they end.
+  for (const x of s.orders) {
+    const o = need(refs.ordersById, x.id, 'order');
+    if (FINAL_ORDER_STATUSES.has(o.status) && o.frozen === 0n) refs.ordersById.retire(o);
   }
   return { ...s.counters, feePool: units(s.counters.feePool, 'feePool'), deposits: units(s.counters.deposits, 'deposits') };
 }

@@ -14,7 +14,7 @@ import type { ChangeType, ConditionStatus, ExecutionType, MarginMode, OrderStatu
 import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { ErrorCodes, VenueError, type ErrorCode } from '../../core/errors';
 import { OrderBook } from './book/order-book';
-import { OrderTable } from './order-table';
+import { OrderStore } from './order-store';
 import type { OrderRecord } from '../../protocol/records';
 import type { EngineEvent } from './events';
 import type { FillFields } from '../../protocol/ws';
@@ -83,7 +83,7 @@ export function posKey(symbol: string, side: string): string {
 export class EngineState {
   readonly symbols = new Map<string, SymbolState>();
   readonly accounts = new Map<string, EngineAccount>();
-  readonly ordersById = new OrderTable<EngineOrder>();
+  readonly ordersById = new OrderStore();
   readonly conditionsById = new Map<number, EngineCondition>();
   readonly strategiesById = new Map<number, EngineStrategy>();
   nextOrderId = 1;

@@ -182,7 +182,7 @@ export class Liquidation {
       };
       s.ordersById.set(id, o);
       const a = s.owner(userId);
-      if (userId !== INSURANCE_ACCOUNT) a.orders.push(o);
+      if (userId !== INSURANCE_ACCOUNT) a.orders.push(id);
       a.openOrders.set(id, o);
       a.openCountBySymbol.set(st.spec.name, (a.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
       return o;

@@ -125,15 +125,18 @@ const isTakeover = (o: EngineOrder): boolean => o.placeType === 'LIQUIDATION' &&
  * from the order history (kept whole unless final orders are forgotten, in which case the index
  * is kept whole instead).
  */
-export function lastClientIdsOf(s: Pick<EngineState, 'forgetful'>, acct: EngineAccount): Map<string, number> {
+export function lastClientIdsOf(s: Pick<EngineState, 'forgetful' | 'ordersById'>, acct: EngineAccount): Map<string, number> {
   if (s.forgetful.has(acct.userId)) return acct.lastClientIds;
   const m = new Map<string, number>();
-  for (const o of acct.orders) if (!isTakeover(o)) m.set(o.clientOrderId, o.id);
+  for (const id of acct.orders) {
+    const o = s.ordersById.peek(id) as EngineOrder;
+    if (!isTakeover(o)) m.set(o.clientOrderId, o.id);
+  }
   return m;
 }
 
 /** Before an account starts forgetting final orders: its index gets every id, as forgetful accounts keep it. */
-export function indexEveryClientId(s: Pick<EngineState, 'forgetful'>, acct: EngineAccount): void {
+export function indexEveryClientId(s: Pick<EngineState, 'forgetful' | 'ordersById'>, acct: EngineAccount): void {
   if (s.forgetful.has(acct.userId)) return;
   flushPending(acct);
   const m = lastClientIdsOf(s, acct);

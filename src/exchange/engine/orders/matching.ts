@@ -63,7 +63,7 @@ export class Matching {
       frozen: 0n,
     };
     s.ordersById.set(id, o);
-    if (!s.forgetful.has(acct.userId)) acct.orders.push(o);
+    if (!s.forgetful.has(acct.userId)) acct.orders.push(id);
     noteClientId(s, acct, o, p.clientOrderId !== '');
     const book = st.book;
     const opp: BookSide = o.side === 'BUY' ? ASK : BID;
@@ -73,7 +73,7 @@ export class Matching {
         transition(o, 'REJECTED');
         s.emitOrder(o, 'REJECTED');
         this.changed(o);
-        this.forgetIfFinal(o);
+        this.retireIfFinal(o);
         return o;
       }
     }
@@ -190,12 +190,19 @@ export class Matching {
     acct.reducingOpen.delete(o);
     forgetLiveClientId(acct, o);
     this.ledger.setFrozen(o, 0n);
-    this.forgetIfFinal(o);
+    this.retireIfFinal(o);
   }
 
-  /** For users set to forgetFinalOrders: the final order leaves every index, so memory stays flat. */
-  private forgetIfFinal(o: EngineOrder): void {
-    if (!this.s.forgetful.has(o.userId) || !isFinal(o.status)) return;
+  /**
+   * A final order leaves the open orders' table: into the final orders' columns (order-store.ts),
+   * or, for users set to forgetFinalOrders, out of every index, so memory stays flat.
+   */
+  private retireIfFinal(o: EngineOrder): void {
+    if (!isFinal(o.status)) return;
+    if (!this.s.forgetful.has(o.userId)) {
+      this.s.ordersById.retire(o);
+      return;
+    }
     this.s.ordersById.delete(o.id);
     const acct = this.s.owner(o.userId);
     if (acct.lastClientIds.get(o.clientOrderId) === o.id) acct.lastClientIds.delete(o.clientOrderId);

@@ -92,16 +92,22 @@ export class OrderQueries {
   orderHistory(userId: string, f: OrderHistoryFilter): { list: OrderRecord[]; total: number } {
     const acct = this.s.acct(userId);
     if (f.symbol !== undefined) this.s.sym(f.symbol);
-    const rows = acct.orders.filter((o) =>
-      (f.symbol === undefined || o.symbol.name === f.symbol) &&
-      (f.orderId === undefined || String(o.id) === f.orderId) &&
-      (f.clientOrderId === undefined || o.clientOrderId === f.clientOrderId) &&
-      (f.type === undefined || o.type === f.type) &&
-      (f.side === undefined || o.side === f.side) &&
-      (f.status === undefined || o.status === f.status) &&
-      (f.startTime === undefined || o.createdAt >= f.startTime) &&
-      (f.endTime === undefined || o.createdAt <= f.endTime));
-    return page(rows.reverse(), f.page, f.pageSize, orderRecord);
+    const orders = this.s.ordersById;
+    // Ended orders are read in place (peek) for the filter; records are made for the page only.
+    const rows = acct.orders.filter((id) => {
+      const o = orders.peek(id) as EngineOrder;
+      return (
+        (f.symbol === undefined || o.symbol.name === f.symbol) &&
+        (f.orderId === undefined || String(o.id) === f.orderId) &&
+        (f.clientOrderId === undefined || o.clientOrderId === f.clientOrderId) &&
+        (f.type === undefined || o.type === f.type) &&
+        (f.side === undefined || o.side === f.side) &&
+        (f.status === undefined || o.status === f.status) &&
+        (f.startTime === undefined || o.createdAt >= f.startTime) &&
+        (f.endTime === undefined || o.createdAt <= f.endTime)
+      );
+    });
+    return page(rows.reverse(), f.page, f.pageSize, (id) => orderRecord(orders.peek(id) as EngineOrder));
   }
 
   tradeHistory(userId: string, f: { symbol?: string; orderId?: string; startTime?: number; endTime?: number; page?: number; pageSize?: number }): { list: TradeRecord[]; total: number } {
