@@ -47,18 +47,28 @@ const REFS = 5;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
-/** side 1 bit, position side 2, type 1, time in force 2, status 3, three flags, price type 3. */
+/**
+ * side 1 bit, position side 2, type 1, time in force 2, status 3, three flags, price type 3; -1
+ * for a value none of these can hold (an order restored from a damaged snapshot stays an object).
+ */
 function codeOf(o: EngineOrder): number {
+  const side = SIDES.indexOf(o.side);
+  const positionSide = POSITION_SIDES.indexOf(o.positionSide);
+  const type = ORDER_TYPES.indexOf(o.type);
+  const tif = TIME_IN_FORCE.indexOf(o.timeInForce);
+  const status = ORDER_STATUSES.indexOf(o.status);
+  const priceType = o.priceType;
+  if ((side | positionSide | type | tif | status) < 0 || !(priceType >= 0 && priceType <= 7 && Number.isInteger(priceType))) return -1;
   return (
-    SIDES.indexOf(o.side) |
-    (POSITION_SIDES.indexOf(o.positionSide) << 1) |
-    (ORDER_TYPES.indexOf(o.type) << 3) |
-    (TIME_IN_FORCE.indexOf(o.timeInForce) << 4) |
-    (ORDER_STATUSES.indexOf(o.status) << 6) |
+    side |
+    (positionSide << 1) |
+    (type << 3) |
+    (tif << 4) |
+    (status << 6) |
     (o.reduceOnly ? 1 << 9 : 0) |
     (o.makerOnly ? 1 << 10 : 0) |
     (o.closePosition ? 1 << 11 : 0) |
-    (o.priceType << 12)
+    (priceType << 12)
   );
 }
 
@@ -97,7 +107,10 @@ class FinalOrders {
     return this.rows.size;
   }
 
-  add(o: EngineOrder): void {
+  /** Adds the order's row; false (nothing kept) when a field has a value the columns cannot hold. */
+  add(o: EngineOrder): boolean {
+    const code = codeOf(o);
+    if (code < 0) return false;
     const r = this.n++;
     const c = r >>> SHIFT;
     if (c === this.nums.length) {
@@ -115,7 +128,7 @@ class FinalOrders {
     t[b + F_UPDATED] = o.updateTime;
     t[b + F_CONDITION] = o.conditionId;
     t[b + F_STRATEGY] = o.strategyId;
-    t[b + F_CODE] = codeOf(o);
+    t[b + F_CODE] = code;
     const q = o.cumQuote;
     if (q >= INT64_MIN && q <= INT64_MAX) this.quotes[c][r & MASK] = q;
     else this.bigQuotes.set(r, q);
@@ -127,6 +140,7 @@ class FinalOrders {
     refs[k + R_RATE] = o.frozenPerStep;
     refs[k + R_CLIENT] = isAutoIdOf(o.clientOrderId, o.id) ? undefined : o.clientOrderId;
     this.rows.set(o.id, r);
+    return true;
   }
 
   has(id: number): boolean {
@@ -257,8 +271,7 @@ export class OrderStore {
    */
   retire(o: EngineOrder): void {
     if (o.frozen !== 0n) throw new Error(`order ${o.id} still holds frozen margin and cannot be retired`);
-    if (this.open.get(o.id) !== o) return;
-    this.final.add(o);
+    if (this.open.get(o.id) !== o || !this.final.add(o)) return;
     this.open.delete(o.id);
   }
 

@@ -81,6 +81,11 @@ describe('OrderStore: open orders as objects, final ones in columns', () => {
     store.retire(store.get(5) as EngineOrder);
     expect(store.size).toBe(1);
     expect(store.get(5)).toEqual(o);
+    // A value no column can hold (a damaged snapshot's): the order stays the object it is.
+    const odd = { ...fc.sample(finalOrder(9), { seed: 2, numRuns: 1 })[0], side: 'SIDEWAYS' } as unknown as EngineOrder;
+    store.set(9, odd);
+    store.retire(odd);
+    expect(store.get(9)).toBe(odd);
     store.clear();
     expect(store.size).toBe(0);
     expect(store.get(5)).toBeUndefined();
