@@ -193,13 +193,8 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
    * kept by whoever takes them (the bot's market state holds the last depth of each symbol).
    */
   private newLevels(si: number, start: number, count: number): Level[] {
-    const pt = this.priceText[si];
-    const qt = this.qtyText[si];
-    const out: Level[] = new Array<Level>(count);
-    for (let k = 0; k < count; k++) {
-      const j = start + k;
-      out[k] = [pt.text(this.ticks[j], this.priceDigits[j]), qt.text(this.steps[j], this.qtyDigits[j])];
-    }
+    const out: Level[] = [];
+    this.decodeLevels(out, [], si, start, count);
     return out;
   }
 

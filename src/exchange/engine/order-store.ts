@@ -104,7 +104,7 @@ class FinalOrders {
   private n = 0;
 
   get size(): number {
-    return this.rows.size;
+    return this.n;
   }
 
   /** Adds the order's row; false (nothing kept) when a field has a value the columns cannot hold. */
