@@ -53,7 +53,7 @@
 import type { OrderRef } from '../inputs';
 import { VenueError } from '../../../core/errors';
 import type { RecordedEvent } from '../../../market-data/format';
-import { L2Tape } from './l2-tape';
+import { L2Tape, type L2Sink } from './l2-tape';
 import { TAPE_MAKER, TAPE_TAKER, type ReplaySink, type TapeReplayerOptions, type TapeStats } from './tape-sink';
 import { TapeQuotes } from './tape-quotes';
 import { guard, settle, specInfo, type SpecInfo } from './tape-specs';
@@ -74,6 +74,11 @@ export class TapeReplayer {
   private readonly l2: L2Tape | undefined;
   /** `l2`: symbols whose top comes from quote events (else from the L2 book's own top). */
   private readonly quoted = new Set<string>();
+  /**
+   * The sink's calls the replayer makes for its own orders, which reads nothing of the answers
+   * but the status: the forms that format no record where the sink has them (the engine's).
+   */
+  private readonly quiet: Pick<L2Sink, 'placeOrder' | 'cancelOrder' | 'orderProgress'>;
 
   constructor(
     private readonly sink: ReplaySink,
@@ -87,6 +92,7 @@ export class TapeReplayer {
       if (info) this.specs.set(s.symbol, info);
     }
     this.quotes = new TapeQuotes(sink, this.maker, this.specs, this.stats);
+    this.quiet = { placeOrder: (sink.placeOrderStatus ?? sink.placeOrder).bind(sink), cancelOrder: (sink.cancelOrderQuiet ?? sink.cancelOrder).bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink) };
     if (opts.book === 'l2') {
       const sink = this.sink;
       const resting = sink.restingThrough?.bind(sink);
@@ -94,8 +100,7 @@ export class TapeReplayer {
       const levels = opts.depthLevels ?? 50;
       if (!(Number.isInteger(levels) && levels >= 0 && levels <= 150)) throw new RangeError(`depthLevels must be an integer from 0 to 150, got ${levels}`);
       const tape = new Set([this.maker, this.taker]);
-      // The L2 tape reads nothing of the answers: the forms that format no record where the sink has them.
-      const l2Sink = { placeOrder: (sink.placeOrderStatus ?? sink.placeOrder).bind(sink), cancelOrder: (sink.cancelOrderQuiet ?? sink.cancelOrder).bind(sink), orderProgress: (sink.orderProgress ?? sink.queryOrder)?.bind(sink), restingThrough: resting, bookVersion: sink.bookVersion?.bind(sink) };
+      const l2Sink = { ...this.quiet, restingThrough: resting, bookVersion: sink.bookVersion?.bind(sink) };
       this.l2 = new L2Tape(l2Sink, this.maker, (u) => tape.has(u), (symbol) => this.specs.get(symbol), opts.queue ?? { model: 'risk-averse' }, levels);
       this.stats.l2 = this.l2.stats;
     }
@@ -255,7 +260,7 @@ export class TapeReplayer {
         for (let left = fill; left > 0; ) {
           const q = Math.min(left, info.maxSteps);
           left -= q;
-          guard(this.stats, () => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity: info.step.fromUnits(q), timeInForce: 'IOC', clientOrderId: `tape-t-${++this.n}` }));
+          guard(this.stats, () => this.quiet.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity: info.step.fromUnits(q), timeInForce: 'IOC', clientOrderId: `tape-t-${++this.n}` }));
         }
       }
     }
@@ -313,22 +318,24 @@ export class TapeReplayer {
     const n = ++this.n;
     const makerRef: OrderRef = { symbol, clientOrderId: `tape-m-${n}` };
     try {
-      settle(this.stats, this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price, quantity, timeInForce: 'GTC', clientOrderId: makerRef.clientOrderId }));
+      settle(this.stats, this.quiet.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price, quantity, timeInForce: 'GTC', clientOrderId: makerRef.clientOrderId }));
     } catch (err) {
       if (!(err instanceof VenueError)) throw err;
       // The maker order is the whole trade's liquidity: without it the trade is not replayed.
       this.stats.skipped.refused++;
       return false;
     }
-    guard(this.stats, () => this.sink.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'IOC', clientOrderId: `tape-t-${n}` }));
-    const done = this.sink.queryOrder ? this.finalOrUnknown(makerRef) : false;
-    if (!done) guard(this.stats, () => this.sink.cancelOrder(this.maker, makerRef), true);
+    guard(this.stats, () => this.quiet.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'IOC', clientOrderId: `tape-t-${n}` }));
+    if (!this.isFinal(makerRef)) guard(this.stats, () => this.quiet.cancelOrder(this.maker, makerRef), true);
     return true;
   }
 
-  private finalOrUnknown(ref: OrderRef): boolean {
+  /** True when the sink says the order has ended; false when it cannot say (no query, or it refused). */
+  private isFinal(ref: OrderRef): boolean {
+    const progress = this.quiet.orderProgress;
+    if (progress === undefined) return false;
     try {
-      return FINAL.has((this.sink.queryOrder as NonNullable<ReplaySink['queryOrder']>)(this.maker, ref).status);
+      return FINAL.has(progress(this.maker, ref).status);
     } catch {
       return false;
     }
