@@ -22,6 +22,8 @@ export class Grid {
   readonly unitScaled: number;
   readonly size: string;
   private readonly pow10Scale: Dec;
+  /** The size as a double (within half an ulp of the decimal). */
+  private readonly sizeNumber: number;
 
   constructor(size: string) {
     const p = decimalStringProblem(size);
@@ -32,6 +34,7 @@ export class Grid {
     this.unitScaled = u;
     this.size = formatDec(new Dec(size));
     this.pow10Scale = new Dec(10).pow(this.scale);
+    this.sizeNumber = Number(size);
   }
 
   /**
@@ -86,6 +89,32 @@ export class Grid {
       this.decCache.set(units, d);
     }
     return d;
+  }
+
+  /**
+   * `unitsOfDec(exact(), mode)`, decided in floating point where that is certain. `approx` is the
+   * value worked out in doubles and `relErr` a bound on its relative error against the exact value
+   * (at least 1e-15; a few dozen operations on doubles stay far below 1e-12; a bound too large to
+   * help, Infinity even, just means `exact()`). u = approx / size; when
+   * the interval u +- u x (relErr + 8 eps) holds no rounding boundary (a grid point for 'down' and
+   * 'up', a half-way point for 'nearest'), every value in it rounds alike, so that is the answer
+   * without `exact()`. Otherwise (near a boundary, under one unit, beyond 2^52 units, not finite)
+   * `exact()` is computed and rounded. The 8 eps cover the division by the size (a double within
+   * half an ulp of the decimal) and the rounding of the interval's two ends.
+   */
+  unitsOfEstimate(approx: number, relErr: number, mode: 'down' | 'up' | 'nearest', exact: () => Dec): number {
+    if (!(relErr >= 1e-15)) throw new RangeError(`relErr must be at least 1e-15, got ${relErr}`);
+    const u = approx / this.sizeNumber;
+    if (u >= 1 && u < 2 ** 52) {
+      const d = u * (relErr + 8 * Number.EPSILON);
+      // Boundaries of 'nearest' are the half-way points: shifted by a half they are integers too.
+      const shift = mode === 'nearest' ? 0.5 : 0;
+      const low = u - d + shift;
+      const k = Math.floor(low);
+      // Both ends strictly between boundaries k and k + 1.
+      if (k === Math.floor(u + d + shift) && k !== low) return mode === 'up' ? k + 1 : k;
+    }
+    return this.unitsOfDec(exact(), mode);
   }
 
   /** Units of a Dec rounded to the grid: 'down' toward zero, 'up' away from zero, or 'nearest'. */

@@ -35,6 +35,8 @@ const cancel = (o: TrackedOrderView): Intent => ({ kind: 'cancel', clientOrderId
 
 export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   const p = ctx.params;
+  /** The decimal parameters as doubles, for the quote prices' first estimate. */
+  const f = { minSpreadBps: p.minSpreadBps.toNumber(), volMultiplier: p.volMultiplier.toNumber(), maxInventory: p.maxInventory.toNumber(), skewBps: p.skewBps.toNumber() };
   let lastMark: number | undefined;
   let variance = 0;
   let quoting = true;
@@ -55,19 +57,42 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
   function targets(markText: string): Targets {
     const pos = ctx.position();
     if (last !== undefined && last.mark === markText && last.variance === variance && last.pos.eq(pos)) return last.t;
-    const t = quotePrices(new Dec(markText), pos);
+    const t = quotePrices(markText, pos);
     last = { mark: markText, pos, variance, t };
     return t;
   }
 
-  function quotePrices(mark: Dec, pos: Dec): Targets {
+  /**
+   * The quote prices are exact decimals (mark x (10,000 -+ half spread - lean) / 10,000, rounded to
+   * the tick), but worked out in doubles first: the grid takes that estimate when no tick boundary
+   * lies within its error bound, and does the decimal arithmetic only for the rare quote that lands
+   * on or beside a boundary (see Grid.unitsOfEstimate). The same prices as the decimals alone.
+   */
+  function quotePrices(markText: string, pos: Dec): Targets {
     // sigma of mark returns per update, in bps
-    const spreadBps = variance === 0 ? p.minSpreadBps : Dec.max(p.minSpreadBps, p.volMultiplier.times(Math.sqrt(variance) * 10000));
-    const lean = pos.isZero() ? ZERO : Dec.min(ONE, Dec.max(MINUS_ONE, pos.div(p.maxInventory))).times(p.skewBps);
-    const half = spreadBps.times(HALF);
+    const sigmaBps = Math.sqrt(variance) * 10000;
+    const spreadF = variance === 0 ? f.minSpreadBps : Math.max(f.minSpreadBps, f.volMultiplier * sigmaBps);
+    const leanF = pos.isZero() ? 0 : Math.min(1, Math.max(-1, pos.toNumber() / f.maxInventory)) * f.skewBps;
+    const mark = Number(markText);
+    const exact = (): { mark: Dec; half: Dec; lean: Dec } => {
+      const spreadBps = variance === 0 ? p.minSpreadBps : Dec.max(p.minSpreadBps, p.volMultiplier.times(sigmaBps));
+      const lean = pos.isZero() ? ZERO : Dec.min(ONE, Dec.max(MINUS_ONE, pos.div(p.maxInventory))).times(p.skewBps);
+      return { mark: new Dec(markText), half: spreadBps.times(HALF), lean };
+    };
+    const quote = (sign: 1 | -1, mode: 'down' | 'up'): string => {
+      const factor = 10000 + sign * spreadF * 0.5 - leanF;
+      // Each double operation is off by at most half an ulp; 1e-13 of the largest term over the
+      // result bounds them all many times over (and grows without limit as the factor nears 0).
+      const relErr = (1e-13 * (10000 + spreadF + Math.abs(leanF))) / Math.abs(factor);
+      const units = ctx.price.grid.unitsOfEstimate((mark * factor) / 10000, relErr, mode, () => {
+        const x = exact();
+        return x.mark.times((sign === 1 ? BPS.plus(x.half) : BPS.minus(x.half)).minus(x.lean)).times(PER_BPS);
+      });
+      return ctx.price.grid.fromUnits(units);
+    };
     return {
-      BUY: pos.gte(p.maxInventory) ? undefined : ctx.price.round(mark.times(BPS.minus(half).minus(lean)).times(PER_BPS), 'down'),
-      SELL: pos.lte(p.maxInventory.negated()) ? undefined : ctx.price.round(mark.times(BPS.plus(half).minus(lean)).times(PER_BPS), 'up'),
+      BUY: pos.gte(p.maxInventory) ? undefined : quote(-1, 'down'),
+      SELL: pos.lte(p.maxInventory.negated()) ? undefined : quote(1, 'up'),
     };
   }
 

@@ -181,3 +181,100 @@ describe('compareDecimalStrings', () => {
     }
   });
 });
+
+describe('Grid.unitsOfEstimate: the grid rounding decided in doubles where that is certain', () => {
+  const modes = ['down', 'up', 'nearest'] as const;
+
+  it('answers as unitsOfDec of the exact value, for products of a mark and a basis-point factor on many grids', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('0.1', '0.5', '0.01', '0.0001', '1', '5', '25', '0.00000001'),
+        fc.integer({ min: 1, max: 9_000_000 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: -3_000_000, max: 3_000_000 }),
+        fc.constantFrom(...modes),
+        fc.constantFrom(1e-15, 1e-13),
+        (size, markInt, markDp, bpsMillionths, mode, relErr) => {
+          const grid = new Grid(size);
+          const mark = new Dec(markInt).div(new Dec(10).pow(markDp));
+          // factor = 10,000 + bps, with bps given to the millionth (many land exactly on ticks)
+          const bps = new Dec(bpsMillionths).div(1_000_000);
+          const exactValue = mark.times(new Dec(10000).plus(bps)).div(10000);
+          const approx = (mark.toNumber() * (10000 + bps.toNumber())) / 10000;
+          let calls = 0;
+          // three double operations: within 1e-15 of the exact value
+          const got = grid.unitsOfEstimate(approx, relErr, mode, () => {
+            calls++;
+            return exactValue;
+          });
+          expect(got).toBe(grid.unitsOfDec(exactValue, mode));
+          expect(calls).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('takes the exact value for an estimate on the wrong side of a tick within its bound, and for ties', () => {
+    const grid = new Grid('0.1');
+    const onTick = new Dec('59988');
+    // the double just below and just above 59988: within 1e-15 of the exact value, across the boundary
+    const below = 59988 - 59988 * Number.EPSILON;
+    const above = 59988 + 59988 * Number.EPSILON;
+    for (const approx of [below, 59988, above]) {
+      let calls = 0;
+      const exact = (): Dec => {
+        calls++;
+        return onTick;
+      };
+      expect(grid.unitsOfEstimate(approx, 1e-15, 'down', exact)).toBe(599880);
+      expect(grid.unitsOfEstimate(approx, 1e-15, 'up', exact)).toBe(599880);
+      expect(calls).toBe(2);
+    }
+    // half a tick: half-even decides, so the exact value is asked for
+    let calls = 0;
+    const tie = (): Dec => {
+      calls++;
+      return new Dec('59988.05');
+    };
+    expect(grid.unitsOfEstimate(59988.05, 1e-15, 'nearest', tie)).toBe(599880);
+    // an estimate 1.7e-16 below the tie 59988.15 (within its bound): half-even goes up, to 599882
+    const tieUp = (): Dec => {
+      calls++;
+      return new Dec('59988.15');
+    };
+    expect(grid.unitsOfEstimate(59988.15 - 1e-11, 1e-15, 'nearest', tieUp)).toBe(599882);
+    expect(calls).toBe(2);
+  });
+
+  it('defers when an end of the interval falls exactly on a boundary', () => {
+    // u = 1.0000000000000029 with relErr 1e-15: u - u x (relErr + 8 eps) is exactly 1 in doubles
+    expect(new Grid('1').unitsOfEstimate(1.0000000000000029, 1e-15, 'up', () => new Dec(1))).toBe(1);
+  });
+
+  it('does without the exact value when the estimate sits clearly between boundaries', () => {
+    const grid = new Grid('0.1');
+    const never = (): Dec => {
+      throw new Error('exact value asked for');
+    };
+    expect(grid.unitsOfEstimate(59988.04, 1e-13, 'down', never)).toBe(599880);
+    expect(grid.unitsOfEstimate(59988.04, 1e-13, 'up', never)).toBe(599881);
+    expect(grid.unitsOfEstimate(59988.04, 1e-13, 'nearest', never)).toBe(599880);
+    expect(grid.unitsOfEstimate(59988.06, 1e-13, 'nearest', never)).toBe(599881);
+  });
+
+  it('falls back to the exact value under one unit, for non-finite estimates and for a useless bound; refuses a bound under 1e-15', () => {
+    const grid = new Grid('0.1');
+    for (const [approx, relErr] of [[0.05, 1e-13], [-5, 1e-13], [Number.NaN, 1e-13], [Infinity, 1e-13], [100.04, Infinity], [100.04, 0.5]] as const) {
+      let calls = 0;
+      expect(
+        grid.unitsOfEstimate(approx, relErr, 'down', () => {
+          calls++;
+          return new Dec('100.04');
+        }),
+      ).toBe(1000);
+      expect(calls).toBe(1);
+    }
+    for (const bad of [0, 1e-16, Number.NaN, -1]) expect(() => grid.unitsOfEstimate(100, bad, 'down', () => new Dec(100))).toThrow(/relErr must be at least 1e-15/);
+  });
+});
