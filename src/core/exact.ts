@@ -71,15 +71,45 @@ function fit(m: bigint, e: number): Exact {
 
 /** Parses a plain decimal string ("-12.5") exactly, every digit kept (as `new Dec(s)`); throws RangeError on anything else. */
 export function parseExact(s: string): Exact {
+  // One pass over the characters; a mantissa of up to 15 digits is exact in a double and becomes a
+  // bigint in one step (a regular expression and BigInt of a string cost several times as much).
+  const n = s.length;
+  let i = n > 0 && s.charCodeAt(0) === 45 ? 1 : 0;
+  let v = 0;
+  let digits = 0;
+  let dot = -1;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && dot < 0) dot = i;
+    else break;
+  }
+  const neg = n > 0 && s.charCodeAt(0) === 45;
+  // At least one digit, and digits on both sides of a point ("5." and ".5" are not plain decimals).
+  if (i === n && digits > 0 && digits <= 15 && dot !== n - 1 && dot !== (neg ? 1 : 0)) {
+    const u = BigInt(v);
+    return { m: neg ? -u : u, e: dot < 0 ? 0 : dot + 1 - n };
+  }
   const r = /^(-?)(\d+)(?:\.(\d+))?$/.exec(s);
   if (!r) throw new RangeError(`"${s}" is not a plain decimal`);
   const frac = r[3] ?? '';
   const m = BigInt(r[2] + frac);
-  return { m: r[1] === '-' ? -m : m, e: -frac.length };
+  return { m: r[1] === '-' ? -m : m, e: frac.length === 0 ? 0 : -frac.length };
 }
 
 export function exOfDec(d: Dec): Exact {
   return parseExact(d.toFixed());
+}
+
+/** A decimal text as an exact decimal: a plain one parsed here, anything else Dec reads ("1e-8") through Dec. */
+export function exactOfText(s: string): Exact {
+  try {
+    return parseExact(s);
+  } catch {
+    return exOfDec(new Dec(s));
+  }
 }
 
 function align(a: Exact, b: Exact): [bigint, bigint, number] {

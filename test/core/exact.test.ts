@@ -47,6 +47,28 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
     }
   });
 
+  it('parses plain decimals as the definition reads them (sign, digits, point and digits), refuses the rest', () => {
+    const byDefinition = (s: string): Exact | undefined => {
+      const r = /^(-?)(\d+)(?:\.(\d+))?$/.exec(s);
+      if (!r) return undefined;
+      const m = BigInt(r[2] + (r[3] ?? ''));
+      return { m: r[1] === '-' ? -m : m, e: r[3] === undefined ? 0 : -r[3].length };
+    };
+    const alphabet = ['0', '1', '5', '9', '.', '-', 'e', '+', ' '];
+    const cases = ['', '-', '.', '5.', '.5', '-.5', '1.2.3', '-0', '-0.0', '007', '0.00000001', '999999999999999', '1000000000000000', '1234567890123456.5', '1e5', ' 1', '+1', '12a', '--1', '1-'];
+    for (let i = 0; i < 3000; i++) {
+      const len = Math.floor(rnd() * 22);
+      let t = '';
+      for (let j = 0; j < len; j++) t += rnd() < 0.85 ? String(Math.floor(rnd() * 10)) : alphabet[Math.floor(rnd() * alphabet.length)];
+      cases.push(t, randomDecimal(rnd, 25));
+    }
+    for (const s of cases) {
+      const want = byDefinition(s);
+      if (want === undefined) expect(() => parseExact(s)).toThrow(RangeError);
+      else expect(parseExact(s)).toEqual(want);
+    }
+  });
+
   it('quotients by small integers (leverages) and ties in rounding', () => {
     for (const s of ['1', '-1', '2.5', '-2.5', '3.5', '0.000000015', '-0.000000025', '123456789.123456789', '1' + '0'.repeat(59), '9'.repeat(61)]) {
       const a = parseExact(s);

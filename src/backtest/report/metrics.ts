@@ -16,7 +16,7 @@
  * Nothing divides by zero into a number: such a figure is null, and the report says why.
  */
 import { Dec } from '../../core/decimal';
-import { EX_ZERO, compare, decOfExact, exOfDec, parseExact, plus, times, type Exact } from '../../core/exact';
+import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
 import { newCounters, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
@@ -103,15 +103,6 @@ function byCode(maps: Array<Record<string, number>>): Record<string, number> {
   const sum = new Map<string, number>();
   for (const m of maps) for (const [k, v] of Object.entries(m)) sum.set(k, (sum.get(k) ?? 0) + v);
   return Object.fromEntries([...sum].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/** A fill's decimal text as an exact decimal (the engine's texts are plain; anything else Dec reads goes through Dec). */
-function exactOfText(s: string): Exact {
-  try {
-    return parseExact(s);
-  } catch {
-    return exOfDec(new Dec(s));
-  }
 }
 
 /**

@@ -14,6 +14,7 @@
  * last mark) and is left out of the statistics, which are over closed trades.
  */
 import { Dec } from '../../core/decimal';
+import { EX_ONE, EX_ZERO, compare, decOfExact, div, exactOfText, minus, plus, times, type Exact } from '../../core/exact';
 import type { BacktestResult, FillRow } from '../backtest/result';
 import { money, round, share } from './round';
 
@@ -65,40 +66,46 @@ export interface TradeStats {
 }
 
 const d = (s: string): Dec => new Dec(s);
+const EX_MINUS_ONE: Exact = { m: -1n, e: 0 };
 const px = (v: Dec): string => v.toSignificantDigits(12).toFixed();
 
+/**
+ * An open trade's running figures, in exact decimals on bigint (core/exact.ts): the same digits as
+ * the Dec arithmetic (sums and products exact, quotients rounded to 60 digits half-even) at a
+ * fraction of the cost per fill. They become Decs only to be printed, once per trade.
+ */
 interface Open {
   symbol: string;
   sign: 1 | -1;
-  qty: Dec;
-  entryCost: Dec;
-  entryQty: Dec;
-  exitCost: Dec;
-  exitQty: Dec;
-  maxQty: Dec;
-  pnl: Dec;
-  fees: Dec;
-  funding: Dec;
+  qty: Exact;
+  entryCost: Exact;
+  entryQty: Exact;
+  exitCost: Exact;
+  exitQty: Exact;
+  maxQty: Exact;
+  pnl: Exact;
+  fees: Exact;
+  funding: Exact;
   entryTime: number;
   lastTime: number;
-  mae: Dec;
-  mfe: Dec;
+  mae: Exact;
+  mfe: Exact;
   strategies: Set<string>;
   fills: number;
 }
 
-function excursion(o: Open, price: Dec): void {
-  if (o.qty.isZero()) return;
-  const avg = o.entryCost.div(o.entryQty);
-  const u = price.minus(avg).times(o.qty).times(o.sign);
-  if (u.lt(o.mae)) o.mae = u;
-  if (u.gt(o.mfe)) o.mfe = u;
+function excursion(o: Open, price: Exact): void {
+  if (o.qty.m === 0n) return;
+  const avg = div(o.entryCost, o.entryQty);
+  const u = times(times(minus(price, avg), o.qty), o.sign === 1 ? EX_ONE : EX_MINUS_ONE);
+  if (compare(u, o.mae) < 0) o.mae = u;
+  if (compare(u, o.mfe) > 0) o.mfe = u;
 }
 
-function close(o: Open, exitTime: number | null, finalMark: Dec | undefined): Trade {
-  const entry = o.entryCost.div(o.entryQty);
+function close(o: Open, exitTime: number | null, finalMark: Exact | undefined): Trade {
+  const entry = div(o.entryCost, o.entryQty);
   let pnl = o.pnl;
-  if (exitTime === null && finalMark !== undefined) pnl = pnl.plus(finalMark.minus(entry).times(o.qty).times(o.sign));
+  if (exitTime === null && finalMark !== undefined) pnl = plus(pnl, times(times(minus(finalMark, entry), o.qty), o.sign === 1 ? EX_ONE : EX_MINUS_ONE));
   const end = exitTime ?? o.lastTime;
   return {
     symbol: o.symbol,
@@ -106,16 +113,16 @@ function close(o: Open, exitTime: number | null, finalMark: Dec | undefined): Tr
     strategies: [...o.strategies].sort(),
     entryTime: o.entryTime,
     exitTime,
-    size: o.maxQty.toFixed(),
-    entryPrice: px(entry),
-    exitPrice: o.exitQty.isZero() ? null : px(o.exitCost.div(o.exitQty)),
-    pnl: money(pnl),
-    fees: money(o.fees),
-    funding: money(o.funding),
-    netPnl: money(pnl.minus(o.fees).plus(o.funding)),
+    size: decOfExact(o.maxQty).toFixed(),
+    entryPrice: px(decOfExact(entry)),
+    exitPrice: o.exitQty.m === 0n ? null : px(decOfExact(div(o.exitCost, o.exitQty))),
+    pnl: money(decOfExact(pnl)),
+    fees: money(decOfExact(o.fees)),
+    funding: money(decOfExact(o.funding)),
+    netPnl: money(decOfExact(plus(minus(pnl, o.fees), o.funding))),
     durationMs: end - o.entryTime,
-    mae: money(o.mae),
-    mfe: money(o.mfe),
+    mae: money(decOfExact(o.mae)),
+    mfe: money(decOfExact(o.mfe)),
     fills: o.fills,
   };
 }
@@ -134,46 +141,46 @@ export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'fundin
     let open: Open | null = null;
     const fundTo = (t: number, inclusive: boolean): void => {
       while (pi < funding.length && (funding[pi].time < t || (inclusive && funding[pi].time === t))) {
-        if (open !== null) open.funding = open.funding.plus(funding[pi].amount);
+        if (open !== null) open.funding = plus(open.funding, exactOfText(funding[pi].amount));
         pi++;
       }
     };
     const onFill = (f: FillRow): void => {
       fundTo(f.time, true);
-      const price = d(f.price);
-      let q = d(f.quantity);
+      const price = exactOfText(f.price);
+      let q = exactOfText(f.quantity);
       const sign: 1 | -1 = f.side === 'BUY' ? 1 : -1;
-      const feeAll = d(f.fee);
+      const feeAll = exactOfText(f.fee);
       const total = q;
       if (open !== null) {
         open.lastTime = f.time;
         excursion(open, price);
         if (open.sign !== sign) {
-          const closing = Dec.min(q, open.qty);
-          open.exitCost = open.exitCost.plus(price.times(closing));
-          open.exitQty = open.exitQty.plus(closing);
-          open.qty = open.qty.minus(closing);
-          open.pnl = open.pnl.plus(f.realizedPnl);
-          open.fees = open.fees.plus(feeAll.times(closing).div(total));
+          const closing = compare(q, open.qty) <= 0 ? q : open.qty;
+          open.exitCost = plus(open.exitCost, times(price, closing));
+          open.exitQty = plus(open.exitQty, closing);
+          open.qty = minus(open.qty, closing);
+          open.pnl = plus(open.pnl, exactOfText(f.realizedPnl));
+          open.fees = plus(open.fees, div(times(feeAll, closing), total));
           open.strategies.add(f.strategyId);
           open.fills++;
-          q = q.minus(closing);
-          if (open.qty.isZero()) {
+          q = minus(q, closing);
+          if (open.qty.m === 0n) {
             out.push(close(open, f.time, undefined));
             open = null;
           }
-          if (q.isZero()) return;
+          if (q.m === 0n) return;
         }
       }
       if (open === null) {
-        open = { symbol: sym, sign, qty: new Dec(0), entryCost: new Dec(0), entryQty: new Dec(0), exitCost: new Dec(0), exitQty: new Dec(0), maxQty: new Dec(0), pnl: new Dec(0), fees: new Dec(0), funding: new Dec(0), entryTime: f.time, lastTime: f.time, mae: new Dec(0), mfe: new Dec(0), strategies: new Set(), fills: 0 };
+        open = { symbol: sym, sign, qty: EX_ZERO, entryCost: EX_ZERO, entryQty: EX_ZERO, exitCost: EX_ZERO, exitQty: EX_ZERO, maxQty: EX_ZERO, pnl: EX_ZERO, fees: EX_ZERO, funding: EX_ZERO, entryTime: f.time, lastTime: f.time, mae: EX_ZERO, mfe: EX_ZERO, strategies: new Set(), fills: 0 };
       }
       const o: Open = open;
-      o.qty = o.qty.plus(q);
-      o.entryCost = o.entryCost.plus(price.times(q));
-      o.entryQty = o.entryQty.plus(q);
-      if (o.qty.gt(o.maxQty)) o.maxQty = o.qty;
-      o.fees = o.fees.plus(feeAll.times(q).div(total));
+      o.qty = plus(o.qty, q);
+      o.entryCost = plus(o.entryCost, times(price, q));
+      o.entryQty = plus(o.entryQty, q);
+      if (compare(o.qty, o.maxQty) > 0) o.maxQty = o.qty;
+      o.fees = plus(o.fees, div(times(feeAll, q), total));
       o.strategies.add(f.strategyId);
       o.fills++;
       o.lastTime = f.time;
@@ -185,7 +192,7 @@ export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'fundin
         const s = r.samples[si++];
         if (open !== null && k >= 0) {
           fundTo(s.time, true);
-          excursion(open, d(s.marks[k]));
+          excursion(open, exactOfText(s.marks[k]));
         }
       }
     }
@@ -194,7 +201,7 @@ export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'fundin
       const last = r.samples[r.samples.length - 1];
       const o: Open = open;
       o.lastTime = Math.max(o.lastTime, r.endTime);
-      out.push(close(o, null, last !== undefined && k >= 0 ? d(last.marks[k]) : undefined));
+      out.push(close(o, null, last !== undefined && k >= 0 ? exactOfText(last.marks[k]) : undefined));
     }
   }
   return out.sort((a, b) => a.entryTime - b.entryTime || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
