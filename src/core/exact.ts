@@ -74,7 +74,8 @@ export function parseExact(s: string): Exact {
   // One pass over the characters; a mantissa of up to 15 digits is exact in a double and becomes a
   // bigint in one step (a regular expression and BigInt of a string cost several times as much).
   const n = s.length;
-  let i = n > 0 && s.charCodeAt(0) === 45 ? 1 : 0;
+  const neg = n > 0 && s.charCodeAt(0) === 45;
+  let i = neg ? 1 : 0;
   let v = 0;
   let digits = 0;
   let dot = -1;
@@ -86,7 +87,6 @@ export function parseExact(s: string): Exact {
     } else if (c === 46 && dot < 0) dot = i;
     else break;
   }
-  const neg = n > 0 && s.charCodeAt(0) === 45;
   // At least one digit, and digits on both sides of a point ("5." and ".5" are not plain decimals).
   if (i === n && digits > 0 && digits <= 15 && dot !== n - 1 && dot !== (neg ? 1 : 0)) {
     const u = BigInt(v);

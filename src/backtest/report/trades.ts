@@ -67,6 +67,8 @@ export interface TradeStats {
 
 const d = (s: string): Dec => new Dec(s);
 const EX_MINUS_ONE: Exact = { m: -1n, e: 0 };
+/** (price - avg) x qty, signed for the trade's side: its unrealized PnL at `price`. */
+const upnlAt = (o: Open, price: Exact, avg: Exact): Exact => times(times(minus(price, avg), o.qty), o.sign === 1 ? EX_ONE : EX_MINUS_ONE);
 const px = (v: Dec): string => v.toSignificantDigits(12).toFixed();
 
 /**
@@ -97,7 +99,7 @@ interface Open {
 function excursion(o: Open, price: Exact): void {
   if (o.qty.m === 0n) return;
   const avg = div(o.entryCost, o.entryQty);
-  const u = times(times(minus(price, avg), o.qty), o.sign === 1 ? EX_ONE : EX_MINUS_ONE);
+  const u = upnlAt(o, price, avg);
   if (compare(u, o.mae) < 0) o.mae = u;
   if (compare(u, o.mfe) > 0) o.mfe = u;
 }
@@ -105,7 +107,7 @@ function excursion(o: Open, price: Exact): void {
 function close(o: Open, exitTime: number | null, finalMark: Exact | undefined): Trade {
   const entry = div(o.entryCost, o.entryQty);
   let pnl = o.pnl;
-  if (exitTime === null && finalMark !== undefined) pnl = plus(pnl, times(times(minus(finalMark, entry), o.qty), o.sign === 1 ? EX_ONE : EX_MINUS_ONE));
+  if (exitTime === null && finalMark !== undefined) pnl = plus(pnl, upnlAt(o, finalMark, entry));
   const end = exitTime ?? o.lastTime;
   return {
     symbol: o.symbol,
