@@ -7,6 +7,7 @@ import './engine';
 import './import-tardis';
 import './exchange-http';
 import './latency';
+import './market-maker';
 import './real-data';
 import './sdk';
 import './sweep-queue';
