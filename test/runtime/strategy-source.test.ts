@@ -131,3 +131,38 @@ describe('an example strategy in a checkout: compiled when the build is as new a
     expect(pick('mm')).toBeUndefined();
   });
 });
+
+describe('what a backtest loads', () => {
+  beforeAll(() => {
+    ensureBuilt();
+  });
+
+  /** Loads the public API, the backtester and a strategy in a fresh compiled process; which of undici, ws and jiti it loaded. */
+  function loaded(strategy: string): Record<string, boolean> {
+    const script = `
+      require(${JSON.stringify(INDEX)});
+      require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'backtest', 'backtest', 'backtest.js'))});
+      const { loadStrategySource } = require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'bot', 'strategy-source.js'))});
+      loadStrategySource(${JSON.stringify(strategy)}, ${JSON.stringify(ROOT)});
+      const keys = Object.keys(require.cache);
+      const has = (m) => keys.some((k) => k.includes('/node_modules/' + m + '/'));
+      process.stdout.write(JSON.stringify({ undici: has('undici'), ws: has('ws'), jiti: has('jiti') }));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0) throw new Error(`the loading script failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as Record<string, boolean>;
+  }
+
+  it('an example strategy: neither the network libraries (the client loads them when it connects) nor jiti', () => {
+    expect(loaded('market-maker')).toEqual({ undici: false, ws: false, jiti: false });
+  });
+
+  it('a TypeScript strategy file: jiti, to read it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-load-'));
+    try {
+      writeFileSync(path.join(dir, 's.ts'), strategySource('size'));
+      expect(loaded(path.join(dir, 's.ts'))).toEqual({ undici: false, ws: false, jiti: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

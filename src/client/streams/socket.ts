@@ -4,9 +4,18 @@
  * and tells its owner what happened through hooks. The private and public streams build on it.
  */
 import type { Logger } from 'pino';
-import WebSocket, { type RawData } from 'ws';
+import type WebSocket from 'ws';
+import type { RawData } from 'ws';
 import { backoffDelay, type BackoffOptions } from '../backoff';
 import type { TimerHandle, Timers } from '../timers';
+
+/** ws, loaded when the first socket connects (see http.ts: a backtest imports the client and never connects). */
+function wsModule(): typeof import('ws') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('ws') as typeof import('ws');
+}
+/** WebSocket.OPEN (the ready state of an open socket), without loading ws for it. */
+const OPEN = 1;
 
 export interface SocketOptions {
   /** Client ping period, ms; default 20 s (PROTOCOL.md section 5). */
@@ -56,7 +65,7 @@ export class ReconnectingSocket {
   ) {}
 
   get isOpen(): boolean {
-    return this.ws?.readyState === WebSocket.OPEN;
+    return this.ws?.readyState === OPEN;
   }
 
   start(): void {
@@ -92,7 +101,7 @@ export class ReconnectingSocket {
     if (ws !== undefined) {
       ws.removeAllListeners();
       ws.on('error', () => undefined);
-      if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'client stop');
+      if (ws.readyState === OPEN) ws.close(1000, 'client stop');
       else ws.terminate();
     }
   }
@@ -110,7 +119,7 @@ export class ReconnectingSocket {
     if (!this.running) return;
     this.lastStatus = undefined;
     this.dead = false;
-    const ws = new WebSocket(url, { handshakeTimeout: this.opts.handshakeTimeoutMs, perMessageDeflate: false });
+    const ws = new (wsModule())(url, { handshakeTimeout: this.opts.handshakeTimeoutMs, perMessageDeflate: false });
     this.ws = ws;
     ws.on('open', () => {
       const reconnect = this.everOpened;
@@ -157,7 +166,7 @@ export class ReconnectingSocket {
     this.pingTimer = this.timers.setTimeout(() => {
       this.pingTimer = undefined;
       const ws = this.ws;
-      if (ws === undefined || ws.readyState !== WebSocket.OPEN) return;
+      if (ws === undefined || ws.readyState !== OPEN) return;
       try {
         ws.ping();
       } catch {
