@@ -115,6 +115,12 @@ export function latencyResults(prefix: string, s: LatencyStats): BenchResult[] {
   ];
 }
 
+/** The median of some runs (the mean of the middle two for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 export function round(v: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(v * f) / f;

@@ -25,7 +25,7 @@ import { runSweep, sweepJobs } from '../../src/backtest/sweep/sweep';
 import { synthesize } from '../../src/market-data/synth';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import { startRedis } from '../../test/helpers/redis';
-import { round, type BenchResult } from '../harness';
+import { median, round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -42,8 +42,6 @@ function startWorker(url: string): Promise<ChildProcess> {
     child.once('exit', (code) => reject(new Error(`perpkit worker exited (${code}) before it was ready`)));
   });
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function run(): Promise<BenchResult[]> {
   const runs = Number(process.env.BENCH_SWEEP_RUNS ?? 3);
