@@ -17,14 +17,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { round, type BenchResult } from '../harness';
+import { median, round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CONFIG = path.join('config', 'backtest-market-maker.yaml');
-const ROUNDS = Number(process.env.BENCH_MM_ROUNDS ?? 5);
-const WARMUP = Number(process.env.BENCH_MM_WARMUP ?? 3);
-const RUNS = Number(process.env.BENCH_MM_RUNS ?? 3);
+/** A count from the environment: a whole number, at least `min`; anything else stops the suite saying so. */
+function count(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`market-maker bench: ${name} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
 /** Issue 13: the example market maker's backtest at 10x the build before the work. */
 const GOAL_RATIO = 10;
 
@@ -51,8 +56,8 @@ function cliRun(t: Tree, out: string): number {
   return Number(m[2]);
 }
 
-/** `backtest()` WARMUP + RUNS times in one child process of the tree's own build; the timed runs' events/s. */
-function warmRuns(t: Tree): number[] {
+/** `backtest()` warmup + runs times in one child process of the tree's own build; the timed runs' events/s. */
+function warmRuns(t: Tree, warmup: number, runs: number): number[] {
   const script = `
 const root = ${JSON.stringify(t.root)};
 const { backtest } = require(root + '/dist/src/backtest/backtest/backtest.js');
@@ -60,27 +65,25 @@ const { loadBacktestConfig } = require(root + '/dist/src/backtest/backtest/confi
 (async () => {
   const cfg = loadBacktestConfig(root + '/' + ${JSON.stringify(CONFIG)});
   const rates = [];
-  for (let i = 0; i < ${WARMUP + RUNS}; i++) {
+  for (let i = 0; i < ${warmup + runs}; i++) {
     const t0 = performance.now();
     const o = await backtest(cfg, {});
     const ms = performance.now() - t0;
-    if (i >= ${WARMUP}) rates.push(Math.round((o.result.events.read * 1000) / ms));
+    if (i >= ${warmup}) rates.push(Math.round((o.result.events.read * 1000) / ms));
   }
   process.stdout.write(JSON.stringify(rates));
 })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
 `;
   const stdout = execFileSync(process.execPath, ['-e', script], { cwd: t.root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const rates = JSON.parse(stdout) as unknown;
-  if (!Array.isArray(rates) || rates.length !== RUNS || !rates.every((r) => typeof r === 'number' && r > 0)) throw new Error(`market-maker bench: ${t.label}: warm runs gave ${stdout.slice(0, 200)}`);
+  if (!Array.isArray(rates) || rates.length !== runs || !rates.every((r) => typeof r === 'number' && r > 0)) throw new Error(`market-maker bench: ${t.label}: warm runs gave ${stdout.slice(0, 200)}`);
   return rates as number[];
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 async function run(): Promise<BenchResult[]> {
+  const rounds = count('BENCH_MM_ROUNDS', 5, 1);
+  const warmup = count('BENCH_MM_WARMUP', 3, 0);
+  const runs = count('BENCH_MM_RUNS', 3, 1);
   const trees = [treeOf('this build', ROOT)];
   const baseRoot = process.env.BENCH_MM_BASE;
   if (baseRoot !== undefined && baseRoot !== '') trees.unshift(treeOf('base', path.resolve(baseRoot)));
@@ -89,10 +92,10 @@ async function run(): Promise<BenchResult[]> {
   try {
     // Builds each tree's replay cache (and warms the disk cache): not timed.
     for (const t of trees) cliRun(t, path.join(out, `${t.label}-cache`));
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       for (const t of trees) t.cli.push(cliRun(t, path.join(out, `${t.label}-${r}`)));
-      for (const t of trees) t.warm.push(...warmRuns(t));
-      process.stderr.write(`market-maker bench: round ${r + 1} of ${ROUNDS}: ${trees.map((t) => `${t.label} cli ${t.cli[t.cli.length - 1]} warm ${t.warm.slice(-RUNS).join('/')} ev/s`).join('; ')}\n`);
+      for (const t of trees) t.warm.push(...warmRuns(t, warmup, runs));
+      process.stderr.write(`market-maker bench: round ${r + 1} of ${rounds}: ${trees.map((t) => `${t.label} cli ${t.cli[t.cli.length - 1]} warm ${t.warm.slice(-runs).join('/')} ev/s`).join('; ')}\n`);
     }
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -103,7 +106,7 @@ async function run(): Promise<BenchResult[]> {
     results.push(
       { name: `market maker 2 h, ${tag}: one perpkit backtest per process, median of ${t.cli.length}`, value: median(t.cli), unit: 'events/s' },
       { name: `market maker 2 h, ${tag}: one perpkit backtest per process, best`, value: Math.max(...t.cli), unit: 'events/s' },
-      { name: `market maker 2 h, ${tag}: warm in process (after ${WARMUP} runs), median of ${t.warm.length}`, value: median(t.warm), unit: 'events/s' },
+      { name: `market maker 2 h, ${tag}: warm in process (after ${warmup} runs), median of ${t.warm.length}`, value: median(t.warm), unit: 'events/s' },
       { name: `market maker 2 h, ${tag}: warm in process, best`, value: Math.max(...t.warm), unit: 'events/s' },
     );
   }
