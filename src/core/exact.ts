@@ -112,23 +112,18 @@ export function exactOfText(s: string): Exact {
   }
 }
 
-function align(a: Exact, b: Exact): [bigint, bigint, number] {
-  if (a.e === b.e) return [a.m, b.m, a.e];
-  if (a.e > b.e) return [a.m * pow10(a.e - b.e), b.m, b.e];
-  return [a.m, b.m * pow10(b.e - a.e), a.e];
-}
-
 export function plus(a: Exact, b: Exact): Exact {
   if (b.m === 0n) return a;
   if (a.m === 0n) return b;
-  const [x, y, e] = align(a, b);
-  return fit(x + y, e);
+  // Aligned to the smaller exponent in place (a tuple for the pair cost an allocation a call).
+  if (a.e === b.e) return fit(a.m + b.m, a.e);
+  return a.e > b.e ? fit(a.m * pow10(a.e - b.e) + b.m, b.e) : fit(a.m + b.m * pow10(b.e - a.e), a.e);
 }
 
 export function minus(a: Exact, b: Exact): Exact {
   if (b.m === 0n) return a;
-  const [x, y, e] = align(a, b);
-  return fit(x - y, e);
+  if (a.e === b.e) return fit(a.m - b.m, a.e);
+  return a.e > b.e ? fit(a.m * pow10(a.e - b.e) - b.m, b.e) : fit(a.m - b.m * pow10(b.e - a.e), a.e);
 }
 
 export function times(a: Exact, b: Exact): Exact {
@@ -149,7 +144,10 @@ export function sign(a: Exact): number {
 }
 
 export function compare(a: Exact, b: Exact): number {
-  const [x, y] = align(a, b);
+  let x = a.m;
+  let y = b.m;
+  if (a.e > b.e) x *= pow10(a.e - b.e);
+  else if (b.e > a.e) y *= pow10(b.e - a.e);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -314,19 +312,15 @@ export function divRound(n: bigint, d: bigint, mode: 'down' | 'up' | 'half-even'
 export function formatScaled(u: bigint, dp: number): string {
   if (u === 0n) return '0';
   const neg = u < 0n;
-  const s = abs(u).toString();
-  let int: string;
-  let frac: string;
-  if (s.length > dp) {
-    int = s.slice(0, s.length - dp);
-    frac = s.slice(s.length - dp);
-  } else {
-    int = '0';
-    frac = s.padStart(dp, '0');
-  }
-  let end = frac.length;
-  while (end > 0 && frac.charCodeAt(end - 1) === 48) end--;
-  const body = end === 0 ? int : `${int}.${frac.slice(0, end)}`;
+  const s = (neg ? -u : u).toString();
+  const n = s.length;
+  // Trailing zeros of the fraction dropped in place: one slice of the digits for each part.
+  const point = n - dp;
+  let end = n;
+  while (end > point && end > 0 && s.charCodeAt(end - 1) === 48) end--;
+  let body: string;
+  if (point > 0) body = end === point ? s.slice(0, point) : `${s.slice(0, point)}.${s.slice(point, end)}`;
+  else body = `0.${'0'.repeat(-point)}${s.slice(0, end)}`;
   return neg ? `-${body}` : body;
 }
 

@@ -6,7 +6,7 @@
  * formatting records.
  */
 import { Dec } from './decimal';
-import { divRound, formatScaled, type Exact } from './exact';
+import { divRound, formatScaled, pow10, type Exact } from './exact';
 import { MONEY_DP } from './values';
 
 export const UNITS_PER_USDT = 10n ** BigInt(MONEY_DP);
@@ -69,7 +69,7 @@ export function unitsTimesRate(u: bigint, r: ScaledRate): bigint {
  */
 export function formatRatio(num: bigint, den: bigint, pow: number, dp: number): string {
   const shift = pow + dp;
-  const n = shift >= 0 ? num * 10n ** BigInt(shift) : num;
-  const d = shift >= 0 ? den : den * 10n ** BigInt(-shift);
+  const n = shift >= 0 ? num * pow10(shift) : num;
+  const d = shift >= 0 ? den : den * pow10(-shift);
   return formatScaled(divRound(n, d, 'half-even'), dp);
 }

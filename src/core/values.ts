@@ -74,7 +74,9 @@ export class Grid {
 
   /** The exact decimal of an integer number of units (core/exact.ts). */
   exactOf(units: number): Exact {
-    return { m: BigInt(units) * BigInt(this.unitScaled), e: -this.scale };
+    const scaled = units * this.unitScaled;
+    // The product of two safe integers is exact as a double while it is within 2^53.
+    return { m: Math.abs(scaled) <= Number.MAX_SAFE_INTEGER ? BigInt(scaled) : BigInt(units) * BigInt(this.unitScaled), e: -this.scale };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Dec, formatDec } from '../../src/core/decimal';
-import { compare, div, divInt, formatExact, formatQuotient, minus, parseExact, plus, quotientAt, roundToInteger, times, type Exact } from '../../src/core/exact';
+import { compare, div, divInt, formatExact, formatQuotient, formatScaled, minus, parseExact, plus, quotientAt, roundToInteger, times, type Exact } from '../../src/core/exact';
 
 /** A random plain decimal of up to `digits` significant digits and `scale` fraction digits, signed. */
 function randomDecimal(rnd: () => number, maxDigits: number): string {
@@ -45,6 +45,22 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
       expect(roundToInteger(a, 'up').toString()).toBe(A.toDecimalPlaces(0, Dec.ROUND_UP).toFixed());
       expect(roundToInteger(a, 'half-even').toString()).toBe(A.toDecimalPlaces(0, Dec.ROUND_HALF_EVEN).toFixed());
     }
+  });
+
+  it('prints scaled integers as Dec prints them: every count of trailing zeros, values below one, any sign and scale', () => {
+    for (let i = 0; i < 3000; i++) {
+      const digits = 1 + Math.floor(rnd() * 30);
+      let s = String(1 + Math.floor(rnd() * 9));
+      for (let k = 1; k < digits; k++) s += rnd() < 0.4 ? '0' : String(Math.floor(rnd() * 10));
+      const u = rnd() < 0.5 ? -BigInt(s) : BigInt(s);
+      const dp = Math.floor(rnd() * 24);
+      expect(formatScaled(u, dp)).toBe(formatScaledText(u, dp));
+    }
+    expect(formatScaled(0n, 8)).toBe('0');
+    expect(formatScaled(100n, 2)).toBe('1');
+    expect(formatScaled(-100n, 3)).toBe('-0.1');
+    expect(formatScaled(5n, 0)).toBe('5');
+    expect(formatScaled(-1n, 8)).toBe('-0.00000001');
   });
 
   it('parses plain decimals as the definition reads them (sign, digits, point and digits), refuses the rest', () => {

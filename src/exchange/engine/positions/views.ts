@@ -16,6 +16,8 @@ import * as pm from './position-math';
 import { closesByNature } from './positions';
 
 const ONE: pm.Quotient = { num: EX_ONE, den: EX_ONE };
+const HEDGE_SIDES: readonly PositionSide[] = ['LONG', 'SHORT'];
+const ONE_WAY_SIDES: readonly PositionSide[] = ['BOTH'];
 
 export class PositionViews {
   constructor(
@@ -44,16 +46,21 @@ export class PositionViews {
   /** `figures`: the account's cross figures, when the caller has them already. */
   positionRecordsOf(acct: EngineAccount, symbol: string | undefined, includeFlat = false, figures?: CrossFigures): PositionRecord[] {
     const out: PositionRecord[] = [];
-    for (const st of this.s.symbols.values()) {
-      if (symbol !== undefined && st.spec.name !== symbol) continue;
-      const sides: PositionSide[] = acct.positionMode === 'HEDGE' ? ['LONG', 'SHORT'] : ['BOTH'];
-      for (const side of sides) {
-        const p = acct.positions.get(posKey(st.spec.name, side));
-        if (p) out.push(this.positionRecord(acct, st, p, figures));
-        else if (includeFlat) out.push(this.flatPositionRecord(acct, st, side));
-      }
+    if (symbol !== undefined) {
+      const st = this.s.symbols.get(symbol);
+      if (st !== undefined) this.pushPositionRecords(out, acct, st, includeFlat, figures);
+      return out;
     }
+    for (const st of this.s.symbols.values()) this.pushPositionRecords(out, acct, st, includeFlat, figures);
     return out;
+  }
+
+  private pushPositionRecords(out: PositionRecord[], acct: EngineAccount, st: SymbolState, includeFlat: boolean, figures: CrossFigures | undefined): void {
+    for (const side of acct.positionMode === 'HEDGE' ? HEDGE_SIDES : ONE_WAY_SIDES) {
+      const p = acct.positions.size === 0 ? undefined : acct.positions.get(posKey(st.spec.name, side));
+      if (p) out.push(this.positionRecord(acct, st, p, figures));
+      else if (includeFlat) out.push(this.flatPositionRecord(acct, st, side));
+    }
   }
 
   private flatPositionRecord(acct: EngineAccount, st: SymbolState, side: PositionSide): PositionRecord {

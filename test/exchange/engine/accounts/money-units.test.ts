@@ -17,6 +17,42 @@ describe('integer money units (balances and frozen margin)', () => {
     expect(() => unitsOfDec(new Dec('0.000000001'))).toThrow(/more than 8 decimals/);
   });
 
+  it('notionals and exact grid values are the all-bigint products on both sides of 2^53 (the double fast path and the fallback)', () => {
+    const specs = [
+      new SymbolSpec(DEFAULT_SYMBOLS[0]),
+      new SymbolSpec({ ...DEFAULT_SYMBOLS[0], symbol: 'ODDUSDT', tickSize: '0.25', stepSize: '0.005', minQty: '0.005' }),
+      new SymbolSpec({ ...DEFAULT_SYMBOLS[0], symbol: 'WHOLEUSDT', tickSize: '5', stepSize: '2', minQty: '2' }),
+    ];
+    const edge = Number.MAX_SAFE_INTEGER;
+    let seed = 7;
+    const rnd = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (const spec of specs) {
+      const ts = BigInt(spec.tick.unitScaled);
+      const ss = BigInt(spec.step.unitScaled);
+      const factor = 10n ** BigInt(8 - spec.notionalScale);
+      const cases: Array<[number, number]> = [
+        [0, 5],
+        [1, 1],
+        [edge, 1],
+        [1, edge],
+        [Math.floor(Math.sqrt(edge)), Math.floor(Math.sqrt(edge))],
+        [Math.floor(Math.sqrt(edge)) + 1, Math.floor(Math.sqrt(edge)) + 1],
+      ];
+      for (let i = 0; i < 2000; i++) cases.push([Math.floor(rnd() * 2 ** (10 + rnd() * 43)), Math.floor(rnd() * 2 ** (1 + rnd() * 40))]);
+      for (const [t, q] of cases) {
+        const units = BigInt(t) * ts * BigInt(q) * ss;
+        expect(spec.notionalUnits(t, q)).toBe(units);
+        expect(spec.notionalMoney(t, q)).toBe(units * factor);
+        expect(spec.notionalMoney(t, -q)).toBe(-units * factor);
+        expect(spec.tick.exactOf(t).m).toBe(BigInt(t) * ts);
+        expect(spec.step.exactOf(-q).m).toBe(-BigInt(q) * ss);
+      }
+    }
+  });
+
   it('a symbol whose price x quantity could fall between two money units is refused at start, naming the sizes', () => {
     const cfg = { ...DEFAULT_SYMBOLS[0], symbol: 'TINYUSDT', tickSize: '0.00001', stepSize: '0.0001', minQty: '0.0001', markPrice: '1' };
     expect(() => new SymbolSpec(cfg)).toThrow('TINYUSDT: tickSize 0.00001 and stepSize 0.0001 have 9 decimals together; at most 8 are supported');
