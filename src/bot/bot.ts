@@ -6,7 +6,7 @@
  * intent passes the risk engine (denials become events) and queues in the executor; at the end
  * of the event the executor flushes the tick's intents as batched venue calls.
  */
-import { Dec } from '../core/decimal';
+import { exactOfText, plus } from '../core/exact';
 import type { Clock, Scheduler } from '../core/clock';
 import { Fifo } from '../core/fifo';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
@@ -339,7 +339,7 @@ export class Bot {
       case 'account': {
         this.cache.setAsset(v.data.userAsset);
         for (const p of v.data.positions) this.cache.applyPosition(p);
-        this.risk.observeEquity(new Dec(v.data.userAsset.walletBalance).plus(v.data.userAsset.unrealizedPnl), time);
+        this.risk.observeEquityExact(plus(exactOfText(v.data.userAsset.walletBalance), exactOfText(v.data.userAsset.unrealizedPnl)), time);
         this.bus.publish({ type: 'account', time, asset: v.data.userAsset });
         for (const p of v.data.positions) this.bus.publish({ type: 'position', time, position: p, source: 'stream' });
         break;
@@ -433,8 +433,8 @@ export class Bot {
    * lose any amount without the loss limits noticing until the next fill or order.
    */
   private observeEquityAtMarks(time: number): void {
-    const equity = this.equity.read();
-    if (equity !== undefined) this.risk.observeEquity(equity, time);
+    const equity = this.equity.readExact();
+    if (equity !== undefined) this.risk.observeEquityExact(equity, time);
   }
 
   private reconcile(reason: string): void {

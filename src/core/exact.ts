@@ -112,6 +112,20 @@ export function exactOfText(s: string): Exact {
   }
 }
 
+/** The exact decimal of the last text asked for (figures that come as texts and change now and then). */
+export class ExactOfText {
+  private text: string | undefined;
+  private ex: Exact = EX_ZERO;
+
+  of(text: string): Exact {
+    if (text !== this.text) {
+      this.ex = exactOfText(text);
+      this.text = text;
+    }
+    return this.ex;
+  }
+}
+
 export function plus(a: Exact, b: Exact): Exact {
   if (b.m === 0n) return a;
   if (a.m === 0n) return b;

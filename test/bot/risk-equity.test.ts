@@ -91,6 +91,44 @@ describe('equity at the latest marks', () => {
     expect(reading.read()?.toFixed()).toBe(new Dec('999.5').plus('1').plus('2').toFixed());
   });
 
+  test('in exact decimals it gives the digits the Dec formula gives, long figures and positions of both signs included', () => {
+    const rnd = lcg(4242);
+    const text = (digits: number, magnitude: number, signed: boolean): string => {
+      const t = decimalOf(rnd, digits, magnitude);
+      return signed && rnd() < 0.5 ? `-${t}` : t;
+    };
+    for (let i = 0; i < 500; i++) {
+      const long = i % 4 === 0;
+      const state = { a: asset(text(long ? 40 : 12, 4 + Math.floor(rnd() * 6), false)), p: [] as PositionRecord[], m: new Map<string, MarkPriceData>() };
+      const symbols = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT'];
+      for (const symbol of symbols) {
+        if (rnd() < 0.3) continue;
+        const side = (['LONG', 'SHORT', 'BOTH'] as const)[Math.floor(rnd() * 3)];
+        state.p.push({ ...position(side, text(long ? 25 : 4, 1, side === 'BOTH'), text(long ? 30 : 7, 5, false), text(10, 3, true)), symbol });
+        if (rnd() < 0.8) state.m.set(symbol, { markPrice: text(long ? 35 : 7, 5, false), indexPrice: '0', fundingRate: '0', nextFundingTime: 0 });
+      }
+      const view = { asset: () => state.a, positions: () => state.p, mark: (s: string) => state.m.get(s) };
+      let want = new Dec(state.a.walletBalance);
+      for (const p of state.p) {
+        const mark = state.m.get(p.symbol)?.markPrice;
+        const q = new Dec(p.quantity);
+        want = mark === undefined ? want.plus(p.unrealizedPnl) : want.plus(new Dec(mark).minus(p.entryPrice).times(p.positionSide === 'SHORT' ? q.negated() : q));
+      }
+      expect({ i, equity: new EquityReading(view).read()?.toFixed() }).toEqual({ i, equity: want.toFixed() });
+    }
+  });
+
+  test('the daily loss limit: a loss of exactly the limit stays ACTIVE, a hair more moves to REDUCING naming the loss', () => {
+    const risk = new RiskEngine({ maxDailyLoss: '100' });
+    risk.observeEquity(new Dec('1000.5'), 0);
+    risk.observeEquity(new Dec('900.5'), 1);
+    expect(risk.state).toBe('ACTIVE');
+    expect(risk.dailyLoss()?.toFixed()).toBe('100');
+    risk.observeEquity(new Dec('900.49999999'), 2);
+    expect(risk.state).toBe('REDUCING');
+    expect(risk.reason).toBe('LOSS_LIMIT: daily loss 100.00000001 exceeds 100');
+  });
+
   test('DecOfText parses again exactly when the text changes', () => {
     const t = new DecOfText();
     const a = t.of('1.50');

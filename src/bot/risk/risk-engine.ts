@@ -4,7 +4,8 @@
  * HALTED gates everything first; loss limits move ACTIVE to REDUCING; the kill switch halts.
  */
 import type { Clock } from '../../core/clock';
-import { Dec, DecOfText, fractionDigits, toScaledInt } from '../../core/decimal';
+import { Dec, fractionDigits, toScaledInt } from '../../core/decimal';
+import { ExactOfText, compare, decOfExact, digitsOf, exOfDec, formatExact, minus, sign, times, type Exact } from '../../core/exact';
 import { Fifo } from '../../core/fifo';
 import type { StateView } from '../state/cache';
 import type { SymbolInfo } from '../strategy/api';
@@ -87,8 +88,8 @@ export class RiskEngine {
   /** Times (ms) of the orders let through in the last second, oldest first. */
   private readonly sent = new Fifo<number>();
   private dayStart = -1;
-  private dayStartEquity: Dec | undefined;
-  private peakEquity: Dec | undefined;
+  private dayStartEquity: Exact | undefined;
+  private peakEquity: Exact | undefined;
   /** Checks in order; the first denial wins. */
   readonly checks: ReadonlyArray<{ name: string; run: Check }>;
 
@@ -140,42 +141,50 @@ export class RiskEngine {
 
   /** Today's loss so far (positive when down since the UTC day's first reading), or undefined before any reading. */
   dailyLoss(): Dec | undefined {
-    return this.dayStartEquity === undefined || this.lastEquity === undefined ? undefined : this.dayStartEquity.minus(this.lastEquity);
+    return this.dayStartEquity === undefined || this.lastEquity === undefined ? undefined : decOfExact(minus(this.dayStartEquity, this.lastEquity));
   }
 
-  private lastEquity: Dec | undefined;
-  private readonly drawdownLimit = new DecOfText();
+  private lastEquity: Exact | undefined;
+  private readonly dailyLossLimit = new ExactOfText();
+  private readonly drawdownLimit = new ExactOfText();
+
+  /** Feeds account equity (wallet + unrealized PnL): `observeEquityExact` of a Dec. */
+  observeEquity(equity: Dec, now: number): void {
+    this.observeEquityExact(exOfDec(equity), now);
+  }
 
   /**
-   * Feeds account equity (wallet + unrealized PnL). Crossing the daily loss or drawdown limit
-   * moves ACTIVE to REDUCING; a new UTC day resets the daily reference (not the state).
+   * Feeds account equity (wallet + unrealized PnL) as an exact decimal (core/exact.ts: Dec's
+   * digits, on bigint; the bot reads equity at every mark). Crossing the daily loss or drawdown
+   * limit moves ACTIVE to REDUCING; a new UTC day resets the daily reference (not the state).
    */
-  observeEquity(equity: Dec, now: number): void {
+  observeEquityExact(equity: Exact, now: number): void {
     const day = Math.floor(now / DAY);
     if (day !== this.dayStart || this.dayStartEquity === undefined) {
       this.dayStart = day;
       this.dayStartEquity = equity;
     }
-    if (this.peakEquity === undefined || equity.gt(this.peakEquity)) this.peakEquity = equity;
+    if (this.peakEquity === undefined || compare(equity, this.peakEquity) > 0) this.peakEquity = equity;
     this.lastEquity = equity;
     if (this.tradingState !== 'ACTIVE') return;
     if (this.limits.maxDailyLoss !== undefined) {
-      const loss = this.dayStartEquity.minus(equity);
-      if (loss.gt(this.limits.maxDailyLoss)) {
-        this.setState('REDUCING', `LOSS_LIMIT: daily loss ${loss.toFixed()} exceeds ${this.limits.maxDailyLoss}`);
+      const loss = minus(this.dayStartEquity, equity);
+      if (compare(loss, this.dailyLossLimit.of(this.limits.maxDailyLoss)) > 0) {
+        this.setState('REDUCING', `LOSS_LIMIT: daily loss ${formatExact(loss, Math.max(0, -loss.e))} exceeds ${this.limits.maxDailyLoss}`);
         return;
       }
     }
-    if (this.limits.maxDrawdown !== undefined && this.peakEquity.gt(0)) {
+    const peak = this.peakEquity;
+    if (this.limits.maxDrawdown !== undefined && sign(peak) > 0) {
       const limit = this.drawdownLimit.of(this.limits.maxDrawdown);
-      const down = this.peakEquity.minus(equity);
+      const down = minus(peak, equity);
       // The drawdown down / peak (rounded to 60 digits) can exceed the limit only when down >
       // limit x peak, a product exact while the two have 60 digits between them (peak > 0, and
       // rounding never takes a quotient at or below a 60-digit limit above it): the division is
       // made, and decides as before, only then.
-      if (limit.sd() + this.peakEquity.sd() > 60 || down.gt(limit.times(this.peakEquity))) {
-        const dd = down.div(this.peakEquity);
-        if (dd.gt(limit)) this.setState('REDUCING', `LOSS_LIMIT: drawdown ${dd.toFixed(4)} exceeds ${this.limits.maxDrawdown}`);
+      if (digitsOf(limit.m) + digitsOf(peak.m) > 60 || compare(down, times(limit, peak)) > 0) {
+        const dd = decOfExact(down).div(decOfExact(peak));
+        if (dd.gt(this.limits.maxDrawdown)) this.setState('REDUCING', `LOSS_LIMIT: drawdown ${dd.toFixed(4)} exceeds ${this.limits.maxDrawdown}`);
       }
     }
   }
