@@ -57,8 +57,18 @@ export interface FollowUps {
   marginMoved(st: SymbolState): void;
 }
 
+/**
+ * Refuses a command: a VenueError with the code, message and field the caller is answered with.
+ * A refusal is an answer, not a fault: its message says what was wrong, and the engine's stack
+ * would say nothing more. So none is captured (a backtest meets hundreds of refusals a run, each
+ * deep in the replay's calls, and capturing the stack was most of their cost).
+ */
 export function fail(code: ErrorCode, message: string, field?: string): never {
-  throw new VenueError(code, message, field);
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const err = new VenueError(code, message, field);
+  Error.stackTraceLimit = limit;
+  throw err;
 }
 
 export const isFinal = (s: OrderStatus): boolean => FINAL_ORDER_STATUSES.has(s);

@@ -294,3 +294,24 @@ describe('queries', () => {
     expect(w.engine.orderHistory('a', {}).total).toBe(3);
   });
 });
+
+describe('refusals', () => {
+  it('carry code, message and field but no stack frames, and leave the stack trace limit as it was', () => {
+    const w = world();
+    const before = Error.stackTraceLimit;
+    let caught: unknown;
+    try {
+      w.engine.placeOrder('a', limit('BUY', '49000.05', '0.5'));
+    } catch (e) {
+      caught = e;
+    }
+    expect(codeOf(() => w.engine.placeOrder('a', limit('BUY', '49000.05', '0.5')))).toBe(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE);
+    const err = caught as Error & { field?: string };
+    expect(err.name).toBe('VenueError');
+    expect(err.field).toBe('price');
+    expect(err.stack).toBe(`VenueError: ${err.message}`);
+    expect(Error.stackTraceLimit).toBe(before);
+    // Errors of anything else still have their frames.
+    expect(new Error('x').stack?.split('\n').length).toBeGreaterThan(1);
+  });
+});
