@@ -5,7 +5,7 @@
  * anything skipped is counted in the summary.
  */
 import { parseArgs } from 'node:util';
-import { importBinanceFutures } from '../market-data/import/binance-futures';
+import { importBinanceFutures, type BinanceImportOptions } from '../market-data/import/binance-futures';
 import type { ImportOptions, ImportSummary } from '../market-data/import/common';
 import { ImportInputError } from '../market-data/import/errors';
 import { importTardis } from '../market-data/import/tardis';
@@ -37,6 +37,10 @@ Options:
   --to <time>        receive time to stop at, exclusive (default: the end)
   --tick <size>      price grid of the symbol (default: inferred from the data)
   --step <size>      quantity grid of the symbol (default: inferred from the data)
+  --bare-depth <kind>  binance-futures: what depthUpdate messages without a stream envelope are,
+                     diff (<symbol>@depth) or partial (@depth5/10/20, each a snapshot of the top
+                     levels); default diff, and an import whose bare depth reads as partial stops
+                     and asks
   -h, --help         show this text
 
 Examples:
@@ -94,6 +98,7 @@ export async function runImport(argv: string[]): Promise<number> {
         to: { type: 'string' },
         tick: { type: 'string' },
         step: { type: 'string' },
+        'bare-depth': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -103,7 +108,12 @@ export async function runImport(argv: string[]): Promise<number> {
     }
     if (o.out === undefined || o.out === '') throw new UsageError('--out <file> is required');
     if (positionals.length === 0) throw new UsageError(`no input files; expected one or more ${kind === 'tardis' ? 'Tardis CSV files' : 'Binance capture files'}`);
-    opts = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step };
+    const bare = o['bare-depth'];
+    if (bare !== undefined && kind !== 'binance-futures') throw new UsageError(`--bare-depth applies to binance-futures captures only, not to ${kind}`);
+    if (bare !== undefined && bare !== 'diff' && bare !== 'partial') throw new UsageError(`--bare-depth must be diff or partial, got '${bare}'`);
+    const base: ImportOptions = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step };
+    const binance: BinanceImportOptions = { ...base, bareDepth: bare };
+    opts = bare === undefined ? base : binance;
   } catch (e) {
     process.stderr.write(`perpkit import: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit import --help' for the options.\n`);
     return 2;

@@ -6,10 +6,10 @@
  * snapshots' top. The import turns each message into a `snapshot`; a backtest with the L2 book
  * replays them and says where its book came from.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
@@ -89,6 +89,92 @@ describeWithSharedData('partial book depth (@depth20) captures, made from the sh
     expect(first.t).toBe(written[0].t);
     expect(Number(first.k === 'mark' ? first.p : 0)).toBeGreaterThanOrEqual(Number(written[0].b[0][0]));
     expect(Number(first.k === 'mark' ? first.p : 0)).toBeLessThan(Number(written[0].a[0][0]));
+  });
+
+  describe('the same messages without their envelope (a capture of the raw stream alone)', () => {
+    let bare: string;
+    const stripped = (file: string): string => {
+      // '<ns> {"stream":...,"data":{...}}' -> '<ns> {...}'; a line without an envelope stays as it is.
+      const lines = gunzipSync(readFileSync(file)).toString('utf8').trimEnd().split('\n');
+      return `${lines
+        .map((l) => {
+          const sp = l.indexOf(' ');
+          const v = JSON.parse(l.slice(sp + 1)) as { data?: unknown };
+          return v.data === undefined ? l : `${l.slice(0, sp)} ${JSON.stringify(v.data)}`;
+        })
+        .join('\n')}\n`;
+    };
+    beforeAll(() => {
+      bare = path.join(dir, 'bare-partial.gz');
+      writeFileSync(bare, gzipSync(stripped(partial)));
+    });
+
+    it('stop the import at the 20th such message, naming the line, the symbol and the ways out; nothing is written', async () => {
+      const out = path.join(dir, 'bare.jsonl.gz');
+      const err = await importBinanceFutures({ files: [bare], out }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.message).toMatch(/^.*bare-partial\.gz:\d+: the depthUpdate messages of BTCUSDT have no stream envelope and read as partial book depth \(@depth20\), not as diffs: the first 20 each hold exactly 20 levels a side and no zero quantity/);
+      expect(err?.message).toContain('pass --bare-depth partial to import each as a snapshot of the top levels, --bare-depth diff if they are diffs');
+      expect(existsSync(out)).toBe(false);
+      // The same lines spaced out (not Binance's own text form: read by JSON.parse, the general path).
+      const spaced = path.join(dir, 'bare-partial-spaced.gz');
+      writeFileSync(spaced, gzipSync(gunzipSync(readFileSync(bare)).toString('utf8').replace(/,"/g, ', "')));
+      await expect(importBinanceFutures({ files: [spaced], out })).rejects.toThrow(/bare-partial-spaced\.gz:\d+: the depthUpdate messages of BTCUSDT have no stream envelope and read as partial book depth \(@depth20\)/);
+      expect((await importBinanceFutures({ files: [spaced], out, bareDepth: 'partial' })).skipped).toEqual({});
+      rmSync(out);
+      // The CLI: one line on stderr, exit 2; told which they are, it imports.
+      ensureBuilt();
+      const refused = runCli(['import', 'binance-futures', bare, '--out', out]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toContain('read as partial book depth (@depth20)');
+      expect(runCli(['import', 'binance-futures', bare, '--out', out, '--bare-depth', 'sideways']).stderr).toContain("--bare-depth must be diff or partial, got 'sideways'");
+      expect(runCli(['import', 'tardis', bare, '--out', out, '--bare-depth', 'partial']).stderr).toContain('--bare-depth applies to binance-futures captures only, not to tardis');
+      const told = runCli(['import', 'binance-futures', bare, '--out', out, '--bare-depth', 'partial']);
+      expect(told.stderr).toBe('');
+      expect(told.code).toBe(0);
+    }, 60000);
+
+    it('with bareDepth partial import as the capture with its envelope does', async () => {
+      const withEnvelope = path.join(dir, 'enveloped.jsonl.gz');
+      const without = path.join(dir, 'bare-partial.jsonl.gz');
+      await importBinanceFutures({ files: [partial], out: withEnvelope });
+      const s = await importBinanceFutures({ files: [bare], out: without, bareDepth: 'partial' });
+      expect(s.skipped).toEqual({});
+      expect((await read(without)).events).toEqual((await read(withEnvelope)).events);
+    });
+
+    it('with bareDepth diff are read as diffs: with no REST snapshot each waits for one and is counted', async () => {
+      const s = await importBinanceFutures({ files: [bare], out: path.join(dir, 'bare-diff.jsonl.gz'), bareDepth: 'diff' });
+      expect(s.skipped['depthUpdate with no snapshot to apply it to']).toBe(written.length);
+      expect(s.events.snapshot ?? 0).toBe(0);
+    });
+
+    it('fewer than 20 of them are read as diffs, and the summary says they look like partial depth', async () => {
+      const few = path.join(dir, 'bare-few.gz');
+      const lines = gunzipSync(readFileSync(bare)).toString('utf8').trimEnd().split('\n');
+      // The trades, and the first 5 depth messages only.
+      let depth = 0;
+      const kept = lines.filter((l) => !l.includes('"depthUpdate"') || ++depth <= 5);
+      writeFileSync(few, gzipSync(`${kept.join('\n')}\n`));
+      const s = await importBinanceFutures({ files: [few], out: path.join(dir, 'bare-few.jsonl.gz') });
+      expect(s.notes).toContain('BTCUSDT: the 5 depthUpdate messages without a stream envelope each held exactly 20 levels a side and no zero quantity, as partial book depth (@depth20) does; they were read as diffs: if they are partial depth, import again with --bare-depth partial');
+    });
+
+    it('the real diff capture without its envelope is read as with it: no false alarm on diffs', async () => {
+      const diffs = path.join(dir, 'bare-diffs.gz');
+      writeFileSync(diffs, gzipSync(stripped(capture)));
+      const a = path.join(dir, 'diffs-enveloped.jsonl.gz');
+      const b = path.join(dir, 'diffs-bare.jsonl.gz');
+      const sa = await importBinanceFutures({ files: [capture], out: a });
+      const sb = await importBinanceFutures({ files: [diffs], out: b });
+      expect(sb.events).toEqual(sa.events);
+      expect(sb.skipped).toEqual(sa.skipped);
+      expect(sb.notes ?? []).toEqual(sa.notes ?? []);
+      expect((await read(b)).events).toEqual((await read(a)).events);
+    }, 60000);
   });
 
   it('backtests the market maker with the L2 book from them, and the report says where the book came from', async () => {
