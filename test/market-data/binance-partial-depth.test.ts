@@ -118,6 +118,7 @@ describeWithSharedData('partial book depth (@depth20) captures, made from the sh
       expect(err?.message).toMatch(/^.*bare-partial\.gz:\d+: the depthUpdate messages of BTCUSDT have no stream envelope and read as partial book depth \(@depth20\), not as diffs: the first 20 each hold exactly 20 levels a side and no zero quantity/);
       expect(err?.message).toContain('pass --bare-depth partial to import each as a snapshot of the top levels, --bare-depth diff if they are diffs');
       expect(existsSync(out)).toBe(false);
+      await expect(importBinanceFutures({ files: [bare], out, bareDepth: 'sideways' as never })).rejects.toThrow("--bare-depth: expected diff or partial, got 'sideways'");
       // The same lines spaced out (not Binance's own text form: read by JSON.parse, the general path).
       const spaced = path.join(dir, 'bare-partial-spaced.gz');
       writeFileSync(spaced, gzipSync(gunzipSync(readFileSync(bare)).toString('utf8').replace(/,"/g, ', "')));

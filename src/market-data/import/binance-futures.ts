@@ -33,16 +33,13 @@ import { csvItems, isCsvInput } from './binance-csv';
 import { checkImportOptions, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
 import { readCaptures } from './capture-merge';
+import { BareDepth, PARTIAL_DEPTH, R_DIFF_AFTER_PARTIAL, R_PARTIAL_DEPTH, zeroQty, zeroQtyIn } from './binance-depth-kind';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
 
 export type { ImportProgress, ImportSummary } from './common';
 export interface BinanceImportOptions extends ImportOptions {
-  /**
-   * What `depthUpdate` messages without a combined-stream envelope are: `diff` (the \`<symbol>@depth\`
-   * stream), `partial` (\`@depth5/10/20\`: each a snapshot of the top levels). Unset: diffs, unless
-   * they read as partial depth (see BARE_PARTIAL_PROOF), which stops the import saying so.
-   */
+  /** What `depthUpdate`s without a stream envelope are (unset: diffs, watched: binance-depth-kind.ts). */
   bareDepth?: 'diff' | 'partial';
 }
 
@@ -52,21 +49,6 @@ const MAX_PENDING = 200_000;
 const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
 const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
-const R_PARTIAL_DEPTH = 'partial book depth (a <symbol>@depth5/10/20 stream) of a symbol whose book comes from diff depth (<symbol>@depth): the diffs make the book';
-const R_DIFF_AFTER_PARTIAL = 'diff depth (depthUpdate of <symbol>@depth) of a symbol whose book comes from partial book depth (@depth5/10/20) seen first: capture one depth stream per symbol';
-/** Partial book depth streams: `depthUpdate` events like the diffs', but each is the top N levels. */
-const PARTIAL_DEPTH = /@depth(5|10|20)(@|$)/;
-/** Levels a side of the partial book depth streams. */
-const PARTIAL_SIZES = new Set([5, 10, 20]);
-/**
- * Bare `depthUpdate` messages (no envelope to name their stream) read as diffs unless told. The
- * payloads of the two kinds have the same fields; what tells them apart is the content: every
- * partial message holds exactly 5, 10 or 20 levels a side and never a zero quantity, while diffs
- * hold as many levels as changed and remove levels with zero quantities. This many bare messages
- * of a symbol in a row, from its first, all alike in that way stop the import (applied as diffs
- * they would leave levels that left the top in the book for good): the user says which they are.
- */
-const BARE_PARTIAL_PROOF = 20;
 const R_WS_ANSWER = 'WebSocket answer to a subscribe request ({"result": ..., "id": ...})';
 /** The event types the import reads; others are counted as skipped. */
 const READ_TYPES = new Set(['depthUpdate', 'bookTicker', 'trade', 'aggTrade', 'markPriceUpdate']);
@@ -89,12 +71,6 @@ interface SymState extends SymBase {
   depth: 'diff' | 'partial' | undefined;
   /** Most levels a side in one partial depth message. */
   partialLevels: number;
-  /**
-   * Bare depth messages read so far that look like partial depth (BARE_PARTIAL_PROOF), all with
-   * `bareLevels` levels a side; -1 once one did not.
-   */
-  bareLike: number;
-  bareLevels: number;
   /** The book was set from a snapshot and no diff is applied yet (the first must straddle it). */
   awaitingFirst: boolean;
   /** Receive time of the last book event written. */
@@ -123,16 +99,16 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** Recorded marks whose value changed when put on the price grid. */
   private marksRounded = 0;
 
-  /** What bare depthUpdate messages are (BinanceImportOptions.bareDepth). */
-  private readonly bareDepth: BinanceImportOptions['bareDepth'];
+  /** What bare depthUpdate messages are (BinanceImportOptions.bareDepth), and, unsaid, what they look like. */
+  private readonly bare: BareDepth;
 
   constructor(o: BinanceImportOptions) {
     super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages' });
-    this.bareDepth = o.bareDepth;
+    this.bare = new BareDepth(o.bareDepth);
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'markPriceUpdate stream', this.o.tick), depth: undefined, partialLevels: 0, bareLike: 0, bareLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+    return { ...symBase(name, 'markPriceUpdate stream', this.o.tick), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
   }
 
   protected override marksGiven(): boolean {
@@ -173,13 +149,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       this.meta.marksRounded = this.marksRounded;
       this.summary.notes = [...(this.summary.notes ?? []), `${this.marksRounded} mark prices rounded to the price grid`];
     }
-    for (const s of this.syms.values()) {
-      if (s.bareLike <= 0) continue;
-      this.summary.notes = [
-        ...(this.summary.notes ?? []),
-        `${s.name}: the ${s.bareLike} depthUpdate messages without a stream envelope each held exactly ${s.bareLevels} levels a side and no zero quantity, as partial book depth (@depth${s.bareLevels}) does; they were read as diffs: if they are partial depth, import again with --bare-depth partial`,
-      ];
-    }
+    const bareNotes = this.bare.notes();
+    if (bareNotes.length > 0) this.summary.notes = [...(this.summary.notes ?? []), ...bareNotes];
     const partial = [...this.syms.values()].filter((s) => s.depth === 'partial').map((s) => `${s.name} (up to ${s.partialLevels} levels a side)`);
     if (partial.length > 0) {
       this.meta.partialDepth = partial.join(', ');
@@ -247,13 +218,9 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (m.e.type !== F_STR || m.s.type !== F_STR || this.orphanSnapshot !== undefined) return 0;
     if (strIs(m, m.e, 'bookTicker')) return m.b.type === F_STR && m.B.type === F_STR && m.a.type === F_STR && m.A.type === F_STR ? K_QUOTE : 0;
     if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL && (m.X.type === F_NONE || strIs(m, m.X, 'MARKET')) ? K_TRADE : 0;
-    if (strIs(m, m.e, 'depthUpdate')) return m.stream.type === F_STR ? (PARTIAL_DEPTH.test(strOf(m, m.stream)) ? 0 : this.scannedDiffKind(m)) : this.bareDepth === 'partial' ? 0 : this.scannedDiffKind(m);
+    if (strIs(m, m.e, 'depthUpdate')) return !(m.stream.type === F_STR ? PARTIAL_DEPTH.test(strOf(m, m.stream)) : this.bare.partial) && m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
     if (strIs(m, m.e, 'aggTrade')) return m.a.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_AGG_TRADE : 0;
     return 0;
-  }
-
-  private scannedDiffKind(m: ScannedMessage): ScannedKind {
-    return m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
   }
 
   /**
@@ -297,8 +264,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       return;
     }
     const text = m.text;
-    if (m.stream.type !== F_STR && this.bareDepth !== 'diff' && s.bareLike >= 0) {
-      this.bareDepthSeen(s, m.b.count, m.a.count, zeroQtyIn(text, m.b.spans, m.b.count) || zeroQtyIn(text, m.a.spans, m.a.count));
+    if (m.stream.type !== F_STR && this.bare.watching(sym)) {
+      this.bare.message(sym, m.b.count, m.a.count, zeroQtyIn(text, m.b.spans, m.b.count) || zeroQtyIn(text, m.a.spans, m.a.count), `${this.file}:${this.lineNo}`);
     }
     this.noteSpans(s, text, m.b.spans, m.b.count);
     this.noteSpans(s, text, m.a.spans, m.a.count);
@@ -410,7 +377,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const bad = (what: string): never => {
       throw new ImportInputError(`${where}: ${e} message: expected ${what}`);
     };
-    if (e === 'depthUpdate' && (stream !== undefined ? PARTIAL_DEPTH.test(stream) : this.bareDepth === 'partial')) {
+    if (e === 'depthUpdate' && (stream !== undefined ? PARTIAL_DEPTH.test(stream) : this.bare.partial)) {
       if (!isNum(d.u) || !isLevels(d.b) || !isLevels(d.a)) bad(`u as a number and b, a as [price, quantity] string pairs (partial book depth, ${stream ?? 'bare, read as partial by --bare-depth partial'})`);
       this.partialDepth(s, t, et, d.u as number, d.b as Level[], d.a as Level[]);
       return;
@@ -421,7 +388,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         if (!isNum(d.U) || !isNum(d.u) || !isNum(d.pu) || !isLevels(d.b) || !isLevels(d.a)) bad('U, u, pu as numbers and b, a as [price, quantity] string pairs');
         const b = (d.b as Level[]).map((l): Level => [l[0], l[1]]);
         const a = (d.a as Level[]).map((l): Level => [l[0], l[1]]);
-        if (stream === undefined && this.bareDepth !== 'diff' && s.bareLike >= 0) this.bareDepthSeen(s, b.length, a.length, b.some(zeroQty) || a.some(zeroQty));
+        if (stream === undefined && this.bare.watching(sym)) this.bare.message(sym, b.length, a.length, b.some(zeroQty) || a.some(zeroQty), `${this.file}:${this.lineNo}`);
         this.noteLevels(s, b);
         this.noteLevels(s, a);
         this.depthMessage(s, { t, et, U: d.U as number, u: d.u as number, pu: d.pu as number, b, a });
@@ -510,22 +477,6 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const pending = s.pending;
     s.pending = [];
     for (const d of pending) this.depthMessage(s, { ...d, t });
-  }
-
-  /**
-   * A bare depthUpdate read as a diff (no --bare-depth): counts it while every such message of the
-   * symbol looks like partial book depth, and stops the import once BARE_PARTIAL_PROOF of them do.
-   */
-  private bareDepthSeen(s: SymState, bids: number, asks: number, zero: boolean): void {
-    if (zero || bids !== asks || !PARTIAL_SIZES.has(bids) || (s.bareLike > 0 && bids !== s.bareLevels)) {
-      s.bareLike = -1;
-      return;
-    }
-    s.bareLevels = bids;
-    if (++s.bareLike < BARE_PARTIAL_PROOF) return;
-    throw new ImportInputError(
-      `${this.file}:${this.lineNo}: the depthUpdate messages of ${s.name} have no stream envelope and read as partial book depth (@depth${bids}), not as diffs: the first ${s.bareLike} each hold exactly ${bids} levels a side and no zero quantity (diffs hold the levels that changed and remove levels with quantity 0); pass --bare-depth partial to import each as a snapshot of the top levels, --bare-depth diff if they are diffs, or capture with the envelope ({"stream":"<symbol>@depth${bids}","data":...})`,
-    );
   }
 
   /**
@@ -651,20 +602,4 @@ export async function importBinanceFutures(o: BinanceImportOptions): Promise<Imp
   checkImportOptions(o, 'Binance capture files');
   if (o.bareDepth !== undefined && o.bareDepth !== 'diff' && o.bareDepth !== 'partial') throw new ImportInputError(`--bare-depth: expected diff or partial, got '${String(o.bareDepth)}'`);
   return new BinanceFuturesImporter(o).run();
-}
-
-/** A level's quantity is zero ("0", "0.000"): a diff's removal of the level. */
-const zeroQty = (l: Level): boolean => /^[0.]+$/.test(l[1]);
-
-/** zeroQty of scanned levels (spans: price start, end, quantity start, end a level). */
-function zeroQtyIn(text: string, spans: number[], count: number): boolean {
-  for (let i = 0; i < 4 * count; i += 4) {
-    let zero = spans[i + 3] > spans[i + 2];
-    for (let k = spans[i + 2]; zero && k < spans[i + 3]; k++) {
-      const c = text.charCodeAt(k);
-      zero = c === 48 || c === 46;
-    }
-    if (zero) return true;
-  }
-  return false;
 }
