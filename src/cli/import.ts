@@ -111,9 +111,8 @@ export async function runImport(argv: string[]): Promise<number> {
     const bare = o['bare-depth'];
     if (bare !== undefined && kind !== 'binance-futures') throw new UsageError(`--bare-depth applies to binance-futures captures only, not to ${kind}`);
     if (bare !== undefined && bare !== 'diff' && bare !== 'partial') throw new UsageError(`--bare-depth must be diff or partial, got '${bare}'`);
-    const base: ImportOptions = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step };
-    const binance: BinanceImportOptions = { ...base, bareDepth: bare };
-    opts = bare === undefined ? base : binance;
+    const given: BinanceImportOptions = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step, bareDepth: bare };
+    opts = given;
   } catch (e) {
     process.stderr.write(`perpkit import: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit import --help' for the options.\n`);
     return 2;
