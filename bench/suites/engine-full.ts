@@ -1,6 +1,6 @@
 import { ManualClock } from '../../src/core/clock';
 import { Engine } from '../../src/exchange/engine/engine';
-import { DEFAULT_SYMBOLS } from '../../src/exchange/engine/symbols';
+import { DEFAULT_SYMBOLS, type SymbolConfig } from '../../src/exchange/engine/symbols';
 import type { PlaceOrderInput } from '../../src/exchange/engine/inputs';
 import { collectGarbage, LatencyRecorder, latencyResults, measureThroughput, mulberry32 } from '../harness';
 import type { BenchResult } from '../harness';
@@ -25,14 +25,26 @@ const LATENCY = 200_000;
  */
 const PASSIVE_RING = 1 << 16;
 
-class EngineDriver {
+/**
+ * What the driver needs of an engine build: this checkout's, or another built checkout's for the
+ * A/B part (engine-ab.ts), so that both builds run exactly the same driver and workload.
+ */
+export interface EngineKit {
+  Engine: typeof Engine;
+  ManualClock: typeof ManualClock;
+  symbols: readonly SymbolConfig[];
+}
+
+export const THIS_BUILD: EngineKit = { Engine, ManualClock, symbols: DEFAULT_SYMBOLS };
+
+export class EngineDriver {
   readonly engine: Engine;
   /** Resting maker orders by slot: owner and order id. */
   private readonly liveUser: string[] = [];
   private readonly liveId: string[] = [];
   /** Slot of a resting order by id, kept only when crossing orders fill makers (it is read then). */
   private readonly slot: Map<string, number> | undefined;
-  private readonly clock = new ManualClock(1_700_000_000_000);
+  private readonly clock: ManualClock;
   private readonly passiveRing: PlaceOrderInput[] = [];
   private nextPassive = 0;
   /** Per op: the crossing request (crossing ops), or the slot whose order is replaced and cancelled. */
@@ -41,7 +53,8 @@ class EngineDriver {
   private n = 0;
   private op = 0;
 
-  constructor(crossFraction: number, seed: number, ops: number) {
+  constructor(crossFraction: number, seed: number, ops: number, kit: EngineKit = THIS_BUILD) {
+    this.clock = new kit.ManualClock(1_700_000_000_000);
     const rnd = mulberry32(seed);
     for (let i = 0; i < PASSIVE_RING; i++) {
       const buy = rnd() < 0.5;
@@ -64,7 +77,7 @@ class EngineDriver {
         this.cancelSlot[k] = Math.floor(rnd() * RESTING);
       }
     }
-    this.engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock: this.clock, insuranceFund: '0' });
+    this.engine = new kit.Engine({ symbols: kit.symbols, clock: this.clock, insuranceFund: '0' });
     for (const u of [...MAKERS, 'taker']) this.engine.createAccount({ userId: u, balance: '1000000000' });
     for (let i = 0; i < RESTING; i++) {
       const user = MAKERS[i % MAKERS.length];

@@ -9,6 +9,7 @@ import {
   timerOverhead,
 } from '../harness';
 import type { BenchResult } from '../harness';
+import { abSettings, engineAbPart } from './engine-ab';
 import { fullEnginePart, retainedHeapPart } from './engine-full';
 import { registerSuite } from './registry';
 
@@ -19,7 +20,7 @@ import { registerSuite } from './registry';
  */
 export interface EnginePart {
   title: string;
-  run(): BenchResult[];
+  run(): BenchResult[] | Promise<BenchResult[]>;
 }
 
 const MID = 100_000;
@@ -206,9 +207,11 @@ export const engineParts: EnginePart[] = [
 registerSuite({
   name: 'engine',
   description: 'Order book and full engine hot path: insert+cancel and matching throughput and latency, and the engine as a share of the book',
-  run(): BenchResult[] {
+  async run(): Promise<BenchResult[]> {
     const out: BenchResult[] = [];
-    for (const part of engineParts) out.push(...part.run());
+    const ab = abSettings();
+    const parts = ab === undefined ? engineParts : [...engineParts, engineAbPart(ab, 'engine place+cancel', 0, SEED + 200), engineAbPart(ab, 'engine place+cancel 10% crossing', 0.1, SEED + 300)];
+    for (const part of parts) out.push(...(await part.run()));
     // The engine's goals are set against the bare book of the same run (docs/engine.md).
     const value = (name: string): number | undefined => out.find((r) => r.name === name)?.value;
     for (const [engine, book, goal] of [

@@ -1,0 +1,153 @@
+/**
+ * The `engine` suite's A/B part, with BENCH_ENGINE_BASE=<another checkout, built>: the two
+ * full-engine workloads (engine-full.ts) on that build and on this one, each build in its own
+ * worker thread, in alternating blocks of BLOCK ops (which one goes first alternates too), and the
+ * ratio of the paired blocks. The driver and its workload are this checkout's for both; only the
+ * engine differs. Only one thread runs at a time, so the builds never compete for a core.
+ *
+ * Why threads: two builds driven in one thread share one heap, so each build's blocks also pay for
+ * the other's garbage. Measured that way, reusing ended orders' objects looked like +6 % on
+ * place+cancel and +14 % on crossing; with a heap each, +0.6 % and +1.1 %.
+ *
+ * Why several pairs of threads (BENCH_ENGINE_AB_PAIRS, default 4; BENCH_ENGINE_AB_ROUNDS paired
+ * blocks in all, default 32): one pair of threads keeps its own code placement and heap layout for
+ * the whole run, and that alone moved one build against itself by up to 25 % on this machine. A
+ * fresh pair each time spreads it out; the lowest and highest pair's ratios are reported so a
+ * reader can see how far the noise reaches (bench/README.md, "An A/B with a heap per build").
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { median, round, type BenchResult } from '../harness';
+import type { EnginePart } from './engine';
+import type { AbRequest, AbWorkerData } from './engine-ab-worker';
+
+const BLOCK = 20_000;
+const WARMUP_BLOCKS = 3;
+
+/** A count from the environment: a whole number, at least `min`; anything else stops the suite saying so. */
+function count(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`engine bench: ${name} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** What the A/B part runs against and for how long. */
+export interface AbSettings {
+  /** The base checkout's root. */
+  base: string;
+  /** Paired blocks in all, and pairs of fresh threads they are spread over. */
+  rounds: number;
+  pairs: number;
+}
+
+/** BENCH_ENGINE_BASE and BENCH_ENGINE_AB_ROUNDS, checked before anything runs; undefined when no base is named. */
+export function abSettings(): AbSettings | undefined {
+  const raw = process.env.BENCH_ENGINE_BASE;
+  if (raw === undefined || raw === '') return undefined;
+  const base = path.resolve(raw);
+  if (!existsSync(path.join(base, 'dist', 'src', 'exchange', 'engine', 'engine.js'))) {
+    throw new Error(`engine bench: BENCH_ENGINE_BASE=${raw}: ${base} has no dist/src/exchange/engine/engine.js (a checkout built with npm run build is needed)`);
+  }
+  return { base, rounds: count('BENCH_ENGINE_AB_ROUNDS', 32, 1), pairs: count('BENCH_ENGINE_AB_PAIRS', 4, 1) };
+}
+
+/** `<short commit>` of a checkout, or its path when git cannot say. */
+function labelOf(root: string): string {
+  try {
+    return execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return root;
+  }
+}
+
+/** A worker thread driving one build; `ask` sends a request and waits for its answer. */
+class Side {
+  private readonly worker: Worker;
+  private failure: Error | undefined;
+
+  constructor(data: AbWorkerData) {
+    this.worker = new Worker(path.join(__dirname, 'engine-ab-worker.js'), { workerData: data });
+    this.worker.on('error', (e) => {
+      this.failure = e;
+    });
+  }
+
+  ask<T>(m: AbRequest): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<T>((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      this.worker.once('error', onError);
+      this.worker.once('message', (v: T) => {
+        this.worker.off('error', onError);
+        resolve(v);
+      });
+      this.worker.postMessage(m);
+    });
+  }
+
+  stop(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
+
+/** Paired blocks of one pair of threads: base and this build's nanoseconds, in rounds. */
+interface Pair {
+  baseNs: number[];
+  thisNs: number[];
+}
+
+/** A fresh pair of threads, warmed up, then `rounds` alternating blocks; checks conservation after. */
+async function runPair(base: string, crossFraction: number, seed: number, rounds: number): Promise<Pair> {
+  const ops = BLOCK * (rounds + WARMUP_BLOCKS);
+  const baseSide = new Side({ root: base, crossFraction, seed, ops, block: BLOCK });
+  const thisSide = new Side({ root: undefined, crossFraction, seed, ops, block: BLOCK });
+  try {
+    for (let i = 0; i < WARMUP_BLOCKS; i++) {
+      await baseSide.ask<number>('block');
+      await thisSide.ask<number>('block');
+    }
+    const pair: Pair = { baseNs: [], thisNs: [] };
+    for (let r = 0; r < rounds; r++) {
+      const baseFirst = r % 2 === 0;
+      const a = await (baseFirst ? baseSide : thisSide).ask<number>('block');
+      const b = await (baseFirst ? thisSide : baseSide).ask<number>('block');
+      pair.baseNs.push(baseFirst ? a : b);
+      pair.thisNs.push(baseFirst ? b : a);
+    }
+    for (const side of [baseSide, thisSide]) {
+      if (!(await side.ask<boolean>('audit'))) throw new Error(`engine bench A/B: ${side === baseSide ? 'the base build' : 'this build'} broke quantity conservation`);
+    }
+    return pair;
+  } finally {
+    await Promise.all([baseSide.stop(), thisSide.stop()]);
+  }
+}
+
+export function engineAbPart({ base, rounds, pairs }: AbSettings, label: string, crossFraction: number, seed: number): EnginePart {
+  return {
+    title: `A/B against ${base}: ${label}`,
+    async run(): Promise<BenchResult[]> {
+      const perPair = Math.ceil(rounds / pairs);
+      const all: Pair[] = [];
+      for (let p = 0; p < pairs; p++) all.push(await runPair(base, crossFraction, seed, perPair));
+      const baseNs = all.flatMap((x) => x.baseNs);
+      const thisNs = all.flatMap((x) => x.thisNs);
+      const ratios = baseNs.map((b, i) => b / thisNs[i]);
+      const pairRatios = all.map((x) => median(x.baseNs.map((b, i) => b / x.thisNs[i])));
+      const opsPerSec = (ns: number[]): number => Math.round((BLOCK * 1e9) / median(ns));
+      const baseLabel = labelOf(base);
+      const blocks = `${pairs} pairs of threads x ${perPair} blocks of ${BLOCK.toLocaleString('en-US')} ops`;
+      return [
+        { name: `${label} A/B: base ${baseLabel}, median of ${blocks}`, value: opsPerSec(baseNs), unit: 'ops/s' },
+        { name: `${label} A/B: this build, median of the same`, value: opsPerSec(thisNs), unit: 'ops/s' },
+        { name: `${label} A/B: this build / base ${baseLabel}, median of paired blocks`, value: round(median(ratios), 3), unit: 'ratio' },
+        { name: `${label} A/B: lowest pair's median ratio (noise: a build against itself moves too)`, value: round(Math.min(...pairRatios), 3), unit: 'ratio' },
+        { name: `${label} A/B: highest pair's median ratio`, value: round(Math.max(...pairRatios), 3), unit: 'ratio' },
+        { name: `${label} A/B: blocks this build was faster in`, value: ratios.filter((x) => x > 1).length, unit: `of ${ratios.length}` },
+      ];
+    },
+  };
+}
