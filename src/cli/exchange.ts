@@ -15,6 +15,7 @@ import { MarketSimulator } from '../exchange/market/simulator';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
 import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
 import { openDurableCore } from '../exchange/service/durable-core';
+import { HeapWatch } from '../exchange/service/heap-watch';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
 import { EXCHANGE_PAGE_PATH, exchangePage, userPositions } from '../runtime/dashboard/exchange-page';
 
@@ -193,6 +194,8 @@ export async function runExchange(argv: string[]): Promise<number> {
     // In replay mode the recorded funding lines are the settlements: no schedule of our own.
     services.push(new FundingScheduler({ core, premium: synthetic, logger }));
   }
+  // The history grows for the life of the process: the log says so well before the heap is full.
+  services.push(new HeapWatch({ logger }));
   // Users' positions for the operator, behind the exchange's own admin token.
   const page = exchangePage(undefined, { token: config.adminToken, positions: () => userPositions(core) });
   if (!page.assets.ready) logger.error({ missing: page.assets.missing }, 'the read-only web page is not built: run npm run build; the API is unaffected');

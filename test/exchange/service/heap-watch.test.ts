@@ -1,0 +1,57 @@
+/** The local exchange's heap watch: one warning per level of the heap limit passed, said again only after the heap fell well below it. */
+import { HEAP_WARN_LEVELS, HeapWatch, type HeapReading } from '../../../src/exchange/service/heap-watch';
+
+const LIMIT = 4 * 2 ** 30;
+/** A logger that keeps nothing: what is logged is not asserted (DESIGN.md), the watch's answers are. */
+const quiet = { warn: (): void => undefined, error: (): void => undefined };
+
+/** A watch whose readings are these shares of the limit, in turn. */
+function watchOver(shares: number[]): HeapWatch {
+  let i = 0;
+  const read = (): HeapReading => ({ used: Math.ceil(shares[Math.min(i++, shares.length - 1)] * LIMIT), limit: LIMIT });
+  return new HeapWatch({ logger: quiet, read });
+}
+
+describe('HeapWatch', () => {
+  test.each([
+    ['below every level', [0.1, 0.5, 0.69], [undefined, undefined, undefined]],
+    ['each level once, in turn', [0.7, 0.72, 0.86, 0.9, 0.95, 0.99], [0.7, undefined, 0.85, undefined, 0.95, undefined]],
+    ['several at once: one warning, the highest', [0.5, 0.96, 0.97], [undefined, 0.95, undefined]],
+    ['said again only after falling 10 points below', [0.71, 0.65, 0.71, 0.59, 0.71], [0.7, undefined, undefined, undefined, 0.7]],
+    ['falling back re-arms the levels it left', [0.96, 0.8, 0.96, 0.5, 0.9], [0.95, undefined, 0.95, undefined, 0.85]],
+  ])('%s', (_what, shares, expected) => {
+    const watch = watchOver(shares);
+    expect(shares.map(() => watch.check())).toEqual(expected);
+    expect(watch.warnings).toBe(expected.filter((x) => x !== undefined).length);
+  });
+
+  test('levels are 70, 85 and 95 %; a zero limit is no reading', () => {
+    expect(HEAP_WARN_LEVELS).toEqual([0.7, 0.85, 0.95]);
+    const w = new HeapWatch({ logger: quiet, read: () => ({ used: 10, limit: 0 }) });
+    expect(w.check()).toBeUndefined();
+  });
+
+  test('started, it reads the heap on its interval, and stopped it reads no more; a bad interval is refused', () => {
+    jest.useFakeTimers();
+    try {
+      let reads = 0;
+      const w = new HeapWatch({ logger: quiet, intervalMs: 5, read: () => ({ used: ++reads, limit: 100 }) });
+      w.start();
+      w.start();
+      jest.advanceTimersByTime(15);
+      expect(reads).toBe(3);
+      w.stop();
+      jest.advanceTimersByTime(100);
+      expect(reads).toBe(3);
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(() => new HeapWatch({ logger: quiet, intervalMs: 0 })).toThrow('heap watch intervalMs must be a whole number of milliseconds above 0, got 0');
+  });
+
+  test('the default reading is the process heap', () => {
+    const w = new HeapWatch({ logger: quiet });
+    // Far below 70 % in a test process: nothing to say, and no throw.
+    expect(w.check()).toBeUndefined();
+  });
+});
