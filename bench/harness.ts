@@ -134,3 +134,15 @@ export function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
 }
+
+/**
+ * A count from the environment variable `name`: a whole number, at least `min`, `fallback` when
+ * unset or empty; anything else stops the suite with a message naming the suite, the variable, the
+ * rule and what was found.
+ */
+export function envCount(suite: string, name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${suite} bench: ${name} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}

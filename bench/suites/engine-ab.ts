@@ -19,20 +19,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { median, round, type BenchResult } from '../harness';
+import { envCount, median, round, type BenchResult } from '../harness';
 import type { EnginePart } from './engine';
 import type { AbRequest, AbWorkerData } from './engine-ab-worker';
 
 const BLOCK = 20_000;
 const WARMUP_BLOCKS = 3;
 
-/** A count from the environment: a whole number, at least `min`; anything else stops the suite saying so. */
-function count(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  const n = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`engine bench: ${name} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 /** What the A/B part runs against and for how long. */
 export interface AbSettings {
@@ -51,7 +44,7 @@ export function abSettings(): AbSettings | undefined {
   if (!existsSync(path.join(base, 'dist', 'src', 'exchange', 'engine', 'engine.js'))) {
     throw new Error(`engine bench: BENCH_ENGINE_BASE=${raw}: ${base} has no dist/src/exchange/engine/engine.js (a checkout built with npm run build is needed)`);
   }
-  return { base, rounds: count('BENCH_ENGINE_AB_ROUNDS', 32, 1), pairs: count('BENCH_ENGINE_AB_PAIRS', 4, 1) };
+  return { base, rounds: envCount('engine', 'BENCH_ENGINE_AB_ROUNDS', 32, 1), pairs: envCount('engine', 'BENCH_ENGINE_AB_PAIRS', 4, 1) };
 }
 
 /** `<short commit>` of a checkout, or its path when git cannot say. */

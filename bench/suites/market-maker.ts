@@ -17,18 +17,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { median, round, type BenchResult } from '../harness';
+import { envCount, median, round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const CONFIG = path.join('config', 'backtest-market-maker.yaml');
-/** A count from the environment: a whole number, at least `min`; anything else stops the suite saying so. */
-function count(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  const n = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`market-maker bench: ${name} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 /** Issue 13: the example market maker's backtest at 10x the build before the work. */
 const GOAL_RATIO = 10;
@@ -81,9 +74,9 @@ const { loadBacktestConfig } = require(root + '/dist/src/backtest/backtest/confi
 }
 
 async function run(): Promise<BenchResult[]> {
-  const rounds = count('BENCH_MM_ROUNDS', 5, 1);
-  const warmup = count('BENCH_MM_WARMUP', 3, 0);
-  const runs = count('BENCH_MM_RUNS', 3, 1);
+  const rounds = envCount('market-maker', 'BENCH_MM_ROUNDS', 5, 1);
+  const warmup = envCount('market-maker', 'BENCH_MM_WARMUP', 3, 0);
+  const runs = envCount('market-maker', 'BENCH_MM_RUNS', 3, 1);
   const trees = [treeOf('this build', ROOT)];
   const baseRoot = process.env.BENCH_MM_BASE;
   if (baseRoot !== undefined && baseRoot !== '') trees.unshift(treeOf('base', path.resolve(baseRoot)));
