@@ -1,16 +1,16 @@
 /**
  * One side of the engine A/B part (engine-ab.ts), in its own worker thread: the full-engine driver
- * on this checkout's engine or on another built checkout's (`root`), answering each message with
- * the nanoseconds a block of ops took, and `audit` with whether quantity was conserved.
+ * on the engine of the built checkout at `root` (the base, or this checkout itself), answering each
+ * message with the nanoseconds a block of ops took, and `audit` with whether quantity was conserved.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { EngineDriver, THIS_BUILD, type EngineKit } from './engine-full';
+import { EngineDriver, type EngineKit } from './engine-full';
 
 export interface AbWorkerData {
-  /** A built checkout's root, or undefined for this build. */
-  root: string | undefined;
+  /** The built checkout whose engine this side runs (this one's too is loaded from its path, so both sides are set up alike). */
+  root: string;
   crossFraction: number;
   seed: number;
   ops: number;
@@ -38,7 +38,7 @@ function kitOf(root: string): EngineKit {
 const port = parentPort;
 if (port !== null) {
   const d = workerData as AbWorkerData;
-  const driver = new EngineDriver(d.crossFraction, d.seed, d.ops, d.root === undefined ? THIS_BUILD : kitOf(d.root));
+  const driver = new EngineDriver(d.crossFraction, d.seed, d.ops, kitOf(d.root));
   port.on('message', (m: AbRequest) => {
     if (m === 'audit') {
       port.postMessage(driver.engine.audit().netQtyBySymbol.BTCUSDT === 0);

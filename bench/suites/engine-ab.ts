@@ -24,6 +24,8 @@ import type { EnginePart } from './engine';
 import type { AbRequest, AbWorkerData } from './engine-ab-worker';
 
 const BLOCK = 20_000;
+/** This checkout's root (the suite runs from dist/bench/suites). */
+const THIS_ROOT = path.resolve(__dirname, '..', '..', '..');
 const WARMUP_BLOCKS = 3;
 
 
@@ -96,7 +98,7 @@ interface Pair {
 async function runPair(base: string, crossFraction: number, seed: number, rounds: number): Promise<Pair> {
   const ops = BLOCK * (rounds + WARMUP_BLOCKS);
   const baseSide = new Side({ root: base, crossFraction, seed, ops, block: BLOCK });
-  const thisSide = new Side({ root: undefined, crossFraction, seed, ops, block: BLOCK });
+  const thisSide = new Side({ root: THIS_ROOT, crossFraction, seed, ops, block: BLOCK });
   try {
     for (let i = 0; i < WARMUP_BLOCKS; i++) {
       await baseSide.ask<number>('block');
