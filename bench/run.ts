@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- <suite>`: runs one suite, prints a table and writes
- * bench/results/<suite>.json as {suite, node, cpu, date, results: [{name, value, unit}]}.
+ * bench/results/<suite>.json as {suite, node, cpu, machine, date, results: [{name, value, unit}]}
+ * (machine: cores, memory and the load average before and after the suite).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -12,6 +13,14 @@ import type { BenchResult } from './harness';
 function benchDir(): string {
   const parent = path.basename(path.dirname(__dirname));
   return parent === 'dist' ? path.resolve(__dirname, '../../bench') : __dirname;
+}
+
+/**
+ * The machine's load average (1, 5 and 15 minutes) to two places: with the suite's own load it
+ * tells a quiet machine from a busy one (on this 2-core machine a suite alone brings it to ~1-2).
+ */
+function loadAverage(): number[] {
+  return os.loadavg().map((x) => Math.round(x * 100) / 100);
 }
 
 function printTable(suite: string, results: BenchResult[]): void {
@@ -33,12 +42,16 @@ async function main(): Promise<number> {
     console.error('usage: npm run bench -- <suite>');
     return 2;
   }
+  const loadBefore = loadAverage();
   const results = await suite.run();
+  const machine = { cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 27) / 8, loadAverageBefore: loadBefore, loadAverageAfter: loadAverage() };
   printTable(suite.name, results);
+  console.log(`machine: ${machine.cpus} cpus, ${machine.memoryGiB} GiB, load average (1, 5, 15 min) ${machine.loadAverageBefore.join(' / ')} before, ${machine.loadAverageAfter.join(' / ')} after`);
   const report = {
     suite: suite.name,
     node: process.version,
     cpu: os.cpus()[0]?.model ?? 'unknown',
+    machine,
     date: new Date().toISOString(),
     results,
   };

@@ -15,7 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { envCount, median, round, type BenchResult } from '../harness';
 import { registerSuite } from './registry';
@@ -81,7 +81,6 @@ async function run(): Promise<BenchResult[]> {
   const baseRoot = process.env.BENCH_MM_BASE;
   if (baseRoot !== undefined && baseRoot !== '') trees.unshift(treeOf('base', path.resolve(baseRoot)));
   const out = mkdtempSync(path.join(tmpdir(), 'perpkit-bench-mm-'));
-  const loadBefore = loadavg()[0];
   try {
     // Builds each tree's replay cache (and warms the disk cache): not timed.
     for (const t of trees) cliRun(t, path.join(out, `${t.label}-cache`));
@@ -112,7 +111,6 @@ async function run(): Promise<BenchResult[]> {
       { name: `this build / base, warm in process (medians); goal ${GOAL_RATIO}x`, value: round(warm, 3), unit: 'ratio' },
     );
   }
-  results.push({ name: 'machine load average (1 min) before the runs, x100', value: Math.round(loadBefore * 100), unit: 'load' }, { name: 'machine load average (1 min) after the runs, x100', value: Math.round(loadavg()[0] * 100), unit: 'load' });
   return results;
 }
 
