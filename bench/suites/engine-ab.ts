@@ -28,7 +28,6 @@ const BLOCK = 20_000;
 const THIS_ROOT = path.resolve(__dirname, '..', '..', '..');
 const WARMUP_BLOCKS = 3;
 
-
 /** What the A/B part runs against and for how long. */
 export interface AbSettings {
   /** The base checkout's root. */
@@ -38,7 +37,7 @@ export interface AbSettings {
   pairs: number;
 }
 
-/** BENCH_ENGINE_BASE and BENCH_ENGINE_AB_ROUNDS, checked before anything runs; undefined when no base is named. */
+/** BENCH_ENGINE_BASE, BENCH_ENGINE_AB_ROUNDS and BENCH_ENGINE_AB_PAIRS, checked before anything runs; undefined when no base is named. */
 export function abSettings(): AbSettings | undefined {
   const raw = process.env.BENCH_ENGINE_BASE;
   if (raw === undefined || raw === '') return undefined;
