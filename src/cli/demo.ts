@@ -22,6 +22,7 @@ import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon'
 import { leftText } from './left-on-stop';
 import { createRuntimeLogger } from '../runtime/logger';
 import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
+import { componentLogger } from '../core/log';
 
 export const DEMO_USAGE = `perpkit demo [options]
 
@@ -104,7 +105,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     return 0;
   }
   const t0 = Date.now();
-  const logger = createRuntimeLogger({ level: args.level, fd: 2, base: { component: 'perpkit-demo' } });
+  const logger = createRuntimeLogger({ level: args.level, fd: 2, base: { name: 'perpkit-demo' } });
 
   // The exchange: in memory, synthetic market, one demo user created by the server at start.
   const password = randomBytes(12).toString('hex');
@@ -116,7 +117,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     users: [{ username: 'demo', password, balance: '100000' }],
   });
   const core = new ExchangeCore({ config: exConfig, wallClock: new SystemClock() });
-  const exLog = logger.child({ component: 'exchange' });
+  const exLog = componentLogger(logger, 'exchange');
   const sim = new MarketSimulator({ core, seed: args.seed, takerRate: 3, logger: exLog });
   const exchange = new ExchangeServer({ core, logger: exLog, services: [sim, new FundingScheduler({ core, premium: true, logger: exLog })], drainTimeoutMs: 1000, pages: exchangePage().handle });
   await sim.init();

@@ -169,7 +169,7 @@ export async function runExchange(argv: string[]): Promise<number> {
     process.stdout.write(EXCHANGE_USAGE);
     return 0;
   }
-  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { component: 'exchange' } }, pino.destination(2));
+  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { name: 'exchange' } }, pino.destination(2));
   const clock = new SystemClock();
   const t0 = performance.now();
   const durable = await openDurableCore(config, clock, logger);

@@ -154,7 +154,7 @@ export async function runRecord(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit record: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit record --help' for the options.\n`);
     return 2;
   }
-  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { component: 'record' } }, pino.destination(2));
+  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { name: 'record' } }, pino.destination(2));
   const client = new PerpClient({ baseUrl: cfg.baseUrl, ...(cfg.auth?.kind === 'apiKey' ? { apiKey: { apiKey: cfg.auth.apiKey, secret: cfg.auth.secret } } : {}), logger });
   const recorder = new Recorder({
     venue: venueOf(client),

@@ -103,7 +103,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     process.stdout.write(`${config.file}: ok (${config.strategies.length} strateg${config.strategies.length === 1 ? 'y' : 'ies'})\n`);
     return 0;
   }
-  const logger = createRuntimeLogger({ level: args.level ?? config.logging.level, fd: 1, base: { component: 'perpkit-run' } });
+  const logger = createRuntimeLogger({ level: args.level ?? config.logging.level, fd: 1, base: { name: 'perpkit-run' } });
   const daemon = new BotDaemon({ config, logger, env });
   let exitWith: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => {

@@ -4,6 +4,7 @@
  * it is wrapped in a child that carries the same redaction.
  */
 import pino, { type Logger } from 'pino';
+import { componentLogger } from '../core/log';
 
 /** Field names that are never logged in clear, at any of the depths we log them. */
 const SECRET_FIELDS = [
@@ -32,6 +33,6 @@ export const REDACT_PATHS: string[] = SECRET_FIELDS.flatMap((f) => {
 
 export function createClientLogger(base?: Logger): Logger {
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
-  if (base !== undefined) return base.child({ component: 'perpkit-client' }, { redact });
+  if (base !== undefined) return componentLogger(base, 'perpkit-client', { redact });
   return pino({ name: 'perpkit-client', level: 'silent', redact });
 }

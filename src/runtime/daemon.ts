@@ -27,6 +27,7 @@ import { FileStateStore } from './state-store';
 import { StatusTracker, type BotStatus } from './status';
 import { loadStrategySlots } from './strategy-loader';
 import { connectLiveVenue, settingsFromConfig, wireBot } from './wiring';
+import { componentLogger } from '../core/log';
 
 export interface DaemonOptions {
   config: BotConfig;
@@ -107,13 +108,13 @@ export class BotDaemon {
       venue = live.venue;
     }
     const store = c.stateFile ? new FileStateStore(c.stateFile) : undefined;
-    const notifier = c.notify === undefined ? undefined : new Notifier({ ...c.notify, targets: resolveNotifyTargets(c, this.env), botName: path.basename(c.file).replace(/\.ya?ml$/, '') }, this.log.child({ component: 'notify' }));
+    const notifier = c.notify === undefined ? undefined : new Notifier({ ...c.notify, targets: resolveNotifyTargets(c, this.env), botName: path.basename(c.file).replace(/\.ya?ml$/, '') }, componentLogger(this.log, 'notify'));
     this.notifier = notifier;
     const wired = wireBot(settingsFromConfig(c, strategies), {
       venue,
       clock,
       scheduler: this.opts.scheduler ?? new SystemScheduler(),
-      logger: this.log.child({ component: 'bot' }),
+      logger: componentLogger(this.log, 'bot'),
       observeVenueCall: notifier
         ? (method, seconds, ok) => {
             this.metrics.observeVenueCall(method, seconds, ok);
@@ -133,7 +134,7 @@ export class BotDaemon {
         status,
         strategies,
         clock,
-        log: this.log.child({ component: 'dashboard' }),
+        log: componentLogger(this.log, 'dashboard'),
         token: dashboardToken,
         name: c.file === '' ? 'bot' : path.basename(c.file).replace(/\.ya?ml$/, ''),
         venue: c.venue.baseUrl,

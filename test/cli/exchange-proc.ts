@@ -54,8 +54,8 @@ export function runCli(args: string[]): { code: number | null; stdout: string; s
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-export function startCli(args: string[], timeoutMs = 15000): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, 'exchange', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: 'warn' } });
+export function startCli(args: string[], timeoutMs = 15000, logLevel = 'warn'): Promise<Proc> {
+  const child = spawn(process.execPath, [BIN, 'exchange', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: logLevel } });
   let out = '';
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ensureBuilt, runCli, startCli, type Proc } from './exchange-proc';
+import { repeatedKeys } from '../helpers/json-keys';
 
 describe('perpkit exchange (compiled CLI)', () => {
   beforeAll(() => ensureBuilt(), 120000);
@@ -52,5 +53,19 @@ describe('perpkit exchange (compiled CLI)', () => {
     expect(code).toBe(0);
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(p.stdout().split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
+
+  // Not what is logged (DESIGN.md: no assertions on logs), only what a line must never be: a JSON
+  // object with a key twice (pino keeps a parent's `component` beside a child's; some log stores
+  // refuse such a line).
+  it('no log line of the process repeats a key', async () => {
+    const p = await startCli(['--port', '0', '--admin-token', 't'], 15000, 'debug');
+    started.push(p);
+    expect((await fetch(`${p.url}/v1/public/market/symbols`)).status).toBe(200);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    const lines = p.stderr().split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.some((l) => l.includes('"exchange-http"'))).toBe(true);
+    expect(lines.filter((l) => repeatedKeys(l).length > 0).map((l) => `${repeatedKeys(l).join(', ')} in: ${l.slice(0, 200)}`)).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
  * Secrets never appear in logs or error messages (issue 8).
  *
  * DESIGN.md says tests do not assert on logs. This file is the one exception the issue asks for:
- * it does not check what is logged, only what must never be, so it does not pin the log format.
+ * it does not check what is logged, only what must never be (a secret, or a key repeated in a
+ * line), so it does not pin the log format.
  *
  * The exchange and the SDK client both log at `trace` into memory while the flows that handle
  * credentials run: password login (right and wrong), refresh with rotation (and the dead old
@@ -20,6 +21,7 @@ import { PerpClient } from '../../src/client';
 import { UndiciTransport, type HttpRequest, type HttpResponse, type HttpTransport } from '../../src/client/transport/http';
 import { startExchange, type ExchangeServer } from '../../src/exchange/transport/server';
 import { signRequest } from '../helpers/exchange';
+import { repeatedKeys } from '../helpers/json-keys';
 import { ORDER } from './support';
 
 const ADMIN_TOKEN = 'adm-7f3c9e1d-secret-admin-token';
@@ -259,5 +261,11 @@ describe('secrets never appear in logs or error messages', () => {
       for (const text of errorTexts) if (text.includes(value)) leaks.push(`${what} in error text: ${text.slice(0, 300)}`);
     }
     expect(leaks).toEqual([]);
+  });
+
+  it('no log line repeats a key (some log stores refuse such a line; JSON.parse would keep the last silently)', () => {
+    expect(logLines.some((l) => l.includes('"exchange-http"'))).toBe(true);
+    const repeated = logLines.filter((l) => repeatedKeys(l).length > 0).map((l) => `${repeatedKeys(l).join(', ')} in: ${l.slice(0, 200)}`);
+    expect(repeated).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
  * headers or body object); redaction is the second line of defence.
  */
 import pino, { type Logger } from 'pino';
+import { componentLogger } from '../../core/log';
 
 export const REDACT_PATHS = [
   'headers.authorization',
@@ -30,9 +31,10 @@ export const REDACT_PATHS = [
   'listenKey',
 ];
 
-export function serverLogger(parent: Logger | undefined): Logger {
+/** The logger of one part of the server (`exchange-http`, `ws-gateway`), with the secrets redacted. */
+export function serverLogger(parent: Logger | undefined, component = 'exchange-http'): Logger {
   const base = parent ?? pino({ level: 'silent' });
-  return base.child({ component: 'exchange-http' }, { redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+  return componentLogger(base, component, { redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
 }
 
 /** A request target safe to log: query values that are credentials are replaced. */

@@ -132,7 +132,7 @@ export class ExchangeServer {
     this.httpServer.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.onClientError(err, socket));
     // The gateway gets the redacting logger too: without one, upgrade and fan-out failures, slow
     // consumers cut and dead clients were never logged anywhere.
-    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws, faults: this.faults, logger: this.log });
+    this.ws = new WsGateway({ core: this.core, listenKeys: this.listenKeys, marketData: this.marketData, httpServer: this.httpServer, config: config.ws, faults: this.faults, logger: serverLogger(opts.logger, 'ws-gateway') });
     this.faults.attach({ ws: this.ws, listenKeys: this.listenKeys });
     for (const f of config.faults) this.faults.set(f);
   }

@@ -110,7 +110,7 @@ export class WsGateway implements WsFaultTarget {
     this.httpServer = opts.httpServer;
     this.timers = opts.timers ?? NODE_TIMERS;
     this.clock = opts.clock ?? opts.core.wallClock;
-    this.log = opts.logger?.child({ component: 'ws-gateway' });
+    this.log = opts.logger;
     this.pingIntervalMs = opts.config.pingIntervalMs;
     this.deadAfterMs = opts.config.deadAfterMs;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 8 * 1024 * 1024;
