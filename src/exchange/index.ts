@@ -10,3 +10,4 @@ export { Engine } from './engine/engine';
 export { DEFAULT_SYMBOLS } from './engine/symbols';
 export { MarketSimulator, type MarketSimulatorOptions } from './market/simulator';
 export { ReplayService, type ReplayServiceOptions } from './market/replay-service';
+export { HeapWatch, HEAP_WARN_LEVELS, type HeapWatchOptions, type HeapReading } from './service/heap-watch';

@@ -1,5 +1,5 @@
 /** The local exchange's heap watch: one warning per level of the heap limit passed, said again only after the heap fell well below it. */
-import { HEAP_WARN_LEVELS, HeapWatch, type HeapReading } from '../../../src/exchange/service/heap-watch';
+import { HEAP_WARN_LEVELS, HeapWatch, startExchange, type HeapReading } from '../../../src/exchange';
 
 const LIMIT = 4 * 2 ** 30;
 /** A logger that keeps nothing: what is logged is not asserted (DESIGN.md), the watch's answers are. */
@@ -47,6 +47,22 @@ describe('HeapWatch', () => {
       jest.useRealTimers();
     }
     expect(() => new HeapWatch({ logger: quiet, intervalMs: 0 })).toThrow('heap watch intervalMs must be a whole number of milliseconds above 0, got 0');
+  });
+
+  test('as a service of the server, it reads while the exchange runs and stops with it', async () => {
+    let reads = 0;
+    const watch = new HeapWatch({ logger: quiet, intervalMs: 5, read: () => ({ used: ++reads, limit: 100 }) });
+    const server = await startExchange({ port: 0, host: '127.0.0.1' }, { services: [watch] });
+    try {
+      const deadline = Date.now() + 5000;
+      while (reads < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(reads).toBeGreaterThanOrEqual(2);
+    } finally {
+      await server.stop();
+    }
+    const after = reads;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reads).toBe(after);
   });
 
   test('the default reading is the process heap', () => {
