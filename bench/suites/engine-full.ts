@@ -35,7 +35,7 @@ export interface EngineKit {
   symbols: readonly SymbolConfig[];
 }
 
-export const THIS_BUILD: EngineKit = { Engine, ManualClock, symbols: DEFAULT_SYMBOLS };
+const THIS_BUILD: EngineKit = { Engine, ManualClock, symbols: DEFAULT_SYMBOLS };
 
 export class EngineDriver {
   readonly engine: Engine;

@@ -19,7 +19,7 @@ const BASES = new WeakMap<Logger, Logger>();
  */
 export function componentLogger(parent: Logger, name: string, options?: ChildLoggerOptions): Logger {
   const base = BASES.get(parent) ?? parent;
-  const child = options === undefined ? base.child({ component: name }) : base.child({ component: name }, options);
+  const child = base.child({ component: name }, options);
   BASES.set(child, base);
   return child;
 }
