@@ -8,11 +8,11 @@
  * sits below both).
  */
 import { createReadStream } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { textLines, zlibProblem } from './text';
+import { isGzip, textLines, zlibProblem } from './text';
 import {
   RECORDED_KINDS,
   RECORDING_FORMAT,
@@ -45,41 +45,74 @@ export class RecordingFormatError extends Error {
   }
 }
 
-const GZIP_MAGIC0 = 0x1f;
-const GZIP_MAGIC1 = 0x8b;
-
-async function isGzipped(path: string): Promise<boolean> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(2);
-    const { bytesRead } = await fh.read(buf, 0, 2, 0);
-    return bytesRead === 2 && buf[0] === GZIP_MAGIC0 && buf[1] === GZIP_MAGIC1;
-  } finally {
-    await fh.close();
-  }
-}
-
 /** The file's content as a text stream; gzip is recognised by its magic bytes, not the name. */
-async function openText(path: string): Promise<Readable> {
+function openText(path: string): Readable {
   const raw = createReadStream(path, { highWaterMark: 256 * 1024 });
-  if (!(await isGzipped(path))) return raw;
+  if (!isGzip(path)) return raw;
   const gunzip = createGunzip({ chunkSize: 256 * 1024 });
   raw.on('error', (e) => gunzip.destroy(e));
   return raw.pipe(gunzip);
 }
 
-
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isSide = (v: unknown): boolean => v === 'BUY' || v === 'SELL';
+
+/**
+ * A plain decimal string: digits, then optionally a point and digits ("61800.20", "0.001"); with
+ * `signed`, a leading minus too (a funding rate). A loop over the characters, not a regular
+ * expression: the replay reads every price and quantity of every line through here.
+ */
+export function isRecordedDecimal(v: unknown, signed = false): v is string {
+  if (typeof v !== 'string') return false;
+  const n = v.length;
+  let i = signed && n > 0 && v.charCodeAt(0) === 45 ? 1 : 0;
+  const start = i;
+  while (i < n && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
+  if (i === start) return false;
+  if (i === n) return true;
+  if (v.charCodeAt(i) !== 46) return false;
+  const frac = ++i;
+  while (i < n && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
+  return i === n && i > frac;
+}
+
 const isLevels = (v: unknown): boolean => Array.isArray(v) && v.every((l) => Array.isArray(l) && l.length === 2 && isStr(l[0]) && isStr(l[1]));
+
+/** The first of `fields` of `o` that is not a plain decimal (`signed`: those that may be negative), as a problem; undefined when all are. */
+function decimalsProblem(o: Record<string, unknown>, fields: readonly string[], signed: readonly string[] = []): string | undefined {
+  for (const f of fields) {
+    const sgn = signed.includes(f);
+    if (!isRecordedDecimal(o[f], sgn)) return `${String(o.k)} event: "${f}" must be a plain decimal string such as "${sgn ? '-0.0001' : '61800.2'}"${sgn ? '' : ' (not negative)'}, got ${JSON.stringify(o[f])}`;
+  }
+  return undefined;
+}
+
+/** The first price or quantity of a level list that is not a plain non-negative decimal, as a problem. */
+function levelsProblem(o: Record<string, unknown>, side: 'b' | 'a'): string | undefined {
+  const levels = o[side] as Array<[string, string]>;
+  for (let i = 0; i < levels.length; i++) {
+    const [p, q] = levels[i];
+    if (!isRecordedDecimal(p) || !isRecordedDecimal(q)) return `${String(o.k)} event: level ${i} of "${side}" must be [price, quantity] as plain non-negative decimal strings, got ${JSON.stringify(levels[i])}`;
+  }
+  return undefined;
+}
 const KINDS = new Set<string>(RECORDED_KINDS);
 const V2_ONLY = new Set<string>(V2_KINDS);
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
+const TRADE_DECIMALS = ['p', 'q'];
+const QUOTE_DECIMALS = ['bp', 'bq', 'ap', 'aq'];
+const MARK_DECIMALS = ['p', 'i', 'r'];
+const TICKER_DECIMALS = ['last', 'high', 'low', 'vol', 'qvol'];
+const FUNDING_DECIMALS = ['r', 'p'];
+const RATE = ['r'];
+
 /**
- * What is wrong with an event line, or undefined when it has the shape of its kind. Checks types
- * and presence, not meaning (a price that is not a decimal is the consumer's refusal to make).
+ * What is wrong with an event line, or undefined when it has the shape of its kind: types and
+ * presence, and that prices, quantities and rates are plain decimal strings (a rate may be
+ * negative, nothing else). Whether a value fits a symbol's grid is the consumer's to judge (the
+ * tape counts what it skips, and the report says so).
  */
 export function eventProblem(v: unknown, version: number = RECORDING_VERSION): string | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'expected a JSON object';
@@ -91,21 +124,21 @@ export function eventProblem(v: unknown, version: number = RECORDING_VERSION): s
   const want = (ok: boolean, what: string): string | undefined => (ok ? undefined : `${o.k} event: expected ${what}`);
   switch (o.k as RecordedKind) {
     case 'trade':
-      return want(isStr(o.s) && isStr(o.id) && isStr(o.p) && isStr(o.q) && isSide(o.side), 's, id, p, q as strings and side BUY or SELL');
+      return want(isStr(o.s) && isStr(o.id) && isStr(o.p) && isStr(o.q) && isSide(o.side), 's, id, p, q as strings and side BUY or SELL') ?? decimalsProblem(o, TRADE_DECIMALS);
     case 'quote':
-      return want(isStr(o.s) && isStr(o.bp) && isStr(o.bq) && isStr(o.ap) && isStr(o.aq) && (o.u === undefined || isId(o.u)), 's, bp, bq, ap, aq as strings and u (if present) as an update id');
+      return want(isStr(o.s) && isStr(o.bp) && isStr(o.bq) && isStr(o.ap) && isStr(o.aq) && (o.u === undefined || isId(o.u)), 's, bp, bq, ap, aq as strings and u (if present) as an update id') ?? decimalsProblem(o, QUOTE_DECIMALS);
     case 'book':
-      return want(isStr(o.s) && isId(o.U) && isId(o.u) && (o.pu === undefined || isId(o.pu)) && isLevels(o.b) && isLevels(o.a), 's as a string, U, u (and pu if present) as update ids, b, a as [price, quantity] string pairs');
+      return want(isStr(o.s) && isId(o.U) && isId(o.u) && (o.pu === undefined || isId(o.pu)) && isLevels(o.b) && isLevels(o.a), 's as a string, U, u (and pu if present) as update ids, b, a as [price, quantity] string pairs') ?? levelsProblem(o, 'b') ?? levelsProblem(o, 'a');
     case 'snapshot':
-      return want(isStr(o.s) && isId(o.u) && isLevels(o.b) && isLevels(o.a), 's as a string, u as an update id, b, a as [price, quantity] string pairs');
+      return want(isStr(o.s) && isId(o.u) && isLevels(o.b) && isLevels(o.a), 's as a string, u as an update id, b, a as [price, quantity] string pairs') ?? levelsProblem(o, 'b') ?? levelsProblem(o, 'a');
     case 'mark':
-      return want(isStr(o.s) && isStr(o.p) && isStr(o.i) && isStr(o.r) && isNum(o.n), 's, p, i, r as strings and n as a number');
+      return want(isStr(o.s) && isStr(o.p) && isStr(o.i) && isStr(o.r) && isNum(o.n), 's, p, i, r as strings and n as a number') ?? decimalsProblem(o, MARK_DECIMALS, RATE);
     case 'depth':
-      return want(isStr(o.s) && isLevels(o.b) && isLevels(o.a), 's as a string and b, a as [price, quantity] string pairs');
+      return want(isStr(o.s) && isLevels(o.b) && isLevels(o.a), 's as a string and b, a as [price, quantity] string pairs') ?? levelsProblem(o, 'b') ?? levelsProblem(o, 'a');
     case 'ticker':
-      return want(isStr(o.s) && isStr(o.last) && isStr(o.high) && isStr(o.low) && isStr(o.vol) && isStr(o.qvol), 's, last, high, low, vol, qvol as strings');
+      return want(isStr(o.s) && isStr(o.last) && isStr(o.high) && isStr(o.low) && isStr(o.vol) && isStr(o.qvol), 's, last, high, low, vol, qvol as strings') ?? decimalsProblem(o, TICKER_DECIMALS);
     case 'funding':
-      return want(isStr(o.s) && isStr(o.r) && isStr(o.p), 's, r, p as strings');
+      return want(isStr(o.s) && isStr(o.r) && isStr(o.p), 's, r, p as strings') ?? decimalsProblem(o, FUNDING_DECIMALS, RATE);
     case 'private': {
       const e = o.e as Record<string, unknown> | null | undefined;
       return want(typeof e === 'object' && e !== null && isStr(e.event), 'e as a private event object with an "event" name');
@@ -135,7 +168,7 @@ function headerProblem(v: unknown): string | undefined {
  */
 export async function* readRecording(paths: string[], opts: ReadRecordingOptions = {}): AsyncGenerator<RecordingHeader | RecordedEvent> {
   for (const path of paths) {
-    const stream = await openText(path);
+    const stream = openText(path);
     let n = 0;
     let version = RECORDING_VERSION;
     let torn: RecordingFormatError | undefined;

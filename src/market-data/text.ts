@@ -2,8 +2,20 @@
  * Text out of (possibly compressed) files, for every reader of market data: lines of a stream, and
  * what a zlib error means, so each reader can say it in one line instead of a zlib stack trace.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+
+/** Whether the file is gzip data: its magic bytes, not its name. */
+export function isGzip(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Lines of a text stream; the last line may lack its newline. */
 export async function* textLines(stream: Readable): AsyncGenerator<string> {

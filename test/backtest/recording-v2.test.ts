@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -151,7 +151,7 @@ describe('replay cache: book and snapshot events in columns', () => {
   /**
    * Book and snapshot events of every shape the columns must give back exactly (recorded digits,
    * zero quantities, absent pu and et, empty sides), odd ones that must stay raw JSON lines
-   * (off-grid, exponent or padded strings, unknown fields, a symbol not in the header), and enough
+   * (off-grid or padded strings, unknown fields, a symbol not in the header), and enough
    * of them (full 1,000-level snapshots) to span several chunks, cut by events and by levels.
    */
   function levelsRecording(dir: string): { file: string; columns: number; raw: number } {
@@ -178,7 +178,7 @@ describe('replay cache: book and snapshot events in columns', () => {
       }
       const odd: Array<Record<string, unknown>> = [
         { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['60000.55', '1.000']], a: [] },
-        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['6e4', '1.000']], a: [] },
+        { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['060000.0', '1.000']], a: [] },
         { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['60000.5', '01.000']], a: [] },
         { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [], a: [['60000.5', '0.0001']] },
         { t: t++, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [], a: [], note: 'kept' },
@@ -354,4 +354,76 @@ describe('replay cache: depth lines in columns', () => {
     expect(reportJson(c.report)).toBe(reportJson(a.report));
     expect(c.result.tape).toEqual(a.result.tape);
   }, 60_000);
+});
+
+describe('what a recording holds, as a backtest meets it', () => {
+  /** The recording's lines, edited, written back (gzip, or plain JSON lines to `plain`). */
+  function edit(dir: string, change: (lines: string[]) => string[], plain?: string): string {
+    const file = path.join(dir, 'rec.jsonl.gz');
+    const lines = change(gunzipSync(readFileSync(file)).toString('utf8').split('\n'));
+    if (plain === undefined) writeFileSync(file, gzipSync(lines.join('\n')));
+    else writeFileSync(path.join(dir, plain), lines.join('\n'));
+    return file;
+  }
+
+  test('plain JSON lines replay as their gzip gives them, from the JSON lines and from the cache', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-plain-'));
+    v2Recording(dir);
+    edit(dir, (l) => l, 'rec.jsonl');
+    const gz = await backtest(loadBacktestConfig(writeConfig(dir, 'gz.yaml', { latency: { placeMs: 0 }, strategies: [MM] })), { cache: false });
+    const cfg = loadBacktestConfig(writeConfig(dir, 'plain.yaml', { data: { files: ['rec.jsonl'] }, latency: { placeMs: 0 }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.report.fills.length).toBeGreaterThan(0);
+    expect(a.report.fills).toEqual(gz.report.fills);
+    expect(a.report.summary).toEqual(gz.report.summary);
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(c.report.summary).toEqual(a.report.summary);
+  });
+
+  test('an empty file is refused as one, gzip or not', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-emptyrec-'));
+    const cfg = loadBacktestConfig(writeConfig(dir, 'empty.yaml', { data: { files: ['rec.jsonl.gz'] }, strategies: [MM] }));
+    writeFileSync(path.join(dir, 'rec.jsonl.gz'), '');
+    await expect(backtest(cfg, { cache: false })).rejects.toThrow(`${path.join(dir, 'rec.jsonl.gz')}:1: empty file; expected a perpkit-recording header line`);
+    writeFileSync(path.join(dir, 'rec.jsonl.gz'), gzipSync(''));
+    await expect(backtest(cfg, { cache: true })).rejects.toThrow('rec.jsonl.gz:1: empty file; expected a perpkit-recording header line');
+  });
+
+  test('a price that is not a decimal stops the run at its line, with or without the cache, and leaves no cache behind', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-badvalue-'));
+    v2Recording(dir);
+    let at = 0;
+    const file = edit(dir, (lines) => {
+      at = lines.findIndex((l) => l.includes('"k":"trade"'));
+      lines[at] = lines[at].replace(/"p":"[^"]*"/, '"p":"abc"');
+      return lines;
+    });
+    const cfg = loadBacktestConfig(writeConfig(dir, 'bad.yaml', { latency: { placeMs: 0 }, strategies: [MM] }));
+    const want = `${file}:${at + 1}: trade event: "p" must be a plain decimal string such as "61800.2" (not negative), got "abc"`;
+    await expect(backtest(cfg, { cache: false })).rejects.toThrow(want);
+    const notices: string[] = [];
+    await expect(backtest(cfg, { cache: true, onNotice: (m) => notices.push(m) })).rejects.toThrow(want);
+    // The recording's fault, not the cache's: no "cannot write the replay cache" notice, no cache file.
+    expect(notices.filter((n) => n.includes('cannot write'))).toEqual([]);
+    expect(existsSync(cachePathFor(file))).toBe(false);
+  });
+
+  test('quotes off the symbol\'s grid are skipped, counted and said in the notices', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-offgrid-'));
+    v2Recording(dir);
+    // BTCUSDT's tick is 0.1: three quotes at a twentieth of it.
+    let n = 0;
+    edit(dir, (lines) => lines.map((l) => (l.includes('"k":"quote"') && n++ < 3 ? l.replace(/"bp":"(\d+)\.0"/, '"bp":"$1.05"') : l)));
+    const cfg = loadBacktestConfig(writeConfig(dir, 'offgrid.yaml', { latency: { placeMs: 0 }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.result.tape.quotes.skipped).toBe(3);
+    expect(reportNotices(a.report)).toContain(
+      "The recording does not fit the symbols' grids and limits everywhere: 3 book quote(s) off the grid or below the minimum were skipped (report data.tape); fills and marks around them are not those of the recorded market.",
+    );
+    // A recording that fits says nothing of the kind.
+    v2Recording(dir);
+    const b = await backtest(cfg, { cache: false });
+    expect(reportNotices(b.report).filter((t) => t.includes('does not fit'))).toEqual([]);
+  });
 });

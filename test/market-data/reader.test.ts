@@ -77,3 +77,39 @@ describe('format v2', () => {
     await expect(all([f])).rejects.toThrow(`${f}:1: recording format version 3 is not supported; this reader reads versions 1 and 2`);
   });
 });
+
+describe('values', () => {
+  const v2 = (): RecordingHeader => ({ ...header(), version: 2 });
+  const lineOf = async (e: unknown): Promise<unknown[]> => {
+    const f = join(dir, 'values.jsonl');
+    writeFileSync(f, text([v2(), e]));
+    return all([f]);
+  };
+
+  it('refuses a price, quantity or rate that is not a plain decimal, naming the field and what it holds', async () => {
+    const f = join(dir, 'values.jsonl');
+    await expect(lineOf({ ...ev[0], p: 'abc' })).rejects.toThrow(`${f}:2: trade event: "p" must be a plain decimal string such as "61800.2" (not negative), got "abc"`);
+    await expect(lineOf({ ...ev[0], p: '-5' })).rejects.toThrow('"p" must be a plain decimal string such as "61800.2" (not negative), got "-5"');
+    await expect(lineOf({ ...ev[0], q: '1e-3' })).rejects.toThrow('trade event: "q" must be a plain decimal');
+    await expect(lineOf({ ...ev[0], q: '1.' })).rejects.toThrow('trade event: "q" must be a plain decimal');
+    await expect(lineOf({ ...ev[1], i: '' })).rejects.toThrow('mark event: "i" must be a plain decimal');
+    await expect(lineOf({ ...ev[1], r: '0.0001x' })).rejects.toThrow('mark event: "r" must be a plain decimal string such as "-0.0001", got "0.0001x"');
+    await expect(lineOf({ t: 1003, k: 'quote', s: 'BTCUSDT', bp: 'x1', bq: '1', ap: '100.1', aq: '2' })).rejects.toThrow('quote event: "bp" must be a plain decimal');
+    await expect(lineOf({ t: 1003, k: 'funding', s: 'BTCUSDT', r: '-0.0001', p: '.5' })).rejects.toThrow('funding event: "p" must be a plain decimal');
+    await expect(lineOf({ t: 1003, k: 'snapshot', s: 'BTCUSDT', u: 5, b: [['99.9', '1']], a: [['100.1', '2'], ['100.2', '-1']] })).rejects.toThrow(
+      'snapshot event: level 1 of "a" must be [price, quantity] as plain non-negative decimal strings, got ["100.2","-1"]',
+    );
+    await expect(lineOf({ t: 1003, k: 'depth', s: 'BTCUSDT', b: [['abc', '1']], a: [] })).rejects.toThrow('depth event: level 0 of "b"');
+  });
+
+  it('takes negative funding rates, zero quantities and trailing zeros', async () => {
+    const ok: RecordedEvent[] = [
+      { ...ev[1], r: '-0.00012' } as RecordedEvent,
+      { t: 1003, k: 'funding', s: 'BTCUSDT', r: '-0.0001', p: '100.10' },
+      { t: 1004, k: 'book', s: 'BTCUSDT', U: 1, u: 2, b: [['99.90', '0']], a: [['100.1', '0.000']] },
+    ];
+    const f = join(dir, 'values-ok.jsonl');
+    writeFileSync(f, text([v2(), ...ok]));
+    expect(await all([f])).toEqual([v2(), ...ok]);
+  });
+});

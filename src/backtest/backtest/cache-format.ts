@@ -46,8 +46,12 @@ import type { RecordingHeader } from '../../market-data/format';
 import { readFileHeader } from './jsonl-source';
 
 export const MAGIC = 'PKCACHE1';
-/** Bump when the layout changes: older caches are then rebuilt. */
-export const CACHE_LAYOUT = 4;
+/**
+ * Bump when the layout changes, or what a cache may hold does: older caches are then rebuilt.
+ * 5: built by a reader that refuses prices, quantities and rates that are not plain decimals
+ * (a cache of layout 4 may hold such a line, which the JSON lines are now refused for).
+ */
+export const CACHE_LAYOUT = 5;
 export const CHUNK_EVENTS = 8192;
 export const K_RAW = 0;
 export const K_TRADE = 1;

@@ -1,14 +1,14 @@
 /**
- * Reads recording files (gzip JSON lines, format v1 or v2) as batches of parsed events: one gunzip
- * stream per file, lines cut with indexOf on the decoded text, JSON.parse per line, and the
+ * Reads recording files (gzip JSON lines, or plain ones, format v1 or v2) as batches of parsed
+ * events: one gunzip stream per gzip file, lines cut with indexOf on the decoded text, JSON.parse per line, and the
  * reader's own validation (`eventProblem`) so a bad line fails with its file and line number.
  */
-import { zlibProblem } from '../../market-data/text';
+import { isGzip, zlibProblem } from '../../market-data/text';
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { eventProblem, RecordingFormatError, versionProblem } from '../../market-data/reader';
-import { isHeader, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
+import { isHeader, RECORDING_FORMAT, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { ArrayBatch, type EventBatch, type EventSource } from './source';
 
 /** One file's text chunks as a pull iterator, with the bytes read so far. */
@@ -19,15 +19,19 @@ interface FileText {
   destroy: () => void;
 }
 
+/** A file's text: gunzipped when it is gzip data (by its magic bytes), as it is otherwise (plain `.jsonl`). */
 function openFile(path: string): FileText {
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const decoder = new StringDecoder('utf8');
+  const bytesRead = (): number => raw.bytesRead;
+  if (!isGzip(path)) return { chunks: raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>, decoder, bytesRead, destroy: () => raw.destroy() };
   const gz = createGunzip({ chunkSize: 1 << 18 });
   raw.pipe(gz);
   raw.on('error', (e) => gz.destroy(e));
   return {
     chunks: gz[Symbol.asyncIterator]() as AsyncIterator<Buffer>,
-    decoder: new StringDecoder('utf8'),
-    bytesRead: () => raw.bytesRead,
+    decoder,
+    bytesRead,
     destroy: () => {
       gz.destroy();
       raw.destroy();
@@ -73,6 +77,8 @@ export async function readFileHeader(path: string): Promise<{ header: RecordingH
       text += f.decoder.write(r.value);
       if (text.includes('\n')) break;
     }
+    text += f.decoder.end();
+    if (text.length === 0) throw new RecordingFormatError(path, 1, `empty file; expected a ${RECORDING_FORMAT} header line`);
     const nl = text.indexOf('\n');
     const line = nl < 0 ? text : text.slice(0, nl);
     return { header: parseHeader(path, line), line };

@@ -7,6 +7,7 @@
 import { CacheSource } from './cache';
 import { cacheIsValid, cachePathFor } from './cache-format';
 import { buildCache } from './cache-writer';
+import { RecordingFormatError } from '../../market-data/reader';
 import { JsonlSource } from './jsonl-source';
 import type { EventSource } from './source';
 
@@ -28,6 +29,11 @@ export async function openSource(files: string[], opts: OpenOptions): Promise<{ 
         const n = await buildCache(f, c);
         opts.onNotice?.(`replay cache ${c}: ${n} events`);
       } catch (e) {
+        // A line the reader refuses is the recording's fault, not the cache's: say that, not "cannot write".
+        if (e instanceof RecordingFormatError) {
+          await jsonl.close();
+          throw e;
+        }
         opts.onNotice?.(`cannot write the replay cache ${c} (${e instanceof Error ? e.message : String(e)}); reading the JSON lines`);
         return { source: jsonl, kind: 'jsonl' };
       }

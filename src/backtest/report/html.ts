@@ -28,6 +28,20 @@ export function strategyErrorText(s: BacktestReport['summary']): string {
   return `${s.strategyErrors}; first: [${f.strategyId}] ${f.where}: ${f.message}${f.at === '' ? '' : ` (${f.at})`}${stopped}`;
 }
 
+/** What the tape could not replay, in words ("3 trades off the tick or step grid were skipped, ..."); undefined when it replayed everything. */
+function tapeSkipsText(t: BacktestReport['data']['tape']): string | undefined {
+  const parts: string[] = [];
+  const add = (n: number, what: string): void => {
+    if (n > 0) parts.push(`${n} ${what}`);
+  };
+  add(t.skipped.offGrid, 'trade(s) off the tick or step grid were skipped');
+  add(t.skipped.belowMinimum, 'trade(s) below the minimum quantity or notional were skipped');
+  add(t.skipped.refused, 'trade(s) were refused by the engine');
+  add(t.quotes.skipped, 'book quote(s) off the grid or below the minimum were skipped');
+  add(t.refusals, 'mark, funding or cancel call(s) were refused');
+  return parts.length === 0 ? undefined : parts.join(', ');
+}
+
 /** What a reader must know before reading the figures, in words (also printed by the CLI). */
 export function reportNotices(r: BacktestReport): string[] {
   const s = r.summary;
@@ -42,6 +56,8 @@ export function reportNotices(r: BacktestReport): string[] {
   const l2 = r.data.tape.l2;
   if (l2 !== undefined && r.data.partialDepth !== undefined) out.push(`The recorded L2 book comes from partial book depth, each message a snapshot of the top levels (${r.data.partialDepth}): levels deeper than that are unknown, so an order walking past them finds no recorded liquidity there.`);
   if (l2 !== undefined && l2.snapshots === 0) out.push(`fill.book is l2, but the data has no L2 snapshot: the recorded book was never known, so only the quotes' best levels stood in it${l2.deltasSkipped > 0 ? ` and ${l2.deltasSkipped} L2 deltas were skipped` : ''}; queue positions and walks through deeper levels are not those of the recorded market (the import reports why it has no snapshot).`);
+  const skipped = tapeSkipsText(r.data.tape);
+  if (skipped !== undefined) out.push(`The recording does not fit the symbols' grids and limits everywhere: ${skipped} (report data.tape); fills and marks around them are not those of the recorded market.`);
   if (r.data.events.unused > 0) {
     // The top-of-book model: without quote or depth events nothing stood in the book for takers.
     const why = r.data.tape.quotes.depths === 0 ? '; the data has no quote or depth events either, so no recorded liquidity stood in the book for market, IOC or crossing orders: set fill.book: l2 to replay the recorded book' : ': set fill.book: l2 to replay the recorded book from them';

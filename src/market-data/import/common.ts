@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { toScaledInt } from '../../core/decimal';
+import { isGzip } from '../text';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
 import { zlibProblem } from '../text';
@@ -121,16 +122,6 @@ export async function sha256Of(path: string): Promise<string> {
 /** The header's record of an input file (sha256 computed by streaming it). */
 export async function sourceOf(path: string): Promise<RecordingSourceFile> {
   return { file: basename(path), sha256: await sha256Of(path), bytes: statSync(path).size };
-}
-
-export function isGzip(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(2);
-    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Appends a file to another in 1 MiB pieces (memory flat in the size). */
