@@ -98,9 +98,25 @@ export class PerpClient {
 
   // ---------------------------------------------------------------- auth shortcuts
 
-  /** Signs in with a password; the client keeps and renews the session. */
-  login(username: string, password: string, extra: { deviceId?: string; deviceName?: string } = {}, ro?: RequestOptions): Promise<{ accessToken: string; accessExpire: number }> {
-    return this.public.login({ username, password, ...extra }, ro);
+  /**
+   * Signs in with a password; the client keeps and renews the session. With `keepSignedIn`, it also
+   * keeps the password (in memory) and signs in again when the session can no longer be renewed
+   * (the venue answers 20006: the refresh token expired, or a restart of the venue forgot it), then
+   * retries the request; a bot left running overnight needs that. A failed sign-in-again is given
+   * back to callers for 5 s before another is tried.
+   */
+  async login(username: string, password: string, extra: { deviceId?: string; deviceName?: string; keepSignedIn?: boolean } = {}, ro?: RequestOptions): Promise<{ accessToken: string; accessExpire: number }> {
+    const { keepSignedIn = false, ...device } = extra;
+    const params = { username, password, ...device };
+    const token = await this.public.login(params, ro);
+    if (keepSignedIn) {
+      const core = this.core;
+      core.relogin = async () => {
+        const { data, res } = await core.callRaw('login', params);
+        core.adoptSession(data, res);
+      };
+    }
+    return token;
   }
 
   /** Switches to API-key signing (drops any JWT session). */

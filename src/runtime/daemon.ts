@@ -290,7 +290,13 @@ export class BotDaemon {
         const healthy = this.phase === 'running' && s !== undefined && s.running && s.privateStream === 'connected';
         // Up and connected, but not everything works: a strategy stopped for its errors, or
         // errors thrown by one. 200, so the process is not restarted for it; the reasons say why.
-        const reasons = this.bot.strategyHealth().flatMap((h) => (h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []));
+        // Unhealthy: what is down comes first (starting, stopping, the private stream).
+        const down = [
+          ...(this.phase !== 'running' ? [`phase ${this.phase}`] : []),
+          ...(s !== undefined && !s.running ? ['the bot is not running'] : []),
+          ...(s !== undefined && s.privateStream !== 'connected' ? [`private stream ${s.privateStream}`] : []),
+        ];
+        const reasons = [...down, ...this.bot.strategyHealth().flatMap((h) => (h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []))];
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
         this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons });
         return;

@@ -95,6 +95,7 @@ export async function connectLiveVenue(config: BotConfig, creds: VenueCredential
     ...(clock ? { clock } : {}),
     ...(creds.kind === 'apiKey' ? { apiKey: { apiKey: creds.apiKey, secret: creds.secret } } : {}),
   });
-  if (creds.kind === 'password') await client.login(creds.username, creds.password);
+  // keepSignedIn: a restart of the venue forgets sessions, and the bot must not stop trading for it.
+  if (creds.kind === 'password') await client.login(creds.username, creds.password, { keepSignedIn: true });
   return { client, venue: new LiveVenue({ client, ...(clock ? { clock } : {}) }) };
 }

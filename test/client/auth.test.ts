@@ -109,3 +109,61 @@ test('API-key signing works on every request shape (query, body, none)', async (
   const lk = await k.client.user.createListenKey();
   await k.client.user.closeListenKey({ listenKey: lk.listenKey });
 });
+
+describe('a session the venue forgot (refresh token expired, or a restart)', () => {
+  /** A client clock that stands still unless moved: the client believes its access token is fresh. */
+  const still = (): { t: number; now(): number } => ({ t: Date.now(), now() { return this.t; } });
+  const faultHits = async (): Promise<number> => (await env.ex.call<{ hits: Record<string, number> }>('GET', '/v1/admin/faults', { headers: { 'x-admin-token': env.ex.adminToken } })).body.data.hits.http5xx ?? 0;
+
+  test('keepSignedIn: the client signs in again and retries the request; without it the request fails with 20006', async () => {
+    const a = await env.ex.createUser();
+    const b = await env.ex.createUser();
+    const kept = env.client({ clock: still() });
+    const plain = env.client({ clock: still() });
+    await kept.login(a.username, a.password, { keepSignedIn: true });
+    await plain.login(b.username, b.password);
+    const first = kept.session?.accessToken;
+    // Past the refresh token's lifetime (7 days) on the venue's clock: both sessions are gone there.
+    clock.advance(8 * 24 * 3600_000);
+    const info = await kept.user.getUserInfo();
+    expect(info.userInfo.userId).toBe(a.userId);
+    expect(kept.session?.accessToken).not.toBe(first);
+    expect(kept.session?.canRefresh).toBe(true);
+    await expect(plain.user.getUserInfo()).rejects.toMatchObject({ venueCode: 20006 });
+  });
+
+  test('a failed sign-in-again is given back for 5 s without another login, then tried again', async () => {
+    const u = await env.ex.createUser();
+    const local = still();
+    const c = env.client({ clock: local, maxRetries: 0 });
+    await c.login(u.username, u.password, { keepSignedIn: true });
+    clock.advance(8 * 24 * 3600_000);
+    await env.admin('/faults', { fault: 'http5xx', pathPrefix: '/v1/public/user/login' });
+    try {
+      const before = await faultHits();
+      await expect(c.user.getUserInfo()).rejects.toMatchObject({ venueCode: 50002 });
+      expect(await faultHits()).toBe(before + 1);
+      await expect(c.orders.getCurrentOrders({ symbol: 'BTCUSDT' })).rejects.toMatchObject({ venueCode: 50002 });
+      expect(await faultHits()).toBe(before + 1);
+      local.t += 5_000;
+      await expect(c.user.getUserInfo()).rejects.toMatchObject({ venueCode: 50002 });
+      expect(await faultHits()).toBe(before + 2);
+    } finally {
+      await env.admin('/faults', { fault: 'all', on: false });
+    }
+    local.t += 5_000;
+    expect((await c.user.getUserInfo()).userInfo.userId).toBe(u.userId);
+  });
+
+  test('signing in again is only for the credentials of a keepSignedIn login: an API key or a plain login clears it', async () => {
+    const u = await env.ex.createUser();
+    const c = env.client({ clock: still() });
+    await c.login(u.username, u.password, { keepSignedIn: true });
+    expect(c.core.relogin).toBeDefined();
+    await c.login(u.username, u.password);
+    expect(c.core.relogin).toBeUndefined();
+    await c.login(u.username, u.password, { keepSignedIn: true });
+    c.useApiKey({ apiKey: 'k', secret: 's' });
+    expect(c.core.relogin).toBeUndefined();
+  });
+});

@@ -11,7 +11,7 @@ import { loadBotConfig } from '../../src/runtime/config';
 import { BotDaemon } from '../../src/runtime/daemon';
 import { createRuntimeLogger } from '../../src/runtime/logger';
 import { METRIC_NAMES } from '../../src/runtime/metrics';
-import { startTestExchange, type TestExchange } from '../helpers/exchange';
+import { startTestExchange, TestClock, type TestExchange } from '../helpers/exchange';
 
 async function until(cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
   const end = Date.now() + ms;
@@ -239,5 +239,56 @@ describe('bot daemon on the local exchange', () => {
     expect(ex.server.core.engine.positions(userId).filter((p) => p.quantity !== '0')).toEqual([]);
     expect(d.leftAtStop).toMatchObject({ positions: [], openOrders: [], flattened: true });
   });
-});
 
+  it('signs in again when the venue has forgotten its session (refresh token expired, or a restart), and keeps quoting', async () => {
+    // An exchange of its own, whose clock the test moves past the refresh token's lifetime (7 days).
+    const clock = new TestClock();
+    const ex2 = await startTestExchange({}, { clock });
+    let stopped = false;
+    try {
+      const u = await ex2.createUser({ password: PASSWORD, balance: '100000' });
+      const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-daemon-relogin-'));
+      const file = path.join(dir, 'bot.yaml');
+      const doc = {
+        venue: { baseUrl: ex2.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+        strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+        risk: { maxOrderNotional: '10000' },
+        pollPositionsMs: 0,
+        http: { host: '127.0.0.1', port: 0 },
+      };
+      writeFileSync(file, JSON.stringify(doc));
+      const d = daemonFor(file);
+      stopAfter.push(d);
+      await d.start();
+      const open = () => ex2.server.core.engine.currentOrders(u.userId, { symbol: 'BTCUSDT' }).list;
+      await until(() => open().length === 2);
+      clock.advance(8 * 24 * 3600_000);
+      // Someone takes the bid: the bot must see the fill and quote again, which needs its session.
+      const t = await ex2.createUser({ balance: '1000000' });
+      const taker = new PerpClient({ baseUrl: ex2.url });
+      await taker.login(t.username, t.password);
+      const bid = open().find((o) => o.side === 'BUY');
+      await taker.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: bid?.price as string, quantity: '0.01', timeInForce: 'IOC' });
+      await taker.close();
+      await until(() => d.bot.stats.fills === 1 && open().length === 2, 15_000);
+      expect(d.bot.stats.errors).toBe(0);
+      // Its listenKey ran out with the 8 days too: the private stream renews it and reconnects.
+      await until(async () => (await fetch(`${d.httpUrl as string}/healthz`)).status === 200);
+      expect(((await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string }).status).toBe('ok');
+      // The venue goes away: unhealthy, and the reasons say what is down.
+      await ex2.stop();
+      stopped = true;
+      let down: { status: string; reasons: string[] } | undefined;
+      await until(async () => {
+        const r = await fetch(`${d.httpUrl as string}/healthz`);
+        down = (await r.json()) as { status: string; reasons: string[] };
+        return r.status === 503;
+      });
+      expect(down).toMatchObject({ status: 'unhealthy' });
+      expect(down?.reasons[0]).toMatch(/^private stream (disconnected|reconnecting)/);
+      await d.stop('test');
+    } finally {
+      if (!stopped) await ex2.stop();
+    }
+  });
+});

@@ -143,11 +143,22 @@ export function decodeResponse<K extends ClientEndpoint>(name: K, res: HttpRespo
   }
 }
 
+/** How long a failed sign-in-again is given back to callers before another is tried, ms. */
+export const RELOGIN_RETRY_MS = 5_000;
+
 export class RestCore {
   readonly offset = new ClockOffset();
   readonly gate: RateGate;
   private apiKey: ApiKeyCredentials | undefined;
   session: JwtSession | undefined;
+  /**
+   * Signs in again with the password of the last `PerpClient.login(..., { keepSignedIn: true })`,
+   * for when the session cannot be renewed (20006: the refresh token expired, or the venue forgot
+   * it in a restart). Undefined otherwise: any other sign-in, SSO exchange or API key clears it.
+   */
+  relogin: (() => Promise<void>) | undefined;
+  /** The last failed `relogin` and when: within RELOGIN_RETRY_MS it is given again without a request. */
+  private reloginFailure: { at: number; err: unknown } | undefined;
   private refreshing: Promise<void> | undefined;
   private syncing: Promise<number> | undefined;
 
@@ -161,6 +172,7 @@ export class RestCore {
 
   useApiKey(creds: ApiKeyCredentials | undefined): void {
     this.apiKey = creds;
+    if (creds !== undefined) this.relogin = undefined;
   }
 
   useSession(session: JwtSession | undefined): void {
@@ -291,14 +303,40 @@ export class RestCore {
         if (this.session?.refreshCookie === undefined) {
           throw new AuthenticationError('no refresh cookie: log in first (login() or an agent-SSO exchange)', { endpoint: 'refreshToken' });
         }
-        const { data, res } = await this.callRaw('refreshToken', undefined);
-        this.adoptSession(data, res);
-        this.log.debug({ accessExpire: data.accessExpire }, 'access token renewed');
+        try {
+          const { data, res } = await this.callRaw('refreshToken', undefined);
+          this.adoptSession(data, res);
+          this.log.debug({ accessExpire: data.accessExpire }, 'access token renewed');
+        } catch (err) {
+          if (!(err instanceof PerpkitError) || err.venueCode !== ErrorCodes.REFRESH_TOKEN_INVALID || this.relogin === undefined) throw err;
+          await this.signInAgain();
+        }
       } finally {
         this.refreshing = undefined;
       }
     })();
     return this.refreshing;
+  }
+
+  /**
+   * The session cannot be renewed: sign in again with the kept password. A failed sign-in is given
+   * again to every caller for RELOGIN_RETRY_MS, so a bot whose password stopped working does not
+   * send a login per request.
+   */
+  private async signInAgain(): Promise<void> {
+    const relogin = this.relogin as () => Promise<void>;
+    const failed = this.reloginFailure;
+    if (failed !== undefined && this.opts.clock.now() - failed.at < RELOGIN_RETRY_MS) throw failed.err;
+    this.log.warn({ code: ErrorCodes.REFRESH_TOKEN_INVALID }, 'the session cannot be renewed (20006: the refresh token expired or the venue forgot it); signing in again');
+    try {
+      await relogin();
+      this.reloginFailure = undefined;
+      this.log.info('signed in again');
+    } catch (err) {
+      this.reloginFailure = { at: this.opts.clock.now(), err };
+      this.log.error({ err: err instanceof Error ? err.message : String(err), retryInMs: RELOGIN_RETRY_MS }, 'signing in again failed');
+      throw err;
+    }
   }
 
   /** GET /v1/time and keep the offset; returns it (ms, venue minus local). */

@@ -18,9 +18,13 @@ export class PublicApi {
     return this.core.call('getTime', undefined, ro);
   }
 
-  /** POST /v1/public/user/login: installs the session; later requests use and renew it. */
+  /**
+   * POST /v1/public/user/login: installs the session; later requests use and renew it. It does not
+   * sign in again by itself when the session ends (`PerpClient.login` with `keepSignedIn` does).
+   */
   async login(params: Pub.LoginParams, ro?: RequestOptions): Promise<Pub.LoginResult> {
     const { data, res } = await this.core.callRaw('login', params, ro);
+    this.core.relogin = undefined;
     this.core.useApiKey(undefined);
     this.core.adoptSession(data, res);
     return data;
@@ -36,6 +40,7 @@ export class PublicApi {
   /** POST /v1/public/agent-sso/exchange-ticket: a one-time ticket for a session. */
   async exchangeTicket(params: Pub.ExchangeTicketParams, ro?: RequestOptions): Promise<Pub.ExchangeTicketResult> {
     const { data, res } = await this.core.callRaw('exchangeTicket', params, ro);
+    this.core.relogin = undefined;
     this.core.useApiKey(undefined);
     this.core.adoptSession(data, res);
     return data;
@@ -44,6 +49,7 @@ export class PublicApi {
   /** POST /v1/public/agent-sso/exchange-embed-token: an embed token bound to `channelId` for a session. */
   async exchangeEmbedToken(params: Pub.ExchangeEmbedTokenParams, ro?: RequestOptions): Promise<Pub.ExchangeEmbedTokenResult> {
     const { data, res } = await this.core.callRaw('exchangeEmbedToken', params, ro);
+    this.core.relogin = undefined;
     this.core.useApiKey(undefined);
     this.core.adoptSession(data, res);
     return data;
