@@ -46,6 +46,9 @@ Exit codes: 0 done; 1 the backtest itself failed; 2 bad input (config, data); 3 
 
 Example:
   perpkit backtest config/backtest-market-maker.yaml --out /tmp/mm
+
+Every config key: docs/backtesting.md. config/backtest-market-maker.yaml is in the perpkit
+repository, not in the npm package; perpkit init writes a project's config/backtest.yaml.
 `;
 
 /** What the summary must say about the data: events the fill model did not use, an L2 book from partial depth, derived marks. */

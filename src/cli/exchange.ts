@@ -29,7 +29,9 @@ Options:
   --host <addr>          address to listen on (default 127.0.0.1)
   --port <n>             port; 0 picks a free one (default 8080)
   --admin-token <t>      enables the admin API under /v1/admin/ (header X-ADMIN-TOKEN)
-  --config <file>        YAML config merged over the defaults (see config/exchange.yaml)
+  --config <file>        YAML config merged over the defaults; every key and its default:
+                         docs/local-exchange.md "Configuration" (in the repository also
+                         config/exchange.yaml, the defaults as a file)
   --market <mode>        off | synthetic | replay:<file> (default off); replay plays a
                          recording (docs/recording.md) through the tape fill model
   --replay-speed <x>     replay pace: 1 = as recorded, 10 = ten times faster, max = as fast
@@ -49,6 +51,9 @@ Examples:
   perpkit exchange --market synthetic --seed 7 --data-dir ./exchange-data
   perpkit exchange --config my-exchange.yaml --fsync
   perpkit exchange --market replay:data/sample/btcusdt-2h.jsonl.gz --replay-speed 10
+
+data/sample/ and config/ are in the perpkit repository, not in the npm package (its docs/ is);
+perpkit synth --out <file> writes a recording to replay.
 `;
 
 /** A usage error: the message goes to stderr and the exit code is 2. */

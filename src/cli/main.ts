@@ -37,6 +37,8 @@ Examples:
   perpkit worker --queue redis://127.0.0.1:6379      # then: perpkit sweep <cfg> --queue redis://127.0.0.1:6379
   perpkit report compare backtest-out/a backtest-out/b
 
+config/ and data/sample/ are in the perpkit repository, not in the npm package (its docs/ is);
+perpkit init writes a project with its own config/bot.yaml and config/backtest.yaml.
 Getting started: docs/getting-started.md
 `;
 

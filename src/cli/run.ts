@@ -29,7 +29,8 @@ Examples:
   curl -s localhost:9464/healthz; curl -s localhost:9464/metrics; curl -X POST localhost:9464/kill
 
 Exit codes: 0 clean stop, 1 runtime failure, 2 usage or config error.
-Reference: docs/running.md
+Reference: docs/running.md (every config key). config/bot-market-maker.yaml is in the perpkit
+repository, not in the npm package; perpkit init writes a project's config/bot.yaml.
 `;
 
 class UsageError extends Error {}

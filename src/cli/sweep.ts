@@ -54,6 +54,9 @@ threw is a row with its error. Exit codes: 0 every job finished; 1 a job failed 
 Examples:
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
   perpkit sweep config/backtest-market-maker-sweep.yaml --queue redis://127.0.0.1:6379
+
+Every config key: docs/backtesting.md (the sweep block: "Sweeps"). The example config is in the
+perpkit repository, not in the npm package.
 `;
 
 const RESULTS = 'results.jsonl';
