@@ -15,6 +15,8 @@ import { EventBus } from './bus/event-bus';
 import { CodeLog } from './code-log';
 import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
+import { createStrategy } from './strategy/create';
+import { HookResultError, intentProblem } from './strategy/intent-check';
 import { FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
@@ -37,6 +39,8 @@ export interface StrategySlot {
   id: string;
   definition: AnyStrategyDefinition;
   params: Record<string, unknown>;
+  /** The module file the definition was loaded from, when loaded from one: named in its errors. */
+  module?: string;
 }
 
 export interface SavedBotState {
@@ -120,7 +124,9 @@ export class Bot {
   private readonly watchEquity: boolean;
   private readonly equity = new EquityReading(this.cache);
   /** Counters for status lines and metrics. */
-  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 };
+  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
+  /** The last unexpected exception of the bot's own pipeline (`botError`), as `context: message`. */
+  lastPipelineError: string | undefined;
 
   constructor(private readonly opts: BotOptions) {
     this.clientIds = new ClientIdAllocator(opts.clock.now());
@@ -140,7 +146,8 @@ export class Bot {
       onError: (e, context) => this.reportError(e, context),
       onFillsFound: (o, fills, sid) => this.onFillsFound(o, fills, sid),
     });
-    this.bus.onHandlerError = (e, event) => this.reportError(e, `handler of ${event.type}`);
+    // A handler of botError that throws is reported without another botError (it would feed itself).
+    this.bus.onHandlerError = (e, event) => (event.type === 'botError' ? this.reportError(e, 'handler of botError') : this.pipelineError(e, `handler of ${event.type}`));
     // Denials and rejections are what a user asks about first when a bot does not trade: logged
     // where they look (info and warn), one line per code per interval with a count.
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
@@ -159,6 +166,18 @@ export class Bot {
   private reportError(e: unknown, context: string): void {
     this.stats.errors++;
     this.opts.logger.error({ err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
+  }
+
+  /**
+   * An exception the bot's pipeline did not expect: reported as any error, and published as a
+   * `botError` so that health, metrics, the backtest summary and test worlds show it.
+   */
+  private pipelineError(e: unknown, context: string): void {
+    this.reportError(e, context);
+    this.stats.pipelineErrors++;
+    const message = e instanceof Error ? e.message : String(e);
+    this.lastPipelineError = `${context}: ${message}`;
+    this.bus.publish({ type: 'botError', time: this.opts.clock.now(), context, message, stack: e instanceof Error ? (e.stack ?? '') : '' });
   }
 
   /** Strategy owning a clientOrderId, or undefined for orders that are not this bot's. */
@@ -184,7 +203,7 @@ export class Bot {
         marketSymbols.add(s);
       }
       const ctx = this.contextFor(slot, params, symbols);
-      const strategy = def.create(ctx);
+      const strategy = createStrategy(slot.id, slot.module, def, ctx);
       const hooks = new StrategyHooks(strategy, new Set(symbols));
       // Declared market data, or what the typed hooks need (all four kinds for an `onEvent`).
       const wanted = def.marketData ? def.marketData(params) : hooks.marketData();
@@ -196,7 +215,7 @@ export class Bot {
       this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined });
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
-    const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.reportError(err, 'venue events') };
+    const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.pipelineError(err, 'venue events') };
     if (this.opts.venue.listen) {
       this.unsubscribeVenue = this.opts.venue.listen(listener);
     } else {
@@ -235,7 +254,7 @@ export class Bot {
         this.strategyFailed(r, 'onStart', e);
         continue;
       }
-      this.intents(r, out);
+      this.intents(r, out, 'onStart');
     }
     this.kick();
     if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
@@ -254,7 +273,7 @@ export class Bot {
       r.timers.clear();
       if (r.strategy.onStop && r.stopped === undefined) {
         try {
-          this.intents(r, r.strategy.onStop());
+          this.intents(r, r.strategy.onStop(), 'onStop');
         } catch (e) {
           this.strategyFailed(r, 'onStop', e);
         }
@@ -445,7 +464,7 @@ export class Bot {
   /** Flushes the tick's intents; errors are reported, never swallowed. */
   private kick(): void {
     if (this.executor.queued === 0) return;
-    this.executor.flush().catch((e: unknown) => this.reportError(e, 'flush'));
+    this.executor.flush().catch((e: unknown) => this.pipelineError(e, 'flush'));
   }
 
   // ------------------------------------------------------------------ strategies
@@ -456,7 +475,7 @@ export class Bot {
     if (e.type === 'rejection') this.stats.rejections++;
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
-    if (e.type === 'strategyError') return;
+    if (e.type === 'strategyError' || e.type === 'botError') return;
     const owner = 'strategyId' in e ? e.strategyId : undefined;
     const ownedTypes = e.type === 'order' || e.type === 'fill' || e.type === 'timer' || e.type === 'denial' || e.type === 'rejection';
     for (const r of this.running) {
@@ -468,10 +487,11 @@ export class Bot {
       try {
         out = r.hooks.handle(e);
       } catch (err) {
-        this.strategyFailed(r, r.hooks.where, err);
+        if (err instanceof HookResultError) this.refused(r, r.hooks.where, err.message);
+        else this.strategyFailed(r, r.hooks.where, err);
         continue;
       }
-      this.intents(r, out);
+      this.intents(r, out, r.hooks.where);
     }
   }
 
@@ -480,13 +500,24 @@ export class Bot {
    * `strategyError` event; past the configured rate the strategy is stopped.
    */
   private strategyFailed(r: Running, where: string, err: unknown): void {
-    const time = this.opts.clock.now();
     const message = err instanceof Error ? err.message : String(err);
     const stack = err instanceof Error ? (err.stack ?? '') : '';
+    this.opts.logger.error({ strategy: r.slot.id, where, err: { name: err instanceof Error ? err.name : typeof err, message, stack } }, 'strategy threw');
+    this.strategyFault(r, where, message, stack);
+  }
+
+  /** A strategy returned from `where` what the bot refuses: an error of the strategy, as a throw is. */
+  private refused(r: Running, where: string, message: string): void {
+    this.opts.logger.error({ strategy: r.slot.id, where, reason: message }, 'strategy intent refused');
+    this.strategyFault(r, where, message, '');
+  }
+
+  /** A strategy erred in `where` (threw, or returned what the bot refuses): one path for both. */
+  private strategyFault(r: Running, where: string, message: string, stack: string): void {
+    const time = this.opts.clock.now();
     this.stats.errors++;
     r.errors++;
     r.lastError = `${where}: ${message}`;
-    this.opts.logger.error({ strategy: r.slot.id, where, err: { name: err instanceof Error ? err.name : typeof err, message, stack } }, 'strategy threw');
     this.bus.publish({ type: 'strategyError', time, strategyId: r.slot.id, where, message, stack });
     const limit = this.opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS;
     if (limit === false || r.stopped !== undefined) return;
@@ -520,9 +551,26 @@ export class Bot {
     return controlStrategy({ executor: this.executor, tracker: this.tracker, kick: () => this.kick(), active: this.started && !this.stopped }, r, strategyId, action, reason, this.running.map((x) => x.slot.id));
   }
 
-  private intents(r: Running, list: readonly Intent[] | void): void {
+  /**
+   * Intents of a strategy (returned by `where`, a hook, or emitted), where they enter the bot:
+   * each is checked for its shape first (strategy modules are not type-checked when loaded), and
+   * a malformed one is refused as an error of the strategy, counted as a throw would be.
+   */
+  private intents(r: Running, list: unknown, where: string): void {
+    // Falsy is "nothing" (`return ready && [...]`).
     if (!list) return;
-    for (const intent of list) {
+    if (!Array.isArray(list)) {
+      this.refused(r, where, new HookResultError(where, list).message);
+      return;
+    }
+    for (const x of list as unknown[]) {
+      if (r.stopped !== undefined) return;
+      const problem = intentProblem(x);
+      if (problem !== undefined) {
+        this.refused(r, where, `malformed intent refused: ${problem}`);
+        continue;
+      }
+      const intent = x as Intent;
       this.stats.intents++;
       const d = r.paused !== undefined && intent.kind !== 'cancel' && intent.kind !== 'cancelAll' ? pausedDenial(r.slot.id, r.paused) : this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
       if (!d.ok) {
@@ -546,7 +594,7 @@ export class Bot {
       ...symbolAccess(slot.id, symbols, this.symbols, this.cache),
       myOrders: (symbol) => this.tracker.live(slot.id, symbol),
       emit: (intents) => {
-        this.intents(r(), Array.isArray(intents) ? (intents as Intent[]) : [intents as Intent]);
+        this.intents(r(), Array.isArray(intents) ? intents : [intents], 'emit');
         this.kick();
       },
       every: (name, everyMs) => {

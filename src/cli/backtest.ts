@@ -10,7 +10,8 @@ import { backtest } from '../backtest/backtest/backtest';
 import { loadBacktestConfig } from '../backtest/backtest/config';
 import { reportFailure } from './failure';
 import { progressLine } from '../backtest/backtest/progress';
-import { reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
+import { botErrorText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
+import { StrategyCreateError } from '../bot/strategy/errors';
 import { num2, pct, usd } from '../backtest/report/format';
 import { ratioText } from '../backtest/report/ratios';
 import { createRuntimeLogger } from '../runtime/logger';
@@ -142,14 +143,19 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         `  ${ratiosLine(s)}\n` +
         `  orders ${s.ordersAccepted} accepted; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
         `  strategy errors: ${strategyErrorText(s)}\n` +
+        (s.botErrors > 0 ? `  bot errors: ${botErrorText(s)}\n` : '') +
         dataNotes(outcome.result) +
         reportNotices(outcome.report)
           // Those the lines above say already: strategy errors, ratios, and the data lines (derived marks, unused L2 events, an L2 book from partial depth).
-          .filter((n) => !n.startsWith('Strategies threw') && !n.startsWith('Risk ratios') && !n.includes('marks are derived') && !n.includes('L2 book/snapshot events were read') && !n.startsWith('The recorded L2 book comes from partial book depth'))
+          .filter((n) => !n.startsWith('Strategies threw') && !n.startsWith("The bot's own pipeline threw") && !n.startsWith('Risk ratios') && !n.includes('marks are derived') && !n.includes('L2 book/snapshot events were read') && !n.startsWith('The recorded L2 book comes from partial book depth'))
           .map((n) => `  note: ${n}\n`)
           .join('') +
         `  wrote ${path.join(out, 'report.json')}, report.html, run.json\n`,
     );
+    if (s.botErrors > 0) {
+      process.stderr.write(`perpkit backtest: the bot's own pipeline threw ${s.botErrors} times (first: ${botErrorText(s).split('; first: ')[1] ?? ''}); this is a bug in perpkit or in a bus handler, and the results are in doubt. Exit 1\n`);
+      return 1;
+    }
     if (s.strategyErrors > 0 && values['allow-strategy-errors'] !== true) {
       process.stderr.write(`perpkit backtest: strategies threw ${s.strategyErrors} times (first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}); the results are those of failing strategies. Exit ${EXIT_STRATEGY_ERRORS}; --allow-strategy-errors to accept them\n`);
       return EXIT_STRATEGY_ERRORS;
@@ -157,6 +163,12 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (tty) process.stderr.write('\n');
+    if (e instanceof StrategyCreateError) {
+      // A strategy that cannot be created is a strategy error (exit 3), with nothing to report on.
+      const cfgDir = path.dirname(path.resolve(positionals[0]));
+      process.stderr.write(`perpkit backtest: ${e.describe(cfgDir)}${values.debug === true ? `\n${e.thrownStack}` : ''}. Exit ${EXIT_STRATEGY_ERRORS}: the backtest cannot run without it\n`);
+      return EXIT_STRATEGY_ERRORS;
+    }
     return reportFailure('backtest', e, values.debug === true);
   }
 }

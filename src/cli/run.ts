@@ -10,6 +10,11 @@ import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon'
 import { createRuntimeLogger } from '../runtime/logger';
 import { StateFileError } from '../runtime/state-store';
 import { loadStrategySlots } from '../runtime/strategy-loader';
+import * as path from 'node:path';
+import { SystemClock } from '../core/clock';
+import type { StrategySlot } from '../bot/bot';
+import { dryCreateStrategies } from '../bot/strategy/create';
+import { StrategyCreateError } from '../bot/strategy/errors';
 
 export const RUN_USAGE = `perpkit run <config.yaml> [options]
 
@@ -19,7 +24,8 @@ switch (HALTED, every order cancelled). Logs are JSON lines on stdout (pretty on
 Secrets come from the environment variables the config names, never from the file.
 
 Options:
-  --check              validate the config (and that its env vars are set), then exit
+  --check              validate the config (and that its env vars are set), construct the
+                       strategies (their create(), with no venue), then exit
   --log-level <level>  override logging.level (${LOG_LEVELS.join(', ')})
   -h, --help           show this text
 
@@ -28,7 +34,8 @@ Examples:
   perpkit run config/bot-market-maker.yaml --check
   curl -s localhost:9464/healthz; curl -s localhost:9464/metrics; curl -X POST localhost:9464/kill
 
-Exit codes: 0 clean stop, 1 runtime failure, 2 usage or config error.
+Exit codes: 0 clean stop, 1 runtime failure (a strategy's create() threw, here or at --check),
+2 usage or config error.
 Reference: docs/running.md (every config key). config/bot-market-maker.yaml is in the perpkit
 repository, not in the npm package; perpkit init writes a project's config/bot.yaml.
 `;
@@ -77,6 +84,7 @@ export function startHint(err: string, config: BotConfig): string | undefined {
 export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args: RunArgs | 'help';
   let config: BotConfig;
+  let slots: StrategySlot[];
   try {
     args = parseRunArgs(argv);
     if (args === 'help') {
@@ -85,7 +93,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     }
     config = loadBotConfig(args.file);
     // Everything that can be checked without the network is checked before anything is sent.
-    loadStrategySlots(config);
+    slots = loadStrategySlots(config);
     resolveCredentials(config, env);
     resolveKillToken(config, env);
     resolveNotifyTargets(config, env);
@@ -100,8 +108,19 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     }
     throw e;
   }
+  const configDir = path.dirname(config.file);
   if (args.check) {
-    process.stdout.write(`${config.file}: ok (${config.strategies.length} strateg${config.strategies.length === 1 ? 'y' : 'ies'})\n`);
+    // The strategies' create() runs as at start, with no venue: nothing is sent anywhere.
+    let needVenue: string[];
+    try {
+      ({ needVenue } = dryCreateStrategies(slots, new SystemClock(), createRuntimeLogger({ level: 'warn', fd: 2, pretty: false })));
+    } catch (e) {
+      if (!(e instanceof StrategyCreateError)) throw e;
+      process.stderr.write(`perpkit run: ${e.describe(configDir)}\n`);
+      return 1;
+    }
+    const later = needVenue.length === 0 ? '' : `; create() of ${needVenue.join(', ')} reads symbol specs from the venue, so it runs only at start`;
+    process.stdout.write(`${config.file}: ok (${config.strategies.length} strateg${config.strategies.length === 1 ? 'y' : 'ies'} created${later})\n`);
     return 0;
   }
   const logger = createRuntimeLogger({ level: args.level ?? config.logging.level, fd: 1, base: { name: 'perpkit-run' } });
@@ -118,6 +137,10 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (e instanceof StateFileError) {
       logger.fatal({ err: e.message }, 'cannot read the state file');
       return 2;
+    }
+    if (e instanceof StrategyCreateError) {
+      logger.fatal({ err: e.describe(configDir), strategy: e.strategyId, module: e.module, where: e.where, stack: e.thrownStack }, 'the bot could not start: a strategy could not be created');
+      return 1;
     }
     const err = errMessage(e);
     const hint = startHint(err, config);

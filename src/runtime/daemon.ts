@@ -288,8 +288,9 @@ export class BotDaemon {
       case 'GET /healthz': {
         const s = this.statusRef?.snapshot();
         const healthy = this.phase === 'running' && s !== undefined && s.running && s.privateStream === 'connected';
-        // Up and connected, but not everything works: a strategy stopped for its errors, or
-        // errors thrown by one. 200, so the process is not restarted for it; the reasons say why.
+        // Up and connected, but not everything works: a strategy stopped for its errors, errors
+        // of one (throws, refused intents), or exceptions of the bot's own pipeline (a bug). 200,
+        // so the process is not restarted for it; the reasons say why.
         // Unhealthy: what is down comes first (starting, stopping, the private stream).
         const down = [
           ...(this.phase !== 'running' ? [`phase ${this.phase}`] : []),
@@ -297,6 +298,7 @@ export class BotDaemon {
           ...(s !== undefined && s.privateStream !== 'connected' ? [`private stream ${s.privateStream}`] : []),
         ];
         const reasons = [...down, ...this.bot.strategyHealth().flatMap((h) => (h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []))];
+        if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
         this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons });
         return;

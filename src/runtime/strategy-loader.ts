@@ -17,9 +17,9 @@ export function resolveStrategyModule(spec: string, configDir: string): string {
 }
 
 /** Loads one definition: the module's default export, or its `strategy` export. */
-export function loadStrategyDefinition(spec: string, configDir: string, file: string, at: string): AnyStrategyDefinition {
+export function loadStrategyDefinition(spec: string, configDir: string, file: string, at: string): { file: string; definition: AnyStrategyDefinition } {
   try {
-    return loadStrategySource(spec, configDir).definition;
+    return loadStrategySource(spec, configDir);
   } catch (e) {
     if (e instanceof StrategySourceError) throw new BotConfigError(file, at, e.expected, e.got);
     throw e;
@@ -41,7 +41,7 @@ export function loadStrategySlots(config: BotConfig): StrategySlot[] {
   const dir = path.dirname(config.file);
   return config.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
-    const definition = loadStrategyDefinition(s.module, dir, config.file, `${at}.module`);
+    const { file: module, definition } = loadStrategyDefinition(s.module, dir, config.file, `${at}.module`);
     let checked: CheckedParams;
     try {
       checked = checkParams(definition, s.params);
@@ -49,6 +49,6 @@ export function loadStrategySlots(config: BotConfig): StrategySlot[] {
       throw paramsError(e, config.file, `${at}.params`);
     }
     if (checked.unknown.length > 0) throw new BotConfigError(config.file, `${at}.params.${checked.unknown[0]}`, `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, unknownParamText(checked));
-    return { id: s.id, definition, params: s.params };
+    return { id: s.id, definition, params: s.params, module };
   });
 }

@@ -5,7 +5,8 @@
  */
 import { ManualClock, ManualScheduler } from '../core/clock';
 import { Bot, type StrategySlot } from '../bot/bot';
-import type { BotEvent, Fill } from '../bot/bus/events';
+import type { BotEvent, BotEventOf, Fill } from '../bot/bus/events';
+import { stackTop, strategyErrorLine } from '../bot/strategy/errors';
 import type { RiskLimits } from '../bot/risk/limits';
 import { defineStrategy, type AnyStrategyDefinition, type Strategy, type StrategyContext } from '../bot/strategy/api';
 import { SimVenue } from '../bot/venue/sim-venue';
@@ -53,6 +54,32 @@ export interface BotWorld {
   positions(symbol?: string): PositionRecord[];
   /** Stops the bot (strategies' onStop, orders left as they are). */
   stop(): Promise<void>;
+  /** The strategies' errors so far (throws and refused intents), in order. */
+  strategyErrors(): Array<BotEventOf<'strategyError'>>;
+}
+
+/** An error of a strategy or of the bot's own pipeline, as a world reports it. */
+export type WorldErrorEvent = BotEventOf<'strategyError'> | BotEventOf<'botError'>;
+
+/**
+ * What a world's methods reject with when, since the last call, a strategy threw or returned a
+ * malformed intent (unless `allowStrategyErrors`), or the bot's own pipeline threw (always): a
+ * test never passes over an error it did not look at. Its stack is the first error's.
+ */
+export class WorldStrategyError extends Error {
+  readonly code = 'STRATEGY_ERRORS';
+
+  constructor(readonly errors: readonly WorldErrorEvent[]) {
+    const first = errors[0];
+    const line = first.type === 'strategyError' ? strategyErrorLine({ ...first, at: stackTop(first.stack, undefined) }) : `bot pipeline, ${first.context}: ${first.message}`;
+    const strategy = errors.filter((e) => e.type === 'strategyError').length;
+    const bot = errors.length - strategy;
+    const counts = [strategy > 0 ? `${strategy} strategy error(s)` : '', bot > 0 ? `${bot} error(s) of the bot's own pipeline` : ''].filter((x) => x !== '').join(' and ');
+    super(`${counts} while the test ran; first: ${line}. A test that expects strategy errors passes { allowStrategyErrors: true } and reads w.strategyErrors()`);
+    this.name = 'WorldStrategyError';
+    const frames = first.stack.split('\n').filter((l) => l.trimStart().startsWith('at '));
+    if (frames.length > 0) this.stack = `${this.name}: ${this.message}\n${frames.join('\n')}`;
+  }
 }
 
 export interface BotWorldOptions {
@@ -64,6 +91,12 @@ export interface BotWorldOptions {
   wrap?: (v: SimVenue) => Venue;
   /** Waits for the strategies' first intents to settle before returning (default true). */
   waitIdle?: boolean;
+  /**
+   * Strategy errors (a throw, a malformed intent) do not fail the world's methods: for tests that
+   * assert on them (`w.strategyErrors()`). By default the first method after one rejects with a
+   * WorldStrategyError. Errors of the bot's own pipeline fail it either way.
+   */
+  allowStrategyErrors?: boolean;
 }
 
 /** A strategy driven by a test: `onStart` and `onEvent` are whatever the test sets. */
@@ -94,15 +127,29 @@ export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits 
   const bot = new Bot({ venue: o.wrap ? o.wrap(venue) : venue, strategies: slots, risk: o.risk ?? {}, clock, scheduler, logger: silentLogger });
   const events: BotEvent[] = [];
   bot.bus.subscribeAll((e) => events.push(e));
+  /** Events up to this index have been looked at for errors. */
+  let checked = 0;
+  const check = (): void => {
+    const found: WorldErrorEvent[] = [];
+    for (; checked < events.length; checked++) {
+      const e = events[checked];
+      if (e.type === 'botError' || (e.type === 'strategyError' && o.allowStrategyErrors !== true)) found.push(e);
+    }
+    if (found.length > 0) throw new WorldStrategyError(found);
+  };
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) {
       await bot.idle();
       await new Promise((r) => setImmediate(r));
     }
+    check();
   };
   await bot.start();
   if (o.waitIdle ?? true) await settle();
-  else for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  else {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    check();
+  }
   return {
     engine,
     clock,
@@ -130,7 +177,9 @@ export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits 
     positions: (symbol) => engine.positions(BOT_USER, symbol),
     async stop() {
       await bot.stop();
+      check();
     },
+    strategyErrors: () => events.flatMap((e) => (e.type === 'strategyError' ? [e] : [])),
   };
 }
 
@@ -140,5 +189,5 @@ export function strategyWorld(definition: AnyStrategyDefinition, params: Record<
 }
 
 function isOptions(v: RiskLimits | BotWorldOptions): v is BotWorldOptions {
-  return ['risk', 'balance', 'wrap', 'waitIdle'].some((k) => k in v);
+  return ['risk', 'balance', 'wrap', 'waitIdle', 'allowStrategyErrors'].some((k) => k in v);
 }

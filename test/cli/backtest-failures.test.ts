@@ -59,6 +59,28 @@ test('a strategy that throws: the summary names the first error, the reports sho
   expect(allowed.stdout).toContain('strategy errors: 10;');
 });
 
+test('a strategy returning a malformed intent: refused and counted as its error on the summary and in the report, exit 3', () => {
+  writeFileSync(path.join(dir, 'badintent.js'), THROWER.replace("throw new Error('boom on mark');", "return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '1000' }];"));
+  const cfg = writeConfig(dir, 'badintent.yaml', { strategies: [{ id: 'bi', module: './badintent.js', params: {} }] });
+  const out = path.join(dir, 'out-badintent');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.code).toBe(3);
+  expect(r.stdout).toMatch(/strategy errors: 10; first: \[bi\] onEvent\(markPrice\): malformed intent refused: place intent: 'quantity' must be a decimal string, got nothing \(the field is missing\); stopped for their errors: bi\n/);
+  expect(r.stdout).not.toContain('bot errors:');
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { strategyErrors: number; botErrors: number; firstStrategyError: { at: string } } };
+  expect(report.summary).toMatchObject({ strategyErrors: 10, botErrors: 0, firstStrategyError: { at: '' } });
+});
+
+test('a strategy whose create() throws: exit 3, naming the strategy id, create(), the error, its top frame and the module', () => {
+  writeFileSync(path.join(dir, 'throwcreate.js'), THROWER.replace(/create: \(\) => \(\{[\s\S]*\}\),\n/, "create: () => { throw new Error('create exploded'); },\n"));
+  const cfg = writeConfig(dir, 'throwcreate.yaml', { strategies: [{ id: 'tc', module: './throwcreate.js', params: {} }] });
+  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-throwcreate'), '--quiet']);
+  expect(r.code).toBe(3);
+  expect(r.stderr).toMatch(/^perpkit backtest: strategy tc could not be created: \[tc\] create\(\): create exploded \(at .*\(throwcreate\.js:\d+:\d+\)\); module throwcreate\.js\. Exit 3: the backtest cannot run without it\n$/);
+  // Not something --allow-strategy-errors accepts: there is nothing to report on.
+  expect(runCli(['backtest', cfg, '--out', path.join(dir, 'out-throwcreate'), '--quiet', '--allow-strategy-errors']).code).toBe(3);
+});
+
 test('denials are counted by code on the summary line and in the report', () => {
   const cfg = writeConfig(dir, 'deny.yaml', { risk: { maxOrderNotional: '1' } });
   const out = path.join(dir, 'out-deny');

@@ -56,6 +56,33 @@ describe('perpkit run: usage and config errors', () => {
   });
 });
 
+describe('perpkit run --check constructs the strategies (their create(), with no venue)', () => {
+  const check = (module: string, source: string) => {
+    const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'bb', module }] });
+    writeFileSync(path.join(path.dirname(file), module), source);
+    return spawnSync(process.execPath, [BIN, 'run', file, '--check'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, P: 'x' }, timeout: 20000 });
+  };
+  const strategy = (create: string) => `module.exports = { name: 't', symbols: () => ['BTCUSDT'], params: (raw) => raw, create: ${create} };\n`;
+
+  it('fails with exit 1 naming the strategy id, create(), the error with its top frame and the module, when create() throws', () => {
+    // The port of venue.baseUrl has nothing listening: a check that connected would fail otherwise.
+    const r = check('throwcreate.js', strategy(`() => { throw new Error('create exploded'); }`));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^perpkit run: strategy bb could not be created: \[bb\] create\(\): create exploded \(at .*throwcreate\.js:1:\d+\)\); module throwcreate\.js\n$/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('says ok when every strategy is created, and which ones need the venue for their create()', () => {
+    const ok = check('fine.js', strategy(`(ctx) => ({ onMark: () => [] })`));
+    expect(ok.stderr).toBe('');
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/bot\.yaml: ok \(1 strategy created\)\n$/);
+    const specs = check('specs.js', strategy(`(ctx) => { const tick = ctx.market().tickSize; return { onMark: () => [] }; }`));
+    expect(specs.status).toBe(0);
+    expect(specs.stdout).toMatch(/ok \(1 strategy created; create\(\) of bb reads symbol specs from the venue, so it runs only at start\)/);
+  });
+});
+
 describe('perpkit run: crash and restart against the local exchange', () => {
   let ex: TestExchange;
   const procs: ChildProcess[] = [];

@@ -3,7 +3,7 @@
  * bot, and the readers show what the venue holds. The scaffold of `perpkit init` uses them from
  * the package (test/package/install.test.ts).
  */
-import { strategyWorld, scripted, BOT_USER, WORLD_START } from '../../src/testing';
+import { strategyWorld, scripted, WorldStrategyError, BOT_USER, WORLD_START } from '../../src/testing';
 
 /** Bids 10 below every new mark, cancelling the previous bid; counts its timer firings. */
 function bidder() {
@@ -47,5 +47,38 @@ describe('perpkit/testing', () => {
     expect(w.clock.now()).toBe(WORLD_START + 3500);
     expect(b.timers()).toBe(3);
     await w.stop();
+  });
+
+  it('a strategy that throws fails the world method that ran it, with the first error and its stack; allowStrategyErrors lets a test read them', async () => {
+    const thrower = scripted(['BTCUSDT'], {
+      event: (e) => {
+        if (e.type === 'markPrice') throw new Error(`boom at ${e.mark.markPrice}`);
+      },
+    });
+    const w = await strategyWorld(thrower);
+    const err = await w.setMark('BTCUSDT', '50100').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorldStrategyError);
+    expect((err as WorldStrategyError).errors.map((e) => e.type)).toEqual(['strategyError']);
+    expect((err as Error).message).toMatch(/^1 strategy error\(s\) while the test ran; first: \[s\] onEvent\(markPrice\): boom at 50100 \(at .*world\.test\.ts:\d+:\d+\)\)\. A test that expects strategy errors passes \{ allowStrategyErrors: true \}/);
+    // The stack points at the strategy's code, where a test runner shows it.
+    expect((err as Error).stack?.split('\n')[1]).toMatch(/world\.test\.ts:\d+:\d+/);
+    // Reported once: the next call fails only for new errors.
+    await w.advance(10);
+    await expect(w.setMark('BTCUSDT', '50200')).rejects.toThrow('boom at 50200');
+    await w.stop();
+
+    const allowed = await strategyWorld(thrower, {}, { allowStrategyErrors: true });
+    await allowed.setMark('BTCUSDT', '50100');
+    expect(allowed.strategyErrors().map((e) => `${e.where}: ${e.message}`)).toEqual(['onEvent(markPrice): boom at 50100']);
+    await allowed.stop();
+  });
+
+  it('an onStart that throws fails the world as it starts', async () => {
+    const def = scripted(['BTCUSDT'], {
+      start: () => {
+        throw new Error('no start');
+      },
+    });
+    await expect(strategyWorld(def)).rejects.toThrow(/first: \[s\] onStart: no start/);
   });
 });

@@ -4,7 +4,7 @@ import type { Fill } from '../../bot/bus/events';
 import type { Engine } from '../../exchange/engine/engine';
 import type { TapeReplayer } from '../../exchange/engine/market/tape';
 import type { MarkProvenance } from '../../market-data/format';
-import type { StrategyCounters } from './counters';
+import type { BotErrorRow, StrategyCounters } from './counters';
 
 /** A fill of the run: the bot's fill (without the position side) with its time and strategy. */
 export type FillRow = Omit<Fill, 'positionSide'> & { time: number; strategyId: string };
@@ -49,6 +49,8 @@ export interface BacktestResult {
   tape: TapeReplayer['stats'];
   audit: ReturnType<Engine['audit']>;
   botStats: Bot['stats'];
+  /** The first unexpected exception of the bot's pipeline (`botStats.pipelineErrors` counts them). */
+  firstBotError: BotErrorRow | null;
   /**
    * Recorded trades taken on the columnar quiet-trade path (binary cache only). A speed figure,
    * not part of the report: the same data from JSON lines gives the same report with 0 here.

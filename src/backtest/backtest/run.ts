@@ -26,7 +26,8 @@ import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER } from '../../exchange/engine/mark
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
-import { newCounters, stackTop, type StrategyCounters } from './counters';
+import { newCounters, type StrategyCounters } from './counters';
+import { stackTop } from '../../bot/strategy/errors';
 import type { BacktestResult } from './result';
 import { RestingOrders } from './resting-orders';
 import { QuietBounds } from './quiet-bounds';
@@ -38,7 +39,7 @@ import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns 
 import { VirtualScheduler } from './virtual-scheduler';
 
 /** Bus event types the driver books (see `observe`). */
-const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection', 'strategyError', 'strategyStopped'] as const satisfies readonly BotEventType[];
+const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError'] as const satisfies readonly BotEventType[];
 
 /** The participant's account id in the engine. */
 export const PARTICIPANT = 'backtest';
@@ -136,7 +137,8 @@ export class BacktestRun {
       finalPositions: [],
       tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 },
       audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
-      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0 },
+      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
+      firstBotError: null,
       quietTrades: 0,
     };
   }
@@ -235,6 +237,9 @@ export class BacktestRun {
       }
       case 'strategyStopped':
         this.result.strategies[e.strategyId].stopped = { time: e.time, reason: e.reason };
+        return;
+      case 'botError':
+        this.result.firstBotError ??= { time: e.time, context: e.context, message: e.message, at: stackTop(e.stack, this.cfg.baseDir) };
         return;
       default:
     }

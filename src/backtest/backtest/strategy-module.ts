@@ -10,9 +10,9 @@ import { loadStrategySource, StrategySourceError } from '../../bot/strategy-sour
 import type { StrategySlot } from '../../bot/bot';
 import { BacktestConfigError, type BacktestConfig } from './config';
 
-export function loadStrategyDefinition(spec: string, baseDir: string, file: string, at: string): AnyStrategyDefinition {
+export function loadStrategyDefinition(spec: string, baseDir: string, file: string, at: string): { file: string; definition: AnyStrategyDefinition } {
   try {
-    return loadStrategySource(spec, baseDir).definition;
+    return loadStrategySource(spec, baseDir);
   } catch (e) {
     if (e instanceof StrategySourceError) throw new BacktestConfigError(file, at, e.expected, e.got);
     throw e;
@@ -23,7 +23,7 @@ export function loadStrategyDefinition(spec: string, baseDir: string, file: stri
 export function strategySlots(cfg: BacktestConfig): StrategySlot[] {
   return cfg.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
-    const definition = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
+    const { file: module, definition } = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
     let checked: CheckedParams;
     try {
       checked = checkParams(definition, s.params);
@@ -31,7 +31,7 @@ export function strategySlots(cfg: BacktestConfig): StrategySlot[] {
       throw new BacktestConfigError(cfg.file, `${at}.params`, 'parameters the strategy accepts', e instanceof Error ? e.message : String(e));
     }
     if (checked.unknown.length > 0) throw new BacktestConfigError(cfg.file, `${at}.params.${checked.unknown[0]}`, `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, unknownParamText(checked));
-    return { id: s.id, definition, params: s.params };
+    return { id: s.id, definition, params: s.params, module };
   });
 }
 

@@ -11,6 +11,7 @@ import { chartData } from './chart-data';
 import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, usd } from './format';
 import { durationText, ratioText } from './ratios';
 import type { BacktestReport } from './report';
+import { strategyErrorLine } from '../../bot/strategy/errors';
 
 /** Trades listed in the page (all of them are in report.json). */
 const MAX_TRADE_ROWS = 500;
@@ -25,7 +26,14 @@ export function strategyErrorText(s: BacktestReport['summary']): string {
   const f = s.firstStrategyError;
   if (s.strategyErrors === 0 || f === null) return 'none';
   const stopped = s.strategiesStopped.length > 0 ? `; stopped for their errors: ${s.strategiesStopped.join(', ')}` : '';
-  return `${s.strategyErrors}; first: [${f.strategyId}] ${f.where}: ${f.message}${f.at === '' ? '' : ` (${f.at})`}${stopped}`;
+  return `${s.strategyErrors}; first: ${strategyErrorLine(f)}${stopped}`;
+}
+
+/** What the summary says of the bot's own unexpected exceptions: none, or the count and the first. */
+export function botErrorText(s: BacktestReport['summary']): string {
+  const f = s.firstBotError;
+  if (s.botErrors === 0 || f === null) return 'none';
+  return `${s.botErrors}; first: ${f.context}: ${f.message}${f.at === '' ? '' : ` (${f.at})`}`;
 }
 
 /** What the tape could not replay, in words ("3 trades off the tick or step grid were skipped, ..."); undefined when it replayed everything. */
@@ -51,6 +59,7 @@ export function reportNotices(r: BacktestReport): string[] {
   else if (s.trades === 0) out.push(`No closed trade: ${s.fills} fill(s) opened a position that was still open at the end; trade statistics need a round trip.`);
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
+  if (s.botErrors > 0) out.push(`The bot's own pipeline threw ${s.botErrors} time(s): ${botErrorText(s)}. This is a bug, not a strategy's error; the figures are in doubt.`);
   if (s.liquidations > 0) out.push(`The account was liquidated ${s.liquidations} time(s).`);
   for (const [sym, m] of Object.entries(r.data.marks)) if (m.source === 'derived') out.push(`${sym} marks are derived, not recorded: ${m.method}.`);
   const l2 = r.data.tape.l2;
@@ -157,6 +166,7 @@ export function renderHtml(r: BacktestReport): string {
     ['Denials by risk code', codes(s.denialsByCode)],
     ['Rejections by venue code', codes(s.rejectionsByCode)],
     ['Strategy errors', strategyErrorText(s)],
+    ['Bot errors', botErrorText(s)],
     ['Liquidations', String(s.liquidations)],
     ['Final equity / realized / unrealized', `${usd(s.finalEquity)} / ${usd(s.realizedPnl)} / ${usd(s.unrealizedPnl)}`],
     ['Events', `${r.data.events.applied} applied of ${r.data.events.read} read`],

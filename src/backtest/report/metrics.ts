@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
-import { newCounters, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type BotErrorRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
@@ -65,6 +65,9 @@ export interface Summary extends Ratios {
   strategyErrors: number;
   firstStrategyError: (StrategyErrorRow & { strategyId: string }) | null;
   strategiesStopped: string[];
+  /** Unexpected exceptions of the bot's own pipeline, and the first: the figures are in doubt. */
+  botErrors: number;
+  firstBotError: BotErrorRow | null;
 }
 
 /** Summary fields a sweep can rank by (numbers, or money strings read as numbers; null ranks last). */
@@ -219,6 +222,8 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     strategyErrors: counters.reduce((s, x) => s + x.errors, 0),
     firstStrategyError: firstError(r),
     strategiesStopped: Object.entries(r.strategies).filter(([, x]) => x.stopped !== null).map(([id]) => id).sort(),
+    botErrors: r.botStats.pipelineErrors,
+    firstBotError: r.firstBotError,
   };
 }
 

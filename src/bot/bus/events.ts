@@ -29,6 +29,12 @@ export type BotEvent =
   | { type: 'order'; time: number; order: OrderRecord; executionType: ExecutionType; strategyId: string | undefined }
   /** A strategy threw (in `where`: onStart, onEvent(<type>), onStop...); never delivered to strategies. */
   | { type: 'strategyError'; time: number; strategyId: string; where: string; message: string; stack: string }
+  /**
+   * An unexpected exception in the bot's own pipeline (a bus handler threw, the venue's event
+   * stream failed): a bug, not a strategy's error nor a failed venue call. Counted
+   * (`stats.pipelineErrors`), shown by health and the backtest summary; never delivered to strategies.
+   */
+  | { type: 'botError'; time: number; context: string; message: string; stack: string }
   /** A strategy that kept throwing was stopped: no more events, its orders cancelled. */
   | { type: 'strategyStopped'; time: number; strategyId: string; reason: string }
   | { type: 'fill'; time: number; fill: Fill; strategyId: string | undefined }

@@ -8,6 +8,7 @@ import { barsOf, type BarBuilder } from '../../indicators/bars';
 import type { BotEvent } from '../bus/events';
 import type { HookResult, MarketDataType, Strategy } from './api';
 import type { Intent } from './intents';
+import { HookResultError } from './intent-check';
 
 /** The timer name that closes quiet time bars; reserved, never delivered to a hook. */
 export const BAR_TIMER = '@bars';
@@ -160,7 +161,9 @@ export class StrategyHooks {
   /** Collects what a hook returned. The hook name is set before the call, for `where`. */
   private take(hook: string, r: HookResult): void {
     this.hook = hook;
-    if (!r || r.length === 0) return;
+    if (!r) return;
+    if (!Array.isArray(r)) throw new HookResultError(hook, r);
+    if (r.length === 0) return;
     if (this.out === undefined) this.out = [...r];
     else this.out.push(...r);
   }
