@@ -42,8 +42,10 @@ Options:
   --quiet                    no progress bar and no notes
   -h, --help                 show this text
 
-Exit codes: 0 done; 1 the backtest itself failed; 2 bad input (config, data); 3 a strategy threw
-(see the summary's "strategy errors" line and report.html), unless --allow-strategy-errors.
+Exit codes: 0 done; 1 the backtest itself failed (also when the bot's own pipeline threw: the
+summary's "bot errors" line); 2 bad input (config, data); 3 a strategy threw or returned a
+malformed intent (see the summary's "strategy errors" line and report.html), unless
+--allow-strategy-errors, or its create() threw (the backtest cannot run).
 
 Example:
   perpkit backtest config/backtest-market-maker.yaml --out /tmp/mm
