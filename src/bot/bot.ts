@@ -163,9 +163,17 @@ export class Bot {
   private readonly codeLog: CodeLog;
   private readonly seenFills = new SeenFills();
 
+  /**
+   * Counts an error and logs it: the first of a kind (context and error code) at once, repeats as
+   * one line with their count per denialLogIntervalMs (a venue that fails every call for an hour
+   * would otherwise write a line per call: megabytes a minute).
+   */
   private reportError(e: unknown, context: string): void {
     this.stats.errors++;
-    this.opts.logger.error({ err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
+    const code = (e as { code?: unknown } | null)?.code;
+    const kind = typeof code === 'string' ? code : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    const log = this.opts.logger;
+    this.codeLog.note(`error:${context}:${kind}`, (f, m) => log.error(f, m), { err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
   }
 
   /**
