@@ -80,6 +80,12 @@ export class BotDaemon {
     return this.phase;
   }
 
+  /** The bot's stop gave up at stopTimeoutMs: its venue calls may still be under way. */
+  get stopTimedOut(): boolean {
+    return this.timedOut;
+  }
+  private timedOut = false;
+
   /** URL of the health/metrics server, once listening. */
   get httpUrl(): string | undefined {
     return this.url;
@@ -220,6 +226,7 @@ export class BotDaemon {
       if (timer) clearTimeout(timer);
       if (outcome === 'timeout') {
         code = 1;
+        this.timedOut = true;
         this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs }, 'the bot did not stop in time; orders may still be open');
       } else if (outcome !== 'ok') {
         code = 1;
@@ -231,7 +238,10 @@ export class BotDaemon {
       this.notifier.close();
       await Promise.race([this.notifier.idle(), new Promise((r) => setTimeout(r, 3000).unref())]);
     }
-    await this.client?.close().catch(() => undefined);
+    // A pool's close waits for its requests: after a stop that gave up, that is the very wait the
+    // timeout was for (a hung cancel would hold the stop for the request timeout and its retries).
+    const closing = this.client?.close().catch(() => undefined);
+    if (!this.timedOut) await closing;
     this.dashboard?.close();
     await this.closeServer();
     this.phase = 'stopped';

@@ -152,4 +152,31 @@ describe('perpkit run: crash and restart against the local exchange', () => {
     expect(open()).toEqual([]);
     expect(second.out()).not.toContain(u.password);
   }, 60_000);
+
+  it('a stop that cannot finish (the venue does not answer) exits at stopTimeoutMs with exit 1, saying so, not when the calls give up', async () => {
+    const u = await ex.createUser({ balance: '100000' });
+    const file = writeConfig({
+      venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+      strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+      cancelOnStop: true,
+      stopTimeoutMs: 1000,
+      http: { port: 0 },
+      logging: { level: 'info' },
+    });
+    const open = () => ex.server.core.engine.currentOrders(u.userId, { symbol: 'BTCUSDT' }).list.length;
+    const bot = start(file, u.password);
+    await until(() => open() === 2, 15000, 'quoting');
+    // Every order request of this user is answered 30 s late: the cancel of the stop hangs.
+    const r = await ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': ex.adminToken }, body: { fault: 'delayMs', ms: 30_000, userId: u.userId, pathPrefix: '/v1/private/order' } });
+    expect(r.body.code).toBe(0);
+    try {
+      bot.child.kill('SIGINT');
+      const { code, ms } = await bot.exited;
+      expect(code).toBe(1);
+      expect(ms).toBeLessThan(5000);
+      expect(bot.out()).toContain('perpkit run: the stop did not finish in 1000 ms; exiting now with orders possibly still open on the venue (check them)');
+    } finally {
+      await ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': ex.adminToken }, body: { fault: 'all', on: false } });
+    }
+  }, 60_000);
 });
