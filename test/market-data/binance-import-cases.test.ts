@@ -75,7 +75,32 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(s.added.gaps).toBe(0);
     // One file holding both symbols' depth before a snapshot: whose it is cannot be told.
     const mixed = file([depth(T, 95, 105, 94, [['100.00', '1.100']]), eth(T + 1, 500, 510, 499, [['20.00', '3.000']]), snapshot(T + 5, 100)]);
-    await expect(importBinanceFutures({ files: [mixed], out: path.join(dir, 'mixed.jsonl.gz') })).rejects.toThrow(/:3: a depth snapshot without a symbol while the data holds depth of BTCUSDT, ETHUSDT; pass --symbol$/);
+    await expect(importBinanceFutures({ files: [mixed], out: path.join(dir, 'mixed.jsonl.gz') })).rejects.toThrow(/:3: a depth snapshot without a symbol while its file holds depth of BTCUSDT, ETHUSDT; pass --symbol$/);
+  });
+
+  test('--symbol selects and does not name a snapshot: a snapshot without a symbol stays the one of its own file\'s depth', async () => {
+    const ethTicker = (t: number): string => line(t, 'ethusdt@bookTicker', { e: 'bookTicker', u: t, s: 'ETHUSDT', b: '20.00', B: '1.000', a: '20.01', A: '2.000', T: t + 1270, E: t + 1270 });
+    // The snapshot before any depth of its file (it waits for the next one), and after it.
+    for (const lines of [
+      [snapshot(T, 100), ethTicker(T + 1), depth(T + 10, 95, 105, 94, [['100.00', '1.100']]), ethTicker(T + 20)],
+      [depth(T, 95, 105, 94, [['100.00', '1.100']]), snapshot(T + 5, 100), ethTicker(T + 10), ethTicker(T + 20)],
+    ]) {
+      const out = path.join(dir, 'eth-only.jsonl.gz');
+      const s = await importBinanceFutures({ files: [file(lines)], out, symbol: 'ETHUSDT' });
+      const { header, events: ev } = await events(out);
+      expect(ev.filter((e) => e.k !== 'mark').map((e) => `${e.k} ${'s' in e ? e.s : ''}`)).toEqual(['quote ETHUSDT', 'quote ETHUSDT']);
+      expect(header.symbols.map((x) => x.symbol)).toEqual(['ETHUSDT']);
+      // The snapshot and the diff are BTCUSDT's: both counted as another symbol's.
+      expect(s.skipped).toEqual({ 'message of another symbol (--symbol)': 2 });
+    }
+    // A file of BTCUSDT depth and its snapshot only: nothing of ETHUSDT, refused (no relabelled book).
+    const btc = file([snapshot(T, 100), depth(T + 10, 95, 105, 94, [['100.00', '1.100']])]);
+    const out = path.join(dir, 'eth-none.jsonl.gz');
+    await expect(importBinanceFutures({ files: [btc], out, symbol: 'ETHUSDT' })).rejects.toThrow(/^--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/);
+    expect(existsSync(out)).toBe(false);
+    // A snapshot no depth message of its file claims is refused, naming its line.
+    const lone = file([ethTicker(T), snapshot(T + 5, 100), ethTicker(T + 10)]);
+    await expect(importBinanceFutures({ files: [lone], out, symbol: 'ETHUSDT' })).rejects.toThrow(/:2: a depth snapshot without a symbol and no depth message in its file to say whose it is/);
   });
 
   test('several files are read as one stream in receive-time order (capture lines by their prefix, plain JSON lines by E)', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { backtest } from '../../src/backtest/backtest/backtest';
@@ -129,6 +129,13 @@ describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BIN
     expect(btc.receiveOrder.samePrices).toBeLessThan(btc.receiveOrder.compared);
     expect(btc.marks?.source).toBe('derived');
     expect(r.skippedByImport).toEqual(summary.skipped);
+  }, 60_000);
+
+  test('--symbol ETHUSDT on this BTCUSDT-only capture is refused, and nothing is written (its REST snapshot is not relabelled)', async () => {
+    const eth = path.join(dir, 'eth.jsonl.gz');
+    await expect(importBinanceFutures({ files: [input], out: eth, symbol: 'ETHUSDT' })).rejects.toThrow(/^--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/);
+    expect(existsSync(eth)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 60_000);
 
   test('the example market maker backtests on the imported file (quotes drive the tape, L2 events counted)', async () => {

@@ -35,7 +35,8 @@ import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessa
 import { readCaptures } from './capture-merge';
 import { BareDepth, PARTIAL_DEPTH, R_DIFF_AFTER_PARTIAL, R_PARTIAL_DEPTH, zeroQty, zeroQtyIn } from './binance-depth-kind';
 import { ImportInputError } from './errors';
-import { RecordingImporter, symBase, type SymBase } from './importer';
+import { SnapshotOwners } from './binance-snapshot-owner';
+import { R_OTHER_SYMBOL, RecordingImporter, symBase, type SymBase } from './importer';
 
 export type { ImportProgress, ImportSummary } from './common';
 export interface BinanceImportOptions extends ImportOptions {
@@ -83,10 +84,8 @@ interface SymState extends SymBase {
 }
 
 export class BinanceFuturesImporter extends RecordingImporter<SymState> {
-  /** A snapshot with no symbol seen before any depth message: it belongs to the next one's symbol. */
-  private orphanSnapshot: { t: number; et: number; u: number; b: Level[]; a: Level[]; where: string; file: string } | undefined;
-  /** Symbols with depth messages per file (a REST snapshot in a file is theirs when there is one). */
-  private readonly fileDepth = new Map<string, Set<string>>();
+  /** Whose the REST snapshots without a symbol are (binance-snapshot-owner.ts). */
+  private readonly owners = new SnapshotOwners();
   /** The file and number of the line being read. */
   private file = '';
   private lineNo = 0;
@@ -215,7 +214,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
    * (what message() would accept); 0 sends the line to the general path, which says what is wrong.
    */
   private scannedKind(m: ScannedMessage): ScannedKind {
-    if (m.e.type !== F_STR || m.s.type !== F_STR || this.orphanSnapshot !== undefined) return 0;
+    if (m.e.type !== F_STR || m.s.type !== F_STR || this.owners.waiting) return 0;
     if (strIs(m, m.e, 'bookTicker')) return m.b.type === F_STR && m.B.type === F_STR && m.a.type === F_STR && m.A.type === F_STR ? K_QUOTE : 0;
     if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL && (m.X.type === F_NONE || strIs(m, m.X, 'MARKET')) ? K_TRADE : 0;
     if (strIs(m, m.e, 'depthUpdate')) return !(m.stream.type === F_STR ? PARTIAL_DEPTH.test(strOf(m, m.stream)) : this.bare.partial) && m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
@@ -230,6 +229,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
    */
   private scannedMessage(kind: ScannedKind, m: ScannedMessage, t: number): void {
     const sym = strIs(m, m.s, this.lastSym) ? this.lastSym : (this.lastSym = strOf(m, m.s));
+    if (kind === K_DEPTH) this.owners.depth(this.file, sym);
     if (this.otherSymbol(sym)) return;
     const s = this.state(sym);
     const et = m.E.type === F_INT ? m.E.num : t;
@@ -361,18 +361,13 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       }
       throw new ImportInputError(`${where}: not a Binance message (no event type "e" and symbol "s", and not a depth snapshot with lastUpdateId)`);
     }
+    if (e === 'depthUpdate') this.depthOfFile(sym);
     if (this.otherSymbol(sym)) return;
     if (!READ_TYPES.has(e)) {
       this.skip(`unsupported event type '${e}'`);
       return;
     }
     const s = this.state(sym);
-    // A snapshot before any depth of its file: the next depth message of that file says whose it is.
-    if (this.orphanSnapshot !== undefined && e === 'depthUpdate' && this.orphanSnapshot.file === this.file) {
-      const o = this.orphanSnapshot;
-      this.orphanSnapshot = undefined;
-      this.applySnapshot(s, o.t, o.et, o.u, o.b, o.a);
-    }
     const et = isNum(d.E) ? d.E : t;
     const bad = (what: string): never => {
       throw new ImportInputError(`${where}: ${e} message: expected ${what}`);
@@ -446,22 +441,19 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const et = isNum(d.E) ? d.E : t;
     const b = bids.map((l): Level => [l[0], l[1]]);
     const a = asks.map((l): Level => [l[0], l[1]]);
-    // A REST snapshot carries no symbol: it is --symbol's, or that of the one symbol with depth in
-    // its file so far (a capture per symbol), or of the one symbol with depth in the files so far.
-    let name: string | undefined = isStr(d.symbol) ? d.symbol : this.o.symbol;
-    const here = this.fileDepth.get(this.file);
-    if (name === undefined && here !== undefined && here.size === 1) name = [...here][0];
-    if (name === undefined) {
-      const withDepth = [...this.syms.values()].filter((s) => s.pending.length > 0 || s.book !== undefined);
-      if (withDepth.length > 1) throw new ImportInputError(`${where}: a depth snapshot without a symbol while the data holds depth of ${withDepth.map((s) => s.name).join(', ')}; pass --symbol`);
-      name = withDepth[0]?.name;
-    }
-    if (name === undefined) {
-      this.orphanSnapshot = { t, et, u: d.lastUpdateId, b, a, where, file: this.file };
-      return;
-    }
-    if (isStr(d.symbol) && this.otherSymbol(d.symbol)) return;
+    // Without a symbol in it: the symbol's whose depth its file holds (binance-snapshot-owner.ts).
+    const snap = { t, et, u: d.lastUpdateId, b, a, where };
+    const name = isStr(d.symbol) ? d.symbol : this.owners.ownerOf(this.file, this.o.symbol, snap);
+    if (name === undefined || this.otherSymbol(name)) return;
     this.applySnapshot(this.state(name), t, et, d.lastUpdateId, b, a);
+  }
+
+  /** A depth message of `sym` (imported or not): a snapshot of its file that waited for one is its. */
+  private depthOfFile(sym: string): void {
+    const h = this.owners.depth(this.file, sym);
+    if (h === undefined) return;
+    if (this.o.symbol !== undefined && sym !== this.o.symbol) this.skip(R_OTHER_SYMBOL);
+    else this.applySnapshot(this.state(sym), h.t, h.et, h.u, h.b, h.a);
   }
 
   private applySnapshot(s: SymState, t: number, et: number, L: number, b: Level[], a: Level[]): void {
@@ -490,7 +482,6 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       return;
     }
     s.depth = 'partial';
-    this.noteFileDepth(s);
     const b = bids.map((l): Level => [l[0], l[1]]);
     const a = asks.map((l): Level => [l[0], l[1]]);
     this.noteLevels(s, b);
@@ -509,20 +500,12 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     }
   }
 
-  /** The file being read has depth of this symbol (a REST snapshot without a symbol in it is its). */
-  private noteFileDepth(s: SymState): void {
-    let here = this.fileDepth.get(this.file);
-    if (here === undefined) this.fileDepth.set(this.file, (here = new Set()));
-    here.add(s.name);
-  }
-
   private depthMessage(s: SymState, d: Diff): void {
     if (s.depth === 'partial') {
       this.skip(R_DIFF_AFTER_PARTIAL);
       return;
     }
     s.depth = 'diff';
-    this.noteFileDepth(s);
     const book = s.book;
     if (book === undefined) {
       s.pending.push(d);
@@ -592,9 +575,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       for (let i = 0; i < s.pending.length; i++) this.skip(R_NO_SNAPSHOT);
       s.pending = [];
     }
-    if (this.orphanSnapshot !== undefined) {
-      throw new ImportInputError(`${this.orphanSnapshot.where}: a depth snapshot without a symbol and no depth message after it to say whose it is; pass --symbol`);
-    }
+    this.owners.finish();
   }
 }
 
