@@ -60,6 +60,13 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(s.skipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 3 });
     expect(header.skipped).toEqual(s.skipped);
     expect(s.messages).toBe(9);
+    // With --from past the break, the gap (and the mark) before it are not written, nor counted.
+    const cut = path.join(dir, 'gap-from.jsonl.gz');
+    const sc = await importBinanceFutures({ files: [input], out: cut, from: T + 50 });
+    const after = await events(cut);
+    expect(after.events.map((e) => e.k)).toEqual(['snapshot', 'book', 'book']);
+    expect(sc.added).toMatchObject({ gaps: 0, derivedMarks: 0 });
+    expect(after.header.meta).toMatchObject({ gaps: 0, derivedMarks: 0 });
   });
 
   test('a capture per symbol: the REST snapshot of each file (no symbol in it) is the symbol whose depth that file holds', async () => {

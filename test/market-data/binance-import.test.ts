@@ -131,6 +131,21 @@ describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BIN
     expect(r.skippedByImport).toEqual(summary.skipped);
   }, 60_000);
 
+  test('with --from, the summary and the header count the derived marks that were written, not those before it', async () => {
+    const cut = path.join(dir, 'from.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out: cut, from: Date.parse('2024-08-08T23:58:00Z') });
+    let marks = 0;
+    let h: RecordingHeader | undefined;
+    for await (const x of readRecording([cut])) {
+      if (h === undefined) h = x as RecordingHeader;
+      else if ((x as RecordedEvent).k === 'mark') marks++;
+    }
+    // The last two minutes: one mark a second.
+    expect(marks).toBe(120);
+    expect(s.added.derivedMarks).toBe(120);
+    expect(h?.meta?.derivedMarks).toBe(120);
+  }, 60_000);
+
   test('--symbol ETHUSDT on this BTCUSDT-only capture is refused, and nothing is written (its REST snapshot is not relabelled)', async () => {
     const eth = path.join(dir, 'eth.jsonl.gz');
     await expect(importBinanceFutures({ files: [input], out: eth, symbol: 'ETHUSDT' })).rejects.toThrow(/^--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/);

@@ -565,8 +565,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   private gap(s: SymState, t: number, why: string): void {
-    this.summary.added.gaps++;
-    this.emit({ t, k: 'gap', stream: 'public', from: s.lastBookT, reason: `book: ${why}; the book is unknown until the next snapshot`, s: s.name }, t);
+    if (this.emit({ t, k: 'gap', stream: 'public', from: s.lastBookT, reason: `book: ${why}; the book is unknown until the next snapshot`, s: s.name }, t)) this.summary.added.gaps++;
   }
 
   /** Diffs still waiting for a snapshot at the end: counted, never written. */

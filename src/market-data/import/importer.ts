@@ -293,9 +293,10 @@ export abstract class RecordingImporter<S extends SymBase> {
     const mid = Math.floor((b + a) / 2 / tick) * tick;
     const p = fromScaledInt(mid, SCALE);
     s.lastMark = p;
+    // Counted when written: before --from the mark is kept (funding settles at it), not written.
+    if (!this.emit({ t, k: 'mark', s: s.name, p, i: p, r: '0', n: nextFunding(t) }, t, true)) return;
     s.derivedMarks++;
     this.summary.added.derivedMarks++;
-    this.emit({ t, k: 'mark', s: s.name, p, i: p, r: '0', n: nextFunding(t) }, t, true);
   }
 
   /** A recorded mark was seen for this symbol: no more are derived. */
