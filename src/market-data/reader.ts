@@ -64,9 +64,12 @@ const isSide = (v: unknown): boolean => v === 'BUY' || v === 'SELL';
  * expression: the replay reads every price and quantity of every line through here.
  */
 export function isRecordedDecimal(v: unknown, signed = false): v is string {
-  if (typeof v !== 'string') return false;
-  const n = v.length;
-  let i = signed && n > 0 && v.charCodeAt(0) === 45 ? 1 : 0;
+  return typeof v === 'string' && isRecordedDecimalIn(v, 0, v.length, signed);
+}
+
+/** isRecordedDecimal of the characters `from`..`n` of `v` (the importers check values inside a line without a substring). */
+export function isRecordedDecimalIn(v: string, from: number, n: number, signed = false): boolean {
+  let i = signed && n > from && v.charCodeAt(from) === 45 ? from + 1 : from;
   const start = i;
   while (i < n && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
   if (i === start) return false;

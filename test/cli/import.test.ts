@@ -36,6 +36,7 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     ['a symbol not in the file', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--symbol', 'ETHUSDT'], /--symbol ETHUSDT: no message of that symbol/],
     ['an empty range', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--from', '2030-01-01'], /--from\/--to: no message in 2030-01-01T00:00:00.000Z/],
     ['a bad --tick', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', 'abc'], /--tick: expected a positive decimal/],
+    ['a --tick the prices are not on', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', '0.3'], /^perpkit import: .*capture\.gz:1: --tick 0\.3: price 100\.00 of BTCUSDT is not a multiple of 0\.3 /],
   ])('%s: exit 2 with one line on stderr, no output file', (_what, args, msg) => {
     const r = runCli(args());
     expect(r.code).toBe(2);

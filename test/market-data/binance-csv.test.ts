@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -82,8 +82,24 @@ describe('import binance-futures: CSV archives', () => {
       writeFileSync(f, `id,price,qty,quote_qty,time,is_buyer_maker\n1,abc,1,1,${T},true\n`);
       return f;
     }, /:2: trades row: expected id, price, qty/],
+    ['a price with more decimals than the import holds', () => {
+      const f = path.join(dir, 'BTCUSDT-trades-decimals.csv');
+      writeFileSync(f, `id,price,qty,quote_qty,time,is_buyer_maker\n1,100.000000001,1,1,${T},true\n`);
+      return f;
+    }, /BTCUSDT-trades-decimals\.csv:2: price "100\.000000001" of BTCUSDT: more than 8 decimals/],
   ])('%s is refused with one line', async (_what, make, msg) => {
     await expect(importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz') })).rejects.toThrow(msg);
+  });
+
+  test('--tick and --step: a row off the grid stops the import at its line, nothing written', async () => {
+    const f = path.join(dir, 'BTCUSDT-trades-grid.csv');
+    writeFileSync(f, `id,price,qty,quote_qty,time,is_buyer_maker\n1,61000.2,0.01,610,${T},true\n2,61000.3,0.02,610,${T + 100},false\n`);
+    const out = path.join(dir, 'grid.jsonl.gz');
+    await expect(importBinanceFutures({ files: [f], out, tick: '0.2' })).rejects.toThrow(/BTCUSDT-trades-grid\.csv:3: --tick 0\.2: price 61000\.3 of BTCUSDT is not a multiple of 0\.2/);
+    await expect(importBinanceFutures({ files: [f], out, step: '0.02' })).rejects.toThrow(/BTCUSDT-trades-grid\.csv:2: --step 0\.02: quantity 0\.01 of BTCUSDT is not a multiple of 0\.02/);
+    expect(existsSync(out)).toBe(false);
+    await importBinanceFutures({ files: [f], out, tick: '0.1', step: '0.01' });
+    expect(existsSync(out)).toBe(true);
   });
 
   test('a CSV archive and a stream capture in one import are refused', async () => {

@@ -16,6 +16,7 @@ const line = (t: number, stream: string, data: object): string => `${t}000123 ${
 const depth = (t: number, U: number, u: number, pu: number, b: Array<[string, string]>, a: Array<[string, string]> = []): string =>
   line(t, 'btcusdt@depth@0ms', { e: 'depthUpdate', E: t + 1270, T: t + 1269, s: 'BTCUSDT', U, u, pu, b, a });
 const ticker = (t: number, u: number, b: string, a: string): string => line(t, 'btcusdt@bookTicker', { e: 'bookTicker', u, s: 'BTCUSDT', b, B: '1.000', a, A: '2.000', T: t + 1270, E: t + 1270 });
+const trade = (t: number, id: number, p: string, q: string): string => line(t, 'btcusdt@trade', { e: 'trade', E: t + 1270, T: t + 1269, s: 'BTCUSDT', t: id, p, q, m: false });
 const snapshot = (t: number, L: number): string => `${t}000000 ${JSON.stringify({ lastUpdateId: L, E: t + 1270, T: t + 1269, bids: [['100.00', '1.000'], ['99.90', '2.000']], asks: [['100.10', '1.500']] })}`;
 
 function file(lines: string[], gz = true): string {
@@ -303,6 +304,18 @@ describe('import binance-futures: hand-made inputs', () => {
     // Binance spot's diff depth stream has U and u but no pu (and its own continuity rule).
     ['a Binance spot depth stream', () => file([line(T, 'btcusdt@depth@100ms', { e: 'depthUpdate', E: T + 1270, s: 'BTCUSDT', U: 5, u: 9, b: [['100.00', '1.000']], a: [] })]), {}, /:1: depthUpdate message: expected pu .* found none: this looks like Binance spot's depth stream, which import binance-futures does not read$/],
     ['a symbol not in the file', () => file([ticker(T, 1, '100.00', '100.10')]), { symbol: 'ETHUSDT' }, /--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/],
+    // Every price, quantity and rate written is one the reader accepts: a bad one stops the import at its line.
+    ['a quote price in e-notation', () => file([ticker(T, 1, '100.00', '100.10'), ticker(T + 1, 2, '1e2', '100.10')]), {}, /:2: price "1e2" of BTCUSDT: expected a plain non-negative decimal string such as "61800.2"/],
+    ['a negative trade price (the scanned path)', () => file([trade(T, 1, '-5', '0.010')]), {}, /:1: price "-5" of BTCUSDT: expected a plain non-negative decimal string/],
+    ['a trade quantity that is no number (a line the scanner leaves to JSON.parse: a float id)', () => file([line(T, 'btcusdt@trade', { e: 'trade', E: T, T, s: 'BTCUSDT', t: 1.5, p: '100.00', q: 'abc', m: false })]), {}, /:1: quantity "abc" of BTCUSDT: expected a plain non-negative decimal string/],
+    ['a depth level quantity that is no number', () => file([snapshot(T, 100), depth(T + 10, 95, 105, 94, [['100.00', 'x']])]), {}, /:2: quantity "x" of BTCUSDT: expected a plain non-negative decimal string/],
+    ['a snapshot level price that is no number', () => file([depth(T, 95, 105, 94, [['100.00', '1.000']]), `${T + 5}000000 ${JSON.stringify({ lastUpdateId: 100, bids: [['1,5', '1.000']], asks: [] })}`]), {}, /:2: price "1,5" of BTCUSDT: expected a plain non-negative decimal string/],
+    ['a funding rate that is no number', () => file([JSON.stringify({ e: 'markPriceUpdate', E: T, s: 'BTCUSDT', p: '100.00000000', i: '100.00000000', r: 'abc', T: T + 3_600_000 })], false), {}, /:1: markPriceUpdate message: expected p, i as plain decimal strings, r as a plain decimal string \(a minus allowed\) and T \(next funding time\) as a number, got p "100.00000000", i "100.00000000", r "abc", T 1723164855000$/],
+    ['a price with more decimals than the grid arithmetic holds', () => file([ticker(T, 1, '100.000000001', '100.10')]), {}, /:1: price "100.000000001" of BTCUSDT: more than 8 decimals or above 90071992.54740991/],
+    // --tick / --step: the data must lie on the grid the option gives (the header would say it does).
+    ['a price off --tick', () => file([ticker(T, 1, '100.00', '100.10'), ticker(T + 1, 2, '100.05', '100.10')]), { tick: '0.1' }, /:2: --tick 0\.1: price 100\.05 of BTCUSDT is not a multiple of 0\.1 \(every price must lie on the grid the option gives; the prices before it lie on 0\.1\); give the venue's tick size, or leave the option out to infer it$/],
+    ['a price off a --tick that is no power of ten', () => file([ticker(T, 1, '100.00', '100.50'), ticker(T + 1, 2, '100.25', '100.50')]), { tick: '0.5' }, /:2: --tick 0\.5: price 100\.25 of BTCUSDT is not a multiple of 0\.5/],
+    ['a quantity off --step', () => file([trade(T, 1, '100.00', '0.010'), trade(T + 1, 2, '100.00', '0.015')]), { step: '0.01' }, /:2: --step 0\.01: quantity 0\.015 of BTCUSDT is not a multiple of 0\.01 \(every quantity must lie on the grid the option gives; the quantities before it lie on 0\.01\)/],
   ])('%s is refused with one line naming the problem', async (_what, make, extra, msg) => {
     const p = importBinanceFutures({ files: [make()], out: path.join(dir, 'bad.jsonl.gz'), ...extra });
     await expect(p).rejects.toBeInstanceOf(ImportInputError);

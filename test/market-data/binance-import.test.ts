@@ -146,6 +146,18 @@ describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BIN
     expect(h?.meta?.derivedMarks).toBe(120);
   }, 60_000);
 
+  test('--tick 0.3 on these prices on 0.1 is refused at the first price off it, naming the option, the value, the file and line; nothing written', async () => {
+    const bad = path.join(dir, 'tick03.jsonl.gz');
+    await expect(importBinanceFutures({ files: [input], out: bad, tick: '0.3' })).rejects.toThrow(/btcusdt_20240808\.gz:1: --tick 0\.3: price 58710\.20 of BTCUSDT is not a multiple of 0\.3 /);
+    await expect(importBinanceFutures({ files: [input], out: bad, step: '0.002' })).rejects.toThrow(/btcusdt_20240808\.gz:1: --step 0\.002: quantity 1\.211 of BTCUSDT is not a multiple of 0\.002 \(every quantity must lie on the grid the option gives; the quantities before it lie on 0\.002\)/);
+    expect(existsSync(bad)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // A grid the data lies on (finer than its own) is taken as given.
+    const fine = path.join(dir, 'tick005.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out: fine, tick: '0.05', step: '0.0005' });
+    expect(s.symbols.map((x) => [x.tickSize, x.stepSize])).toEqual([['0.05', '0.0005']]);
+  }, 60_000);
+
   test('--symbol ETHUSDT on this BTCUSDT-only capture is refused, and nothing is written (its REST snapshot is not relabelled)', async () => {
     const eth = path.join(dir, 'eth.jsonl.gz');
     await expect(importBinanceFutures({ files: [input], out: eth, symbol: 'ETHUSDT' })).rejects.toThrow(/^--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/);

@@ -316,6 +316,12 @@ describe('import tardis: bad input is one line naming the file, line and rule', 
     expect(await refused([g])).toMatch(/bad-side\.csv:2: incremental_book_L2 row: expected side bid or ask/);
   });
 
+  test('--tick / --step: a row off the grid stops the import, naming the option, the value, the file and its line', async () => {
+    expect(await refused([TRADES], { tick: '0.2' })).toMatch(/trades_2024-08-01_BTCUSDT\.csv:2: --tick 0\.2: price 64000\.1 of BTCUSDT is not a multiple of 0\.2/);
+    // A row of an incremental_book_L2 message is named by its own line, not the message's first.
+    expect(await refused([L2], { step: '0.5' })).toMatch(/incremental_book_L2_2024-08-01_BTCUSDT\.csv:3: --step 0\.5: quantity 0\.8 of BTCUSDT is not a multiple of 0\.5 \(every quantity must lie on the grid the option gives; the quantities before it lie on 1\.5\)/);
+  });
+
   test('a file name that says another data type than its header', async () => {
     const f = write('binance-futures_trades_2024-08-01_BTCUSDT.csv', readFileSync(QUOTES, 'utf8'));
     expect(await refused([f])).toMatch(/:1: the file name says trades but the header is that of quotes$/);

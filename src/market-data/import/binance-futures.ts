@@ -35,6 +35,7 @@ import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessa
 import { readCaptures } from './capture-merge';
 import { BareDepth, PARTIAL_DEPTH, R_DIFF_AFTER_PARTIAL, R_PARTIAL_DEPTH, zeroQty, zeroQtyIn } from './binance-depth-kind';
 import { ImportInputError } from './errors';
+import { isRecordedDecimal } from '../reader';
 import { SnapshotOwners } from './binance-snapshot-owner';
 import { R_OTHER_SYMBOL, RecordingImporter, symBase, type SymBase } from './importer';
 
@@ -86,9 +87,10 @@ interface SymState extends SymBase {
 export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** Whose the REST snapshots without a symbol are (binance-snapshot-owner.ts). */
   private readonly owners = new SnapshotOwners();
-  /** The file and number of the line being read. */
+  /** The file and number of the line being read; `at`: file:line of the CSV row or held snapshot being read instead. */
   private file = '';
   private lineNo = 0;
+  private at: string | undefined;
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
   private marksInInputs = false;
   /** The line being read by scanMessage (one object, reused). */
@@ -107,7 +109,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'markPriceUpdate stream', this.o.tick), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+    return { ...symBase(name, 'markPriceUpdate stream', this.o), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+  }
+
+  protected where(): string {
+    return this.at ?? `${this.file}:${this.lineNo}`;
   }
 
   protected override marksGiven(): boolean {
@@ -285,6 +291,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const every = this.o.progressEvery ?? 100_000;
     let rows = 0;
     for await (const it of csvItems(this.o.files, this.o.symbol)) {
+      this.at = it.where;
       if (!this.accept(it.t)) {
         this.summary.stoppedAt = it.where;
         break;
@@ -422,7 +429,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         return;
       }
       case 'markPriceUpdate': {
-        if (!isStr(d.p) || !isStr(d.i) || !isStr(d.r) || !isNum(d.T)) bad('p, i, r as strings and T (next funding time) as a number');
+        if (!isRecordedDecimal(d.p) || !isRecordedDecimal(d.i) || !isRecordedDecimal(d.r, true) || !isNum(d.T)) bad(`p, i as plain decimal strings, r as a plain decimal string (a minus allowed) and T (next funding time) as a number, got ${(['p', 'i', 'r', 'T'] as const).map((k) => `${k} ${JSON.stringify(d[k]) ?? 'none'}`).join(', ')}`);
         this.markSeen(s, t);
         const p = this.markOnGrid(s, d.p as string);
         if (p === undefined) return;
@@ -453,7 +460,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const h = this.owners.depth(this.file, sym);
     if (h === undefined) return;
     if (this.o.symbol !== undefined && sym !== this.o.symbol) this.skip(R_OTHER_SYMBOL);
-    else this.applySnapshot(this.state(sym), h.t, h.et, h.u, h.b, h.a);
+    else {
+      this.at = h.where;
+      this.applySnapshot(this.state(sym), h.t, h.et, h.u, h.b, h.a);
+      this.at = undefined;
+    }
   }
 
   private applySnapshot(s: SymState, t: number, et: number, L: number, b: Level[], a: Level[]): void {

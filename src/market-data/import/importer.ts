@@ -20,6 +20,7 @@ import { createWriteStream, existsSync, renameSync, unlinkSync, writeFileSync } 
 import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
 import { fromScaledInt, toScaledInt, toScaledIntIn } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
+import { isRecordedDecimalIn } from '../reader';
 import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
 import type { L2Book } from '../l2-book';
 import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
@@ -53,16 +54,22 @@ export interface SymBase {
   /** When `priceGcd` / `qtyGcd` is 10^-d (scaled), d; else -1 (see `onDecimalGrid`). */
   priceDecimals: number;
   qtyDecimals: number;
+  /** --tick / --step, scaled: every price / quantity must be a multiple (checked as the gcd moves). */
   tickScaled: number | undefined;
+  stepScaled: number | undefined;
   /** The last mark written (funding settles at it). */
   lastMark: string | undefined;
   /** How recorded marks were obtained, for the header. */
   markMethod: string;
 }
 
-export function symBase(name: string, markMethod: string, tick: string | undefined): SymBase {
-  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, priceDecimals: -1, qtyDecimals: -1, tickScaled: tick !== undefined ? toScaledInt(tick, SCALE) : undefined, lastMark: undefined, markMethod };
+export function symBase(name: string, markMethod: string, o: ImportOptions): SymBase {
+  const scaled = (v: string | undefined): number | undefined => (v !== undefined ? toScaledInt(v, SCALE) : undefined);
+  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, priceDecimals: -1, qtyDecimals: -1, tickScaled: scaled(o.tick), stepScaled: scaled(o.step), lastMark: undefined, markMethod };
 }
+
+/** The largest value the grid arithmetic holds: 2^53 units of 10^-SCALE. */
+const MAX_GRID_VALUE = fromScaledInt(Number.MAX_SAFE_INTEGER, SCALE);
 
 /** How a format names things in the header and in messages. */
 export interface ImporterNames {
@@ -195,20 +202,50 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   // ---- specs -------------------------------------------------------------------------------------
 
+  /** The input file and line being read (file:line), for an error about a value of it. */
+  protected abstract where(): string;
+
+  /**
+   * Every price and quantity written goes through notePrice/noteQty (or their `In` forms) first:
+   * a value that is no plain decimal, or off --tick/--step, stops the import here, naming the
+   * input file and line; what is written is then what the reader accepts, on the header's grid.
+   */
   protected notePrice(s: S, p: string): void {
     this.notePriceIn(s, p, 0, p.length);
   }
 
   /** notePrice of the price at `start`..`end` of `text`. */
   protected notePriceIn(s: S, text: string, start: number, end: number): void {
+    if (!isRecordedDecimalIn(text, start, end)) this.badValue(s, 'price', text.slice(start, end));
+    // On the grid found so far: a multiple of it, so it cannot change it (nor leave --tick, which it is a multiple of).
     if (s.priceDecimals >= 0 && onDecimalGrid(text, start, end, s.priceDecimals)) return;
     const v = toScaledIntIn(text, start, end, SCALE);
-    if (v !== undefined && v > 0) {
+    if (v === undefined) this.badValue(s, 'price', text.slice(start, end));
+    if (v > 0) {
       const g = gcd(v, s.priceGcd);
+      // Every value before was a multiple of --tick, so the gcd still is unless this one is not.
+      if (s.tickScaled !== undefined && g % s.tickScaled !== 0) this.offGrid(s, 'price', text.slice(start, end));
       if (s.priceGcd !== 0 && g !== s.priceGcd) s.gridRefined = true;
       s.priceGcd = g;
       s.priceDecimals = decimalsOf(g);
     }
+  }
+
+  /** A price or quantity that is no plain decimal the grid arithmetic holds: the import stops. */
+  private badValue(s: S, what: 'price' | 'quantity', v: string): never {
+    const why = isRecordedDecimalIn(v, 0, v.length)
+      ? `more than ${SCALE} decimals or above ${MAX_GRID_VALUE} (the import works on a grid of 10^-${SCALE})`
+      : 'expected a plain non-negative decimal string such as "61800.2" (digits, optionally a point and digits), as a recording holds';
+    throw new ImportInputError(`${this.where()}: ${what} ${JSON.stringify(v)} of ${s.name}: ${why}`);
+  }
+
+  /** A price or quantity off --tick or --step: the import stops at the first (a recording's data lies on its own header's grid). */
+  private offGrid(s: S, what: 'price' | 'quantity', v: string): never {
+    const price = what === 'price';
+    const opt = price ? `--tick ${this.o.tick ?? ''}` : `--step ${this.o.step ?? ''}`;
+    const seen = price ? (s.gridRefined ? s.priceGcd : 0) : s.qtyGcd;
+    const hint = seen > 0 ? `; the ${what === 'price' ? 'prices' : 'quantities'} before it lie on ${fromScaledInt(seen, SCALE)}` : '';
+    throw new ImportInputError(`${this.where()}: ${opt}: ${what} ${v} of ${s.name} is not a multiple of ${price ? this.o.tick : this.o.step} (every ${what} must lie on the grid the option gives${hint}); give the venue's ${price ? 'tick size' : 'step size'}, or leave the option out to infer it`);
   }
 
   /**
@@ -231,11 +268,15 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   /** noteQty of the quantity at `start`..`end` of `text`. */
   protected noteQtyIn(s: S, text: string, start: number, end: number): void {
+    if (!isRecordedDecimalIn(text, start, end)) this.badValue(s, 'quantity', text.slice(start, end));
     if (s.qtyDecimals >= 0 && onDecimalGrid(text, start, end, s.qtyDecimals)) return;
     const v = toScaledIntIn(text, start, end, SCALE);
-    if (v !== undefined && v > 0) {
-      s.qtyGcd = gcd(v, s.qtyGcd);
-      s.qtyDecimals = decimalsOf(s.qtyGcd);
+    if (v === undefined) this.badValue(s, 'quantity', text.slice(start, end));
+    if (v > 0) {
+      const g = gcd(v, s.qtyGcd);
+      if (s.stepScaled !== undefined && g % s.stepScaled !== 0) this.offGrid(s, 'quantity', text.slice(start, end));
+      s.qtyGcd = g;
+      s.qtyDecimals = decimalsOf(g);
     }
   }
 

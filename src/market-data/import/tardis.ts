@@ -77,6 +77,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
   /** Settlements a ticker row implied but that were not derived (the row gave its mark), by reason. */
   private readonly fundingNotDerived: Record<string, number> = {};
   private lines = 0;
+  /** The row (or first row of the book message) being read, for where(). */
+  private cur: { file: number; line: number } | undefined;
 
   constructor(o: ImportOptions) {
     super(o, { id: 'tardis', quoteStream: 'quote', markStream: 'derivative_ticker mark_price', messagesNoun: 'Tardis rows' });
@@ -84,7 +86,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'derivative_ticker: mark_price and index_price (the mark when empty), rounded half up to the price grid; funding settlements where funding_timestamp moves forward', this.o.tick), exchange: '', seq: 0, inSnapshot: false, fundingTs: undefined, fundingRate: undefined };
+    return { ...symBase(name, 'derivative_ticker: mark_price and index_price (the mark when empty), rounded half up to the price grid; funding settlements where funding_timestamp moves forward', this.o), exchange: '', seq: 0, inSnapshot: false, fundingTs: undefined, fundingRate: undefined };
   }
 
   protected override marksGiven(s: SymState): boolean {
@@ -156,6 +158,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
           if (r === undefined || (this.o.to !== undefined && r.t >= this.o.to)) break;
           if (this.o.symbol !== undefined && r.sym !== this.o.symbol) continue;
           const s = this.state(r.sym);
+          this.cur = r;
           if (r.kind === 'incremental_book_L2' || r.kind === 'trades') this.notePrice(s, r.price);
           else if (r.kind === 'book_snapshot') this.noteLevels(s, [...r.b, ...r.a]);
           else if (r.kind === 'quotes') for (const p of [r.bp, r.ap]) if (p !== '') this.notePrice(s, p);
@@ -180,6 +183,10 @@ export class TardisImporter extends RecordingImporter<SymState> {
     }
   }
 
+  protected where(): string {
+    return this.cur !== undefined ? `${this.o.files[this.cur.file]}:${this.cur.line}` : this.o.files.join(', ');
+  }
+
   private whereOf(r: TardisRow): string {
     return `${this.o.files[r.file]}:${r.line}`;
   }
@@ -188,7 +195,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
   private row(r: TardisRow): boolean {
     const g = this.group;
     if (g !== undefined && r.kind === 'incremental_book_L2' && g.file === r.file && g.lt === r.lt && g.etRaw === r.etRaw && g.snapshot === r.snapshot && g.s.name === r.sym) {
-      (r.bid ? g.b : g.a).push([r.price, r.amount]);
+      this.cur = r;
+      this.bookRow(g, r);
       return true;
     }
     this.flushGroup();
@@ -201,12 +209,13 @@ export class TardisImporter extends RecordingImporter<SymState> {
       return true;
     }
     const s = this.state(r.sym);
+    this.cur = r;
     if (s.exchange === '') s.exchange = r.exchange;
     else if (s.exchange !== r.exchange) throw new ImportInputError(`${this.whereOf(r)}: ${r.sym} of ${r.exchange}, while earlier rows were of ${s.exchange}; import each exchange separately`);
     switch (r.kind) {
       case 'incremental_book_L2':
         this.group = { s, file: r.file, lt: r.lt, etRaw: r.etRaw, snapshot: r.snapshot, t: r.t, et: r.et, b: [], a: [] };
-        (r.bid ? this.group.b : this.group.a).push([r.price, r.amount]);
+        this.bookRow(this.group, r);
         return true;
       case 'book_snapshot': {
         this.noteLevels(s, r.b);
@@ -288,14 +297,19 @@ export class TardisImporter extends RecordingImporter<SymState> {
     this.emit({ t: r.t, et: r.et, k: 'mark', s: s.name, p, i, r: s.fundingRate ?? '0', n }, r.t);
   }
 
+  /** A row of an incremental_book_L2 message: its level, noted (on the grid) as its row is read. */
+  private bookRow(g: Group, r: Extract<TardisRow, { kind: 'incremental_book_L2' }>): void {
+    this.notePrice(g.s, r.price);
+    this.noteQty(g.s, r.amount);
+    (r.bid ? g.b : g.a).push([r.price, r.amount]);
+  }
+
   /** Writes the incremental_book_L2 message gathered so far. */
   private flushGroup(): void {
     const g = this.group;
     if (g === undefined) return;
     this.group = undefined;
     const s = g.s;
-    this.noteLevels(s, g.b);
-    this.noteLevels(s, g.a);
     // Tardis lists bids and asks in the exchange's order; best first for a snapshot.
     if (g.snapshot && !s.inSnapshot) {
       s.inSnapshot = true;
