@@ -70,6 +70,7 @@ export function importSummaryText(s: ImportSummary, seconds: number): string {
   let out = `import: ${s.messages} messages in ${seconds.toFixed(1)} s -> ${written} events (${counts(s.events)}) + ${s.added.derivedMarks} derived marks, ${s.added.gaps} gaps${s.added.derivedFunding !== undefined ? `, ${s.added.derivedFunding} funding settlements derived` : ''}${s.added.rebuiltSnapshots > 0 ? `, ${s.added.rebuiltSnapshots} snapshots rebuilt at --from` : ''}\n`;
   out += `  skipped ${skipped}${skipped > 0 ? `: ${counts(s.skipped)}` : ''}\n`;
   for (const sym of s.symbols) out += `  ${sym.symbol}: tick ${sym.tickSize}, step ${sym.stepSize}; marks ${s.marks[sym.symbol]?.source ?? 'none'}\n`;
+  for (const w of s.warnings ?? []) out += `  warning: ${w}\n`;
   for (const n of s.notes ?? []) out += `  note: ${n}\n`;
   if ((s.events.mark ?? 0) === 0 && s.added.derivedMarks === 0) out += '  note: no mark price in the output (none recorded, and no quote or book top to derive one from): a backtest on it cannot start its strategies\n';
   if (s.stoppedAt !== undefined) out += `  stopped reading at --to (${s.stoppedAt}); later lines were not read\n`;

@@ -21,6 +21,8 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     const r = runCli(['import', 'binance-futures', good, '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^import: 3 messages in [\d.]+ s -> 3 events \(quote 2, trade 1\) \+ 2 derived marks, 0 gaps\n {2}skipped 0\n {2}BTCUSDT: tick 0\.1, step 0\.01; marks derived\n/);
+    // Two prices and three quantities: the grid is inferred from too few values to trust, and the summary says so.
+    expect(r.stdout).toMatch(/\n {2}warning: BTCUSDT: tick 0\.1 inferred from 2 distinct prices, step 0\.01 inferred from 3 distinct quantities: too few to trust \(fewer than 10 values may all lie on a coarser grid than the venue's\); pass --tick and --step with the venue's tick and step size\n/);
     expect(existsSync(out)).toBe(true);
   });
 

@@ -102,6 +102,27 @@ describe('import binance-futures: CSV archives', () => {
     expect(existsSync(out)).toBe(true);
   });
 
+  test('a tick or step inferred from fewer than 10 distinct values is warned of, naming the symbol, the count and the option', async () => {
+    const rows = (prices: string[]): string => `id,price,qty,quote_qty,time,is_buyer_maker\n${prices.map((p, i) => `${i + 1},${p},0.01,610,${T + i},true`).join('\n')}\n`;
+    const one = path.join(dir, 'BTCUSDT-trades-one.csv');
+    writeFileSync(one, rows(['61000.1']));
+    const out = path.join(dir, 'one.jsonl.gz');
+    const s = await importBinanceFutures({ files: [one], out });
+    expect(s.symbols.map((x) => [x.tickSize, x.stepSize])).toEqual([['61000.1', '0.01']]);
+    const warning = "BTCUSDT: tick 61000.1 inferred from 1 distinct price, step 0.01 inferred from 1 distinct quantity: too few to trust (fewer than 10 values may all lie on a coarser grid than the venue's); pass --tick and --step with the venue's tick and step size";
+    expect(s.warnings).toEqual([warning]);
+    expect((await read(out)).header.meta?.gridWarning).toBe(warning);
+    // Given by the options, no warning; a step given leaves the tick's.
+    expect((await importBinanceFutures({ files: [one], out, tick: '0.1', step: '0.01' })).warnings).toBeUndefined();
+    expect((await importBinanceFutures({ files: [one], out, step: '0.01' })).warnings).toEqual([expect.stringMatching(/^BTCUSDT: tick 61000\.1 inferred from 1 distinct price: too few to trust .*; pass --tick with the venue's tick size$/)]);
+    // Ten distinct prices (repeats do not count): trusted.
+    const ten = path.join(dir, 'BTCUSDT-trades-ten.csv');
+    writeFileSync(ten, rows(['61000.1', '61000.1', ...Array.from({ length: 10 }, (_, i) => `61000.${i}`)]));
+    const st = await importBinanceFutures({ files: [ten], out, step: '0.01' });
+    expect(st.symbols[0].tickSize).toBe('0.1');
+    expect(st.warnings).toBeUndefined();
+  });
+
   test('a CSV archive and a stream capture in one import are refused', async () => {
     const cap = path.join(dir, 'cap.gz');
     writeFileSync(cap, gzipSync(`${T}000000 {"stream":"btcusdt@trade","data":{"e":"trade","E":${T},"T":${T},"s":"BTCUSDT","t":1,"p":"1","q":"1","m":true}}\n`));

@@ -52,6 +52,9 @@ describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BIN
     expect(header.sources).toEqual([{ file: 'btcusdt_20240808.gz', sha256: README_SHA256, bytes: 3_637_062 }]);
     expect(header.symbols.map((s) => [s.symbol, s.tickSize, s.stepSize])).toEqual([['BTCUSDT', '0.1', '0.001']]);
     expect(header.marks?.BTCUSDT.source).toBe('derived');
+    // Thousands of distinct prices and quantities: the inferred grid is trusted, no warning.
+    expect(summary.warnings).toBeUndefined();
+    expect(header.meta?.gridWarning).toBeUndefined();
     // About one derived mark per second of the ~6 minutes.
     expect(summary.added.derivedMarks).toBeGreaterThan(330);
     expect(summary.added.derivedMarks).toBeLessThan(360);

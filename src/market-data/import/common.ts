@@ -62,6 +62,8 @@ export interface ImportSummary {
   stoppedAt?: string;
   /** What else the import changed or could not do, one line each (also in the header's meta). */
   notes?: string[];
+  /** What the user should act on: a tick or step inferred from too few values (also in the header's meta.gridWarning). */
+  warnings?: string[];
 }
 
 /** Prices and quantities are compared on this fixed scale (venues send at most 8 decimals). */
