@@ -81,6 +81,25 @@ export function startHint(err: string, config: BotConfig): string | undefined {
   return undefined;
 }
 
+/**
+ * What went wrong while the bot ran, in words ("3 strategy errors (mm stopped for them), 106 risk
+ * denials"); undefined when nothing did. The exit code of a stop is about the stop (0: it finished):
+ * a person who stops a bot must still hear that it spent the night refused or failing.
+ */
+export function runTroubles(daemon: BotDaemon): string | undefined {
+  const st = daemon.bot.stats;
+  const health = daemon.bot.strategyHealth();
+  const thrown = health.reduce((n, h) => n + h.errors, 0);
+  const stopped = health.filter((h) => h.stopped !== undefined).map((h) => h.id);
+  const parts: string[] = [];
+  if (thrown > 0) parts.push(`${thrown} strategy error(s)${stopped.length > 0 ? ` (${stopped.join(', ')} stopped for them)` : ''}`);
+  if (st.pipelineErrors > 0) parts.push(`${st.pipelineErrors} exception(s) of the bot's own pipeline`);
+  if (st.errors - st.pipelineErrors > 0) parts.push(`${st.errors - st.pipelineErrors} failed venue call(s) or other error(s)`);
+  if (st.denials > 0) parts.push(`${st.denials} risk denial(s)`);
+  if (st.rejections > 0) parts.push(`${st.rejections} venue rejection(s)`);
+  return parts.length === 0 ? undefined : parts.join(', ');
+}
+
 export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args: RunArgs | 'help';
   let config: BotConfig;
@@ -151,6 +170,8 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
   removeSignals();
   // Besides the log line: a person stopping a bot with Ctrl-C must see a position left open.
   if (daemon.leftAtStop !== undefined) process.stderr.write(`perpkit run: ${leftText(daemon.leftAtStop)}\n`);
+  const troubles = runTroubles(daemon);
+  if (troubles !== undefined) process.stderr.write(`perpkit run: during the run: ${troubles} (the log has each)\n`);
   if (daemon.stopTimedOut || daemon.state !== 'stopped') {
     // The stop gave up (stopTimeoutMs) or a second signal came: the bot's venue calls may still be
     // under way with their retries, and would keep the process alive for many seconds after

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { PerpClient } from '../../src/client';
+import { runTroubles } from '../../src/cli/run';
 import { loadBotConfig } from '../../src/runtime/config';
 import { BotDaemon } from '../../src/runtime/daemon';
 import { createRuntimeLogger } from '../../src/runtime/logger';
@@ -203,6 +204,8 @@ describe('bot daemon on the local exchange', () => {
       ['mm', false],
     ]);
     expect(await d.stop('test')).toBe(0);
+    // A stop that finished exits 0, and what went wrong during the run is still said (perpkit run's stderr).
+    expect(runTroubles(d)).toMatch(/^3 strategy error\(s\) \(bad stopped for them\)/);
   });
 
   it('a stop says what it leaves on the venue: the position and the orders (cancelOnStop off)', async () => {
