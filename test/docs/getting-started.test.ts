@@ -172,7 +172,7 @@ describe('docs/getting-started.md', () => {
     inDoc('PERPKIT_PASSWORD=change-me npx perpkit run config/bot-dip-buyer.yaml --check');
     const check = run(['run', 'config/bot-dip-buyer.yaml', '--check'], dir, env);
     expect(check.stderr).toBe('');
-    expect(check.stdout).toMatch(/bot-dip-buyer\.yaml: ok \(1 strategy\)/);
+    expect(check.stdout).toMatch(/bot-dip-buyer\.yaml: ok \(1 strategy created\)/);
     expect(check.code).toBe(0);
 
     inDoc('PERPKIT_PASSWORD=change-me npx perpkit run config/bot-dip-buyer.yaml');
