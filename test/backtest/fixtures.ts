@@ -21,3 +21,31 @@ export function writeConfig(dir: string, name: string, doc: Record<string, unkno
   writeFileSync(file, stringify({ data: { files: ['rec.jsonl.gz'] }, account: { balance: '10000' }, strategies: [MM], ...doc }));
   return file;
 }
+
+/**
+ * A strategy module (CommonJS) with real timers, which a backtest (virtual time) has no use for.
+ * `late` leaves an interval that marks the thread and throws once a later job has started on the
+ * same thread; `early` throws from a timer right away; `ok` fails if an earlier job's timer ran in
+ * its thread.
+ */
+export const STRAY = `const g = globalThis;
+module.exports.default = {
+  name: 'stray', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ mode: String(raw.mode ?? 'ok') }),
+  create: (ctx) => ({
+    onStart() {
+      if (g.strayTicks !== undefined) throw new Error('a timer of an earlier job ran in this thread');
+      g.jobs = (g.jobs ?? 0) + 1;
+      const mine = g.jobs;
+      if (ctx.params.mode === 'late') {
+        const t = setInterval(() => {
+          g.strayTicks = (g.strayTicks ?? 0) + 1;
+          if (g.jobs > mine) { clearInterval(t); throw new Error('stray timer of the late job'); }
+        }, 1);
+      }
+      if (ctx.params.mode === 'early') setTimeout(() => { throw new Error('timer of the early job'); }, 0);
+      return [];
+    },
+  }),
+};
+`;

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { ensureBuilt, ROOT } from '../cli/exchange-proc';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis';
 import { SYNTH_EPOCH } from '../../src/market-data/synth';
-import { MM, recording, writeConfig } from './fixtures';
+import { MM, recording, STRAY, writeConfig } from './fixtures';
 
 jest.setTimeout(180_000);
 
@@ -169,6 +169,27 @@ test('failed jobs on the queue (a worker thread that exits, a strategy that thro
   expect(again.err()).toMatch(/job 1 FAILED/);
   expect(again.err()).toMatch(/job 2 FAILED/);
   expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
+});
+
+test('a job that leaves a real timer behind fails on its own row; the long-lived worker gives the next jobs, of this sweep and of another, a clean thread', async () => {
+  writeFileSync(path.join(dir, 'stray.js'), STRAY);
+  const strays = (name: string, modes: string[]): string => writeConfig(dir, name, { strategies: [{ id: 's', module: './stray.js', params: {} }], sweep: { metric: 'totalPnl', params: { 's.mode': modes } } });
+  const w = worker(redis.url);
+  const a = cli(['sweep', strays('stray-a.yaml', ['ok', 'early', 'ok', 'late']), '--queue', redis.url, '--quiet', '--out', path.join(dir, 'stray-a')]);
+  expect(await a.exited).toBe(1);
+  expect(a.out()).toMatch(/sweep: 4 jobs on the queue at redis:\S+ in [\d.]+ s, 2 finished, 2 failed/);
+  const ra = JSON.parse(readFileSync(path.join(dir, 'stray-a', 'sweep.json'), 'utf8')) as { rows: Array<{ index: number; error: string | null }> };
+  const err = new Map(ra.rows.map((x) => [x.index, x.error]));
+  expect(err.get(0)).toBeNull();
+  expect(err.get(1)).toMatch(/^(uncaught error in code the job started \(a timer or callback of its strategy\): timer of the early job|the job left real timers .*\(Timeout\))/);
+  expect(err.get(2)).toBeNull();
+  expect(err.get(3)).toMatch(/^the job left real timers or handles running after its backtest ended \(Timeout\); .*its worker thread was replaced$/);
+  // The same worker process, the next sweep: its jobs run where no timer of job 3 is alive.
+  const b = cli(['sweep', strays('stray-b.yaml', ['ok', 'ok']), '--queue', redis.url, '--out', path.join(dir, 'stray-b')]);
+  expect(await b.exited).toBe(0);
+  expect(b.out()).toMatch(/sweep: 2 jobs on the queue at redis:\S+ in [\d.]+ s, 2 finished, 0 failed/);
+  expect(w.child.exitCode).toBeNull();
+  expect(w.err()).not.toMatch(/stray timer of the late job/);
 });
 
 test('a worker SIGKILLed mid-job: its job runs again on another worker, counted once, same table', async () => {

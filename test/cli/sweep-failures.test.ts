@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { recording, writeConfig } from '../backtest/fixtures';
+import { recording, STRAY, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, runCli } from './exchange-proc';
 
 jest.setTimeout(180_000);
@@ -30,6 +30,7 @@ beforeAll(async () => {
   ensureBuilt();
   ({ dir } = await recording(10, 5));
   writeFileSync(path.join(dir, 'modes.js'), MODES);
+  writeFileSync(path.join(dir, 'stray.js'), STRAY);
 });
 
 interface Row {
@@ -89,4 +90,20 @@ test('a job whose strategy threw is a failed row (ranked last, summary kept) and
     [0, true, false],
   ]);
   expect(table.rows[1].summary?.strategyErrors).toBe(1);
+});
+
+test('a job whose strategy leaves a real timer behind fails for it, on its own row; the next jobs on the thread are untouched', () => {
+  const cfg = writeConfig(dir, 'stray.yaml', { strategies: [{ id: 's', module: './stray.js', params: {} }], sweep: { metric: 'totalPnl', params: { 's.mode': ['late', 'ok', 'early', 'ok', 'ok'] } } });
+  const out = path.join(dir, 'sweep-stray');
+  // One thread: every job runs after the one before it on the same thread.
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '1']);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/sweep: 5 jobs on 1 worker\(s\) in [\d.]+ s, 3 finished, 2 failed/);
+  const byIndex = new Map(rows(out).map((x) => [x.result.index, x.result]));
+  expect([...byIndex.keys()].sort()).toEqual([0, 1, 2, 3, 4]);
+  expect(byIndex.get(0)?.error).toMatch(/^the job left real timers or handles running after its backtest ended \(Timeout\); a backtest runs on virtual time: use ctx\.every and onTimer, not setTimeout or setInterval; its worker thread was replaced$/);
+  // Thrown from its timer while it ran, or left behind when it ended: either way, its own row.
+  expect(byIndex.get(2)?.error).toMatch(/^(uncaught error in code the job started \(a timer or callback of its strategy\): timer of the early job|the job left real timers .*\(Timeout\))/);
+  for (const i of [1, 3, 4]) expect(byIndex.get(i)?.error).toBeUndefined();
+  expect(byIndex.get(1)?.summary).toBeDefined();
 });

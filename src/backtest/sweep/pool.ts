@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Piscina } from 'piscina';
 import { plainResult, runJob, type JobResult, type SweepJob } from './job';
+import type { ThreadData, ThreadReply } from './thread-job';
 
 /** The compiled worker: beside this file when running from dist, else the build output. */
 export function defaultWorkerFile(): string {
@@ -31,15 +32,36 @@ export interface PoolOptions {
 
 export const failedResult = (job: SweepJob, error: string): JobResult => ({ index: job.index, point: job.point, seed: job.seed, summary: undefined, error });
 
-/** Worker threads that run jobs; `threads` 0 runs them in this thread, one after another. */
+/**
+ * Worker threads that run jobs; `threads` 0 runs them in this thread, one after another (no
+ * isolation between jobs: for debugging). A thread whose job left real timers or handles behind
+ * (thread-job.ts) lists itself in `retired` before replying; the balancer gives it no further job
+ * and `run` ends it, so nothing of one job reaches the next.
+ */
 export class JobPool {
   private readonly pool: Piscina | undefined;
+  private readonly retired: Int32Array;
 
   constructor(threads: number, workerFile?: string) {
+    const data: ThreadData = { retired: new SharedArrayBuffer(4 * Math.max(1, threads) * 2) };
+    this.retired = new Int32Array(data.retired);
     if (threads <= 0) return;
     const file = workerFile ?? defaultWorkerFile();
     if (!existsSync(file)) throw new Error(`sweep worker ${file} does not exist (run npm run build)`);
-    this.pool = new Piscina({ filename: file, minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
+    const retired = this.retired;
+    const isRetired = (id: number): boolean => {
+      for (let i = 0; i < retired.length; i++) if (Atomics.load(retired, i) === id) return true;
+      return false;
+    };
+    this.pool = new Piscina({
+      filename: file,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 1000,
+      workerData: data,
+      // One job a thread (piscina's default), never on a retiring thread.
+      loadBalancer: (_task, workers) => workers.find((w) => w.currentUsage === 0 && !w.terminating && !isRetired(w.id)) ?? null,
+    });
   }
 
   /** The job's result; never throws: a crashed or timed-out job is a result with its error. */
@@ -47,13 +69,26 @@ export class JobPool {
     // In-process: for debugging and for environments without threads.
     if (this.pool === undefined) return plainResult(await runJob(job));
     const signal = jobTimeoutMs === undefined ? undefined : AbortSignal.timeout(jobTimeoutMs);
-    try {
+    for (;;) {
+      let reply: ThreadReply;
+      try {
+        reply = (await this.pool.run(job, signal === undefined ? {} : { signal })) as ThreadReply;
+      } catch (e) {
+        const why = signal?.aborted === true ? `timed out after ${jobTimeoutMs} ms (sweep.jobTimeoutMs); the job's worker was ended` : `the job's worker failed: ${e instanceof Error ? e.message : String(e)}`;
+        return failedResult(job, why);
+      }
+      if (reply.kind === 'refused') continue;
+      if (reply.retire) await this.end(reply.thread);
       // Structured clone keeps NaN and -0, JSON (results.jsonl, the queue) does not: one form for all.
-      return plainResult((await this.pool.run(job, signal === undefined ? {} : { signal })) as JobResult);
-    } catch (e) {
-      const why = signal?.aborted === true ? `timed out after ${jobTimeoutMs} ms (sweep.jobTimeoutMs); the job's worker was ended` : `the job's worker failed: ${e instanceof Error ? e.message : String(e)}`;
-      return failedResult(job, why);
+      return plainResult(reply.result);
     }
+  }
+
+  /** Ends a retiring thread (piscina starts its replacement) and frees its slot in `retired`. */
+  private async end(thread: number): Promise<void> {
+    const w = this.pool?.threads.find((t) => t.threadId === thread);
+    if (w !== undefined) await w.terminate();
+    for (let i = 0; i < this.retired.length; i++) Atomics.compareExchange(this.retired, i, thread, 0);
   }
 
   async destroy(): Promise<void> {

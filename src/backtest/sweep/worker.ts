@@ -1,7 +1,7 @@
 /**
  * Worker-thread entry of the sweep pool (piscina calls the default export with a SweepJob and
- * posts back the JobResult it resolves to).
+ * posts back the ThreadReply it resolves to).
  */
-import { runJob } from './job';
+import { runJobOnThread } from './thread-job';
 
-export default runJob;
+export default runJobOnThread;
