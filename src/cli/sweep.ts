@@ -32,12 +32,13 @@ Options:
   --workers <n>    worker threads (default: sweep.workers, else the number of CPUs); 0 runs in-process
   --queue <url>    run the jobs on the BullMQ queue at this Redis (redis://host:port) instead of local
                    threads; start workers with perpkit worker --queue <url>. Rerunning the same
-                   command after a stop picks up the same sweep (finished jobs are not run again)
+                   command after a stop picks up the same sweep: the jobs finished in results.jsonl
+                   or on the queue are not run again (a failed one stays failed without --resume)
   --grace-ms <n>   with --queue: how long Redis may be unreachable before the sweep stops with
                    exit 1, its finished results kept (default 15000)
   --out <dir>      output directory (default: <report.out>-sweep)
   --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
-                   output directory) and run only the other points
+                   output directory) and run only the other points, the failed ones again
   --quiet          no per-job lines
   --debug          print the stack of an error (errors are one line without it)
   -h, --help       show this text
@@ -61,23 +62,36 @@ perpkit repository, not in the npm package.
 
 const RESULTS = 'results.jsonl';
 
-/** The rows of an earlier run of this sweep; another sweep's file is refused, not mixed in. */
-function resumeRows(file: string, id: string): JobResult[] {
+/**
+ * The rows of an earlier run of this sweep; another sweep's file is refused, not mixed in. With
+ * `ignore` (a run that was not asked to resume), such a file is no rows, and `ignore` says why.
+ */
+function resumeRows(file: string, id: string, ignore?: (why: string) => void): JobResult[] {
   if (!existsSync(file)) return [];
   const out: JobResult[] = [];
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      let row: { sweep?: unknown; result?: JobResult };
-      try {
-        row = JSON.parse(line) as typeof row;
-      } catch {
-        throw new BacktestConfigError(file, `line ${i + 1}`, 'a JSON line written by perpkit sweep', line.slice(0, 60));
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.trim() === '') continue;
+    let row: { sweep?: unknown; result?: JobResult };
+    try {
+      row = JSON.parse(line) as typeof row;
+    } catch {
+      if (ignore !== undefined) {
+        ignore(`line ${i + 1} is not a JSON line written by perpkit sweep`);
+        return [];
       }
-      if (row.sweep !== id) throw new BacktestConfigError(file, `line ${i + 1}`, `a row of this sweep (${id}; the config or its points changed since, so --resume cannot reuse it: move the file away)`, `sweep ${String(row.sweep)}`);
-      if (row.result !== undefined) out.push(row.result);
-    });
+      throw new BacktestConfigError(file, `line ${i + 1}`, 'a JSON line written by perpkit sweep', line.slice(0, 60));
+    }
+    if (row.sweep !== id) {
+      if (ignore !== undefined) {
+        ignore(`it holds rows of another sweep (${String(row.sweep)}; this one is ${id})`);
+        return [];
+      }
+      throw new BacktestConfigError(file, `line ${i + 1}`, `a row of this sweep (${id}; the config or its points changed since, so --resume cannot reuse it: move the file away)`, `sweep ${String(row.sweep)}`);
+    }
+    if (row.result !== undefined) out.push(row.result);
+  }
   return out;
 }
 
@@ -109,11 +123,13 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   }
   let resultsFile = '';
   let finishedRows = 0;
+  let halving = false;
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
     // The search options are checked now: a bad objective or window is exit 2 before any job runs.
     const search = searchOf(cfg);
+    halving = search.halving !== undefined;
     if (search.halving !== undefined && values.resume === true) throw new BacktestConfigError(cfg.file, 'sweep.halving', 'no --resume (a halving sweep reruns; with --queue, rerunning the command collects the jobs the queue finished)', '--resume');
     const workers = values.workers !== undefined ? Number(values.workers) : (cfg.sweep.workers ?? availableParallelism());
     const graceMs = values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000;
@@ -124,11 +140,15 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     mkdirSync(out, { recursive: true });
     resultsFile = path.join(out, RESULTS);
     const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg));
-    const done = values.resume === true ? resumeRows(resultsFile, id) : [];
-    // Kept: the successful rows; a failed one is run again.
-    writeFileSync(resultsFile, done.filter((r) => r.error === undefined).map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
-    if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.filter((r) => r.error === undefined).length} finished points kept from ${resultsFile}\n`);
-    finishedRows = done.filter((r) => r.error === undefined).length;
+    // On the queue the same command resumes (docs/backtesting.md): the rows of this sweep are kept,
+    // also when the Redis that held its jobs is gone; --resume also runs the failed ones again.
+    const sameCommandResumes = values.queue !== undefined && search.halving === undefined;
+    const earlier = values.resume === true ? resumeRows(resultsFile, id) : sameCommandResumes ? resumeRows(resultsFile, id, (why) => void process.stderr.write(`perpkit sweep: not resuming from ${resultsFile}: ${why}; starting this sweep afresh\n`)) : [];
+    const done = earlier.filter((r) => r.error === undefined || values.resume !== true);
+    writeFileSync(resultsFile, done.map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
+    const keptFailed = done.filter((r) => r.error !== undefined).length;
+    if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.length} finished points kept from ${resultsFile}${keptFailed > 0 ? ` (${keptFailed} of them failed; --resume runs those again)` : ''}\n`);
+    finishedRows = done.length;
     let failedSoFar = 0;
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
     const onResult = (r: JobResult, n: number, total: number): void => {
@@ -200,7 +220,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     return code;
   } catch (e) {
     if (e instanceof QueueUnavailableError) {
-      process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; run the same command again to resume\n`);
+      const again = halving ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest' : 'run the same command again to resume (they are not run again)';
+      process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; ${again}\n`);
       return 1;
     }
     return reportFailure('sweep', e, values.debug === true);

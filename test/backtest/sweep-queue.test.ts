@@ -6,7 +6,7 @@
  * or gone is one clear error with the finished results kept.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { ensureBuilt, ROOT } from '../cli/exchange-proc';
@@ -57,6 +57,9 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The job indexes a worker finished (once each: a job whose lock lapsed may run twice). */
+const ranOn = (w: Proc): number[] => [...new Set([...w.err().matchAll(/job [0-9a-f]{16}-(\d+) done/g)].map((m) => Number(m[1])))].sort((a, b) => a - b);
 
 let redis: TestRedis;
 let dir: string;
@@ -162,6 +165,13 @@ test('failed jobs on the queue (a worker thread that exits, a strategy that thro
   expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
   // The worker survived its thread's process.exit and goes on taking jobs.
   expect(w.child.exitCode).toBeNull();
+  // The same command picks up where it was: every job has its row, failed ones stay failed.
+  const same = cli(['sweep', mcfg, '--queue', redis.url, '--out', out]);
+  expect(await same.exited).toBe(1);
+  expect(same.err()).toContain('resuming: 3 finished points kept');
+  expect(same.err()).toContain('(2 of them failed; --resume runs those again)');
+  expect(same.err()).not.toMatch(/job \d+ (done|FAILED)/);
+  expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
   const again = cli(['sweep', mcfg, '--queue', redis.url, '--out', out, '--resume']);
   expect(await again.exited).toBe(1);
   expect(again.err()).toContain('resuming: 1 finished points kept');
@@ -216,9 +226,12 @@ test('a coordinator killed mid-sweep and started again resumes the same sweep', 
   await until('a first result', () => /job \d+ done/.test(first.err()));
   first.child.kill('SIGKILL');
   await first.exited;
+  const kept = rowIndexes(out).length;
   const second = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
   expect(await second.exited).toBe(0);
-  expect(second.err()).toMatch(/is already on the queue: 4 of its 4 outstanding jobs found there/);
+  // Its own results.jsonl first, then the queue for the rest.
+  expect(second.err()).toContain(`resuming: ${kept} finished points kept`);
+  expect(second.err()).toMatch(new RegExp(`is already on the queue: ${4 - kept} of its ${4 - kept} outstanding jobs found there`));
   expect(table(out)).toEqual(local);
   expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
   // The worker ran each job once: the restart added nothing twice.
@@ -265,10 +278,38 @@ test('Redis gone mid-sweep: coordinator and worker stop with a clear error; the 
     expect(await c.exited).toBe(1);
     const kept = rowIndexes(out);
     expect(kept.length).toBeGreaterThanOrEqual(1);
-    expect(c.err()).toMatch(new RegExp(`perpkit sweep: Redis at ${own.url} is unreachable .*; ${kept.length} finished result\\(s\\) kept in .*results\\.jsonl; run the same command again to resume`));
+    expect(c.err()).toMatch(new RegExp(`perpkit sweep: Redis at ${own.url} is unreachable .*; ${kept.length} finished result\\(s\\) kept in .*results\\.jsonl; run the same command again to resume \\(they are not run again\\)`));
     expect(await w.exited).toBe(1);
     expect(w.err()).toMatch(/perpkit worker: Redis at .* is unreachable/);
+
+    // As it says: a fresh Redis (the old one held the queue in memory), the same command.
+    const fresh = await startRedis();
+    try {
+      const w2 = worker(fresh.url);
+      const again = cli(['sweep', cfg, '--queue', fresh.url, '--grace-ms', '1000', '--out', out]);
+      expect(await again.exited).toBe(0);
+      expect(again.err()).toContain(`resuming: ${kept.length} finished points kept`);
+      // Only the jobs not in results.jsonl ran; every job has one row; the local run's table.
+      expect(ranOn(w2)).toEqual([0, 1, 2, 3].filter((i) => !kept.includes(i)));
+      expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
+      expect(table(out)).toEqual(local);
+    } finally {
+      await fresh.stop();
+    }
   } finally {
     await own.stop();
   }
+});
+
+test('without --resume, a results.jsonl of another sweep is not taken: said, and the sweep runs afresh', async () => {
+  const out = path.join(dir, 'other-rows');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(out, 'results.jsonl'), `${JSON.stringify({ sweep: '0000000000000000', result: { index: 0, point: {}, seed: 1 } })}\n`);
+  const w = worker(redis.url);
+  const c = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+  expect(await c.exited).toBe(0);
+  expect(c.err()).toMatch(/perpkit sweep: not resuming from .*results\.jsonl: it holds rows of another sweep \(0000000000000000; this one is [0-9a-f]{16}\); starting this sweep afresh/);
+  expect(table(out)).toEqual(local);
+  expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
+  expect(ranOn(w)).toEqual([0, 1, 2, 3]);
 });

@@ -30,9 +30,12 @@ export interface QueuedSweepOptions {
   url: string;
   /** How long Redis may be unreachable before the sweep gives up. */
   graceMs: number;
-  /** Finished results of an earlier run (results.jsonl, --resume): not run again. */
+  /**
+   * Finished results of an earlier run of the same sweep (results.jsonl): not run again. A failed
+   * one is kept as failed, as the queue would give it back, unless `rerunFailed`.
+   */
   done?: JobResult[];
-  /** --resume: jobs that failed on the queue in an earlier run are run again (as locally). */
+  /** --resume: jobs that failed in an earlier run (in `done` or on the queue) are run again (as locally). */
   rerunFailed?: boolean;
   pollMs?: number;
   onResult?: (r: JobResult, done: number, total: number) => void;
@@ -78,9 +81,9 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
   // Indexed by job index (a walk-forward's indexes do not start at 0).
   const results: JobResult[] = [];
   const ours = new Set(jobs.map((j) => j.index));
-  for (const r of opts.done ?? []) if (ours.has(r.index) && r.error === undefined) results[r.index] = r;
+  for (const r of opts.done ?? []) if (ours.has(r.index) && (r.error === undefined || opts.rerunFailed !== true)) results[r.index] = r;
   let collected = results.filter((r) => r !== undefined).length;
-  let failed = 0;
+  let failed = results.filter((r) => r !== undefined && r.error !== undefined).length;
 
   const conn = connectQueue(opts.url, opts.graceMs);
   const queue = new Queue<QueueJobData, JobResult>(QUEUE_NAME, { connection: conn.redis });
