@@ -4,7 +4,7 @@ import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { runJob } from '../../src/backtest/sweep/job';
 import { sweepPoints } from '../../src/backtest/sweep/points';
 import { runSweep, sweepJobs } from '../../src/backtest/sweep/sweep';
-import { toCsv } from '../../src/backtest/sweep/table';
+import { rank, toCsv, toMarkdown } from '../../src/backtest/sweep/table';
 import { ensureBuilt } from '../cli/exchange-proc';
 import { recording, writeConfig } from './fixtures';
 
@@ -18,6 +18,21 @@ describe('sweep', () => {
     expect(sweepPoints(cfg)).toEqual(sweepPoints(cfg));
     expect(sweepPoints({ ...cfg, seed: 10 })).not.toEqual(sweepPoints(cfg));
   });
+
+  test('sweep.md: a failed row says FAILED in its figure columns and its error once, in the error column', async () => {
+    ensureBuilt();
+    const { dir } = await recording(4, 11);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'md.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': ['2', '6'] } } }));
+    const [ok, other] = (await runSweep(cfg, { workers: 1, workerFile: WORKER })).results;
+    // A strategy that threw keeps its summary; a crashed worker leaves none; an error may hold a '|'.
+    const threw = { ...other, error: 'strategies threw 1 times; first: [mm] onMark: a | b' };
+    const crashed = { index: 2, point: { 'mm.minSpreadBps': '9' }, seed: 5, summary: undefined, error: "the job's worker failed: boom" };
+    const md = toMarkdown(rank([ok, threw, crashed], 'totalPnl', 'desc'), ['mm.minSpreadBps']).trim().split('\n');
+    expect(md[0]).toBe('| rank | job | mm.minSpreadBps | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | fills | exposure | error |');
+    expect(md[2]).toMatch(/^\| 1 \| 0 \| 2 \| -?[\d.]+ \| .* \| {2}\|$/);
+    expect(md[3]).toBe(`| 2 | 1 | 6 | ${Array(10).fill('FAILED').join(' | ')} | strategies threw 1 times; first: [mm] onMark: a \\| b |`);
+    expect(md[4]).toBe(`| 3 | 2 | 9 | ${Array(10).fill('FAILED').join(' | ')} | the job's worker failed: boom |`);
+  }, 120_000);
 
   test('the ranked table is the same with 1 and 2 worker threads, and a job rerun alone gives its row', async () => {
     ensureBuilt();

@@ -90,6 +90,11 @@ test('a job whose strategy threw is a failed row (ranked last, summary kept) and
     [0, true, false],
   ]);
   expect(table.rows[1].summary?.strategyErrors).toBe(1);
+  // On stdout (sweep.md's head), the failed row gives its error once, not in every figure column.
+  const failedRow = r.stdout.split('\n').find((l) => l.startsWith('| 2 | 0 | throw |'));
+  expect(failedRow).toMatch(/^\| 2 \| 0 \| throw \| (FAILED \| ){10}strategies threw 1 times; first: \[m\] onStart: boom in onStart .* \|$/);
+  expect(r.stdout.match(/boom in onStart/g)).toHaveLength(1);
+  expect(readFileSync(path.join(out, 'sweep.md'), 'utf8')).toContain(failedRow);
 });
 
 test('a job whose strategy leaves a real timer behind fails for it, on its own row; the next jobs on the thread are untouched', () => {

@@ -76,9 +76,17 @@ export function toCsv(rows: RankedRow[], keys: string[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The table to read: a failed row says FAILED in its figure columns and its error once, in the
+ * last column (as sweep.csv's `error`); a row not ranked keeps its figures and says why there.
+ */
 export function toMarkdown(rows: RankedRow[], keys: string[]): string {
-  const head = ['rank', 'job', ...keys, ...COLUMNS];
+  const head = ['rank', 'job', ...keys, ...COLUMNS, 'error'];
   const out = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const r of rows) out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary && r.error === null ? r.summary[c] : r.error ?? ''))].map((v) => String(v).replace(/\|/g, '\\|')).join(' | ')} |`);
+  for (const r of rows) {
+    const figures = COLUMNS.map((c) => (r.error !== null || r.summary === null ? 'FAILED' : r.summary[c]));
+    const note = r.error ?? (r.excluded === null ? '' : `not ranked: ${r.excluded}`);
+    out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...figures, note].map((v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`);
+  }
   return `${out.join('\n')}\n`;
 }
