@@ -150,7 +150,7 @@ describe('the packed package, installed and used from an empty folder', () => {
     expect(bt).toMatch(/strategy errors: none/);
     expect(existsSync(path.join(bot, 'backtest-out', 'report.json'))).toBe(true);
     // perpkit run loads the same TypeScript strategy (config, module and parameters; nothing sent).
-    expect(ok(NPM, ['run', 'check'], bot, { PERPKIT_PASSWORD: 'x' })).toMatch(/config[/\\]bot\.yaml: ok \(1 strategy\)/);
+    expect(ok(NPM, ['run', 'check'], bot, { PERPKIT_PASSWORD: 'x' })).toMatch(/config[/\\]bot\.yaml: ok \(1 strategy created\)/);
   }, 600_000);
 
   it('runs the edited strategy at the next command, with no build', () => {

@@ -247,7 +247,6 @@ describe('bot daemon on the local exchange', () => {
     // An exchange of its own, whose clock the test moves past the refresh token's lifetime (7 days).
     const clock = new TestClock();
     const ex2 = await startTestExchange({}, { clock });
-    let stopped = false;
     try {
       const u = await ex2.createUser({ password: PASSWORD, balance: '100000' });
       const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-daemon-relogin-'));
@@ -278,9 +277,9 @@ describe('bot daemon on the local exchange', () => {
       // Its listenKey ran out with the 8 days too: the private stream renews it and reconnects.
       await until(async () => (await fetch(`${d.httpUrl as string}/healthz`)).status === 200);
       expect(((await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string }).status).toBe('ok');
-      // The venue goes away: unhealthy, and the reasons say what is down.
-      await ex2.stop();
-      stopped = true;
+      // The private stream is cut, and so is every reconnect, for 3 s: unhealthy, and the reasons say what is down.
+      const cut = await ex2.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': ex2.adminToken }, body: { fault: 'dropWs', mode: 'terminate', userId: u.userId, durationMs: 3000 } });
+      expect(cut.body.code).toBe(0);
       let down: { status: string; reasons: string[] } | undefined;
       await until(async () => {
         const r = await fetch(`${d.httpUrl as string}/healthz`);
@@ -289,9 +288,10 @@ describe('bot daemon on the local exchange', () => {
       });
       expect(down).toMatchObject({ status: 'unhealthy' });
       expect(down?.reasons[0]).toMatch(/^private stream (disconnected|reconnecting)/);
-      await d.stop('test');
+      await until(async () => (await fetch(`${d.httpUrl as string}/healthz`)).status === 200, 15_000);
+      expect(await d.stop('test')).toBe(0);
     } finally {
-      if (!stopped) await ex2.stop();
+      await ex2.stop();
     }
   });
 });

@@ -13,6 +13,8 @@ import { ArrayBatch, type EventBatch, type EventSource } from './source';
 
 /** One file's text chunks as a pull iterator, with the bytes read so far. */
 interface FileText {
+  /** Gzip data (else read as it is). */
+  gzip: boolean;
   chunks: AsyncIterator<Buffer>;
   decoder: StringDecoder;
   bytesRead: () => number;
@@ -24,11 +26,12 @@ function openFile(path: string): FileText {
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
   const decoder = new StringDecoder('utf8');
   const bytesRead = (): number => raw.bytesRead;
-  if (!isGzip(path)) return { chunks: raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>, decoder, bytesRead, destroy: () => raw.destroy() };
+  if (!isGzip(path)) return { gzip: false, chunks: raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>, decoder, bytesRead, destroy: () => raw.destroy() };
   const gz = createGunzip({ chunkSize: 1 << 18 });
   raw.pipe(gz);
   raw.on('error', (e) => gz.destroy(e));
   return {
+    gzip: true,
     chunks: gz[Symbol.asyncIterator]() as AsyncIterator<Buffer>,
     decoder,
     bytesRead,
@@ -54,12 +57,16 @@ async function nextChunk(f: FileText, path: string, line: number): Promise<Itera
   }
 }
 
-function parseHeader(path: string, line: string): RecordingHeader {
+function parseHeader(path: string, line: string, gzip: boolean): RecordingHeader {
   let v: unknown;
   try {
     v = JSON.parse(line);
   } catch {
-    throw new RecordingFormatError(path, 1, 'the first line is not JSON; expected a perpkit-recording header');
+    throw new RecordingFormatError(
+      path,
+      1,
+      gzip ? 'the first line is not JSON; expected a perpkit-recording header' : 'not a gzip file, and its first line is not JSON: a recording is gzip JSON lines (.jsonl.gz), or plain JSON lines, with a perpkit-recording header first',
+    );
   }
   if (!isHeader(v)) throw new RecordingFormatError(path, 1, 'expected a perpkit-recording header line first');
   if (!RECORDING_VERSIONS.includes(v.version)) throw new RecordingFormatError(path, 1, versionProblem(v.version));
@@ -81,7 +88,7 @@ export async function readFileHeader(path: string): Promise<{ header: RecordingH
     if (text.length === 0) throw new RecordingFormatError(path, 1, `empty file; expected a ${RECORDING_FORMAT} header line`);
     const nl = text.indexOf('\n');
     const line = nl < 0 ? text : text.slice(0, nl);
-    return { header: parseHeader(path, line), line };
+    return { header: parseHeader(path, line, f.gzip), line };
   } finally {
     f.destroy();
   }
