@@ -57,7 +57,8 @@ test('a misspelt parameter of a strategy with a parameter schema (the built-in g
   expect(bt.code).toBe(2);
   expect(oneLine(bt.stderr)).toHaveLength(1);
   // g.yaml: data (3 lines), account (2), strategies: / - id / module / params: / levles -> line 10
-  expect(bt.stderr).toContain(`g.yaml:10: strategies[0].params.levles: expected a parameter the strategy reads (${known}), got unknown parameter 'levles'`);
+  // The names the strategy reads are said once, in what was expected.
+  expect(bt.stderr).toContain(`g.yaml:10: strategies[0].params.levles: expected a parameter the strategy reads (${known}), got unknown parameter 'levles'\n`);
 
   const sw = runCli(['sweep', writeConfig(dir, 'gs.yaml', { strategies: [{ id: 'g', module: 'grid', params: {} }], sweep: { params: { 'g.levles': [2, 3] } } }), '--out', path.join(dir, 'o5'), '--quiet']);
   expect(sw.code).toBe(2);
@@ -68,7 +69,32 @@ test('a misspelt parameter of a strategy with a parameter schema (the built-in g
   writeFileSync(botCfg, stringify({ venue: { baseUrl: 'http://127.0.0.1:9', auth: { username: 'u', passwordEnv: 'P' } }, strategies: [strat] }));
   const run = runCli(['run', botCfg]);
   expect(run.code).toBe(2);
-  expect(run.stderr).toContain(`gbot.yaml:10: strategies[0].params.levles: expected a parameter the strategy reads (${known}), got unknown parameter 'levles'`);
+  expect(run.stderr).toContain(`gbot.yaml:10: strategies[0].params.levles: expected a parameter the strategy reads (${known}), got unknown parameter 'levles'\n`);
+});
+
+test('a parameter of the wrong type or value: backtest, sweep and run say it alike, at the line and path of the parameter', () => {
+  // Line 10 of each file: data (3 lines), account (2), strategies: / - id / module / params: / refreshMs.
+  const expected = `strategies[0].params.refreshMs: expected a whole number from 100 to 3600000, got "fast"\n`;
+  const strat = { id: 'g', module: 'grid', params: { refreshMs: 'fast' } };
+  const bt = runCli(['backtest', writeConfig(dir, 'v.yaml', { strategies: [strat] }), '--out', path.join(dir, 'o6'), '--quiet']);
+  expect(bt.code).toBe(2);
+  expect(bt.stderr).toBe(`perpkit backtest: ${path.join(dir, 'v.yaml')}:10: ${expected}`);
+
+  // In the sweep's base config (not a swept parameter): the same, not a sweep point's error.
+  const sw = runCli(['sweep', writeConfig(dir, 'vs.yaml', { strategies: [strat], sweep: { params: { 'g.levels': [2, 3] } } }), '--out', path.join(dir, 'o7'), '--quiet']);
+  expect(sw.code).toBe(2);
+  expect(sw.stderr).toBe(`perpkit sweep: ${path.join(dir, 'vs.yaml')}:10: ${expected}`);
+
+  // A swept value the strategy refuses is the point's: the path says which point.
+  const swp = runCli(['sweep', writeConfig(dir, 'vp.yaml', { strategies: [{ id: 'g', module: 'grid', params: {} }], sweep: { params: { 'g.levels': [0, 3] } } }), '--out', path.join(dir, 'o8'), '--quiet']);
+  expect(swp.code).toBe(2);
+  expect(swp.stderr).toMatch(/vp\.yaml:\d+: sweep\.params \(point 0: \{"g\.levels":0\}\) -> strategies\[0\]\.params\.levels: expected a whole number from \d+ to \d+, got 0\n$/);
+
+  const botCfg = path.join(dir, 'vbot.yaml');
+  writeFileSync(botCfg, stringify({ venue: { baseUrl: 'http://127.0.0.1:9', auth: { username: 'u', passwordEnv: 'P' } }, strategies: [strat] }));
+  const run = runCli(['run', botCfg, '--check']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`vbot.yaml:10: ${expected}`);
 });
 
 test('a misspelt sweep.metric is refused before any job, naming the allowed ones', () => {

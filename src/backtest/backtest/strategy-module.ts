@@ -5,7 +5,7 @@
  * strategies the same way, from the module name in the job, so a job carries names rather than code.
  */
 import type { AnyStrategyDefinition, StrategyDefinition } from '../../bot/strategy/api';
-import { checkParams, unknownParamText, type CheckedParams } from '../../bot/strategy/params-check';
+import { checkConfigParams } from '../../bot/strategy/params-check';
 import { loadStrategySource, StrategySourceError } from '../../bot/strategy-source';
 import type { StrategySlot } from '../../bot/bot';
 import { BacktestConfigError, type BacktestConfig } from './config';
@@ -24,13 +24,7 @@ export function strategySlots(cfg: BacktestConfig): StrategySlot[] {
   return cfg.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
     const { file: module, definition } = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
-    let checked: CheckedParams;
-    try {
-      checked = checkParams(definition, s.params);
-    } catch (e) {
-      throw new BacktestConfigError(cfg.file, `${at}.params`, 'parameters the strategy accepts', e instanceof Error ? e.message : String(e));
-    }
-    if (checked.unknown.length > 0) throw new BacktestConfigError(cfg.file, `${at}.params.${checked.unknown[0]}`, `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, unknownParamText(checked));
+    checkConfigParams(definition, s.params, `${at}.params`, (p) => new BacktestConfigError(cfg.file, p.at, p.expected, p.got));
     return { id: s.id, definition, params: s.params, module };
   });
 }

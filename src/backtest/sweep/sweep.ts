@@ -7,7 +7,7 @@ import { BacktestConfigError, checkDataFiles, type BacktestConfig } from '../bac
 import { strategySlots } from '../backtest/strategy-module';
 import { openSource } from '../backtest/open-source';
 import { applyPoint, type JobResult, type SweepJob } from './job';
-import { jobSeed, sweepPoints } from './points';
+import { jobSeed, sweepPoints, type Point } from './points';
 import { runPool } from './pool';
 import { objectiveOf } from './options';
 import { rankBy, type RankedRow } from './table';
@@ -35,9 +35,18 @@ export function checkPoints(cfg: BacktestConfig, jobs: SweepJob[]): void {
       strategySlots(applyPoint(cfg, job.point));
     } catch (e) {
       if (!(e instanceof BacktestConfigError)) throw e;
+      // A parameter the config itself holds (not one the point sets) is reported at its own line.
+      if (!setByPoint(cfg, job.point, e.at)) throw e;
       throw new BacktestConfigError(cfg.file, `sweep.params (point ${job.index}: ${JSON.stringify(job.point)}) -> ${e.at}`, e.expected, e.got);
     }
   }
+}
+
+/** Whether the path of a config error (`strategies[0].params.skewBps`) names a parameter the point sets (`mm.skewBps`). */
+function setByPoint(cfg: BacktestConfig, point: Point, at: string): boolean {
+  const m = /^strategies\[(\d+)\]\.params\.(.+)$/.exec(at);
+  const id = m === null ? undefined : cfg.strategies[Number(m[1])]?.id;
+  return id !== undefined && m !== null && Object.prototype.hasOwnProperty.call(point, `${id}.${m[2]}`);
 }
 
 export interface SweepRunOptions {

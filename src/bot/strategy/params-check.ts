@@ -61,5 +61,49 @@ export function checkParams(definition: AnyStrategyDefinition, raw: Record<strin
 
 /** The one-line text for an unknown parameter: the name and what the strategy knows. */
 export function unknownParamText(c: CheckedParams): string {
-  return `unknown parameter '${c.unknown[0]}'${c.unknown.length > 1 ? ` (and ${c.unknown.slice(1).map((k) => `'${k}'`).join(', ')})` : ''}; the strategy reads ${c.known.length > 0 ? c.known.join(', ') : 'no parameters'}`;
+  return `${unknownParamNames(c)}; the strategy reads ${c.known.length > 0 ? c.known.join(', ') : 'no parameters'}`;
+}
+
+function unknownParamNames(c: CheckedParams): string {
+  return `unknown parameter '${c.unknown[0]}'${c.unknown.length > 1 ? ` (and ${c.unknown.slice(1).map((k) => `'${k}'`).join(', ')})` : ''}`;
+}
+
+/** What is wrong with a config's strategy parameters: the key path, what was expected, what was found. */
+export interface ParamProblem {
+  at: string;
+  expected: string;
+  got: string;
+}
+
+/**
+ * An Error thrown by a definition's `params()`, at the path of the parameter it names: the
+ * convention is `parameter 'name' must be <rule>, got <value>` (what `decodeParams` throws for a
+ * schema, and what hand-written checks say), or `unknown parameter 'x'; known parameters: ...`.
+ * `at` is the path of the strategy's `params` mapping (`strategies[0].params`).
+ */
+export function paramProblem(e: unknown, at: string): ParamProblem {
+  const msg = e instanceof Error ? e.message : String(e);
+  const unknownKey = /unknown parameter '([^']+)'(?:; known parameters: (.*))?/.exec(msg);
+  if (unknownKey) return { at: `${at}.${unknownKey[1]}`, expected: unknownKey[2] ? `one of the known parameters ${unknownKey[2]}` : 'a parameter the strategy knows', got: `unknown parameter '${unknownKey[1]}'` };
+  const named = /parameter '([^']+)' must be (.*?)(?:, got (.*))?$/.exec(msg);
+  if (named) return { at: `${at}.${named[1]}`, expected: named[2], got: named[3] ?? 'something else' };
+  return { at, expected: 'parameters the strategy accepts', got: msg };
+}
+
+/**
+ * A config's parameters for one strategy through its definition, for every command that reads
+ * strategies from a config (`perpkit run`, backtest, sweep): a parameter `params()` refuses, or
+ * one it never reads, becomes the error `fail` makes of the problem, at the parameter's own path
+ * (`strategies[0].params.period`), so that the config error points at its line.
+ */
+export function checkConfigParams(definition: AnyStrategyDefinition, raw: Record<string, unknown>, at: string, fail: (p: ParamProblem) => Error): CheckedParams {
+  let checked: CheckedParams;
+  try {
+    checked = checkParams(definition, raw);
+  } catch (e) {
+    throw fail(paramProblem(e, at));
+  }
+  // The names the strategy reads are in `expected`: `got` says only what was found.
+  if (checked.unknown.length > 0) throw fail({ at: `${at}.${checked.unknown[0]}`, expected: `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, got: unknownParamNames(checked) });
+  return checked;
 }
