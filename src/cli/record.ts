@@ -3,10 +3,9 @@
  * or SIGTERM, then closes the file cleanly. stdout carries one line, `recording to <file>`, once
  * the streams are subscribed (tests and scripts wait for it); logs go to stderr.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { parse as parseYaml } from 'yaml';
+import { readConfigYaml } from '../core/config-text';
 import { PerpClient } from '../client/client';
 import { SystemClock, SystemScheduler } from '../core/clock';
 import { PUBLIC_TOPIC_KINDS, type PublicTopicKind } from '../core/enums';
@@ -66,14 +65,7 @@ function env(name: unknown, at: string): string {
 
 /** Reads and checks the YAML config; secrets come from the environment variables it names. */
 export function loadRecordConfig(file: string): RecordConfig {
-  let doc: unknown;
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new UsageError(`${file}: cannot read the config file: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  const { text, value: doc } = readConfigYaml(file, (p) => new UsageError(`${file}${p.line === undefined ? '' : `:${p.line}:${p.column ?? 1}`}: expected ${p.expected}, got ${p.got}`));
   const fail = (at: string, what: string): never => {
     const line = yamlLineOf(text, at);
     throw new UsageError(`${file}${line === undefined ? '' : `:${line}`}: ${at}: expected ${what}`);

@@ -9,6 +9,8 @@ import { yamlLineOf } from './yaml-lines';
 export class ConfigError extends Error {
   /** 1-based line in the file, once located. */
   line: number | undefined;
+  /** 1-based column, where one is known (a YAML syntax error). */
+  column: number | undefined;
 
   constructor(
     readonly file: string,
@@ -16,8 +18,22 @@ export class ConfigError extends Error {
     readonly expected: string,
     readonly got: string,
   ) {
-    super(`${file || '(config)'}: ${at === '' ? '(top level)' : at}: expected ${expected}, got ${got}`);
+    super('');
+    this.message = this.render();
     this.name = 'ConfigError';
+  }
+
+  private render(): string {
+    const where = `${this.file || '(config)'}${this.line === undefined ? '' : `:${this.line}`}${this.column === undefined ? '' : `:${this.column}`}`;
+    return `${where}: ${this.at === '' ? '' : `${this.at}: `}expected ${this.expected}, got ${this.got}`;
+  }
+
+  /** Puts the error at a line (and column) of the file: `x.yaml:12:3: ...`. */
+  placeAt(line: number, column?: number): this {
+    this.line = line;
+    this.column = column;
+    this.message = this.render();
+    return this;
   }
 
   /**
@@ -35,10 +51,7 @@ export class ConfigError extends Error {
       }
     }
     const line = yamlLineOf(src, this.at);
-    if (line === undefined) return this;
-    this.line = line;
-    this.message = `${this.file}:${line}: ${this.message.slice(this.file.length + 2)}`;
-    return this;
+    return line === undefined ? this : this.placeAt(line);
   }
 }
 

@@ -12,9 +12,8 @@
  */
 import type { NotifyTarget, NotifyTargetKind } from './notify';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../core/config-errors';
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseDocument } from 'yaml';
+import { readConfigYaml } from '../core/config-text';
 import { isDecimalString } from '../core/decimal';
 import { intRange, keysOf, defaultOf } from '../core/config-schema';
 import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, LOG_LEVELS, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
@@ -36,7 +35,7 @@ export interface StrategyConfig {
 }
 
 export interface BotConfig {
-  /** Absolute path of the file the config came from ('' when built in code). */
+  /** The file the config came from, as given (shown in errors; '' when built in code). */
   file: string;
   venue: { baseUrl: string; auth: VenueAuthConfig };
   strategies: StrategyConfig[];
@@ -239,7 +238,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   }
 
   return {
-    file: path.resolve(file),
+    file,
     venue: { baseUrl: baseUrl.replace(/\/$/, ''), auth },
     strategies,
     risk,
@@ -257,21 +256,16 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   };
 }
 
-/** Reads, parses and validates a config file. Throws BotConfigError. */
+/**
+ * Reads, parses and validates a config file. Throws BotConfigError. Errors name the file as given
+ * (as the user typed it); relative paths inside it resolve against its folder.
+ */
 export function loadBotConfig(file: string): BotConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new BotConfigError(file, '', 'a readable YAML file', (e as NodeJS.ErrnoException).code ?? String(e));
-  }
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    const line = err.linePos?.[0];
-    throw new BotConfigError(file, line ? `line ${line.line} column ${line.col}` : '', 'valid YAML', err.message.split('\n')[0]);
-  }
-  return parseBotConfig(doc.toJS(), file);
+  const { value } = readConfigYaml(file, (p) => {
+    const e = new BotConfigError(file, '', p.expected, p.got);
+    return p.line === undefined ? e : e.placeAt(p.line, p.column);
+  });
+  return parseBotConfig(value, file);
 }
 
 export type VenueCredentials = { kind: 'password'; username: string; password: string } | { kind: 'apiKey'; apiKey: string; secret: string };

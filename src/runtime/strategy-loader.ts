@@ -28,7 +28,7 @@ export function loadStrategyDefinition(spec: string, configDir: string, file: st
 
 /** Every strategy of the config loaded, its parameters checked. Throws BotConfigError. */
 export function loadStrategySlots(config: BotConfig): StrategySlot[] {
-  const dir = path.dirname(config.file);
+  const dir = path.dirname(path.resolve(config.file));
   return config.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
     const { file: module, definition } = loadStrategyDefinition(s.module, dir, config.file, `${at}.module`);

@@ -28,7 +28,8 @@ describe('exchange YAML config', () => {
     ['symbols:\n  - { symbol: BTCUSDT, markPrice: "50000.05" }\n', 'symbols[0]: markPrice 50000.05 is not a multiple of tickSize 0.1'],
     ['auth: { accessTokenTtlMs: 5, colour: red }\n', 'auth.colour: unknown key'],
     ['fsync: yes\n', 'fsync: expected true or false, got the string "yes"'],
-    ['port: [\n', 'not valid YAML'],
+    ['port: [\n', 'expected valid YAML, got a syntax error ('],
+    ['port: 1\nport: 2\n', "expected valid YAML, got the key 'port' a second time in the same mapping"],
   ])('%j is refused: %s', (text, msg) => {
     let err: unknown;
     try {
@@ -38,8 +39,13 @@ describe('exchange YAML config', () => {
     }
     expect(err).toBeInstanceOf(ConfigError);
     // With the line of the key in the file (YAML syntax errors carry their own position).
-    expect((err as Error).message).toMatch(msg === 'not valid YAML' ? /^my\.yaml: / : /^my\.yaml:\d+: /);
+    expect((err as Error).message).toMatch(msg.startsWith('expected valid YAML') ? /^my\.yaml:\d+:\d+: expected valid YAML, got [^\n]+$/ : /^my\.yaml:\d+: /);
     expect((err as Error).message).toContain(msg);
+  });
+
+  it('a syntax error is one line at file:line:column; a missing file is "no such file"', () => {
+    expect(() => parseConfigText('port: 0\nws:\n  pingIntervalMs: 100\n  pingIntervalMs: 200\n', F)).toThrow(/^my\.yaml:4:3: expected valid YAML, got the key 'pingIntervalMs' a second time in the same mapping$/);
+    expect(() => loadConfigFile('no-such-dir/nope.yaml')).toThrow(/^no-such-dir\/nope\.yaml: expected a readable YAML file, got no such file$/);
   });
 
   it('points at the line of the key', () => {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import { recording, writeConfig } from '../backtest/fixtures';
-import { ensureBuilt, runCli } from './exchange-proc';
+import { ensureBuilt, ROOT, runCli } from './exchange-proc';
 
 jest.setTimeout(120_000);
 
@@ -95,6 +95,37 @@ test('a parameter of the wrong type or value: backtest, sweep and run say it ali
   const run = runCli(['run', botCfg, '--check']);
   expect(run.code).toBe(2);
   expect(run.stderr).toContain(`vbot.yaml:10: ${expected}`);
+});
+
+test('YAML syntax errors and a missing config: one line, the file as typed, file:line:column; backtest, sweep and run alike', () => {
+  const file = writeConfig(dir, 'y.yaml', {});
+  // y.yaml with its account block written twice, on line 4 column 1.
+  writeFileSync(file, readFileSync(file, 'utf8').replace('account:', 'account:\n  balance: "1"\naccount:'));
+  const rel = path.relative(ROOT, file);
+  for (const cmd of ['backtest', 'sweep']) {
+    const r = runCli([cmd, rel, '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`perpkit ${cmd}: ${rel}:6:1: expected valid YAML, got the key 'account' a second time in the same mapping\n`);
+  }
+  const botCfg = path.join(dir, 'ybot.yaml');
+  writeFileSync(botCfg, 'venue:\n  baseUrl: http://127.0.0.1:9\n  auth: {username: a\nstrategies: []\n');
+  const run = runCli(['run', path.relative(ROOT, botCfg), '--check']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(new RegExp(`^perpkit run: config error: ${path.relative(ROOT, botCfg).replace(/[.]/g, '\\.')}:4:1: expected valid YAML, got a syntax error \\([^\\n]+\\)\\n$`));
+
+  const nope = path.relative(ROOT, path.join(dir, 'nope.yaml'));
+  expect(runCli(['backtest', nope]).stderr).toBe(`perpkit backtest: ${nope}: expected a readable YAML file, got no such file\n`);
+  expect(runCli(['sweep', nope]).stderr).toBe(`perpkit sweep: ${nope}: expected a readable YAML file, got no such file\n`);
+  const runNope = runCli(['run', nope]);
+  expect(runNope.code).toBe(2);
+  expect(runNope.stderr).toBe(`perpkit run: config error: ${nope}: expected a readable YAML file, got no such file\n`);
+});
+
+test('perpkit run names the config as typed in every error (keys, modules, parameters)', () => {
+  const botCfg = path.join(dir, 'mbot.yaml');
+  writeFileSync(botCfg, stringify({ venue: { baseUrl: 'http://127.0.0.1:9', auth: { username: 'u', passwordEnv: 'P' } }, strategies: [{ id: 'z', module: './nothere.js' }] }));
+  const rel = path.relative(ROOT, botCfg);
+  expect(runCli(['run', rel, '--check']).stderr).toMatch(new RegExp(`^perpkit run: config error: ${rel.replace(/[.]/g, '\\.')}:\\d+: strategies\\[0\\]\\.module: `));
 });
 
 test('a misspelt sweep.metric is refused before any job, naming the allowed ones', () => {

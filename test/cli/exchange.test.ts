@@ -23,7 +23,7 @@ describe('perpkit exchange (compiled CLI)', () => {
     [['--port', 'abc'], /--port must be an integer from 0 to 65535, got 'abc'/],
     [['--market', 'sideways'], /--market must be off, synthetic or replay:<file>/],
     [['--market', 'replay:rec.jsonl'], /--market replay:rec\.jsonl: no such recording file/],
-    [['--config', '/nonexistent.yaml'], /nonexistent\.yaml: cannot read the config file/],
+    [['--config', '/nonexistent.yaml'], /^perpkit exchange: \/nonexistent\.yaml: expected a readable YAML file, got no such file\n/],
   ])('bad flags %j exit 2 with a clear message', (args, msg) => {
     const r = runCli(['exchange', ...args]);
     expect(r.code).toBe(2);

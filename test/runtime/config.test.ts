@@ -50,11 +50,25 @@ describe('bot config validation', () => {
     expect(e.message).toContain(`${FILE}: ${at}: expected `);
   });
 
-  it('reports YAML syntax errors with the line', () => {
+  it('reports YAML syntax errors in one line, at file:line:column', () => {
     const f = path.join(dir, 'broken.yaml');
-    writeFileSync(f, 'venue:\n  baseUrl: [unclosed\n');
+    writeFileSync(f, 'venue:\n  baseUrl: http://x:1\n  baseUrl: http://y:1\n');
     const e = errorOf(() => loadBotConfig(f));
-    expect(e.message).toMatch(/broken\.yaml: line \d+ column \d+: expected valid YAML/);
+    expect(e.message).toBe(`${f}:3:3: expected valid YAML, got the key 'baseUrl' a second time in the same mapping`);
+    writeFileSync(f, 'venue:\n  baseUrl: [unclosed\n');
+    expect(errorOf(() => loadBotConfig(f)).message).toMatch(new RegExp(`^${f}:\\d+:\\d+: expected valid YAML, got a syntax error \\([^\\n]+\\)$`));
+  });
+
+  it('names the file as given, and a missing one in plain words', () => {
+    const rel = path.relative(process.cwd(), path.join(dir, 'nope.yaml'));
+    expect(errorOf(() => loadBotConfig(rel)).message).toBe(`${rel}: expected a readable YAML file, got no such file`);
+    // Errors found after loading (a strategy's parameter) name it as given too.
+    const f = path.join(dir, 'rel.yaml');
+    writeFileSync(f, 'venue:\n  baseUrl: http://127.0.0.1:8080\n  auth: { username: alice, passwordEnv: BOT_PW }\nstrategies:\n  - { id: mm, module: market-maker, params: { quantity: "-1" } }\n');
+    const relF = path.relative(process.cwd(), f);
+    const c = loadBotConfig(relF);
+    expect(c.file).toBe(relF);
+    expect(errorOf(() => loadStrategySlots(c)).locate().message).toMatch(new RegExp(`^${relF.replace(/[.]/g, '\\.')}:5: strategies\\[0\\]\\.params\\.quantity: `));
   });
 
   it('refuses strategy parameters at their path, through the strategy own params()', () => {

@@ -10,10 +10,9 @@
 import { QUEUE_MODELS, type QueueModelName, type QueueOptions } from '../../exchange/engine/market/queue';
 import { RANKABLE_METRICS } from '../report/metrics';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
-import { readFileSync } from 'node:fs';
 import { existsSync } from 'node:fs';
+import { readConfigYaml } from '../../core/config-text';
 import * as path from 'node:path';
-import { parseDocument } from 'yaml';
 import { isDecimalString } from '../../core/decimal';
 import type { RiskLimits } from '../../bot/risk/limits';
 import type { TSchema } from '@sinclair/typebox';
@@ -71,7 +70,7 @@ export interface SweepConfig {
 }
 
 export interface BacktestConfig {
-  /** Absolute path of the file ('' when built in code). */
+  /** The file as given to the loader, shown in errors ('' when built in code). */
   file: string;
   /** Directory relative paths resolve against. */
   baseDir: string;
@@ -153,14 +152,14 @@ class Reader {
 }
 
 export interface ParseOptions {
-  /** Absolute path shown in errors and used to resolve relative paths. */
+  /** The file as given (shown in errors); relative paths resolve against its folder. */
   file: string;
 }
 
 /** Validates a parsed document. */
 export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestConfig {
   const r: Reader = new Reader(opts.file);
-  const baseDir = opts.file === '' ? process.cwd() : path.dirname(opts.file);
+  const baseDir = opts.file === '' ? process.cwd() : path.dirname(path.resolve(opts.file));
   const top = r.record(doc, '', keysOf(BACKTEST_CONFIG));
 
   const d = r.record(top.data, 'data', keysOf(DATA));
@@ -322,16 +321,14 @@ export function checkDataFiles(cfg: BacktestConfig): void {
   });
 }
 
-/** Reads and validates a config file. */
+/**
+ * Reads and validates a config file. Errors name it as given (`cfg.yaml`, as the user typed it);
+ * relative paths inside it resolve against its folder.
+ */
 export function loadBacktestConfig(file: string): BacktestConfig {
-  const abs = path.resolve(file);
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (e) {
-    throw new BacktestConfigError(abs, '', 'a readable YAML file', e instanceof Error ? e.message : String(e));
-  }
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new BacktestConfigError(abs, '', 'valid YAML', doc.errors[0].message);
-  return parseBacktestConfig(doc.toJS(), { file: abs });
+  const { value } = readConfigYaml(file, (p) => {
+    const e = new BacktestConfigError(file, '', p.expected, p.got);
+    return p.line === undefined ? e : e.placeAt(p.line, p.column);
+  });
+  return parseBacktestConfig(value, { file });
 }

@@ -10,7 +10,7 @@
  * in point order. The same config gives the same rounds on threads or on the queue.
  */
 import { BacktestConfigError, type BacktestConfig } from '../backtest/config';
-import type { JobResult, SweepJob } from './job';
+import { jobConfigFile, type JobResult, type SweepJob } from './job';
 import type { HalvingSpec, Objective } from './options';
 import { jobSeed } from './points';
 import { rankBy, type RankedRow } from './table';
@@ -54,7 +54,7 @@ export async function runHalving(cfg: BacktestConfig, spec: HalvingSpec, objecti
     const base = offset;
     const jobs: SweepJob[] = alive.map((pi, k) => {
       const index = r === 0 ? pi : base + k;
-      return { configFile: cfg.file, index, point: points[pi].point, seed: jobSeed(s.seed, index), window: windows[r] };
+      return { configFile: jobConfigFile(cfg), index, point: points[pi].point, seed: jobSeed(s.seed, index), window: windows[r] };
     });
     offset += r === 0 ? points.length : alive.length;
     const res = await run(jobs, `halving round ${r + 1}/${spec.rounds}`);

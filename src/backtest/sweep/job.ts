@@ -4,6 +4,7 @@
  * machine that has the config and the data (a distributed queue only has to move SweepJob and
  * JobResult, both plain JSON).
  */
+import * as path from 'node:path';
 import { loadBacktestConfig, type BacktestConfig } from '../backtest/config';
 import { backtest } from '../backtest/backtest';
 import type { Summary } from '../report/metrics';
@@ -32,6 +33,11 @@ export interface JobResult {
   span?: { start: number; end: number };
   /** [time, equity] samples, when the job asked for them. */
   equity?: Array<[number, number]>;
+}
+
+/** A job's `configFile`: absolute, so that a worker started anywhere finds it (`cfg.file` is as the user typed it). */
+export function jobConfigFile(cfg: BacktestConfig): string {
+  return cfg.file === '' ? '' : path.resolve(cfg.file);
 }
 
 /** The config with the point's values in the strategies' params (`<strategyId>.<param>`). */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { BacktestConfigError, checkDataFiles, type BacktestConfig } from '../backtest/config';
 import { strategySlots } from '../backtest/strategy-module';
 import { openSource } from '../backtest/open-source';
-import { applyPoint, type JobResult, type SweepJob } from './job';
+import { applyPoint, jobConfigFile, type JobResult, type SweepJob } from './job';
 import { jobSeed, sweepPoints, type Point } from './points';
 import { runPool } from './pool';
 import { objectiveOf } from './options';
@@ -22,7 +22,7 @@ export interface SweepOutcome {
 export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
   const s = cfg.sweep;
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
-  return sweepPoints(s).map((point, index) => ({ configFile: cfg.file, index, point, seed: jobSeed(s.seed, index) }));
+  return sweepPoints(s).map((point, index) => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index) }));
 }
 
 /**

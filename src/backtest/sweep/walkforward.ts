@@ -11,7 +11,7 @@
  * window by window, then test runs), so every job's seed is fixed by the config.
  */
 import { BacktestConfigError, type BacktestConfig } from '../backtest/config';
-import type { JobResult, SweepJob } from './job';
+import { jobConfigFile, type JobResult, type SweepJob } from './job';
 import { annualized, type Objective, type WalkForwardSpec } from './options';
 import type { Point } from './points';
 import { jobSeed } from './points';
@@ -65,7 +65,7 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   const cuts = walkForwardWindows(spec, from, to);
   if (cuts.length === 0) throw new BacktestConfigError(cfg.file, 'sweep.walkForward', `train + test within the data (${iso(from)} to ${iso(to)}, ${((to - from) / 3_600_000).toFixed(2)} h)`, `train ${spec.trainMs} ms + test ${spec.testMs} ms`);
   const P = points.length;
-  const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: cfg.file, index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}) });
+  const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}) });
 
   const trainJobs = cuts.flatMap((c, w) => points.map((p) => job(P + w * P + p.index, p.point, c.train, false)));
   const trained = await run(trainJobs, 'walk-forward training');

@@ -9,7 +9,7 @@
  * one fee), and a list of symbols that leaves a default out drops it.
  */
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { parseConfigYaml, unreadableText, type ConfigTextProblem } from '../../core/config-text';
 import { decimalStringProblem } from '../../core/decimal';
 import { yamlLineOf } from '../../core/yaml-lines';
 import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
@@ -21,16 +21,22 @@ import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type Exchan
 export class ConfigError extends Error {
   /** 1-based line of `path` in the file, when known: `x.yaml:12: symbols[1].tickSize: ...`. */
   readonly line: number | undefined;
+  /** 1-based column, where one is known (a YAML syntax error). */
+  readonly column: number | undefined;
 
   constructor(
     readonly file: string,
     readonly path: string,
     readonly detail: string,
     line?: number,
+    column?: number,
   ) {
-    super(`${file}${line === undefined ? '' : `:${line}`}: ${path === '' ? '' : `${path}: `}${detail}`);
+    // A config built in code (startExchange) has no file: the message starts with the path.
+    const where = file === '' ? '' : `${file}${line === undefined ? '' : `:${line}`}${column === undefined ? '' : `:${column}`}: `;
+    super(`${where}${path === '' ? '' : `${path}: `}${detail}`);
     this.name = 'ConfigError';
     this.line = line;
+    this.column = column;
   }
 }
 
@@ -254,18 +260,19 @@ export function configFromValue(value: unknown, file: string): ExchangeConfig {
 
 /** Parses YAML text and validates it. */
 export function parseConfigText(text: string, file: string): ExchangeConfig {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    throw new ConfigError(file, '', `not valid YAML: ${e.message.split('\n')[0]}`);
-  }
+  const parsed = parseConfigYaml(text);
+  if ('problem' in parsed) throw textError(file, parsed.problem);
   try {
-    return configFromValue(doc.toJS(), file);
+    return configFromValue(parsed.value, file);
   } catch (e) {
     // The same error, with the line of its key in the file.
     if (e instanceof ConfigError && e.path !== '' && e.line === undefined) throw new ConfigError(e.file, e.path, e.detail, yamlLineOf(text, e.path));
     throw e;
   }
+}
+
+function textError(file: string, p: ConfigTextProblem): ConfigError {
+  return new ConfigError(file, '', `expected ${p.expected}, got ${p.got}`, p.line, p.column);
 }
 
 /** Reads and validates a config file; a missing or unreadable file is a ConfigError too. */
@@ -274,7 +281,7 @@ export function loadConfigFile(file: string): ExchangeConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(file, '', `cannot read the config file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw textError(file, { expected: 'a readable YAML file', got: unreadableText(e) });
   }
   return parseConfigText(text, file);
 }
