@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
-import { recording, writeConfig } from '../backtest/fixtures';
+import { MM, recording, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, ROOT, runCli } from './exchange-proc';
 
 jest.setTimeout(120_000);
@@ -126,6 +126,13 @@ test('perpkit run names the config as typed in every error (keys, modules, param
   writeFileSync(botCfg, stringify({ venue: { baseUrl: 'http://127.0.0.1:9', auth: { username: 'u', passwordEnv: 'P' } }, strategies: [{ id: 'z', module: './nothere.js' }] }));
   const rel = path.relative(ROOT, botCfg);
   expect(runCli(['run', rel, '--check']).stderr).toMatch(new RegExp(`^perpkit run: config error: ${rel.replace(/[.]/g, '\\.')}:\\d+: strategies\\[0\\]\\.module: `));
+});
+
+test('a strategy symbol the recording does not hold is bad input: exit 2 at the symbol parameter', () => {
+  // sym.yaml: data (3 lines), account (2), strategies: / - id / module / params: / symbol -> line 10
+  const r = runCli(['backtest', writeConfig(dir, 'sym.yaml', { strategies: [{ ...MM, params: { ...MM.params, symbol: 'ETHUSDT' } }] }), '--out', path.join(dir, 'o9'), '--quiet']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(`perpkit backtest: ${path.join(dir, 'sym.yaml')}:10: strategies[0].params.symbol: expected a symbol the recording holds (BTCUSDT), got ETHUSDT\n`);
 });
 
 test('a misspelt sweep.metric is refused before any job, naming the allowed ones', () => {

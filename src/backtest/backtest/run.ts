@@ -34,7 +34,7 @@ import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
 import { SETTLE_TURNS, Settler, TURN } from './settler';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
-import { slotSymbols } from './strategy-module';
+import { slotSymbols, symbolPath } from './strategy-module';
 import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 
@@ -149,7 +149,8 @@ export class BacktestRun {
     const partial = header.meta?.partialDepth;
     if (typeof partial === 'string') this.result.partialDepth = partial;
     for (const s of this.symbols) {
-      if (!known.has(s)) throw new Error(`the strategies trade ${s}, which the recording does not hold (it has ${[...known].join(', ')})`);
+      // Bad input (exit 2), at the parameter that names the symbol.
+      if (!known.has(s)) throw new BacktestConfigError(this.cfg.file, symbolPath(this.opts.slots, s) ?? 'strategies', `a symbol the recording holds (${[...known].join(', ')})`, s);
       this.needMark.add(s);
     }
     this.clock = new ManualClock(t0);
