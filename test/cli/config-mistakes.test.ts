@@ -135,6 +135,21 @@ test('a strategy symbol the recording does not hold is bad input: exit 2 at the 
   expect(r.stderr).toBe(`perpkit backtest: ${path.join(dir, 'sym.yaml')}:10: strategies[0].params.symbol: expected a symbol the recording holds (BTCUSDT), got ETHUSDT\n`);
 });
 
+test('data going back in time: the error names the file and line of the event that goes back, from the JSON lines or the replay cache', () => {
+  const lines = gunzipSync(readFileSync(path.join(dir, 'rec.jsonl.gz'))).toString().split('\n');
+  // A mark (never skipped by the quiet-trade path) past the middle, a minute back in time.
+  const at = lines.findIndex((l, i) => i > lines.length / 2 && l.includes('"k":"mark"'));
+  const ev = JSON.parse(lines[at]) as { t: number };
+  lines[at] = JSON.stringify({ ...ev, t: ev.t - 60_000 });
+  writeFileSync(path.join(dir, 'back.jsonl.gz'), gzipSync(lines.join('\n')));
+  for (const cache of [false, true]) {
+    const r = runCli(['backtest', writeConfig(dir, `back-${cache}.yaml`, { data: { files: ['back.jsonl.gz'], cache } }), '--out', path.join(dir, 'o10'), '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`data.files: expected events in time order`);
+    expect(r.stderr).toContain(`got an event at ${new Date(ev.t - 60_000).toISOString()} (${path.join(dir, 'back.jsonl.gz')}:${at + 1}, event `);
+  }
+});
+
 test('a misspelt sweep.metric is refused before any job, naming the allowed ones', () => {
   const r = runCli(['sweep', writeConfig(dir, 'm.yaml', { sweep: { metric: 'sharp', params: { 'mm.skewBps': ['1', '3'] } } }), '--out', path.join(dir, 'o3'), '--quiet']);
   expect(r.code).toBe(2);

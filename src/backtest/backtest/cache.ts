@@ -4,7 +4,7 @@ import { fromScaledInt } from '../../core/decimal';
 import type { Grid } from '../../core/values';
 import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { CACHE_LAYOUT, CHUNK_HEAD, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
-import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
+import type { EventBatch, EventOrigin, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
 
 type TradeEv = Extract<RecordedEvent, { k: 'trade' }>;
 type MarkEv = Extract<RecordedEvent, { k: 'mark' }>;
@@ -323,16 +323,22 @@ export class CacheSource implements EventSource {
   private batch: CacheBatch | undefined;
   private doneBytes = 0;
   private readonly total: number;
+  /** Events of the current file before the batch returned last, and after it (origin()). */
+  private batchStart = 0;
+  private fileEvents = 0;
 
   private constructor(
     private readonly paths: string[],
     readonly header: RecordingHeader,
     private readonly fileHeaders: RecordingHeader[],
+    /** The recording file each cache was built from, for origin(). */
+    private readonly recordings: string[],
   ) {
     this.total = paths.reduce((s, p) => s + statSync(p).size, 0);
   }
 
-  static open(cachePaths: string[], header: RecordingHeader): CacheSource {
+  /** `recordings`: the file each cache was built from (origin() names it), else the caches themselves. */
+  static open(cachePaths: string[], header: RecordingHeader, recordings: string[] = cachePaths): CacheSource {
     const headers: RecordingHeader[] = [];
     for (const p of cachePaths) {
       const fd = openSync(p, 'r');
@@ -345,7 +351,7 @@ export class CacheSource implements EventSource {
         closeSync(fd);
       }
     }
-    return new CacheSource(cachePaths, header, headers);
+    return new CacheSource(cachePaths, header, headers, recordings);
   }
 
   progress(): { done: number; total: number } {
@@ -364,6 +370,8 @@ export class CacheSource implements EventSource {
     const m = readMeta(this.fd);
     if (!m) throw new Error(`${this.paths[this.fileIndex]}: not a perpkit replay cache`);
     this.pos = m.dataStart;
+    this.batchStart = 0;
+    this.fileEvents = 0;
     const h = this.fileHeaders[this.fileIndex];
     const names = h.symbols.map((s) => s.symbol);
     const cs = codecs(h);
@@ -391,6 +399,8 @@ export class CacheSource implements EventSource {
       if (readSync(this.fd, bytes, 0, bodyLen, this.pos + CHUNK_HEAD) !== bodyLen) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
       this.pos += CHUNK_HEAD + bodyLen;
       const b = this.batch as CacheBatch;
+      this.batchStart = this.fileEvents;
+      this.fileEvents += n;
       // The columns are views of the read buffer: nothing is copied.
       b.count = n;
       b.t = new Float64Array(this.buf, 0, n);
@@ -411,6 +421,11 @@ export class CacheSource implements EventSource {
       if (levels > 0) b.indexLevels();
       return b;
     }
+  }
+
+  /** The cache holds every event of its recording in order, one a line after the header: event k is line k + 2. */
+  origin(i: number): EventOrigin {
+    return { file: this.recordings[Math.max(0, this.fileIndex)], line: this.batchStart + i + 2 };
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { eventProblem, RecordingFormatError, versionProblem } from '../../market-data/reader';
 import { isHeader, RECORDING_FORMAT, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
-import { ArrayBatch, type EventBatch, type EventSource } from './source';
+import { ArrayBatch, type EventBatch, type EventOrigin, type EventSource } from './source';
 
 /** One file's text chunks as a pull iterator, with the bytes read so far. */
 interface FileText {
@@ -99,6 +99,9 @@ export class JsonlSource implements EventSource {
   private file: FileText | undefined;
   private rest = '';
   private lineNo = 0;
+  /** The file and first line of the batch returned last (origin()). */
+  private batchFile = 0;
+  private batchLine = 0;
   private doneBytes = 0;
   private readonly total: number;
 
@@ -140,7 +143,7 @@ export class JsonlSource implements EventSource {
         if (tail.length > 0) {
           const out: RecordedEvent[] = [];
           this.parseLine(tail, out);
-          if (out.length > 0) return new ArrayBatch(out);
+          if (out.length > 0) return this.batchOf(out);
         }
         continue;
       }
@@ -154,8 +157,19 @@ export class JsonlSource implements EventSource {
         start = nl + 1;
       }
       this.rest = text.slice(start);
-      if (out.length > 0) return new ArrayBatch(out);
+      if (out.length > 0) return this.batchOf(out);
     }
+  }
+
+  /** A batch of the lines just parsed: every line after the header is one event, so they are consecutive. */
+  private batchOf(out: RecordedEvent[]): ArrayBatch {
+    this.batchFile = this.fileIndex;
+    this.batchLine = this.lineNo - out.length + 1;
+    return new ArrayBatch(out);
+  }
+
+  origin(i: number): EventOrigin {
+    return { file: this.paths[this.batchFile], line: this.batchLine + i };
   }
 
   private parseLine(line: string, out: RecordedEvent[]): void {

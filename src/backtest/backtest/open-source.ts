@@ -41,5 +41,5 @@ export async function openSource(files: string[], opts: OpenOptions): Promise<{ 
     caches.push(c);
   }
   await jsonl.close();
-  return { source: CacheSource.open(caches, jsonl.header), kind: 'cache' };
+  return { source: CacheSource.open(caches, jsonl.header, files), kind: 'cache' };
 }

@@ -35,7 +35,7 @@ import { LatencyVenue } from './latency-venue';
 import { SETTLE_TURNS, Settler, TURN } from './settler';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols, symbolPath } from './strategy-module';
-import type { EventBatch, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
+import { originText, type EventBatch, type EventSource, type LevelColumns, type QuoteColumns, type TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 
 /** Bus event types the driver books (see `observe`). */
@@ -458,7 +458,7 @@ export class BacktestRun {
         this.result.events.read++;
         // Events are applied at the clock's time when earlier: a recording that goes back in time
         // (two files of the same hours listed one after the other) would replay as a still market.
-        if (t + BACKWARD_TOLERANCE_MS < lastRead) throw new BacktestConfigError(this.cfg.file, 'data.files', 'events in time order, each file after the one before it (to replay several symbols over the same hours, import their captures together: one recording)', `an event at ${new Date(t).toISOString()} after one at ${new Date(lastRead).toISOString()} (event ${this.result.events.read})`);
+        if (t + BACKWARD_TOLERANCE_MS < lastRead) throw new BacktestConfigError(this.cfg.file, 'data.files', 'events in time order, each file after the one before it (to replay several symbols over the same hours, import their captures together: one recording)', `an event at ${new Date(t).toISOString()} (${originText(source.origin(i))}, event ${this.result.events.read} of the replay) after one at ${new Date(lastRead).toISOString()}`);
         firstRead ??= t;
         lastRead = Math.max(lastRead, t);
         if (t < from) continue;

@@ -86,6 +86,23 @@ export interface EventSource {
   close(): Promise<void>;
   /** Bytes of the underlying files consumed so far and in total, for progress. */
   progress(): { done: number; total: number };
+  /**
+   * Where event `i` of the batch `next()` returned last comes from: its recording file and, where
+   * the source knows it, the line in that file. For error messages: the sources keep one file
+   * index and one offset per batch, nothing per event.
+   */
+  origin(i: number): EventOrigin;
+}
+
+/** A recording file and, when known, a line in it (1-based; line 1 is the header). */
+export interface EventOrigin {
+  file: string;
+  line: number | undefined;
+}
+
+/** `file:line`, or the file alone. */
+export function originText(o: EventOrigin): string {
+  return o.line === undefined ? o.file : `${o.file}:${o.line}`;
 }
 
 /** A batch over an array of parsed events. */
