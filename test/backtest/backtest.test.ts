@@ -4,6 +4,8 @@ import { backtest } from '../../src/backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig, parseBacktestConfig } from '../../src/backtest/backtest/config';
 import { cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { reportJson } from '../../src/backtest/report/report';
+import { reportNotices } from '../../src/backtest/report/html';
+import { durationText } from '../../src/backtest/report/ratios';
 import { MM, recording, writeConfig } from './fixtures';
 
 let dir = '';
@@ -57,6 +59,24 @@ describe('backtest', () => {
     const strip = (fs: typeof fast.report.fills) => fs.map((f) => ({ ...f, tradeId: '', orderId: '' }));
     expect(strip(fast.report.fills)).toEqual(strip(full.report.fills));
     expect(fast.report.summary.totalPnl).toBe(full.report.summary.totalPnl);
+  });
+
+  test('a configured range the data covers only in part gets a notice with both ranges; one it covers gets none', async () => {
+    const whole = await backtest(loadBacktestConfig(writeConfig(dir, 'r0.yaml', {})), { cache: false });
+    const { start, end } = whole.report.identity.range;
+    const iso = (t: number): string => new Date(t).toISOString().replace('.000Z', 'Z');
+    // An hour before the data up to its last minute: the run has the data's first 7 minutes.
+    const from = start - 3_600_000;
+    const to = end - 60_000;
+    const part = await backtest(loadBacktestConfig(writeConfig(dir, 'r1.yaml', { data: { files: ['rec.jsonl.gz'], from: iso(from), to: iso(to) } })), { cache: false });
+    const range = part.report.identity.range;
+    const notice = reportNotices(part.report).find((n) => n.startsWith('The data covers only part'));
+    expect(notice).toBe(
+      `The data covers only part of the configured time range: ${iso(from)} to ${iso(to)} (${durationText(to - from)}) was configured, and the events run from ${iso(range.start)} to ${iso(range.end)} (${durationText(range.end - range.start)}); ${durationText(range.start - from + to - range.end)} of the range held no data.`,
+    );
+    // Within the data: nothing to say.
+    const inside = await backtest(loadBacktestConfig(writeConfig(dir, 'r2.yaml', { data: { files: ['rec.jsonl.gz'], from: iso(start + 60_000), to: iso(end - 60_000) } })), { cache: false });
+    expect(reportNotices(inside.report).filter((n) => n.startsWith('The data covers only part'))).toEqual([]);
   });
 
   test('latency delays orders on the virtual clock', async () => {

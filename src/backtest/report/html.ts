@@ -51,10 +51,29 @@ function tapeSkipsText(t: BacktestReport['data']['tape']): string | undefined {
 }
 
 /** What a reader must know before reading the figures, in words (also printed by the CLI). */
+/**
+ * A configured time range (`data.from`, `data.to`) the data covers only in part: the run is that
+ * of the part, and nothing else would say that most of the range held no events. Gaps under a
+ * second, or under 5 % of the range (the last event falls just before `to`; sparse data), are not
+ * worth a word.
+ */
+function coverageNotice(range: BacktestReport['identity']['range']): string | undefined {
+  const { start, end, from, to } = range;
+  if (from === null && to === null) return undefined;
+  const lo = from ?? start;
+  const hi = to ?? end;
+  const span = hi - lo;
+  const empty = Math.max(0, start - lo) + Math.max(0, hi - end);
+  if (span <= 0 || empty < 1000 || empty < 0.05 * span) return undefined;
+  return `The data covers only part of the configured time range: ${iso(lo)} to ${iso(hi)} (${durationText(span)}) was configured, and the events run from ${iso(start)} to ${iso(end)} (${durationText(end - start)}); ${durationText(empty)} of the range held no data.`;
+}
+
 export function reportNotices(r: BacktestReport): string[] {
   const s = r.summary;
   const out: string[] = [];
   const span = r.data.endTime - r.data.startTime;
+  const coverage = coverageNotice(r.identity.range);
+  if (coverage !== undefined) out.push(coverage);
   if (s.fills === 0) out.push(`No fills: the strategies placed ${s.ordersAccepted} accepted order(s) and none traded, so there are no trades, and PnL, fees and win rate describe an idle account.`);
   else if (s.trades === 0) out.push(`No closed trade: ${s.fills} fill(s) opened a position that was still open at the end; trade statistics need a round trip.`);
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
