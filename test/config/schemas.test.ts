@@ -111,7 +111,7 @@ describe('the published files, as an editor reads them (ajv, JSON Schema 2020-12
       ['symbols:\n  - symbol: ETHUSDT\n    tickSize: 0.01\n', 'symbols[0].tickSize'],
       ['prot: 80\n', 'prot'],
       ['market: sideways\n', 'market'],
-      ['users:\n  - { username: a, password: b, balance: "1", positionMode: SOLO }\n', 'users[0].positionMode'],
+      ['users:\n  - { username: abc, password: b, balance: "1", positionMode: SOLO }\n', 'users[0].positionMode'],
     ] as const) {
       expect(exchange(parse(text))).toBe(false);
       expect(() => parseConfigText(text, 'x.yaml')).toThrow(expect.objectContaining({ path: at }) as unknown as Error);

@@ -15,6 +15,8 @@ import { yamlLineOf } from '../../core/yaml-lines';
 import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
 import { VenueError } from '../../core/errors';
 import { validateFaultSetting } from '../../protocol/validate/admin';
+import { usernameProblem } from '../../protocol/validate/public';
+import { USERNAME } from '../../protocol/validate/rules';
 import { SymbolSpec, type MarginTier, type SymbolConfig } from '../engine/symbols';
 import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type ExchangeConfig, type MarketMode } from './config';
 
@@ -135,6 +137,22 @@ class Checker {
   }
 }
 
+/** The config error text of a username login would refuse. */
+function usernameText(problem: string): string {
+  return `${problem} (login's rule for usernames: this user could never log in)`;
+}
+
+/**
+ * The users of a config built in code (`startExchange({ users })`), checked as a config file's
+ * are: a username login would refuse is a ConfigError at `users[i].username`.
+ */
+export function checkConfiguredUsers(users: readonly ConfiguredUser[], file = ''): void {
+  users.forEach((u, i) => {
+    const problem = usernameProblem(u.username);
+    if (problem !== undefined) throw new ConfigError(file, `users[${i}].username`, usernameText(problem));
+  });
+}
+
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
@@ -177,8 +195,17 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
     return s;
   }, symbolSchema);
   const apiKey = c.obj<ConfiguredApiKey>({ apiKey: c.str, secret: c.str, permissions: c.list(c.oneOf(PERMISSIONS), 1) }, ['apiKey', 'secret', 'permissions']);
+  // The rule login applies: a configured user it would refuse could never log in.
+  const username: V<string> = withSchema(
+    (v, p) => {
+      const problem = usernameProblem(v);
+      if (problem !== undefined) throw new ConfigError(c.file, p, usernameText(problem));
+      return v as string;
+    },
+    { type: 'string', minLength: USERNAME.min, maxLength: USERNAME.max },
+  );
   const user = c.obj<ConfiguredUser>(
-    { username: c.str, password: c.str, balance: c.dec({ nonNegative: true }), positionMode: c.oneOf(POSITION_MODES), apiKeys: c.list(apiKey) },
+    { username, password: c.str, balance: c.dec({ nonNegative: true }), positionMode: c.oneOf(POSITION_MODES), apiKeys: c.list(apiKey) },
     ['username', 'password', 'balance'],
   );
   const market: V<MarketMode> = withSchema(

@@ -7,6 +7,7 @@
  * it to the log, and only once the log has it resolve the caller and publish its events. So a
  * client never hears of an order, and no stream shows one, that a crash could forget.
  */
+import { checkConfiguredUsers } from './config-file';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../../core/clock';
 import { Engine } from '../engine/engine';
@@ -54,6 +55,8 @@ export class ExchangeCore {
   private closed = false;
 
   constructor(opts: ExchangeCoreOptions) {
+    // Configured users are created at start: refuse now one that could never log in.
+    checkConfiguredUsers(opts.config.users);
     this.config = opts.config;
     this.wallClock = opts.wallClock;
     this.clock = new CommandClock(opts.startTime ?? opts.wallClock.now());

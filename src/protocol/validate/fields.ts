@@ -55,6 +55,21 @@ export interface StringRule {
   patternText?: string;
 }
 
+/**
+ * What is wrong with a value under a string rule, worded to follow the field's name (`must be 3
+ * to 32 characters long, got 2`); undefined when it passes. The request validators use it, and so
+ * does whatever must accept only what a request would (the exchange's configured users).
+ */
+export function stringProblem(v: unknown, rule: StringRule): string | undefined {
+  if (typeof v !== 'string') return `must be a string, got ${jsonTypeOf(v)}`;
+  const min = rule.min ?? 1;
+  const n = v.length < min || v.length > rule.max ? charCount(v) : v.length;
+  if (n < min) return min === 1 ? 'must not be empty' : `must be ${min} to ${rule.max} characters long, got ${n}`;
+  if (n > rule.max) return `must be at most ${rule.max} characters long, got ${n}`;
+  if (rule.pattern !== undefined && !rule.pattern.test(v)) return `must be ${rule.patternText ?? `a string matching ${String(rule.pattern)}`}, got ${JSON.stringify(v)}`;
+  return undefined;
+}
+
 /** Sign rule for decimal fields; grid and min/max checks need the symbol and belong to the engine. */
 export type DecimalSign = 'positive' | 'nonNegative' | 'any';
 
@@ -153,17 +168,9 @@ export class FieldReader {
 
   private checkString(k: string, v: unknown, rule: StringRule): string {
     const f = this.path(k);
-    if (typeof v !== 'string') throw invalid(`${f} must be a string, got ${jsonTypeOf(v)}`, f);
-    const min = rule.min ?? 1;
-    const n = v.length < min || v.length > rule.max ? charCount(v) : v.length;
-    if (n < min) {
-      throw invalid(min === 1 ? `${f} must not be empty` : `${f} must be ${min} to ${rule.max} characters long, got ${n}`, f);
-    }
-    if (n > rule.max) throw invalid(`${f} must be at most ${rule.max} characters long, got ${n}`, f);
-    if (rule.pattern !== undefined && !rule.pattern.test(v)) {
-      throw invalid(`${f} must be ${rule.patternText ?? `a string matching ${String(rule.pattern)}`}, got ${JSON.stringify(v)}`, f);
-    }
-    return v;
+    const problem = stringProblem(v, rule);
+    if (problem !== undefined) throw invalid(`${f} ${problem}`, f);
+    return v as string;
   }
 
   // ---- decimals

@@ -1,10 +1,15 @@
 /** Validators of the public endpoints (SERVICE_SPEC "Public endpoints"). */
 import { LEADERBOARD_PERIODS } from '../../core/enums';
 import type { ExchangeEmbedTokenRequest, ExchangeTicketRequest, LeaderboardRequest, LoginRequest } from '../rest/public';
-import { FieldReader, KeySet } from './fields';
+import { FieldReader, KeySet, stringProblem } from './fields';
 import { CHANNEL_ID, DEVICE_ID, DEVICE_NAME, PASSWORD, SSO_TOKEN, USERNAME } from './rules';
 
 const LOGIN_KEYS = new KeySet(['username', 'password', 'deviceId', 'deviceName']);
+
+/** What login would refuse in a username (undefined: nothing): the rule for anything that creates users. */
+export function usernameProblem(v: unknown): string | undefined {
+  return stringProblem(v, USERNAME);
+}
 
 export function validateLogin(input: unknown): LoginRequest {
   const r = FieldReader.body(input, LOGIN_KEYS);
