@@ -133,5 +133,5 @@ test('two recordings of the same hours listed one after the other: exit 2 naming
   const cfg = writeConfig(dir, 'overlap.yaml', { data: { files: ['hours-a.jsonl.gz', 'hours-b.jsonl.gz'] } });
   const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-overlap'), '--quiet']);
   expect(r.code).toBe(2);
-  expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*overlap\.yaml(:\d+)?: data\.files: expected events in time order, each file after the one before it .*, got an event at 2023-11-14T22:13:50\.000Z after one at 2023-11-14T22:15:19\.000Z \(event 121\)$/);
+  expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*overlap\.yaml(:\d+)?: data\.files: expected events in time order, each file after the one before it .*, got an event at 2023-11-14T22:13:50\.000Z \(.*hours-b\.jsonl\.gz:2, event 121 of the replay\) after one at 2023-11-14T22:15:19\.000Z$/);
 });
