@@ -52,13 +52,13 @@ afterAll(async () => {
   await ex.stop();
 });
 
-/** A fresh bot user and a config file for it. */
-async function setup(extra: Record<string, unknown> = {}): Promise<{ userId: string; username: string; file: string }> {
-  const u = await ex.createUser({ password: PASSWORD, balance: '100000' });
+/** A fresh bot user and a config file for it (on `on`, by default the suite's exchange). */
+async function setup(extra: Record<string, unknown> = {}, on: TestExchange = ex): Promise<{ userId: string; username: string; file: string }> {
+  const u = await on.createUser({ password: PASSWORD, balance: '100000' });
   const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-daemon-'));
   const file = path.join(dir, 'bot.json.yaml');
   const doc = {
-    venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+    venue: { baseUrl: on.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
     strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
     risk: { maxOrderNotional: '10000' },
     pollPositionsMs: 0,
@@ -248,17 +248,8 @@ describe('bot daemon on the local exchange', () => {
     const clock = new TestClock();
     const ex2 = await startTestExchange({}, { clock });
     try {
-      const u = await ex2.createUser({ password: PASSWORD, balance: '100000' });
-      const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-daemon-relogin-'));
-      const file = path.join(dir, 'bot.yaml');
-      const doc = {
-        venue: { baseUrl: ex2.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
-        strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
-        risk: { maxOrderNotional: '10000' },
-        pollPositionsMs: 0,
-        http: { host: '127.0.0.1', port: 0 },
-      };
-      writeFileSync(file, JSON.stringify(doc));
+      const u = await setup({}, ex2);
+      const file = u.file;
       const d = daemonFor(file);
       stopAfter.push(d);
       await d.start();
