@@ -44,8 +44,35 @@ export function decimalStringProblem(s: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `decimalStringProblem` would accept `s`, by a loop over its characters (no regular
+ * expression, no message): strategies' intents pass through here on every order of a backtest.
+ */
 export function isDecimalString(s: unknown): s is string {
-  return decimalStringProblem(s) === undefined;
+  if (typeof s !== 'string') return false;
+  const n = s.length;
+  if (n === 0 || n > 64) return false;
+  const neg = s.charCodeAt(0) === 45;
+  let i = neg ? 1 : 0;
+  if (i === n) return false;
+  let c = s.charCodeAt(i);
+  let nonZero = false;
+  if (c === 48) i++;
+  else if (c >= 49 && c <= 57) {
+    nonZero = true;
+    i++;
+    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
+  } else return false;
+  if (i < n) {
+    if (s.charCodeAt(i) !== 46) return false;
+    const frac = ++i;
+    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+      if (c !== 48) nonZero = true;
+      i++;
+    }
+    if (i !== n || i === frac) return false;
+  }
+  return !neg || nonZero;
 }
 
 /** Parse a strict decimal string into an exact Dec; throws RangeError naming the rule. */

@@ -1,4 +1,4 @@
-import { Dec, Grid, Money, Price, Quantity, compareDecimalStrings, decimalStringProblem, formatDec, fromScaledInt, toScaledInt } from '../../src/core';
+import { Dec, Grid, Money, Price, Quantity, compareDecimalStrings, decimalStringProblem, formatDec, fromScaledInt, isDecimalString, toScaledInt } from '../../src/core';
 import fc from 'fast-check';
 
 describe('decimal strings', () => {
@@ -21,6 +21,18 @@ describe('decimal strings', () => {
     ['-0', false],
   ])('%j acceptable: %s', (s, ok) => {
     expect(decimalStringProblem(s) === undefined).toBe(ok);
+  });
+
+  it('isDecimalString (a character loop) accepts exactly what decimalStringProblem accepts', () => {
+    for (const s of ['-0.0', '-0.000', '-0.001', '0.0', '-', '-.5', '1.2.3', '0.', '00', '-01', '9'.repeat(64), '9'.repeat(65), '1.5 ']) {
+      expect([s, isDecimalString(s)]).toEqual([s, decimalStringProblem(s) === undefined]);
+    }
+    expect(isDecimalString(1.5)).toBe(false);
+    expect(isDecimalString(undefined)).toBe(false);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[-0-9.eE+ ]{0,9}$/), (s) => isDecimalString(s) === (decimalStringProblem(s) === undefined)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('refuses a JSON number with a message saying why', () => {
