@@ -149,7 +149,7 @@ export function loadStrategySource(spec: string, baseDir: string): { file: strin
   try {
     mod = requireModule(file);
   } catch (e) {
-    throw new StrategySourceError('a strategy module that loads', `${file}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    throw new StrategySourceError('a strategy module that loads', `${file}: ${loadErrorText(e)}`);
   }
   const m = (typeof mod === 'object' && mod !== null ? mod : {}) as Record<string, unknown>;
   const def = m.default ?? m.strategy ?? mod;
@@ -157,6 +157,18 @@ export function loadStrategySource(spec: string, baseDir: string): { file: strin
     throw new StrategySourceError('a module exporting a strategy definition (default or `strategy` export with name, symbols, params, create)', `${file} exporting ${describe(def)}`);
   }
   return { file, definition: def };
+}
+
+/**
+ * A load error on one line: its first line, and where it is when the next line says so (jiti puts
+ * a syntax error's `file:line:column` on a line of its own: `ParseError: Unexpected token` alone
+ * does not say where).
+ */
+export function loadErrorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const [first, second] = e.message.split('\n');
+  const at = second?.trim();
+  return at !== undefined && /^\S+:\d+:\d+$/.test(at) ? `${first.trim()} at ${at}` : first;
 }
 
 function describe(v: unknown): string {

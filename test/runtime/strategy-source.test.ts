@@ -79,6 +79,15 @@ describe('TypeScript strategies outside the checkout', () => {
     }
   });
 
+  it('a syntax error in a .ts strategy is a config error naming the file, line and column of the error', () => {
+    writeFileSync(path.join(dir, 'broken.ts'), `import { defineStrategy } from ${JSON.stringify(INDEX)};\nexport default defineStrategy({ name: 'x', params: (r) => r, symbols: () => ['BTCUSDT'], create: () => ({ onMark() { return [ } }) });\n`);
+    writeFileSync(path.join(dir, 'bt3.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./broken.ts\n`);
+    const r = cli(['backtest', 'bt3.yaml'], dir);
+    expect(r.code).toBe(2);
+    expect(r.out.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toMatch(/bt3\.yaml:\d+: strategies\[0\]\.module: expected a strategy module that loads, got .*broken\.ts: .*Unexpected token at .*broken\.ts:2:\d+/);
+  });
+
   it('a missing module is a config error naming the file and key', () => {
     writeFileSync(path.join(dir, 'bt2.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./nope.ts\n`);
     const r = cli(['backtest', 'bt2.yaml'], dir);
