@@ -177,7 +177,7 @@ export class Bot {
   }
 
   /**
-   * An exception the bot's pipeline did not expect: reported as any error, and published as a
+   * An exception the bot's pipeline did not expect: reported as every error is, and published as a
    * `botError` so that health, metrics, the backtest summary and test worlds show it.
    */
   private pipelineError(e: unknown, context: string): void {

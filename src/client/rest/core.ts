@@ -154,7 +154,7 @@ export class RestCore {
   /**
    * Signs in again with the password of the last `PerpClient.login(..., { keepSignedIn: true })`,
    * for when the session cannot be renewed (20006: the refresh token expired, or the venue forgot
-   * it in a restart). Undefined otherwise: any other sign-in, SSO exchange or API key clears it.
+   * it in a restart). Undefined otherwise: every other sign-in, SSO exchange or API key clears it.
    */
   relogin: (() => Promise<void>) | undefined;
   /** The last failed `relogin` and when: within RELOGIN_RETRY_MS it is given again without a request. */
