@@ -94,7 +94,9 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   const parts: string[] = [];
   if (thrown > 0) parts.push(`${thrown} strategy error(s)${stopped.length > 0 ? ` (${stopped.join(', ')} stopped for them)` : ''}`);
   if (st.pipelineErrors > 0) parts.push(`${st.pipelineErrors} exception(s) of the bot's own pipeline`);
-  if (st.errors - st.pipelineErrors > 0) parts.push(`${st.errors - st.pipelineErrors} failed venue call(s) or other error(s)`);
+  // stats.errors counts every error: the strategies' and the pipeline's too.
+  const other = st.errors - st.pipelineErrors - thrown;
+  if (other > 0) parts.push(`${other} failed venue call(s) or other error(s)`);
   if (st.denials > 0) parts.push(`${st.denials} risk denial(s)`);
   if (st.rejections > 0) parts.push(`${st.rejections} venue rejection(s)`);
   return parts.length === 0 ? undefined : parts.join(', ');

@@ -246,7 +246,7 @@ export class BotDaemon {
     await this.closeServer();
     this.phase = 'stopped';
     // After a failed start the process fails whatever the stop did: do not say "cleanly" before the fatal line.
-    if (reason === 'start failed') this.log.info({ code }, 'stopped after a failed start');
+    if (reason === 'start failed') this.log.info('stopped after a failed start');
     else this.log.info({ code }, code === 0 ? 'stopped cleanly' : 'stopped with errors');
     return code;
   }
