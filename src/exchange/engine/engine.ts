@@ -108,7 +108,7 @@ export class Engine {
     const positions = new Positions(s);
     this.positionViews = new PositionViews(s, this.margin);
     const intake = new OrderIntake(s, this.margin, positions);
-    const matching = new Matching(s, this.ledger, positions);
+    const matching = new Matching(s, this.ledger, positions, (spec) => intake.memoOf(spec));
     this.orderQueries = new OrderQueries(s);
     this.orders = new OrderCommands(s, intake, matching, this.orderQueries, this.ledger, this.margin, positions);
     this.conditions = new Conditions(s, positions);

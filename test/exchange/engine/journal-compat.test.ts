@@ -20,6 +20,8 @@ import { DEFAULT_CONFIG } from '../../../src/exchange/service/config';
 import { openDurableCore } from '../../../src/exchange/service/durable-core';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/journal-0.1.0');
+/** Snapshot fields that hold frozen margin (see the test). */
+const FROZEN_KEYS = new Set(['frozenPerStep', 'frozenBalanceBefore', 'frozenBalanceAfter']);
 
 interface Expected {
   commands: number;
@@ -43,8 +45,14 @@ describe('journal compatibility', () => {
     const n = await core.recover();
     expect(n).toBe(expected.commands);
     const e = core.engine;
-    // Through JSON, as a snapshot stores it.
-    expect(JSON.parse(JSON.stringify(e.exportState()))).toEqual(expected.engine);
+    // Through JSON, as a snapshot stores it. One change since that engine is on purpose: an order
+    // that closes part of a one-way position keeps the margin of what it opens once its closing part
+    // has filled (matching.ts refreezeOpening; 28040c9 released it pro rata over the whole order and
+    // let the account promise that margin twice). The frozen amounts it set, and the account-change
+    // records that quote frozen figures, are left out of this comparison (orders.test.ts checks
+    // them); everything else, and every user's asset, positions and orders below, is as it was.
+    const withoutFrozen = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (FROZEN_KEYS.has(k) ? undefined : x)));
+    expect(withoutFrozen(e.exportState())).toEqual(withoutFrozen(expected.engine));
     expect(e.audit()).toEqual(expected.audit);
     const views = Object.fromEntries(e.userIds().map((u) => [u, {
       asset: e.asset(u),

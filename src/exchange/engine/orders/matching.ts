@@ -7,8 +7,11 @@
 import type { ExecutionType, OrderStatus } from '../../../core/enums';
 import { formatUnits, unitsTimesRate } from '../../../core/money-units';
 import type { Ledger } from '../accounts/ledger';
+import type { MarginMemo } from '../accounts/margin-memo';
+import { ZERO_RATE } from '../accounts/margin-rate';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { EngineAccount, EngineOrder } from '../model';
+import type { SymbolSpec } from '../symbols';
 import { isReducing, type Positions } from '../positions/positions';
 import { INSURANCE_ACCOUNT, isFinal, type EngineState, type SymbolState } from '../state';
 import type { PreparedOrder } from './prepare';
@@ -28,6 +31,8 @@ export class Matching {
     private readonly s: EngineState,
     private readonly ledger: Ledger,
     private readonly positions: Positions,
+    /** The symbol's margin memo (the intake's, prepare.ts): a frozen amount made again after a closing fill. */
+    private readonly memoOf: (spec: SymbolSpec) => MarginMemo,
   ) {}
 
   /** Creates the order and runs it: matching, then rest, expire or reject. Never throws. */
@@ -153,6 +158,9 @@ export class Matching {
     const notional = spec.notionalMoney(price, q);
     const fee = unitsTimesRate(notional, role === 'maker' ? spec.makerFeeRate : spec.takerFeeRate);
     const liquidation = o.placeType === 'LIQUIDATION';
+    // A one-way order that closes part of the position before it opens: the closing part fills
+    // first, so what stays frozen is made again after such a fill (below), not released pro rata.
+    const closedBefore = acct.positionMode === 'ONE_WAY' && o.frozenPerStep.m !== 0n ? this.positions.closable(acct, spec.name, o.side, o.positionSide) : 0;
     const realized = this.positions.applyFill(acct, o, price, q, fee, liquidation);
     o.executed += q;
     o.cumQuote += notional;
@@ -166,6 +174,8 @@ export class Matching {
     if (acct.userId !== INSURANCE_ACCOUNT) acct.trades.push(fillNo, tradeNo, o.id, spec, o.side, role, o.positionSide, price, q, notional, fee, realized, o.updateTime);
     if (o.status === 'FILLED') {
       this.release(o);
+    } else if (closedBefore > 0) {
+      this.refreezeOpening(acct, o);
     } else {
       this.ledger.freeze(o, o.qty - o.executed);
     }
@@ -181,6 +191,26 @@ export class Matching {
       });
     }
     this.changed(o);
+  }
+
+  /**
+   * After a fill that closed part of the one-way position: the order keeps frozen the margin of what
+   * its rest would still open (price x (rest - what it can still close) / leverage), as an order of
+   * that rest placed now would. Pro rata over the whole order would release the opening part's
+   * margin as the closing part fills, and let the account promise it twice.
+   */
+  private refreezeOpening(acct: EngineAccount, o: EngineOrder): void {
+    const rest = o.qty - o.executed;
+    const opening = Math.max(0, rest - this.positions.closable(acct, o.symbol.name, o.side, o.positionSide));
+    if (opening === 0) {
+      o.frozenPerStep = ZERO_RATE;
+      this.ledger.setFrozen(o, 0n);
+      return;
+    }
+    const memo = this.memoOf(o.symbol);
+    memo.lookup(o.price, opening, rest, this.s.settingsOf(acct, o.symbol.name).leverage);
+    o.frozenPerStep = memo.perStep;
+    this.ledger.freeze(o, rest);
   }
 
   /** Drops a final order from the live indexes and unfreezes its margin. */

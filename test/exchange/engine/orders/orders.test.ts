@@ -35,6 +35,27 @@ describe('normal orders: time in force and flags', () => {
     expect(changes[0]).toMatchObject({ changeType: 'TRADE_FEE', amount: '-10', walletBalanceBefore: '100000', walletBalanceAfter: '99990' });
   });
 
+  it('an order that closes part of a one-way position keeps the margin of what it opens when its closing part fills', () => {
+    const w = world();
+    // a is short 0.15 BTC.
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.15'));
+    w.engine.placeOrder('c', { ...limit('BUY', '50000', '0.15'), timeInForce: 'IOC' });
+    // BUY 0.4 closes 0.15 and opens 0.25: 49900 * 0.25 / 20 frozen.
+    w.engine.placeOrder('a', limit('BUY', '49900', '0.4'));
+    expect(w.engine.asset('a').frozenMargin).toBe('623.75');
+    // The closing part fills: what is left opens 0.25 all the same (pro rata would keep 389.84375).
+    w.engine.placeOrder('b', { ...limit('SELL', '49900', '0.15'), timeInForce: 'IOC' });
+    expect(w.engine.positions('a')).toEqual([]);
+    expect(w.engine.asset('a').frozenMargin).toBe('623.75');
+    // Opening fills release it as they come: 0.15 left to open.
+    w.engine.placeOrder('b', { ...limit('SELL', '49900', '0.1'), timeInForce: 'IOC' });
+    expect(w.engine.asset('a').frozenMargin).toBe('374.25');
+    w.engine.placeOrder('b', { ...limit('SELL', '49900', '0.15'), timeInForce: 'IOC' });
+    expect(w.engine.asset('a').frozenMargin).toBe('0');
+    expect(w.engine.positions('a')[0].quantity).toBe('0.25');
+    expect(w.engine.audit().netQtyBySymbol.BTCUSDT).toBe(0);
+  });
+
   it('walks several levels in price-time priority', () => {
     const w = world();
     w.engine.placeOrder('a', limit('SELL', '50001', '0.1'));
