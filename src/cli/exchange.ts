@@ -99,9 +99,6 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   const o = parsed.values;
   if (o['replay-speed'] !== undefined) replaySpeedArg(o['replay-speed']);
   replayFillArg(o['fill-book'], o.queue);
-  if ((o['fill-book'] !== undefined || o.queue !== undefined) && o.market?.startsWith('replay:') !== true) {
-    throw new UsageError(`--${o['fill-book'] !== undefined ? 'fill-book' : 'queue'} applies to --market replay:<file> only`);
-  }
   if (o.market?.startsWith('replay:') === true && !existsSync(o.market.slice('replay:'.length))) {
     throw new UsageError(`--market ${o.market}: no such recording file`);
   }
@@ -124,6 +121,14 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   }
   if (o.seed !== undefined) cfg.seed = intArg('seed', o.seed, 0, 2 ** 32 - 1);
   if (o.fsync) cfg.fsync = true;
+  // A flag for a market the exchange will not run would be ignored without a word: refused, judged
+  // on the market it runs (the flag's, else the config file's).
+  const replay = cfg.market.startsWith('replay:');
+  const synthetic = cfg.market === 'synthetic';
+  for (const flag of ['fill-book', 'queue', 'replay-speed'] as const) {
+    if (o[flag] !== undefined && !replay) throw new UsageError(`--${flag} applies to --market replay:<file> only (the market is ${cfg.market})`);
+  }
+  if (o.seed !== undefined && !synthetic) throw new UsageError(`--seed applies to --market synthetic only (the market is ${cfg.market})`);
   return cfg;
 }
 

@@ -148,4 +148,17 @@ describe('local exchange replay with the L2 fill model', () => {
     expect(() => exchangeConfigFromArgs(['--market', `replay:${rec}`, '--fill-book', 'l2', '--queue', 'fifo'])).toThrow(/none, risk-averse, probabilistic, got 'fifo'/);
     expect(() => exchangeConfigFromArgs(['--fill-book', 'l2'])).toThrow(/applies to --market replay/);
   });
+
+  it('refuses a flag for a market it will not run (nothing ignored without a word), judged on the config file\'s market too', async () => {
+    const { exchangeConfigFromArgs } = await import('../../src/cli/exchange');
+    const rec = recording(dir);
+    expect(() => exchangeConfigFromArgs(['--replay-speed', '10'])).toThrow('--replay-speed applies to --market replay:<file> only (the market is off)');
+    expect(() => exchangeConfigFromArgs(['--market', 'synthetic', '--replay-speed', '5'])).toThrow('--replay-speed applies to --market replay:<file> only (the market is synthetic)');
+    expect(() => exchangeConfigFromArgs(['--market', `replay:${rec}`, '--seed', '3'])).toThrow(`--seed applies to --market synthetic only (the market is replay:${rec})`);
+    expect(exchangeConfigFromArgs(['--market', 'synthetic', '--seed', '3'])).toMatchObject({ market: 'synthetic', seed: 3 });
+    // The market of a config file counts as the flag's would.
+    const file = path.join(dir, 'replay.yaml');
+    writeFileSync(file, `market: replay:${rec}\n`);
+    expect(exchangeConfigFromArgs(['--config', file, '--fill-book', 'l2', '--replay-speed', 'max'])).toMatchObject({ market: `replay:${rec}` });
+  });
 });
