@@ -421,6 +421,13 @@ describe('what a recording holds, as a backtest meets it', () => {
     expect(reportNotices(a.report)).toContain(
       "The recording does not fit the symbols' grids and limits everywhere: 3 book quote(s) off the grid or below the minimum were skipped (report data.tape); fills and marks around them are not those of the recorded market.",
     );
+    // A trade off the grid and one of a symbol the header does not list: counted too, whether or
+    // not they would have reached an order (the backtest passes those that reach none).
+    let t = 0;
+    edit(dir, (lines) => lines.map((l) => (l.includes('"k":"trade"') && t++ === 2 ? l.replace(/"p":"(\d+)\.(\d)"/, '"p":"$1.$25"') : l)).filter((l) => l !== '').concat([JSON.stringify({ t: T0 + 119_700, k: 'trade', s: 'ETHUSDT', id: 'e1', p: '3000.00', q: '0.100', side: 'BUY' })]));
+    const c = await backtest(cfg, { cache: false });
+    expect(c.result.tape.skipped).toMatchObject({ offGrid: 1, otherSymbol: 1 });
+    expect(reportNotices(c.report).join(' ')).toContain('1 trade(s) off the tick or step grid were skipped, 1 trade(s) of a symbol the recording\'s header does not list were skipped, 3 book quote(s)');
     // A recording that fits says nothing of the kind.
     v2Recording(dir);
     const b = await backtest(cfg, { cache: false });

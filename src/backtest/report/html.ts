@@ -45,6 +45,7 @@ function tapeSkipsText(t: BacktestReport['data']['tape']): string | undefined {
   add(t.skipped.offGrid, 'trade(s) off the tick or step grid were skipped');
   add(t.skipped.belowMinimum, 'trade(s) below the minimum quantity or notional were skipped');
   add(t.skipped.refused, 'trade(s) were refused by the engine');
+  add(t.skipped.otherSymbol, "trade(s) of a symbol the recording's header does not list were skipped");
   add(t.quotes.skipped, 'book quote(s) off the grid or below the minimum were skipped');
   add(t.refusals, 'mark, funding or cancel call(s) were refused');
   return parts.length === 0 ? undefined : parts.join(', ');

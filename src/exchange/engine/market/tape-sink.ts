@@ -84,7 +84,12 @@ export interface TapeStats {
    * refused because they would cross a resting order, skipped (below minimum or off grid).
    */
   quotes: { depths: number; placed: number; crossed: number; skipped: number };
-  skipped: { belowMinimum: number; offGrid: number; refused: number };
+  /**
+   * Trades not replayed: below the minimum, off the grid (counted also when a backtest passes a
+   * trade that reaches no order), refused by the engine, or of a symbol the specs (the recording's
+   * header) do not list.
+   */
+  skipped: { belowMinimum: number; offGrid: number; refused: number; otherSymbol: number };
   /** Mark, funding or cancel calls the sink refused (an off-grid mark, a rate out of range). */
   refusals: number;
   /** The `l2` book mode's queue model and counts (absent in the `top` mode). */

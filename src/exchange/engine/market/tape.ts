@@ -61,7 +61,7 @@ import { guard, settle, specInfo, type SpecInfo } from './tape-specs';
 const FINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'REJECTED']);
 
 export class TapeReplayer {
-  readonly stats: TapeStats = { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0 }, refusals: 0 };
+  readonly stats: TapeStats = { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0, otherSymbol: 0 }, refusals: 0 };
   private readonly maker: string;
   private readonly taker: string;
   private readonly specs = new Map<string, SpecInfo>();
@@ -283,6 +283,13 @@ export class TapeReplayer {
    */
   passTrade(e: Extract<RecordedEvent, { k: 'trade' }>): void {
     this.stats.trades++;
+    // Not replayed, but what the tape could not have replayed is counted as if it had been asked.
+    const info = this.specs.get(e.s);
+    if (info === undefined) {
+      if (this.specs.size > 0) this.stats.skipped.otherSymbol++;
+      return;
+    }
+    if (info.tick.toUnits(e.p) === undefined || info.step.toUnits(e.q) === undefined) this.stats.skipped.offGrid++;
     this.quotes.pass(e.s, e.p);
   }
 
