@@ -301,6 +301,24 @@ test('Redis gone mid-sweep: coordinator and worker stop with a clear error; the 
   }
 });
 
+test('a worker with no job running stops at once on SIGINT, also when Redis is gone (it used to wait for Redis forever)', async () => {
+  const own = await startRedis();
+  try {
+    // A long grace: the worker must not be saved by giving up on Redis by itself.
+    const w = worker(own.url, '--grace-ms', '60000');
+    await until('the worker waiting', () => w.out().includes('waiting for sweep jobs'));
+    await own.kill();
+    await new Promise((r) => setTimeout(r, 500));
+    const t0 = Date.now();
+    w.child.kill('SIGINT');
+    expect(await w.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(w.out()).toContain('worker stopped: 0 job(s) run, 0 failed, 0 refused');
+  } finally {
+    await own.stop();
+  }
+});
+
 test('without --resume, a results.jsonl of another sweep is not taken: said, and the sweep runs afresh', async () => {
   const out = path.join(dir, 'other-rows');
   mkdirSync(out, { recursive: true });

@@ -60,19 +60,26 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     return p;
   };
 
+  /** Jobs this worker is running now. */
+  let running = 0;
   const worker = new Worker<QueueJobData, JobResult>(
     QUEUE_NAME,
     async (job: Job<QueueJobData, JobResult>) => {
-      const t0 = performance.now();
-      const { job: sweepJob, files, jobTimeoutMs } = job.data;
-      const bad = await prepare(files);
-      if (bad !== undefined) {
-        opts.onRefused?.({ id: job.id ?? '', reason: bad });
-        throw new UnrecoverableError(`worker ${hostname()}: ${bad}`);
+      running++;
+      try {
+        const t0 = performance.now();
+        const { job: sweepJob, files, jobTimeoutMs } = job.data;
+        const bad = await prepare(files);
+        if (bad !== undefined) {
+          opts.onRefused?.({ id: job.id ?? '', reason: bad });
+          throw new UnrecoverableError(`worker ${hostname()}: ${bad}`);
+        }
+        const result = await pool.run(sweepJob, jobTimeoutMs);
+        opts.onJob?.({ id: job.id ?? '', sweep: job.data.sweep, index: sweepJob.index, ms: performance.now() - t0, result });
+        return result;
+      } finally {
+        running--;
       }
-      const result = await pool.run(sweepJob, jobTimeoutMs);
-      opts.onJob?.({ id: job.id ?? '', sweep: job.data.sweep, index: sweepJob.index, ms: performance.now() - t0, result });
-      return result;
     },
     { connection: conn.redis, concurrency: opts.concurrency, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, maxStalledCount: 2, autorun: false },
   );
@@ -83,7 +90,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    await worker.close().catch(() => undefined);
+    // Running jobs are waited for; with none, or once Redis is gone, there is nothing to wait for
+    // (a graceful close waits on Redis, and with Redis down it never ended: a worker stopped with
+    // Ctrl-C then hung).
+    const graceful = running === 0 ? worker.close(true) : Promise.race([worker.close(), conn.gone.then(() => worker.close(true))]);
+    await graceful.catch(() => undefined);
     await pool.destroy();
     await conn.close();
   };

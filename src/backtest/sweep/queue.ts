@@ -93,6 +93,11 @@ export function connectQueue(url: string, graceMs: number): QueueConnection {
     gone,
     close: async () => {
       if (redis.status === 'end') return;
+      // QUIT to a server that is not there waits in the offline queue until it comes back.
+      if (redis.status !== 'ready') {
+        redis.disconnect();
+        return;
+      }
       try {
         await redis.quit();
       } catch {
