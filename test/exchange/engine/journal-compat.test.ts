@@ -16,12 +16,21 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { ManualClock } from '../../../src/core/clock';
+import { Dec } from '../../../src/core/decimal';
+import { DEFAULT_SYMBOLS, type SymbolConfig } from '../../../src/exchange/engine/symbols';
+import type { PositionRecord } from '../../../src/protocol/records';
 import { DEFAULT_CONFIG } from '../../../src/exchange/service/config';
 import { openDurableCore } from '../../../src/exchange/service/durable-core';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/journal-0.1.0');
 /** Snapshot fields that hold frozen margin (see the test). */
 const FROZEN_KEYS = new Set(['frozenPerStep', 'frozenBalanceBefore', 'frozenBalanceAfter']);
+
+/** Index of the margin tier a notional falls in (the first whose cap it does not exceed; cap 0: none). */
+function tierIndex(spec: SymbolConfig, notional: Dec): number {
+  const i = spec.tiers.findIndex((t) => new Dec(t.maxNotional).isZero() || notional.lte(t.maxNotional));
+  return i < 0 ? spec.tiers.length - 1 : i;
+}
 
 interface Expected {
   commands: number;
@@ -61,7 +70,25 @@ describe('journal compatibility', () => {
       conditions: e.currentConditions(u, undefined).list,
       history: e.positionHistory(u, { pageSize: 1000 }).list,
     }]));
-    expect(JSON.parse(JSON.stringify(views))).toEqual(expected.views);
+    // The other change on purpose: the liquidation price takes the margin tier at that price, not
+    // the mark's (position-math.ts liquidationPrice; liquidation.test.ts shows the check acting
+    // there). Positions are compared without it; where it differs, the old price had to lie in
+    // another tier than the mark, which is the only case the rule changed.
+    const withoutLiq = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'liqPrice' ? undefined : x)));
+    expect(withoutLiq(views)).toEqual(withoutLiq(expected.views));
+    let changed = 0;
+    for (const [u, view] of Object.entries(views)) {
+      const before = (expected.views[u] as { positions: PositionRecord[] }).positions;
+      view.positions.forEach((p, i) => {
+        if (p.liqPrice === before[i].liqPrice) return;
+        changed++;
+        const spec = DEFAULT_SYMBOLS.find((s) => s.symbol === p.symbol) as SymbolConfig;
+        const size = new Dec(p.quantity).abs();
+        expect(tierIndex(spec, size.times(before[i].liqPrice))).not.toBe(tierIndex(spec, size.times(p.markPrice)));
+      });
+    }
+    // The fixture has such positions: the check above is not empty.
+    expect(changed).toBeGreaterThan(0);
     await core.close();
   });
 });

@@ -6,7 +6,7 @@
  * Notation: Q signed quantity (base units), C signed cost basis (sum of price*qty, buys
  * positive), P mark price, L leverage, mmr/cum the maintenance tier of |Q|*P.
  */
-import { EX_ONE, EX_ZERO, absEx, div, divInt, formatQuotient, minus, plus, quotientAt, roundToInteger, sign, times, type Exact } from '../../../core/exact';
+import { EX_ONE, EX_ZERO, absEx, compare, div, divInt, formatQuotient, minus, negate, plus, quotientAt, roundToInteger, sign, times, type Exact } from '../../../core/exact';
 import type { SymbolSpec } from '../symbols';
 
 /** Unrealized PnL = Q*P - C. */
@@ -63,19 +63,48 @@ export function formatQuotientOf(x: Quotient, dp: number): string {
 
 /**
  * Liquidation price: the mark price P at which margin M + Q*P - C equals the maintenance margin
- * |Q|*P*mmr - cum, with the tier taken at the current mark notional.
- * long:  P = (C - M - cum) / (Q * (1 - mmr));  short: P = (M + |C| + cum) / (|Q| * (1 + mmr)).
+ * |Q|*P*mmr - cum, with mmr and cum those of the tier that contains |Q|*P itself, as the
+ * liquidation check takes them when the mark gets there (not the tier of today's mark: a position
+ * near a tier's edge would be shown a price it is liquidated before it reaches).
+ * With the tier of a candidate price: long P = (C - M - cum) / (Q * (1 - mmr)),
+ * short P = (M + |C| + cum) / (|Q| * (1 + mmr)).
+ * Equity minus maintenance margin is continuous (cum keeps it so across tiers) and strictly
+ * monotone in P, so exactly one tier's candidate lies in its own tier (two adjacent ones give the
+ * same price on their common edge); the tiers are tried in order.
  * M is the isolated margin, or in cross mode the account equity left for this position.
  * None (undefined) when no positive price liquidates the position.
  */
 export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin: Exact, mark: Exact): Quotient {
   if (q.m === 0n) return undefined;
-  const tier = spec.tierFor(times(absEx(q), mark));
+  const size = absEx(q);
+  const tiers = spec.tiers;
+  let floor: Exact = EX_ZERO;
+  for (let i = 0; i < tiers.length; i++) {
+    const p = candidate(q, cost, margin, tiers[i]);
+    // The last tier takes every notional above the others.
+    const cap = i === tiers.length - 1 ? undefined : tiers[i].maxNotional;
+    if (p !== undefined) {
+      // The candidate's notional |Q| * num / den against the tier's bounds, without dividing.
+      const notionalTimesDen = times(size, p.num);
+      const above = i === 0 || compare(notionalTimesDen, times(floor, p.den)) > 0;
+      if (above && (cap === undefined || compare(notionalTimesDen, times(cap, p.den)) <= 0)) return p;
+    }
+    if (cap === undefined) break;
+    floor = cap;
+  }
+  // Tiers whose amounts leave the maintenance margin discontinuous may have no such price: then
+  // the tier of the current mark, as the configuration gives nothing better.
+  return candidate(q, cost, margin, spec.tierFor(times(size, mark)));
+}
+
+/** The liquidation price if the tier (mmr, cum) applied, with a positive denominator; undefined unless positive. */
+function candidate(q: Exact, cost: Exact, margin: Exact, tier: { mmr: Exact; amount: Exact }): Quotient {
   const p =
     q.m > 0n
       ? { num: minus(minus(cost, margin), tier.amount), den: times(q, minus(EX_ONE, tier.mmr)) }
       : { num: plus(plus(margin, absEx(cost)), tier.amount), den: times(absEx(q), plus(EX_ONE, tier.mmr)) };
-  return sign(p.num) * sign(p.den) > 0 ? p : undefined;
+  if (sign(p.num) * sign(p.den) <= 0) return undefined;
+  return p.den.m < 0n ? { num: negate(p.num), den: negate(p.den) } : p;
 }
 
 /**

@@ -53,4 +53,36 @@ describe('liquidation', () => {
     expect(w.engine.currentOrders('b', {}).total).toBe(0);
     expect(w.engine.positions('b')).toEqual([]);
   });
+
+  /**
+   * The price a position shows is the last tick at which the liquidation check spares it, also when
+   * that price lies in another margin tier than today's mark: the tier of the current mark gave a
+   * short of 1 BTC at 50,000 (tier 1 at the liquidation price) 52,290.8, and the check liquidated
+   * it from 52,288.6 on; a long of 1.04 BTC (tier 2 now, tier 1 there) 47,690.4, liquidated from
+   * 47,690.7 down. (Tiers counted from 1, as docs/engine.md does.)
+   */
+  it.each([
+    { name: 'isolated short 1 BTC at 50000, 20x (liquidated in the next tier up)', side: 'SELL' as const, qty: '1', mode: 2, leverage: 20, liq: '52288.5' },
+    { name: 'isolated long 1.04 BTC at 50000, 20x (liquidated in the tier below)', side: 'BUY' as const, qty: '1.04', mode: 2, leverage: 20, liq: '47690.8' },
+    { name: 'isolated long 1 BTC at 50000, 20x (one tier all the way)', side: 'BUY' as const, qty: '1', mode: 2, leverage: 20, liq: '47690.8' },
+    // Cross: (19,877.5 + 245,000 + 1,300) / (4.9 x 1.01) = 53,784.098 in tier 3, not 53,797.8 of tier 2.
+    { name: 'cross short 4.9 BTC at 50000, 20x on 20,000 USDT (tier 2 now, tier 3 at its liquidation price)', side: 'SELL' as const, qty: '4.9', mode: 1, leverage: 20, balance: '20000', liq: '53784' },
+  ])('the liquidation price shown is the last tick the check spares: $name', ({ side, qty, mode, leverage, balance, liq }) => {
+    const w = world({ balance: balance ?? '100000' });
+    w.engine.setMarginMode('b', { symbol: 'BTCUSDT', marginMode: mode as 1 | 2 });
+    w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage });
+    w.engine.placeOrder('a', limit(side === 'BUY' ? 'SELL' : 'BUY', '50000', qty));
+    w.engine.placeOrder('b', limit(side, '50000', qty));
+    const shown = w.engine.positions('b')[0].liqPrice;
+    if (liq !== undefined) expect(shown).toBe(liq);
+    const at = new Dec(shown);
+    expect(at.gt(0)).toBe(true);
+    // The other side of the trade must not be what the mark moves liquidate.
+    w.engine.deposit('a', '100000000');
+    w.engine.setMarkPrice('BTCUSDT', shown);
+    expect(w.engine.positions('b')).toHaveLength(1);
+    const beyond = side === 'BUY' ? at.minus('0.1') : at.plus('0.1');
+    w.engine.setMarkPrice('BTCUSDT', beyond.toFixed(1));
+    expect(w.engine.positions('b')).toEqual([]);
+  });
 });

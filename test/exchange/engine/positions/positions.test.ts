@@ -47,8 +47,27 @@ describe('positions: the worked examples of docs/engine.md', () => {
     open(w, '50000', '1');
     const [p] = w.engine.positions('a');
     expect(p.quantity).toBe('-1');
-    // (2500 + 50000 + 0) / (1 * 1.004) = 52290.8366..., rounded down to the tick
-    expect(p.liqPrice).toBe('52290.8');
+    // Tier 1 (mmr 0.004, cum 0) would give (2500 + 50000 + 0) / (1 * 1.004) = 52290.84, whose
+    // notional is beyond tier 1's 50,000: in tier 2 (mmr 0.005, cum 50) it is
+    // (2500 + 50000 + 50) / (1 * 1.005) = 52288.5572..., inside tier 2, rounded down to the tick.
+    expect(p.liqPrice).toBe('52288.5');
+  });
+
+  it('tiers whose maintenance amounts leave MM discontinuous: the liquidation price falls back to the tier of the current mark', () => {
+    const clock = new ManualClock(T0);
+    const btc = DEFAULT_SYMBOLS[0];
+    // MM jumps from 200 to 2,500 at 50,000 of notional: no price is a root inside its own tier.
+    const tiers = [
+      { maxNotional: '50000', maintenanceMarginRate: '0.004', maintenanceAmount: '0', maxLeverage: 125 },
+      { maxNotional: '0', maintenanceMarginRate: '0.05', maintenanceAmount: '0', maxLeverage: 20 },
+    ];
+    const engine = new Engine({ symbols: [{ ...btc, tiers }], clock, insuranceFund: '0' });
+    for (const u of ['a', 'b']) engine.createAccount({ userId: u, balance: '100000' });
+    engine.setMarginMode('a', { symbol: 'BTCUSDT', marginMode: 2 });
+    engine.placeOrder('a', limit('SELL', '49000', '1'));
+    engine.placeOrder('b', limit('BUY', '49000', '1'));
+    // The first tier's (mark 50,000 x 1 is in it): (2450 + 49000 + 0) / 1.004 = 51245.01..., down to the tick.
+    expect(engine.positions('a')[0].liqPrice).toBe('51245');
   });
 
   it('a tick of 0.5 and a leverage whose margin never ends (3x): the figures are Dec quotients rounded', () => {
