@@ -161,15 +161,21 @@ export type AnyEndpoint = EndpointDef<unknown, unknown, unknown>;
 
 export const ENDPOINT_NAMES = Object.keys(ENDPOINTS) as EndpointName[];
 
-const routeKey = (method: string, path: string): string => `${method} ${path}`;
-
-const BY_ROUTE: ReadonlyMap<string, EndpointName> = new Map(
-  ENDPOINT_NAMES.map((name) => [routeKey(ENDPOINTS[name].method, ENDPOINTS[name].path), name]),
-);
+/** Endpoint by method, then path: no key text built per request. */
+const BY_ROUTE: ReadonlyMap<string, ReadonlyMap<string, EndpointName>> = (() => {
+  const m = new Map<string, Map<string, EndpointName>>();
+  for (const name of ENDPOINT_NAMES) {
+    const { method, path } = ENDPOINTS[name];
+    let byPath = m.get(method);
+    if (byPath === undefined) m.set(method, (byPath = new Map()));
+    byPath.set(path, name);
+  }
+  return m;
+})();
 
 /** The endpoint serving METHOD + path (no query string), or undefined: the server's 10006. */
 export function findEndpoint(method: string, path: string): EndpointName | undefined {
-  return BY_ROUTE.get(routeKey(method, path));
+  return BY_ROUTE.get(method)?.get(path);
 }
 
 /** Whether any method serves this path, to tell "no such endpoint" from "wrong method" in logs. */

@@ -248,4 +248,21 @@ describe('lifecycle', () => {
     await expect(request(`${ex.url}/v1/time`)).rejects.toThrow();
     await ex.stop();
   });
+
+  it('a client that goes away in the middle of its body leaves nothing in flight: stop does not wait for it', async () => {
+    const ex = await startTestExchange();
+    const { port } = new URL(ex.url);
+    const s = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+    s.write('POST /v1/public/user/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"username":');
+    await new Promise((r) => setTimeout(r, 100));
+    s.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    // The server still answers, and its stop finds nothing in flight (it would wait out its 5 s drain).
+    expect((await ex.call('GET', '/v1/time')).body.code).toBe(0);
+    const t0 = Date.now();
+    await ex.stop();
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
 });
+

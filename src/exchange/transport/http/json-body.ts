@@ -16,7 +16,11 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * without any of these the reviver could never refuse anything, and JSON.parse without one is
  * 2-3x faster (about 1.5 us per order, 30 us per 20-order batch).
  */
-const MAYBE_RESERVED = /__proto__|constructor|prototype|\\/;
+function maybeReserved(text: string): boolean {
+  // Four searches for fixed text: about half the time of one regular expression with alternatives.
+  return text.includes('\\') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
+}
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 function reviver(this: unknown, key: string, value: unknown): unknown {
   if (RESERVED.has(key)) throw new VenueError(ErrorCodes.INVALID_PARAMETER, `field '${key}' is a reserved name and is not accepted`, key);
@@ -26,7 +30,7 @@ function reviver(this: unknown, key: string, value: unknown): unknown {
 /** undefined for an empty body (endpoints whose fields are all optional accept that). */
 export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return undefined;
-  if (contentType !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())) {
+  if (contentType !== undefined && contentType !== 'application/json' && !JSON_TYPE.test(contentType.trim())) {
     throw new VenueError(ErrorCodes.BODY_NOT_OBJECT, `request body must be JSON sent as Content-Type: application/json, got Content-Type ${JSON.stringify(contentType.slice(0, 64))}`);
   }
   let text: string;
@@ -36,7 +40,7 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
     throw new VenueError(ErrorCodes.BODY_NOT_OBJECT, 'request body is not valid UTF-8');
   }
   try {
-    return MAYBE_RESERVED.test(text) ? JSON.parse(text, reviver) : JSON.parse(text);
+    return maybeReserved(text) ? JSON.parse(text, reviver) : JSON.parse(text);
   } catch (e) {
     if (e instanceof VenueError) throw e;
     throw new VenueError(ErrorCodes.BODY_NOT_OBJECT, 'request body is not valid JSON (or nested too deeply); expected a JSON object');

