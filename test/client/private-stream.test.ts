@@ -3,7 +3,8 @@
  * server-side close, dropped connections, seq gaps and silence (the gateway's own fault switches).
  */
 import { firstValueFrom, filter, take, toArray } from 'rxjs';
-import type { PerpClient, PrivateStream, ResyncRequest, StreamNotice } from '../../src/client';
+import { createServer, type AddressInfo } from 'node:net';
+import { StreamError, type PerpClient, type PrivateStream, type ResyncRequest, type StreamNotice } from '../../src/client';
 import type { PrivateEvent } from '../../src/protocol/ws';
 import { startClientEnv, waitFor, type ClientEnv } from './support/env';
 
@@ -144,3 +145,18 @@ test('several events arrive in seq order', async () => {
   for (let i = 1; i < got.length; i++) expect((got[i] as PrivateEvent).seq).toBeGreaterThan((got[i - 1] as PrivateEvent).seq);
   expect(h.resyncs.filter((r) => r.reason === 'gap')).toHaveLength(0);
 });
+
+test('stop() while start() waits for a connection that never comes: start() rejects with StreamError instead of hanging', async () => {
+  const { client } = await env.jwtClient();
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  const stream = client.privateStream({ wsOrigin: `ws://127.0.0.1:${port}`, reconnectBackoff: { baseMs: 20, maxMs: 50 } });
+  const started = stream.start();
+  await firstValueFrom(stream.notices$.pipe(filter((n) => n.type === 'reconnecting')));
+  const settled = expect(started).rejects.toBeInstanceOf(StreamError);
+  await stream.stop();
+  await settled;
+});
+

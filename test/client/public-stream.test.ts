@@ -78,3 +78,23 @@ test('dead connection: no pong before the deadline → terminate and reconnect',
   for (const c of wss.clients) c.terminate();
   await new Promise((r) => wss.close(r));
 });
+
+test('stop() while start() waits for a connection that never comes: start() rejects with StreamError instead of hanging', async () => {
+  const port = await closedPort();
+  const s = client.publicStream({ wsOrigin: `ws://127.0.0.1:${port}`, reconnectBackoff: { baseMs: 20, maxMs: 50 } });
+  const started = s.start();
+  const reconnecting = firstValueFrom(s.notices$.pipe(filter((n) => n.type === 'reconnecting')));
+  await reconnecting;
+  const settled = expect(started).rejects.toBeInstanceOf(StreamError);
+  s.stop();
+  await settled;
+});
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise((r) => srv.once('listening', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type WebSocket from 'ws';
 import type { RawData } from 'ws';
 import { backoffDelay, type BackoffOptions } from '../backoff';
+import { StreamError } from '../errors';
 import type { TimerHandle, Timers } from '../timers';
 
 /** ws, loaded when the first socket connects (see http.ts: a backtest imports the client and never connects). */
@@ -55,7 +56,7 @@ export class ReconnectingSocket {
   private reconnectTimer: TimerHandle | undefined;
   private lastStatus: number | undefined;
   private dead = false;
-  private openWaiters: Array<() => void> = [];
+  private openWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
 
   constructor(
     private readonly opts: SocketOptions,
@@ -74,10 +75,14 @@ export class ReconnectingSocket {
     void this.connect();
   }
 
-  /** Resolves at the next open (at once when open). */
+  /**
+   * Resolves at the next open (at once when open); rejects with a StreamError when `stop()` comes
+   * first, so a `start()` awaiting it never hangs on a stream that was stopped meanwhile.
+   */
   whenOpen(): Promise<void> {
     if (this.isOpen) return Promise.resolve();
-    return new Promise((resolve) => this.openWaiters.push(resolve));
+    if (!this.running) return Promise.reject(new StreamError('the stream is stopped: it will not connect until it is started again', false));
+    return new Promise((resolve, reject) => this.openWaiters.push({ resolve, reject }));
   }
 
   send(text: string): boolean {
@@ -93,6 +98,8 @@ export class ReconnectingSocket {
 
   stop(): void {
     this.running = false;
+    const stopped = new StreamError('the stream was stopped before it connected', false);
+    for (const w of this.openWaiters.splice(0)) w.reject(stopped);
     this.clearHeartbeat();
     if (this.reconnectTimer !== undefined) this.timers.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
@@ -127,7 +134,7 @@ export class ReconnectingSocket {
       this.attempt = 0;
       this.armPing();
       this.hooks.onOpen(reconnect);
-      for (const w of this.openWaiters.splice(0)) w();
+      for (const w of this.openWaiters.splice(0)) w.resolve();
     });
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.gotLifeSign();
