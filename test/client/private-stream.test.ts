@@ -160,3 +160,13 @@ test('stop() while start() waits for a connection that never comes: start() reje
   await settled;
 });
 
+test('start() refused (not signed in yet) can be called again after login, and connects', async () => {
+  const u = await env.ex.createUser();
+  const client = env.client();
+  const stream = client.privateStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 } });
+  streams.push(stream);
+  await expect(stream.start()).rejects.toMatchObject({ venueCode: 20001 });
+  await client.login(u.username, u.password);
+  await stream.start();
+  expect(stream.connected).toBe(true);
+});

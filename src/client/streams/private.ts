@@ -123,7 +123,14 @@ export class PrivateStream {
   async start(): Promise<void> {
     if (this.running) return this.socket.whenOpen();
     this.running = true;
-    await this.ensureListenKey();
+    try {
+      await this.ensureListenKey();
+    } catch (err) {
+      // Not started: a later start() (after login, say) must try again, not wait on a socket
+      // that was never started.
+      this.running = false;
+      throw err;
+    }
     this.socket.start();
     this.armSilence();
     await this.socket.whenOpen();
