@@ -79,6 +79,32 @@ test('dead connection: no pong before the deadline → terminate and reconnect',
   await new Promise((r) => wss.close(r));
 });
 
+test('a refused subscribe is not kept: after a reconnect the topics subscribed before still get their pushes', async () => {
+  const s = client.publicStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 } });
+  const notices: StreamNotice[] = [];
+  s.notices$.subscribe((n) => notices.push(n));
+  await s.start();
+  try {
+    await s.subscribe(['markPrice:ETHUSDT']);
+    await expect(s.subscribe(['depth:NOPEUSDT'])).rejects.toMatchObject({ venueCode: 10003 });
+    expect([...s.topics]).toEqual(['markPrice:ETHUSDT']);
+    s.reconnectNow();
+    await waitFor(() => notices.some((n) => n.type === 'open' && n.reconnect), 5000, 'reopen');
+    // Nothing subscribes again here: the stream re-subscribes its wanted topics on the new connection.
+    const marks: string[] = [];
+    s.pushes$.pipe(filter((p) => p.event === 'markPrice' && p.symbol === 'ETHUSDT')).subscribe((p) => marks.push(p.event === 'markPrice' ? p.data.markPrice : ''));
+    let price = 3050;
+    await waitFor(async () => {
+      await env.admin('/market/mark-price', { symbol: 'ETHUSDT', markPrice: String(price++) });
+      await new Promise((r) => setTimeout(r, 50));
+      return marks.length > 0;
+    }, 3000, 'a markPrice push after the reconnect');
+    expect(notices.filter((n) => n.type === 'error')).toEqual([]);
+  } finally {
+    s.stop();
+  }
+});
+
 test('stop() while start() waits for a connection that never comes: start() rejects with StreamError instead of hanging', async () => {
   const port = await closedPort();
   const s = client.publicStream({ wsOrigin: `ws://127.0.0.1:${port}`, reconnectBackoff: { baseMs: 20, maxMs: 50 } });

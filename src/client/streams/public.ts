@@ -98,10 +98,21 @@ export class PublicStream {
     this.noticesSubject.complete();
   }
 
-  /** Adds topics; resolves on the venue's acknowledgement (or at once while disconnected: they go out on connect). */
-  subscribe(topics: PublicTopic[]): Promise<void> {
-    for (const t of topics) this.wanted.add(t);
-    return this.sendOp('subscribe', topics);
+  /**
+   * Adds topics; resolves on the venue's acknowledgement (or at once while disconnected: they go
+   * out on connect). A refusal (StreamError with the venue's code) leaves the wanted topics as they
+   * were: the venue refuses the whole frame, and a refused topic kept would make every
+   * re-subscription after a reconnect refused too, the good topics with it.
+   */
+  async subscribe(topics: PublicTopic[]): Promise<void> {
+    const added = topics.filter((t) => !this.wanted.has(t));
+    for (const t of added) this.wanted.add(t);
+    try {
+      await this.sendOp('subscribe', topics);
+    } catch (err) {
+      if (err instanceof StreamError && err.venueCode !== undefined) for (const t of added) this.wanted.delete(t);
+      throw err;
+    }
   }
 
   unsubscribe(topics: PublicTopic[]): Promise<void> {
