@@ -12,7 +12,7 @@ import {
   UnknownOrderOutcomeError,
 } from '../../src/client';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
-import { startClientEnv, type ClientEnv } from './support/env';
+import { startClientEnv, waitFor, type ClientEnv } from './support/env';
 
 let env: ClientEnv;
 let proxy: FaultProxy;
@@ -159,6 +159,32 @@ test('the caller can abort a request', async () => {
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 30);
   await expect(c.user.getAssetSummary({ signal: ac.signal })).rejects.toBeInstanceOf(RequestAbortedError);
+});
+
+test('aborting while the client waits out a 429 or a retry backoff rejects with RequestAbortedError', async () => {
+  const { client, userId } = await env.jwtClient({ retryBackoff: { baseMs: 2000, maxMs: 2000 } });
+  try {
+    await env.admin('/faults', { fault: 'rateLimit', userId, retryAfterSec: 2, count: 1 });
+    const ac = new AbortController();
+    const t0 = Date.now();
+    const gated = client.user.getUserAsset({ signal: ac.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    ac.abort();
+    const err = await gated;
+    expect(err).toBeInstanceOf(RequestAbortedError);
+    expect(err).toMatchObject({ code: 'PERPKIT_ERR_ABORTED', endpoint: 'getUserAsset' });
+    expect(Date.now() - t0).toBeLessThan(1500);
+
+    await waitFor(() => client.core.gate.remainingMs() === 0, 3000, 'the 429 gate to open');
+    await env.admin('/faults', { fault: 'http5xx', userId, status: 503, count: 1 });
+    const ac2 = new AbortController();
+    const backingOff = client.user.getUserInfo({ signal: ac2.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    ac2.abort();
+    expect(await backingOff).toBeInstanceOf(RequestAbortedError);
+  } finally {
+    await env.admin('/faults', { fault: 'all', on: false });
+  }
 });
 
 test('a malformed success answer is a MalformedResponseError naming the endpoint and field', async () => {

@@ -20,6 +20,7 @@ import {
   MalformedResponseError,
   PerpkitError,
   RateLimitError,
+  RequestAbortedError,
   ServiceUnavailableError,
   errorFromVenue,
 } from '../errors';
@@ -197,7 +198,7 @@ export class RestCore {
     let refreshedOnce = false;
     let syncedOnce = false;
     for (;;) {
-      await this.gate.wait(ro.signal);
+      await this.pause(this.gate.wait(ro.signal), name, ro.signal);
       try {
         await this.beforeSend(name);
         const res = await this.send(name, prepared, ro);
@@ -226,8 +227,21 @@ export class RestCore {
         const delay = err instanceof RateLimitError ? 0 : backoffDelay(attempt, this.opts.retryBackoff);
         attempt++;
         this.log.warn({ endpoint: name, attempt, delay, code: err.code }, 'retrying request');
-        await sleep(this.opts.timers, delay, ro.signal);
+        await this.pause(sleep(this.opts.timers, delay, ro.signal), name, ro.signal);
       }
+    }
+  }
+
+  /**
+   * A wait between attempts (the 429 gate, a retry's backoff): the caller's signal ends it with
+   * RequestAbortedError, as it ends a request in flight, not with the signal's bare reason.
+   */
+  private async pause(wait: Promise<void>, name: ClientEndpoint, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await wait;
+    } catch (err) {
+      if (signal?.aborted === true) throw new RequestAbortedError({ endpoint: name, cause: err });
+      throw err;
     }
   }
 
