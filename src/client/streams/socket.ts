@@ -166,6 +166,11 @@ export class ReconnectingSocket {
       this.reconnectTimer = undefined;
       void this.connect();
     }, delay);
+    // NODE_TIMERS unrefs its timers, but a started stream between two connections is work under
+    // way, as its socket is while connected: unref'd, a process that only listens on the stream
+    // ended (exit 0, nothing said) at the first drop or venue restart instead of reconnecting.
+    // stop() clears the timer, so a stopped stream holds nothing.
+    (this.reconnectTimer as { ref?: () => unknown }).ref?.();
   }
 
   private armPing(): void {
