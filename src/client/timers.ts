@@ -6,6 +6,7 @@ import { SystemClock, type Clock } from '../core/clock';
 
 export interface TimerHandle {
   unref?(): unknown;
+  ref?(): unknown;
 }
 
 export interface Timers {
@@ -42,6 +43,11 @@ export function sleep(timers: Timers, ms: number, signal?: AbortSignal): Promise
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // NODE_TIMERS unrefs its timers (an idle client must not hold the process), but an awaited
+    // sleep is work under way: a retry's backoff, the 429 gate, settling an order. Unref'd, it let
+    // a process with nothing else alive (a bot or recorder still starting against a venue that does
+    // not answer) end with exit 0 in the middle of the retry, having said nothing.
+    h.ref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
