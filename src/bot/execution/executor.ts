@@ -7,6 +7,7 @@
  */
 import type { Clock, Scheduler } from '../../core/clock';
 import type { OrderStatus } from '../../core/enums';
+import { ErrorCodes } from '../../core/errors';
 import type { OrderRecord, TradeRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { PlaceOrderParams, StrategySubOrderParams } from '../../protocol/rest/orders';
@@ -48,6 +49,17 @@ interface Queued {
   intent: Intent;
   /** A placement's clientOrderId, given (and tracked) when it was queued. */
   cid?: string;
+}
+
+/**
+ * The venue's error code a failed call carries: `venueCode` of the SDK's errors (whose `code` is
+ * a string such as PERPKIT_ERR_REJECTED), `code` of the engine's VenueError (SimVenue).
+ */
+function venueCodeOf(e: unknown): number | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  if ('venueCode' in e && typeof e.venueCode === 'number') return e.venueCode;
+  if ('code' in e && typeof e.code === 'number') return e.code;
+  return undefined;
 }
 
 const chunks = <T>(xs: T[], n: number): T[][] => {
@@ -352,9 +364,12 @@ export class OrderExecutor {
         await this.sendBracket(q.strategyId, i);
       }
     } catch (e) {
-      this.o.onError(e, i.kind);
-      const code = typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'number' ? e.code : 0;
-      this.publishRejection(q.strategyId, i, code, e instanceof Error ? e.message : String(e));
+      const code = venueCodeOf(e);
+      // The venue answered and refused (margin, a rule, its rate limit): a rejection under the
+      // venue's code, as a refused item of a batch is. Without an answer (network, timeout, an
+      // outcome that could not be settled, the venue's own failure) it is an error as well.
+      if (code === undefined || code === ErrorCodes.INTERNAL || code === ErrorCodes.BUSY) this.o.onError(e, i.kind);
+      this.publishRejection(q.strategyId, i, code ?? 0, e instanceof Error ? e.message : String(e));
     }
   }
 

@@ -87,4 +87,17 @@ describe('e2e: intents become batched venue calls (LiveVenue on the local exchan
     // The take-profit is attributed to the strategy that sent the bracket.
     await until(() => bot.tracker.live('trend').some((o) => o.clientOrderId.endsWith('t') && o.state === 'NEW'), 'take-profit tracked');
   });
+
+  it('a bracket the venue refuses is a rejection under the venue code (30003), not code 0, and no bot error', async () => {
+    // 100 BTC at 50,000 at 20x needs far more margin than the account's 100,000 USDT.
+    const a = await w.account();
+    const s = controllable(['BTCUSDT'], () => [{ kind: 'bracket', symbol: 'BTCUSDT', side: 'BUY', quantity: '100', entryPrice: '50000', takeProfitPrice: '51000', stopLossPrice: '49000' }]);
+    const { bot, events } = await w.bot(a.client, [{ id: 'big', definition: s.definition, params: {} }]);
+    await until(() => events.some((e) => e.type === 'rejection'), 'the rejection');
+    const rejections = events.flatMap((e) => (e.type === 'rejection' ? [{ strategy: e.strategyId, kind: e.intent.kind, code: e.code }] : []));
+    expect(rejections).toEqual([{ strategy: 'big', kind: 'bracket', code: 30003 }]);
+    expect(bot.stats.errors).toBe(0);
+    expect(bot.tracker.live('big')).toHaveLength(0);
+    expect((await venueTruth(a.client)).open).toEqual([]);
+  });
 });
