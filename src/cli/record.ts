@@ -3,6 +3,8 @@
  * or SIGTERM, then closes the file cleanly. stdout carries one line, `recording to <file>`, once
  * the streams are subscribed (tests and scripts wait for it); logs go to stderr.
  */
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { readConfigYaml } from '../core/config-text';
@@ -142,6 +144,16 @@ export async function runRecord(argv: string[]): Promise<number> {
     rotateMs = Math.round(positive('rotate-hours', o['rotate-hours']) * 3_600_000);
     out = o.out;
     cfg = loadRecordConfig(o.config);
+    // The file is opened only once the venue has answered, and a write stream's open error comes
+    // later still, out of a stream callback: a missing folder is said here, in one line.
+    const dir = path.dirname(path.resolve(out));
+    let isDir = false;
+    try {
+      isDir = statSync(dir).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) throw new UsageError(`--out ${out}: expected a file in an existing folder, got no folder ${dir}`);
   } catch (e) {
     process.stderr.write(`perpkit record: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit record --help' for the options.\n`);
     return 2;

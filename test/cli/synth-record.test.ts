@@ -1,7 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, runCli } from './exchange-proc';
+import { spawn } from 'node:child_process';
+import { startTestExchange } from '../helpers/exchange';
+import { ROOT, ensureBuilt, runCli } from './exchange-proc';
 
 describe('perpkit synth and perpkit record (compiled CLI)', () => {
   beforeAll(() => ensureBuilt(), 120000);
@@ -42,4 +44,27 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/environment variable PERPKIT_TEST_UNSET_KEY must be set/);
   });
+
+  it('record --out in a folder that does not exist: one line naming --out and the folder, exit 2, before any recording', async () => {
+    // A venue that answers: the file used to be opened only after it did, and failed out of a stream callback with a stack.
+    const ex = await startTestExchange();
+    try {
+      const cfg = join(dir, 'rec-missing-folder.yaml');
+      writeFileSync(cfg, `venue:\n  baseUrl: ${ex.url}\nsymbols: [BTCUSDT]\n`);
+      const out = join(dir, 'no-such-folder', 'r.jsonl.gz');
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'perpkit.js'), 'record', '--config', cfg, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: 'silent' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGINT'), 10_000);
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      clearTimeout(timer);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr.split('\n')[0]).toBe(`perpkit record: --out ${out}: expected a file in an existing folder, got no folder ${join(dir, 'no-such-folder')}`);
+    } finally {
+      await ex.stop();
+    }
+  }, 30_000);
 });
