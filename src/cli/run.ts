@@ -99,6 +99,10 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   if (other > 0) parts.push(`${other} failed venue call(s) or other error(s)`);
   if (st.denials > 0) parts.push(`${st.denials} risk denial(s)`);
   if (st.rejections > 0) parts.push(`${st.rejections} venue rejection(s)`);
+  // A loss limit (REDUCING) or the kill switch (HALTED) is not left by itself: the person stopping
+  // the bot must hear that it stopped trading, and why, as much as that it was refused.
+  const risk = daemon.bot.risk;
+  if (risk.state !== 'ACTIVE') parts.push(`trading ended ${risk.state} (${risk.reason})`);
   return parts.length === 0 ? undefined : parts.join(', ');
 }
 

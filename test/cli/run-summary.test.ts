@@ -1,0 +1,68 @@
+/**
+ * The line `perpkit run` prints on stderr after a stop that finished (exit 0): what went wrong
+ * while the bot ran. A bot that stopped trading (REDUCING after a loss limit, HALTED by the kill
+ * switch) says so there, with the reason, besides the counts.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { request } from 'undici';
+import { startTestExchange, type TestExchange } from '../helpers/exchange';
+import { ROOT, ensureBuilt } from './exchange-proc';
+
+const BIN = path.join(ROOT, 'bin', 'perpkit.js');
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+let ex: TestExchange;
+
+beforeAll(async () => {
+  ensureBuilt();
+  ex = await startTestExchange();
+}, 120_000);
+
+afterAll(async () => {
+  await ex.stop();
+});
+
+it('a bot that ends HALTED says so, with the reason, in the during-the-run line (exit 0)', async () => {
+  const u = await ex.createUser({ balance: '100000' });
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-run-summary-'));
+  const file = path.join(dir, 'bot.yaml');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+      strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01' } }],
+      killSwitch: true,
+      http: { port },
+      logging: { level: 'silent' },
+    }),
+  );
+  const child = spawn(process.execPath, [BIN, 'run', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOT_PASSWORD: u.password } });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const h = await request(`http://127.0.0.1:${port}/healthz`).then(
+      async (r) => (await r.body.json()) as { phase?: string; state?: string },
+      () => undefined,
+    );
+    if (h?.phase === 'running' && h.state === 'HALTED') break;
+    if (Date.now() > end) throw new Error(`the bot did not run HALTED within 20 s; stderr: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGINT');
+  expect(await exited).toBe(0);
+  expect(stderr).toMatch(/^perpkit run: during the run: (.*, )?trading ended HALTED \(kill switch set in the config\) \(the log has each\)$/m);
+}, 40_000);
