@@ -170,7 +170,7 @@ export class ReconnectingSocket {
     // way, as its socket is while connected: unref'd, a process that only listens on the stream
     // ended (exit 0, nothing said) at the first drop or venue restart instead of reconnecting.
     // stop() clears the timer, so a stopped stream holds nothing.
-    (this.reconnectTimer as { ref?: () => unknown }).ref?.();
+    this.reconnectTimer.ref?.();
   }
 
   private armPing(): void {
