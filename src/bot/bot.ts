@@ -20,7 +20,7 @@ import { HookResultError, intentProblem } from './strategy/intent-check';
 import { FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
-import { OrderExecutor } from './execution/executor';
+import { OrderExecutor, isLateAmend } from './execution/executor';
 import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
@@ -124,7 +124,8 @@ export class Bot {
   private readonly watchEquity: boolean;
   private readonly equity = new EquityReading(this.cache);
   /** Counters for status lines and metrics. */
-  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
+  /** `lateAmends`: the rejections that were amends of orders already ended (executor.ts isLateAmend), counted in `rejections` too. */
+  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
   /** The last unexpected exception of the bot's own pipeline (`botError`), as `context: message`. */
   lastPipelineError: string | undefined;
 
@@ -156,6 +157,11 @@ export class Bot {
       this.codeLog.note(`denial:${e.strategyId}:${e.code}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.reason, intent: e.intent.kind }, `risk denied an intent: ${e.code}`);
     });
     this.bus.subscribe('rejection', (e) => {
+      // An amend that lost the race with its order's fill is no fault of anyone's: info, not warn.
+      if (isLateAmend(e)) {
+        this.codeLog.note(`late-amend:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, 'an amend came after its order had ended (filled or cancelled); its fills come from the stream');
+        return;
+      }
       this.codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
     });
   }
@@ -480,7 +486,10 @@ export class Bot {
   private dispatch(e: BotEvent): void {
     this.stats.events++;
     if (e.type === 'denial') this.stats.denials++;
-    if (e.type === 'rejection') this.stats.rejections++;
+    if (e.type === 'rejection') {
+      this.stats.rejections++;
+      if (isLateAmend(e)) this.stats.lateAmends++;
+    }
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
     if (e.type === 'strategyError' || e.type === 'botError') return;

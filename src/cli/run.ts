@@ -98,7 +98,10 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   const other = st.errors - st.pipelineErrors - thrown;
   if (other > 0) parts.push(`${other} failed venue call(s) or other error(s)`);
   if (st.denials > 0) parts.push(`${st.denials} risk denial(s)`);
-  if (st.rejections > 0) parts.push(`${st.rejections} venue rejection(s)`);
+  const rejections = st.rejections - st.lateAmends;
+  if (rejections > 0) parts.push(`${rejections} venue rejection(s)`);
+  // Counted apart: a quoting strategy meets this race with its own fills as a matter of course.
+  if (st.lateAmends > 0) parts.push(`${st.lateAmends} amend(s) that came after their order had ended`);
   // A loss limit (REDUCING) or the kill switch (HALTED) is not left by itself: the person stopping
   // the bot must hear that it stopped trading, and why, as much as that it was refused.
   const risk = daemon.bot.risk;

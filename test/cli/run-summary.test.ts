@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { startTestExchange, type TestExchange } from '../helpers/exchange';
+import type { BotDaemon } from '../../src/runtime/daemon';
+import { runTroubles } from '../../src/cli/run';
 import { ROOT, ensureBuilt } from './exchange-proc';
 
 const BIN = path.join(ROOT, 'bin', 'perpkit.js');
@@ -66,3 +68,11 @@ it('a bot that ends HALTED says so, with the reason, in the during-the-run line 
   expect(await exited).toBe(0);
   expect(stderr).toMatch(/^perpkit run: during the run: (.*, )?trading ended HALTED \(kill switch set in the config\) \(the log has each\)$/m);
 }, 40_000);
+
+it('amends that came after their order had ended are counted apart from the venue rejections', () => {
+  const stats = { events: 0, intents: 0, denials: 0, rejections: 7, lateAmends: 5, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
+  const daemon = { bot: { stats, strategyHealth: () => [], risk: { state: 'ACTIVE', reason: '' } } } as unknown as BotDaemon;
+  expect(runTroubles(daemon)).toBe('2 venue rejection(s), 5 amend(s) that came after their order had ended');
+  stats.rejections = 5;
+  expect(runTroubles(daemon)).toBe('5 amend(s) that came after their order had ended');
+});

@@ -44,6 +44,16 @@ export interface ExecutorOptions {
   onFillsFound?: (order: OrderRecord, fills: TradeRecord[], strategyId: string) => void;
 }
 
+/** One amend on its way to a batch-move. */
+interface AmendItem {
+  cid: string;
+  price: string;
+  quantity: string;
+  orderId: string;
+  strategyId: string;
+  intent: Intent;
+}
+
 interface Queued {
   strategyId: string;
   intent: Intent;
@@ -60,6 +70,16 @@ function venueCodeOf(e: unknown): number | undefined {
   if ('venueCode' in e && typeof e.venueCode === 'number') return e.venueCode;
   if ('code' in e && typeof e.code === 'number') return e.code;
   return undefined;
+}
+
+/**
+ * An amend the venue refused because its order had already ended (filled, or cancelled) by the
+ * time it arrived: the race every quoting strategy meets when a fill and the market move that
+ * prompted a requote cross on the wire. The order's fills come from the stream as usual; the bot
+ * counts these apart from other rejections and logs them at info.
+ */
+export function isLateAmend(e: { code: number; intent: Intent }): boolean {
+  return e.code === ErrorCodes.ORDER_FINAL && e.intent.kind === 'amend';
 }
 
 const chunks = <T>(xs: T[], n: number): T[][] => {
@@ -184,7 +204,7 @@ export class OrderExecutor {
   private async send(items: Queued[]): Promise<void> {
     const cancels: Array<{ strategyId: string; cid: string }> = [];
     let places: Array<{ strategyId: string; intent: PlaceIntent; cid: string }> = [];
-    const amends = new Map<string, Array<{ cid: string; price: string; quantity: string; orderId: string; strategyId: string; intent: Intent }>>();
+    const amends = new Map<string, Map<string, AmendItem>>();
     const others: Queued[] = [];
     for (const q of items) {
       const i = q.intent;
@@ -198,9 +218,17 @@ export class OrderExecutor {
           this.publishRejection(q.strategyId, i, 30001, `cannot amend ${i.clientOrderId}: the venue has not acknowledged it yet`);
           continue;
         }
-        const list = amends.get(t.symbol) ?? [];
-        list.push({ cid: i.clientOrderId, price: i.price, quantity: i.quantity, orderId: t.orderId, strategyId: q.strategyId, intent: i });
-        amends.set(t.symbol, list);
+        if (OrderTracker.isFinal(t.state)) {
+          // Its end reached the bot while the amend waited (behind a 429 or a reconciliation):
+          // what the venue would answer, said without asking it.
+          this.publishRejection(q.strategyId, i, ErrorCodes.ORDER_FINAL, `order ${t.orderId} is ${t.state} and cannot be amended (it ended before the amend was sent)`);
+          continue;
+        }
+        // Several amends of one order in a tick (a strategy that requoted while an earlier one
+        // waited): only the last goes out, in the first one's place.
+        const bySymbol = amends.get(t.symbol) ?? new Map<string, AmendItem>();
+        bySymbol.set(i.clientOrderId, { cid: i.clientOrderId, price: i.price, quantity: i.quantity, orderId: t.orderId, strategyId: q.strategyId, intent: i });
+        amends.set(t.symbol, bySymbol);
       } else others.push(q);
     }
     // A cancel of a placement not sent yet: neither goes to the venue.
@@ -217,7 +245,12 @@ export class OrderExecutor {
     await Promise.all(chunks(uniqueCancels, BATCH_LIMIT).map((chunk) => this.sendCancels(chunk)));
     const calls: Array<Promise<void>> = [];
     for (const chunk of chunks(places, BATCH_LIMIT)) calls.push(this.sendPlaces(chunk));
-    for (const [symbol, list] of amends) for (const chunk of chunks(list, BATCH_LIMIT)) calls.push(this.sendAmends(symbol, chunk));
+    // An order cancelled in this tick is not amended as well.
+    const cancelled = new Set(cancels.map((c) => c.cid));
+    for (const [symbol, byCid] of amends) {
+      const list = [...byCid.values()].filter((a) => !cancelled.has(a.cid));
+      for (const chunk of chunks(list, BATCH_LIMIT)) calls.push(this.sendAmends(symbol, chunk));
+    }
     for (const q of others) calls.push(this.sendOther(q));
     await Promise.all(calls);
   }
@@ -331,7 +364,7 @@ export class OrderExecutor {
     });
   }
 
-  private async sendAmends(symbol: string, chunk: Array<{ cid: string; price: string; quantity: string; orderId: string; strategyId: string; intent: Intent }>): Promise<void> {
+  private async sendAmends(symbol: string, chunk: AmendItem[]): Promise<void> {
     let result: BatchResult;
     try {
       result = await this.call('batch-move', () => this.o.venue.amendOrders(symbol, chunk.map((c) => ({ orderId: c.orderId, price: c.price, quantity: c.quantity }))));

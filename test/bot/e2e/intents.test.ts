@@ -100,4 +100,43 @@ describe('e2e: intents become batched venue calls (LiveVenue on the local exchan
     expect(bot.tracker.live('big')).toHaveLength(0);
     expect((await venueTruth(a.client)).open).toEqual([]);
   });
+
+  it('amends of one order in a tick go out as one, the last; an order cancelled in the same tick is not amended', async () => {
+    const a = await w.account();
+    const s = controllable(['BTCUSDT'], () => [bid('48000'), bid('47990')]);
+    const { bot, events } = await w.bot(a.client, [{ id: 'q', definition: s.definition, params: {} }]);
+    await until(() => bot.tracker.live('q').filter((o) => o.state === 'NEW').length === 2, 'both acknowledged');
+    const [x, y] = bot.tracker.live('q');
+    a.transport.clear();
+    s.ctx().emit([
+      { kind: 'amend', clientOrderId: x.clientOrderId, price: '47000', quantity: '0.01' },
+      { kind: 'amend', clientOrderId: y.clientOrderId, price: '47001', quantity: '0.01' },
+      { kind: 'amend', clientOrderId: x.clientOrderId, price: '47005', quantity: '0.02' },
+      { kind: 'cancel', clientOrderId: y.clientOrderId },
+    ]);
+    await bot.idle();
+    expect(a.transport.of('/batch-move').map((c) => c.body?.orders)).toEqual([[{ orderId: x.orderId, price: '47005', quantity: '0.02' }]]);
+    const onVenue = await a.client.orders.getOrder({ symbol: 'BTCUSDT', clientOrderId: x.clientOrderId });
+    expect([onVenue.price, onVenue.quantity]).toEqual(['47005', '0.02']);
+    expect((await venueTruth(a.client)).open).toEqual([x.clientOrderId]);
+    expect(events.filter((e) => e.type === 'rejection')).toEqual([]);
+  });
+
+  it('an amend of an order that has filled is not sent: a rejection 30007 counted as a late amend, apart from other rejections', async () => {
+    const a = await w.account();
+    const s = controllable(['BTCUSDT'], () => [bid('50000')]);
+    const { bot, events } = await w.bot(a.client, [{ id: 'late', definition: s.definition, params: {} }]);
+    await until(() => bot.tracker.live('late').some((o) => o.state === 'NEW'), 'acknowledged');
+    const [o] = bot.tracker.live('late');
+    await other.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000', quantity: '0.01' });
+    await until(() => bot.tracker.get(o.clientOrderId)?.state === 'FILLED', 'the fill reaches the bot');
+    a.transport.clear();
+    s.ctx().emit([{ kind: 'amend', clientOrderId: o.clientOrderId, price: '49990', quantity: '0.01' }]);
+    await bot.idle();
+    expect(a.transport.of('/batch-move')).toEqual([]);
+    const rejections = events.flatMap((e) => (e.type === 'rejection' ? [{ kind: e.intent.kind, code: e.code }] : []));
+    expect(rejections).toEqual([{ kind: 'amend', code: 30007 }]);
+    expect(s.seen.some((e) => e.type === 'rejection' && e.code === 30007)).toBe(true);
+    expect([bot.stats.rejections, bot.stats.lateAmends]).toEqual([1, 1]);
+  });
 });
