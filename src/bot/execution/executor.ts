@@ -390,20 +390,23 @@ export class OrderExecutor {
 
   private async sendOther(q: Queued): Promise<void> {
     const i = q.intent;
+    if (i.kind === 'bracket') return this.sendBracket(q.strategyId, i);
     try {
-      if (i.kind === 'setLeverage') {
-        await this.call('leverage', () => this.o.venue.setLeverage(i.symbol, i.leverage));
-      } else if (i.kind === 'bracket') {
-        await this.sendBracket(q.strategyId, i);
-      }
+      if (i.kind === 'setLeverage') await this.call('leverage', () => this.o.venue.setLeverage(i.symbol, i.leverage));
     } catch (e) {
-      const code = venueCodeOf(e);
-      // The venue answered and refused (margin, a rule, its rate limit): a rejection under the
-      // venue's code, as a refused item of a batch is. Without an answer (network, timeout, an
-      // outcome that could not be settled, the venue's own failure) it is an error as well.
-      if (code === undefined || code === ErrorCodes.INTERNAL || code === ErrorCodes.BUSY) this.o.onError(e, i.kind);
-      this.publishRejection(q.strategyId, i, code ?? 0, e instanceof Error ? e.message : String(e));
+      this.refusedOrFailed(q.strategyId, i, e);
     }
+  }
+
+  /**
+   * A call that threw. The venue answered and refused (margin, a rule, its rate limit): a rejection
+   * under the venue's code, as a refused item of a batch is. Without an answer (network, timeout,
+   * an outcome that could not be settled, the venue's own failure) it is an error as well.
+   */
+  private refusedOrFailed(strategyId: string, i: Intent, e: unknown): void {
+    const code = venueCodeOf(e);
+    if (code === undefined || code === ErrorCodes.INTERNAL || code === ErrorCodes.BUSY) this.o.onError(e, i.kind);
+    this.publishRejection(strategyId, i, code ?? 0, e instanceof Error ? e.message : String(e));
   }
 
   private async sendBracket(strategyId: string, i: Extract<Intent, { kind: 'bracket' }>): Promise<void> {
@@ -440,8 +443,17 @@ export class OrderExecutor {
     try {
       await this.call('place-strategy', () => this.o.venue.placeStrategy({ strategyType: 'OTOCO', subOrderList: subs }));
     } catch (e) {
+      if (venueCodeOf(e) === undefined) {
+        // No answer (or one the SDK could not settle): the bracket may exist on the venue. It is
+        // neither refused nor sent again; its entry is asked for by its client id, as a placement
+        // without an answer is (its exits are adopted from the stream once the entry fills).
+        this.o.onError(e, i.kind);
+        this.apply(`${base}e`, 'unknown');
+        await this.settle(`${base}e`);
+        return;
+      }
       this.apply(`${base}e`, 'refused');
-      throw e;
+      this.refusedOrFailed(strategyId, i, e);
     }
   }
 

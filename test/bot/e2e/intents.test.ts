@@ -139,4 +139,23 @@ describe('e2e: intents become batched venue calls (LiveVenue on the local exchan
     expect(s.seen.some((e) => e.type === 'rejection' && e.code === 30007)).toBe(true);
     expect([bot.stats.rejections, bot.stats.lateAmends]).toEqual([1, 1]);
   });
+
+  it('a bracket whose answer never came is not called refused: an error, and its entry asked for by client id', async () => {
+    const a = await w.account();
+    // The socket is cut before the venue applies the command: no bracket exists, but the bot
+    // cannot know that from the call, only by asking.
+    const on = await w.ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': w.ex.adminToken }, body: { fault: 'rejectDropResponse', userId: a.userId, pathPrefix: '/v1/private/order/place-strategy', count: 1 } });
+    expect(on.body.code).toBe(0);
+    const s = controllable(['BTCUSDT'], () => [{ kind: 'bracket', symbol: 'BTCUSDT', side: 'BUY', quantity: '0.01', entryPrice: '49000', takeProfitPrice: '51000', stopLossPrice: '48000' }]);
+    const { bot, events } = await w.bot(a.client, [{ id: 'lost', definition: s.definition, params: {} }]);
+    await until(() => a.transport.of('/place-strategy').length === 1, 'the bracket sent');
+    const cid = (a.transport.of('/place-strategy')[0].body?.subOrderList as Array<{ clientOrderId: string }>)[0].clientOrderId;
+    // The SDK asks first and gives up (UnknownOrderOutcomeError); the executor then asks again and
+    // ends the entry as never placed. No rejection: the venue never said no.
+    await until(() => bot.tracker.get(cid)?.state === 'REJECTED', 'the entry settled as never placed', 25_000);
+    expect(events.filter((e) => e.type === 'rejection')).toEqual([]);
+    expect(bot.stats.errors).toBeGreaterThan(0);
+    expect((await venueTruth(a.client)).open).toEqual([]);
+  }, 40_000);
 });
+
