@@ -278,6 +278,11 @@ export class Bot {
    * Stops strategies (their onStop intents are still sent), cancels if configured, flattens if
    * configured, saves state, and says what is left on the venue (positions and open orders).
    */
+  /** How long the venue still throttles this account (0: not at all; see Venue.throttledForMs). */
+  get venueThrottledMs(): number {
+    return this.opts.venue.throttledForMs?.() ?? 0;
+  }
+
   async stop(): Promise<LeftOnStop> {
     if (!this.started || this.stopped) return { positions: [], openOrders: [], flattened: undefined, error: 'the bot was not running' };
     this.stopped = true;

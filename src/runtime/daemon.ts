@@ -47,6 +47,9 @@ export interface DaemonOptions {
 
 export type DaemonPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** The most a stop waits beyond stopTimeoutMs for a venue that throttles the account (see doStop). */
+const MAX_THROTTLE_WAIT_MS = 60_000;
+
 export class BotDaemon {
   readonly metrics: BotMetrics;
   private readonly log: Logger;
@@ -209,21 +212,33 @@ export class BotDaemon {
     const bot = this.botRef;
     if (bot) {
       if (this.statusRef) this.statusRef.running = false;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), this.config.stopTimeoutMs);
-      });
-      const outcome = await Promise.race([
-        bot.stop().then(
-          (left) => {
-            this.leftAtStop = left;
-            return 'ok' as const;
-          },
-          (e: unknown) => e,
-        ),
-        timeout,
-      ]);
-      if (timer) clearTimeout(timer);
+      const stopped = bot.stop().then(
+        (left) => {
+          this.leftAtStop = left;
+          return 'ok' as const;
+        },
+        (e: unknown) => e,
+      );
+      const within = async (ms: number): Promise<unknown> => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), ms);
+        });
+        const first = await Promise.race([stopped, timeout]);
+        if (timer) clearTimeout(timer);
+        return first;
+      };
+      let outcome = await within(this.config.stopTimeoutMs);
+      // Out of time while the venue throttles the account (a 429's Retry-After): the cancels are
+      // waiting for it, and they go out first once it lifts. Wait for that, and then as long again
+      // as a stop may take, rather than leave the orders behind; at most MAX_THROTTLE_WAIT_MS more.
+      for (let extra = 0; outcome === 'timeout'; ) {
+        const throttled = bot.venueThrottledMs;
+        if (throttled <= 0 || extra + throttled > MAX_THROTTLE_WAIT_MS) break;
+        extra += throttled + this.config.stopTimeoutMs;
+        this.log.warn({ throttledMs: throttled, stopTimeoutMs: this.config.stopTimeoutMs }, 'the venue throttles this account: the stop waits for it to take the cancels');
+        outcome = await within(throttled + this.config.stopTimeoutMs);
+      }
       if (outcome === 'timeout') {
         code = 1;
         this.timedOut = true;

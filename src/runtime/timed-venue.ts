@@ -86,4 +86,7 @@ export class TimedVenue implements Venue {
   markPrice(symbol: string): Promise<MarkPriceData> {
     return this.timed('markPrice', () => this.inner.markPrice(symbol));
   }
+  throttledForMs(): number {
+    return this.inner.throttledForMs?.() ?? 0;
+  }
 }

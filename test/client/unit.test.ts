@@ -209,6 +209,31 @@ describe('backoff and the client-wide rate gate', () => {
     }
   });
 
+  test('when the gate opens, the cancels that waited go out before the requests that waited longer', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      const clock = { now: () => Date.now() };
+      const gate = new RateGate(clock, NODE_TIMERS);
+      gate.block(1000);
+      const order: string[] = [];
+      void gate.wait().then(() => order.push('place'));
+      await jest.advanceTimersByTimeAsync(10);
+      void gate.wait(undefined, true).then(() => order.push('cancel'));
+      void gate.wait().then(() => order.push('amend'));
+      await jest.advanceTimersByTimeAsync(1000);
+      await jest.advanceTimersByTimeAsync(5);
+      expect(order).toEqual(['cancel', 'place', 'amend']);
+      // An open gate lets a cancel through at once, and with no cancel waiting, anything else.
+      expect(gate.remainingMs()).toBe(0);
+      let now = false;
+      void gate.wait().then(() => (now = true));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(now).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   test('the gate reads the injected clock', () => {
     const clock = new ManualClock(0);
     const gate = new RateGate(clock, NODE_TIMERS);

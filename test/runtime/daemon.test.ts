@@ -134,6 +134,23 @@ describe('bot daemon on the local exchange', () => {
     expect(openOrders(userId)).toHaveLength(0);
   });
 
+  it('a stop that meets a venue throttling the account (429, Retry-After 3 s) waits for it and cancels, past stopTimeoutMs', async () => {
+    const { userId, file } = await setup({ cancelOnStop: true, stopTimeoutMs: 1000 });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    await until(() => openOrders(userId).length === 2);
+    // The stop's first order request is answered 429 with Retry-After 3: the client holds every
+    // request of the account for 3 s, the stop's cancels with them.
+    const on = await ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': ex.adminToken }, body: { fault: 'rateLimit', retryAfterSec: 3, userId, pathPrefix: '/v1/private/order/', count: 1 } });
+    expect(on.body.code).toBe(0);
+    const t0 = Date.now();
+    expect(await d.stop('SIGTERM (test)')).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThan(2500);
+    expect(d.stopTimedOut).toBe(false);
+    expect(openOrders(userId)).toHaveLength(0);
+  });
+
   it('with killSwitch: true starts HALTED, adopts the orders its strategies left and cancels them', async () => {
     const { userId, username, file } = await setup({ killSwitch: true });
     // Orders of an earlier run of strategy 'mm' (the clientOrderId prefix says whose they are).

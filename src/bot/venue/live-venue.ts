@@ -148,6 +148,10 @@ export class LiveVenue implements Venue {
     return this.client.orders.batchMoveOrders({ symbol, orders: amends });
   }
 
+  throttledForMs(): number {
+    return this.client.core.gate.remainingMs();
+  }
+
   placeStrategy(params: PlaceStrategyParams): Promise<PlaceStrategyResult> {
     return this.client.orders.placeStrategyOrder(params);
   }

@@ -86,4 +86,10 @@ export interface Venue {
   positions(symbol?: string): Promise<PositionRecord[]>;
   account(): Promise<UserAssetRecord>;
   markPrice(symbol: string): Promise<MarkPriceData>;
+  /**
+   * Milliseconds until the venue takes requests again after it throttled this account (a 429's
+   * Retry-After); 0 when it does not. A stop that runs out of time while it is throttled waits for
+   * it rather than leaving orders behind. Optional: a simulated venue never throttles.
+   */
+  throttledForMs?(): number;
 }

@@ -65,6 +65,9 @@ export const ORDER_CREATING: ReadonlySet<ClientEndpoint> = new Set<ClientEndpoin
   'placeStrategyOrder',
 ]);
 
+/** Requests that take risk off: when the client is throttled they go out first (rate-gate.ts). */
+export const CANCELLING: ReadonlySet<ClientEndpoint> = new Set<ClientEndpoint>(['cancelOrder', 'batchCancelOrders', 'cancelAllOrders', 'cancelConditionOrder']);
+
 export interface Prepared {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
@@ -198,7 +201,7 @@ export class RestCore {
     let refreshedOnce = false;
     let syncedOnce = false;
     for (;;) {
-      await this.pause(this.gate.wait(ro.signal), name, ro.signal);
+      await this.pause(this.gate.wait(ro.signal, CANCELLING.has(name)), name, ro.signal);
       try {
         await this.beforeSend(name);
         const res = await this.send(name, prepared, ro);
