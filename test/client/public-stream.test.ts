@@ -116,6 +116,19 @@ test('stop() while start() waits for a connection that never comes: start() reje
   await settled;
 });
 
+test('a stopped stream refuses to start again (its observables are complete) instead of connecting to deliver nothing', async () => {
+  const pub = client.publicStream();
+  await pub.start();
+  pub.stop();
+  await expect(pub.start()).rejects.toThrow(/stopped and cannot be started again; make a new one with client.publicStream\(\)/);
+  expect(pub.connected).toBe(false);
+  const priv = client.privateStream();
+  await priv.start();
+  await priv.stop();
+  await expect(priv.start()).rejects.toThrow(/stopped and cannot be started again; make a new one with client.privateStream\(\)/);
+  expect(priv.connected).toBe(false);
+});
+
 /** A loopback port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
   const srv = new WebSocketServer({ port: 0, host: '127.0.0.1' });

@@ -9,7 +9,7 @@ import { Observable, Subject, filter, share } from 'rxjs';
 import type { Clock } from '../../core/clock';
 import { FINAL_ORDER_STATUSES, type OrderStatus } from '../../core/enums';
 import { PRIVATE_STREAM_PATH, type PrivateEvent, type PrivateEventDataMap, type PrivateEventOf } from '../../protocol/ws';
-import { NotFoundError, PerpkitError } from '../errors';
+import { NotFoundError, PerpkitError, StreamError } from '../errors';
 import type { UserApi } from '../rest/user';
 import type { TimerHandle, Timers } from '../timers';
 import { decodePrivateEvent } from './events';
@@ -115,12 +115,16 @@ export class PrivateStream {
     return this.listenKey;
   }
 
+  private stopped = false;
+
   get connected(): boolean {
     return this.socket.isOpen;
   }
 
   /** Creates the listenKey and connects; resolves once the first connection is open. */
   async start(): Promise<void> {
+    // Its observables completed at stop(): a restarted stream would connect and deliver nothing.
+    if (this.stopped) throw new StreamError('this private stream was stopped and cannot be started again; make a new one with client.privateStream()', false);
     if (this.running) return this.socket.whenOpen();
     this.running = true;
     try {
@@ -138,6 +142,7 @@ export class PrivateStream {
 
   /** Disconnects, stops the timers and closes the listenKey (best effort). */
   async stop(): Promise<void> {
+    this.stopped = true;
     this.running = false;
     this.socket.stop();
     if (this.keepAliveTimer !== undefined) this.timers.clearTimeout(this.keepAliveTimer);

@@ -74,6 +74,8 @@ export class PublicStream {
     );
   }
 
+  private stopped = false;
+
   get connected(): boolean {
     return this.socket.isOpen;
   }
@@ -83,6 +85,8 @@ export class PublicStream {
   }
 
   async start(): Promise<void> {
+    // Its observables completed at stop(): a restarted stream would connect and deliver nothing.
+    if (this.stopped) throw new StreamError('this public stream was stopped and cannot be started again; make a new one with client.publicStream()', false);
     if (!this.running) {
       this.running = true;
       this.socket.start();
@@ -91,6 +95,7 @@ export class PublicStream {
   }
 
   stop(): void {
+    this.stopped = true;
     this.running = false;
     this.socket.stop();
     this.failPending(new StreamError('public stream stopped', false));
