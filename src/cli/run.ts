@@ -185,7 +185,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     // The stop gave up (stopTimeoutMs) or a second signal came: the bot's venue calls may still be
     // under way with their retries, and would keep the process alive for many seconds after
     // saying it stopped. Exit now, as the log said.
-    process.stderr.write(`perpkit run: ${daemon.stopTimedOut ? `the stop did not finish in ${config.stopTimeoutMs} ms` : 'second signal'}; exiting now with orders possibly still open on the venue (check them)\n`);
+    process.stderr.write(`perpkit run: ${daemon.stopTimedOut ? `the stop did not finish in ${daemon.stopWaitedMs} ms` : 'second signal'}; exiting now with orders possibly still open on the venue (check them)\n`);
     process.exit(code === 0 ? 1 : code);
   }
   return code;

@@ -88,6 +88,8 @@ export class BotDaemon {
     return this.timedOut;
   }
   private timedOut = false;
+  /** The time the last stop allowed the bot, ms: stopTimeoutMs, and more while the venue throttled the account. */
+  stopWaitedMs = 0;
 
   /** URL of the health/metrics server, once listening. */
   get httpUrl(): string | undefined {
@@ -232,17 +234,19 @@ export class BotDaemon {
       // Out of time while the venue throttles the account (a 429's Retry-After): the cancels are
       // waiting for it, and they go out first once it lifts. Wait for that, and then as long again
       // as a stop may take, rather than leave the orders behind; at most MAX_THROTTLE_WAIT_MS more.
-      for (let extra = 0; outcome === 'timeout'; ) {
+      let waitedExtra = 0;
+      while (outcome === 'timeout') {
         const throttled = bot.venueThrottledMs;
-        if (throttled <= 0 || extra + throttled > MAX_THROTTLE_WAIT_MS) break;
-        extra += throttled + this.config.stopTimeoutMs;
+        if (throttled <= 0 || waitedExtra + throttled > MAX_THROTTLE_WAIT_MS) break;
+        waitedExtra += throttled + this.config.stopTimeoutMs;
         this.log.warn({ throttledMs: throttled, stopTimeoutMs: this.config.stopTimeoutMs }, 'the venue throttles this account: the stop waits for it to take the cancels');
         outcome = await within(throttled + this.config.stopTimeoutMs);
       }
+      this.stopWaitedMs = this.config.stopTimeoutMs + waitedExtra;
       if (outcome === 'timeout') {
         code = 1;
         this.timedOut = true;
-        this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs }, 'the bot did not stop in time; orders may still be open');
+        this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs, waitedMs: this.stopWaitedMs }, 'the bot did not stop in time; orders may still be open');
       } else if (outcome !== 'ok') {
         code = 1;
         this.log.error({ err: errMessage(outcome) }, 'the bot failed to stop cleanly');
