@@ -242,11 +242,25 @@ export class FieldReader {
     return v === undefined ? undefined : this.checkRange(k, this.toInt(k, v), min, max);
   }
 
-  /** Integer codes such as priceType: a well-formed integer outside the set is an enum error (10004). */
+  /**
+   * Integer codes such as priceType: a well-formed integer outside the set is an enum error (10004);
+   * a value that is no integer at all stays 10001, but its message lists the allowed codes too, so
+   * `type=LIMIT` on the history filter tells the caller to send 1 or 2.
+   */
   optIntEnum<T extends number>(k: string, allowed: readonly T[]): T | undefined {
     const v = this.raw(k);
     if (v === undefined) return undefined;
-    const n = this.toInt(k, v);
+    let n: number;
+    try {
+      n = this.toInt(k, v);
+    } catch (e) {
+      if (!(e instanceof VenueError)) throw e;
+      const f = this.path(k);
+      const codes = allowed.join(', ');
+      if (this.query) throw invalid(`${f} must be one of ${codes} (an integer code); got ${JSON.stringify(String(v).slice(0, 64))}`, f);
+      const got = typeof v === 'string' ? `string ${JSON.stringify(v.slice(0, 64))}` : typeof v === 'number' ? String(v) : jsonTypeOf(v);
+      throw invalid(`${f} must be a JSON integer, one of ${codes}; got ${got}`, f);
+    }
     if (!(allowed as readonly number[]).includes(n)) throw notAllowed(this.path(k), allowed, n);
     return n as T;
   }
