@@ -110,9 +110,14 @@ export class FieldReader {
    */
   static body(input: unknown, keys: KeySet, prefix = '', notObject?: () => VenueError): FieldReader {
     if (!isPlainObject(input)) {
-      throw notObject !== undefined
-        ? notObject()
-        : new VenueError(ErrorCodes.BODY_NOT_OBJECT, `request body must be a JSON object, got ${jsonTypeOf(input)}`);
+      if (notObject !== undefined) throw notObject();
+      // No body at all reads as `undefined`: say so, and what the body should hold, not "got undefined".
+      throw new VenueError(
+        ErrorCodes.BODY_NOT_OBJECT,
+        input === undefined
+          ? `request body is missing; expected a JSON object with ${keys.names === '' ? 'no fields' : `fields ${keys.names}`}`
+          : `request body must be a JSON object, got ${jsonTypeOf(input)}`,
+      );
     }
     checkKeys(input, keys, prefix);
     return new FieldReader(input, prefix, false);

@@ -34,3 +34,16 @@ describe('integer-code fields given something that is not an integer', () => {
     expect(r.body.message).toBe('cancelType must be one of 0, 1, 2; got 3');
   });
 });
+
+describe('a body endpoint called without a body', () => {
+  it('says the body is missing and what it should hold (10005), not "got undefined"', async () => {
+    const r = await ex.call('PUT', '/v1/private/user/listen-key', { token });
+    expect([r.status, r.body.code]).toEqual([400, 10005]);
+    expect(r.body.message).toBe('request body is missing; expected a JSON object with fields listenKey');
+  });
+
+  it('a body that is present but not an object keeps naming its type', async () => {
+    const r = await ex.call('PUT', '/v1/private/user/listen-key', { token, body: '[]' });
+    expect(r.body.message).toBe('request body must be a JSON object, got array');
+  });
+});
