@@ -343,7 +343,7 @@ export class ExchangeServer {
         res.setHeader('X-RateLimit-Order-Remaining', String(d.orders.remaining));
       }
       res.setHeader('Retry-After', String(d.retryAfterSec));
-      throw new VenueError(ErrorCodes.RATE_LIMITED, `rate limit reached; retry after ${d.retryAfterSec} s`);
+      throw new VenueError(ErrorCodes.RATE_LIMITED, `${rateLimitWhich(d)}; retry after ${d.retryAfterSec} s`);
     }
     return d;
   }
@@ -379,6 +379,17 @@ export class ExchangeServer {
     sendEnvelope(res, httpStatusOf(ErrorCodes.INTERNAL), errorEnvelope({ code: ErrorCodes.INTERNAL, message: `internal error (requestId ${requestId})` }, requestId), rate);
     return ErrorCodes.INTERNAL;
   }
+}
+
+/**
+ * Which limit refused a request, with its size: two windows can refuse, and a client that knows
+ * which one can tell a burst of orders from its overall request rate.
+ */
+function rateLimitWhich(d: RateDecision): string {
+  const parts: string[] = [];
+  if (d.orders !== undefined && d.orders.remaining === 0) parts.push(`${d.orders.limit} order requests per 10 s`);
+  if (d.remaining === 0) parts.push(`${d.limit} requests per minute`);
+  return `rate limit reached (${parts.join(' and ')}, per user)`;
 }
 
 /** Config overrides: top-level fields, and single fields of the nested groups (auth, limits, ...). */

@@ -3,7 +3,7 @@
  * "Errors say what was wrong and what was expected"), for the cases where a generic reader message
  * used to hide the rule.
  */
-import { startTestExchange, type TestExchange } from '../../helpers/exchange';
+import { TestClock, startTestExchange, type TestExchange } from '../../helpers/exchange';
 
 let ex: TestExchange;
 let token: string;
@@ -45,5 +45,29 @@ describe('a body endpoint called without a body', () => {
   it('a body that is present but not an object keeps naming its type', async () => {
     const r = await ex.call('PUT', '/v1/private/user/listen-key', { token, body: '[]' });
     expect(r.body.message).toBe('request body must be a JSON object, got array');
+  });
+});
+
+describe('a 429 names the limit that refused the request', () => {
+  it('the order window and the request window, each with its size', async () => {
+    // Frozen 1 s into a minute: the fixed windows cannot roll over mid-test.
+    const clock = new TestClock();
+    clock.freeze(Math.floor(Date.now() / 60_000) * 60_000 + 1000);
+    const small = await startTestExchange({ rateLimits: { ordersPer10s: 2, requestsPerMinute: 4 } }, { clock });
+    try {
+      const u = await small.createUser();
+      const t = (await small.login(u.username, u.password)).accessToken;
+      const cancel = { symbol: 'BTCUSDT', orderId: '1' };
+      for (let i = 0; i < 2; i++) await small.call('POST', '/v1/private/order/cancel', { token: t, body: cancel });
+      const orders = await small.call('POST', '/v1/private/order/cancel', { token: t, body: cancel });
+      expect([orders.status, orders.body.code]).toEqual([429, 40001]);
+      expect(orders.body.message).toBe('rate limit reached (2 order requests per 10 s, per user); retry after 9 s');
+      for (let i = 0; i < 2; i++) await small.call('GET', '/v1/private/user/asset', { token: t });
+      const all = await small.call('GET', '/v1/private/user/asset', { token: t });
+      expect([all.status, all.body.code]).toEqual([429, 40001]);
+      expect(all.body.message).toBe('rate limit reached (4 requests per minute, per user); retry after 59 s');
+    } finally {
+      await small.stop();
+    }
   });
 });
