@@ -71,3 +71,18 @@ describe('a 429 names the limit that refused the request', () => {
     }
   });
 });
+
+describe('single order query with both orderId and clientOrderId', () => {
+  it('a pair that does not match names both ids and the rule (404 / 30001)', async () => {
+    const placed = await ex.call<{ orderId: string }>('POST', '/v1/private/order/place', {
+      token,
+      body: { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '40000', quantity: '0.01', clientOrderId: 'msg-a' },
+    });
+    const { orderId } = placed.body.data;
+    const r = await ex.call('GET', '/v1/private/order', { token, query: { symbol: 'BTCUSDT', orderId, clientOrderId: 'msg-b' } });
+    expect([r.status, r.body.code]).toEqual([404, 30001]);
+    expect(r.body.message).toBe(`order not found: no order has both orderId ${orderId} and clientOrderId msg-b (given both, both must match) on BTCUSDT`);
+    const ok = await ex.call('GET', '/v1/private/order', { token, query: { symbol: 'BTCUSDT', orderId, clientOrderId: 'msg-a' } });
+    expect(ok.body.code).toBe(0);
+  });
+});

@@ -47,7 +47,11 @@ export class OrderQueries {
     }
     // Another user's order behaves exactly as one that does not exist.
     if (!o || o.userId !== acct.userId || o.symbol !== st.spec) {
-      fail(ErrorCodes.ORDER_NOT_FOUND, `order not found: ${ref.orderId !== undefined ? `orderId ${ref.orderId}` : `clientOrderId ${ref.clientOrderId}`} on ${ref.symbol}`, ref.orderId !== undefined ? 'orderId' : 'clientOrderId');
+      // Both ids given: name both and the rule, or an order the caller can see looks missing.
+      const which = ref.orderId === undefined ? `clientOrderId ${ref.clientOrderId}`
+        : ref.clientOrderId === undefined ? `orderId ${ref.orderId}`
+        : `no order has both orderId ${ref.orderId} and clientOrderId ${ref.clientOrderId} (given both, both must match)`;
+      fail(ErrorCodes.ORDER_NOT_FOUND, `order not found: ${which} on ${ref.symbol}`, ref.orderId !== undefined ? 'orderId' : 'clientOrderId');
     }
     return o;
   }
