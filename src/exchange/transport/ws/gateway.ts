@@ -22,7 +22,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Clock } from '../../../core/clock';
-import { ErrorCodes } from '../../../core/errors';
+import { ErrorCodes, VenueError } from '../../../core/errors';
 import { PRIVATE_STREAM_PATH, PUBLIC_FRAME_MAX_BYTES, PUBLIC_STREAM_PATH, validatePrivateStreamQuery } from '../../../protocol/ws';
 import type { EngineEvent } from '../../engine/events';
 import type { ExchangeConfig } from '../../service/config';
@@ -246,10 +246,14 @@ export class WsGateway implements WsFaultTarget {
       return;
     }
     const key = listenKeyOf(url);
-    const info = key === undefined ? undefined : this.listenKeys.lookup(key);
+    const info = typeof key === 'string' ? this.listenKeys.lookup(key) : undefined;
     if (!info) {
       // PROTOCOL.md section 5 fixes the status (401) for a stream; the code is the listenKey one.
-      refuseUpgrade(socket, 401, ErrorCodes.LISTEN_KEY_NOT_FOUND, 'listenKey not found or expired');
+      // A query that holds no usable key says what is wrong with it rather than "not found".
+      const message = typeof key === 'string'
+        ? 'listenKey not found or expired'
+        : `${key.problem}: connect to ${PRIVATE_STREAM_PATH}?listenKey=<key>, with a key from POST /v1/private/user/listen-key`;
+      refuseUpgrade(socket, 401, ErrorCodes.LISTEN_KEY_NOT_FOUND, message);
       return;
     }
     this.privateWss.handleUpgrade(req, socket, head, (ws) => this.acceptPrivate(ws, info));
@@ -427,18 +431,22 @@ export class WsGateway implements WsFaultTarget {
   }
 }
 
-/** The listenKey of a private-stream URL, or undefined when the query is not exactly one valid key. */
-function listenKeyOf(url: URL): string | undefined {
+/**
+ * The listenKey of a private-stream URL, or what is wrong with the query when it is not exactly
+ * one well-formed key (the validator's words: missing, repeated, unknown parameter, too long).
+ */
+function listenKeyOf(url: URL): string | { problem: string } {
   const seen = new Map<string, string>();
   for (const [k, v] of url.searchParams) {
-    if (seen.has(k)) return undefined;
+    if (seen.has(k)) return { problem: `query parameter '${k.slice(0, 64)}' is given more than once` };
     seen.set(k, v);
   }
   try {
     // fromEntries defines own properties, so a parameter named __proto__ stays a plain key.
     return validatePrivateStreamQuery(Object.fromEntries(seen)).listenKey;
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (err instanceof VenueError) return { problem: err.message };
+    throw err;
   }
 }
 

@@ -123,10 +123,18 @@ describe('ws private stream', () => {
   });
 
   it('refuses an unknown, missing or malformed listenKey with HTTP 401 and the envelope', async () => {
-    for (const url of [w.privateUrl('nope'), `ws://127.0.0.1:${w.port}/v1/ws/private`, `${w.privateUrl(keyA)}&listenKey=${keyA}`, `${w.privateUrl(keyA)}&x=1`]) {
+    const how = ': connect to /v1/ws/private?listenKey=<key>, with a key from POST /v1/private/user/listen-key';
+    const cases: Array<[string, string]> = [
+      [w.privateUrl('nope'), 'listenKey not found or expired'],
+      // A query without one usable key says what is wrong with it, not "not found".
+      [`ws://127.0.0.1:${w.port}/v1/ws/private`, `listenKey is required${how}`],
+      [`${w.privateUrl(keyA)}&listenKey=${keyA}`, `query parameter 'listenKey' is given more than once${how}`],
+      [`${w.privateUrl(keyA)}&x=1`, `unknown field 'x'; accepted fields are: listenKey${how}`],
+    ];
+    for (const [url, message] of cases) {
       const r = await refusedUpgrade(url);
       expect(r.status).toBe(401);
-      expect(r.body).toMatchObject({ code: 20008, data: null, message: 'listenKey not found or expired' });
+      expect(r.body).toMatchObject({ code: 20008, data: null, message });
       expect(r.body.requestId).toBe(r.requestId);
     }
     const other = await refusedUpgrade(`ws://127.0.0.1:${w.port}/v1/ws/elsewhere`);
