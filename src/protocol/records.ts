@@ -90,7 +90,15 @@ export interface StrategySubOrderRecord {
   workingType: WorkingType;
   timeInForce: ConditionTimeInForce;
   reduceOnly: boolean;
+  makerOnly: boolean;
   closePosition: boolean;
+  priceType: PriceType;
+  placeType: string;
+  /** Condition-type sub-orders' trigger fields (as in a condition record); false / "0" otherwise. */
+  priceProtect: boolean;
+  activatePrice: string;
+  callbackRate: string;
+  /** The placed order's; the engine's own (`auto-<id>`) when the request gave none; "" before it is placed. */
   clientOrderId: string;
   firstDrivenId: number;
   firstDrivenOn: DrivenOn | '';
@@ -101,6 +109,10 @@ export interface StrategySubOrderRecord {
   status: SubOrderStatus;
   executedQty: string;
   avgPrice: string;
+  cumQuote: string;
+  /** The placed order's times; the strategy order's (bookTime, updateTime) before it is placed. */
+  createdAt: number;
+  updateTime: number;
   orderId?: string;
   conditionId?: string;
 }

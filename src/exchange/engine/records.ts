@@ -93,8 +93,15 @@ function subRecord(s: EngineSubOrder, st: EngineStrategy, order: EngineOrder | u
     workingType: s.workingType,
     timeInForce: s.timeInForce,
     reduceOnly: s.reduceOnly,
+    makerOnly: s.makerOnly,
     closePosition: s.closePosition,
-    clientOrderId: s.clientOrderId,
+    priceType: s.input.priceType ?? 0,
+    placeType: order?.placeType ?? s.input.placeType ?? '',
+    priceProtect: s.priceProtect,
+    activatePrice: s.activatePrice === 0 ? '0' : spec.tick.fromUnits(s.activatePrice),
+    callbackRate: s.callbackRate,
+    // The id the placed order got (the engine's own when the request gave none).
+    clientOrderId: s.clientOrderId !== '' ? s.clientOrderId : (order?.clientOrderId ?? ''),
     firstDrivenId: s.firstDrivenId,
     firstDrivenOn: s.firstDrivenOn,
     firstTrigger: s.firstTrigger,
@@ -104,6 +111,10 @@ function subRecord(s: EngineSubOrder, st: EngineStrategy, order: EngineOrder | u
     status: s.status,
     executedQty: order ? spec.step.fromUnits(order.executed) : '0',
     avgPrice: order && order.executed > 0 ? averagePrice(order) : '0',
+    cumQuote: order ? formatUnits(order.cumQuote) : '0',
+    // The placed order's times; before that, the strategy order's.
+    createdAt: order?.createdAt ?? st.bookTime,
+    updateTime: order?.updateTime ?? st.updateTime,
   };
   if (s.orderId) rec.orderId = String(s.orderId);
   if (s.conditionId) rec.conditionId = String(s.conditionId);

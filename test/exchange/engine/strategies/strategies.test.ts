@@ -9,6 +9,23 @@ const sl: StrategySubOrderInput = { strategySubId: 3, symbol: 'BTCUSDT', type: '
 const statuses = (w: ReturnType<typeof world>, id: string, user = 'b'): string[] => w.engine.strategy(user, id).subOrders.map((s) => s.status);
 
 describe('strategy orders', () => {
+  it("sub-order records carry the order fields (PROTOCOL.md section 3), the placed order's once it exists", () => {
+    const w = world();
+    const trailing: StrategySubOrderInput = { strategySubId: 3, symbol: 'BTCUSDT', type: 'TRAILING_STOP', side: 'SELL', quantity: '1', reduceOnly: true, activatePrice: '51000', callbackRate: '1', priceProtect: true };
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [{ ...entry, makerOnly: true }, tp, trailing] });
+    const [e, t, c] = s.subOrders;
+    const entryOrder = w.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: e.orderId as string });
+    // The entry is placed at once: its fields are the order's, its client id the engine's own.
+    expect(e).toMatchObject({ makerOnly: true, priceType: 0, placeType: '', cumQuote: '0', clientOrderId: entryOrder.clientOrderId, createdAt: entryOrder.createdAt, updateTime: entryOrder.updateTime });
+    expect(entryOrder.clientOrderId).toMatch(/^auto-/);
+    // Waiting ones: the request's fields, the strategy order's times, no client id yet.
+    expect(t).toMatchObject({ makerOnly: false, priceType: 0, placeType: '', cumQuote: '0', clientOrderId: '', createdAt: s.bookTime, updateTime: s.updateTime, priceProtect: false, activatePrice: '0', callbackRate: '0' });
+    expect(c).toMatchObject({ priceProtect: true, activatePrice: '51000', callbackRate: '1' });
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    const filled = w.engine.strategy('b', s.strategyId).subOrders[0];
+    expect(filled).toMatchObject({ status: 'FILLED', executedQty: '1', cumQuote: '50000', avgPrice: '50000' });
+  });
+
   it('OTOCO: take-profit and stop-loss wait for the entry, and the one that fills cancels the other', () => {
     const w = world();
     const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
