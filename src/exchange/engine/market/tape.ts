@@ -66,6 +66,8 @@ export class TapeReplayer {
   private readonly taker: string;
   private readonly specs = new Map<string, SpecInfo>();
   private readonly rates = new Map<string, string>();
+  /** The last recorded mark and index per symbol: a funding line settles at its own recorded mark. */
+  private readonly marks = new Map<string, { mark: string; index: string }>();
   private n = 0;
   private readonly quoting: boolean;
   /** The tape quotes (tape-quotes.ts). */
@@ -132,6 +134,7 @@ export class TapeReplayer {
     switch (e.k) {
       case 'mark':
         this.stats.marks++;
+        this.marks.set(e.s, { mark: e.p, index: e.i });
         guard(this.stats, () => this.sink.setMarkPrice(e.s, e.p, e.i));
         if (this.sink.setFundingRate && this.rates.get(e.s) !== e.r) {
           this.rates.set(e.s, e.r);
@@ -142,6 +145,16 @@ export class TapeReplayer {
       case 'funding':
         this.stats.fundings++;
         this.rates.set(e.s, e.r);
+        {
+          // The settlement is Q x the recorded mark of the funding line x rate: the sink settles
+          // at its current mark, so that mark is moved to the line's first (a recorder writes the
+          // funding line before the mark line of the same moment; the index stays as recorded).
+          const last = this.marks.get(e.s);
+          if (last?.mark !== e.p) {
+            this.marks.set(e.s, { mark: e.p, index: last?.index ?? e.p });
+            guard(this.stats, () => this.sink.setMarkPrice(e.s, e.p, last?.index));
+          }
+        }
         guard(this.stats, () => this.sink.settleFunding(e.s, e.r));
         return;
       case 'trade': {

@@ -1,4 +1,5 @@
 import { ManualClock } from '../../../../src/core/clock';
+import { Dec } from '../../../../src/core/decimal';
 import { Engine } from '../../../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS, wireSpecOf, type SymbolConfig } from '../../../../src/exchange/engine/symbols';
 import type { RecordedEvent } from '../../../../src/market-data/format';
@@ -88,6 +89,23 @@ describe('TapeReplayer (tape fill model) against the engine', () => {
     const after = engine.asset('a').walletBalance;
     // A long of 1 at mark 101 pays 0.101 USDT at 0.1 %.
     expect(Number(before) - Number(after)).toBeCloseTo(0.101, 6);
+    expect(tape.stats).toMatchObject({ marks: 1, fundings: 1, refusals: 0 });
+  });
+
+  it('settles a funding line at its own recorded mark, not at the mark before it', () => {
+    const { engine, tape } = setup();
+    bid(engine, 'a', '100', '1', 'mine');
+    tape.apply(trade('100', '1', 'SELL'));
+    tape.apply({ t: T0, k: 'mark', s: 'BTCUSDT', p: '101', i: '100.5', r: '0.0003', n: T0 + 1000 });
+    const before = engine.asset('a').walletBalance;
+    // A recorder writes the funding line (mark 102.3 at the funding time) before that moment's mark line.
+    tape.apply({ t: T0 + 1000, k: 'funding', s: 'BTCUSDT', r: '0.001', p: '102.3' });
+    // The long of 1 pays 1 x 102.3 x 0.001 = 0.1023 (at the previous mark 101 it would be 0.101).
+    const paid = engine.accountChanges('a', { changeType: 'FUNDING_FEE' }).list.map((c) => c.amount);
+    expect(paid).toEqual(['-0.1023']);
+    expect(engine.asset('a').walletBalance).toBe(new Dec(before).minus('0.1023').toFixed());
+    const m = engine.marketState('BTCUSDT');
+    expect([m.markPrice, m.indexPrice]).toEqual(['102.3', '100.5']);
     expect(tape.stats).toMatchObject({ marks: 1, fundings: 1, refusals: 0 });
   });
 
