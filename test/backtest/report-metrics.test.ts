@@ -6,7 +6,7 @@
 import type { FillRow } from '../../src/backtest/backtest/result';
 import type { BacktestResult } from '../../src/backtest/backtest/result';
 import { Dec } from '../../src/core/decimal';
-import { perStrategy, periodFor } from '../../src/backtest/report/metrics';
+import { perStrategy, periodFor, summarize } from '../../src/backtest/report/metrics';
 import { money, share } from '../../src/backtest/report/round';
 import { DAY_MS, MIN_RATIO_DAYS, dailyEquity, ratios } from '../../src/backtest/report/ratios';
 import { roundTrips, tradeStats } from '../../src/backtest/report/trades';
@@ -140,5 +140,29 @@ describe('per-strategy fill totals', () => {
       fillWinRate: share(1, 3),
     });
     expect(rows.other).toMatchObject({ fills: 1, volume: money(new Dec(15)), closingFills: 0, fillWinRate: null });
+  });
+});
+
+describe('max drawdown amount', () => {
+  test('is the exact USDT fall from the peak, to the 8th decimal (not a float cut to 10 digits)', () => {
+    // The market maker's 2-hour sample run: peak 10000, trough 9808.00528958.
+    const equity = ['10000', '9996.69353032', '9808.00528958', '9809.17058878', '10000.5', '9999.99999999'];
+    const samples = equity.map((e, i) => ({ time: 60_000 * i, equity: e, marks: ['50000'], positions: ['0'], grossNotional: '0' }));
+    const r = {
+      initialBalance: '10000',
+      startTime: 0,
+      endTime: 60_000 * (equity.length - 1),
+      samples,
+      fills: [],
+      funding: [],
+      liquidations: 0,
+      strategies: {},
+      finalAsset: { walletBalance: equity[equity.length - 1], unrealizedPnl: '0' },
+      botStats: { pipelineErrors: 0 },
+      firstBotError: null,
+    } as unknown as BacktestResult;
+    const s = summarize(r, []);
+    expect(s.maxDrawdownAmount).toBe('191.99471042');
+    expect(s.maxDrawdown).toBe(0.01919947104);
   });
 });

@@ -134,16 +134,14 @@ function fillTotals(fills: readonly FillRow[]): { fees: Dec; realized: Dec; volu
 }
 
 /** Drawdown, exposure and leverage of the equity curve (no annualised figure: see ratios.ts). */
-export function curveStats(equity: number[], gross: number[], hasPosition: boolean[]): { maxDrawdown: number; maxDrawdownAmount: number; exposure: number; avgGrossLeverage: number } {
+export function curveStats(equity: number[], gross: number[], hasPosition: boolean[]): { maxDrawdown: number; exposure: number; avgGrossLeverage: number } {
   let peak = -Infinity;
   let maxDd = 0;
-  let maxDdAmount = 0;
   for (const e of equity) {
     peak = Math.max(peak, e);
     if (peak > 0) {
       const dd = (peak - e) / peak;
       if (dd > maxDd) maxDd = dd;
-      if (peak - e > maxDdAmount) maxDdAmount = peak - e;
     }
   }
   const intervals = Math.max(0, equity.length - 1);
@@ -153,10 +151,28 @@ export function curveStats(equity: number[], gross: number[], hasPosition: boole
   for (let i = 0; i < equity.length; i++) lev += equity[i] > 0 ? gross[i] / equity[i] : 0;
   return {
     maxDrawdown: round(maxDd),
-    maxDrawdownAmount: round(maxDdAmount),
     exposure: intervals === 0 ? 0 : round(exposed / intervals),
     avgGrossLeverage: equity.length === 0 ? 0 : round(lev / equity.length),
   };
+}
+
+/**
+ * The largest fall of equity from its peak, in USDT, exact: money, so from the samples' decimal
+ * strings and not from binary floats cut to 10 significant digits (which lost the last places).
+ * As the ratio, only while the peak is above 0.
+ */
+export function maxDrawdownAmount(equity: readonly string[]): Dec {
+  let peak: Dec | undefined;
+  let max = new Dec(0);
+  for (const text of equity) {
+    const e = new Dec(text);
+    if (peak === undefined || e.gt(peak)) peak = e;
+    if (peak.gt(0)) {
+      const dd = peak.minus(e);
+      if (dd.gt(max)) max = dd;
+    }
+  }
+  return max;
 }
 
 /** Buy and hold of the traded symbols, equal weights, 1x, no fees: equity per sample. */
@@ -197,7 +213,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     funding: money(funding),
     return: initial.isZero() ? 0 : round(finalEquity.minus(initial).div(initial).toNumber()),
     maxDrawdown: c.maxDrawdown,
-    maxDrawdownAmount: money(new Dec(c.maxDrawdownAmount)),
+    maxDrawdownAmount: money(maxDrawdownAmount(r.samples.map((x) => x.equity))),
     ...rt,
     trades: ts.closed,
     winRate: ts.winRate,
