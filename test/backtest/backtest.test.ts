@@ -6,6 +6,7 @@ import { cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { reportJson } from '../../src/backtest/report/report';
 import { reportNotices } from '../../src/backtest/report/html';
 import { durationText } from '../../src/backtest/report/ratios';
+import { Dec } from '../../src/core/decimal';
 import { MM, recording, writeConfig } from './fixtures';
 
 let dir = '';
@@ -86,6 +87,18 @@ describe('backtest', () => {
     expect(firstFill(slow)).toBeGreaterThanOrEqual(slow.report.data.startTime + 750);
     expect(reportJson(slow.report)).not.toBe(reportJson(zero.report));
     expect(slow.report.config.latency).toEqual({ placeMs: 750, cancelMs: 750, amendMs: 750 });
+  });
+
+  test('the last equity sample and the last period end at the final equity, so the periods add up to totalPnl', async () => {
+    // The recording's last mark falls on a sample boundary: the boundary's sample is taken before
+    // that millisecond's events, and the market maker still holds inventory at the end.
+    const { report } = await backtest(loadBacktestConfig(writeConfig(dir, 'end.yaml', {})), { cache: false });
+    const s = report.summary;
+    expect(report.finalPositions.some((p) => new Dec(p.quantity).abs().gt(0))).toBe(true);
+    const last = report.equity[report.equity.length - 1];
+    expect(last[1]).toBe(s.finalEquity);
+    expect(report.periods[report.periods.length - 1].endEquity).toBe(s.finalEquity);
+    expect(report.periods.reduce((sum, p) => sum.plus(p.pnl), new Dec(0)).toFixed()).toBe(new Dec(s.totalPnl).toFixed());
   });
 
   test('config errors name the file, the path, what was expected and what was found', () => {

@@ -510,9 +510,14 @@ export class BacktestRun {
     const end = Number.isFinite(to) ? Math.max(lastT, Math.min(to, lastT)) : lastT;
     await this.runTimers(end);
     this.sampleUpTo(end);
-    if (this.result.samples.length === 0 || this.result.samples[this.result.samples.length - 1].time !== end) this.sample(end);
     this.result.endTime = end;
     await this.finish();
+    // The sample at the end is the final state, the one finalEquity reports: a boundary sample
+    // at `end` was taken before that millisecond's events (timers first) and before the bot's
+    // stop, so it is replaced, and the last period ends at the final equity.
+    const samples = this.result.samples;
+    if (samples.length > 0 && samples[samples.length - 1].time === end) samples.pop();
+    this.sample(end);
     const p = source.progress();
     this.opts.onProgress?.({ events: this.result.events.read, bytesDone: p.total, bytesTotal: p.total, time: end });
     return this.result;
