@@ -70,25 +70,33 @@ describe('journal compatibility', () => {
       conditions: e.currentConditions(u, undefined).list,
       history: e.positionHistory(u, { pageSize: 1000 }).list,
     }]));
-    // The other change on purpose: the liquidation price takes the margin tier at that price, not
-    // the mark's (position-math.ts liquidationPrice; liquidation.test.ts shows the check acting
-    // there). Positions are compared without it; where it differs, the old price had to lie in
-    // another tier than the mark, which is the only case the rule changed.
+    // The other changes on purpose, to the liquidation price (position-math.ts; liquidation.test.ts
+    // shows the check acting there): it takes the margin tier at that price, not the mark's; and a
+    // hedge account's two cross legs on a symbol show the account's one price, both legs moving
+    // with the mark. Positions are compared without it; where it differs, either the old price lay
+    // in another tier than the mark, or the position is such a leg (and both legs agree now).
     const withoutLiq = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'liqPrice' ? undefined : x)));
     expect(withoutLiq(views)).toEqual(withoutLiq(expected.views));
-    let changed = 0;
+    const changed = { tier: 0, hedge: 0 };
     for (const [u, view] of Object.entries(views)) {
       const before = (expected.views[u] as { positions: PositionRecord[] }).positions;
       view.positions.forEach((p, i) => {
         if (p.liqPrice === before[i].liqPrice) return;
-        changed++;
+        const legs = view.positions.filter((x) => x.symbol === p.symbol && x.marginMode === 'CROSS' && x.positionSide !== 'BOTH' && x.quantity !== '0');
+        if (p.marginMode === 'CROSS' && legs.length === 2) {
+          changed.hedge++;
+          expect(legs[0].liqPrice).toBe(legs[1].liqPrice);
+          return;
+        }
+        changed.tier++;
         const spec = DEFAULT_SYMBOLS.find((s) => s.symbol === p.symbol) as SymbolConfig;
         const size = new Dec(p.quantity).abs();
         expect(tierIndex(spec, size.times(before[i].liqPrice))).not.toBe(tierIndex(spec, size.times(p.markPrice)));
       });
     }
-    // The fixture has such positions: the check above is not empty.
-    expect(changed).toBeGreaterThan(0);
+    // The fixture has positions of both kinds: the checks above are not empty.
+    expect(changed.tier).toBeGreaterThan(0);
+    expect(changed.hedge).toBeGreaterThan(0);
     await core.close();
   });
 });

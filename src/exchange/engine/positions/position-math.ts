@@ -107,6 +107,103 @@ function candidate(q: Exact, cost: Exact, margin: Exact, tier: { mmr: Exact; amo
   return p.den.m < 0n ? { num: negate(p.num), den: negate(p.den) } : p;
 }
 
+/** One position of a cross account on a symbol: signed quantity and signed cost basis. */
+export interface Leg {
+  q: Exact;
+  cost: Exact;
+}
+
+/** A price as a quotient with a positive denominator. */
+interface Ratio {
+  num: Exact;
+  den: Exact;
+}
+
+/**
+ * The liquidation price of a cross account with two positions on one symbol (hedge mode: a LONG
+ * and a SHORT leg), both moving with the one mark, where `liquidationPrice` would hold the other
+ * leg where it is. The check liquidates when rest + sum (q P - C) <= sum (|q| P mmr - cum), each
+ * leg's tier that of its own notional |q| P, `rest` being the wallet less isolated margins plus
+ * the uPnL and less the MM of the account's cross positions on other symbols. That difference is
+ * linear in P between the tiers' edges of either leg; from the current mark it is followed down
+ * and up to where it reaches 0, and the nearer of the two is the price (`below`: it lies below
+ * the mark, so the tick above it is the last one spared). None when no positive price reaches it.
+ */
+export function crossLiquidationPrice(spec: SymbolSpec, legs: readonly Leg[], rest: Exact, mark: Exact): { liq: NonNullable<Quotient>; below: boolean } | undefined {
+  const tiers = spec.tiers;
+  const sizes = legs.map((l) => absEx(l.q));
+  const edges: Ratio[] = [];
+  for (const size of sizes) {
+    if (size.m === 0n) continue;
+    for (let k = 0; k < tiers.length - 1; k++) {
+      const cap = tiers[k].maxNotional;
+      if (cap === undefined) break;
+      edges.push({ num: cap, den: size });
+    }
+  }
+  edges.sort((x, y) => compare(times(x.num, y.den), times(y.num, x.den)));
+  const bounds: Ratio[] = [{ num: EX_ZERO, den: EX_ONE }];
+  for (const e of edges) if (compareRatio(e, bounds[bounds.length - 1]) > 0) bounds.push(e);
+  // The line a + b P of the piece just above `low`: each leg's tier is the first whose cap its
+  // notional there stays within.
+  const lineAbove = (low: Ratio): { a: Exact; b: Exact } => {
+    let a = rest;
+    let b = EX_ZERO;
+    legs.forEach((l, i) => {
+      const notional = times(sizes[i], low.num);
+      let t = tiers[tiers.length - 1];
+      for (let k = 0; k < tiers.length - 1; k++) {
+        const cap = tiers[k].maxNotional;
+        if (cap === undefined || compare(notional, times(cap, low.den)) < 0) {
+          t = tiers[k];
+          break;
+        }
+      }
+      a = plus(minus(a, l.cost), t.amount);
+      b = plus(b, minus(l.q, times(sizes[i], t.mmr)));
+    });
+    return { a, b };
+  };
+  // a + b num / den <= 0, without dividing.
+  const reaches = (f: { a: Exact; b: Exact }, at: Ratio): boolean => sign(plus(times(f.a, at.den), times(f.b, at.num))) <= 0;
+  const root = (f: { a: Exact; b: Exact }): Ratio | undefined => {
+    if (f.b.m === 0n) return undefined;
+    const r = f.b.m > 0n ? { num: negate(f.a), den: f.b } : { num: f.a, den: negate(f.b) };
+    return r.num.m > 0n ? r : undefined;
+  };
+  const markRatio: Ratio = { num: mark, den: EX_ONE };
+  let j = 0;
+  while (j + 1 < bounds.length && compareRatio(bounds[j + 1], markRatio) < 0) j++;
+  // Already at or past it at this mark (the next check liquidates): no price to show from here.
+  if (reaches(lineAbove(bounds[j]), markRatio)) return undefined;
+  let down: Ratio | undefined;
+  for (let k = j; k >= 0 && down === undefined; k--) {
+    const f = lineAbove(bounds[k]);
+    if (reaches(f, bounds[k])) down = root(f);
+  }
+  let up: Ratio | undefined;
+  for (let k = j; k < bounds.length && up === undefined; k++) {
+    const f = lineAbove(bounds[k]);
+    if (k + 1 < bounds.length) {
+      if (reaches(f, bounds[k + 1])) up = root(f);
+    } else if (f.b.m < 0n) {
+      up = root(f);
+    }
+  }
+  if (down === undefined && up === undefined) return undefined;
+  if (up === undefined || (down !== undefined && compareRatio(distance(down, mark), distance(up, mark)) <= 0)) return { liq: down as Ratio, below: true };
+  return { liq: up, below: false };
+}
+
+function compareRatio(x: Ratio, y: Ratio): number {
+  return compare(times(x.num, y.den), times(y.num, x.den));
+}
+
+/** |r - mark| as a ratio. */
+function distance(r: Ratio, mark: Exact): Ratio {
+  return { num: absEx(minus(r.num, times(mark, r.den))), den: r.den };
+}
+
 /**
  * The liquidation price on the tick grid, rounded away from the position's safe side (up for a
  * long, down for a short), as Dec's quotient divided by the tick and rounded.

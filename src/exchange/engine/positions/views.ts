@@ -63,6 +63,16 @@ export class PositionViews {
     }
   }
 
+  /** The account's cross positions on the symbol (hedge mode: LONG and SHORT). */
+  private crossLegs(acct: EngineAccount, st: SymbolState): EnginePosition[] {
+    const out: EnginePosition[] = [];
+    for (const side of HEDGE_SIDES) {
+      const p = acct.positions.get(posKey(st.spec.name, side));
+      if (p !== undefined && p.marginMode === 'CROSS' && p.qty !== 0) out.push(p);
+    }
+    return out;
+  }
+
   private flatPositionRecord(acct: EngineAccount, st: SymbolState, side: PositionSide): PositionRecord {
     const s = this.s.settingsOf(acct, st.spec.name);
     return {
@@ -111,7 +121,25 @@ export class PositionViews {
       margin = minus(minus(crossEquity, upnl), minus(f.mm, ownMm));
       ratio = sign(crossEquity) <= 0 ? ONE : { num: f.mm, den: crossEquity };
     }
-    const liq = pm.liquidationPrice(spec, q, cost, margin, mark);
+    let liq = pm.liquidationPrice(spec, q, cost, margin, mark);
+    let liqBelow = p.qty > 0;
+    const legs = p.marginMode === 'CROSS' && acct.positionMode === 'HEDGE' ? this.crossLegs(acct, st) : [];
+    if (legs.length > 1) {
+      // Both legs move with the one mark: the account's price, not this leg's with the other held.
+      const f = figures ?? this.margin.crossFigures(acct);
+      let rest = plus(minus(exactOfUnits(acct.wallet), f.isolated), f.upnl);
+      let otherMm = f.mm;
+      for (const l of legs) {
+        rest = minus(rest, exactOfUnits(this.margin.upnlUnits(l)));
+        otherMm = minus(otherMm, pm.maintenanceMargin(spec, spec.step.exactOf(l.qty), mark));
+      }
+      rest = minus(rest, otherMm);
+      const both = pm.crossLiquidationPrice(spec, legs.map((l) => ({ q: spec.step.exactOf(l.qty), cost: exactOfUnits(l.cost) })), rest, mark);
+      if (both !== undefined) {
+        liq = both.liq;
+        liqBelow = both.below;
+      }
+    }
     const tpSl = this.tpSlOf(acct, st, p);
     const quantity = acct.positionMode === 'HEDGE' ? spec.step.fromUnits(Math.abs(p.qty)) : spec.step.fromUnits(p.qty);
     const priceDp = spec.tick.scale + 4;
@@ -123,7 +151,7 @@ export class PositionViews {
       quantity,
       entryPrice: pm.formatQuotientOf(pm.entryPrice(q, cost), priceDp),
       breakEvenPrice: pm.formatQuotientOf(pm.breakEvenPrice(q, cost, exactOfUnits(p.openFees), spec.takerFeeExact), priceDp),
-      liqPrice: liq === undefined ? '0' : spec.tick.fromUnits(pm.liquidationTicks(spec, liq, p.qty > 0)),
+      liqPrice: liq === undefined ? '0' : spec.tick.fromUnits(pm.liquidationTicks(spec, liq, liqBelow)),
       marginRatio: pm.formatQuotientOf(ratio, 8),
       unrealizedPnl: formatExact(upnl, MONEY_DP),
       roe: pm.formatQuotientOf(pm.roe(upnl, im), 8),

@@ -85,4 +85,35 @@ describe('liquidation', () => {
     w.engine.setMarkPrice('BTCUSDT', beyond.toFixed(1));
     expect(w.engine.positions('b')).toEqual([]);
   });
+
+  it.each([
+    // Net short: equity falls as the mark rises; both legs show the account's one price.
+    { name: 'LONG 0.1 and SHORT 0.2 at 50000 on 15,000 USDT', long: '0.1', short: '0.2', balance: '15000', above: true },
+    // Net long, large: the price is below the mark.
+    { name: 'LONG 3 and SHORT 1 at 50000 on 12,000 USDT', long: '3', short: '1', balance: '12000', above: false },
+    // Flat in net: only the maintenance margin grows with the mark.
+    // (At 10,500 USDT the price is 325,000 exactly, a tick: the check liquidates at equality.)
+    { name: 'LONG 2 and SHORT 2 at 50000 on 10,500.03 USDT', long: '2', short: '2', balance: '10500.03', above: true },
+  ])('hedge mode, cross: both legs show where the account is liquidated, with the other leg moving too: $name', ({ long, short, balance, above }) => {
+    const w = world({ balance });
+    w.engine.deposit('a', '100000000');
+    const order = (user: string, side: 'BUY' | 'SELL', qty: string, positionSide?: 'LONG' | 'SHORT') =>
+      w.engine.placeOrder(user, { symbol: 'BTCUSDT', type: 'LIMIT', side, price: '50000', quantity: qty, ...(positionSide ? { positionSide } : {}) });
+    order('a', 'SELL', long);
+    order('h', 'BUY', long, 'LONG');
+    order('a', 'BUY', short);
+    order('h', 'SELL', short, 'SHORT');
+    const legs = w.engine.positions('h');
+    expect(legs.map((p) => p.positionSide)).toEqual(['LONG', 'SHORT']);
+    const shown = legs[0].liqPrice;
+    expect(legs[1].liqPrice).toBe(shown);
+    const at = new Dec(shown);
+    expect(at.gt(0)).toBe(true);
+    expect(at.gt(50000)).toBe(above);
+    w.engine.setMarkPrice('BTCUSDT', shown);
+    expect(w.engine.positions('h')).toHaveLength(2);
+    w.engine.setMarkPrice('BTCUSDT', (above ? at.plus('0.1') : at.minus('0.1')).toFixed(1));
+    expect(w.engine.positions('h')).toEqual([]);
+  });
 });
+
