@@ -123,6 +123,8 @@ describe('positions: the worked examples of docs/engine.md', () => {
     expect(h).toMatchObject({ symbol: 'BTCUSDT', positionSide: 'BOTH', maxQuantity: '1', entryPrice: '50000', closePrice: '51600', triggerMode: 1 });
     // realized 400 + 1200, minus fees 25 (open, taker) + 4.08 + 6.24 (closes, b was the maker)
     expect(h.pnl).toBe('1564.68');
+    // roe = pnl / (entry x maxQuantity / leverage) = 1564.68 / 2500 (docs/engine.md, example 4)
+    expect(h.roe).toBe('0.625872');
     expect(w.engine.positionHistory('b', { side: 'long' }).total).toBe(1);
     expect(w.engine.positionHistory('b', { side: 'short' }).total).toBe(0);
     expect(w.engine.positionHistory('a', {}).total).toBe(0);
