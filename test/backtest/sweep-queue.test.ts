@@ -10,7 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { ensureBuilt, ROOT } from '../cli/exchange-proc';
-import { freePort, startRedis, type TestRedis } from '../helpers/redis';
+import { freePort } from '../helpers/ports';
+import { startRedis, type TestRedis } from '../helpers/redis';
 import { SYNTH_EPOCH } from '../../src/market-data/synth';
 import { MM, recording, STRAY, writeConfig } from './fixtures';
 

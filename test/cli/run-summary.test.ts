@@ -5,24 +5,16 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { startTestExchange, type TestExchange } from '../helpers/exchange';
 import type { BotDaemon } from '../../src/runtime/daemon';
 import { runTroubles } from '../../src/cli/run';
+import { freePort } from '../helpers/ports';
 import { ROOT, ensureBuilt } from './exchange-proc';
 
 const BIN = path.join(ROOT, 'bin', 'perpkit.js');
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 let ex: TestExchange;
 

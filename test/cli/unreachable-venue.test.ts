@@ -5,21 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort } from '../helpers/ports';
 import { ROOT, ensureBuilt } from './exchange-proc';
 
 const BIN = path.join(ROOT, 'bin', 'perpkit.js');
-
-/** A loopback port that was free a moment ago and has nothing listening now. */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -40,7 +31,7 @@ beforeAll(() => ensureBuilt(), 120_000);
 
 describe('a venue that does not answer at start', () => {
   it('perpkit run with API-key auth (whose first calls are retried reads) exits 1, not 0', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-unreachable-'));
     const file = path.join(dir, 'bot.yaml');
     writeFileSync(file, JSON.stringify({ venue: { baseUrl: `http://127.0.0.1:${port}`, auth: { apiKeyEnv: 'PK_KEY', secretEnv: 'PK_SECRET' } }, strategies: [{ id: 'mm', module: 'market-maker' }] }));
@@ -49,7 +40,7 @@ describe('a venue that does not answer at start', () => {
   }, 40_000);
 
   it('perpkit record exits 1 saying it cannot start, and names the venue', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-unreachable-'));
     const file = path.join(dir, 'record.yaml');
     writeFileSync(file, `venue:\n  baseUrl: http://127.0.0.1:${port}\nsymbols: [BTCUSDT]\n`);

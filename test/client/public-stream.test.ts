@@ -3,6 +3,7 @@ import { firstValueFrom, filter } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { PerpClient, StreamError, type PublicStream, type StreamNotice } from '../../src/client';
+import { freePort } from '../helpers/ports';
 import { startClientEnv, waitFor, type ClientEnv } from './support/env';
 
 let env: ClientEnv;
@@ -106,7 +107,7 @@ test('a refused subscribe is not kept: after a reconnect the topics subscribed b
 });
 
 test('stop() while start() waits for a connection that never comes: start() rejects with StreamError instead of hanging', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const s = client.publicStream({ wsOrigin: `ws://127.0.0.1:${port}`, reconnectBackoff: { baseMs: 20, maxMs: 50 } });
   const started = s.start();
   const reconnecting = firstValueFrom(s.notices$.pipe(filter((n) => n.type === 'reconnecting')));
@@ -128,12 +129,3 @@ test('a stopped stream refuses to start again (its observables are complete) ins
   await expect(priv.start()).rejects.toThrow(/stopped and cannot be started again; make a new one with client.privateStream\(\)/);
   expect(priv.connected).toBe(false);
 });
-
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const srv = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise((r) => srv.once('listening', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}

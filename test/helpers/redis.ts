@@ -6,9 +6,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort } from './ports';
 
 export interface TestRedis {
   port: number;
@@ -21,19 +21,6 @@ export interface TestRedis {
 }
 
 const BIN = process.env.PERPKIT_REDIS_SERVER ?? 'redis-server';
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function checkInstalled(): void {
   const r = spawnSync(BIN, ['--version'], { encoding: 'utf8' });
