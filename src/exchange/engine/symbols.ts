@@ -1,6 +1,6 @@
 import { Dec, Grid, parseDec } from '../../core';
 import { MONEY_DP } from '../../core/values';
-import { compare, exOfDec, type Exact } from '../../core/exact';
+import { compare, exOfDec, formatExact, type Exact } from '../../core/exact';
 import { scaledRateOf, type ScaledRate } from '../../core/money-units';
 import type { SymbolSpec as WireSymbolSpec } from '../../protocol/rest/market';
 
@@ -62,6 +62,8 @@ export class SymbolSpec {
   /** takerFee as an exact decimal for position figures (core/exact.ts). */
   readonly takerFeeExact: Exact;
   readonly tiers: ReadonlyArray<{ maxNotional: Exact | undefined; mmr: Exact; amount: Exact; maxLeverage: number }>;
+  /** The tiers as doubles (cap Infinity for the last), for float screens that leave anything close to the exact figures. */
+  readonly floatTiers: ReadonlyArray<{ cap: number; mmr: number; amount: number }>;
 
   constructor(readonly config: SymbolConfig) {
     this.name = config.symbol;
@@ -99,6 +101,11 @@ export class SymbolSpec {
         maxLeverage: t.maxLeverage,
       };
     });
+    this.floatTiers = this.tiers.map((t, i) => ({
+      cap: t.maxNotional === undefined || i === this.tiers.length - 1 ? Infinity : Number(formatExact(t.maxNotional, Math.max(0, -t.maxNotional.e))),
+      mmr: Number(formatExact(t.mmr, Math.max(0, -t.mmr.e))),
+      amount: Number(formatExact(t.amount, Math.max(0, -t.amount.e))),
+    }));
   }
 
   /**

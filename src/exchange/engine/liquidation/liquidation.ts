@@ -6,7 +6,7 @@
  */
 import type { Dec } from '../../../core/decimal';
 import { decOfUnits, exactOfUnits, unitsOfDec } from '../../../core/money-units';
-import { compare, decOfExact, formatExact, minus, plus, sign, type Exact } from '../../../core/exact';
+import { compare, decOfExact, minus, plus, sign } from '../../../core/exact';
 import { ZERO_RATE } from '../accounts/margin-rate';
 import type { PositionSide, Side } from '../../../core/enums';
 import type { Ledger } from '../accounts/ledger';
@@ -25,15 +25,7 @@ import type { SymbolSpec } from '../symbols';
  */
 const SCREEN_TOLERANCE = 1e-9;
 
-interface FloatTier {
-  cap: number;
-  mmr: number;
-  amount: number;
-}
-
 export class Liquidation {
-  private readonly floatTiersBySpec = new Map<SymbolSpec, FloatTier[]>();
-
   constructor(
     private readonly s: EngineState,
     private readonly ledger: Ledger,
@@ -66,24 +58,13 @@ export class Liquidation {
     }
   }
 
-  /** Margin tiers of a symbol as floats, for the liquidation screen. */
-  private floatTiers(spec: SymbolSpec): FloatTier[] {
-    let t = this.floatTiersBySpec.get(spec);
-    if (t === undefined) {
-      const num = (x: Exact): number => Number(formatExact(x, Math.max(0, -x.e)));
-      t = spec.tiers.map((x) => ({ cap: x.maxNotional === undefined ? Infinity : num(x.maxNotional), mmr: num(x.mmr), amount: num(x.amount) }));
-      this.floatTiersBySpec.set(spec, t);
-    }
-    return t;
-  }
-
   /**
    * Maintenance margin of a position of float notional `notional` (> 0), or NaN when the notional
    * is so close to a tier boundary that float rounding could pick another tier than the exact
    * figure does.
    */
   private approxMaintenance(spec: SymbolSpec, notional: number): number {
-    const tiers = this.floatTiers(spec);
+    const tiers = spec.floatTiers;
     for (const t of tiers) {
       if (Math.abs(notional - t.cap) <= SCREEN_TOLERANCE * t.cap) return NaN;
       if (notional <= t.cap) return Math.max(0, notional * t.mmr - t.amount);

@@ -76,6 +76,11 @@ export function formatQuotientOf(x: Quotient, dp: number): string {
  */
 export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin: Exact, mark: Exact): Quotient {
   if (q.m === 0n) return undefined;
+  // Most calls settle in doubles which tier holds the price, or that none gives a positive one;
+  // anything close to a tier's edge or to zero is left to the exact search below.
+  const screened = screenTier(spec, q, cost, margin);
+  if (screened === NO_PRICE) return undefined;
+  if (screened !== UNSURE) return candidate(q, cost, margin, spec.tiers[screened]);
   const size = absEx(q);
   const tiers = spec.tiers;
   let floor: Exact = EX_ZERO;
@@ -95,6 +100,50 @@ export function liquidationPrice(spec: SymbolSpec, q: Exact, cost: Exact, margin
   // Tiers whose amounts leave the maintenance margin discontinuous may have no such price: then
   // the tier of the current mark, as the configuration gives nothing better.
   return candidate(q, cost, margin, spec.tierFor(times(size, mark)));
+}
+
+/** `screenTier`'s answers besides a tier's index. */
+const NO_PRICE = -1;
+const UNSURE = -2;
+/** Relative margin of the float screen: its rounding error is about 1e-15 of the magnitudes. */
+const SCREEN_TOLERANCE = 1e-9;
+
+/** 10^0 .. 10^22, each exact as a double. */
+const POW10_DOUBLE = Array.from({ length: 23 }, (_, i) => 10 ** i);
+/** An exact decimal as the nearest double or close to it (for the screen only). */
+function toDouble(x: Exact): number {
+  return x.e <= 0 && x.e > -23 ? Number(x.m) / POW10_DOUBLE[-x.e] : Number(x.m) * 10 ** x.e;
+}
+
+/**
+ * `liquidationPrice`'s tier search in doubles: the index of the tier whose candidate price lies
+ * inside it, NO_PRICE when every tier's candidate is clearly not positive, UNSURE when a figure
+ * lies within SCREEN_TOLERANCE of a tier's edge or of zero (or the tiers hold no such price: the
+ * exact search then applies its fallback).
+ */
+function screenTier(spec: SymbolSpec, q: Exact, cost: Exact, margin: Exact): number {
+  const qf = toDouble(q);
+  const size = Math.abs(qf);
+  const cf = toDouble(cost);
+  const mf = toDouble(margin);
+  const tiers = spec.floatTiers;
+  let floor = 0;
+  let positive = false;
+  for (let i = 0; i < tiers.length; i++) {
+    const t = tiers[i];
+    const num = qf > 0 ? cf - mf - t.amount : mf + Math.abs(cf) + t.amount;
+    const den = size * (qf > 0 ? 1 - t.mmr : 1 + t.mmr);
+    const scale = Math.abs(cf) + Math.abs(mf) + t.amount;
+    if (!(den > 0) || Math.abs(num) <= SCREEN_TOLERANCE * scale) return UNSURE;
+    if (num > 0) {
+      positive = true;
+      const notional = (num / den) * size;
+      if (Math.abs(notional - floor) <= SCREEN_TOLERANCE * floor || (t.cap !== Infinity && Math.abs(notional - t.cap) <= SCREEN_TOLERANCE * t.cap)) return UNSURE;
+      if (notional > floor && notional <= t.cap) return i;
+    }
+    floor = t.cap;
+  }
+  return positive ? UNSURE : NO_PRICE;
 }
 
 /** The liquidation price if the tier (mmr, cum) applied, with a positive denominator; undefined unless positive. */
