@@ -327,6 +327,6 @@ function checkKeys(o: Record<string, unknown>, keys: KeySet, prefix: string): vo
     if (keys.has(k)) continue;
     const f = prefix + k;
     if (RESERVED_KEYS.has(k)) throw invalid(`field '${f}' is a reserved name and is not accepted`, f);
-    throw invalid(`unknown field '${f}'; accepted fields are: ${keys.names || 'none'}`, f);
+    throw invalid(keys.names === '' ? `unknown field '${f}'; this request takes no fields` : `unknown field '${f}'; accepted fields are: ${keys.names}`, f);
   }
 }

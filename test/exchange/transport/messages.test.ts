@@ -86,3 +86,11 @@ describe('single order query with both orderId and clientOrderId', () => {
     expect(ok.body.code).toBe(0);
   });
 });
+
+describe('a parameter on a request that takes none', () => {
+  it('says the request takes no fields (10001), not "accepted fields are: none"', async () => {
+    const r = await ex.call('GET', '/v1/private/user/info', { token, query: { x: '1' } });
+    expect([r.status, r.body.code]).toEqual([400, 10001]);
+    expect(r.body.message).toBe("unknown field 'x'; this request takes no fields");
+  });
+});
