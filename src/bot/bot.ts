@@ -20,7 +20,8 @@ import { HookResultError, intentProblem } from './strategy/intent-check';
 import { FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
-import { OrderExecutor, isLateAmend } from './execution/executor';
+import { OrderExecutor } from './execution/executor';
+import { isLateAmend } from './execution/refusals';
 import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
@@ -124,7 +125,7 @@ export class Bot {
   private readonly watchEquity: boolean;
   private readonly equity = new EquityReading(this.cache);
   /** Counters for status lines and metrics. */
-  /** `lateAmends`: the rejections that were amends of orders already ended (executor.ts isLateAmend), counted in `rejections` too. */
+  /** `lateAmends`: the rejections that were amends of orders already ended (execution/refusals.ts isLateAmend), counted in `rejections` too. */
   readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
   /** The last unexpected exception of the bot's own pipeline (`botError`), as `context: message`. */
   lastPipelineError: string | undefined;

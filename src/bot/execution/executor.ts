@@ -17,6 +17,7 @@ import type { Intent, PlaceIntent } from '../strategy/intents';
 import type { Venue } from '../venue/venue';
 import { ClientIdAllocator } from './client-ids';
 import { OrderTracker, type LocalState, type TrackerInput } from './order-tracker';
+import { venueCodeOf } from './refusals';
 
 /** Most orders in one batch call (PROTOCOL.md section 3). */
 export const BATCH_LIMIT = 20;
@@ -59,27 +60,6 @@ interface Queued {
   intent: Intent;
   /** A placement's clientOrderId, given (and tracked) when it was queued. */
   cid?: string;
-}
-
-/**
- * The venue's error code a failed call carries: `venueCode` of the SDK's errors (whose `code` is
- * a string such as PERPKIT_ERR_REJECTED), `code` of the engine's VenueError (SimVenue).
- */
-function venueCodeOf(e: unknown): number | undefined {
-  if (typeof e !== 'object' || e === null) return undefined;
-  if ('venueCode' in e && typeof e.venueCode === 'number') return e.venueCode;
-  if ('code' in e && typeof e.code === 'number') return e.code;
-  return undefined;
-}
-
-/**
- * An amend the venue refused because its order had already ended (filled, or cancelled) by the
- * time it arrived: the race every quoting strategy meets when a fill and the market move that
- * prompted a requote cross on the wire. The order's fills come from the stream as usual; the bot
- * counts these apart from other rejections and logs them at info.
- */
-export function isLateAmend(e: { code: number; intent: Intent }): boolean {
-  return e.code === ErrorCodes.ORDER_FINAL && e.intent.kind === 'amend';
 }
 
 const chunks = <T>(xs: T[], n: number): T[][] => {

@@ -1,0 +1,27 @@
+/**
+ * What a refusal from the venue is, read off the error or the rejection event: the venue's code,
+ * and whether a rejection was only an amend too late for its order.
+ */
+import { ErrorCodes } from '../../core/errors';
+import type { Intent } from '../strategy/intents';
+
+/**
+ * The venue's error code a failed call carries: `venueCode` of the SDK's errors (whose `code` is
+ * a string such as PERPKIT_ERR_REJECTED), `code` of the engine's VenueError (SimVenue).
+ */
+export function venueCodeOf(e: unknown): number | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  if ('venueCode' in e && typeof e.venueCode === 'number') return e.venueCode;
+  if ('code' in e && typeof e.code === 'number') return e.code;
+  return undefined;
+}
+
+/**
+ * An amend the venue refused because its order had already ended (filled, or cancelled) by the
+ * time it arrived: the race every quoting strategy meets when a fill and the market move that
+ * prompted a requote cross on the wire. The order's fills come from the stream as usual; the bot
+ * counts these apart from other rejections and logs them at info.
+ */
+export function isLateAmend(e: { code: number; intent: Intent }): boolean {
+  return e.code === ErrorCodes.ORDER_FINAL && e.intent.kind === 'amend';
+}
