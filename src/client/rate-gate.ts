@@ -34,6 +34,8 @@ export class RateGate {
    * (in the order the requests came: a place that waited longer still goes before a later amend).
    */
   async wait(signal?: AbortSignal, cancel = false): Promise<void> {
+    // The usual case, on every request: open, and no cancel waiting.
+    if (this.cancelsGone === undefined && this.remainingMs() === 0) return;
     if (cancel) {
       if (this.remainingMs() === 0) return;
       if (this.cancelsWaiting++ === 0) this.cancelsGone = new Promise((resolve) => (this.releaseOthers = resolve));

@@ -123,8 +123,8 @@ export class PositionViews {
     }
     let liq = pm.liquidationPrice(spec, q, cost, margin, mark);
     let liqBelow = p.qty > 0;
-    const legs = p.marginMode === 'CROSS' && acct.positionMode === 'HEDGE' ? this.crossLegs(acct, st) : [];
-    if (legs.length > 1) {
+    const legs = p.marginMode === 'CROSS' && acct.positionMode === 'HEDGE' ? this.crossLegs(acct, st) : undefined;
+    if (legs !== undefined && legs.length > 1) {
       // Both legs move with the one mark: the account's price, not this leg's with the other held.
       const f = figures ?? this.margin.crossFigures(acct);
       let rest = plus(minus(exactOfUnits(acct.wallet), f.isolated), f.upnl);
