@@ -14,6 +14,7 @@ import type { EngineAccount, EnginePosition } from '../model';
 import { DEFAULT_LEVERAGE, fail, pageOf, posKey, type EngineState, type SymbolState } from '../state';
 import * as pm from './position-math';
 import { closesByNature } from './positions';
+import type { SymbolSpec } from '../symbols';
 
 const ONE: pm.Quotient = { num: EX_ONE, den: EX_ONE };
 const HEDGE_SIDES: readonly PositionSide[] = ['LONG', 'SHORT'];
@@ -61,6 +62,21 @@ export class PositionViews {
       if (p) out.push(this.positionRecord(acct, st, p, figures));
       else if (includeFlat) out.push(this.flatPositionRecord(acct, st, side));
     }
+  }
+
+  /**
+   * pm.crossLiquidationPrice for the account's cross legs on a symbol: `rest` is the wallet less
+   * isolated margins, plus the uPnL and less the MM of its cross positions on other symbols.
+   */
+  private accountLiquidation(acct: EngineAccount, spec: SymbolSpec, legs: EnginePosition[], figures: CrossFigures | undefined, mark: Exact): ReturnType<typeof pm.crossLiquidationPrice> {
+    const f = figures ?? this.margin.crossFigures(acct);
+    let rest = plus(minus(exactOfUnits(acct.wallet), f.isolated), f.upnl);
+    let otherMm = f.mm;
+    for (const l of legs) {
+      rest = minus(rest, exactOfUnits(this.margin.upnlUnits(l)));
+      otherMm = minus(otherMm, pm.maintenanceMargin(spec, spec.step.exactOf(l.qty), mark));
+    }
+    return pm.crossLiquidationPrice(spec, legs.map((l) => ({ q: spec.step.exactOf(l.qty), cost: exactOfUnits(l.cost) })), minus(rest, otherMm), mark);
   }
 
   /** The account's cross positions on the symbol (hedge mode: LONG and SHORT). */
@@ -121,25 +137,11 @@ export class PositionViews {
       margin = minus(minus(crossEquity, upnl), minus(f.mm, ownMm));
       ratio = sign(crossEquity) <= 0 ? ONE : { num: f.mm, den: crossEquity };
     }
-    let liq = pm.liquidationPrice(spec, q, cost, margin, mark);
-    let liqBelow = p.qty > 0;
+    // Both legs of a hedge account's cross positions move with the one mark: the account's price.
     const legs = p.marginMode === 'CROSS' && acct.positionMode === 'HEDGE' ? this.crossLegs(acct, st) : undefined;
-    if (legs !== undefined && legs.length > 1) {
-      // Both legs move with the one mark: the account's price, not this leg's with the other held.
-      const f = figures ?? this.margin.crossFigures(acct);
-      let rest = plus(minus(exactOfUnits(acct.wallet), f.isolated), f.upnl);
-      let otherMm = f.mm;
-      for (const l of legs) {
-        rest = minus(rest, exactOfUnits(this.margin.upnlUnits(l)));
-        otherMm = minus(otherMm, pm.maintenanceMargin(spec, spec.step.exactOf(l.qty), mark));
-      }
-      rest = minus(rest, otherMm);
-      const both = pm.crossLiquidationPrice(spec, legs.map((l) => ({ q: spec.step.exactOf(l.qty), cost: exactOfUnits(l.cost) })), rest, mark);
-      if (both !== undefined) {
-        liq = both.liq;
-        liqBelow = both.below;
-      }
-    }
+    const both = legs !== undefined && legs.length > 1 ? this.accountLiquidation(acct, spec, legs, figures, mark) : undefined;
+    const liq = both !== undefined ? both.liq : pm.liquidationPrice(spec, q, cost, margin, mark);
+    const liqBelow = both !== undefined ? both.below : p.qty > 0;
     const tpSl = this.tpSlOf(acct, st, p);
     const quantity = acct.positionMode === 'HEDGE' ? spec.step.fromUnits(Math.abs(p.qty)) : spec.step.fromUnits(p.qty);
     const priceDp = spec.tick.scale + 4;
