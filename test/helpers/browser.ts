@@ -11,12 +11,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches, e.g. `--host-resolver-rules=MAP name 127.0.0.1` for a page under another host name. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!CHROMIUM) throw new Error('this test needs Chromium at /usr/bin/chromium: apt-get install -y chromium (.ci/run installs it)');
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
   });
 }
 

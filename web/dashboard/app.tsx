@@ -73,6 +73,7 @@ export function App({ store, session, onLogin }: { store: Store; session: Sessio
   };
 
   if (m.link === 'unauthorized') return <Login hadToken={session.token !== undefined} onLogin={onLogin} />;
+  if (m.link === 'forbidden') return <Refused reason={m.linkDetail} />;
   const live = m.live;
   return (
     <div class="page">
@@ -121,6 +122,18 @@ export function App({ store, session, onLogin }: { store: Store; session: Sessio
           </div>
         </div>
       )}
+    </div>
+  );
+}
+
+/** The daemon refuses this page whatever the token (a Host it does not answer): its reason, and no token form. */
+function Refused({ reason }: { reason: string }) {
+  return (
+    <div class="login" data-testid="refused">
+      <h1>perpkit dashboard</h1>
+      <p class="err" data-testid="refused-reason">
+        {reason}
+      </p>
     </div>
   );
 }

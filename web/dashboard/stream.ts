@@ -1,9 +1,10 @@
 /**
  * Server-sent events over fetch rather than EventSource: EventSource cannot send the bearer
  * token. It reconnects by itself with backoff and sends `Last-Event-ID`, so the server replays
- * what was missed; a 401 stops it (the token is wrong) instead of retrying forever.
+ * what was missed; a 401 (the token is missing or wrong) or a 403 (the daemon refuses this
+ * address, whatever the token) stops it instead of retrying forever, with the daemon's reason.
  */
-export type LinkState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized';
+export type LinkState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized' | 'forbidden';
 
 export interface StreamHandlers {
   message(event: string, data: string, id: string | undefined): void;
@@ -41,8 +42,8 @@ export class EventStream {
       this.on.link(this.attempt === 0 ? 'connecting' : 'reconnecting', this.attempt === 0 ? '' : `attempt ${this.attempt}`);
       const outcome = await this.once();
       if (this.closed) return;
-      if (outcome === 'unauthorized') {
-        this.on.link('unauthorized', 'the token was refused');
+      if (typeof outcome !== 'string') {
+        this.on.link(outcome.refused, outcome.reason);
         return;
       }
       this.attempt++;
@@ -52,7 +53,8 @@ export class EventStream {
     }
   }
 
-  private async once(): Promise<string> {
+  /** Why the stream ended (to retry), or a refusal (not to retry). */
+  private async once(): Promise<string | { refused: 'unauthorized' | 'forbidden'; reason: string }> {
     this.abort = new AbortController();
     const headers: Record<string, string> = { accept: 'text/event-stream', ...this.headers() };
     if (this.lastId !== undefined) headers['last-event-id'] = this.lastId;
@@ -62,7 +64,11 @@ export class EventStream {
     } catch (e) {
       return `could not connect (${e instanceof Error ? e.message : String(e)})`;
     }
-    if (res.status === 401 || res.status === 403) return 'unauthorized';
+    if (res.status === 401 || res.status === 403) {
+      const body = (await res.json().catch(() => undefined)) as { error?: unknown } | undefined;
+      const reason = typeof body?.error === 'string' ? body.error : `the server answered ${res.status}`;
+      return { refused: res.status === 401 ? 'unauthorized' : 'forbidden', reason };
+    }
     if (!res.ok || res.body === null) return `the server answered ${res.status}`;
     this.attempt = 0;
     this.on.link('open', '');

@@ -127,6 +127,22 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.getByTestId('strategy-mm').count()).toBe(1);
   }, 60_000);
 
+  it('a dashboard without a token opened under a name that is not loopback says why it is refused, instead of asking for a token', async () => {
+    const { url } = await w.daemon({ dashboard: true });
+    // The same daemon under a host name that resolves to 127.0.0.1 (as /etc/hosts or a proxy keeping the Host would).
+    const other = await launchChromium(['--host-resolver-rules=MAP dash.example 127.0.0.1']);
+    try {
+      const page = await other.newPage();
+      await page.goto(`${url.replace('127.0.0.1', 'dash.example')}/`);
+      await page.getByTestId('refused').waitFor({ timeout: 10_000 });
+      expect(await text(page, 'refused-reason')).toMatch(/^Host 'dash\.example' refused: a dashboard without a token answers only to loopback names/);
+      // No token form: no token would help.
+      expect(await page.getByTestId('login').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+
   it('an action on a strategy stopped for its errors is refused with the reason, shown where it was asked', async () => {
     const { url } = await w.daemon({ withFailing: true });
     const { page } = await openPage(url);
