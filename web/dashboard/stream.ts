@@ -11,11 +11,20 @@ export interface StreamHandlers {
   link(state: LinkState, detail: string): void;
 }
 
+/**
+ * The daemon sends a live state at least every second while a page is connected: this long with
+ * nothing read means the connection is dead though not closed (a laptop that slept, a proxy or NAT
+ * that dropped it silently), and the page reconnects instead of showing stale figures as live.
+ */
+export const STALL_MS = 10_000;
+
 export class EventStream {
   private lastId: string | undefined;
   private abort: AbortController | undefined;
   private closed = false;
   private attempt = 0;
+  /** Why the last connection ended, kept in the link's detail while reconnecting. */
+  private lastOutcome = '';
 
   constructor(
     private readonly url: string,
@@ -39,7 +48,7 @@ export class EventStream {
 
   private async loop(): Promise<void> {
     while (!this.closed) {
-      this.on.link(this.attempt === 0 ? 'connecting' : 'reconnecting', this.attempt === 0 ? '' : `attempt ${this.attempt}`);
+      this.on.link(this.attempt === 0 ? 'connecting' : 'reconnecting', this.attempt === 0 ? '' : `attempt ${this.attempt} (${this.lastOutcome})`);
       const outcome = await this.once();
       if (this.closed) return;
       if (typeof outcome !== 'string') {
@@ -47,6 +56,7 @@ export class EventStream {
         return;
       }
       this.attempt++;
+      this.lastOutcome = outcome;
       const wait = Math.min(10_000, 500 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
       this.on.link('reconnecting', `${outcome}; retrying in ${(wait / 1000).toFixed(1)} s`);
       await new Promise((r) => setTimeout(r, wait));
@@ -75,8 +85,18 @@ export class EventStream {
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
     let buf = '';
+    let stalled = false;
+    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    const arm = (): void => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        stalled = true;
+        this.abort?.abort();
+      }, STALL_MS);
+    };
     try {
       for (;;) {
+        arm();
         const { value, done } = await reader.read();
         if (done) return 'the server closed the stream';
         buf += decoder.decode(value, { stream: true });
@@ -88,7 +108,10 @@ export class EventStream {
         }
       }
     } catch (e) {
+      if (stalled) return `nothing received for ${STALL_MS / 1000} s (the connection is dead)`;
       return `the stream broke (${e instanceof Error ? e.message : String(e)})`;
+    } finally {
+      clearTimeout(watchdog);
     }
   }
 

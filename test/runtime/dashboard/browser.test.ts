@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebPages, collectPageErrors, launchChromium } from '../../helpers/browser';
 import { startWorld, TOKEN, until, type World } from './world';
 import { rmSync } from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 
 let w: World;
@@ -180,6 +181,45 @@ describe('dashboard in headless Chromium', () => {
     expect(await text(page, 'strategy-mm-fills')).toBe('1');
     expect(dash.stats.replays).toBeGreaterThanOrEqual(1);
     expect(dash.stats.snapshots).toBe(snapshots);
+  }, 60_000);
+
+  it('a stream that goes silent without closing (a connection dropped on the way) is noticed and reconnected', async () => {
+    const { url } = await w.daemon();
+    const target = new URL(url);
+    // A TCP relay between the page and the daemon that can go silent: it keeps the connections
+    // open but stops passing the daemon's bytes, as a NAT or proxy that dropped them would.
+    let silent = false;
+    const sockets = new Set<net.Socket>();
+    const relay = net.createServer((inbound) => {
+      const outbound = net.connect(Number(target.port), target.hostname);
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      inbound.on('data', (b) => outbound.write(b));
+      outbound.on('data', (b) => {
+        if (!silent) inbound.write(b);
+      });
+      inbound.on('close', () => outbound.destroy());
+      outbound.on('close', () => inbound.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    try {
+      const port = (relay.address() as net.AddressInfo).port;
+      const { page } = await openPage(`http://127.0.0.1:${port}`);
+      await page.getByTestId('link').filter({ hasText: 'live open' }).waitFor({ timeout: 10_000 });
+      silent = true;
+      // The live state comes every second: ten silent seconds mean a dead link, not a quiet bot.
+      await page.getByTestId('link').filter({ hasText: 'reconnecting' }).waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId('link').getAttribute('title')).toMatch(/nothing received for 10 s/);
+      silent = false;
+      for (const s of sockets) s.destroy(); // the dead connections go; new ones pass again
+      await page.getByTestId('link').filter({ hasText: 'live open' }).waitFor({ timeout: 15_000 });
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => relay.close(r));
+    }
   }, 60_000);
 
   it('two browsers at once stay consistent: same events in the same order, one sees what the other does', async () => {
