@@ -85,6 +85,16 @@ test('expiry: LISTEN_KEY_EXPIRED and close 4001 lead to a new listenKey, a recon
   await update;
 });
 
+test('a close for the key (4001) reconnects at once with a new one, not after a backoff step', async () => {
+  // A backoff of 3 s: the reconnect must not wait for it when a fresh key mends the close.
+  const h = await open({ keepAliveIntervalMs: 60_000, reconnectBackoff: { baseMs: 3000, maxMs: 3000 } });
+  await waitFor(() => h.notices.some((n) => n.type === 'close' && n.code === 4001), 5000, 'close 4001');
+  const closedAt = Date.now();
+  await waitFor(() => h.resyncs.some((r) => r.reason === 'reconnect'), 5000, 'reconnect');
+  expect(Date.now() - closedAt).toBeLessThan(1000);
+  expect(h.notices.filter((n) => n.type === 'reconnecting').map((n) => (n.type === 'reconnecting' ? n.delayMs : -1))).toEqual([0]);
+});
+
 test('a listenKey deleted behind the stream (20008 on keepalive / 4001) is replaced', async () => {
   const h = await open({ keepAliveIntervalMs: 200 });
   const key = h.stream.currentListenKey as string;

@@ -265,10 +265,13 @@ export class PrivateStream {
     this.eventsSubject.next(e);
   }
 
-  private onClose(i: { code: number; reason: string; status: number | undefined; dead: boolean }): void {
+  /** True when the close was the key's (the socket reconnects at once with a new one). */
+  private onClose(i: { code: number; reason: string; status: number | undefined; dead: boolean }): boolean {
     this.notice({ type: 'close', code: i.code, reason: i.reason, dead: i.dead, httpStatus: i.status });
-    // 4001: the key expired (after LISTEN_KEY_EXPIRED); 401: the upgrade refused an unknown key.
+    // 4001: the key expired (after LISTEN_KEY_EXPIRED); 401: the upgrade refused an unknown key
+    // (the venue restarted and forgot it, say): a new key mends it, no need to wait.
     if (i.code === 4001 || i.status === 401 || i.status === 404) this.keyInvalid = true;
+    return this.keyInvalid;
   }
 
   // ---------------------------------------------------------------- silence

@@ -39,8 +39,12 @@ export interface SocketHooks {
   url(): Promise<string>;
   onOpen(reconnect: boolean): void;
   onText(text: string): void;
-  /** After a close; `status` is the HTTP status when the upgrade itself was refused. */
-  onClose(info: { code: number; reason: string; status: number | undefined; dead: boolean }): void;
+  /**
+   * After a close; `status` is the HTTP status when the upgrade itself was refused. True: what
+   * closed it is mended by the next `url()` (a fresh listenKey), so reconnect at once rather than
+   * after a backoff step (once in a row; a second such close backs off as any other).
+   */
+  onClose(info: { code: number; reason: string; status: number | undefined; dead: boolean }): boolean | void;
   /** Before a reconnect attempt is scheduled. */
   onReconnectScheduled(attempt: number, delayMs: number): void;
   onUrlError(err: unknown): void;
@@ -56,6 +60,8 @@ export class ReconnectingSocket {
   private reconnectTimer: TimerHandle | undefined;
   private lastStatus: number | undefined;
   private dead = false;
+  /** The last reconnect went out at once (see SocketHooks.onClose); reset when a connection opens. */
+  private retriedAtOnce = false;
   private openWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
 
   constructor(
@@ -132,6 +138,7 @@ export class ReconnectingSocket {
       const reconnect = this.everOpened;
       this.everOpened = true;
       this.attempt = 0;
+      this.retriedAtOnce = false;
       this.armPing();
       this.hooks.onOpen(reconnect);
       for (const w of this.openWaiters.splice(0)) w.resolve();
@@ -152,14 +159,15 @@ export class ReconnectingSocket {
       if (this.ws !== ws) return;
       this.ws = undefined;
       this.clearHeartbeat();
-      this.hooks.onClose({ code, reason: reason.toString('utf8'), status: this.lastStatus, dead: this.dead });
-      this.scheduleReconnect();
+      const mended = this.hooks.onClose({ code, reason: reason.toString('utf8'), status: this.lastStatus, dead: this.dead }) === true;
+      this.scheduleReconnect(mended && !this.retriedAtOnce);
+      this.retriedAtOnce = mended;
     });
   }
 
-  private scheduleReconnect(): void {
+  private scheduleReconnect(atOnce = false): void {
     if (!this.running || this.reconnectTimer !== undefined) return;
-    const delay = backoffDelay(this.attempt, this.opts.reconnectBackoff);
+    const delay = atOnce ? 0 : backoffDelay(this.attempt, this.opts.reconnectBackoff);
     this.attempt++;
     this.hooks.onReconnectScheduled(this.attempt, delay);
     this.reconnectTimer = this.timers.setTimeout(() => {
