@@ -107,7 +107,8 @@ function Positions() {
                 <td class="num">{dec(r.entryPrice)}</td>
                 <td class="num">{dec(r.markPrice)}</td>
                 <td class={`num ${Number(r.unrealizedPnl) >= 0 ? 'pos' : 'neg'}`}>{dec(r.unrealizedPnl)}</td>
-                <td class="num">{r.liqPrice}</td>
+                {/* "0" is the protocol's "no price liquidates it": shown as the dashboard shows it. */}
+                <td class="num" data-testid="position-liq">{/[1-9]/.test(r.liqPrice) ? dec(r.liqPrice) : '–'}</td>
                 <td class="num">{r.leverage}</td>
               </tr>
             ))}

@@ -97,6 +97,9 @@ it("shows users' positions to the operator with the admin token, and refuses wit
   await page.getByTestId('admin-show').click();
   await until(async () => (await page.getByTestId('position').count()) === 2, 5000, 'the two positions on the page');
   expect(await page.getByTestId('position').first().textContent()).toMatch(/^makerBTCUSDT/);
+  // The long's liqPrice "0" (no price liquidates it) reads as a dash, as on the dashboard; the short's is a price.
+  expect(await page.getByTestId('position-liq').nth(1).textContent()).toBe('–');
+  expect(await page.getByTestId('position-liq').first().textContent()).toMatch(/^\d[\d,]*(\.\d+)?$/);
   // The token is nowhere in the page's address or text.
   expect(page.url()).not.toContain('admin-tk');
   expect(await page.content()).not.toContain('admin-tk');
