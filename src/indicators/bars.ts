@@ -11,6 +11,8 @@
  * Intervals without trades produce no bar: an indicator fed a flat bar would see a move that
  * never traded.
  */
+import { Dec } from '../core/decimal';
+
 export interface Bar {
   /** Start of the interval, epoch ms. */
   openTime: number;
@@ -104,12 +106,13 @@ export type BarAggregator = TimeBars;
 abstract class FillingBars implements BarBuilder {
   private current: Bar | undefined;
 
-  protected abstract full(bar: Bar): boolean;
+  /** Whether the bar is complete, called once per trade just after `quantity` was added to it. */
+  protected abstract full(bar: Bar, quantity: number): boolean;
 
   update(time: number, price: number, quantity: number): Bar | undefined {
     checkTrade(price, quantity);
     this.current = add(this.current, time, price, quantity);
-    if (!this.full(this.current)) return undefined;
+    if (!this.full(this.current, quantity)) return undefined;
     const b = this.current;
     this.current = undefined;
     return b;
@@ -127,15 +130,25 @@ abstract class FillingBars implements BarBuilder {
 /**
  * Volume bars: a bar closes on the trade that brings its volume to `size` or more (that trade is
  * in the bar; one big trade can make a bar larger than `size`). `openTime` is its first trade's.
+ *
+ * The volume is summed in decimals (each quantity as the decimal it prints as), not in floats:
+ * quantities 0.7 and 0.1 fill a bar of 0.8, where their float sum, 0.7999999999999999, would
+ * not. The bar's `volume` is that decimal sum as the nearest number.
  */
 export class VolumeBars extends FillingBars {
+  private readonly sizeDec: Dec;
+  private filled = new Dec(0);
+
   constructor(readonly size: number) {
     super();
     if (!Number.isFinite(size) || size <= 0) throw new RangeError(`volume bar size must be a positive number, got ${size}`);
+    this.sizeDec = new Dec(String(size));
   }
 
-  protected full(bar: Bar): boolean {
-    return bar.volume >= this.size;
+  protected full(bar: Bar, quantity: number): boolean {
+    this.filled = (bar.trades === 1 ? new Dec(0) : this.filled).plus(String(quantity));
+    bar.volume = this.filled.toNumber();
+    return this.filled.gte(this.sizeDec);
   }
 }
 

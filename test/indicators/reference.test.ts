@@ -191,6 +191,19 @@ describe('volume, tick and session bars', () => {
     expect(v.update(4000, 100, 2)?.volume).toBe(2); // one big trade: a bar of its own
   });
 
+  it('volume bars sum quantities as decimals: 0.7 + 0.1 fills a bar of 0.8 (a float sum is 0.7999999999999999)', () => {
+    const v = new VolumeBars(0.8);
+    expect(v.update(1000, 100, 0.7)).toBeUndefined();
+    expect(v.update(2000, 101, 0.1)).toEqual({ openTime: 1000, open: 100, high: 101, low: 100, close: 101, volume: 0.8, trades: 2 });
+    // A run of small trades: 0.1 ten times is 1 exactly, and the bar closes on the tenth.
+    const w = new VolumeBars(1);
+    const closed = Array.from({ length: 10 }, (_, i) => w.update(i, 100, 0.1));
+    expect(closed.slice(0, 9).every((b) => b === undefined)).toBe(true);
+    expect(closed[9]?.volume).toBe(1);
+    expect(w.update(11, 100, 0.3)).toBeUndefined(); // a new bar starts from 0
+    expect(w.open?.volume).toBe(0.3);
+  });
+
   it('tick bars hold exactly `count` trades', () => {
     const t = new TickBars(2);
     expect(t.update(1, 10, 1)).toBeUndefined();
