@@ -20,14 +20,18 @@ export class Vwap {
 
   /**
    * Adds a trade (price and quantity as decimal strings or Dec; `time` in epoch ms when sessions
-   * are used); returns the VWAP so far. A trade of quantity 0 changes nothing.
+   * are used); returns the VWAP so far. A trade of quantity 0 changes nothing. With sessions, a
+   * late trade of an earlier session is ignored (as `TimeBars` ignores one): a session, once
+   * over, is never reopened, and the current one is not restarted by it.
    */
   update(price: Dec | string, quantity: Dec | string, time = 0): Dec | undefined {
     const p = new Dec(price);
     const q = new Dec(quantity);
     if (!p.isFinite() || p.lte(0) || !q.isFinite() || q.lt(0)) throw new RangeError(`VWAP trade must have a positive price and a non-negative quantity, got ${p.toString()} x ${q.toString()}`);
     if (this.sessionMs !== undefined) {
+      if (!Number.isFinite(time)) throw new RangeError(`VWAP trade time must be a finite number of epoch ms, got ${time}`);
       const s = Math.floor(time / this.sessionMs);
+      if (this.session !== undefined && s < this.session) return this.current;
       if (this.session !== undefined && s !== this.session) this.reset();
       this.session = s;
     }

@@ -220,6 +220,17 @@ describe('volume, tick and session bars', () => {
     expect(v.volume.toString()).toBe('2');
   });
 
+  it('VWAP with sessions ignores a late trade of an earlier session instead of restarting the current one', () => {
+    const v = new Vwap(1000);
+    v.update('100', '1', 1500);
+    expect(v.update('200', '1', 1600)?.toString()).toBe('150');
+    expect(v.update('999', '1', 900)?.toString()).toBe('150'); // session 0 is over: ignored
+    expect(v.update('300', '2', 1700)?.toString()).toBe('225'); // (100 + 200 + 600) / 4
+    expect(v.volume.toString()).toBe('4');
+    expect(() => v.update('300', '1', NaN)).toThrow(/finite/);
+    expect(v.value?.toString()).toBe('225');
+  });
+
   it('refuse bad input by rule', () => {
     expect(() => new Sma(0)).toThrow(/at least 1/);
     expect(() => new Rsi(14).update(NaN)).toThrow(/finite/);
