@@ -38,7 +38,8 @@ export interface BarBuilder {
   readonly open: Bar | undefined;
 }
 
-function checkTrade(price: number, quantity: number): void {
+function checkTrade(time: number, price: number, quantity: number): void {
+  if (!Number.isFinite(time)) throw new RangeError(`trade time must be a finite number of epoch ms, got ${time}`);
   if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(quantity) || quantity < 0) {
     throw new RangeError(`trade must have a positive price and a non-negative quantity, got ${price} x ${quantity}`);
   }
@@ -70,7 +71,7 @@ export class TimeBars implements BarBuilder {
    * than the open bar are ignored: a closed bar is never reopened.
    */
   update(time: number, price: number, quantity: number): Bar | undefined {
-    checkTrade(price, quantity);
+    checkTrade(time, price, quantity);
     const start = this.startOf(time);
     let closed: Bar | undefined;
     if (this.current !== undefined) {
@@ -110,7 +111,7 @@ abstract class FillingBars implements BarBuilder {
   protected abstract full(bar: Bar, quantity: number): boolean;
 
   update(time: number, price: number, quantity: number): Bar | undefined {
-    checkTrade(price, quantity);
+    checkTrade(time, price, quantity);
     this.current = add(this.current, time, price, quantity);
     if (!this.full(this.current, quantity)) return undefined;
     const b = this.current;

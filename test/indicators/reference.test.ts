@@ -231,6 +231,15 @@ describe('volume, tick and session bars', () => {
     expect(v.value?.toString()).toBe('225');
   });
 
+  it('bars refuse a trade without a finite time (a NaN time used to make the open bar swallow every later trade)', () => {
+    const t = new TimeBars(1000);
+    expect(() => t.update(NaN, 10, 1)).toThrow(/finite/);
+    t.update(1000, 10, 1);
+    expect(() => t.update(NaN, 11, 1)).toThrow(/finite/);
+    expect(t.update(2000, 12, 1)).toEqual({ openTime: 1000, open: 10, high: 10, low: 10, close: 10, volume: 1, trades: 1 });
+    expect(() => new TickBars(2).update(Infinity, 10, 1)).toThrow(/finite/);
+  });
+
   it('refuse bad input by rule', () => {
     expect(() => new Sma(0)).toThrow(/at least 1/);
     expect(() => new Rsi(14).update(NaN)).toThrow(/finite/);
