@@ -240,6 +240,20 @@ describe('volume, tick and session bars', () => {
     expect(() => new TickBars(2).update(Infinity, 10, 1)).toThrow(/finite/);
   });
 
+  it('SMA and Bollinger recover from a value far larger than the rest once it leaves the window', () => {
+    // A bad tick of 1e17 among ones: 1e17 + 1 + 1 - 1e17 was 0 in a plain float sum (0.333.. for
+    // an average of three ones, and Bollinger bands of -1..1.67 around it for a flat window).
+    const s = new Sma(3);
+    expect([1e17, 1, 1, 1, 1].map((x) => s.update(x)).slice(3)).toEqual([1, 1]);
+    const b = new Bollinger(3);
+    [1e17, 1, 1].forEach((x) => b.update(x));
+    expect(b.update(1)).toEqual({ lower: 1, middle: 1, upper: 1 });
+    // A flat window of a real price averages to that price, so its bands have zero width.
+    const f = new Bollinger(50);
+    [61800.3, 61805.3, 61799.9, ...Array<number>(60).fill(61805.3)].forEach((x) => f.update(x));
+    expect(f.value).toEqual({ lower: 61805.3, middle: 61805.3, upper: 61805.3 });
+  });
+
   it('refuse bad input by rule', () => {
     expect(() => new Sma(0)).toThrow(/at least 1/);
     expect(() => new Rsi(14).update(NaN)).toThrow(/finite/);
