@@ -42,7 +42,7 @@ export interface SocketHooks {
   /**
    * After a close; `status` is the HTTP status when the upgrade itself was refused. True: what
    * closed it is mended by the next `url()` (a fresh listenKey), so reconnect at once rather than
-   * after a backoff step (once in a row; a second such close backs off as any other).
+   * after a backoff step (once in a row; a second such close in a row waits its backoff).
    */
   onClose(info: { code: number; reason: string; status: number | undefined; dead: boolean }): boolean | void;
   /** Before a reconnect attempt is scheduled. */

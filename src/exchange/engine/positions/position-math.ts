@@ -163,10 +163,7 @@ export interface Leg {
 }
 
 /** A price as a quotient with a positive denominator. */
-interface Ratio {
-  num: Exact;
-  den: Exact;
-}
+type Ratio = NonNullable<Quotient>;
 
 /**
  * The liquidation price of a cross account with two positions on one symbol (hedge mode: a LONG
