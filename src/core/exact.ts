@@ -339,12 +339,17 @@ export function formatScaled(u: bigint, dp: number): string {
 }
 
 /**
- * Plain decimal text rounded half-even to `dp` places, trailing zeros dropped, "0" for zero: what
- * `formatDec(d, dp)` prints for the same value.
+ * Plain decimal text rounded to `dp` places, trailing zeros dropped, "0" for zero. Half-even by
+ * default (what `formatDec(d, dp)` prints for the same value); `floor` and `ceil` round toward
+ * minus and plus infinity, for figures that must never be shown above (an available balance) or
+ * below (margin in use, margin needed) what they are.
  */
-export function formatExact(a: Exact, dp: number): string {
+export function formatExact(a: Exact, dp: number, mode: 'half-even' | 'floor' | 'ceil' = 'half-even'): string {
+  const shifted = shiftExact(a, dp);
+  // Away from zero is toward the infinity on the value's own side.
+  const directed = mode === 'half-even' ? mode : (mode === 'ceil') === shifted.m > 0n ? 'up' : 'down';
   // The value in units of 10^-dp, rounded.
-  return formatScaled(roundToInteger(shiftExact(a, dp), 'half-even'), dp);
+  return formatScaled(roundToInteger(shifted, directed), dp);
 }
 
 export function decOfExact(a: Exact): Dec {

@@ -6,6 +6,9 @@ import type { ConditionOrderRecord, OrderRecord, StrategyOrderRecord, StrategySu
 import type { EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from './model';
 
 export const money = (d: Dec): string => formatDec(d, MONEY_DP);
+/** Money rounded up (a margin needed) or down (an available balance): never shown on the wrong side of the limit. */
+export const moneyUp = (d: Dec): string => formatDec(d.toDecimalPlaces(MONEY_DP, Dec.ROUND_CEIL));
+export const moneyDown = (d: Dec): string => formatDec(d.toDecimalPlaces(MONEY_DP, Dec.ROUND_FLOOR));
 
 /** Prices derived by division (averages, entry, liquidation) are shown to the tick's digits + 4. */
 export function derivedPrice(d: Dec, tickScale: number): string {

@@ -9,7 +9,7 @@ import { formatUnits, unitsOfDec } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import type { AccountChangeRecord } from '../../../protocol/records';
 import type { EngineAccount, EngineOrder } from '../model';
-import { money } from '../records';
+import { moneyDown } from '../records';
 import { frozenUnits } from './margin-memo';
 import { INSURANCE_ACCOUNT, fail, pageOf, type EngineState } from '../state';
 import { ChangeLog, TradeLog } from './history';
@@ -60,7 +60,7 @@ export class Ledger {
   deposit(userId: string, amount: string): void {
     const a = this.s.acct(userId);
     const d = parseMoney(amount, 'amount', true);
-    if (d.isNegative() && this.margin.availableOf(a).lt(d.abs())) fail(ErrorCodes.INSUFFICIENT_MARGIN, `cannot withdraw ${amount}: available balance is ${money(this.margin.availableOf(a))}`, 'amount');
+    if (d.isNegative() && this.margin.availableOf(a).lt(d.abs())) fail(ErrorCodes.INSUFFICIENT_MARGIN, `cannot withdraw ${amount}: available balance is ${moneyDown(this.margin.availableOf(a))}`, 'amount');
     this.depositInto(a, d);
   }
 

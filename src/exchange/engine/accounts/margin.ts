@@ -94,8 +94,8 @@ export class Margin {
       assetType: 'USDT',
       walletBalance: formatUnits(a.wallet),
       frozenMargin: formatUnits(a.frozen),
-      usedMargin: formatExact(plus(f.im, f.isolated), MONEY_DP),
-      availableBalance: formatExact(this.available(a, f), MONEY_DP),
+      usedMargin: formatExact(plus(f.im, f.isolated), MONEY_DP, 'ceil'),
+      availableBalance: formatExact(this.available(a, f), MONEY_DP, 'floor'),
       unrealizedPnl: formatExact(plus(f.upnl, exactOfUnits(isoUpnl)), MONEY_DP),
     };
   }

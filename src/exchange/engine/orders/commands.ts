@@ -15,7 +15,7 @@ import { ASK, BID, type BookSide } from '../book/order-book';
 import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
-import { money } from '../records';
+import { moneyDown, moneyUp } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
 import type { Matching } from './matching';
 import { stepsOf, ticksOf, type OrderIntake } from './prepare';
@@ -127,7 +127,7 @@ export class OrderCommands {
       const frees = o.frozenPerStep.m === 0n;
       if (!this.margin.covers(acct, frees ? ZERO_RATE : needed, o.frozen)) {
         const available = this.margin.availableOf(acct).plus(decOfUnits(o.frozen));
-        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${money(rateDec(needed))} USDT, available is ${money(available)} USDT`);
+        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${moneyUp(rateDec(needed))} USDT, available is ${moneyDown(available)} USDT`);
       }
       perStep = frees ? ZERO_RATE : memo.perStep;
     }

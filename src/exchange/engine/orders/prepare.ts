@@ -13,7 +13,7 @@ import { ASK, BID, type BookSide } from '../book/order-book';
 import type { PlaceOrderInput } from '../inputs';
 import type { EngineAccount } from '../model';
 import { isReducing, type Positions } from '../positions/positions';
-import { money } from '../records';
+import { moneyDown, moneyUp } from '../records';
 import { fail, type EngineState, type SymbolState } from '../state';
 import type { SymbolSpec } from '../symbols';
 import { liveOrderIdOf } from './client-ids';
@@ -122,7 +122,7 @@ export class OrderIntake {
         memo.lookup(refTicks, opening, qty, leverage);
         const required = memo.required;
         if (!this.margin.covers(acct, required)) {
-          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${money(rateDec(required))} USDT at ${leverage}x, available is ${money(this.margin.availableOf(acct))} USDT`);
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${moneyUp(rateDec(required))} USDT at ${leverage}x, available is ${moneyDown(this.margin.availableOf(acct))} USDT`);
         }
         frozenPerStep = memo.perStep;
       }

@@ -194,3 +194,37 @@ describe('account change log', () => {
     expect(w.engine.accountChanges('b', { changeType: 'TRADE_FEE' }).total).toBe(2);
   });
 });
+
+describe('account figures are never shown on the wrong side of the limit', () => {
+  it('usedMargin is rounded up, availableBalance down, and the shown figures add up', () => {
+    const w = world();
+    w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 7 });
+    // b is long 0.001 at 50000 at 7x: initial margin 50 / 7 = 7.142857142857..., which half-even
+    // to 8 places is 7.14285714, below what the position uses.
+    open(w, '50000', '0.001');
+    const asset = w.engine.asset('b');
+    expect(asset.usedMargin).toBe('7.14285715');
+    const exact = new Dec(asset.walletBalance).plus(asset.unrealizedPnl).minus(new Dec(50).div(7)).minus(asset.frozenMargin);
+    const shown = new Dec(asset.availableBalance);
+    expect(shown.lte(exact)).toBe(true);
+    expect(exact.minus(shown).lt('0.00000001')).toBe(true);
+    // wallet + uPnL - used - frozen, in the figures as shown.
+    expect(formatDec(new Dec(asset.walletBalance).plus(asset.unrealizedPnl).minus(asset.usedMargin).minus(asset.frozenMargin))).toBe(asset.availableBalance);
+  });
+
+  it('a refusal for margin shows what is needed rounded up and what is available rounded down', () => {
+    const w = world();
+    w.engine.setLeverage('c', { symbol: 'BTCUSDT', leverage: 7 });
+    // c keeps exactly 7.14285714 available; 0.001 at 50000 at 7x needs 7.142857142857...
+    w.engine.deposit('c', '-99992.85714286');
+    expect(w.engine.asset('c').availableBalance).toBe('7.14285714');
+    let message = '';
+    try {
+      w.engine.placeOrder('c', limit('BUY', '50000', '0.001'));
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    // Half-even both read "needs 7.14285714 USDT at 7x, available is 7.14285714 USDT".
+    expect(message).toBe('insufficient margin: the order needs 7.14285715 USDT at 7x, available is 7.14285714 USDT');
+  });
+});
