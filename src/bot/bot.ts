@@ -32,7 +32,7 @@ import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
 import { symbolAccess, toSymbolInfo } from './strategy/context';
 import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
-import { controlStrategy, deliveredWhilePaused, pausedDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
+import { controlStrategy, deliveredWhilePaused, pausedDenial, stoppingDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
 
 export interface StrategySlot {
@@ -121,6 +121,8 @@ export class Bot {
   private stopPoll: (() => void) | undefined;
   private started = false;
   private stopped = false;
+  /** Set once the strategies' onStop intents are in: from then on only cancels go out. */
+  private closing = false;
   /** Loss limits are configured, so mark moves must be turned into equity readings. */
   private readonly watchEquity: boolean;
   private readonly equity = new EquityReading(this.cache);
@@ -300,6 +302,10 @@ export class Bot {
       }
       if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
     }
+    // Strategies still hear about their orders and fills while the stop drains (their saved
+    // state stays true), but what they ask for in answer is not sent: a grid that re-places each
+    // level its stop cancels would otherwise leave a fresh ladder on the venue.
+    this.closing = true;
     await this.executor.idle();
     const deps = this.stopDeps();
     const flattened = this.opts.flattenOnStop === true ? await flattenPositions(deps, this.opts.flattenTimeoutMs ?? 3000) : undefined;
@@ -491,7 +497,8 @@ export class Bot {
 
   private dispatch(e: BotEvent): void {
     this.stats.events++;
-    if (e.type === 'denial') this.stats.denials++;
+    // A placement asked for while the bot stops is not a trouble of the run (the stop refuses it).
+    if (e.type === 'denial' && e.code !== 'BOT_STOPPING') this.stats.denials++;
     if (e.type === 'rejection') {
       this.stats.rejections++;
       if (isLateAmend(e)) this.stats.lateAmends++;
@@ -595,7 +602,8 @@ export class Bot {
       }
       const intent = x as Intent;
       this.stats.intents++;
-      const d = r.paused !== undefined && intent.kind !== 'cancel' && intent.kind !== 'cancelAll' ? pausedDenial(r.slot.id, r.paused) : this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
+      const cancel = intent.kind === 'cancel' || intent.kind === 'cancelAll';
+      const d = this.closing && !cancel ? stoppingDenial() : r.paused !== undefined && !cancel ? pausedDenial(r.slot.id, r.paused) : this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
       if (!d.ok) {
         this.bus.publish({ type: 'denial', time: this.opts.clock.now(), strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
         continue;

@@ -134,6 +134,25 @@ describe('bot daemon on the local exchange', () => {
     expect(openOrders(userId)).toHaveLength(0);
   });
 
+  it('a grid, which re-places each level whose order ends, leaves no order at a stop: after onStop only cancels go out', async () => {
+    const { userId, file } = await setup({
+      cancelOnStop: true,
+      strategies: [{ id: 'grid', module: 'grid', params: { symbol: 'BTCUSDT', quantity: '0.001', levels: 5, spacingBps: '20' } }],
+    });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    await until(() => openOrders(userId).length === 10);
+    const placed = ex.server.core.engine.orderHistory(userId, { symbol: 'BTCUSDT' }).total;
+    expect(await d.stop('SIGTERM (test)')).toBe(0);
+    // Before the fix the grid heard its levels cancelled and placed the ladder again (10 more).
+    expect(openOrders(userId)).toHaveLength(0);
+    expect(ex.server.core.engine.orderHistory(userId, { symbol: 'BTCUSDT' }).total).toBe(placed);
+    expect(d.leftAtStop?.openOrders).toHaveLength(0);
+    // Refused as the stop's, not counted among the run's denials.
+    expect(d.bot.stats.denials).toBe(0);
+  });
+
   it('a stop that meets a venue throttling the account (429, Retry-After 3 s) waits for it and cancels, past stopTimeoutMs', async () => {
     const { userId, file } = await setup({ cancelOnStop: true, stopTimeoutMs: 1000 });
     const d = daemonFor(file);

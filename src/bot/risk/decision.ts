@@ -14,6 +14,11 @@ export const RISK_CODES = [
   'UNKNOWN_ORDER',
   /** The strategy is paused by an operator: only its cancels go out. */
   'STRATEGY_PAUSED',
+  /**
+   * The bot is stopping: after the strategies' `onStop` intents, only cancels go out (a grid that
+   * re-places the levels its stop cancels must not leave a new ladder behind).
+   */
+  'BOT_STOPPING',
 ] as const;
 export type RiskCode = (typeof RISK_CODES)[number];
 

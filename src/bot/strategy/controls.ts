@@ -63,6 +63,10 @@ export function pausedDenial(strategyId: string, why: string): Decision {
   return deny('STRATEGY_PAUSED', `strategy ${strategyId} is paused (${why}); only cancels go out until it is resumed`);
 }
 
+export function stoppingDenial(): Decision {
+  return deny('BOT_STOPPING', 'the bot is stopping: only cancels go out');
+}
+
 export async function controlStrategy(deps: ControlDeps, r: ControlledStrategy | undefined, strategyId: string, action: StrategyAction, reason: string, known: readonly string[]): Promise<StrategyActionResult> {
   if (!deps.active) throw new StrategyControlError('BOT_NOT_RUNNING', `the bot is not running, so strategy ${strategyId} cannot be changed`);
   if (r === undefined) throw new StrategyControlError('UNKNOWN_STRATEGY', `no strategy '${strategyId}' in this bot; its strategies are ${known.join(', ')}`);
