@@ -27,6 +27,7 @@ import { FileStateStore } from './state-store';
 import { StatusTracker, type BotStatus } from './status';
 import { loadStrategySlots } from './strategy-loader';
 import { connectLiveVenue, settingsFromConfig, wireBot } from './wiring';
+import { VENUE_UNREACHABLE_MS, VenueReachability } from './venue-reachability';
 import { componentLogger } from '../core/log';
 
 export interface DaemonOptions {
@@ -43,6 +44,11 @@ export interface DaemonOptions {
   defaultMetrics?: boolean;
   /** Where the dashboard's built page is (default: dist/web/dashboard of the package). */
   dashboardAssetsDir?: string;
+  /**
+   * How long every venue call must fail before /healthz says the venue is unreachable; default
+   * `notify.venueUnreachableMs`, else 30 s.
+   */
+  venueUnreachableMs?: number;
 }
 
 export type DaemonPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -64,6 +70,7 @@ export class BotDaemon {
   private stopPromise: Promise<number> | undefined;
   private killToken: string | undefined;
   private url: string | undefined;
+  private reachability: VenueReachability | undefined;
   /** The dashboard, when the config has `http.dashboard`. */
   dashboard: DashboardServer | undefined;
 
@@ -121,17 +128,18 @@ export class BotDaemon {
     const store = c.stateFile ? new FileStateStore(c.stateFile) : undefined;
     const notifier = c.notify === undefined ? undefined : new Notifier({ ...c.notify, targets: resolveNotifyTargets(c, this.env), botName: path.basename(c.file).replace(/\.ya?ml$/, '') }, componentLogger(this.log, 'notify'));
     this.notifier = notifier;
+    const reachability = new VenueReachability(clock, this.opts.venueUnreachableMs ?? c.notify?.venueUnreachableMs ?? VENUE_UNREACHABLE_MS);
+    this.reachability = reachability;
     const wired = wireBot(settingsFromConfig(c, strategies), {
       venue,
       clock,
       scheduler: this.opts.scheduler ?? new SystemScheduler(),
       logger: componentLogger(this.log, 'bot'),
-      observeVenueCall: notifier
-        ? (method, seconds, ok) => {
-            this.metrics.observeVenueCall(method, seconds, ok);
-            notifier.observeVenueCall(ok);
-          }
-        : this.metrics.observeVenueCall,
+      observeVenueCall: (method, seconds, ok, error) => {
+        this.metrics.observeVenueCall(method, seconds, ok);
+        reachability.observe(method, ok, error);
+        notifier?.observeVenueCall(ok);
+      },
       ...(store ? { store } : {}),
     });
     const bot = wired.bot;
@@ -318,7 +326,10 @@ export class BotDaemon {
     switch (route) {
       case 'GET /healthz': {
         const s = this.statusRef?.snapshot();
-        const healthy = this.phase === 'running' && s !== undefined && s.running && s.privateStream === 'connected';
+        // Every venue call failing for a while: the stream may still be up, but the bot can
+        // neither place, cancel nor reconcile.
+        const failing = this.reachability?.failing();
+        const healthy = this.phase === 'running' && s !== undefined && s.running && s.privateStream === 'connected' && failing === undefined;
         // Up and connected, but not everything works: a strategy stopped for its errors, errors
         // of one (throws, refused intents), or exceptions of the bot's own pipeline (a bug). 200,
         // so the process is not restarted for it; the reasons say why.
@@ -327,6 +338,7 @@ export class BotDaemon {
           ...(this.phase !== 'running' ? [`phase ${this.phase}`] : []),
           ...(s !== undefined && !s.running ? ['the bot is not running'] : []),
           ...(s !== undefined && s.privateStream !== 'connected' ? [`private stream ${s.privateStream}`] : []),
+          ...(failing !== undefined ? [`venue unreachable: every call has failed for ${Math.round(failing.forMs / 1000)} s (${failing.failures} calls; last: ${failing.lastMethod}: ${failing.lastError})`] : []),
         ];
         const reasons = [...down, ...this.bot.strategyHealth().flatMap((h) => (h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []))];
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);

@@ -11,7 +11,8 @@ import type { MarkPriceData, SymbolSpec } from '../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../protocol/rest/orders';
 import type { AmendParams, OrderRef, Venue, VenueEvent } from '../bot/venue/venue';
 
-export type VenueCallObserver = (method: string, seconds: number, ok: boolean) => void;
+/** `error` is what a failed call threw. */
+export type VenueCallObserver = (method: string, seconds: number, ok: boolean, error?: unknown) => void;
 
 export class TimedVenue implements Venue {
   readonly name: string;
@@ -35,7 +36,7 @@ export class TimedVenue implements Venue {
       this.observe(method, (performance.now() - t0) / 1000, true);
       return r;
     } catch (e) {
-      this.observe(method, (performance.now() - t0) / 1000, false);
+      this.observe(method, (performance.now() - t0) / 1000, false, e);
       throw e;
     }
   }

@@ -153,6 +153,33 @@ describe('bot daemon on the local exchange', () => {
     expect(d.bot.stats.denials).toBe(0);
   });
 
+  it('/healthz says the venue is unreachable when every venue call fails though the private stream stays up', async () => {
+    const { userId, file } = await setup({ pollPositionsMs: 100, http: { host: '127.0.0.1', port: 0 } });
+    const d = new BotDaemon({ config: loadBotConfig(file), logger, env, defaultMetrics: false, venueUnreachableMs: 1000 });
+    stopAfter.push(d);
+    await d.start();
+    const url = d.httpUrl as string;
+    const health = async (): Promise<{ code: number; body: { status: string; privateStream: string; reasons: string[] } }> => {
+      const r = await fetch(`${url}/healthz`);
+      return { code: r.status, body: (await r.json()) as { status: string; privateStream: string; reasons: string[] } };
+    };
+    await until(async () => (await health()).body.status === 'ok');
+    const faults = (body: Record<string, unknown>) => ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': ex.adminToken }, body });
+    await faults({ fault: 'http5xx', status: 503, userId });
+    try {
+      // Before the fix: 200 "ok" for as long as the 503s lasted (40 s in a live run), no reason.
+      await until(async () => (await health()).code === 503, 8000);
+      const h = await health();
+      expect(h.body.status).toBe('unhealthy');
+      expect(h.body.privateStream).toBe('connected');
+      expect(h.body.reasons.join(' ')).toMatch(/venue unreachable: every call has failed for \d+ s \(\d+ calls; last: positions: 50002 service busy/);
+    } finally {
+      await faults({ fault: 'all', on: false });
+    }
+    await until(async () => (await health()).body.status === 'ok');
+    expect(await d.stop('test')).toBe(0);
+  });
+
   it('a stop that meets a venue throttling the account (429, Retry-After 3 s) waits for it and cancels, past stopTimeoutMs', async () => {
     const { userId, file } = await setup({ cancelOnStop: true, stopTimeoutMs: 1000 });
     const d = daemonFor(file);
