@@ -149,6 +149,7 @@ export class Bot {
       scheduler: opts.scheduler,
       onError: (e, context) => this.reportError(e, context),
       onFillsFound: (o, fills, sid) => this.onFillsFound(o, fills, sid),
+      onStaleView: (reason) => this.reconcile(reason),
     });
     // A handler of botError that throws is reported without another botError (it would feed itself).
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' ? this.reportError(e, 'handler of botError') : this.pipelineError(e, `handler of ${event.type}`));

@@ -23,6 +23,12 @@ import { venueCodeOf } from './refusals';
 export const BATCH_LIMIT = 20;
 /** Orders made final by a REST answer kept for reconciliation until the stream confirms them. */
 const MAX_UNCONFIRMED = 1000;
+/**
+ * How long the stream gets to bring the end of an order the venue called final in answer to an
+ * amend (30007) before the order is asked for: the end is normally on its way (a quote filled as
+ * the bot requoted), but a silent stream never brings it.
+ */
+export const LATE_END_GRACE_MS = 1000;
 const VENUE_STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELED', 'REJECTED', 'EXPIRED']);
 const isVenueStatus = (i: TrackerInput): i is OrderStatus => VENUE_STATUSES.has(i);
 
@@ -43,6 +49,12 @@ export interface ExecutorOptions {
    * late): the venue's trade records of the order, for the bot to publish those it has not seen.
    */
   onFillsFound?: (order: OrderRecord, fills: TradeRecord[], strategyId: string) => void;
+  /**
+   * The venue said something the stream should have told first (an order ended): local state is
+   * stale, and the bot reconciles (orders, their fills, positions). Without it, the order is
+   * only queried.
+   */
+  onStaleView?: (reason: string) => void;
 }
 
 /** One amend on its way to a batch-move. */
@@ -72,7 +84,7 @@ export class OrderExecutor {
   private readonly queue: Queued[] = [];
   private running: Promise<void> | undefined;
   private reconciling: Promise<void> | undefined;
-  private readonly o: Required<Omit<ExecutorOptions, 'onError' | 'onFillsFound'>> & Pick<ExecutorOptions, 'onFillsFound'> & { onError: (error: unknown, context: string) => void };
+  private readonly o: Required<Omit<ExecutorOptions, 'onError' | 'onFillsFound' | 'onStaleView'>> & Pick<ExecutorOptions, 'onFillsFound' | 'onStaleView'> & { onError: (error: unknown, context: string) => void };
   /** Calls in flight, so a stop can wait for them. */
   private inFlight = 0;
   /**
@@ -93,6 +105,8 @@ export class OrderExecutor {
    * asks for these orders as well as the live ones. Oldest first, bounded.
    */
   private readonly unconfirmedFinals = new Set<string>();
+  /** Orders the venue called final in answer to an amend, waiting for the stream to say so. */
+  private readonly endedAtVenue = new Set<string>();
 
   constructor(opts: ExecutorOptions) {
     this.o = {
@@ -363,8 +377,28 @@ export class OrderExecutor {
         }
         if (r.status !== '') this.applyAnswer(c.cid, r.status as OrderStatus);
       } else {
+        if (r.code === ErrorCodes.ORDER_FINAL) this.endedAtVenue_(c.cid, c.orderId);
         this.publishRejection(c.strategyId, c.intent, r.code, r.message);
       }
+    });
+  }
+
+  /**
+   * The venue says an order has ended that the tracker holds live. The stream normally brings the
+   * end at once; if it has not after LATE_END_GRACE_MS, the bot's view is stale (the stream is
+   * silent or lost the event) and is reconciled: else a strategy that requotes on every mark
+   * amends a filled order for as long as the stream is silent, and never learns of the fill nor
+   * of the position it made (50 s and ~600 refused amends, live).
+   */
+  private endedAtVenue_(cid: string, orderId: string): void {
+    if (this.endedAtVenue.has(cid)) return;
+    this.endedAtVenue.add(cid);
+    this.o.scheduler.after(LATE_END_GRACE_MS, () => {
+      this.endedAtVenue.delete(cid);
+      const t = this.o.tracker.get(cid);
+      if (t === undefined || OrderTracker.isFinal(t.state)) return;
+      if (this.o.onStaleView) this.o.onStaleView(`order ${orderId} ended at the venue (an amend was refused with 30007) and the stream has not said so in ${LATE_END_GRACE_MS} ms`);
+      else void this.settle(cid);
     });
   }
 
