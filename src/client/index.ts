@@ -14,7 +14,7 @@ export { paginate } from './rest/paginate';
 export { ClientOrderIdGenerator } from './rest/client-order-id';
 export { PrivateStream, type PrivateStreamOptions, type StreamNotice, type ResyncRequest, type ResyncReason } from './streams/private';
 export { PublicStream, type PublicStreamOptions } from './streams/public';
-export { SeqTracker, type SeqGap } from './streams/seq';
+export { SeqTracker, type SeqGap, type SeqVerdict } from './streams/seq';
 export { UndiciTransport, type HttpTransport, type HttpRequest, type HttpResponse } from './transport/http';
 export { RESPONSE_SCHEMAS } from './validate/responses';
 export { SchemaError, type Schema } from './validate/schema';

@@ -138,6 +138,30 @@ test('seq gap: an event lost in transit is reported with expected and received s
   expect(n.received).toBeGreaterThan(n.expected);
 });
 
+test('reordered and repeated frames are not gaps: every event once, no resync, no warning', async () => {
+  const h = await open();
+  const faults = (body: Record<string, unknown>) => env.ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': env.ex.adminToken }, body });
+  await faults({ fault: 'reorderEvents', userId: h.userId, probability: 1, windowMs: 50 });
+  await faults({ fault: 'duplicateEvents', userId: h.userId, probability: 0.5 });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await place(h.client, `${41000 + i}`)).orderId);
+    const news = () => h.events.filter((e) => e.event === 'ORDER_TRADE_UPDATE' && e.data.executionType === 'NEW');
+    await waitFor(() => new Set(news().map((e) => (e.event === 'ORDER_TRADE_UPDATE' ? e.data.orderId : ''))).size === ids.length, 5000, 'every NEW');
+    await new Promise((r) => setTimeout(r, 400));
+    // Before: a resync (and a 'gap' warning) per swap and per repeat, and repeats delivered twice.
+    const seqs = h.events.map((e) => e.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(news()).toHaveLength(ids.length);
+    expect(h.resyncs.filter((r) => r.reason === 'gap')).toEqual([]);
+    expect(h.notices.filter((n) => n.type === 'gap')).toEqual([]);
+    // And they were reordered: some event came before one with a lower seq.
+    expect(seqs.some((s, i) => i > 0 && s < seqs[i - 1])).toBe(true);
+  } finally {
+    await faults({ fault: 'all', on: false });
+  }
+});
+
 test('silence: no events while an order is working is reported so the caller can poll', async () => {
   const h = await open({ silenceTimeoutMs: 300 });
   env.ex.server.ws.silence(h.userId, true);

@@ -244,17 +244,31 @@ describe('backoff and the client-wide rate gate', () => {
 });
 
 describe('seq gap detection on synthetic frames', () => {
-  test('in order, gap, repeat, reset', () => {
+  test('in order, ahead (holes), late (a hole filled), repeat, reset', () => {
     const t = new SeqTracker();
-    expect(t.check(1)).toBeUndefined();
-    expect(t.check(2)).toBeUndefined();
-    expect(t.check(5)).toEqual({ expected: 3, received: 5 });
-    expect(t.check(6)).toBeUndefined();
-    expect(t.check(6)).toEqual({ expected: 7, received: 6 });
+    expect(t.check(1)).toEqual({ kind: 'next' });
+    expect(t.check(2)).toEqual({ kind: 'next' });
+    expect(t.check(5)).toEqual({ kind: 'ahead', gap: { expected: 3, received: 5 } });
+    expect(t.hasHoles).toBe(true);
+    expect(t.check(6)).toEqual({ kind: 'next' });
+    expect(t.check(6)).toEqual({ kind: 'duplicate' });
+    expect(t.check(3)).toEqual({ kind: 'late' });
+    expect(t.check(3)).toEqual({ kind: 'duplicate' });
+    expect(t.hasHoles).toBe(true);
+    // Reported (the caller resynced): no longer open, but a late 4 is still not a repeat.
+    t.markReported();
+    expect(t.hasHoles).toBe(false);
+    expect(t.check(4)).toEqual({ kind: 'late' });
+    expect(t.check(4)).toEqual({ kind: 'duplicate' });
+    // A skip too long to keep its numbers is a loss until reported.
+    expect(t.check(10_000)).toMatchObject({ kind: 'ahead' });
+    expect(t.hasHoles).toBe(true);
+    t.markReported();
+    expect(t.hasHoles).toBe(false);
     t.reset();
-    expect(t.check(1)).toBeUndefined();
+    expect(t.check(1)).toEqual({ kind: 'next' });
     const u = new SeqTracker();
-    expect(u.check(2)).toEqual({ expected: 1, received: 2 });
+    expect(u.check(2)).toEqual({ kind: 'ahead', gap: { expected: 1, received: 2 } });
   });
 });
 

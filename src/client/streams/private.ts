@@ -14,7 +14,7 @@ import type { UserApi } from '../rest/user';
 import type { TimerHandle, Timers } from '../timers';
 import { decodePrivateEvent } from './events';
 import { DEFAULT_SOCKET_OPTIONS, ReconnectingSocket, type SocketOptions } from './socket';
-import { SeqTracker } from './seq';
+import { SeqTracker, type SeqGap } from './seq';
 
 export type ResyncReason = 'reconnect' | 'gap' | 'silence' | 'listenKeyRenewed';
 
@@ -45,6 +45,12 @@ export interface PrivateStreamOptions extends Partial<SocketOptions> {
   silenceTimeoutMs?: number;
   /** Overrides the stream's own view (orders seen working on the stream or placed by the client). */
   hasWorkingOrders?: () => boolean;
+  /**
+   * How long a skipped `seq` may take to arrive before it is reported as a gap (a resync), ms;
+   * default 250. One that arrives meanwhile was reordered, not lost; a repeated `seq` is dropped.
+   * 0: every skip is a gap at once.
+   */
+  gapGraceMs?: number;
 }
 
 const KEEPALIVE_MAX_MS = 30 * 60 * 1000;
@@ -68,6 +74,9 @@ export class PrivateStream {
   private keyInvalid = false;
   private keepAliveTimer: TimerHandle | undefined;
   private silenceTimer: TimerHandle | undefined;
+  private gapTimer: TimerHandle | undefined;
+  /** The first skip of the holes the gap timer waits for. */
+  private pendingGap: SeqGap | undefined;
   private lastEventAt = 0;
   private silenceReported = false;
   private running = false;
@@ -81,7 +90,7 @@ export class PrivateStream {
     private readonly log: Logger,
     private readonly venueNow: () => number,
   ) {
-    this.opts = { ...DEFAULT_SOCKET_OPTIONS, silenceTimeoutMs: 60_000, ...options };
+    this.opts = { ...DEFAULT_SOCKET_OPTIONS, silenceTimeoutMs: 60_000, gapGraceMs: 250, ...options };
     this.socket = new ReconnectingSocket(
       this.opts,
       {
@@ -149,6 +158,7 @@ export class PrivateStream {
     if (this.silenceTimer !== undefined) this.timers.clearTimeout(this.silenceTimer);
     this.keepAliveTimer = undefined;
     this.silenceTimer = undefined;
+    this.clearGap();
     const key = this.listenKey;
     this.listenKey = undefined;
     if (key !== undefined) {
@@ -243,6 +253,7 @@ export class PrivateStream {
 
   private onOpen(reconnect: boolean): void {
     this.seq.reset();
+    this.clearGap();
     this.lastEventAt = this.clock.now();
     this.silenceReported = false;
     if (reconnect) this.resync('reconnect', { type: 'open', reconnect });
@@ -258,8 +269,14 @@ export class PrivateStream {
       return;
     }
     const e = d.value;
-    const gap = this.seq.check(e.seq);
-    if (gap !== undefined) this.resync('gap', { type: 'gap', ...gap });
+    const v = this.seq.check(e.seq);
+    if (v.kind === 'duplicate') {
+      // Already delivered: nothing was lost, and handlers need not see it twice.
+      this.log.debug({ seq: e.seq, event: e.event }, 'private stream: a repeated event dropped');
+      return;
+    }
+    if (v.kind === 'ahead') this.armGap(v.gap);
+    else if (v.kind === 'late' && !this.seq.hasHoles) this.clearGap();
     if (e.event === 'ORDER_TRADE_UPDATE') this.noteOrders([e.data]);
     else if (e.event === 'LISTEN_KEY_EXPIRED') this.keyInvalid = true;
     this.eventsSubject.next(e);
@@ -272,6 +289,40 @@ export class PrivateStream {
     // (the venue restarted and forgot it, say): a new key mends it, no need to wait.
     if (i.code === 4001 || i.status === 401 || i.status === 404) this.keyInvalid = true;
     return this.keyInvalid;
+  }
+
+  // ---------------------------------------------------------------- gaps
+
+  /**
+   * A skipped `seq`: reported as a gap (a resync) only if it has not arrived within gapGraceMs.
+   * Reordered events (a frame held back behind the next) used to cost a resync and a warning
+   * each, two per swap, and a duplicated frame one; a bot reconciled dozens of times in seconds.
+   */
+  private armGap(gap: SeqGap): void {
+    this.pendingGap ??= gap;
+    if (this.opts.gapGraceMs <= 0) {
+      this.reportGap();
+      return;
+    }
+    if (this.gapTimer !== undefined) return;
+    this.gapTimer = this.timers.setTimeout(() => {
+      this.gapTimer = undefined;
+      if (this.seq.hasHoles) this.reportGap();
+      else this.pendingGap = undefined;
+    }, this.opts.gapGraceMs);
+  }
+
+  private reportGap(): void {
+    const gap = this.pendingGap;
+    this.pendingGap = undefined;
+    this.seq.markReported();
+    if (gap !== undefined) this.resync('gap', { type: 'gap', ...gap });
+  }
+
+  private clearGap(): void {
+    if (this.gapTimer !== undefined) this.timers.clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
+    this.pendingGap = undefined;
   }
 
   // ---------------------------------------------------------------- silence
