@@ -11,6 +11,7 @@ import {
   ServiceUnavailableError,
   UnknownOrderOutcomeError,
 } from '../../src/client';
+import pino from 'pino';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
 import { startClientEnv, waitFor, type ClientEnv } from './support/env';
 
@@ -96,10 +97,16 @@ test('a venue 50002 envelope on an order: no effect by protocol, the error is Se
   expect(err).toMatchObject({ retryable: true, venueCode: 50002, httpStatus: 503, requestId: 'r-1' });
 });
 
-test('5xx on a read is retried with backoff', async () => {
-  const c = await proxiedClient();
+test('5xx on a read is retried with backoff; each retry is logged at debug, not as a warning', async () => {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'debug' }, { write: (s: string) => lines.push(JSON.parse(s) as { level: number; msg: string }) });
+  const c = await proxiedClient({ logger });
   proxy.add({ method: 'GET', path: '/v1/private/user/info', times: 2, action: { kind: 'respond', status: 502, body: 'bad gateway' } });
   expect((await c.user.getUserInfo()).userInfo.userId).toBeTruthy();
+  // A retry that may well succeed asks nothing of anyone; the caller reports a final failure. At
+  // warn, a venue failing for a while gave a warning per retry (97 in 6 s for one bot, live).
+  const retries = lines.filter((l) => l.msg === 'retrying request');
+  expect(retries.map((l) => l.level)).toEqual([20, 20]);
 });
 
 test('429 with Retry-After: the whole client waits, then the request is retried', async () => {

@@ -229,7 +229,7 @@ export class RestCore {
         if (!mayRetry) throw err;
         const delay = err instanceof RateLimitError ? 0 : backoffDelay(attempt, this.opts.retryBackoff);
         attempt++;
-        this.log.warn({ endpoint: name, attempt, delay, code: err.code }, 'retrying request');
+        this.log.debug({ endpoint: name, attempt, delay, code: err.code, err: err.message }, 'retrying request');
         await this.pause(sleep(this.opts.timers, delay, ro.signal), name, ro.signal);
       }
     }
