@@ -17,7 +17,7 @@ import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { createStrategy } from './strategy/create';
 import { HookResultError, intentProblem } from './strategy/intent-check';
-import { FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
+import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
@@ -288,7 +288,7 @@ export class Bot {
   }
 
   async stop(): Promise<LeftOnStop> {
-    if (!this.started || this.stopped) return { positions: [], openOrders: [], flattened: undefined, error: 'the bot was not running' };
+    if (!this.started || this.stopped) return { positions: [], openOrders: [], conditionOrders: [], flattened: undefined, error: 'the bot was not running' };
     this.stopped = true;
     this.stopPoll?.();
     for (const r of this.running) {
@@ -309,6 +309,10 @@ export class Bot {
     this.closing = true;
     await this.executor.idle();
     const deps = this.stopDeps();
+    if (this.opts.cancelOnStop) {
+      const ids = new Set(this.running.map((r) => r.slot.id));
+      await cancelConditionOrders(deps, (cid) => ids.has(this.strategyOf(cid) ?? ''));
+    }
     const flattened = this.opts.flattenOnStop === true ? await flattenPositions(deps, this.opts.flattenTimeoutMs ?? 3000) : undefined;
     this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
     await this.saveState();

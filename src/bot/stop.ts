@@ -5,7 +5,7 @@
  */
 import type { Clock, Scheduler } from '../core/clock';
 import { Dec } from '../core/decimal';
-import type { OrderRecord, PositionRecord } from '../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord } from '../protocol/records';
 import type { OrderExecutor } from './execution/executor';
 import type { OrderTracker } from './execution/order-tracker';
 import type { StateCache } from './state/cache';
@@ -28,6 +28,8 @@ export interface StopDeps {
 export interface LeftOnStop {
   positions: PositionRecord[];
   openOrders: OrderRecord[];
+  /** Condition orders waiting for a trigger (a bracket's stop-loss): they can still trade. */
+  conditionOrders: ConditionOrderRecord[];
   /** With flattenOnStop: whether every position was closed; undefined when not asked to. */
   flattened: boolean | undefined;
   /** Set when the venue could not be asked (the lists are then the bot's last view). */
@@ -42,22 +44,48 @@ export async function leftOnVenue(d: StopDeps, flattened: boolean | undefined): 
   let left: LeftOnStop;
   try {
     const positions = (await d.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
-    left = { positions, openOrders: await d.venue.openOrders(), flattened, error: undefined };
+    left = { positions, openOrders: await d.venue.openOrders(), conditionOrders: await d.venue.openConditionOrders(), flattened, error: undefined };
   } catch (e) {
     const positions = d.cache.positions().filter((p) => !new Dec(p.quantity).isZero());
-    left = { positions, openOrders: [...d.cache.openOrders()], flattened, error: e instanceof Error ? e.message : String(e) };
+    left = { positions, openOrders: [...d.cache.openOrders()], conditionOrders: [], flattened, error: e instanceof Error ? e.message : String(e) };
   }
   const fields = {
     positions: left.positions.map((p) => ({ symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl })),
     openOrders: left.openOrders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, quantity: o.quantity, executedQty: o.executedQty, clientOrderId: o.clientOrderId })),
+    conditionOrders: left.conditionOrders.map((c) => ({ symbol: c.symbol, side: c.side, type: c.type, stopPrice: c.stopPrice, quantity: c.quantity, clientOrderId: c.clientOrderId })),
     flattened,
     ...(left.error === undefined ? {} : { venueError: left.error }),
   };
-  if (left.positions.length > 0 || left.openOrders.length > 0 || left.error !== undefined) d.logger.warn(fields, 'left on the venue at stop');
+  if (left.positions.length > 0 || left.openOrders.length > 0 || left.conditionOrders.length > 0 || left.error !== undefined) d.logger.warn(fields, 'left on the venue at stop');
   else d.logger.info(fields, 'nothing left on the venue at stop');
   return left;
 }
 
+
+/**
+ * Cancels the condition orders of the bot's strategies (by clientOrderId: a bracket's stop-loss
+ * carries its strategy's prefix). The tracker follows normal orders only, so a stop's cancels
+ * (cancelOnStop) used to leave them working on the venue. Failures are reported, not thrown.
+ */
+export async function cancelConditionOrders(d: StopDeps, ours: (clientOrderId: string) => boolean): Promise<number> {
+  let list: ConditionOrderRecord[];
+  try {
+    list = (await d.venue.openConditionOrders()).filter((c) => ours(c.clientOrderId));
+  } catch (e) {
+    d.reportError(e, 'stop: condition orders');
+    return 0;
+  }
+  let cancelled = 0;
+  for (const c of list) {
+    try {
+      await d.venue.cancelConditionOrder(c.symbol, c.conditionId);
+      cancelled++;
+    } catch (e) {
+      d.reportError(e, 'stop: cancel a condition order');
+    }
+  }
+  return cancelled;
+}
 
 /**
  * Closes every open position with a reduce-only market order (not through the risk engine: a

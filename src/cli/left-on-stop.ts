@@ -5,7 +5,8 @@ import type { LeftOnStop } from '../bot/stop';
 export function leftText(left: LeftOnStop): string {
   const pos = left.positions.map((p) => `${p.symbol} ${p.positionSide} ${p.quantity} @ ${p.entryPrice} (upnl ${p.unrealizedPnl})`);
   const orders = left.openOrders.map((o) => `${o.symbol} ${o.side} ${o.quantity} @ ${o.price}`);
+  const conds = left.conditionOrders.map((c) => `${c.symbol} ${c.side} ${c.type} ${c.quantity} at ${c.stopPrice}`);
   const flat = left.flattened === undefined ? '' : left.flattened ? '; positions flattened' : '; flattening did NOT close every position';
   const err = left.error === undefined ? '' : ` (venue not reachable: ${left.error}; the bot's last view)`;
-  return `left on the venue: ${pos.length === 0 ? 'no position' : `positions ${pos.join(', ')}`}; ${orders.length === 0 ? 'no open order' : `${orders.length} open orders: ${orders.join(', ')}`}${flat}${err}`;
+  return `left on the venue: ${pos.length === 0 ? 'no position' : `positions ${pos.join(', ')}`}; ${orders.length === 0 ? 'no open order' : `${orders.length} open orders: ${orders.join(', ')}`}${conds.length === 0 ? '' : `; ${conds.length} condition orders: ${conds.join(', ')}`}${flat}${err}`;
 }

@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock';
-import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../protocol/records';
 import type { BatchResult } from '../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../protocol/rest/orders';
@@ -73,6 +73,13 @@ export class TimedVenue implements Venue {
   }
   openOrders(symbol?: string): Promise<OrderRecord[]> {
     return this.timed('openOrders', () => this.inner.openOrders(symbol));
+  }
+
+  openConditionOrders(symbol?: string): Promise<ConditionOrderRecord[]> {
+    return this.timed('openConditionOrders', () => this.inner.openConditionOrders(symbol));
+  }
+  cancelConditionOrder(symbol: string, conditionId: string): Promise<void> {
+    return this.timed('cancelConditionOrder', () => this.inner.cancelConditionOrder(symbol, conditionId));
   }
 
   orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {

@@ -28,7 +28,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { Clock, Scheduler } from '../../core/clock';
-import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
@@ -178,6 +178,12 @@ export class LatencyVenue implements Venue {
     return this.inner.openOrders(symbol);
   }
 
+  openConditionOrders(symbol?: string): Promise<ConditionOrderRecord[]> {
+    return this.inner.openConditionOrders(symbol);
+  }
+  cancelConditionOrder(symbol: string, conditionId: string): Promise<void> {
+    return this.delayed(this.latency.cancelMs, () => this.inner.cancelConditionOrder(symbol, conditionId));
+  }
   orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {
     return this.inner.orderFills(symbol, orderId);
   }

@@ -7,7 +7,7 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../../core/clock';
 import { SystemClock } from '../../core/clock';
-import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
@@ -179,6 +179,14 @@ export class LiveVenue implements Venue {
     const out: OrderRecord[] = [];
     for await (const o of this.client.orders.iterateCurrentOrders(symbol === undefined ? {} : { symbol })) out.push(o);
     return out;
+  }
+
+  async openConditionOrders(symbol?: string): Promise<ConditionOrderRecord[]> {
+    return (await this.client.orders.getCurrentConditionOrders(symbol === undefined ? {} : { symbol })).list;
+  }
+
+  async cancelConditionOrder(symbol: string, conditionId: string): Promise<void> {
+    await this.client.orders.cancelConditionOrder({ symbol, conditionId });
   }
 
   async orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {

@@ -8,7 +8,7 @@ import type { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock';
 import { VenueError } from '../../core/errors';
 import { ErrorCodes } from '../../core/errors';
-import type { OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import { orderUpdateOf } from '../../protocol/ws';
@@ -185,6 +185,14 @@ export class SimVenue implements Venue {
 
   async openOrders(symbol?: string): Promise<OrderRecord[]> {
     return this.engine.currentOrders(this.userId, symbol === undefined ? { limit: 100000 } : { symbol, limit: 100000 }).list;
+  }
+
+  async openConditionOrders(symbol?: string): Promise<ConditionOrderRecord[]> {
+    return this.engine.currentConditions(this.userId, symbol).list;
+  }
+
+  async cancelConditionOrder(symbol: string, conditionId: string): Promise<void> {
+    await this.call(() => this.engine.cancelCondition(this.userId, symbol, conditionId));
   }
 
   async orderFills(symbol: string, orderId: string): Promise<TradeRecord[]> {

@@ -81,6 +81,9 @@ export interface Venue {
   /** The order, or undefined when the venue does not know it (30001). */
   queryOrder(ref: OrderRef): Promise<OrderRecord | undefined>;
   openOrders(symbol?: string): Promise<OrderRecord[]>;
+  /** Condition orders waiting for their trigger (a bracket's stop-loss, say). */
+  openConditionOrders(symbol?: string): Promise<ConditionOrderRecord[]>;
+  cancelConditionOrder(symbol: string, conditionId: string): Promise<void>;
   /** Every fill of one order (trade records): how reconciliation learns fills the stream lost. */
   orderFills(symbol: string, orderId: string): Promise<TradeRecord[]>;
   positions(symbol?: string): Promise<PositionRecord[]>;

@@ -127,9 +127,10 @@ export class World {
     return { client, transport };
   }
 
-  async bot(client: PerpClient, strategies: StrategySlot[], risk: RiskLimits = {}, opts: { silenceTimeoutMs?: number } = {}): Promise<E2EBot> {
-    const venue = new LiveVenue({ client, ...opts });
-    const bot = new Bot({ venue, strategies, risk, clock: new SystemClock(), scheduler: new SystemScheduler(), logger: silentLogger });
+  async bot(client: PerpClient, strategies: StrategySlot[], risk: RiskLimits = {}, opts: { silenceTimeoutMs?: number; cancelOnStop?: boolean } = {}): Promise<E2EBot> {
+    const { cancelOnStop, ...venueOpts } = opts;
+    const venue = new LiveVenue({ client, ...venueOpts });
+    const bot = new Bot({ venue, strategies, risk, clock: new SystemClock(), scheduler: new SystemScheduler(), logger: silentLogger, cancelOnStop });
     const events: BotEvent[] = [];
     bot.bus.subscribeAll((e) => events.push(e));
     this.bots.push(bot);

@@ -88,6 +88,29 @@ describe('e2e: intents become batched venue calls (LiveVenue on the local exchan
     await until(() => bot.tracker.live('trend').some((o) => o.clientOrderId.endsWith('t') && o.state === 'NEW'), 'take-profit tracked');
   });
 
+  it("a stop with cancelOnStop cancels a bracket's stop-loss (a condition order) too, and one left is reported", async () => {
+    const bracket = { kind: 'bracket', symbol: 'BTCUSDT', side: 'BUY', quantity: '0.01', entryPrice: '50000', takeProfitPrice: '51000', stopLossPrice: '49000' } as const;
+    const conditions = async (a: Account) => (await a.client.orders.getCurrentConditionOrders({ symbol: 'BTCUSDT' })).list;
+    for (const cancelOnStop of [true, false]) {
+      const a = await w.account();
+      const s = controllable(['BTCUSDT'], () => [bracket]);
+      const { bot } = await w.bot(a.client, [{ id: 'trend', definition: s.definition, params: {} }], {}, { cancelOnStop });
+      await other.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000', quantity: '0.01' });
+      await until(() => bot.tracker.live('trend').some((o) => o.clientOrderId.endsWith('t') && o.state === 'NEW'), 'take-profit tracked');
+      expect(await conditions(a)).toHaveLength(1);
+      const left = await bot.stop();
+      if (cancelOnStop) {
+        // Before the fix the take-profit went and the stop-loss stayed, working, unreported.
+        expect(await conditions(a)).toEqual([]);
+        expect((await venueTruth(a.client)).open).toEqual([]);
+        expect(left.conditionOrders).toEqual([]);
+      } else {
+        expect(left.conditionOrders.map((c) => [c.type, c.side, c.stopPrice])).toEqual([['STOP_MARKET', 'SELL', '49000']]);
+      }
+      expect(left.positions.map((p) => p.quantity)).toEqual(['0.01']);
+    }
+  });
+
   it('a bracket the venue refuses is a rejection under the venue code (30003), not code 0, and no bot error', async () => {
     // 100 BTC at 50,000 at 20x needs far more margin than the account's 100,000 USDT.
     const a = await w.account();
