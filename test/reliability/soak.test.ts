@@ -9,6 +9,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import grid from '../../strategies/grid';
 import marketMaker from '../../strategies/market-maker';
 import type { SetFaultParams } from '../../src/protocol/rest/admin';
 import type { TestExchange } from '../helpers/exchange';
@@ -22,6 +23,8 @@ const SEED = Number(process.env.SOAK_SEED ?? 20240607);
 const RESOLUTION_DEADLINE_MS = 20000;
 /** Orders the market maker asks for: one bid and one ask. */
 const QUOTES = 2;
+/** Levels a side of the grid beside it (a ladder that re-places whatever ends, the stop's cancels too). */
+const GRID_LEVELS = 3;
 /** "A few seconds" for the working orders to come back to QUOTES once the faults stop. */
 const SETTLE_MS = 10000;
 
@@ -66,8 +69,11 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     taker = await account(ex, { balance: '100000000' });
     b = await startBot(
       mm.client,
-      [{ id: 'mm', definition: marketMaker, params: { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '2', maxInventory: '0.05', refreshMs: 200 } }],
-      { risk: { maxOrderNotional: '20000' }, silenceTimeoutMs: 1500, pollPositionsMs: 2000 },
+      [
+        { id: 'mm', definition: marketMaker, params: { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '2', maxInventory: '0.05', refreshMs: 200 } },
+        { id: 'grid', definition: grid, params: { symbol: 'BTCUSDT', quantity: '0.001', levels: GRID_LEVELS, spacingBps: '20', referencePrice: '50000', lowerBound: '45000', upperBound: '55000', refreshMs: 1000 } },
+      ],
+      { risk: { maxOrderNotional: '20000' }, silenceTimeoutMs: 1500, pollPositionsMs: 2000, cancelOnStop: true },
     );
   });
 
@@ -138,6 +144,7 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     // The invariant, checked every 50 ms from the first fault to the end: the venue holds at most
     // what the market maker asked for (one bid, one ask) plus its placements in flight.
     const working = watchWorkingOrders(ex, mm.userId, b.bot, 'mm', QUOTES);
+    const gridWorking = watchWorkingOrders(ex, mm.userId, b.bot, 'grid', 2 * GRID_LEVELS);
 
     const applied: Record<string, number> = {};
     const end = Date.now() + SECONDS * 1000;
@@ -174,7 +181,9 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     );
     const convergedMs = Date.now() - t0;
     working.stop();
+    gridWorking.stop();
     expect(working.violations()).toEqual([]);
+    expect(gridWorking.violations()).toEqual([]);
     expect(last.duplicateClientOrderIds).toEqual([]);
     expect(last.fillMismatches).toEqual([]);
     expect(maxUnknownAgeMs).toBeLessThan(RESOLUTION_DEADLINE_MS);
@@ -190,6 +199,13 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
     // Flat within a tolerance: the run's garbage is collected, what remains is bounded history.
     expect(heapEnd).toBeLessThan(heapStart * 1.5 + 32 * 1024 * 1024);
 
+    // The stop (cancelOnStop) leaves nothing working: before the fix the grid heard its levels
+    // cancelled and placed them again, and a stopped bot left a ladder on the venue.
+    const left = await b.bot.stop();
+    const onVenueAfterStop = ex.server.core.engine.currentOrders(mm.userId, { limit: 1000 }).list.length + ex.server.core.engine.currentConditions(mm.userId, undefined).list.length;
+    expect(onVenueAfterStop).toBe(0);
+    expect([left.openOrders.length, left.conditionOrders.length]).toEqual([0, 0]);
+
     recordFigures('soak', `seed ${SEED}, ${SECONDS} s`, {
       faultsApplied: applied,
       faultHits: hits,
@@ -198,8 +214,9 @@ describe(`reliability soak: ${SECONDS} s of mixed faults under a market maker (s
       reconciles: b.bot.stats.reconciles,
       streamResyncs: b.bot.stats.reconnects,
       ordersOnVenue: last.venueOpen.length,
-      maxWorkingOrders: { mm: working.max() },
-      maxInFlightPlacements: { mm: working.maxInFlight() },
+      maxWorkingOrders: { mm: working.max(), grid: gridWorking.max() },
+      maxInFlightPlacements: { mm: working.maxInFlight(), grid: gridWorking.maxInFlight() },
+      ordersOnVenueAfterStop: onVenueAfterStop,
       backToQuotesAfterFaultsMs: settledMs,
       duplicates: last.duplicateClientOrderIds.length,
       maxUnknownAgeMs,

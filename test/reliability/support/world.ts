@@ -105,9 +105,9 @@ export interface RelBot {
   firstAt(since: number, pred: (e: BotEvent) => boolean): number | undefined;
 }
 
-export async function startBot(client: PerpClient, strategies: StrategySlot[], opts: { risk?: RiskLimits; silenceTimeoutMs?: number; pollPositionsMs?: number } = {}): Promise<RelBot> {
+export async function startBot(client: PerpClient, strategies: StrategySlot[], opts: { risk?: RiskLimits; silenceTimeoutMs?: number; pollPositionsMs?: number; cancelOnStop?: boolean } = {}): Promise<RelBot> {
   const venue = new LiveVenue({ client, privateStream: STREAM, ...(opts.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: opts.silenceTimeoutMs }) });
-  const bot = new Bot({ venue, strategies, risk: opts.risk ?? {}, clock: new SystemClock(), scheduler: new SystemScheduler(), logger: silentLogger, pollPositionsMs: opts.pollPositionsMs });
+  const bot = new Bot({ venue, strategies, risk: opts.risk ?? {}, clock: new SystemClock(), scheduler: new SystemScheduler(), logger: silentLogger, pollPositionsMs: opts.pollPositionsMs, cancelOnStop: opts.cancelOnStop });
   const events: BotEvent[] = [];
   const times: number[] = [];
   bot.bus.subscribeAll((e) => {
