@@ -27,6 +27,7 @@ import { FileStateStore } from './state-store';
 import { StatusTracker, type BotStatus } from './status';
 import { loadStrategySlots } from './strategy-loader';
 import { connectLiveVenue, settingsFromConfig, wireBot } from './wiring';
+import { LiveVenue } from '../bot/venue/live-venue';
 import { VENUE_UNREACHABLE_MS, VenueReachability } from './venue-reachability';
 import { componentLogger } from '../core/log';
 
@@ -126,6 +127,13 @@ export class BotDaemon {
       venue = live.venue;
     }
     const store = c.stateFile ? new FileStateStore(c.stateFile) : undefined;
+    if (store && this.opts.venue === undefined && venue instanceof LiveVenue) {
+      // The listenKey of the last run, reused while the venue still knows it: a bot that crashed
+      // and restarted (systemd) would otherwise add a key each time, and a venue caps them.
+      const live = venue;
+      live.resumeListenKey = (await store.read())?.listenKey;
+      store.trackListenKey(() => live.listenKey);
+    }
     const notifier = c.notify === undefined ? undefined : new Notifier({ ...c.notify, targets: resolveNotifyTargets(c, this.env), botName: path.basename(c.file).replace(/\.ya?ml$/, '') }, componentLogger(this.log, 'notify'));
     this.notifier = notifier;
     const reachability = new VenueReachability(clock, this.opts.venueUnreachableMs ?? c.notify?.venueUnreachableMs ?? VENUE_UNREACHABLE_MS);
@@ -177,6 +185,9 @@ export class BotDaemon {
       this.log.info({ strategies: strategies.map((s) => ({ id: s.id, strategy: s.definition.name })), restoredOrders, state: bot.risk.state }, 'bot started');
       if (c.http) await this.listen(c.http.host, c.http.port);
       if (store) {
+        // At once: the listenKey just made must be on disk if the process dies before the first
+        // periodic save.
+        await bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'state save after start failed'));
         this.saveTimer = setInterval(() => {
           bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'periodic state save failed'));
         }, c.stateSaveMs);

@@ -39,6 +39,11 @@ export interface StateFile extends SavedBotState {
   format: typeof STATE_FORMAT;
   version: number;
   orders: SavedOrder[];
+  /**
+   * The private stream's listenKey, so that a restarted bot reuses it while the venue still
+   * knows it rather than adding one more live key (the venue caps them per user).
+   */
+  listenKey?: string;
 }
 
 export class StateFileError extends Error {
@@ -77,6 +82,7 @@ function parseOrder(v: unknown): SavedOrder | undefined {
 
 export class FileStateStore implements BotStateStore {
   private ordersSource: (() => SavedOrder[]) | undefined;
+  private listenKeySource: (() => string | undefined) | undefined;
   private last: StateFile | undefined;
   /** Saves run one at a time; a save requested meanwhile writes the newest state after it. */
   private chain: Promise<void> = Promise.resolve();
@@ -86,6 +92,11 @@ export class FileStateStore implements BotStateStore {
   /** Saves include the tracker's live orders from now on. */
   trackOrders(tracker: OrderTracker): void {
     this.ordersSource = () => tracker.live().map(toSavedOrder);
+  }
+
+  /** Saves include the private stream's listenKey from now on. */
+  trackListenKey(source: () => string | undefined): void {
+    this.listenKeySource = source;
   }
 
   /** Reads the file; undefined when there is none yet. Throws StateFileError on a corrupt file. */
@@ -108,6 +119,7 @@ export class FileStateStore implements BotStateStore {
     const strategies = isRecord(doc.strategies) ? doc.strategies : {};
     const orders = Array.isArray(doc.orders) ? doc.orders.map(parseOrder).filter((o): o is SavedOrder => o !== undefined) : [];
     const state: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: typeof doc.savedAt === 'number' ? doc.savedAt : 0, strategies, orders };
+    if (typeof doc.listenKey === 'string' && doc.listenKey !== '') state.listenKey = doc.listenKey;
     this.last = state;
     return state;
   }
@@ -118,6 +130,8 @@ export class FileStateStore implements BotStateStore {
 
   save(state: SavedBotState): Promise<void> {
     const doc: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: state.savedAt, strategies: state.strategies, orders: this.ordersSource?.() ?? [] };
+    const listenKey = this.listenKeySource?.();
+    if (listenKey !== undefined) doc.listenKey = listenKey;
     const run = this.chain.then(() => this.write(doc));
     this.chain = run.catch(() => undefined);
     return run;

@@ -2,7 +2,7 @@
  * The daemon against a real local exchange over HTTP and WebSocket: health, metrics, the kill
  * switch, graceful stop, and a restart that adopts the orders of the previous run.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
@@ -177,6 +177,26 @@ describe('bot daemon on the local exchange', () => {
       await faults({ fault: 'all', on: false });
     }
     await until(async () => (await health()).body.status === 'ok');
+    expect(await d.stop('test')).toBe(0);
+  });
+
+  it('a restart after a crash reuses the listenKey of the state file: the venue caps live keys per user', async () => {
+    const { username, file } = await setup({ stateFile: './state.json' });
+    // What ten crashed runs leave: ten live listenKeys (the venue's cap), the last one saved.
+    const crashed = new PerpClient({ baseUrl: ex.url });
+    await crashed.login(username, PASSWORD);
+    const keys: string[] = [];
+    for (let i = 0; i < 10; i++) keys.push((await crashed.user.createListenKey()).listenKey);
+    await crashed.close();
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    writeFileSync(stateFile, JSON.stringify({ format: 'perpkit-bot-state', version: 1, savedAt: 0, strategies: {}, orders: [], listenKey: keys[9] }));
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    // Before: 'the bot could not start: 10001 at most 10 live listenKeys per user', for up to an hour.
+    await d.start();
+    expect(d.status()).toMatchObject({ phase: 'running', privateStream: 'connected' });
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { listenKey?: string };
+    expect(saved.listenKey).toBe(keys[9]);
     expect(await d.stop('test')).toBe(0);
   });
 

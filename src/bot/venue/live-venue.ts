@@ -46,6 +46,11 @@ export class LiveVenue implements Venue {
   private readonly subs: Subscription[] = [];
   private readonly silenceTimeoutMs: number | undefined;
   private readonly streamOptions: LiveVenueOptions['privateStream'];
+  /**
+   * The listenKey of an earlier run (the daemon's state file), tried before a new one is created
+   * (PrivateStreamOptions.listenKey). Set before start().
+   */
+  resumeListenKey: string | undefined;
 
   constructor(opts: LiveVenueOptions) {
     this.client = opts.client;
@@ -59,7 +64,11 @@ export class LiveVenue implements Venue {
   }
 
   async start(marketSymbols: readonly string[]): Promise<void> {
-    const priv = this.client.privateStream({ ...this.streamOptions, ...(this.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: this.silenceTimeoutMs }) });
+    const priv = this.client.privateStream({
+      ...this.streamOptions,
+      ...(this.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: this.silenceTimeoutMs }),
+      ...(this.resumeListenKey === undefined ? {} : { listenKey: this.resumeListenKey }),
+    });
     this.priv = priv;
     this.subs.push(
       priv.events$.subscribe((e) => {
@@ -125,6 +134,11 @@ export class LiveVenue implements Venue {
     this.pub?.stop();
     await this.priv?.stop();
     this.subject.complete();
+  }
+
+  /** The private stream's listenKey now, for the daemon to save (see resumeListenKey). */
+  get listenKey(): string | undefined {
+    return this.priv?.currentListenKey;
   }
 
   /** The private stream, for fault tests and the daemon's health view. */

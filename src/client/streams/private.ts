@@ -51,6 +51,13 @@ export interface PrivateStreamOptions extends Partial<SocketOptions> {
    * 0: every skip is a gap at once.
    */
   gapGraceMs?: number;
+  /**
+   * A listenKey an earlier run of the program created (saved by the caller): extended and used
+   * if the venue still knows it, else a new one is created. A venue caps the live keys of a user
+   * (10 on the local exchange, each living 60 min): a program that crashed and restarted ten times
+   * within the hour could not open its private stream at all.
+   */
+  listenKey?: string;
 }
 
 const KEEPALIVE_MAX_MS = 30 * 60 * 1000;
@@ -80,7 +87,7 @@ export class PrivateStream {
   private lastEventAt = 0;
   private silenceReported = false;
   private running = false;
-  private readonly opts: Required<Omit<PrivateStreamOptions, 'keepAliveIntervalMs' | 'hasWorkingOrders'>> & PrivateStreamOptions;
+  private readonly opts: Required<Omit<PrivateStreamOptions, 'keepAliveIntervalMs' | 'hasWorkingOrders' | 'listenKey'>> & PrivateStreamOptions;
 
   constructor(
     private readonly user: UserApi,
@@ -196,6 +203,22 @@ export class PrivateStream {
 
   private async ensureListenKey(): Promise<string> {
     if (this.listenKey !== undefined && !this.keyInvalid) return this.listenKey;
+    const saved = this.opts.listenKey;
+    if (this.listenKey === undefined && saved !== undefined) {
+      // Once: a key that turns out dead is not tried again.
+      this.opts.listenKey = undefined;
+      try {
+        const r = await this.user.extendListenKey({ listenKey: saved });
+        this.listenKey = saved;
+        this.expireAt = r.expireAt;
+        this.keyInvalid = false;
+        this.scheduleKeepAlive();
+        this.log.debug('private stream: the saved listenKey is still live; using it');
+        return saved;
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
+      }
+    }
     const renewing = this.listenKey !== undefined;
     const r = await this.user.createListenKey();
     this.listenKey = r.listenKey;
