@@ -80,6 +80,34 @@ test('dead connection: no pong before the deadline → terminate and reconnect',
   await new Promise((r) => wss.close(r));
 });
 
+test('a server that accepts and drops every connection at once is retried with a growing backoff, not every few ms', async () => {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  let connections = 0;
+  wss.on('connection', (ws) => {
+    connections++;
+    // Accepted, then cut before a word: no sign that the connection works.
+    if (connections > 1) ws.terminate();
+  });
+  await new Promise((r) => wss.once('listening', r));
+  const port = (wss.address() as AddressInfo).port;
+  const flappy = new PerpClient({ baseUrl: `http://127.0.0.1:${port}` });
+  const s = flappy.publicStream({ reconnectBackoff: { baseMs: 100, maxMs: 10_000 } });
+  const delays: number[] = [];
+  s.notices$.subscribe((n) => n.type === 'reconnecting' && delays.push(n.delayMs));
+  await s.start();
+  for (const c of wss.clients) c.terminate();
+  await new Promise((r) => setTimeout(r, 2500));
+  s.stop();
+  await flappy.close();
+  for (const c of wss.clients) c.terminate();
+  await new Promise((r) => wss.close(r));
+  // Before: the backoff started over at every open, ~100 ms each time: about 20 connections in
+  // 2.5 s, for as long as the server kept doing it (5 a second seen against a relay, live).
+  expect(connections).toBeLessThanOrEqual(7);
+  expect(delays.length).toBeGreaterThanOrEqual(3);
+  expect(delays[delays.length - 1]).toBeGreaterThan(delays[0]);
+});
+
 test('a refused subscribe is not kept: after a reconnect the topics subscribed before still get their pushes', async () => {
   const s = client.publicStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 } });
   const notices: StreamNotice[] = [];

@@ -55,6 +55,12 @@ export class ReconnectingSocket {
   private running = false;
   private everOpened = false;
   private attempt = 0;
+  /**
+   * The current connection has shown a sign of life (a message, ping or pong): only then does the
+   * backoff start over. Reset at open, a server (or proxy) that accepts and drops every connection
+   * at once was retried every ~200 ms for as long as it did so, each time a notice and a log line.
+   */
+  private proven = false;
   private pingTimer: TimerHandle | undefined;
   private pongTimer: TimerHandle | undefined;
   private reconnectTimer: TimerHandle | undefined;
@@ -137,7 +143,7 @@ export class ReconnectingSocket {
     ws.on('open', () => {
       const reconnect = this.everOpened;
       this.everOpened = true;
-      this.attempt = 0;
+      this.proven = false;
       this.retriedAtOnce = false;
       this.armPing();
       this.hooks.onOpen(reconnect);
@@ -203,6 +209,10 @@ export class ReconnectingSocket {
 
   /** Any frame proves the connection lives: cancel the pong deadline and ping again later. */
   private gotLifeSign(): void {
+    if (!this.proven) {
+      this.proven = true;
+      this.attempt = 0;
+    }
     if (this.pongTimer !== undefined) {
       this.timers.clearTimeout(this.pongTimer);
       this.pongTimer = undefined;
