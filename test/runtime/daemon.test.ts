@@ -13,6 +13,10 @@ import { BotDaemon } from '../../src/runtime/daemon';
 import { createRuntimeLogger } from '../../src/runtime/logger';
 import { METRIC_NAMES } from '../../src/runtime/metrics';
 import { startTestExchange, TestClock, type TestExchange } from '../helpers/exchange';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
+import { LiveVenue } from '../../src/bot/venue/live-venue';
 
 async function until(cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
   const end = Date.now() + ms;
@@ -71,6 +75,61 @@ async function setup(extra: Record<string, unknown> = {}, on: TestExchange = ex)
 }
 
 const env = { BOT_PASSWORD: PASSWORD, KILL_TOKEN };
+
+/**
+ * A WebSocket relay in front of the exchange that can cut the public stream and refuse it while
+ * the private one goes on (the exchange has no switch for the public side).
+ */
+async function publicCutter(target: string): Promise<{ url: string; cutPublic(): void; restorePublic(): void; close(): Promise<void> }> {
+  let refuse = false;
+  const live = new Set<{ client: WebSocket; up: WebSocket; pub: boolean }>();
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (client, req) => {
+    const pub = (req.url ?? '').startsWith('/v1/ws/public');
+    if (pub && refuse) {
+      client.terminate();
+      return;
+    }
+    const up = new WebSocket(`${target.replace(/^http/, 'ws')}${req.url ?? ''}`);
+    const pair = { client, up, pub };
+    live.add(pair);
+    const early: Array<[WebSocket.RawData, boolean]> = [];
+    up.on('open', () => {
+      for (const [m, bin] of early.splice(0)) up.send(m, { binary: bin });
+    });
+    client.on('message', (m, bin) => (up.readyState === WebSocket.OPEN ? up.send(m, { binary: bin }) : early.push([m, bin])));
+    up.on('message', (m, bin) => client.readyState === WebSocket.OPEN && client.send(m, { binary: bin }));
+    const end = (): void => {
+      live.delete(pair);
+      client.terminate();
+      up.terminate();
+    };
+    client.on('close', end);
+    up.on('close', end);
+    client.on('error', end);
+    up.on('error', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cutPublic() {
+      refuse = true;
+      for (const p of live) if (p.pub) p.client.terminate();
+    },
+    restorePublic() {
+      refuse = false;
+    },
+    async close() {
+      for (const p of live) {
+        p.client.terminate();
+        p.up.terminate();
+      }
+      wss.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
 const openOrders = (userId: string) => ex.server.core.engine.currentOrders(userId, { symbol: 'BTCUSDT' }).list;
 const daemonFor = (file: string) => new BotDaemon({ config: loadBotConfig(file), logger, env, defaultMetrics: false });
 
@@ -198,6 +257,32 @@ describe('bot daemon on the local exchange', () => {
     const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { listenKey?: string };
     expect(saved.listenKey).toBe(keys[9]);
     expect(await d.stop('test')).toBe(0);
+  });
+
+  it('/healthz says degraded while the public stream is down: the market data is stale', async () => {
+    const proxy = await publicCutter(ex.url);
+    try {
+      const { username, file } = await setup({ http: { host: '127.0.0.1', port: 0 } });
+      const client = new PerpClient({ baseUrl: ex.url, wsUrl: proxy.url });
+      await client.login(username, PASSWORD);
+      const d = new BotDaemon({ config: loadBotConfig(file), logger, env, defaultMetrics: false, venue: new LiveVenue({ client }), publicStreamDownMs: 500 });
+      stopAfter.push(d);
+      await d.start();
+      const health = async () => (await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string; privateStream: string; reasons: string[] };
+      await until(async () => (await health()).status === 'ok');
+      proxy.cutPublic();
+      // Before: ok throughout, while the strategies saw no mark, trade or book.
+      await until(async () => (await health()).status === 'degraded', 8000);
+      const h = await health();
+      expect(h.privateStream).toBe('connected');
+      expect(h.reasons.join(' ')).toMatch(/public stream disconnected for \d+ s: marks, trades and book are stale/);
+      proxy.restorePublic();
+      await until(async () => (await health()).status === 'ok', 15000);
+      expect(await d.stop('test')).toBe(0);
+      await client.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a stop that meets a venue throttling the account (429, Retry-After 3 s) waits for it and cancels, past stopTimeoutMs', async () => {
