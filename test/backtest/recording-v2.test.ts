@@ -13,7 +13,7 @@ import { CacheSource } from '../../src/backtest/backtest/cache';
 import { CACHE_LAYOUT, cacheIsValid, cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { buildCache } from '../../src/backtest/backtest/cache-writer';
 import { openSource } from '../../src/backtest/backtest/open-source';
-import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
+import { JsonlSource, mergeHeaders } from '../../src/backtest/backtest/jsonl-source';
 import type { EventSource } from '../../src/backtest/backtest/source';
 
 const T0 = 1_723_161_600_000;
@@ -407,6 +407,53 @@ describe('what a recording holds, as a backtest meets it', () => {
     // The recording's fault, not the cache's: no "cannot write the replay cache" notice, no cache file.
     expect(notices.filter((n) => n.includes('cannot write'))).toEqual([]);
     expect(existsSync(cachePathFor(file))).toBe(false);
+  });
+
+  test('gap events and what the import skipped are counted, listed and said in the notices, from the JSON lines and from the cache', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-gaps-'));
+    v2Recording(dir);
+    const reason = 'book: pu 7 does not follow the previous diff\'s u 5; the book is unknown until the next snapshot';
+    const file = edit(dir, (lines) => {
+      const header = JSON.parse(lines[0]) as RecordingHeader;
+      lines[0] = JSON.stringify({ ...header, skipped: { 'depthUpdate older than the snapshot (u < lastUpdateId)': 4, 'depthUpdate with no snapshot to apply it to': 9 } });
+      // Two gaps in the range (one of BTCUSDT's book, one of the whole public stream), one before it.
+      const at = (t: number): number => lines.findIndex((l) => l.startsWith('{"t":') && (JSON.parse(l) as RecordedEvent).t > t);
+      lines.splice(at(T0 + 90_000), 0, JSON.stringify({ t: T0 + 90_000, k: 'gap', stream: 'public', from: T0 + 85_000, reason: 'reconnect' }));
+      lines.splice(at(T0 + 60_000), 0, JSON.stringify({ t: T0 + 60_000, k: 'gap', stream: 'public', from: T0 + 59_000, reason, s: 'BTCUSDT' }));
+      lines.splice(at(T0 + 5_000), 0, JSON.stringify({ t: T0 + 5_000, k: 'gap', stream: 'public', from: T0 + 4_000, reason: 'before the range' }));
+      return lines;
+    });
+    expect(file).toBe(path.join(dir, 'rec.jsonl.gz'));
+    const cfg = loadBacktestConfig(writeConfig(dir, 'gaps.yaml', { data: { files: ['rec.jsonl.gz'], from: T0 + 10_000 }, latency: { placeMs: 0 }, fill: { book: 'l2' }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    expect(a.report.data.gaps).toEqual({
+      count: 2,
+      first: [
+        { time: T0 + 60_000, from: T0 + 59_000, stream: 'public', symbol: 'BTCUSDT', reason },
+        { time: T0 + 90_000, from: T0 + 85_000, stream: 'public', symbol: null, reason: 'reconnect' },
+      ],
+    });
+    expect(a.report.data.importSkipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 4, 'depthUpdate with no snapshot to apply it to': 9 });
+    const notices = reportNotices(a.report);
+    expect(notices).toContain(
+      `The recording has 2 gap(s) in the replayed range, where its stream was lost and data may be missing (report data.gaps); the first: BTCUSDT (public stream) from 2024-08-09T00:00:59Z to 2024-08-09T00:01:00Z, ${reason}. Fills and marks around a gap are not those of the recorded market.`,
+    );
+    expect(notices).toContain('The import of the recording left out 13 input message(s) (report data.importSkipped): depthUpdate older than the snapshot (u < lastUpdateId) 4, depthUpdate with no snapshot to apply it to 9.');
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(reportJson(c.report)).toBe(reportJson(a.report));
+    // A recording without gaps or skips says nothing of the kind, and lists nothing.
+    v2Recording(dir);
+    const b = await backtest(cfg, { cache: false });
+    expect(b.report.data.gaps).toEqual({ count: 0, first: [] });
+    expect(b.report.data.importSkipped).toEqual({});
+    expect(reportNotices(b.report).filter((n) => n.includes('gap(s)') || n.includes('left out'))).toEqual([]);
+  });
+
+  test('the skipped counts of every file of a run are summed', () => {
+    const h = btcHeader(2, 'import:test');
+    expect(mergeHeaders([{ ...h, skipped: { a: 1, b: 2 } }, { ...h, part: 1 }, { ...h, part: 2, skipped: { b: 3, c: 4 } }]).skipped).toEqual({ a: 1, b: 5, c: 4 });
+    expect(mergeHeaders([h, { ...h, part: 1 }]).skipped).toBeUndefined();
   });
 
   test('quotes off the symbol\'s grid are skipped, counted and said in the notices', async () => {

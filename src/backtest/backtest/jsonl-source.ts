@@ -196,11 +196,15 @@ export class JsonlSource implements EventSource {
   }
 }
 
-/** The first header, with the symbols of all files (first spec of a name wins). */
+/**
+ * The first header, with the symbols of all files (first spec of a name wins) and what every file's
+ * import skipped, summed by reason (each file's header counts its own).
+ */
 export function mergeHeaders(headers: RecordingHeader[]): RecordingHeader {
   const first = headers[0];
   const symbols = [...first.symbols];
   const seen = new Set(symbols.map((s) => s.symbol));
+  const skipped: Record<string, number> = { ...(first.skipped ?? {}) };
   for (const h of headers.slice(1)) {
     for (const s of h.symbols) {
       if (!seen.has(s.symbol)) {
@@ -208,6 +212,7 @@ export function mergeHeaders(headers: RecordingHeader[]): RecordingHeader {
         symbols.push(s);
       }
     }
+    for (const [why, n] of Object.entries(h.skipped ?? {})) skipped[why] = (skipped[why] ?? 0) + n;
   }
-  return { ...first, symbols };
+  return { ...first, symbols, ...(Object.keys(skipped).length > 0 ? { skipped } : {}) };
 }

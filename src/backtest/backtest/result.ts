@@ -9,6 +9,18 @@ import type { BotErrorRow, StrategyCounters } from './counters';
 /** A fill of the run: the bot's fill (without the position side) with its time and strategy. */
 export type FillRow = Omit<Fill, 'positionSide'> & { time: number; strategyId: string };
 
+/** Gap events listed in a result (all are counted). */
+export const GAPS_LISTED = 20;
+
+/** A recorded `gap`: the stream was lost from `from` to `time`; `symbol` null when the whole stream was. */
+export interface GapRow {
+  time: number;
+  from: number;
+  stream: 'public' | 'private';
+  symbol: string | null;
+  reason: string;
+}
+
 export interface EquitySample {
   time: number;
   /** wallet + unrealized PnL, USDT. */
@@ -39,6 +51,14 @@ export interface BacktestResult {
    * symbols and how many levels a side each message held), not from snapshots and diffs.
    */
   partialDepth?: string;
+  /**
+   * The recording's `gap` events inside the replayed range (the stream was lost, so data there may
+   * be missing; after a gap of a symbol's book, its L2 book is unknown until the next snapshot):
+   * how many, and the first GAPS_LISTED of them.
+   */
+  gaps: { count: number; first: GapRow[] };
+  /** Input messages the import did not turn into events, by reason, from the recordings' headers (summed over files). */
+  importSkipped: Record<string, number>;
   fills: FillRow[];
   samples: EquitySample[];
   funding: Array<{ time: number; symbol: string; amount: string }>;

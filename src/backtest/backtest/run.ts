@@ -28,7 +28,7 @@ import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, type StrategyCounters } from './counters';
 import { stackTop } from '../../bot/strategy/errors';
-import type { BacktestResult } from './result';
+import { GAPS_LISTED, type BacktestResult } from './result';
 import { RestingOrders } from './resting-orders';
 import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
@@ -140,6 +140,8 @@ export class BacktestRun {
       botStats: { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
       firstBotError: null,
       quietTrades: 0,
+      gaps: { count: 0, first: [] },
+      importSkipped: {},
     };
   }
 
@@ -148,6 +150,7 @@ export class BacktestRun {
     this.result.marks = { ...(header.marks ?? {}) };
     const partial = header.meta?.partialDepth;
     if (typeof partial === 'string') this.result.partialDepth = partial;
+    this.result.importSkipped = { ...(header.skipped ?? {}) };
     for (const s of this.symbols) {
       // Bad input (exit 2), at the parameter that names the symbol.
       if (!known.has(s)) throw new BacktestConfigError(this.cfg.file, symbolPath(this.opts.slots, s) ?? 'strategies', `a symbol the recording holds (${[...known].join(', ')})`, s);
@@ -393,8 +396,16 @@ export class BacktestRun {
           this.venue.inject({ type: 'ticker', time: e.t, symbol: e.s, data: { lastPrice: e.last, markPrice, high: e.high, low: e.low, volume: e.vol, quoteVolume: e.qvol, priceChangePercent: '0', openPrice: '0', bestBid: '0', bestAsk: '0' } });
         }
         return;
+      case 'gap': {
+        // Not market data, but data missing: counted and listed for the report (the L2 book marks itself unknown).
+        const g = this.result.gaps;
+        if (g.first.length < GAPS_LISTED) g.first.push({ time: e.t, from: e.from, stream: e.stream, symbol: e.s ?? null, reason: e.reason });
+        g.count++;
+        this.replayer.apply(e);
+        return;
+      }
       default:
-        // private, positions, gap: a recording of someone else's account, or a note; not market data.
+        // private, positions: a recording of someone else's account; not market data.
         this.replayer.apply(e);
     }
   }

@@ -69,12 +69,33 @@ function coverageNotice(range: BacktestReport['identity']['range']): string | un
   return `The data covers only part of the configured time range: ${iso(lo)} to ${iso(hi)} (${durationText(span)}) was configured, and the events run from ${iso(start)} to ${iso(end)} (${durationText(end - start)}); ${durationText(empty)} of the range held no data.`;
 }
 
+/** The recording's gap events in the range, in words: how many, and the first. */
+function gapsNotice(gaps: BacktestReport['data']['gaps'], l2: boolean): string | undefined {
+  const g = gaps.first[0];
+  if (gaps.count === 0 || g === undefined) return undefined;
+  const what = g.symbol === null ? `the ${g.stream} stream` : `${g.symbol} (${g.stream} stream)`;
+  const book = l2 && g.stream === 'public' && !g.reason.includes('snapshot') ? '; after a gap of a book, the L2 book is unknown until its next snapshot' : '';
+  return `The recording has ${gaps.count} gap(s) in the replayed range, where its stream was lost and data may be missing (report data.gaps); the first: ${what} from ${iso(g.from)} to ${iso(g.time)}, ${g.reason}${book}. Fills and marks around a gap are not those of the recorded market.`;
+}
+
+/** What the import of the recording left out (its header's `skipped`), in words. */
+function importSkippedNotice(skipped: BacktestReport['data']['importSkipped']): string | undefined {
+  const rows = Object.entries(skipped).filter(([, n]) => n > 0);
+  if (rows.length === 0) return undefined;
+  const total = rows.reduce((n, [, k]) => n + k, 0);
+  return `The import of the recording left out ${total} input message(s) (report data.importSkipped): ${rows.map(([why, n]) => `${why} ${n}`).join(', ')}.`;
+}
+
 export function reportNotices(r: BacktestReport): string[] {
   const s = r.summary;
   const out: string[] = [];
   const span = r.data.endTime - r.data.startTime;
   const coverage = coverageNotice(r.identity.range);
   if (coverage !== undefined) out.push(coverage);
+  const gaps = gapsNotice(r.data.gaps, r.data.tape.l2 !== undefined);
+  if (gaps !== undefined) out.push(gaps);
+  const importSkipped = importSkippedNotice(r.data.importSkipped);
+  if (importSkipped !== undefined) out.push(importSkipped);
   if (s.fills === 0) out.push(`No fills: the strategies placed ${s.ordersAccepted} accepted order(s) and none traded, so there are no trades, and PnL, fees and win rate describe an idle account.`);
   else if (s.trades === 0) out.push(`No closed trade: ${s.fills} fill(s) opened a position that was still open at the end; trade statistics need a round trip.`);
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);

@@ -42,6 +42,10 @@ export interface BacktestReport {
     marks: BacktestResult['marks'];
     /** The recorded L2 book comes from partial book depth (the symbols and levels a side), when it does. */
     partialDepth?: string;
+    /** The recording's gap events in the range: the count and the first of them. */
+    gaps: BacktestResult['gaps'];
+    /** Input messages the import left out, by reason (the recording header's `skipped`). */
+    importSkipped: BacktestResult['importSkipped'];
     tape: BacktestResult['tape'];
   };
   summary: Summary;
@@ -95,7 +99,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
     version: 2,
     identity: identityOf(cfg, r, config, files),
     config,
-    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), tape: r.tape },
+    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), gaps: r.gaps, importSkipped: r.importSkipped, tape: r.tape },
     summary: summarize(r, trades),
     periods: periods(r, { ms: cfg.report.periodMs }),
     returns: { period: unit, rows: periods(r, unit) },
