@@ -60,7 +60,7 @@ function dataNotes(r: BacktestResult): string {
   if (r.events.unused > 0) out += `  data: ${r.events.unused} L2 book/snapshot events read but not used (the tape fill model trades against quote events; fill.book: l2 uses them)\n`;
   const l2 = r.tape.l2;
   if (l2 !== undefined) {
-    out += `  fill: l2 book, queue ${l2.queue}: ${l2.snapshots} snapshots and ${l2.deltas} deltas applied, ${l2.queueFills} trades reached resting orders, ${l2.takers} taking orders walked ${l2.levelsPlaced} levels\n`;
+    out += `  fill: l2 book, queue ${l2.queue}: ${l2.snapshots} snapshots${r.booksAtFrom > 0 ? ` (${r.booksAtFrom} the book as recorded up to data.from)` : ''} and ${l2.deltas} deltas applied, ${l2.queueFills} trades reached resting orders, ${l2.takers} taking orders walked ${l2.levelsPlaced} levels\n`;
     if (l2.deltasSkipped > 0) out += `  data: ${l2.deltasSkipped} L2 deltas skipped while a book was unknown after a gap (until its next snapshot)\n`;
     if (l2.unfillable > 0) out += `  fill: ${l2.unfillable} queue fills below the symbol's minimum quantity or notional could not be placed\n`;
     if (r.partialDepth !== undefined) out += `  data: the recorded L2 book comes from partial book depth, each message a snapshot of the top levels (${r.partialDepth}): deeper levels are unknown\n`;

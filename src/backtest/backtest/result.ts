@@ -57,6 +57,11 @@ export interface BacktestResult {
    * how many, and the first GAPS_LISTED of them.
    */
   gaps: { count: number; first: GapRow[] };
+  /**
+   * `fill.book: l2` with `data.from` inside the data: the recorded L2 books known at `from` (built
+   * from the events before it), handed to the fill model as snapshots at the range's first event.
+   */
+  booksAtFrom: number;
   /** Input messages the import did not turn into events, by reason, from the recordings' headers (summed over files). */
   importSkipped: Record<string, number>;
   fills: FillRow[];

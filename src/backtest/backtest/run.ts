@@ -29,6 +29,7 @@ import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, type StrategyCounters } from './counters';
 import { stackTop } from '../../bot/strategy/errors';
 import { GAPS_LISTED, type BacktestResult } from './result';
+import { BooksBeforeRange } from './books-before-range';
 import { RestingOrders } from './resting-orders';
 import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
@@ -141,6 +142,7 @@ export class BacktestRun {
       firstBotError: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
+      booksAtFrom: 0,
       importSkipped: {},
     };
   }
@@ -452,6 +454,8 @@ export class BacktestRun {
     /** Times of the first and last event read, for a range that holds nothing. */
     let firstRead: number | undefined;
     let lastRead = 0;
+    // The L2 fill model on a range that starts inside the data: the books as recorded up to its start.
+    const before = this.cfg.fill.book === 'l2' && from > -Infinity ? new BooksBeforeRange(source.header) : undefined;
     while (!stop) {
       const batch = await source.next();
       if (!batch) break;
@@ -472,13 +476,17 @@ export class BacktestRun {
         if (t + BACKWARD_TOLERANCE_MS < lastRead) throw new BacktestConfigError(this.cfg.file, 'data.files', 'events in time order, each file after the one before it (to replay several symbols over the same hours, import their captures together: one recording)', `an event at ${new Date(t).toISOString()} (${originText(source.origin(i))}, event ${this.result.events.read} of the replay) after one at ${new Date(lastRead).toISOString()}`);
         firstRead ??= t;
         lastRead = Math.max(lastRead, t);
-        if (t < from) continue;
+        if (t < from) {
+          before?.apply(batch.event(i));
+          continue;
+        }
         if (t >= to) {
           stop = true;
           break;
         }
         if (!ready) {
           this.setup(source.header, t);
+          if (before !== undefined) this.result.booksAtFrom = before.handTo(this.replayer);
           ready = true;
         }
         if (t > this.clock.now()) {

@@ -1,0 +1,105 @@
+/**
+ * The recorded L2 books as they stand at `data.from`, for the `l2` fill model.
+ *
+ * A recording's L2 book is a `snapshot` followed by `book` deltas (and the `quote` events'
+ * levels): a range that starts after the snapshot (a `data.from`, a walk-forward window, a
+ * successive-halving slice) would otherwise begin with no book at all, its deltas skipped as if
+ * after a gap, and the `l2` model would not be the recorded book. So the events before `from` keep
+ * these books here, by the rules the L2 fill model applies them with (l2-tape.ts: a snapshot
+ * replaces the book, a delta or a quote sets the levels it names, a `gap` leaves the book unknown
+ * until the next snapshot), and at the first event of the range each known book is handed to the
+ * fill model as a snapshot, as `perpkit import --from` writes one.
+ */
+import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
+import { isZeroQty } from '../../market-data/l2-book';
+import type { TapeReplayer } from '../../exchange/engine/market/tape';
+import { specInfo, type SpecInfo } from '../../exchange/engine/market/tape-specs';
+import { ASKS, BIDS, TickBook, type TickSide } from '../../exchange/engine/market/tick-book';
+
+interface Kept {
+  g: SpecInfo;
+  book: TickBook;
+  known: boolean;
+}
+
+export class BooksBeforeRange {
+  private readonly books = new Map<string, Kept>();
+
+  constructor(header: RecordingHeader) {
+    for (const s of header.symbols) {
+      const g = specInfo(s);
+      if (g !== undefined) this.books.set(s.symbol, { g, book: new TickBook(), known: false });
+    }
+  }
+
+  /** An event before the range: the books follow its L2 content; anything else is not theirs. */
+  apply(e: RecordedEvent): void {
+    switch (e.k) {
+      case 'snapshot': {
+        const k = this.books.get(e.s);
+        if (k === undefined) return;
+        k.book = new TickBook();
+        this.levels(k, BIDS, e.b);
+        this.levels(k, ASKS, e.a);
+        k.known = true;
+        return;
+      }
+      case 'book': {
+        const k = this.books.get(e.s);
+        if (k === undefined || !k.known) return;
+        this.levels(k, BIDS, e.b);
+        this.levels(k, ASKS, e.a);
+        return;
+      }
+      case 'quote': {
+        const k = this.books.get(e.s);
+        if (k === undefined) return;
+        this.levels(k, BIDS, [[e.bp, e.bq]]);
+        this.levels(k, ASKS, [[e.ap, e.aq]]);
+        return;
+      }
+      case 'gap':
+        if (e.stream !== 'public') return;
+        for (const [name, k] of this.books) if (e.s === undefined || e.s === name) k.known = false;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** At the range's first event: each known book to the fill model, as a snapshot. Returns how many. */
+  handTo(replayer: TapeReplayer): number {
+    let n = 0;
+    for (const [symbol, k] of this.books) {
+      if (!k.known) continue;
+      const ticks: number[] = [];
+      const steps: number[] = [];
+      const side = (s: TickSide): number => {
+        const prices = [...k.book.prices(s)].filter((p) => k.book.get(s, p) > 0).sort((a, b) => (s === BIDS ? b - a : a - b));
+        for (const p of prices) {
+          ticks.push(p);
+          steps.push(k.book.get(s, p));
+        }
+        return prices.length;
+      };
+      const bids = side(BIDS);
+      const asks = side(ASKS);
+      if (replayer.applyBookUnits(symbol, true, k.g.tick.size, k.g.step.size, ticks, steps, 0, bids, asks)) n++;
+    }
+    return n;
+  }
+
+  private levels(k: Kept, side: TickSide, levels: readonly Level[]): void {
+    for (const [p, q] of levels) {
+      const ticks = k.g.tick.toUnits(p);
+      if (ticks === undefined) continue;
+      if (isZeroQty(q)) {
+        k.book.set(side, ticks, 0);
+        continue;
+      }
+      // A recorded quantity off the step grid: nearest whole steps, as the fill model takes it.
+      const steps = k.g.step.toUnits(q) ?? Math.round(Number(q) / Number(k.g.step.fromUnits(1)));
+      k.book.set(side, ticks, steps);
+    }
+  }
+}
