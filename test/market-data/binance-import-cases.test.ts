@@ -129,6 +129,25 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(s.stoppedAt).toBe(`${c}:3`);
   });
 
+  test('a receive time that goes back: up to 1 s kept in its place, stamped with the time before it and counted; further back refused at its line', async () => {
+    const input = file([ticker(T, 1, '100.00', '100.10'), trade(T + 400, 7, '100.10', '0.010'), ticker(T + 10, 2, '100.00', '100.20'), trade(T + 500, 8, '100.10', '0.020')]);
+    const out = path.join(dir, 'back.jsonl.gz');
+    const s = await importBinanceFutures({ files: [input], out });
+    const { header, events: all } = await events(out);
+    const times = all.map((e) => e.t);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(all.filter((e) => e.k === 'quote').map((e) => [e.t, (e as Extract<RecordedEvent, { k: 'quote' }>).ap])).toEqual([[T, '100.10'], [T + 400, '100.20']]);
+    expect(s.messages).toBe(4);
+    expect(header.meta).toMatchObject({ messagesOutOfOrder: 1 });
+    expect(s.notes).toContain('1 messages earlier than the message before them (by up to 390 ms), kept in their place and stamped with its time');
+    // Two minutes back: data of another time, not a reordering.
+    const far = file([ticker(T + 120_000, 1, '100.00', '100.10'), trade(T + 120_400, 7, '100.10', '0.010'), ticker(T, 2, '100.00', '100.20')]);
+    const refused = importBinanceFutures({ files: [far], out: path.join(dir, 'far.jsonl.gz') });
+    await expect(refused).rejects.toThrow(ImportInputError);
+    await expect(refused).rejects.toThrow(`${far}:3: expected messages in receive-time order (each file in order; several files are merged by time), got a message at ${new Date(T).toISOString()}, 120400 ms before the message before it`);
+    expect(existsSync(path.join(dir, 'far.jsonl.gz'))).toBe(false);
+  });
+
   test('diffs that never meet a snapshot are counted, not written', async () => {
     const input = file([ticker(T, 1, '100.00', '100.10'), depth(T + 10, 1, 5, 0, [['100.00', '1.000']]), depth(T + 20, 6, 9, 5, [['100.00', '2.000']])]);
     const s = await importBinanceFutures({ files: [input], out: path.join(dir, 'nosnap.jsonl.gz') });

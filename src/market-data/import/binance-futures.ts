@@ -57,6 +57,9 @@ const READ_TYPES = new Set(['depthUpdate', 'bookTicker', 'trade', 'aggTrade', 'm
 const R_CUT_OFF = 'last line of a capture cut off mid-write (no newline at its end, not a whole message)';
 const R_MARK_NO_GRID = 'mark price before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
 
+/** The furthest a message's receive time may go back from the one before it (as a backtest allows). */
+const MAX_STEP_BACK_MS = 1000;
+
 /** Messages read by scanMessage, by kind (0: the general path reads the line). */
 const K_QUOTE = 1;
 const K_TRADE = 2;
@@ -99,6 +102,9 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private lastSym = '';
   /** Recorded marks whose value changed when put on the price grid. */
   private marksRounded = 0;
+  /** Messages whose receive time was earlier than the one before them (stamped with it), and the largest step back, ms. */
+  private outOfOrder = 0;
+  private outOfOrderMs = 0;
 
   /** What bare depthUpdate messages are (BinanceImportOptions.bareDepth), and, unsaid, what they look like. */
   private readonly bare: BareDepth;
@@ -150,6 +156,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       if (stoppedAt !== undefined) this.summary.stoppedAt = stoppedAt;
       for (const s of shas) this.summary.sources.push(await s);
     }
+    if (this.outOfOrder > 0) {
+      this.meta.messagesOutOfOrder = this.outOfOrder;
+      this.summary.notes = [...(this.summary.notes ?? []), `${this.outOfOrder} messages earlier than the message before them (by up to ${this.outOfOrderMs} ms), kept in their place and stamped with its time`];
+    }
     if (this.marksRounded > 0) {
       this.meta.marksRounded = this.marksRounded;
       this.summary.notes = [...(this.summary.notes ?? []), `${this.marksRounded} mark prices rounded to the price grid`];
@@ -165,6 +175,21 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
 
   // ---- reading ------------------------------------------------------------------------------
 
+  /**
+   * A message's receive time, kept in order: a line at most MAX_STEP_BACK_MS earlier than the one
+   * before it (a collector's threads writing out of order) keeps its place in the stream and is
+   * stamped with the time before it, counted (a recording's `t` never goes back: replay follows
+   * it); further back is refused (a file of another time pasted in, or out of order).
+   */
+  private inOrder(t: number): number {
+    if (t >= this.lastT) return t;
+    // Further back than a clock's jitter: not a collector's reordering but data of another time.
+    if (this.lastT - t > MAX_STEP_BACK_MS) throw new ImportInputError(`${this.where()}: expected messages in receive-time order (each file in order; several files are merged by time), got a message at ${new Date(t).toISOString()}, ${this.lastT - t} ms before the message before it (${new Date(this.lastT).toISOString()}); a step back of up to ${MAX_STEP_BACK_MS} ms is stamped with the time before it and counted`);
+    this.outOfOrder++;
+    this.outOfOrderMs = Math.max(this.outOfOrderMs, this.lastT - t);
+    return this.lastT;
+  }
+
   /** One input line. Returns false to stop reading (past --to). */
   private line(text: string, file: string, n: number): boolean {
     this.file = file;
@@ -179,7 +204,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       const cut = sp === 19 ? 6 : sp === 16 ? 3 : sp === 13 ? 0 : -1;
       if (cut < 0 || !digitsOnly(text, sp)) throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
       // Nanoseconds overflow a double's exact range: cut the digits, not the number.
-      t = Number(text.slice(0, sp - cut));
+      t = this.inOrder(Number(text.slice(0, sp - cut)));
       start = sp + 1;
     } else if (c0 !== 123) {
       throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
@@ -189,7 +214,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     if (scanMessage(text, start, m)) {
       const kind = this.scannedKind(m);
       if (kind !== 0) {
-        if (t === undefined) t = m.E.type === F_INT ? m.E.num : this.lastT;
+        if (t === undefined) t = m.E.type === F_INT ? this.inOrder(m.E.num) : this.lastT;
         if (!this.accept(t)) return false;
         this.scannedMessage(kind, m, t);
         return true;
@@ -208,7 +233,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     const events = Array.isArray(v.data) ? (v.data as unknown[]) : [isObj(v.data) ? v.data : v];
     for (const d of events) {
       if (!isObj(d)) throw new ImportInputError(`${file}:${n}: expected the events of ${stream ?? 'the line'} as JSON objects, got ${excerpt(JSON.stringify(d) ?? String(d))}`);
-      const te = t ?? (isNum(d.E) ? d.E : this.lastT);
+      const te = t ?? (isNum(d.E) ? this.inOrder(d.E) : this.lastT);
       if (!this.accept(te)) return false;
       this.message(d, te, `${file}:${n}`, stream);
     }
