@@ -101,6 +101,20 @@ describe('backtest', () => {
     expect(report.periods.reduce((sum, p) => sum.plus(p.pnl), new Dec(0)).toFixed()).toBe(new Dec(s.totalPnl).toFixed());
   });
 
+  test('account.leverage is read and set before the start; out of range or of a symbol the recording lacks is bad input at its line', async () => {
+    const to = 1_704_067_200_000 + 3 * 60_000;
+    // 0.01 BTC quotes (about 500 USDT a side) on a 100 USDT account: the margin of 2x refuses far more than 20x.
+    const run = (name: string, leverage: Record<string, number>) => backtest(loadBacktestConfig(writeConfig(dir, name, { data: { files: ['rec.jsonl.gz'], to }, account: { balance: '100', leverage }, latency: { placeMs: 0 } })), { cache: true });
+    const high = await run('lev20.yaml', { BTCUSDT: 20 });
+    const low = await run('lev2.yaml', { BTCUSDT: 2 });
+    expect(high.report.summary.ordersAccepted).toBeGreaterThan(low.report.summary.ordersAccepted);
+    expect(low.report.summary.rejectionsByCode['30003']).toBeGreaterThan(2 * (high.report.summary.rejectionsByCode['30003'] ?? 0));
+    const file = writeConfig(dir, 'lev-bad.yaml', { account: { leverage: { BTCUSDT: 200 } } });
+    expect(() => loadBacktestConfig(file)).toThrow(`${file}: account.leverage.BTCUSDT: expected an integer from 1 to 125, got number 200`);
+    const eth = loadBacktestConfig(writeConfig(dir, 'lev-eth.yaml', { data: { files: ['rec.jsonl.gz'], to }, account: { leverage: { ETHUSDT: 5 } } }));
+    await expect(backtest(eth, { cache: true })).rejects.toThrow(new BacktestConfigError(eth.file, 'account.leverage.ETHUSDT', 'a symbol the recording holds (BTCUSDT)', 'ETHUSDT'));
+  });
+
   test('config errors name the file, the path, what was expected and what was found', () => {
     const f = path.join(dir, 'bad.yaml');
     const bad = (doc: unknown): string => {

@@ -20,9 +20,12 @@ export const DATA = c.object({
   cache: c.bool({ default: true, description: 'Keep a binary cache of the recordings beside them for fast re-runs.' }),
 }, { required: ['files'] });
 
+/** One symbol's leverage (the loader reads each entry of `account.leverage` against it). */
+export const LEVERAGE = c.int(1, 125);
+
 export const ACCOUNT = c.object({
   balance: c.decimal('nonNegative', { default: '10000', description: 'Starting balance, USDT.' }),
-  leverage: Type.Record(Type.String(), c.int(1, 125), { description: 'Leverage per symbol.' }),
+  leverage: Type.Record(Type.String(), LEVERAGE, { description: 'Leverage per symbol.' }),
 });
 
 export const FEES = c.object({ maker: c.decimal('signed', { description: 'Maker fee rate (negative: a rebate).' }), taker: c.decimal('signed') }, { description: "Fee rates; the recording's when absent.", required: ['maker', 'taker'] });

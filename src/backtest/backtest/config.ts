@@ -17,7 +17,7 @@ import { isDecimalString } from '../../core/decimal';
 import type { RiskLimits } from '../../bot/risk/limits';
 import type { TSchema } from '@sinclair/typebox';
 import { defaultOf, intRange, keysOf } from '../../core/config-schema';
-import { ACCOUNT, BACKTEST_CONFIG, DATA, DEPTH_LEVELS, FEED_BASE_MS, FEES, FILL, LATENCY, LATENCY_MS, LATENCY_SEED, REPORT, SWEEP, SWEEP_KEYS } from './config-schema';
+import { ACCOUNT, BACKTEST_CONFIG, DATA, DEPTH_LEVELS, FEED_BASE_MS, FEES, FILL, LATENCY, LATENCY_MS, LATENCY_SEED, LEVERAGE, REPORT, SWEEP, SWEEP_KEYS } from './config-schema';
 import { RISK, STRATEGY } from '../../bot/config-schema';
 
 export interface BacktestStrategyConfig {
@@ -176,7 +176,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   const leverage: Record<string, number> = {};
   if (a.leverage !== undefined) {
     const lv = r.record(a.leverage, 'account.leverage', Object.keys(isRecord(a.leverage) ? a.leverage : {}));
-    for (const [sym, v] of Object.entries(lv)) leverage[sym] = r.int(v, `account.leverage.${sym}`, ACCOUNT.properties.leverage.additionalProperties as TSchema);
+    for (const [sym, v] of Object.entries(lv)) leverage[sym] = r.int(v, `account.leverage.${sym}`, LEVERAGE);
   }
 
   let fees: BacktestConfig['fees'];

@@ -158,6 +158,9 @@ export class BacktestRun {
       if (!known.has(s)) throw new BacktestConfigError(this.cfg.file, symbolPath(this.opts.slots, s) ?? 'strategies', `a symbol the recording holds (${[...known].join(', ')})`, s);
       this.needMark.add(s);
     }
+    for (const s of Object.keys(this.cfg.account.leverage)) {
+      if (!known.has(s)) throw new BacktestConfigError(this.cfg.file, `account.leverage.${s}`, `a symbol the recording holds (${[...known].join(', ')})`, s);
+    }
     this.clock = new ManualClock(t0);
     this.scheduler = new VirtualScheduler(this.clock);
     this.engine = new Engine({ symbols: header.symbols.map((s) => symbolConfigOf(s, this.cfg.fees)), clock: this.clock, insuranceFund: TAPE_BALANCE });
