@@ -143,9 +143,23 @@ export class TapeQuotes {
     if (!keepAsk) cur.ask = ask ? this.place(symbol, 'SELL', ask[0], ask[1]) : undefined;
   }
 
-  /** Is the quote still whole and what the recorded level asks for (then it stays, keeping its place)? */
+  /**
+   * Is the quote still whole and what the recorded level asks for (then it stays, keeping its place)?
+   * The same level spelt otherwise ("100.10" for the grid's "100.1": the venue's texts against those
+   * of the L2 book's top, or of the replay cache's units) is the same level.
+   */
   private same(symbol: string, q: Quote | undefined, l: QuoteLevel | undefined, steps = -1): boolean {
-    return q !== undefined && l !== undefined && q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps) && this.whole(symbol, q);
+    if (q === undefined || l === undefined) return false;
+    if (!(q.price === l[0] && q.quantity === this.capped(symbol, l[1], steps)) && !this.sameValue(symbol, q, l)) return false;
+    return this.whole(symbol, q);
+  }
+
+  /** Are the quote's units those of the level's texts (on the symbol's grids)? */
+  private sameValue(symbol: string, q: Quote, l: QuoteLevel): boolean {
+    const info = this.specs.get(symbol);
+    if (info === undefined || q.ticks <= 0) return false;
+    const n = info.step.toUnits(l[1]);
+    return info.tick.toUnits(l[0]) === q.ticks && n !== undefined && Math.min(n, info.maxSteps) === q.steps;
   }
 
   /** Is nothing of the quote taken (`remaining` is its whole quantity)? `symbolFast`: `fastQuotes(symbol)`. */

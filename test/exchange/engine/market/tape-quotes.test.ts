@@ -409,6 +409,32 @@ describe('TapeReplayer.applyQuoteUnits: a quote event in ticks and steps, as app
   }
 });
 
+describe('tape quotes: a level is the same whatever its spelling', () => {
+  it('l2: quotes that followed the book\'s top stay when a quote event spells the same levels otherwise ("100.10", "1.000"), as from the replay cache\'s units', () => {
+    const a = engineOf([SYM], true).engine;
+    const b = engineOf([SYM], true).engine;
+    const opts: TapeReplayerOptions = { specs: [wireSpecOf(SYM)], book: 'l2', queue: { model: 'risk-averse' } };
+    const [strings, units] = [new TapeReplayer(a, opts), new TapeReplayer(b, opts)];
+    // A snapshot before any quote event (an import cut at --from, a backtest from data.from): the tape quotes follow its top.
+    const snap: RecordedEvent = { t: T0, k: 'snapshot', s: S, u: 1, b: [['100.00', '5.000'], ['99.90', '3.000']], a: [['100.10', '1.000'], ['100.20', '2.000']] };
+    strings.apply(snap);
+    units.apply(snap);
+    expect(strings.stats.quotes.placed).toBe(2);
+    // The venue's first quote: the same levels, in its own spelling.
+    strings.apply(quote('100.00', '5.000', '100.10', '1.000'));
+    expect(units.applyQuoteUnits(S, '0.1', '0.001', 1000, 5000, 1001, 1000)).toBe(true);
+    expect(strings.stats).toEqual(units.stats);
+    expect(strings.stats.quotes.placed).toBe(2);
+    expect(look(a)).toBe(look(b));
+    // A quote that does change a level replaces it on both.
+    strings.apply(quote('100.00', '4.000', '100.10', '1.000'));
+    expect(units.applyQuoteUnits(S, '0.1', '0.001', 1000, 4000, 1001, 1000)).toBe(true);
+    expect(strings.stats.quotes.placed).toBe(3);
+    expect(strings.stats).toEqual(units.stats);
+    expect(look(a)).toBe(look(b));
+  });
+});
+
 describeWithSharedData('TapeReplayer fast path on the shared Binance capture', BINANCE_BTCUSDT, (capture) => {
   let dir: string;
   let recording: string;
