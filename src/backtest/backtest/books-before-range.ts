@@ -6,9 +6,10 @@
  * successive-halving slice) would otherwise begin with no book at all, its deltas skipped as if
  * after a gap, and the `l2` model would not be the recorded book. So the events before `from` keep
  * these books here, by the rules the L2 fill model applies them with (l2-tape.ts: a snapshot
- * replaces the book, a delta or a quote sets the levels it names, a `gap` leaves the book unknown
- * until the next snapshot), and at the first event of the range each known book is handed to the
- * fill model as a snapshot, as `perpkit import --from` writes one.
+ * replaces the book, a delta or a quote sets the levels it names unless a newer update id already
+ * did, a `gap` leaves the book unknown until the next snapshot), and at the first event of the
+ * range each known book is handed to the fill model as a snapshot at the book's update id, as
+ * `perpkit import --from` writes one.
  */
 import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { isZeroQty } from '../../market-data/l2-book';
@@ -20,6 +21,10 @@ interface Kept {
   g: SpecInfo;
   book: TickBook;
   known: boolean;
+  /** Final update id of the last snapshot or delta (NaN: none, or without ids). */
+  bookU: number;
+  /** Levels set by a quote, by side: ticks -> its update id. */
+  quoteU: [Map<number, number>, Map<number, number>];
 }
 
 export class BooksBeforeRange {
@@ -28,7 +33,7 @@ export class BooksBeforeRange {
   constructor(header: RecordingHeader) {
     for (const s of header.symbols) {
       const g = specInfo(s);
-      if (g !== undefined) this.books.set(s.symbol, { g, book: new TickBook(), known: false });
+      if (g !== undefined) this.books.set(s.symbol, { g, book: new TickBook(), known: false, bookU: NaN, quoteU: [new Map(), new Map()] });
     }
   }
 
@@ -39,23 +44,28 @@ export class BooksBeforeRange {
         const k = this.books.get(e.s);
         if (k === undefined) return;
         k.book = new TickBook();
-        this.levels(k, BIDS, e.b);
-        this.levels(k, ASKS, e.a);
+        k.quoteU[BIDS].clear();
+        k.quoteU[ASKS].clear();
+        this.levels(k, BIDS, e.b, undefined);
+        this.levels(k, ASKS, e.a, undefined);
         k.known = true;
+        k.bookU = e.u;
         return;
       }
       case 'book': {
         const k = this.books.get(e.s);
         if (k === undefined || !k.known) return;
-        this.levels(k, BIDS, e.b);
-        this.levels(k, ASKS, e.a);
+        this.levels(k, BIDS, e.b, e.u);
+        this.levels(k, ASKS, e.a, e.u);
+        k.bookU = e.u;
         return;
       }
       case 'quote': {
         const k = this.books.get(e.s);
-        if (k === undefined) return;
-        this.levels(k, BIDS, [[e.bp, e.bq]]);
-        this.levels(k, ASKS, [[e.ap, e.aq]]);
+        // Older than the book's last delta: its levels are not news.
+        if (k === undefined || (e.u !== undefined && e.u < k.bookU)) return;
+        this.levels(k, BIDS, [[e.bp, e.bq]], undefined, e.u);
+        this.levels(k, ASKS, [[e.ap, e.aq]], undefined, e.u);
         return;
       }
       case 'gap':
@@ -84,15 +94,23 @@ export class BooksBeforeRange {
       };
       const bids = side(BIDS);
       const asks = side(ASKS);
-      if (replayer.applyBookUnits(symbol, true, k.g.tick.size, k.g.step.size, ticks, steps, 0, bids, asks)) n++;
+      if (replayer.applyBookUnits(symbol, true, k.g.tick.size, k.g.step.size, ticks, steps, 0, bids, asks, k.bookU === k.bookU ? k.bookU : undefined)) n++;
     }
     return n;
   }
 
-  private levels(k: Kept, side: TickSide, levels: readonly Level[]): void {
+  /** Sets levels: of a delta with update id `u` (a level a newer quote set stays), or of a quote with id `quoteU`. */
+  private levels(k: Kept, side: TickSide, levels: readonly Level[], u: number | undefined, quoteU?: number): void {
+    const marks = k.quoteU[side];
     for (const [p, q] of levels) {
       const ticks = k.g.tick.toUnits(p);
       if (ticks === undefined) continue;
+      if (quoteU !== undefined) marks.set(ticks, quoteU);
+      else if (u !== undefined && marks.size > 0) {
+        const qu = marks.get(ticks);
+        if (qu !== undefined && qu > u) continue;
+        marks.delete(ticks);
+      }
       if (isZeroQty(q)) {
         k.book.set(side, ticks, 0);
         continue;

@@ -141,6 +141,10 @@ class CacheBatch implements EventBatch, TradeColumns, LevelColumns, QuoteColumns
     return this.d[i];
   }
 
+  updateId(i: number): number {
+    return this.u[i];
+  }
+
   levelSymbol(i: number): number {
     const k = this.kind[i];
     return k === K_BOOK || k === K_SNAPSHOT ? this.sym[i] : -1;

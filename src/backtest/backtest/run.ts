@@ -429,7 +429,8 @@ export class BacktestRun {
       return true;
     }
     const bids = levels.bidCount(i);
-    return this.replayer.applyBookUnits(levels.symbolNames[si], levels.isSnapshot(i), levels.tickSize(si), levels.stepSize(si), levels.ticks, levels.steps, levels.levelStart(i), bids, levels.askCount(i));
+    const u = levels.updateId(i);
+    return this.replayer.applyBookUnits(levels.symbolNames[si], levels.isSnapshot(i), levels.tickSize(si), levels.stepSize(si), levels.ticks, levels.steps, levels.levelStart(i), bids, levels.askCount(i), u === u ? u : undefined);
   }
 
   /**
@@ -440,7 +441,8 @@ export class BacktestRun {
   private applyQuote(quotes: QuoteColumns, i: number): boolean {
     const si = quotes.quoteSymbol(i);
     if (si < 0 || (this.started && this.bot.wants('depth'))) return false;
-    if (!this.replayer.applyQuoteUnits(quotes.symbolNames[si], quotes.tickSize(si), quotes.stepSize(si), quotes.bidTicks(i), quotes.bidSteps(i), quotes.askTicks(i), quotes.askSteps(i))) return false;
+    const u = quotes.updateId(i);
+    if (!this.replayer.applyQuoteUnits(quotes.symbolNames[si], quotes.tickSize(si), quotes.stepSize(si), quotes.bidTicks(i), quotes.bidSteps(i), quotes.askTicks(i), quotes.askSteps(i), u === u ? u : undefined)) return false;
     this.result.events.quotes++;
     return true;
   }

@@ -59,6 +59,8 @@ export interface LevelColumns {
   /** The grids the units are in, per symbol index (normalized sizes, as `Grid.size`). */
   tickSize(si: number): string;
   stepSize(si: number): string;
+  /** The venue's (final) update id `u` of event `i`, NaN when it has none. */
+  updateId(i: number): number;
 }
 
 /**
@@ -76,6 +78,8 @@ export interface QuoteColumns {
   bidSteps(i: number): number;
   askTicks(i: number): number;
   askSteps(i: number): number;
+  /** The venue's update id `u` of quote `i`, NaN when it has none. */
+  updateId(i: number): number;
 }
 
 export interface EventSource {

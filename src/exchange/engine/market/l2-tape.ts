@@ -22,6 +22,12 @@
  *   (nothing touched the level in between, so its quantity then is the one on arrival).
  * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
  *   `snapshot`; quotes and trades go on.
+ * - Newest by update id: the venue's update ids order the book's states (Binance: a `quote`'s `u`
+ *   and a delta's `U`..`u` count the same updates), but the quote and depth streams arrive each in
+ *   its own order, so a quote can be received after a delta that is newer than it (967 of the
+ *   66,046 quotes of the shared Binance capture). Such a quote's levels are older than the book's
+ *   and are not applied (`staleQuotes`); likewise a delta's level that a newer quote already set
+ *   keeps the quote's quantity (`staleLevels`). Events without update ids are applied in order.
  * Book and snapshot levels, and quotes, may come in integer ticks and steps straight from the
  * replay cache's columns (`applyUnits`, `quoteUnits`): the same as the events' decimal texts.
  */
@@ -69,11 +75,19 @@ export interface L2Stats {
   levelsPlaced: number;
   /** Level quantity a participant took, as a count of levels marked taken. */
   levelsTaken: number;
+  /** Quotes older (by update id) than the book's last delta, whose levels were not applied. */
+  staleQuotes: number;
+  /** Levels of deltas older than the quote that set them, not applied. */
+  staleLevels: number;
 }
 
 interface SymbolL2 {
   book: TickBook;
   known: boolean;
+  /** Final update id of the last snapshot or delta applied (NaN: none, or without ids). */
+  bookU: number;
+  /** Levels set by a quote, by side: ticks -> the quote's update id (only while newer than bookU can matter). */
+  quoteU: [Map<number, number>, Map<number, number>];
   /** Steps taken from a level by participants, until the data updates it, by side and ticks. */
   taken: [Map<number, number>, Map<number, number>];
 }
@@ -111,13 +125,13 @@ export class L2Tape {
     this.orders = new ParticipantOrders(sink, isTape, () => {
       if (this.positions.size > 4096) this.prune();
     });
-    this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0 };
+    this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0, staleQuotes: 0, staleLevels: 0 };
   }
 
   private sym(symbol: string): SymbolL2 {
     let s = this.symbols.get(symbol);
     if (s === undefined) {
-      s = { book: new TickBook(), known: false, taken: [new Map(), new Map()] };
+      s = { book: new TickBook(), known: false, bookU: NaN, quoteU: [new Map(), new Map()], taken: [new Map(), new Map()] };
       this.symbols.set(symbol, s);
     }
     return s;
@@ -133,7 +147,7 @@ export class L2Tape {
         const next = new TickBook();
         for (const [p, q] of e.b) this.setLevel(g, next, BIDS, p, q);
         for (const [p, q] of e.a) this.setLevel(g, next, ASKS, p, q);
-        this.replaceBook(e.s, s, next);
+        this.replaceBook(e.s, s, next, e.u);
         return;
       }
       case 'book': {
@@ -143,17 +157,18 @@ export class L2Tape {
           return;
         }
         this.stats.deltas++;
-        this.levels(e.s, s, 'BUY', e.b);
-        this.levels(e.s, s, 'SELL', e.a);
+        this.levels(e.s, s, 'BUY', e.b, e.u);
+        this.levels(e.s, s, 'SELL', e.a, e.u);
+        this.bookApplied(s, e.u);
         return;
       }
       case 'quote': {
         // The quote is the newest word on its two levels; the book's other levels wait for deltas.
         const s = this.sym(e.s);
         const g = this.grids(e.s);
-        if (g === undefined) return;
-        this.quoteLevel(e.s, s, g, 'BUY', e.bp, e.bq);
-        this.quoteLevel(e.s, s, g, 'SELL', e.ap, e.aq);
+        if (g === undefined || this.staleQuote(s, e.u)) return;
+        this.quoteLevel(e.s, s, g, 'BUY', e.bp, e.bq, e.u);
+        this.quoteLevel(e.s, s, g, 'SELL', e.ap, e.aq, e.u);
         return;
       }
       case 'gap': {
@@ -172,14 +187,14 @@ export class L2Tape {
    * replay cache's columns hold it: `bids` levels from `start` in `ticks` and `steps`, then `asks`
    * levels. The same as `apply` with the event's strings, without making or parsing any.
    */
-  applyUnits(symbol: string, snapshot: boolean, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, bids: number, asks: number): void {
+  applyUnits(symbol: string, snapshot: boolean, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, bids: number, asks: number, u?: number): void {
     const s = this.sym(symbol);
     if (snapshot) {
       if (this.grids(symbol) === undefined) return;
       const next = new TickBook();
       const end = start + bids + asks;
       for (let k = start; k < end; k++) next.set(k < start + bids ? BIDS : ASKS, ticks[k], steps[k]);
-      this.replaceBook(symbol, s, next);
+      this.replaceBook(symbol, s, next, u);
       return;
     }
     if (!s.known) {
@@ -188,12 +203,47 @@ export class L2Tape {
     }
     this.stats.deltas++;
     if (this.grids(symbol) === undefined) return;
-    this.unitLevels(symbol, s, 'BUY', ticks, steps, start, bids);
-    this.unitLevels(symbol, s, 'SELL', ticks, steps, start + bids, asks);
+    this.unitLevels(symbol, s, 'BUY', ticks, steps, start, bids, u);
+    this.unitLevels(symbol, s, 'SELL', ticks, steps, start + bids, asks, u);
+    this.bookApplied(s, u);
   }
 
-  private replaceBook(symbol: string, s: SymbolL2, next: TickBook): void {
+  /** A delta with final update id `u` was applied: the book is at `u`; quote marks it passed no longer matter. */
+  private bookApplied(s: SymbolL2, u: number | undefined): void {
+    if (u === undefined) return;
+    s.bookU = u;
+    for (const m of s.quoteU) {
+      if (m.size <= 1024) continue;
+      for (const [t, qu] of m) if (qu <= u) m.delete(t);
+    }
+  }
+
+  /** Is a quote with update id `u` older than the book (its levels not to be applied)? Counted. */
+  private staleQuote(s: SymbolL2, u: number | undefined): boolean {
+    if (u === undefined || !(u < s.bookU)) return false;
+    this.stats.staleQuotes++;
+    return true;
+  }
+
+  /** Is a delta's level at `ticks` older than the quote that set it? Counted. */
+  private staleLevel(s: SymbolL2, bs: TickSide, ticks: number, u: number | undefined): boolean {
+    const m = s.quoteU[bs];
+    if (m.size === 0 || u === undefined) return false;
+    const qu = m.get(ticks);
+    if (qu === undefined) return false;
+    if (qu > u) {
+      this.stats.staleLevels++;
+      return true;
+    }
+    m.delete(ticks);
+    return false;
+  }
+
+  private replaceBook(symbol: string, s: SymbolL2, next: TickBook, u: number | undefined): void {
     this.stats.snapshots++;
+    s.bookU = u ?? NaN;
+    s.quoteU[BIDS].clear();
+    s.quoteU[ASKS].clear();
     // Every resting participant order: its level goes from what it was to what the snapshot says.
     this.resetLevels(symbol, s.book, next);
     s.book = next;
@@ -203,18 +253,19 @@ export class L2Tape {
   }
 
   /** Sets the levels a message names, updating the queues of the participant orders there first. */
-  private levels(symbol: string, s: SymbolL2, side: Side, levels: readonly Level[]): void {
+  private levels(symbol: string, s: SymbolL2, side: Side, levels: readonly Level[], u: number | undefined): void {
     const g = this.grids(symbol);
     if (g === undefined || levels.length === 0) return;
     const orders = this.orders.side(symbol, side);
+    const bs = sideOf(side);
     for (const [p, q] of levels) {
       const ticks = g.tick.toUnits(p);
-      if (ticks === undefined) continue;
+      if (ticks === undefined || this.staleLevel(s, bs, ticks, u)) continue;
       this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), orders);
     }
   }
 
-  private unitLevels(symbol: string, s: SymbolL2, side: Side, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, count: number): void {
+  private unitLevels(symbol: string, s: SymbolL2, side: Side, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, count: number, u: number | undefined): void {
     if (count === 0) return;
     const orders = this.orders.side(symbol, side);
     // Levels outside the participants' prices only change the book (most of a depth message's).
@@ -228,8 +279,10 @@ export class L2Tape {
     const bs = sideOf(side);
     const taken = s.taken[bs];
     const book = s.book;
+    const quoted = s.quoteU[bs];
     for (let k = start; k < start + count; k++) {
       const t = ticks[k];
+      if (quoted.size > 0 && this.staleLevel(s, bs, t, u)) continue;
       if (t >= lo && t <= hi) {
         this.level(s, side, t, steps[k], orders);
       } else {
@@ -240,9 +293,13 @@ export class L2Tape {
   }
 
   /** A `quote` event given in units of the symbol's grids (the replay cache's columns): the same as `apply` of it. */
-  quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): void {
+  quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number, u?: number): void {
     const s = this.sym(symbol);
-    if (this.grids(symbol) === undefined) return;
+    if (this.grids(symbol) === undefined || this.staleQuote(s, u)) return;
+    if (u !== undefined) {
+      s.quoteU[BIDS].set(bidTicks, u);
+      s.quoteU[ASKS].set(askTicks, u);
+    }
     // Both sides' kept lists at one reading of the book version (level() takes those at the price).
     const c = this.orders.both(symbol);
     this.level(s, 'BUY', bidTicks, bidSteps, c === undefined ? this.orders.at(symbol, 'BUY', bidTicks) : c[0].orders);
@@ -250,9 +307,10 @@ export class L2Tape {
   }
 
   /** A quote's level: as a one-level message. */
-  private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string): void {
+  private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string, u: number | undefined): void {
     const ticks = g.tick.toUnits(p);
     if (ticks === undefined) return;
+    if (u !== undefined) s.quoteU[sideOf(side)].set(ticks, u);
     this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.orders.at(symbol, side, ticks));
   }
 

@@ -209,14 +209,14 @@ export class TapeReplayer {
    * strings. False, having done nothing, when the units are not on this replayer's grids for the
    * symbol: the caller applies the event instead.
    */
-  applyBookUnits(symbol: string, snapshot: boolean, tickSize: string, stepSize: string, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, bids: number, asks: number): boolean {
+  applyBookUnits(symbol: string, snapshot: boolean, tickSize: string, stepSize: string, ticks: ArrayLike<number>, steps: ArrayLike<number>, start: number, bids: number, asks: number, u?: number): boolean {
     const info = this.specs.get(symbol);
     if (info === undefined || info.tick.size !== tickSize || info.step.size !== stepSize) return false;
     if (!this.l2) {
       this.stats.ignored++;
       return true;
     }
-    this.l2.applyUnits(symbol, snapshot, ticks, steps, start, bids, asks);
+    this.l2.applyUnits(symbol, snapshot, ticks, steps, start, bids, asks, u);
     this.followBook(symbol);
     return true;
   }
@@ -227,11 +227,11 @@ export class TapeReplayer {
    * `askTicks` for `askSteps`. The same as `apply` of the event, without parsing its strings. False,
    * having done nothing, when the units are not on this replayer's grids for the symbol.
    */
-  applyQuoteUnits(symbol: string, tickSize: string, stepSize: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number): boolean {
+  applyQuoteUnits(symbol: string, tickSize: string, stepSize: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number, u?: number): boolean {
     const info = this.specs.get(symbol);
     if (info === undefined || info.tick.size !== tickSize || info.step.size !== stepSize) return false;
     if (this.l2) {
-      this.l2.quoteUnits(symbol, bidTicks, bidSteps, askTicks, askSteps);
+      this.l2.quoteUnits(symbol, bidTicks, bidSteps, askTicks, askSteps, u);
       this.quoted.add(symbol);
     }
     if (!this.quoting) {

@@ -167,6 +167,44 @@ describe('TapeReplayer l2 book mode: the recorded book', () => {
     expect(engine.depth(S, 5)).toMatchObject({ bids: [['100', '5']], asks: [['100.1', '1']] });
   });
 
+  it('newest by update id: a quote older than the last delta sets no level, a delta older than a quote keeps the quote\'s level; strings and units alike', () => {
+    const q = (bp: string, bq: string, ap: string, aq: string, u: number): RecordedEvent => ({ t: T0, k: 'quote', s: S, bp, bq, ap, aq, u });
+    const ticks = (p: string): number => Math.round(Number(p) * 10);
+    const steps = (x: string): number => Math.round(Number(x) * 1000);
+    for (const units of [false, true]) {
+      const { tape } = setup();
+      const snap = (b: Level[], a: Level[], u: number): void => {
+        if (!units) tape.apply(snapshot(b, a, u));
+        else expect(tape.applyBookUnits(S, true, '0.1', '0.001', [...b, ...a].map(([p]) => ticks(p)), [...b, ...a].map(([, x]) => steps(x)), 0, b.length, a.length, u)).toBe(true);
+      };
+      const book = (b: Level[], a: Level[], u: number): void => {
+        if (!units) tape.apply(delta(b, a, u));
+        else expect(tape.applyBookUnits(S, false, '0.1', '0.001', [...b, ...a].map(([p]) => ticks(p)), [...b, ...a].map(([, x]) => steps(x)), 0, b.length, a.length, u)).toBe(true);
+      };
+      const quote = (e: RecordedEvent & { k: 'quote' }): void => {
+        if (!units) tape.apply(e);
+        else expect(tape.applyQuoteUnits(S, '0.1', '0.001', ticks(e.bp), steps(e.bq), ticks(e.ap), steps(e.aq), e.u)).toBe(true);
+      };
+      const level = (side: 'BUY' | 'SELL', p: string): number => tape.recordedLevel(S, side, p);
+      snap([['100.0', '5'], ['99.9', '3']], [['100.1', '1'], ['100.2', '2']], 10);
+      // The bid at 100.0 is gone at update 12; a quote of update 11, received after it, still shows it.
+      book([['100.0', '0'], ['99.9', '4']], [], 12);
+      quote(q('100.0', '5', '100.1', '1', 11) as RecordedEvent & { k: 'quote' });
+      expect([level('BUY', '100.0'), level('BUY', '99.9'), level('SELL', '100.1')]).toEqual([0, 4000, 1000]);
+      // A quote of update 20 sets the ask at 100.1 to 0.5; a delta of update 15, received after it, said 3.
+      quote(q('99.9', '4', '100.1', '0.5', 20) as RecordedEvent & { k: 'quote' });
+      book([], [['100.1', '3'], ['100.2', '6']], 15);
+      expect([level('SELL', '100.1'), level('SELL', '100.2')]).toEqual([500, 6000]);
+      // A newer delta names the level again: it is the book's.
+      book([], [['100.1', '2']], 21);
+      expect(level('SELL', '100.1')).toBe(2000);
+      // Events without update ids are applied in order, as before.
+      quote({ t: T0, k: 'quote', s: S, bp: '99.8', bq: '1', ap: '100.3', aq: '1' } as RecordedEvent & { k: 'quote' });
+      expect(level('BUY', '99.8')).toBe(1000);
+      expect(tape.stats.l2).toMatchObject({ staleQuotes: 1, staleLevels: 1 });
+    }
+  });
+
   it('needs a sink that lists resting orders', () => {
     const sink = { setMarkPrice: () => undefined, placeOrder: () => undefined, cancelOrder: () => undefined, settleFunding: () => undefined };
     expect(() => new TapeReplayer(sink, { book: 'l2' })).toThrow(/restingThrough/);
