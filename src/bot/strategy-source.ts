@@ -68,7 +68,10 @@ export function resolveStrategySource(spec: string, baseDir: string): string {
   }
   const target = path.resolve(baseDir, spec);
   const file = fileFor(target);
-  if (file === undefined) throw new StrategySourceError(`a strategy module file (${EXTENSIONS.join(', ')}) or a folder with an index file`, `${target}: no such file`);
+  if (file === undefined) {
+    const found = isDir(target) ? `${target}: a folder with no index file (index${EXTENSIONS.join(', index')})` : `${target}: no such file`;
+    throw new StrategySourceError(`a strategy module file (${EXTENSIONS.join(', ')}) or a folder with an index file`, found);
+  }
   return file;
 }
 
@@ -149,7 +152,7 @@ export function loadStrategySource(spec: string, baseDir: string): { file: strin
   try {
     mod = requireModule(file);
   } catch (e) {
-    throw new StrategySourceError('a strategy module that loads', `${file}: ${loadErrorText(e)}`);
+    throw new StrategySourceError('a strategy module that loads', `${file}: ${loadErrorText(e)}${loadErrorHint(e, file)}`);
   }
   const m = (typeof mod === 'object' && mod !== null ? mod : {}) as Record<string, unknown>;
   const def = m.default ?? m.strategy ?? mod;
@@ -169,6 +172,36 @@ export function loadErrorText(e: unknown): string {
   const [first, second] = e.message.split('\n');
   const at = second?.trim();
   return at !== undefined && /^\S+:\d+:\d+$/.test(at) ? `${first.trim()} at ${at}` : first;
+}
+
+/**
+ * Where a module that threw while loading (its top level, or a file it imports) threw, or what to
+ * do when it imports a package that is not installed: ` (at file:line:col)`, ` (...: npm install x
+ * ...)`, or nothing. A syntax error already says where (loadErrorText).
+ */
+function loadErrorHint(e: unknown, file: string): string {
+  if (!(e instanceof Error)) return '';
+  const code = (e as { code?: unknown }).code;
+  if (code === 'MODULE_NOT_FOUND') {
+    const spec = /^Cannot find module '([^']+)'/.exec(e.message)?.[1];
+    if (spec === undefined || spec.startsWith('node:')) return '';
+    if (spec.startsWith('.') || path.isAbsolute(spec)) {
+      // Node's "Require stack" lists the importing file first.
+      const importer = /\nRequire stack:\n- (.+)/.exec(e.message)?.[1];
+      return importer === undefined || importer === file ? '' : ` (imported by ${importer})`;
+    }
+    const parts = spec.split('/');
+    const pkg = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+    return ` (a package it imports is not installed where ${path.dirname(file)} can find it: run npm install ${pkg} in that project)`;
+  }
+  if (e.message.includes('\n')) return ''; // a syntax error: loadErrorText gave its place
+  const at = (e.stack ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('at '))
+    .map((l) => /\(?((?:file:\/\/)?\/[^()]*:\d+:\d+)\)?$/.exec(l)?.[1])
+    .find((f): f is string => f !== undefined && !f.includes(`${path.sep}node_modules${path.sep}`));
+  return at === undefined ? '' : ` (at ${at})`;
 }
 
 function describe(v: unknown): string {

@@ -88,6 +88,41 @@ describe('TypeScript strategies outside the checkout', () => {
     expect(r.out).toMatch(/bt3\.yaml:\d+: strategies\[0\]\.module: expected a strategy module that loads, got .*broken\.ts: .*Unexpected token at .*broken\.ts:2:\d+/);
   });
 
+  it('a module that throws while it loads: the error names where it threw, in that file or one it imports', () => {
+    writeFileSync(path.join(dir, 'throws.ts'), `import { defineStrategy } from ${JSON.stringify(INDEX)};\nconst limit = Number('x');\nif (Number.isNaN(limit)) throw new Error('limit is not a number');\nexport default defineStrategy({ name: 'x', params: (r) => r, symbols: () => ['BTCUSDT'], create: () => ({}) });\n`);
+    writeFileSync(path.join(dir, 'imports-throws.ts'), `import './throws';\nexport {};\n`);
+    for (const [mod, at] of [['./throws.ts', /throws\.ts: limit is not a number \(at \S+throws\.ts:3:\d+\)$/], ['./imports-throws.ts', /imports-throws\.ts: limit is not a number \(at \S+[/\\]throws\.ts:3:\d+\)$/]] as const) {
+      writeFileSync(path.join(dir, 'bt4.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ${mod}\n`);
+      const r = cli(['backtest', 'bt4.yaml'], dir);
+      expect(r.code).toBe(2);
+      expect(r.out.trim().split('\n')).toHaveLength(1);
+      expect(r.out.trim()).toMatch(at);
+    }
+  });
+
+  it('a strategy importing a package that is not installed: says which, and the npm install that fixes it; a missing local file names its importer', () => {
+    writeFileSync(path.join(dir, 'needs-pkg.ts'), `import { RSI } from '@no-such-scope/indicators/rsi';\nexport default RSI;\n`);
+    writeFileSync(path.join(dir, 'helper.ts'), `export { x } from './lib/nope';\n`);
+    writeFileSync(path.join(dir, 'needs-file.ts'), `export { x as default } from './helper';\n`);
+    writeFileSync(path.join(dir, 'bot5.yaml'), `venue:\n  baseUrl: http://127.0.0.1:1\n  auth: { username: u, passwordEnv: BOT_PW }\nstrategies:\n  - id: s\n    module: ./needs-pkg.ts\n`);
+    const r = cli(['run', 'bot5.yaml', '--check'], dir);
+    expect(r.code).toBe(2);
+    expect(r.out.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toMatch(/bot5\.yaml:6: strategies\[0\]\.module: expected a strategy module that loads, got \S+needs-pkg\.ts: Cannot find module '@no-such-scope\/indicators\/rsi' \(a package it imports is not installed where \S+ can find it: run npm install @no-such-scope\/indicators in that project\)/);
+    writeFileSync(path.join(dir, 'bot5.yaml'), `venue:\n  baseUrl: http://127.0.0.1:1\n  auth: { username: u, passwordEnv: BOT_PW }\nstrategies:\n  - id: s\n    module: ./needs-file.ts\n`);
+    const local = cli(['run', 'bot5.yaml', '--check'], dir);
+    expect(local.code).toBe(2);
+    expect(local.out.trim()).toMatch(/needs-file\.ts: Cannot find module '\.\/lib\/nope' \(imported by \S+helper\.ts\)$/);
+  });
+
+  it('a folder with no index file is named as such, not as a missing file', () => {
+    mkdirSync(path.join(dir, 'empty-strategy'), { recursive: true });
+    writeFileSync(path.join(dir, 'bt6.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./empty-strategy\n`);
+    const r = cli(['backtest', 'bt6.yaml'], dir);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/bt6\.yaml:5: strategies\[0\]\.module: expected a strategy module file .* or a folder with an index file, got \S+empty-strategy: a folder with no index file \(index\.ts, /);
+  });
+
   it('a missing module is a config error naming the file and key', () => {
     writeFileSync(path.join(dir, 'bt2.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./nope.ts\n`);
     const r = cli(['backtest', 'bt2.yaml'], dir);
