@@ -114,6 +114,34 @@ describe('the packed package, installed and used from an empty folder', () => {
     expect(sh(process.execPath, ['-e', "require('perpkit/dist/src/cli/main.js')"], app).out).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
   }, 120_000);
 
+  it('type-checks a TypeScript consumer of every entry point under node16, bundler and node10 resolution, library checks on, with no @types/node of its own', () => {
+    // perpkit's declarations use Node's types (node:http, AbortSignal, pino's): the package brings them.
+    // esModuleInterop (tsc --init's default) because pino's own declarations need it.
+    const pkg = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(JSON.stringify(pkg)).not.toContain('@types/node');
+    writeFileSync(
+      path.join(app, 'consumer.ts'),
+      [
+        "import { defineStrategy, Dec, param, params, type Intent, type Strategy } from 'perpkit';",
+        "import { PerpClient } from 'perpkit/sdk';",
+        "import { strategyWorld } from 'perpkit/testing';",
+        "import { backtest, loadBacktestConfig } from 'perpkit/backtest';",
+        "import { startExchange } from 'perpkit/exchange';",
+        "import { Ema } from 'perpkit/indicators';",
+        "export const s = defineStrategy({ name: 'c', params: params({ size: param.decimal({ default: '0.01' }) }), symbols: () => ['BTCUSDT'], create: (ctx): Strategy => ({ onMark(): Intent[] { return [{ kind: 'place', symbol: ctx.symbol, side: 'BUY', type: 'MARKET', quantity: ctx.quantity.round(ctx.params.size) }]; } }) });",
+        'export const all = [Dec, PerpClient, strategyWorld, backtest, loadBacktestConfig, startExchange, new Ema(3)];',
+        '',
+      ].join('\n'),
+    );
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const [module, resolution] of [['node16', 'node16'], ['esnext', 'bundler'], ['commonjs', 'node10']]) {
+      const config = { compilerOptions: { target: 'es2022', module, moduleResolution: resolution, strict: true, noEmit: true, skipLibCheck: false, esModuleInterop: true }, files: ['consumer.ts'] };
+      writeFileSync(path.join(app, 'tsconfig.json'), `${JSON.stringify(config)}\n`);
+      const r = sh(process.execPath, [tsc, '-p', 'tsconfig.json'], app);
+      if (r.code !== 0) throw new Error(`tsc with module ${module}, moduleResolution ${resolution} failed:\n${r.out}`);
+    }
+  }, 120_000);
+
   it('npx perpkit init my-bot scaffolds a project, and refuses a folder that is not empty', () => {
     // docs/getting-started.md section 1 shows exactly the commands this test runs.
     const doc = readFileSync(path.join(ROOT, 'docs', 'getting-started.md'), 'utf8');
