@@ -223,19 +223,24 @@ npm run check           # validates config/bot.yaml and loads the strategy; send
 
 ## Run it on the local exchange
 
-In one terminal, the local exchange with a synthetic market and the bot's user:
+Terminal 1, the local exchange with a synthetic market (it runs until Ctrl+C):
 
 \`\`\`sh
 npx perpkit exchange --market synthetic --admin-token dev
+\`\`\`
+
+Terminal 2, the bot's user (once), then the bot (Ctrl+C stops it and cancels its orders):
+
+\`\`\`sh
 curl -s -X POST http://127.0.0.1:8080/v1/admin/users -H 'x-admin-token: dev' \\
   -H 'content-type: application/json' \\
   -d '{"username":"my-bot","password":"change-me","balance":"100000"}'
+PERPKIT_PASSWORD=change-me npm start
 \`\`\`
 
-In another, the bot (Ctrl+C stops it and cancels its orders):
+Terminal 3, what the bot is doing:
 
 \`\`\`sh
-PERPKIT_PASSWORD=change-me npm start
 curl -s localhost:9464/status
 \`\`\`
 

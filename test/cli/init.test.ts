@@ -39,6 +39,20 @@ describe('perpkit init', () => {
     expect(readdirSync(project).sort()).toEqual(['.gitignore', 'README.md', 'config', 'package.json', 'src', 'test', 'tsconfig.json']);
   });
 
+  it("its README's command blocks can be pasted as they are: a command that runs until Ctrl+C ends its block", () => {
+    const readme = readFileSync(path.join(dir, 'My Bot', 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].replace(/\\\n\s*/g, '').split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l !== ''));
+    const blocking = /perpkit exchange|npm start|perpkit run(?!.*--check)/;
+    expect(blocks.flat().filter((c) => blocking.test(c))).toEqual(['npx perpkit exchange --market synthetic --admin-token dev', 'PERPKIT_PASSWORD=change-me npm start']);
+    for (const block of blocks) {
+      const at = block.findIndex((c) => blocking.test(c));
+      if (at !== -1) expect(block.slice(at + 1)).toEqual([]);
+    }
+    // The user the README creates is the one config/bot.yaml signs in as.
+    expect(readme).toContain('"username":"my-bot"');
+    expect(readFileSync(path.join(dir, 'My Bot', 'config', 'bot.yaml'), 'utf8')).toMatch(/username: my-bot\n/);
+  });
+
   it('also writes into an existing empty folder', () => {
     mkdirSync(path.join(dir, 'empty'));
     expect(cli(['init', 'empty', '--name', 'custom'], dir).code).toBe(0);
