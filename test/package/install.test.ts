@@ -142,6 +142,32 @@ describe('the packed package, installed and used from an empty folder', () => {
     }
   }, 120_000);
 
+  it("type-checks every whole TypeScript sample of the docs (README, docs/*.md) that imports perpkit, as a user's ES module", () => {
+    // Whole samples: they import from perpkit (or node:) only; fragments that go on from another block are left out.
+    const samples = path.join(app, 'samples');
+    mkdirSync(samples, { recursive: true });
+    const docs = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const written: string[] = [];
+    for (const doc of docs) {
+      let n = 0;
+      for (const m of readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)) {
+        n++;
+        const sources = [...m[1].matchAll(/^import .* from '([^']+)';/gm)].map((i) => i[1]);
+        if (!sources.some((f) => f === 'perpkit' || f.startsWith('perpkit/')) || !sources.every((f) => f === 'perpkit' || f.startsWith('perpkit/') || f.startsWith('node:'))) continue;
+        const name = `${doc.replace(/\W+/g, '-')}-${n}.mts`;
+        writeFileSync(path.join(samples, name), m[1]);
+        written.push(name);
+      }
+    }
+    // The README's strategy, the strategy API's, the indicators', backtest() from code, the SDK's, the exchange from code.
+    expect(written.length).toBeGreaterThanOrEqual(7);
+    expect(written).toEqual(expect.arrayContaining(['README-md-1.mts', expect.stringMatching(/^docs-local-exchange-md-/), expect.stringMatching(/^docs-sdk-md-/), expect.stringMatching(/^docs-backtesting-md-/)]));
+    const config = { compilerOptions: { target: 'es2022', module: 'node16', strict: true, noEmit: true, skipLibCheck: true, noUnusedLocals: false }, include: ['samples'] };
+    writeFileSync(path.join(app, 'tsconfig.json'), `${JSON.stringify(config)}\n`);
+    const r = sh(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
+    if (r.code !== 0) throw new Error(`the docs' samples (${written.join(', ')}) do not type-check:\n${r.out}`);
+  }, 120_000);
+
   it('npx perpkit init my-bot scaffolds a project, and refuses a folder that is not empty', () => {
     // docs/getting-started.md section 1 shows exactly the commands this test runs.
     const doc = readFileSync(path.join(ROOT, 'docs', 'getting-started.md'), 'utf8');
