@@ -13,6 +13,7 @@ import { SimVenue } from '../bot/venue/sim-venue';
 import type { Venue } from '../bot/venue/venue';
 import { Engine } from '../exchange/engine/engine';
 import { DEFAULT_SYMBOLS } from '../exchange/engine/symbols';
+import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER } from '../exchange/engine/market/tape-sink';
 import type { OrderRecord, PositionRecord } from '../protocol/records';
 
 /** A logger that drops everything (the bot's logger in tests). */
@@ -46,6 +47,15 @@ export interface BotWorld {
   advance(ms: number): Promise<void>;
   /** Someone else trades at market against the book (the bot's resting orders fill), then settles. */
   marketOrder(symbol: string, side: 'BUY' | 'SELL', quantity: string): Promise<void>;
+  /**
+   * A public trade prints at `price` for `quantity` (the taker buying, or selling with `side`
+   * 'SELL'), then settles: the bot's `onTrade` and bars see it, and its resting orders the price
+   * reaches or passes fill, as a backtest re-enacts a recorded trade (the tape maker joins the back
+   * of the queue at `price`, the tape taker sweeps to it, the maker's rest is cancelled). Does not
+   * move the mark. Throws when the engine refuses it (a price off the tick grid, a quantity
+   * below the minimum).
+   */
+  trade(symbol: string, price: string, quantity: string, side?: 'BUY' | 'SELL'): Promise<void>;
   /** The bot's open orders on the venue (optionally of one symbol). */
   openOrders(symbol?: string): OrderRecord[];
   /** The bot's fills, in order, from the bus. */
@@ -123,6 +133,10 @@ export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits 
   const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '1000000' });
   engine.createAccount({ userId: BOT_USER, balance: o.balance ?? '100000' });
   engine.createAccount({ userId: OTHER_USER, balance: '100000' });
+  // The two sides of w.trade(): the rest of the market, never short of margin (as in a backtest).
+  engine.createAccount({ userId: TAPE_MAKER, balance: TAPE_BALANCE });
+  engine.createAccount({ userId: TAPE_TAKER, balance: TAPE_BALANCE });
+  let trades = 0;
   const venue = new SimVenue({ engine, userId: BOT_USER, clock });
   const bot = new Bot({ venue: o.wrap ? o.wrap(venue) : venue, strategies: slots, risk: o.risk ?? {}, clock, scheduler, logger: silentLogger });
   const events: BotEvent[] = [];
@@ -170,6 +184,21 @@ export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits 
     async marketOrder(symbol, side, quantity) {
       engine.placeOrder(OTHER_USER, { symbol, type: 'MARKET', side, quantity });
       venue.pump();
+      await settle();
+    },
+    async trade(symbol, price, quantity, side = 'BUY') {
+      const n = ++trades;
+      let refused: unknown;
+      try {
+        engine.placeOrder(TAPE_MAKER, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price, quantity, timeInForce: 'GTC', clientOrderId: `world-trade-m-${n}` });
+        engine.placeOrder(TAPE_TAKER, { symbol, type: 'LIMIT', side, price, quantity, timeInForce: 'IOC', clientOrderId: `world-trade-t-${n}` });
+      } catch (e) {
+        refused = e;
+      }
+      // What the taker did not take of the maker's order leaves the book: it was this one trade.
+      if (engine.currentOrders(TAPE_MAKER, {}).total > 0) engine.cancelAll(TAPE_MAKER, {});
+      venue.pump();
+      if (refused !== undefined) throw new Error(`trade(${symbol}, ${price}, ${quantity}, ${side}): the engine refused it: ${refused instanceof Error ? refused.message : String(refused)}`);
       await settle();
     },
     openOrders: (symbol) => engine.currentOrders(BOT_USER, symbol === undefined ? {} : { symbol }).list,

@@ -4,6 +4,7 @@
  * the package (test/package/install.test.ts).
  */
 import { strategyWorld, scripted, WorldStrategyError, BOT_USER, WORLD_START } from '../../src/testing';
+import { defineStrategy, param, params, type Strategy } from '../../src/index';
 
 /** Bids 10 below every new mark, cancelling the previous bid; counts its timer firings. */
 function bidder() {
@@ -37,6 +38,54 @@ describe('perpkit/testing', () => {
     expect(w.fills().map((f) => [f.side, f.price, f.quantity])).toEqual([['BUY', '50090', '0.01']]);
     expect(w.positions('BTCUSDT').map((p) => p.quantity)).toEqual(['0.01']);
     expect(w.openOrders()).toEqual([]);
+    await w.stop();
+  });
+
+  it('trade prints a public trade: onTrade and time bars see it, and a resting order it reaches fills as in a backtest', async () => {
+    // A strategy of the docs' kind: one-second bars; after two bars it bids 100 below the last close.
+    const seen: string[] = [];
+    const def = defineStrategy({
+      name: 'bars',
+      params: params({ symbol: param.string({ default: 'BTCUSDT' }) }),
+      symbols: (p) => [p.symbol],
+      create(ctx): Strategy {
+        let bars = 0;
+        return {
+          bars: { time: 1000 },
+          onTrade(e) {
+            seen.push(`trade ${e.trade.price} ${e.trade.quantity}`);
+          },
+          onBar(bar) {
+            seen.push(`bar ${bar.open} ${bar.high} ${bar.low} ${bar.close} ${bar.trades}`);
+            if (++bars === 2) return [{ kind: 'place', symbol: ctx.symbol, side: 'BUY', type: 'LIMIT', price: ctx.price.round(bar.close - 100), quantity: '0.01' }];
+          },
+        };
+      },
+    });
+    const w = await strategyWorld(def);
+    await w.trade('BTCUSDT', '50000', '0.002');
+    await w.trade('BTCUSDT', '50010', '0.001', 'SELL');
+    await w.advance(1000);
+    await w.trade('BTCUSDT', '49990', '0.001');
+    await w.advance(1000);
+    expect(seen).toEqual(['trade 50000 0.002', 'trade 50010 0.001', 'bar 50000 50010 50000 50010 2', 'trade 49990 0.001', 'bar 49990 49990 49990 49990 1']);
+    expect(w.openOrders('BTCUSDT').map((o) => o.price)).toEqual(['49890']);
+    // Printed above the bid: nothing fills. At the bid: the bid, ahead of the tape in the queue, fills first.
+    await w.trade('BTCUSDT', '49900', '0.01', 'SELL');
+    expect(w.fills()).toEqual([]);
+    await w.trade('BTCUSDT', '49890', '0.004', 'SELL');
+    expect(w.fills().map((f) => [f.side, f.price, f.quantity])).toEqual([['BUY', '49890', '0.004']]);
+    // Through it: the rest fills at the bid's own price.
+    await w.trade('BTCUSDT', '49800', '0.05', 'SELL');
+    expect(w.fills().map((f) => [f.price, f.quantity])).toEqual([
+      ['49890', '0.004'],
+      ['49890', '0.006'],
+    ]);
+    expect(w.positions('BTCUSDT').map((p) => p.quantity)).toEqual(['0.01']);
+    // Nothing of the trades stays on the book, and the mark did not move.
+    expect(w.engine.currentOrders('tape-maker', {}).total).toBe(0);
+    expect(w.events.filter((e) => e.type === 'markPrice' && e.mark.markPrice !== '50000')).toEqual([]);
+    await expect(w.trade('BTCUSDT', '49800.05', '0.01')).rejects.toThrow(/^trade\(BTCUSDT, 49800\.05, 0\.01, BUY\): the engine refused it: /);
     await w.stop();
   });
 
