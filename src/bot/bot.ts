@@ -217,7 +217,7 @@ export class Bot {
       const params = checked.params;
       const symbols = def.symbols(params);
       for (const s of symbols) {
-        if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s}`);
+        if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s} (${listedSymbols([...this.symbols.keys()])})`);
         marketSymbols.add(s);
       }
       const ctx = this.contextFor(slot, params, symbols);
@@ -678,4 +678,11 @@ export class Bot {
     for (const p of polled) this.bus.publish({ type: 'position', time, position: p, source: 'poll' });
     if (differences.length > 0) this.reconcile('position mismatch');
   }
+}
+
+/** What a venue lists, for an error about a symbol it does not: the first 20 names, sorted. */
+function listedSymbols(names: string[]): string {
+  if (names.length === 0) return 'it lists none';
+  const sorted = [...names].sort();
+  return `it lists ${sorted.slice(0, 20).join(', ')}${sorted.length > 20 ? `, and ${sorted.length - 20} more` : ''}`;
 }

@@ -89,6 +89,11 @@ describe('perpkit/testing', () => {
     await w.stop();
   });
 
+  it('a strategy symbol the venue does not list: the bot does not start, and the error names the symbols it does list', async () => {
+    const def = defineStrategy({ name: 'sym', params: params({ symbol: param.string({ default: 'BTCUSDT' }) }), symbols: (p) => [p.symbol], create: (): Strategy => ({}) });
+    await expect(strategyWorld(def, { symbol: 'BTCUSD' })).rejects.toThrow(/^strategy s: the venue has no symbol BTCUSD \(it lists BTCUSDT, ETHUSDT\)$/);
+  });
+
   it('advance moves the virtual clock and fires the strategy timers', async () => {
     const b = bidder();
     const w = await strategyWorld(b.def);
