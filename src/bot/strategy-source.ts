@@ -127,8 +127,9 @@ let jiti: ReturnType<typeof createJiti> | undefined;
  * Requires a module file: through jiti when compiled (a user's TypeScript or ES module), the
  * runtime's own require otherwise, and for the compiled examples (this build's own CommonJS
  * output). jiti itself is loaded only when a module needs it (~20 ms at every start otherwise).
+ * Every user module a config names goes through it (strategies, a sweep's objective).
  */
-function requireModule(file: string): unknown {
+export function requireModule(file: string): unknown {
   if (!COMPILED || (file.startsWith(COMPILED_EXAMPLES) && file.endsWith('.js'))) {
     // The module is chosen by the config at run time.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -152,7 +153,7 @@ export function loadStrategySource(spec: string, baseDir: string): { file: strin
   try {
     mod = requireModule(file);
   } catch (e) {
-    throw new StrategySourceError('a strategy module that loads', `${file}: ${loadErrorText(e)}${loadErrorHint(e, file)}`);
+    throw new StrategySourceError('a strategy module that loads', `${file}: ${moduleLoadError(e, file)}`);
   }
   const m = (typeof mod === 'object' && mod !== null ? mod : {}) as Record<string, unknown>;
   const def = m.default ?? m.strategy ?? mod;
@@ -172,6 +173,11 @@ export function loadErrorText(e: unknown): string {
   const [first, second] = e.message.split('\n');
   const at = second?.trim();
   return at !== undefined && /^\S+:\d+:\d+$/.test(at) ? `${first.trim()} at ${at}` : first;
+}
+
+/** Why `file` did not load, on one line: the error, and where or what to do (below). */
+export function moduleLoadError(e: unknown, file: string): string {
+  return `${loadErrorText(e)}${loadErrorHint(e, file)}`;
 }
 
 /**

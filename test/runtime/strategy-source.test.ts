@@ -123,6 +123,22 @@ describe('TypeScript strategies outside the checkout', () => {
     expect(r.out).toMatch(/bt6\.yaml:5: strategies\[0\]\.module: expected a strategy module file .* or a folder with an index file, got \S+empty-strategy: a folder with no index file \(index\.ts, /);
   });
 
+  it("a sweep's objective module in TypeScript loads as the strategy does, with no build", () => {
+    writeFileSync(path.join(dir, 'my-strategy.ts'), strategySource('size'));
+    // Type annotations: plain require reads them as JavaScript and fails ("Unexpected identifier").
+    writeFileSync(path.join(dir, 'objective.ts'), `interface Summary { fills: number }\nexport function fewFills(s: Summary, info: { spanMs: number }): number {\n  return -s.fills + (info.spanMs > 0 ? 0 : 1e9);\n}\n`);
+    const sweep = (objective: string): string => `data:\n  files: [data.jsonl.gz]\naccount:\n  balance: "10000"\nstrategies:\n  - id: s\n    module: ./my-strategy.ts\n    params: { symbol: BTCUSDT, size: "0.01" }\nreport:\n  out: out\nsweep:\n  objective: ${objective}\n  params:\n    s.size: ["0.01", "0.02"]\n`;
+    writeFileSync(path.join(dir, 'sw.yaml'), sweep('{ module: ./objective.ts, export: fewFills }'));
+    const r = cli(['sweep', 'sw.yaml', '--workers', '1', '--quiet'], dir);
+    expect(r.out).not.toMatch(/Unexpected identifier/);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/2 finished, 0 failed; ranked by module:\.\/objective\.ts#fewFills/);
+    writeFileSync(path.join(dir, 'sw.yaml'), sweep('{ module: ./objectve.ts, export: fewFills }'));
+    const missing = cli(['sweep', 'sw.yaml', '--workers', '1', '--quiet'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.out.trim()).toMatch(/^perpkit sweep: sw\.yaml:12: sweep\.objective\.module: expected a module file \(\.ts or \.js\) that exists, got \S+objectve\.ts: no such file$/);
+  });
+
   it('a missing module is a config error naming the file and key', () => {
     writeFileSync(path.join(dir, 'bt2.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./nope.ts\n`);
     const r = cli(['backtest', 'bt2.yaml'], dir);

@@ -1,7 +1,7 @@
 /**
  * The search options of a sweep block, validated here (the backtest config keeps them raw):
  *
- *   objective:   sharpe | sortino | calmar | returnOverDrawdown | { module: ./file.js, export: name }
+ *   objective:   sharpe | sortino | calmar | returnOverDrawdown | { module: ./file.ts or .js, export: name }
  *                what ranks the points (larger is better); without it, `metric` and `order` do
  *   minTrades:   a point with fewer fills is not ranked (its row says why)
  *   walkForward: { train, test, step }: durations ('7d', '12h', '30m', '90s' or milliseconds)
@@ -9,7 +9,9 @@
  *
  * Errors are config errors naming the file and the key, like the rest of the config.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { moduleLoadError, requireModule } from '../../bot/strategy-source';
 import { BacktestConfigError, describeValue, type BacktestConfig } from '../backtest/config';
 import { isRecord } from '../../core/config-errors';
 import type { Summary } from '../report/metrics';
@@ -84,19 +86,19 @@ function duration(cfg: BacktestConfig, v: unknown, at: string, dflt?: number): n
 function loadObjectiveModule(cfg: BacktestConfig, spec: Record<string, unknown>): { fn: ObjectiveFn; name: string } {
   const at = 'sweep.objective';
   for (const k of Object.keys(spec)) if (k !== 'module' && k !== 'export') throw new BacktestConfigError(cfg.file, `${at}.${k}`, 'one of the keys module, export', `unknown key '${k}'`);
-  if (typeof spec.module !== 'string' || spec.module === '') fail(cfg, `${at}.module`, 'a path to a .js module, relative to the config file', spec.module);
+  if (typeof spec.module !== 'string' || spec.module === '') fail(cfg, `${at}.module`, 'a path to a module file (.ts or .js), relative to the config file', spec.module);
   const exp = spec.export === undefined ? 'default' : spec.export;
   if (typeof exp !== 'string' || exp === '') fail(cfg, `${at}.export`, 'the name of the exported function', spec.export);
   const file = path.resolve(cfg.baseDir, spec.module);
-  let mod: Record<string, unknown>;
+  if (!existsSync(file)) throw new BacktestConfigError(cfg.file, `${at}.module`, 'a module file (.ts or .js) that exists', `${file}: no such file`);
+  let mod: unknown;
   try {
-    // The module is chosen by the config at run time.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    mod = require(file) as Record<string, unknown>;
+    // The loader of strategy modules: TypeScript and ES modules load as they are, with no build.
+    mod = requireModule(file);
   } catch (e) {
-    throw new BacktestConfigError(cfg.file, `${at}.module`, 'a module that loads', `${file}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    throw new BacktestConfigError(cfg.file, `${at}.module`, 'a module that loads', `${file}: ${moduleLoadError(e, file)}`);
   }
-  const fn = mod[exp];
+  const fn = (typeof mod === 'object' || typeof mod === 'function') && mod !== null ? (mod as Record<string, unknown>)[exp] : undefined;
   if (typeof fn !== 'function') throw new BacktestConfigError(cfg.file, `${at}.export`, `a function exported as '${exp}' by ${file} (called with the summary and {spanMs}, returning a number, larger is better)`, describeValue(fn));
   return { fn: fn as ObjectiveFn, name: `module:${spec.module}#${exp}` };
 }
