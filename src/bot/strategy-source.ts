@@ -21,7 +21,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { createJiti } from 'jiti';
-import type { AnyStrategyDefinition } from './strategy/api';
+import { definitionProblems, type AnyStrategyDefinition } from './strategy/api';
 
 /** The code root: the repo when running from sources (tests), dist/ when running compiled. */
 const CODE_ROOT = path.resolve(__dirname, '../..');
@@ -32,6 +32,8 @@ const BUILT_IN = /^[a-z0-9][a-z0-9-]*$/;
 /** Where this build's compiled examples are (dist/strategies/ when compiled). */
 const COMPILED_EXAMPLES = path.join(CODE_ROOT, 'strategies') + path.sep;
 const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.cjs', '.mjs'];
+/** perpkit's own code: a load error thrown there (defineStrategy refusing a definition) is shown where the user's file called it. */
+const OWN_CODE = path.join(CODE_ROOT, 'src') + path.sep;
 
 /** A strategy module that cannot be found or loaded: what was expected, what was found. */
 export class StrategySourceError extends Error {
@@ -181,9 +183,11 @@ export function moduleLoadError(e: unknown, file: string): string {
 }
 
 /**
- * Where a module that threw while loading (its top level, or a file it imports) threw, or what to
- * do when it imports a package that is not installed: ` (at file:line:col)`, ` (...: npm install x
- * ...)`, or nothing. A syntax error already says where (loadErrorText).
+ * Where a module that threw while loading threw (its top level, or a file it imports: the first
+ * frame outside node_modules and perpkit's own code, so defineStrategy refusing a definition
+ * points at the call), or what to do when it imports a package that is not installed:
+ * ` (at file:line:col)`, ` (...: npm install x ...)`, or nothing. A syntax error already says
+ * where (loadErrorText).
  */
 function loadErrorHint(e: unknown, file: string): string {
   if (!(e instanceof Error)) return '';
@@ -206,13 +210,17 @@ function loadErrorHint(e: unknown, file: string): string {
     .map((l) => l.trim())
     .filter((l) => l.startsWith('at '))
     .map((l) => /\(?((?:file:\/\/)?\/[^()]*:\d+:\d+)\)?$/.exec(l)?.[1])
-    .find((f): f is string => f !== undefined && !f.includes(`${path.sep}node_modules${path.sep}`));
+    .find((f): f is string => f !== undefined && !f.includes(`${path.sep}node_modules${path.sep}`) && !f.startsWith(OWN_CODE));
   return at === undefined ? '' : ` (at ${at})`;
 }
 
 function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
-  if (typeof v === 'object') return `an object with keys ${Object.keys(v).join(', ') || '(none)'}`;
+  if (typeof v === 'object') {
+    const keys = Object.keys(v);
+    const problems = keys.includes('name') || keys.includes('create') || keys.includes('params') ? definitionProblems(v as Record<string, unknown>, false) : [];
+    return `an object with keys ${keys.join(', ') || '(none)'}${problems.length > 0 ? `, whose ${problems.join('; ')}` : ''}`;
+  }
   return typeof v;
 }

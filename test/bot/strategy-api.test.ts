@@ -286,3 +286,31 @@ describe('parameters as a schema', () => {
     expect(js.properties.window.default).toBe(20);
   });
 });
+
+describe('defineStrategy refuses a definition it cannot run, naming each member that is wrong', () => {
+  // Modules load without type-checking: each of these used to fail later with a TypeError about undefined.
+  const schema = params({ symbol: param.string({ default: 'BTCUSDT' }) });
+  const define = (def: Record<string, unknown>) => () => defineStrategy(def as never);
+
+  it('a missing or mistyped member, with what it should be', () => {
+    expect(define({ name: 'a', symbols: (p: { symbol: string }) => [p.symbol], create: () => ({}) })).toThrow(
+      "defineStrategy('a'): expected a definition { name, params, symbols, create }, got one whose params is missing (expected params({...}) of param.* builders; params({}) for none)",
+    );
+    expect(define({ name: 'b', params: schema, symbols: ['BTCUSDT'], create: () => ({}) })).toThrow(/^defineStrategy\('b'\): .* got one whose symbols is an array \(expected a function of the parameters returning symbol names, such as \(p\) => \[p\.symbol\]\)$/);
+    expect(define({ params: schema, symbols: () => ['BTCUSDT'], create: () => ({}) })).toThrow(/^defineStrategy\(\): .* got one whose name is missing \(expected a non-empty string\)$/);
+    expect(define({ name: 'c', params: schema, create: () => ({}) })).toThrow(/whose symbols is missing/);
+    expect(() => defineStrategy(undefined as never)).toThrow('defineStrategy: expected a definition object { name, params, symbols, create }, got undefined');
+  });
+
+  it('hooks written beside create instead of in what it returns are named', () => {
+    expect(define({ name: 'd', params: schema, symbols: () => ['BTCUSDT'], onMark: () => undefined, onFill: () => undefined })).toThrow(
+      "defineStrategy('d'): expected a definition { name, params, symbols, create }, got one whose create is missing (expected a function of the context returning the strategy's hooks: onMark, onFill go in the object create(ctx) returns, not beside create)",
+    );
+  });
+
+  it('every problem at once; a complete definition, either form of params, passes', () => {
+    expect(define({ name: 'e' })).toThrow(/whose params is missing .*; symbols is missing .*; create is missing/);
+    expect(defineStrategy({ name: 'f', params: schema, symbols: (p) => [p.symbol], create: () => ({}) }).name).toBe('f');
+    expect(defineStrategy<{ symbol: string }>({ name: 'g', params: () => ({ symbol: 'BTCUSDT' }), symbols: (p) => [p.symbol], create: () => ({}) }).name).toBe('g');
+  });
+});

@@ -123,6 +123,24 @@ describe('TypeScript strategies outside the checkout', () => {
     expect(r.out).toMatch(/bt6\.yaml:5: strategies\[0\]\.module: expected a strategy module file .* or a folder with an index file, got \S+empty-strategy: a folder with no index file \(index\.ts, /);
   });
 
+  it('a definition of the wrong shape: one line naming the module, the member, what it should be, and where the user wrote it', () => {
+    // Hooks beside create (a plausible slip), through defineStrategy: refused where the module calls it.
+    writeFileSync(path.join(dir, 'hooks-beside.ts'), `import { defineStrategy, param, params } from ${JSON.stringify(INDEX)};\n\nexport default defineStrategy({\n  name: 'beside',\n  params: params({ symbol: param.string({ default: 'BTCUSDT' }) }),\n  symbols: (p) => [p.symbol],\n  onMark() {},\n} as never);\n`);
+    // A plain object with a params schema, without defineStrategy.
+    writeFileSync(path.join(dir, 'no-define.ts'), `import { param, params } from ${JSON.stringify(INDEX)};\nexport default { name: 'raw', params: params({ symbol: param.string({ default: 'BTCUSDT' }) }), symbols: (p: { symbol: string }) => [p.symbol], create: () => ({}) };\n`);
+    const bt = (mod: string): { code: number | null; out: string } => {
+      writeFileSync(path.join(dir, 'bt7.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ${mod}\n`);
+      return cli(['backtest', 'bt7.yaml'], dir);
+    };
+    const beside = bt('./hooks-beside.ts');
+    expect(beside.code).toBe(2);
+    expect(beside.out.trim().split('\n')).toHaveLength(1);
+    expect(beside.out.trim()).toMatch(/^perpkit backtest: bt7\.yaml:5: strategies\[0\]\.module: expected a strategy module that loads, got \S+hooks-beside\.ts: defineStrategy\('beside'\): expected a definition \{ name, params, symbols, create \}, got one whose create is missing \(.*: onMark goes in the object create\(ctx\) returns, not beside create\) \(at \S+hooks-beside\.ts:3:\d+\)$/);
+    const raw = bt('./no-define.ts');
+    expect(raw.code).toBe(2);
+    expect(raw.out.trim()).toMatch(/got \S+no-define\.ts exporting an object with keys name, params, symbols, create, whose params is a schema, which only defineStrategy\(\{\.\.\.\}\) turns into a definition/);
+  });
+
   it("a sweep's objective module in TypeScript loads as the strategy does, with no build", () => {
     writeFileSync(path.join(dir, 'my-strategy.ts'), strategySource('size'));
     // Type annotations: plain require reads them as JavaScript and fails ("Unexpected identifier").

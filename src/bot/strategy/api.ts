@@ -182,6 +182,15 @@ export interface AnyStrategyDefinition {
 export function defineStrategy<S extends ParamsSchema>(def: SchemaStrategyDefinition<S>): StrategyDefinition<Params<S>>;
 export function defineStrategy<P>(def: StrategyDefinition<P>): StrategyDefinition<P>;
 export function defineStrategy<P>(def: StrategyDefinition<P> | SchemaStrategyDefinition<ParamsSchema>): StrategyDefinition<P> {
+  // A module is loaded without type-checking: a definition missing a member would otherwise fail
+  // later, far from here, with a TypeError about `undefined`.
+  const v: unknown = def;
+  if (typeof v !== 'object' || v === null) throw new Error(`defineStrategy: expected a definition object { name, params, symbols, create }, got ${v === null ? 'null' : typeof v}`);
+  const problems = definitionProblems(v as Record<string, unknown>, true);
+  if (problems.length > 0) {
+    const name = typeof def.name === 'string' && def.name !== '' ? `'${def.name}'` : '';
+    throw new Error(`defineStrategy(${name}): expected a definition { name, params, symbols, create }, got one whose ${problems.join('; ')}`);
+  }
   if (typeof def.params === 'function') return def as StrategyDefinition<P>;
   const { check, params: schema, ...rest } = def as SchemaStrategyDefinition<ParamsSchema>;
   const read = (raw: Record<string, unknown>): P => {
@@ -190,6 +199,28 @@ export function defineStrategy<P>(def: StrategyDefinition<P> | SchemaStrategyDef
     return p as P;
   };
   return { ...(rest as unknown as Omit<StrategyDefinition<P>, 'params'>), params: read, paramsSchema: schema };
+}
+
+/**
+ * What keeps `v` from being a strategy definition, one phrase per member (empty when nothing):
+ * `name` a non-empty string; `symbols` and `create` functions; `params` a function, or with
+ * `schemaParams` (before defineStrategy) a `params({...})` schema. Hooks written beside the
+ * members instead of in what `create` returns are named.
+ */
+export function definitionProblems(v: Record<string, unknown>, schemaParams: boolean): string[] {
+  const what = (x: unknown): string => (x === undefined ? 'missing' : x === null ? 'null' : Array.isArray(x) ? 'an array' : `a ${typeof x}`);
+  const out: string[] = [];
+  if (typeof v.name !== 'string' || v.name === '') out.push(`name is ${v.name === '' ? 'empty' : what(v.name)} (expected a non-empty string)`);
+  const schema = typeof v.params === 'object' && v.params !== null && 'properties' in v.params;
+  if (typeof v.params !== 'function' && !(schemaParams && schema)) {
+    out.push(schema ? 'params is a schema, which only defineStrategy({...}) turns into a definition (export defineStrategy({...}))' : `params is ${what(v.params)} (expected params({...}) of param.* builders; params({}) for none)`);
+  }
+  if (typeof v.symbols !== 'function') out.push(`symbols is ${what(v.symbols)} (expected a function of the parameters returning symbol names, such as (p) => [p.symbol])`);
+  if (typeof v.create !== 'function') {
+    const hooks = Object.keys(v).filter((k) => /^on[A-Z]/.test(k));
+    out.push(`create is ${what(v.create)} (expected a function of the context returning the strategy's hooks${hooks.length > 0 ? `: ${hooks.join(', ')} ${hooks.length === 1 ? 'goes' : 'go'} in the object create(ctx) returns, not beside create` : ''})`);
+  }
+  return out;
 }
 
 /** Whether an order is working on the book: NEW or PARTIALLY_FILLED (not pending, not final). */
