@@ -6,6 +6,7 @@ import { cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { reportJson } from '../../src/backtest/report/report';
 import { reportNotices } from '../../src/backtest/report/html';
 import { durationText } from '../../src/backtest/report/ratios';
+import { usd } from '../../src/backtest/report/format';
 import { Dec } from '../../src/core/decimal';
 import { MM, recording, writeConfig } from './fixtures';
 
@@ -60,6 +61,16 @@ describe('backtest', () => {
     const strip = (fs: typeof fast.report.fills) => fs.map((f) => ({ ...f, tradeId: '', orderId: '' }));
     expect(strip(fast.report.fills)).toEqual(strip(full.report.fills));
     expect(fast.report.summary.totalPnl).toBe(full.report.summary.totalPnl);
+  });
+
+  test('a position still open at the end beside closed trades gets a notice: its unrealized PnL is in the PnL, not in the trade statistics', async () => {
+    const { report } = await backtest(loadBacktestConfig(writeConfig(dir, 'open.yaml', {})), { cache: false });
+    const open = report.trades.filter((t) => t.exitTime === null);
+    // The market maker on this recording ends with closed round trips and an open position.
+    expect(report.summary.trades).toBeGreaterThan(0);
+    expect(open).toHaveLength(1);
+    const [t] = open;
+    expect(reportNotices(report)).toContain(`A position was still open at the end (${t.symbol} ${t.side} ${t.size}, unrealized ${usd(t.pnl)}): the PnL counts it, the trade statistics only the ${report.summary.trades} closed trade(s).`);
   });
 
   test('a configured range the data covers only in part gets a notice with both ranges; one it covers gets none', async () => {

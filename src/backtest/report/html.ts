@@ -98,6 +98,12 @@ export function reportNotices(r: BacktestReport): string[] {
   if (importSkipped !== undefined) out.push(importSkipped);
   if (s.fills === 0) out.push(`No fills: the strategies placed ${s.ordersAccepted} accepted order(s) and none traded, so there are no trades, and PnL, fees and win rate describe an idle account.`);
   else if (s.trades === 0) out.push(`No closed trade: ${s.fills} fill(s) opened a position that was still open at the end; trade statistics need a round trip.`);
+  else {
+    // PnL counts the open positions' unrealized PnL; the trade statistics only closed trades: say so,
+    // or a losing run can show a 100 % win rate and nothing to explain it.
+    const open = r.trades.filter((t) => t.exitTime === null);
+    if (open.length > 0) out.push(`${open.length === 1 ? 'A position was' : `${open.length} positions were`} still open at the end (${open.map((t) => `${t.symbol} ${t.side} ${t.size}, unrealized ${usd(t.pnl)}`).join('; ')}): the PnL counts it, the trade statistics only the ${s.trades} closed trade(s).`);
+  }
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
   if (s.botErrors > 0) out.push(`The bot's own pipeline threw ${s.botErrors} time(s): ${botErrorText(s)}. This is a bug, not a strategy's error; the figures are in doubt.`);
