@@ -4,7 +4,7 @@
  * The table is the same for any number of workers, and the same when the jobs run on a queue
  * (`--queue redis://…`, served by `perpkit worker` on any number of machines).
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -137,6 +137,14 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const out = values.out !== undefined ? path.resolve(values.out) : `${cfg.report.out}-sweep`;
     const quiet = values.quiet === true;
     const t0 = performance.now();
+    // Everything the config names is checked before the output directory is touched: a config
+    // error must not truncate the results.jsonl of an earlier run there.
+    preparedSweep(cfg);
+    if (existsSync(out) && !statSync(out).isDirectory()) {
+      if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: a file`);
+      process.stderr.write(`perpkit sweep: --out ${values.out}: expected a directory (created if missing), got a file\n`);
+      return 2;
+    }
     mkdirSync(out, { recursive: true });
     resultsFile = path.join(out, RESULTS);
     const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg));

@@ -61,7 +61,8 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (typeof v === 'object') return `a mapping with keys ${Object.keys(v).join(', ') || '(none)'}`;
-  const s = JSON.stringify(v);
+  // JSON has no infinities or NaN (YAML's .inf, .nan): they would read 'number null'.
+  const s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v);
   return `${typeof v} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
 }
 

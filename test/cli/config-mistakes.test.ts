@@ -3,7 +3,7 @@
  * one-line error with the key, the file (and line) and, for a time range, where the data is; exit 2,
  * never a stack trace (the stack only with --debug).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
@@ -155,6 +155,39 @@ test('a misspelt sweep.metric is refused before any job, naming the allowed ones
   expect(r.code).toBe(2);
   expect(oneLine(r.stderr)).toHaveLength(1);
   expect(r.stderr).toMatch(/m\.yaml:\d+: sweep\.metric: expected one of totalPnl, return, sharpe, .*, got string "sharp"/);
+});
+
+test('a sweep range that is infinite or a grid too large to build is refused at once, not a hang or an out-of-memory crash', () => {
+  const inf = runCli(['sweep', writeConfig(dir, 'inf.yaml', { sweep: { params: { 'mm.skewBps': { min: 0, max: Infinity, step: 1 } } } }), '--out', path.join(dir, 'o-inf'), '--quiet']);
+  expect(inf.code).toBe(2);
+  expect(oneLine(inf.stderr)).toHaveLength(1);
+  expect(inf.stderr).toMatch(/inf\.yaml:\d+: sweep\.params\.mm\.skewBps\.max: expected a finite number, got number Infinity/);
+
+  const big = runCli(['sweep', writeConfig(dir, 'big.yaml', { sweep: { params: { 'mm.minSpreadBps': ['2', '4', '8'], 'mm.skewBps': { min: 0, max: 1_000_000, step: 0.001 } } } }), '--out', path.join(dir, 'o-big'), '--quiet']);
+  expect(big.code).toBe(2);
+  expect(oneLine(big.stderr)).toHaveLength(1);
+  expect(big.stderr).toMatch(/big\.yaml:\d+: sweep\.params: expected a grid of at most 100000 points .*, got 3000000003 points \(mm\.minSpreadBps: 3 values, mm\.skewBps: 1000000001 values\)/);
+  expect(existsSync(path.join(dir, 'o-big'))).toBe(false);
+
+  // A random search draws from a fine range by index, without listing its billion values.
+  const rnd = runCli(['sweep', writeConfig(dir, 'rnd.yaml', { sweep: { method: 'random', samples: 1, metric: 'totalPnl', params: { 'mm.refreshMs': { min: 1000, max: 3_000_000, step: 0.000001, integer: true } } } }), '--out', path.join(dir, 'o-rnd'), '--quiet', '--workers', '0']);
+  expect(rnd.stderr).toBe('');
+  expect(rnd.code).toBe(0);
+});
+
+test('a sweep whose config is bad leaves the output directory as it was: an earlier results.jsonl is not truncated', () => {
+  const out = path.join(dir, 'o-kept');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(out, 'results.jsonl'), '{"earlier":"rows"}\n');
+  const r = runCli(['sweep', writeConfig(dir, 'kept.yaml', { sweep: { params: { 'mm.skewbps': ['1', '3'] } } }), '--out', out, '--quiet']);
+  expect(r.code).toBe(2);
+  expect(oneLine(r.stderr)).toHaveLength(1);
+  expect(r.stderr).toMatch(/strategies\[0\]\.params\.skewbps: expected a parameter the strategy reads/);
+  expect(readFileSync(path.join(out, 'results.jsonl'), 'utf8')).toBe('{"earlier":"rows"}\n');
+
+  const file = runCli(['sweep', writeConfig(dir, 'ok.yaml', { sweep: { params: { 'mm.skewBps': ['1'] } } }), '--out', path.join(dir, 'rec.jsonl.gz'), '--quiet']);
+  expect(file.code).toBe(2);
+  expect(file.stderr).toBe(`perpkit sweep: --out ${path.join(dir, 'rec.jsonl.gz')}: expected a directory (created if missing), got a file\n`);
 });
 
 test('data errors: a missing file, junk and torn gzip, a bad line, a range outside the data; one line, exit 2', () => {

@@ -267,6 +267,15 @@ function rankable(r: Reader, v: unknown): string {
   return m;
 }
 
+/** The most points a grid may have: as many as a random search may draw (sweep.samples). */
+export const MAX_GRID_POINTS = intRange(SWEEP_KEYS.samples).max;
+
+/** How many values a parameter takes on a grid: its list, or its range's steps from min to max. */
+export function valueCount(spec: SweepParamSpec): number {
+  if ('values' in spec) return spec.values.length;
+  return spec.step === undefined ? 1 : Math.floor((spec.max - spec.min) / spec.step + 1e-9) + 1;
+}
+
 /** Sweep keys whose values the sweep validates (src/backtest/sweep/options.ts). */
 const SWEEP_SEARCH_KEYS = ['objective', 'minTrades', 'walkForward', 'halving'] as const;
 
@@ -295,12 +304,20 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
         return { key, spec: { values: val as Array<string | number | boolean> } };
       }
       const o = r.record(val, at, ['min', 'max', 'step', 'integer']);
+      for (const k of ['min', 'max'] as const) if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) r.fail(`${at}.${k}`, 'a finite number', o[k]);
       if (typeof o.min !== 'number' || typeof o.max !== 'number' || !(o.max >= o.min)) r.fail(at, 'numbers min <= max', val);
-      if (o.step !== undefined && (typeof o.step !== 'number' || !(o.step > 0))) r.fail(`${at}.step`, 'a positive number', o.step);
+      if (o.step !== undefined && (typeof o.step !== 'number' || !Number.isFinite(o.step) || !(o.step > 0))) r.fail(`${at}.step`, 'a positive finite number', o.step);
       if (o.integer !== undefined && typeof o.integer !== 'boolean') r.fail(`${at}.integer`, 'true or false', o.integer);
       if (method === 'grid' && o.step === undefined) r.fail(`${at}.step`, 'a step (a grid needs one for a range)', o.step);
       return { key, spec: { min: o.min, max: o.max, step: o.step as number | undefined, integer: o.integer === true } };
     });
+  if (method === 'grid') {
+    // The grid is the product of every parameter's values: counted here, before it is built, so a
+    // range too fine (or a typo in a step) is a config error, not a sweep that hangs or runs out of memory.
+    const counts = params.map((p) => ({ key: p.key, n: valueCount(p.spec) }));
+    const points = counts.reduce((n, c) => n * c.n, 1);
+    if (points > MAX_GRID_POINTS) throw new BacktestConfigError(r.file, 'sweep.params', `a grid of at most ${MAX_GRID_POINTS} points (the product of the parameters' numbers of values)`, `${points} points (${counts.map((c) => `${c.key}: ${c.n} values`).join(', ')})`);
+  }
   return {
     method,
     samples: r.int(s.samples, 'sweep.samples', SWEEP_KEYS.samples),

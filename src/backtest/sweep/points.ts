@@ -4,7 +4,7 @@
  * values; its index is its identity, so results can be ranked the same way whoever ran them.
  */
 import { mulberry32 } from '../../core/random';
-import type { SweepConfig, SweepParamSpec } from '../backtest/config';
+import { valueCount, type SweepConfig, type SweepParamSpec } from '../backtest/config';
 
 export type ParamValue = string | number | boolean;
 export type Point = Record<string, ParamValue>;
@@ -13,21 +13,23 @@ export type Point = Record<string, ParamValue>;
 /** Decimal-safe rendering of a range value: 0.1 + 0.2 must not become 0.30000000000000004. */
 const tidy = (v: number): number => Number(v.toPrecision(12));
 
+/** The `i`th value of a range with a step. */
+const stepValue = (spec: { min: number; step?: number; integer: boolean }, i: number): number => {
+  const v = spec.min + i * (spec.step as number);
+  return spec.integer ? Math.round(v) : tidy(v);
+};
+
 function gridValues(spec: SweepParamSpec): ParamValue[] {
   if ('values' in spec) return spec.values;
-  const step = spec.step as number;
   const out: number[] = [];
-  const n = Math.floor((spec.max - spec.min) / step + 1e-9);
-  for (let i = 0; i <= n; i++) out.push(spec.integer ? Math.round(spec.min + i * step) : tidy(spec.min + i * step));
+  for (let i = 0, n = valueCount(spec); i < n; i++) out.push(stepValue(spec, i));
   return out;
 }
 
 function draw(spec: SweepParamSpec, u: number): ParamValue {
   if ('values' in spec) return spec.values[Math.min(spec.values.length - 1, Math.floor(u * spec.values.length))];
-  if (spec.step !== undefined) {
-    const vals = gridValues(spec);
-    return vals[Math.min(vals.length - 1, Math.floor(u * vals.length))];
-  }
+  // Drawn by index, not from a list of every value: a fine range of a random search costs nothing.
+  if (spec.step !== undefined) return stepValue(spec, Math.min(valueCount(spec) - 1, Math.floor(u * valueCount(spec))));
   const v = spec.min + u * (spec.max - spec.min);
   return spec.integer ? Math.round(v) : tidy(v);
 }
