@@ -16,7 +16,7 @@ import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/s
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
-import { runPool } from '../backtest/sweep/pool';
+import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
@@ -49,8 +49,11 @@ optimum's); with sweep.halving, halving.json (each round's data slice, points an
 
 Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep that dies keeps
 its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy
-threw is a row with its error. Exit codes: 0 every job finished; 1 a job failed (its row says why) or the sweep failed;
-2 bad input (config, data, a parameter the strategy does not read).
+threw is a row with its error. Ctrl+C (or SIGTERM) stops the sweep: the running jobs end (on a
+queue they stay there), the finished results stay in results.jsonl, no table is written, and one
+line says how to go on (--resume; with --queue the same command). Exit codes: 0 every job
+finished; 1 a job failed (its row says why) or the sweep failed; 2 bad input (config, data, a
+parameter the strategy does not read); 130 stopped by Ctrl+C (143 by SIGTERM).
 
 Examples:
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
@@ -123,7 +126,19 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   }
   let resultsFile = '';
   let finishedRows = 0;
+  let failedRows = 0;
+  let totalJobs = 0;
   let halving = false;
+  // Ctrl+C (or SIGTERM) stops the sweep: no job starts, the finished results stay, the summary
+  // says what to run next; a second one quits at once.
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (stop.signal.aborted) process.exit(signalExit(sig));
+    process.stderr.write(`perpkit sweep: ${sig}: stopping (again to quit at once)\n`);
+    stop.abort(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
@@ -139,7 +154,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const t0 = performance.now();
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
-    preparedSweep(cfg);
+    totalJobs = preparedSweep(cfg).jobs.length;
     if (existsSync(out) && !statSync(out).isDirectory()) {
       if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: a file`);
       process.stderr.write(`perpkit sweep: --out ${values.out}: expected a directory (created if missing), got a file\n`);
@@ -157,12 +172,14 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const keptFailed = done.filter((r) => r.error !== undefined).length;
     if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.length} finished points kept from ${resultsFile}${keptFailed > 0 ? ` (${keptFailed} of them failed; --resume runs those again)` : ''}\n`);
     finishedRows = done.length;
+    failedRows = keptFailed;
     let failedSoFar = 0;
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
     const onResult = (r: JobResult, n: number, total: number): void => {
       appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
       finishedRows++;
       if (r.error !== undefined) failedSoFar++;
+      if (r.error !== undefined) failedRows++;
       if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
     };
     const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
@@ -171,8 +188,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     /** Runs a phase's jobs (walk-forward windows, halving rounds) where the sweep runs. */
     const runner = (log: (phase: string) => (r: JobResult, n: number, total: number) => void): JobRunner =>
       values.queue !== undefined
-        ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase) })).results
-        : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase) });
+        ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase), signal: stop.signal })).results
+        : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase), signal: stop.signal });
     const where = values.queue !== undefined ? `the queue at ${redactUrl(values.queue)}` : `${workers} worker(s)`;
     let o: SweepOutcome;
     let failedJobs: JobResult[];
@@ -181,6 +198,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
         appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
         finishedRows++;
+        if (r.error !== undefined) failedRows++;
         phaseResult(phase)(r, n, total);
       }));
       o = { jobs, results: h.final, ranked: h.ranked, keys: cfg.sweep.params.map((x) => x.key) };
@@ -188,10 +206,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
       process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data, ${r.failed} failed, kept ${r.kept.length > 0 ? r.kept.join(', ') : '-'}`).join('\n')}\n`);
     } else if (values.queue !== undefined) {
-      o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress });
+      o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
-      o = await runSweep(cfg, { workers, done, onNotice, onResult });
+      o = await runSweep(cfg, { workers, done, onNotice, onResult, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);
     }
     const objective = search.objective;
@@ -227,14 +245,32 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     }
     return code;
   } catch (e) {
+    if (e instanceof SweepStopped) {
+      const rest = totalJobs - finishedRows;
+      const next = halving
+        ? values.queue !== undefined
+          ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest'
+          : 'a halving sweep does not resume: run it again'
+        : values.queue !== undefined
+          ? `the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them${rest > 0 ? ` (${rest} to go)` : ''}`
+          : `run the same command with --resume to run the other ${rest}`;
+      process.stderr.write(`perpkit sweep: ${e.message}: ${finishedRows} of ${totalJobs} jobs finished (${failedRows} failed), their results kept in ${resultsFile}; no table written; ${next}\n`);
+      return signalExit(e.reason);
+    }
     if (e instanceof QueueUnavailableError) {
       const again = halving ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest' : 'run the same command again to resume (they are not run again)';
       process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; ${again}\n`);
       return 1;
     }
     return reportFailure('sweep', e, values.debug === true);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
+
+/** The shell's exit code for a process ended by a signal: 130 for SIGINT, 143 for SIGTERM. */
+const signalExit = (sig: string): number => (sig === 'SIGTERM' ? 143 : 130);
 
 const mmss = (ms: number): string => {
   const s = Math.round(ms / 1000);

@@ -239,6 +239,25 @@ test('a coordinator killed mid-sweep and started again resumes the same sweep', 
   expect((w.err().match(/job \S+ done/g) ?? []).length).toBe(4);
 });
 
+test('a coordinator stopped by Ctrl+C: one line, exit 130, its results kept; the jobs stay on the queue and the same command collects them', async () => {
+  const out = path.join(dir, 'ctrl-c');
+  const w = worker(redis.url);
+  const first = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+  await until('a first result', () => /job \d+ done/.test(first.err()));
+  first.child.kill('SIGINT');
+  expect(await first.exited).toBe(130);
+  const kept = rowIndexes(out).length;
+  expect(kept).toBeGreaterThanOrEqual(1);
+  const last = first.err().trim().split('\n').slice(-1)[0];
+  expect(last).toMatch(new RegExp(`^perpkit sweep: stopped by SIGINT: ${kept} of 4 jobs finished \\(0 failed\\), their results kept in .*results\\.jsonl; no table written; the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them`));
+  const second = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
+  expect(await second.exited).toBe(0);
+  expect(second.err()).toContain(`resuming: ${kept} finished points kept`);
+  expect(table(out)).toEqual(local);
+  expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
+  expect((w.err().match(/job \S+ done/g) ?? []).length).toBe(4);
+});
+
 test('a worker refuses data whose bytes differ from the digest in the job; the sweep fails with the reason', async () => {
   const { dir: d2 } = await recording(6, 12);
   const rec = path.join(d2, 'rec.jsonl.gz');

@@ -4,10 +4,11 @@
  * results.jsonl as it finishes, --resume runs only what is not done, and the exit code says a job
  * failed.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { recording, STRAY, writeConfig } from '../backtest/fixtures';
-import { ensureBuilt, runCli } from './exchange-proc';
+import { ensureBuilt, ROOT, runCli } from './exchange-proc';
 
 jest.setTimeout(180_000);
 
@@ -111,4 +112,28 @@ test('a job whose strategy leaves a real timer behind fails for it, on its own r
   expect(byIndex.get(2)?.error).toMatch(/^(uncaught error in code the job started \(a timer or callback of its strategy\): timer of the early job|the job left real timers .*\(Timeout\))/);
   for (const i of [1, 3, 4]) expect(byIndex.get(i)?.error).toBeUndefined();
   expect(byIndex.get(1)?.summary).toBeDefined();
+});
+
+test('Ctrl+C mid-sweep: the running jobs end, the finished rows stay, one line says what to run next, exit 130', async () => {
+  const cfg = writeConfig(dir, 'stop.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'loop', 'loop'] } } });
+  const out = path.join(dir, 'stop-out');
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'sweep', cfg, '--out', out, '--workers', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    // Job 0 finishes; jobs 1 and 2 spin forever (no jobTimeoutMs): only Ctrl+C ends this sweep.
+    const end = Date.now() + 60_000;
+    while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(err).toMatch(/job 0 done \(1\/3 finished, 0 failed\)/);
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: 130, signal: null });
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+  const last = err.trim().split('\n').slice(-1)[0];
+  expect(last).toBe(`perpkit sweep: stopped by SIGINT: 1 of 3 jobs finished (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; run the same command with --resume to run the other 2`);
+  // The ended jobs are not rows (failed or otherwise): --resume runs them.
+  expect(rows(out).map((x) => [x.result.index, x.result.error])).toEqual([[0, undefined]]);
 });

@@ -12,7 +12,7 @@ import { Queue } from 'bullmq';
 import type { BacktestConfig } from '../backtest/config';
 import { plainResult, type JobResult, type SweepJob } from './job';
 import { jobFilesOf, type JobFiles } from './files';
-import { failedResult } from './pool';
+import { failedResult, SweepStopped, throwIfStopped, whenAborted } from './pool';
 import { connectQueue, queueJobId, QUEUE_NAME, QueueUnavailableError, type QueueJobData } from './queue';
 import { preparedSweep, rankResults, type SweepOutcome } from './sweep';
 
@@ -41,6 +41,11 @@ export interface QueuedSweepOptions {
   onResult?: (r: JobResult, done: number, total: number) => void;
   onProgress?: (p: QueueProgress) => void;
   onNotice?: (m: string) => void;
+  /**
+   * Stops collecting (Ctrl+C): rejects with SweepStopped. The jobs stay on the queue and the
+   * workers go on with them; the same command collects them later.
+   */
+  signal?: AbortSignal;
 }
 
 export interface QueuedSweepOutcome extends SweepOutcome {
@@ -58,7 +63,17 @@ export function queueSweepId(files: JobFiles, jobs: SweepJob[]): string {
 /** What Redis holds for one job, read from its hash. */
 type Slot = { kind: 'missing' } | { kind: 'pending' } | { kind: 'completed'; result: JobResult } | { kind: 'failed'; reason: string };
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Waits `ms`, or less when the signal aborts. */
+const sleep = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
+  const aborted = whenAborted(signal);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([new Promise<void>((r) => (timer = setTimeout(r, ms))), aborted.promise]);
+  } finally {
+    clearTimeout(timer);
+    aborted.done();
+  }
+};
 const BATCH = 500;
 
 export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptions): Promise<QueuedSweepOutcome> {
@@ -126,6 +141,7 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
   };
 
   try {
+    throwIfStopped(opts.signal);
     await guard(queue.waitUntilReady());
     let outstanding = jobs.filter((j) => results[j.index] === undefined);
     // A restarted coordinator: what the queue already holds for this sweep.
@@ -179,13 +195,14 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
         opts.onProgress({ total, done: collected, failed, running, waiting: outstanding.length - running, etaMs });
       }
       if (outstanding.length === 0) break;
-      await sleep(pollMs());
+      await sleep(pollMs(), opts.signal);
+      throwIfStopped(opts.signal);
     }
     // Every result is in the caller's hands (results.jsonl): the sweep's jobs leave Redis.
     await remove(jobs);
     return { results, queueId };
   } catch (e) {
-    if (e instanceof QueueUnavailableError) throw e;
+    if (e instanceof QueueUnavailableError || e instanceof SweepStopped) throw e;
     if (conn.redis.status === 'end') throw await conn.gone;
     throw e;
   } finally {

@@ -28,6 +28,39 @@ export interface PoolOptions {
   /** A job running longer is ended (its worker with it) and recorded as failed; undefined: no limit. */
   jobTimeoutMs?: number;
   onResult?: (r: JobResult, done: number, total: number) => void;
+  /**
+   * Stops the run (Ctrl+C): no further job starts, the running ones are ended with their threads
+   * and give no result, and the run rejects with SweepStopped. The results given to onResult
+   * before are the run's.
+   */
+  signal?: AbortSignal;
+}
+
+/** A sweep stopped by its signal (Ctrl+C, SIGTERM) before every job finished. */
+export class SweepStopped extends Error {
+  constructor(readonly reason: string) {
+    super(`stopped by ${reason}`);
+    this.name = 'SweepStopped';
+  }
+}
+
+const stopReason = (signal: AbortSignal): string => (typeof signal.reason === 'string' ? signal.reason : 'a stop request');
+
+/** Resolves when the signal aborts (never without one); the listener goes with `done`. */
+export function whenAborted(signal: AbortSignal | undefined): { promise: Promise<void>; done: () => void } {
+  if (signal === undefined) return { promise: new Promise<void>(() => undefined), done: () => undefined };
+  let listener: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => {
+    listener = resolve;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', listener, { once: true });
+  });
+  return { promise, done: () => signal.removeEventListener('abort', listener) };
+}
+
+/** Throws SweepStopped when the signal has aborted. */
+export function throwIfStopped(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new SweepStopped(stopReason(signal));
 }
 
 export const failedResult = (job: SweepJob, error: string): JobResult => ({ index: job.index, point: job.point, seed: job.seed, summary: undefined, error });
@@ -100,20 +133,30 @@ export async function runPool(jobs: SweepJob[], opts: PoolOptions): Promise<JobR
   // Indexed by job index (jobs may be a subset of a sweep's, when resuming).
   const results: JobResult[] = [];
   let done = 0;
+  const { signal } = opts;
+  // Once stopped, what the ended jobs return (their threads were ended) is not a result.
   const finish = (r: JobResult): void => {
+    if (signal?.aborted === true) return;
     results[r.index] = r;
     opts.onResult?.(r, ++done, jobs.length);
   };
+  throwIfStopped(signal);
   if (jobs.length === 0) return results;
   if (opts.workers <= 0) {
     const inline = new JobPool(0);
-    for (const j of jobs) finish(await inline.run(j, undefined));
+    for (const j of jobs) {
+      finish(await inline.run(j, undefined));
+      throwIfStopped(signal);
+    }
     return results;
   }
   const pool = new JobPool(Math.max(1, Math.min(opts.workers, jobs.length)), opts.workerFile);
+  const aborted = whenAborted(signal);
   try {
-    await Promise.all(jobs.map(async (job) => finish(await pool.run(job, opts.jobTimeoutMs))));
+    await Promise.race([Promise.all(jobs.map(async (job) => finish(await pool.run(job, opts.jobTimeoutMs)))), aborted.promise]);
+    throwIfStopped(signal);
   } finally {
+    aborted.done();
     await pool.destroy();
   }
   return results;

@@ -56,6 +56,8 @@ export interface SweepRunOptions {
   done?: JobResult[];
   onResult?: (r: JobResult, done: number, total: number) => void;
   onNotice?: (m: string) => void;
+  /** Stops the sweep (runPool's `signal`). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Prom
     workers: opts.workers,
     workerFile: opts.workerFile,
     jobTimeoutMs: s.jobTimeoutMs,
+    signal: opts.signal,
     onResult: opts.onResult ? (r, n) => opts.onResult?.(r, base + n, jobs.length) : undefined,
   });
   // runPool stores by index: its array is sparse over the jobs it was not given.
