@@ -3,7 +3,7 @@
  * line, `listening on http://<host>:<port>`, once requests are accepted (tests and scripts wait
  * for it); logs go to stderr through pino.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { SystemClock } from '../core/clock';
@@ -12,6 +12,7 @@ import { recordingFiles } from '../market-data/reader';
 import { ReplayService, type ReplayServiceOptions } from '../exchange/market/replay-service';
 import { QUEUE_MODELS, type QueueModelName } from '../exchange/engine/market/queue';
 import { MarketSimulator } from '../exchange/market/simulator';
+import { yamlLineOf } from '../core/yaml-lines';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
 import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
 import { openDurableCore } from '../exchange/service/durable-core';
@@ -102,6 +103,9 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   if (o.market?.startsWith('replay:') === true && !existsSync(o.market.slice('replay:'.length))) {
     throw new UsageError(`--market ${o.market}: no such recording file`);
   }
+  if (o.market?.startsWith('replay:') === true && !statSync(o.market.slice('replay:'.length)).isFile()) {
+    throw new UsageError(`--market ${o.market}: a folder, not a recording file`);
+  }
   if (o.help) return 'help';
   const base: ExchangeConfig = o.config !== undefined ? loadConfigFile(o.config) : structuredClone(DEFAULT_CONFIG);
   const cfg: ExchangeConfig = { ...base };
@@ -129,6 +133,12 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
     if (o[flag] !== undefined && !replay) throw new UsageError(`--${flag} applies to --market replay:<file> only (the market is ${cfg.market})`);
   }
   if (o.seed !== undefined && !synthetic) throw new UsageError(`--seed applies to --market synthetic only (the market is ${cfg.market})`);
+  // The recording a config file names is checked as the flag's is: a one-line error, exit 2.
+  if (replay && o.market === undefined && o.config !== undefined) {
+    const file = cfg.market.slice('replay:'.length);
+    const why = !existsSync(file) ? 'no such file' : !statSync(file).isFile() ? 'a folder, not a file' : undefined;
+    if (why !== undefined) throw new ConfigError(o.config, 'market', `expected replay:<a recording file>, got ${cfg.market}: ${why}`, yamlLineOf(readFileSync(o.config, 'utf8'), 'market'));
+  }
   return cfg;
 }
 
@@ -182,7 +192,18 @@ export async function runExchange(argv: string[]): Promise<number> {
   const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { name: 'exchange' } }, pino.destination(2));
   const clock = new SystemClock();
   const t0 = performance.now();
-  const durable = await openDurableCore(config, clock, logger);
+  let durable: Awaited<ReturnType<typeof openDurableCore>>;
+  try {
+    durable = await openDurableCore(config, clock, logger);
+  } catch (e) {
+    // A data directory that cannot be one (a file, no permission) is bad input; anything else
+    // (a damaged snapshot or journal) a failure. One line either way, the stack with the log level debug.
+    const code = (e as { code?: unknown }).code;
+    const bad = code === 'EEXIST' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
+    logger.debug({ err: e }, 'could not open the data directory');
+    process.stderr.write(`perpkit exchange: data directory ${config.dataDir ?? ''}: ${bad ? 'expected a directory this user can write (created if missing), got ' : ''}${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    return bad ? 2 : 1;
+  }
   const core = durable.core;
   const services: ServerService[] = [];
   const synthetic = config.market === 'synthetic';

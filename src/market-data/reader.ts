@@ -47,8 +47,11 @@ export class RecordingFormatError extends Error {
 
 /** The file's content as a text stream; gzip is recognised by its magic bytes, not the name. */
 function openText(path: string): Readable {
+  // Sniffed first: it throws at once for a missing file or a folder, before a stream exists whose
+  // own 'error' event, with no listener yet, would end the process after the caller caught this.
+  const gzip = isGzip(path);
   const raw = createReadStream(path, { highWaterMark: 256 * 1024 });
-  if (!isGzip(path)) return raw;
+  if (!gzip) return raw;
   const gunzip = createGunzip({ chunkSize: 256 * 1024 });
   raw.on('error', (e) => gunzip.destroy(e));
   return raw.pipe(gunzip);

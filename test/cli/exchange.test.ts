@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ensureBuilt, runCli, startCli, type Proc } from './exchange-proc';
@@ -39,6 +39,42 @@ describe('perpkit exchange (compiled CLI)', () => {
     rmSync(dir, { recursive: true, force: true });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/x\.yaml:\d+: symbols\[1\]\.tickSize: expected a positive decimal string in quotes/);
+  });
+
+  it('a replay recording, data directory or marker that cannot be used: one line, no stack, exit 2 (1 for a damaged marker)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-cfg-'));
+    try {
+      // The config file's recording is checked as the flag's is (it used to end the process on an
+      // unhandled stream error, after the message).
+      const missing = path.join(dir, 'missing.yaml');
+      writeFileSync(missing, `port: 0\nmarket: replay:${path.join(dir, 'nope.jsonl.gz')}\n`);
+      const a = runCli(['exchange', '--config', missing]);
+      expect(a.code).toBe(2);
+      expect(a.stderr).toBe(`perpkit exchange: ${missing}:2: market: expected replay:<a recording file>, got replay:${path.join(dir, 'nope.jsonl.gz')}: no such file\nRun 'perpkit exchange --help' for the options.\n`);
+      const folder = path.join(dir, 'folder.yaml');
+      writeFileSync(folder, `market: replay:${dir}\n`);
+      const b = runCli(['exchange', '--config', folder, '--port', '0']);
+      expect(b.code).toBe(2);
+      expect(b.stderr).toMatch(/folder\.yaml:1: market: expected replay:<a recording file>, got replay:.*: a folder, not a file\n/);
+      const flag = runCli(['exchange', '--port', '0', '--market', `replay:${dir}`]);
+      expect(flag.code).toBe(2);
+      expect(flag.stderr).toMatch(/^perpkit exchange: --market replay:.*: a folder, not a recording file\n/);
+
+      // A data directory that is a file: it used to be a stack trace and exit 1.
+      const file = path.join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      const c = runCli(['exchange', '--port', '0', '--data-dir', file]);
+      expect(c.code).toBe(2);
+      expect(c.stderr).toBe(`perpkit exchange: data directory ${file}: expected a directory this user can write (created if missing), got EEXIST: file already exists, mkdir '${file}'\n`);
+      const damaged = path.join(dir, 'damaged');
+      mkdirSync(damaged);
+      writeFileSync(path.join(damaged, 'meta.json'), '{junk');
+      const d = runCli(['exchange', '--port', '0', '--data-dir', damaged]);
+      expect(d.code).toBe(1);
+      expect(d.stderr).toMatch(/^perpkit exchange: data directory .*damaged: .*damaged\/meta\.json is not a perpkit data directory marker \(not JSON: [^\n]*\)\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('prints one listening line with --port 0 and exits 0 on %s', async (sig) => {

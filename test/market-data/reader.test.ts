@@ -20,6 +20,15 @@ async function all(paths: string[], opts?: { allowTornTail?: boolean }): Promise
 }
 
 describe('readRecording', () => {
+  test('a missing file or a folder rejects, and nothing else fails later (no stream left with an unheard error)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpkit-reader-'));
+    for (const path of [join(dir, 'missing.jsonl.gz'), dir]) {
+      await expect(readRecording([path]).next()).rejects.toThrow(/ENOENT|EISDIR/);
+    }
+    // A ReadStream opened before the sniffing threw would emit its ENOENT here, uncaught.
+    await new Promise((r) => setTimeout(r, 100));
+  });
+
   it('reads gzip and plain files in order, header first in each', async () => {
     const a = join(dir, 'a.jsonl.gz');
     const b = join(dir, 'b.jsonl');

@@ -40,8 +40,14 @@ interface Meta {
 async function readOrCreateMeta(dir: string, now: number): Promise<Meta> {
   const file = path.join(dir, 'meta.json');
   try {
-    const v = JSON.parse(await fsp.readFile(file, 'utf8')) as Partial<Meta>;
-    if (v.format !== 'perpkit-data-dir' || v.version !== 1 || typeof v.genesis !== 'number') {
+    const text = await fsp.readFile(file, 'utf8');
+    let v: Partial<Meta>;
+    try {
+      v = JSON.parse(text) as Partial<Meta>;
+    } catch (e) {
+      throw new Error(`${file} is not a perpkit data directory marker (not JSON: ${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (v === null || typeof v !== 'object' || v.format !== 'perpkit-data-dir' || v.version !== 1 || typeof v.genesis !== 'number') {
       throw new Error(`${file} is not a perpkit data directory marker (expected format perpkit-data-dir, version 1, numeric genesis)`);
     }
     return v as Meta;
