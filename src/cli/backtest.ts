@@ -7,8 +7,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { backtest } from '../backtest/backtest/backtest';
-import { loadBacktestConfig } from '../backtest/backtest/config';
+import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import { reportFailure } from './failure';
+import { outDirProblem } from './out-dir';
 import { progressLine } from '../backtest/backtest/progress';
 import { botErrorText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
@@ -113,6 +114,12 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     const out = values.out !== undefined ? path.resolve(values.out) : cfg.report.out;
+    const outBad = outDirProblem(out);
+    if (outBad !== undefined) {
+      if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a directory (created if missing)', `${out}: ${outBad}`);
+      process.stderr.write(`perpkit backtest: --out ${values.out}: expected a directory (created if missing), got ${outBad}\n`);
+      return 2;
+    }
     const t0 = performance.now();
     let lastDraw = 0;
     const outcome = await backtest(cfg, {

@@ -2,7 +2,7 @@
  * `perpkit data inspect <recording...> [--json]`: what a recording holds (src/market-data/inspect.ts).
  * A file that is not a recording is one line on stderr and exit 2.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError } from '../market-data/reader';
@@ -66,6 +66,7 @@ export async function runData(argv: string[]): Promise<number> {
     }
     if (positionals.length === 0) throw new Error('no recording given; expected one or more recording files');
     for (const f of positionals) if (!existsSync(f)) throw new Error(`${f}: no such file`);
+    for (const f of positionals) if (statSync(f).isDirectory()) throw new Error(`${f}: expected a recording file, got a folder`);
     files = positionals;
     json = o.json === true;
   } catch (e) {

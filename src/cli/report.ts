@@ -3,7 +3,7 @@
  * (an output directory or the file itself). Prints the figures and the differences in what
  * produced them, and writes compare.html.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
@@ -48,10 +48,11 @@ export function runReportCli(argv: string[]): number {
     return 2;
   }
   try {
+    const out = path.resolve(values.out ?? 'compare.html');
+    if (existsSync(out) && statSync(out).isDirectory()) throw new CompareInputError(`--out ${values.out ?? 'compare.html'}: expected the path of the HTML file to write, got a folder`);
     const a = loadReport(rest[0]);
     const b = loadReport(rest[1]);
     const names: [string, string] = [rest[0], rest[1]];
-    const out = path.resolve(values.out ?? 'compare.html');
     writeFileSync(out, renderCompareHtml(a.report, b.report, names));
     process.stdout.write(`${compareText(a.report, b.report, names)}wrote ${out}\n`);
     return 0;

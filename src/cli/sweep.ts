@@ -4,7 +4,7 @@
  * The table is the same for any number of workers, and the same when the jobs run on a queue
  * (`--queue redis://…`, served by `perpkit worker` on any number of machines).
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
+import { outDirProblem } from './out-dir';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
@@ -155,9 +156,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
     totalJobs = preparedSweep(cfg).jobs.length;
-    if (existsSync(out) && !statSync(out).isDirectory()) {
-      if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: a file`);
-      process.stderr.write(`perpkit sweep: --out ${values.out}: expected a directory (created if missing), got a file\n`);
+    const outBad = outDirProblem(out);
+    if (outBad !== undefined) {
+      if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: ${outBad}`);
+      process.stderr.write(`perpkit sweep: --out ${values.out}: expected a directory (created if missing), got ${outBad}\n`);
       return 2;
     }
     mkdirSync(out, { recursive: true });

@@ -2,7 +2,7 @@
  * `perpkit synth`: writes a synthetic recording (format v1) from the local exchange's price
  * process. Deterministic: the same options give a byte-identical file.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { synthSymbolsOf } from '../exchange/market/synth-symbols';
@@ -74,10 +74,16 @@ export async function runSynth(argv: string[]): Promise<number> {
     const seed = num('seed', o.seed, 1, 0);
     if (!Number.isInteger(seed) || seed > 2 ** 32 - 1) throw new UsageError(`--seed must be an integer from 0 to ${2 ** 32 - 1}`);
     const rotateMb = num('rotate-mb', o['rotate-mb'], 0, 0);
+    if (existsSync(o.out) && statSync(o.out).isDirectory()) throw new UsageError(`--out ${o.out}: expected the path of the recording to write, got a folder`);
+    const market = synthSymbolsOf();
+    const symbols = (o.symbols ?? 'BTCUSDT').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    if (symbols.length === 0) throw new UsageError(`--symbols must name at least one symbol, got '${o.symbols ?? ''}'`);
+    const unknown = symbols.filter((s) => !market.some((m) => m.spec.symbol === s));
+    if (unknown.length > 0) throw new UsageError(`--symbols: unknown symbol ${unknown.join(', ')}; known: ${market.map((m) => m.spec.symbol).join(', ')}`);
     opts = {
       out: o.out,
-      market: synthSymbolsOf(),
-      symbols: (o.symbols ?? 'BTCUSDT').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      market,
+      symbols,
       hours: num('hours', o.hours, 24, 0.001),
       seed,
       startTime: startArg(o.start),

@@ -116,5 +116,9 @@ describe('perpkit report compare', () => {
     expect(runCli(['report', 'compare', path.join(old, 'x.json'), old]).stderr).toMatch(/x\.json: format: expected "perpkit-backtest-report", got "other"/);
     expect(runCli(['report', 'frobnicate']).code).toBe(2);
     expect(runCli(['report', 'compare', old]).stderr).toMatch(/expected two runs .* got 1/);
+    // An --out that is a folder (it was EISDIR and exit 1).
+    const folder = runCli(['report', 'compare', path.join(dir, 'out-a'), path.join(dir, 'out-b'), '--out', dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toBe(`perpkit report compare: --out ${dir}: expected the path of the HTML file to write, got a folder\n`);
   });
 });

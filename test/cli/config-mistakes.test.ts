@@ -190,6 +190,22 @@ test('a sweep whose config is bad leaves the output directory as it was: an earl
   expect(file.stderr).toBe(`perpkit sweep: --out ${path.join(dir, 'rec.jsonl.gz')}: expected a directory (created if missing), got a file\n`);
 });
 
+test('an output directory that cannot be one (a file, or under a file) is refused before the backtest runs, not after', () => {
+  const file = path.join(dir, 'zscore.js');
+  for (const out of [file, path.join(file, 'sub')]) {
+    const bt = runCli(['backtest', writeConfig(dir, 'out.yaml', {}), '--out', out, '--quiet']);
+    expect(bt.code).toBe(2);
+    expect(bt.stdout).toBe('');
+    expect(bt.stderr).toBe(`perpkit backtest: --out ${out}: expected a directory (created if missing), got ${out === file ? 'a file' : `a path under the file ${file}`}\n`);
+  }
+  const cfgOut = runCli(['backtest', writeConfig(dir, 'out2.yaml', { report: { out: 'zscore.js' } }), '--quiet']);
+  expect(cfgOut.code).toBe(2);
+  expect(cfgOut.stderr).toMatch(/out2\.yaml:\d+: report\.out: expected a directory \(created if missing\), got .*zscore\.js: a file\n$/);
+  const sw = runCli(['sweep', writeConfig(dir, 'out3.yaml', { sweep: { params: { 'mm.skewBps': ['1'] } } }), '--out', path.join(file, 'sub'), '--quiet']);
+  expect(sw.code).toBe(2);
+  expect(sw.stderr).toBe(`perpkit sweep: --out ${path.join(file, 'sub')}: expected a directory (created if missing), got a path under the file ${file}\n`);
+});
+
 test('data errors: a missing file, junk and torn gzip, a bad line, a range outside the data; one line, exit 2', () => {
   const missing = runCli(['backtest', writeConfig(dir, 'd1.yaml', { data: { files: ['nope.jsonl.gz'] } }), '--quiet']);
   expect(missing.code).toBe(2);

@@ -31,6 +31,10 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     [['synth'], /--out <file> is required/],
     [['synth', '--out', '/tmp/x.gz', '--hours', 'abc'], /--hours must be a number/],
     [['record', '--out', '/tmp/x.gz'], /--config <file> is required/],
+    // These were exit 1, with node's EISDIR or a RangeError from deep inside.
+    [['synth', '--out', tmpdir(), '--hours', '0.01'], /^perpkit synth: --out \S+: expected the path of the recording to write, got a folder\n/],
+    [['synth', '--out', '/tmp/x.gz', '--hours', '0.01', '--symbols', 'FOO,BTCUSDT'], /^perpkit synth: --symbols: unknown symbol FOO; known: BTCUSDT, ETHUSDT\n/],
+    [['data', 'inspect', tmpdir()], /^perpkit data: \S+: expected a recording file, got a folder\n/],
   ])('bad flags %j exit 2 with a clear message', (args, msg) => {
     const r = runCli(args);
     expect(r.code).toBe(2);

@@ -1,0 +1,24 @@
+/**
+ * An output directory is checked before any work: a backtest that ran for minutes must not fail
+ * at the end because `--out` names a file.
+ */
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Why `dir` cannot be an output directory (created with its parents when missing), as the end of
+ * "expected a directory (created if missing), got ...", or undefined when it can.
+ */
+export function outDirProblem(dir: string): string | undefined {
+  const target = path.resolve(dir);
+  for (let p = target; ; p = path.dirname(p)) {
+    try {
+      if (statSync(p).isDirectory()) return undefined;
+      return p === target ? 'a file' : `a path under the file ${p}`;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return e instanceof Error ? e.message : String(e);
+      if (path.dirname(p) === p) return undefined;
+    }
+  }
+}
