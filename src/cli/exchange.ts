@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { envLogLevel } from './log-level';
 import { SystemClock } from '../core/clock';
 import { FundingScheduler } from '../exchange/market/funding-scheduler';
 import { recordingFiles } from '../market-data/reader';
@@ -189,7 +190,12 @@ export async function runExchange(argv: string[]): Promise<number> {
     process.stdout.write(EXCHANGE_USAGE);
     return 0;
   }
-  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { name: 'exchange' } }, pino.destination(2));
+  const logLevel = envLogLevel();
+  if ('error' in logLevel) {
+    process.stderr.write(`perpkit exchange: ${logLevel.error}\n`);
+    return 2;
+  }
+  const logger = pino({ level: logLevel.level, base: { name: 'exchange' } }, pino.destination(2));
   const clock = new SystemClock();
   const t0 = performance.now();
   let durable: Awaited<ReturnType<typeof openDurableCore>>;

@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { envLogLevel } from './log-level';
 import { readConfigYaml } from '../core/config-text';
 import { PerpClient } from '../client/client';
 import { SystemClock, SystemScheduler } from '../core/clock';
@@ -158,7 +159,12 @@ export async function runRecord(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit record: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit record --help' for the options.\n`);
     return 2;
   }
-  const logger = pino({ level: process.env.PERPKIT_LOG_LEVEL ?? 'info', base: { name: 'record' } }, pino.destination(2));
+  const logLevel = envLogLevel();
+  if ('error' in logLevel) {
+    process.stderr.write(`perpkit record: ${logLevel.error}\n`);
+    return 2;
+  }
+  const logger = pino({ level: logLevel.level, base: { name: 'record' } }, pino.destination(2));
   const client = new PerpClient({ baseUrl: cfg.baseUrl, ...(cfg.auth?.kind === 'apiKey' ? { apiKey: { apiKey: cfg.auth.apiKey, secret: cfg.auth.secret } } : {}), logger });
   const recorder = new Recorder({
     venue: venueOf(client),

@@ -49,8 +49,9 @@ export interface Proc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function runCli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20000 });
+/** Runs the CLI to its end; `env` is added to this process's environment. */
+export function runCli(args: string[], env?: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20000, env: env === undefined ? undefined : { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

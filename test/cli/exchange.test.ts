@@ -41,6 +41,15 @@ describe('perpkit exchange (compiled CLI)', () => {
     expect(r.stderr).toMatch(/x\.yaml:\d+: symbols\[1\]\.tickSize: expected a positive decimal string in quotes/);
   });
 
+  it('a misspelt PERPKIT_LOG_LEVEL: one line naming the variable and the levels, exit 2 (it was a pino stack trace, exit 1)', () => {
+    for (const args of [['exchange', '--port', '0'], ['record', '--config', 'config/record.yaml', '--out', path.join(tmpdir(), 'never.jsonl.gz')]]) {
+      const r = runCli(args, { PERPKIT_LOG_LEVEL: 'verbose' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`perpkit ${args[0]}: PERPKIT_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent (or unset: info), got 'verbose'\n`);
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('a replay recording, data directory or marker that cannot be used: one line, no stack, exit 2 (1 for a damaged marker)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-cfg-'));
     try {
