@@ -54,7 +54,8 @@ threw is a row with its error. Ctrl+C (or SIGTERM) stops the sweep: the running 
 queue they stay there), the finished results stay in results.jsonl, no table is written, and one
 line says how to go on (--resume; with --queue the same command). Exit codes: 0 every job
 finished; 1 a job failed (its row says why) or the sweep failed; 2 bad input (config, data, a
-parameter the strategy does not read); 130 stopped by Ctrl+C (143 by SIGTERM).
+parameter the strategy does not read); 130 stopped by Ctrl+C (143 by SIGTERM). No point ranked
+(every one under sweep.minTrades, or without the metric) is exit 1 too: the table has no best point.
 
 Examples:
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
@@ -227,11 +228,19 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Ranked by a report figure a short run does not have (a ratio under its minimum of days): say so.
     const metric = cfg.sweep.metric;
     const noMetric = search.objective.name === metric ? o.ranked.filter((r) => r.error === null && r.summary !== null && metricOf(r.summary, metric) === null) : [];
-    if (noMetric.length > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
+    const rankedRows = o.ranked.filter((r) => r.metric !== null).length;
+    if (noMetric.length > 0 && rankedRows > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
     process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     let code = 0;
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
+      code = 1;
+    }
+    // A table with no ranked row has no best point: the sweep found nothing, and says so.
+    const unranked = o.ranked.filter((r) => r.metric === null && r.error === null);
+    if (rankedRows === 0 && unranked.length > 0) {
+      const hint = noMetric.length > 0 ? `: rank short runs by totalPnl or return` : search.objective.minTrades > 0 && unranked.some((r) => r.summary !== null && r.summary.fills < search.objective.minTrades) ? ': lower sweep.minTrades' : '';
+      process.stderr.write(`perpkit sweep: no point is ranked by ${objective.name}: ${unranked.length} of ${o.ranked.length} not ranked (first: job ${unranked[0].index}: ${unranked[0].excluded ?? ''}), so the table has no best point${hint}\n`);
       code = 1;
     }
     if (search.walkForward !== undefined) {

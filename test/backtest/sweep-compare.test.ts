@@ -58,14 +58,15 @@ test('sweep.html of a real 2x2 sweep: heatmap, sorting, no error, offline', asyn
   expect(x.pnl).toEqual([...o.ranked.map((r) => Number(r.summary?.totalPnl))].sort((a, b) => a - b));
 }, 120_000);
 
-test('perpkit sweep ranked by a ratio a short run does not have: says so, and writes sweep.html', async () => {
+test('perpkit sweep ranked by a ratio a short run does not have: no point ranked is exit 1, saying why; sweep.html is written', async () => {
   ensureBuilt();
   const { dir } = await recording(3, 2);
   const file = writeConfig(dir, 'sh.yaml', { sweep: { method: 'grid', metric: 'sharpe', params: { 'mm.minSpreadBps': ['2', '6'] } } });
   const out = path.join(dir, 'sw');
   const r = runCli(['sweep', file, '--workers', '1', '--out', out, '--quiet']);
-  expect(r.code).toBe(0);
-  expect(r.stderr).toMatch(/^perpkit sweep: 2 of 2 points have no sharpe \(n\/a: 3 min of data \(1 daily return\), needs ≥ 30 days\); they rank last: rank short runs by totalPnl or return$/m);
+  // A table without a ranked row has no best point: not a result (it was exit 0).
+  expect(r.code).toBe(1);
+  expect(r.stderr).toBe('perpkit sweep: no point is ranked by sharpe: 2 of 2 not ranked (first: job 0: objective sharpe is n/a (3 min of data (1 daily return), needs ≥ 30 days)), so the table has no best point: rank short runs by totalPnl or return\n');
   const html = readFileSync(path.join(out, 'sweep.html'), 'utf8');
   expect(html).toContain('2 point(s) have no sharpe');
   expect(r.stdout).toContain('sweep.html');

@@ -57,12 +57,14 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   expect(rows2.map((x) => x.metric)).toEqual(rows2.map((x) => -(x.summary?.fills ?? 0)));
   expect(rows2.map((x) => x.summary?.fills)).toEqual([...rows2.map((x) => x.summary?.fills)].sort((a, b) => (a ?? 0) - (b ?? 0)));
 
-  // minTrades above what the busiest point traded: nothing ranks, and the line says why.
+  // minTrades above what the busiest point traded: nothing ranks, the line says why, and a table
+  // with no best point is exit 1 (it was 0).
   const most = Math.max(...rows.map((x) => x.summary?.fills ?? 0));
   const min = writeConfig(dir, 'min.yaml', { sweep: { objective: 'calmar', minTrades: most + 1, params } });
   const out3 = path.join(dir, 'min');
   const r3 = runCli(['sweep', min, '--out', out3, '--workers', '2', '--quiet']);
-  expect(r3.code).toBe(0);
+  expect(r3.code).toBe(1);
+  expect(r3.stderr).toMatch(new RegExp(`^perpkit sweep: no point is ranked by calmar: 4 of 4 not ranked \\(first: job 0: \\d+ fills, fewer than sweep\\.minTrades \\(${most + 1}\\)\\), so the table has no best point: lower sweep\\.minTrades\n$`));
   expect(r3.stdout).toMatch(new RegExp(`4 not ranked \\(\\d+ fills, fewer than sweep\\.minTrades \\(${most + 1}\\)\\)`));
   expect(rowsOf(out3).map((x) => [x.index, x.metric])).toEqual([[0, null], [1, null], [2, null], [3, null]]);
 
