@@ -38,6 +38,9 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     ['a symbol not in the file', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--symbol', 'ETHUSDT'], /--symbol ETHUSDT: no message of that symbol/],
     ['an empty range', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--from', '2030-01-01'], /--from\/--to: no message in 2030-01-01T00:00:00.000Z/],
     ['a bad --tick', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', 'abc'], /--tick: expected a positive decimal/],
+    // Both were exit 1: the input folder with EISDIR, the --out folder only after the whole import, at the rename.
+    ['an input folder', () => ['import', 'binance-futures', dir, '--out', join(dir, 'x.gz')], /^perpkit import: \S+: expected an input file, got a folder\n$/],
+    ['an --out folder', () => ['import', 'binance-futures', good, '--out', tmpdir()], /^perpkit import: --out \S+: expected the path of the recording to write, got a folder\n$/],
     ['a --tick the prices are not on', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', '0.3'], /^perpkit import: .*capture\.gz:1: --tick 0\.3: price 100\.00 of BTCUSDT is not a multiple of 0\.3 /],
   ])('%s: exit 2 with one line on stderr, no output file', (_what, args, msg) => {
     const r = runCli(args());

@@ -203,8 +203,11 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
   if (o.symbol !== undefined) o.symbol = o.symbol.toUpperCase();
   for (const f of o.files) {
     if (!existsSync(f)) throw new ImportInputError(`${f}: no such file`);
+    if (statSync(f).isDirectory()) throw new ImportInputError(`${f}: expected an input file, got a folder`);
   }
   if (!existsSync(dirname(resolve(o.out)))) throw new ImportInputError(`--out ${o.out}: the directory ${dirname(resolve(o.out))} does not exist`);
+  // Found now, not at the end of the import when the finished file is renamed onto it.
+  if (existsSync(o.out) && statSync(o.out).isDirectory()) throw new ImportInputError(`--out ${o.out}: expected the path of the recording to write, got a folder`);
   if (o.from !== undefined && o.to !== undefined && o.from >= o.to) throw new ImportInputError(`--from/--to: --from ${new Date(o.from).toISOString()} is not before --to ${new Date(o.to).toISOString()}`);
   for (const [name, v] of [['tick', o.tick], ['step', o.step]] as const) {
     if (v !== undefined && !((toScaledInt(v, SCALE) ?? 0) > 0)) throw new ImportInputError(`--${name}: expected a positive decimal with at most ${SCALE} decimals, got '${v}'`);
