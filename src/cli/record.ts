@@ -3,7 +3,7 @@
  * or SIGTERM, then closes the file cleanly. stdout carries one line, `recording to <file>`, once
  * the streams are subscribed (tests and scripts wait for it); logs go to stderr.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -155,6 +155,7 @@ export async function runRecord(argv: string[]): Promise<number> {
       isDir = false;
     }
     if (!isDir) throw new UsageError(`--out ${out}: expected a file in an existing folder, got no folder ${dir}`);
+    if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: expected the path of the recording to write, got a folder`);
   } catch (e) {
     process.stderr.write(`perpkit record: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit record --help' for the options.\n`);
     return 2;
@@ -166,6 +167,11 @@ export async function runRecord(argv: string[]): Promise<number> {
   }
   const logger = pino({ level: logLevel.level, base: { name: 'record' } }, pino.destination(2));
   const client = new PerpClient({ baseUrl: cfg.baseUrl, ...(cfg.auth?.kind === 'apiKey' ? { apiKey: { apiKey: cfg.auth.apiKey, secret: cfg.auth.secret } } : {}), logger });
+  // Until the recording runs, a write failure is kept for the start's error to say.
+  let startFailure: Error | undefined;
+  let failed = (e: Error): void => {
+    startFailure ??= e;
+  };
   const recorder = new Recorder({
     venue: venueOf(client),
     source: cfg.baseUrl,
@@ -179,10 +185,12 @@ export async function runRecord(argv: string[]): Promise<number> {
     clock: new SystemClock(),
     scheduler: new SystemScheduler(),
     logger,
+    onFailure: (e) => failed(e),
   });
   try {
     if (cfg.auth?.kind === 'password') await client.login(cfg.auth.username, cfg.auth.password);
     await recorder.start();
+    if (startFailure !== undefined) throw startFailure;
   } catch (e) {
     process.stderr.write(`perpkit record: cannot start recording from ${cfg.baseUrl}: ${e instanceof Error ? e.message : String(e)}\n`);
     await recorder.stop().catch(() => undefined);
@@ -192,6 +200,22 @@ export async function runRecord(argv: string[]): Promise<number> {
   process.stdout.write(`recording to ${out}\n`);
   return new Promise<number>((resolve) => {
     let stopping = false;
+    // The file cannot be written: the recording stops, what was written stays, exit 1.
+    failed = (e: Error): void => {
+      if (stopping) return;
+      stopping = true;
+      void recorder
+        .stop()
+        .catch(() => undefined)
+        .then(() => client.close())
+        .catch(() => undefined)
+        .then(() => {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          process.stderr.write(`perpkit record: writing ${out} failed: ${e.message}; stopped after ${recorder.stats.events} events (what reached the file is kept)\n`);
+          resolve(1);
+        });
+    };
     const onSignal = (sig: NodeJS.Signals): void => {
       if (stopping) process.exit(1);
       stopping = true;

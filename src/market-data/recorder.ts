@@ -25,6 +25,7 @@ import { RecordingWriter } from './writer';
 export interface RecorderLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+  error?(obj: object, msg: string): void;
 }
 
 /** The public stream as the recorder uses it (the SDK's PublicStream fits). */
@@ -78,6 +79,11 @@ export interface RecorderOptions {
   /** Timers for polling and flushing: injected, like the clock (the CLI passes real ones). */
   scheduler: Scheduler;
   logger?: RecorderLogger;
+  /**
+   * The file cannot be written (disk full, a folder in its place, ...): the recording cannot go
+   * on. Called once; nothing more is written, and the caller should stop the recorder.
+   */
+  onFailure?: (e: Error) => void;
 }
 
 export interface RecorderStats {
@@ -107,6 +113,7 @@ export class Recorder {
   private fundings = 0;
   private stopped = false;
   private polling = false;
+  private failure: Error | undefined;
 
   constructor(private readonly o: RecorderOptions) {}
 
@@ -172,7 +179,7 @@ export class Recorder {
     }
     const flushMs = this.o.flushMs ?? 1000;
     // Without a periodic sync flush a crash would lose everything still inside gzip.
-    if (flushMs > 0) this.timers.push(this.every(flushMs, () => void this.writer?.flush().catch((e: unknown) => this.warn(e, 'flush failed'))));
+    if (flushMs > 0) this.timers.push(this.every(flushMs, () => void this.writer?.flush().catch((e: unknown) => this.fail(e))));
     this.o.logger?.info({ out: this.o.out, symbols: this.o.symbols, private: this.o.private === true }, 'recording');
   }
 
@@ -192,9 +199,23 @@ export class Recorder {
   }
 
   private write(e: RecordedEvent): void {
-    if (this.stopped || !this.writer) return;
-    this.writer.write(e);
+    if (this.stopped || this.failure !== undefined || !this.writer) return;
+    try {
+      this.writer.write(e);
+    } catch (err) {
+      // Thrown here it would reach the stream's subscriber and end the process with a stack.
+      this.fail(err);
+      return;
+    }
     this.events++;
+  }
+
+  /** Writing failed: said once, to the log and the caller; nothing more is written. */
+  private fail(e: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = e instanceof Error ? e : new Error(String(e));
+    this.o.logger?.error?.({ err: this.failure.message, events: this.events }, 'writing the recording failed');
+    this.o.onFailure?.(this.failure);
   }
 
   private gap(stream: 'public' | 'private', from: number, reason: string): void {

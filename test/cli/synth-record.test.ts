@@ -71,4 +71,34 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
       await ex.stop();
     }
   }, 30_000);
+
+  it('record whose file cannot be written (an --out folder; /dev/full mid-recording): one line, no stack', async () => {
+    const ex = await startTestExchange({ market: 'synthetic' });
+    try {
+      const cfg = join(dir, 'rec-full.yaml');
+      writeFileSync(cfg, `venue:\n  baseUrl: ${ex.url}\nsymbols: [BTCUSDT]\nkinds: [trade, markPrice]\n`);
+      const record = async (out: string): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+        const child = spawn(process.execPath, [join(ROOT, 'bin', 'perpkit.js'), 'record', '--config', cfg, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: 'silent' } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+        clearTimeout(timer);
+        return { code, stdout, stderr };
+      };
+      // A folder: refused before the venue is asked (it was EISDIR thrown out of a stream callback).
+      const folder = await record(dir);
+      expect(folder.code).toBe(2);
+      expect(folder.stderr.split('\n')[0]).toBe(`perpkit record: --out ${dir}: expected the path of the recording to write, got a folder`);
+      // A device that is always full: the first flush fails; the recorder stops and says so.
+      const full = await record('/dev/full');
+      expect(full.code).toBe(1);
+      expect(full.stdout).toBe('recording to /dev/full\n');
+      expect(full.stderr).toMatch(/^perpkit record: writing \/dev\/full failed: ENOSPC: no space left on device, write; stopped after \d+ events \(what reached the file is kept\)\n$/);
+    } finally {
+      await ex.stop();
+    }
+  }, 60_000);
 });
