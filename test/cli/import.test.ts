@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,11 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     // Both were exit 1: the input folder with EISDIR, the --out folder only after the whole import, at the rename.
     ['an input folder', () => ['import', 'binance-futures', dir, '--out', join(dir, 'x.gz')], /^perpkit import: \S+: expected an input file, got a folder\n$/],
     ['an --out folder', () => ['import', 'binance-futures', good, '--out', tmpdir()], /^perpkit import: --out \S+: expected the path of the recording to write, got a folder\n$/],
+    ['an --out pipe', () => {
+      const fifo = join(dir, 'fifo');
+      if (!existsSync(fifo)) execFileSync('mkfifo', [fifo]);
+      return ['import', 'binance-futures', good, '--out', fifo];
+    }, /^perpkit import: --out \S+fifo: expected the path of the recording to write, got a device, pipe or socket\n$/],
     ['a --tick the prices are not on', () => ['import', 'binance-futures', good, '--out', join(dir, 'x.gz'), '--tick', '0.3'], /^perpkit import: .*capture\.gz:1: --tick 0\.3: price 100\.00 of BTCUSDT is not a multiple of 0\.3 /],
   ])('%s: exit 2 with one line on stderr, no output file', (_what, args, msg) => {
     const r = runCli(args());

@@ -207,7 +207,9 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
   }
   if (!existsSync(dirname(resolve(o.out)))) throw new ImportInputError(`--out ${o.out}: the directory ${dirname(resolve(o.out))} does not exist`);
   // Found now, not at the end of the import when the finished file is renamed onto it.
-  if (existsSync(o.out) && statSync(o.out).isDirectory()) throw new ImportInputError(`--out ${o.out}: expected the path of the recording to write, got a folder`);
+  // The finished file is renamed onto --out: onto a folder that fails at the end, and a device or
+  // a pipe (/dev/null as root) would be replaced by a plain file.
+  if (existsSync(o.out) && !statSync(o.out).isFile()) throw new ImportInputError(`--out ${o.out}: expected the path of the recording to write, got ${statSync(o.out).isDirectory() ? 'a folder' : 'a device, pipe or socket'}`);
   if (o.from !== undefined && o.to !== undefined && o.from >= o.to) throw new ImportInputError(`--from/--to: --from ${new Date(o.from).toISOString()} is not before --to ${new Date(o.to).toISOString()}`);
   for (const [name, v] of [['tick', o.tick], ['step', o.step]] as const) {
     if (v !== undefined && !((toScaledInt(v, SCALE) ?? 0) > 0)) throw new ImportInputError(`--${name}: expected a positive decimal with at most ${SCALE} decimals, got '${v}'`);
