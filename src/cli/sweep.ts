@@ -40,7 +40,7 @@ Options:
   --out <dir>      output directory (default: <report.out>-sweep)
   --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
                    output directory) and run only the other points, the failed ones again
-  --quiet          no per-job lines
+  --quiet          no per-job lines (nor the progress line every 10 s without one)
   --debug          print the stack of an error (errors are one line without it)
   -h, --help       show this text
 
@@ -66,6 +66,8 @@ perpkit repository, not in the npm package.
 `;
 
 const RESULTS = 'results.jsonl';
+/** A local sweep with no job finishing for this long prints a progress line. */
+const HEARTBEAT_MS = 10_000;
 
 /**
  * The rows of an earlier run of this sweep; another sweep's file is refused, not mixed in. With
@@ -178,7 +180,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     failedRows = keptFailed;
     let failedSoFar = 0;
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
+    let lastSaid = performance.now();
     const onResult = (r: JobResult, n: number, total: number): void => {
+      lastSaid = performance.now();
       appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
       finishedRows++;
       if (r.error !== undefined) failedSoFar++;
@@ -212,7 +216,24 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
-      o = await runSweep(cfg, { workers, done, onNotice, onResult, signal: stop.signal });
+      // Jobs may run for minutes: a line every HEARTBEAT_MS without one says the sweep is alive.
+      const kept = finishedRows;
+      const heartbeat = quiet
+        ? undefined
+        : setInterval(() => {
+            const now = performance.now();
+            if (now - lastSaid < HEARTBEAT_MS) return;
+            lastSaid = now;
+            const left = totalJobs - finishedRows;
+            const running = Math.min(Math.max(1, workers), left);
+            const here = finishedRows - kept;
+            process.stderr.write(`sweep: ${finishedRows}/${totalJobs} finished (${failedRows} failed), ${running} running, ${left - running} waiting, ${mmss(now - t0)} elapsed, ETA ${here === 0 ? '?' : mmss(((now - t0) / here) * left)}\n`);
+          }, 1000);
+      try {
+        o = await runSweep(cfg, { workers, done, onNotice, onResult, signal: stop.signal });
+      } finally {
+        clearInterval(heartbeat);
+      }
       failedJobs = o.results.filter((r) => r.error !== undefined);
     }
     const objective = search.objective;

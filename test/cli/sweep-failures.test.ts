@@ -114,7 +114,7 @@ test('a job whose strategy leaves a real timer behind fails for it, on its own r
   expect(byIndex.get(1)?.summary).toBeDefined();
 });
 
-test('Ctrl+C mid-sweep: the running jobs end, the finished rows stay, one line says what to run next, exit 130', async () => {
+test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the running jobs end, the finished rows stay, one line says what to run next, exit 130', async () => {
   const cfg = writeConfig(dir, 'stop.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'loop', 'loop'] } } });
   const out = path.join(dir, 'stop-out');
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'sweep', cfg, '--out', out, '--workers', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -126,6 +126,9 @@ test('Ctrl+C mid-sweep: the running jobs end, the finished rows stay, one line s
     const end = Date.now() + 60_000;
     while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     expect(err).toMatch(/job 0 done \(1\/3 finished, 0 failed\)/);
+    // No job finishes for 10 s: a progress line, not silence.
+    while (!/^sweep: 1\/3 finished/m.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    expect(err).toMatch(/^sweep: 1\/3 finished \(0 failed\), 2 running, 0 waiting, \d+m\d\ds elapsed, ETA \d+m\d\ds$/m);
     child.kill('SIGINT');
     expect(await exited).toEqual({ code: 130, signal: null });
   } finally {
