@@ -18,6 +18,7 @@ import { ratioText } from '../backtest/report/ratios';
 import { createRuntimeLogger } from '../runtime/logger';
 import { reportJson, type BacktestReport } from '../backtest/report/report';
 import type { BacktestResult } from '../backtest/backtest/result';
+import { argsMessage, usageFailure } from './usage';
 
 /** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
 export const EXIT_STRATEGY_ERRORS = 3;
@@ -97,16 +98,14 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
       },
     }));
   } catch (e) {
-    process.stderr.write(`perpkit backtest: ${e instanceof Error ? e.message : String(e)}\n\n${BACKTEST_USAGE}`);
-    return 2;
+    return usageFailure('backtest', argsMessage(e));
   }
   if (values.help === true) {
     process.stdout.write(BACKTEST_USAGE);
     return 0;
   }
   if (positionals.length !== 1) {
-    process.stderr.write(`perpkit backtest: expected one config file, got ${positionals.length}\n\n${BACKTEST_USAGE}`);
-    return 2;
+    return usageFailure('backtest', `expected one config file, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`);
   }
   const quiet = values.quiet === true;
   // A bar only on a terminal: CI logs get the final line, not thousands of carriage returns.

@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError } from '../market-data/reader';
+import { argsMessage, usageFailure } from './usage';
 
 export const DATA_USAGE = `perpkit data inspect <recording...> [--json]
 
@@ -51,9 +52,10 @@ export function inspectionText(r: Inspection): string {
 
 export async function runData(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+  if (sub === undefined) return usageFailure('data', 'expected a subcommand: inspect');
+  if (sub === '--help' || sub === '-h' || sub === 'help') {
     process.stdout.write(DATA_USAGE);
-    return sub === undefined ? 2 : 0;
+    return 0;
   }
   let files: string[];
   let json = false;
@@ -70,8 +72,7 @@ export async function runData(argv: string[]): Promise<number> {
     files = positionals;
     json = o.json === true;
   } catch (e) {
-    process.stderr.write(`perpkit data: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit data --help' for the options.\n`);
-    return 2;
+    return usageFailure('data', argsMessage(e));
   }
   try {
     const r = await inspectRecording(files);

@@ -23,6 +23,7 @@ import { leftText } from './left-on-stop';
 import { createRuntimeLogger } from '../runtime/logger';
 import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
 import { componentLogger } from '../core/log';
+import { argsMessage, usageFailure } from './usage';
 
 export const DEMO_USAGE = `perpkit demo [options]
 
@@ -95,8 +96,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     args = parseDemoArgs(argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`perpkit demo: ${e.message}\nRun 'perpkit demo --help' for the options.\n`);
-      return 2;
+      return usageFailure('demo', argsMessage(e));
     }
     throw e;
   }

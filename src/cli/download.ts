@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ARCHIVE_KINDS, DEFAULT_BASE_URL, DownloadInputError, downloadBinanceArchives, planDownload, type DownloadSummary } from '../market-data/download/binance-archives';
+import { argsMessage, usageFailure } from './usage';
 
 export const DOWNLOAD_USAGE = `perpkit download binance-futures --symbol <S> --from <YYYY-MM-DD> --to <YYYY-MM-DD> [options]
 
@@ -45,9 +46,10 @@ export function downloadSummaryText(s: DownloadSummary, seconds: number, outDir:
 
 export async function runDownload(argv: string[]): Promise<number> {
   const [source, ...rest] = argv;
-  if (source === undefined || source === '--help' || source === '-h' || source === 'help') {
+  if (source === undefined) return usageFailure('download', 'expected a source: binance-futures');
+  if (source === '--help' || source === '-h' || source === 'help') {
     process.stdout.write(DOWNLOAD_USAGE);
-    return source === undefined ? 2 : 0;
+    return 0;
   }
   let o: Parameters<typeof downloadBinanceArchives>[0];
   let quiet = false;
@@ -83,8 +85,7 @@ export async function runDownload(argv: string[]): Promise<number> {
     planDownload(o);
   } catch (e) {
     if (e instanceof DownloadInputError || (e instanceof Error && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`perpkit download: ${e.message}\n`);
-      return 2;
+      return usageFailure('download', argsMessage(e));
     }
     throw e;
   }

@@ -20,6 +20,7 @@ import { openDurableCore } from '../exchange/service/durable-core';
 import { HeapWatch } from '../exchange/service/heap-watch';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
 import { EXCHANGE_PAGE_PATH, exchangePage, userPositions } from '../runtime/dashboard/exchange-page';
+import { argsMessage, usageFailure } from './usage';
 
 export const EXCHANGE_USAGE = `perpkit exchange [options]
 
@@ -180,8 +181,9 @@ export async function runExchange(argv: string[]): Promise<number> {
   try {
     config = exchangeConfigFromArgs(argv);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ConfigError) {
-      process.stderr.write(`perpkit exchange: ${e.message}\nRun 'perpkit exchange --help' for the options.\n`);
+    if (e instanceof UsageError) return usageFailure('exchange', argsMessage(e));
+    if (e instanceof ConfigError) {
+      process.stderr.write(`perpkit exchange: ${e.message}\n`);
       return 2;
     }
     throw e;

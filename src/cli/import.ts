@@ -9,6 +9,7 @@ import { importBinanceFutures, type BinanceImportOptions } from '../market-data/
 import type { ImportOptions, ImportSummary } from '../market-data/import/common';
 import { ImportInputError } from '../market-data/import/errors';
 import { importTardis } from '../market-data/import/tardis';
+import { argsMessage, usageFailure } from './usage';
 
 const IMPORTERS: Record<string, (o: ImportOptions) => Promise<ImportSummary>> = { 'binance-futures': importBinanceFutures, tardis: importTardis };
 
@@ -80,9 +81,10 @@ export function importSummaryText(s: ImportSummary, seconds: number): string {
 
 export async function runImport(argv: string[]): Promise<number> {
   const [kind, ...rest] = argv;
-  if (kind === undefined || kind === '--help' || kind === '-h' || kind === 'help') {
+  if (kind === undefined) return usageFailure('import', `expected a source: ${Object.keys(IMPORTERS).join(', ')}`);
+  if (kind === '--help' || kind === '-h' || kind === 'help') {
     process.stdout.write(IMPORT_USAGE);
-    return kind === undefined ? 2 : 0;
+    return 0;
   }
   let opts: ImportOptions;
   const importer = Object.hasOwn(IMPORTERS, kind) ? IMPORTERS[kind] : undefined;
@@ -115,8 +117,7 @@ export async function runImport(argv: string[]): Promise<number> {
     const given: BinanceImportOptions = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step, bareDepth: bare };
     opts = given;
   } catch (e) {
-    process.stderr.write(`perpkit import: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit import --help' for the options.\n`);
-    return 2;
+    return usageFailure('import', argsMessage(e));
   }
   const t0 = performance.now();
   let lastDraw = t0;

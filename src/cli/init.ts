@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { initFiles } from './init-files';
 import { perpkitVersion } from './version';
+import { argsMessage, usageFailure } from './usage';
 
 export const INIT_USAGE = `perpkit init <folder> [options]
 
@@ -43,6 +44,8 @@ function packageName(folder: string): string {
 /** The dependency spec: a range as given, or a path written as file:<path relative to the project>. */
 function dependencySpec(spec: string | undefined, projectDir: string): string {
   if (spec === undefined) return `^${perpkitVersion()}`;
+  // npm reads an empty range as '*': any perpkit at all, the opposite of pinning one.
+  if (spec.trim() === '') throw new InitUsageError("--perpkit must be a version range or a path, got ''");
   const looksLikePath = spec.startsWith('.') || spec.startsWith('/') || spec.endsWith('.tgz') || spec.startsWith('file:');
   if (!looksLikePath) return spec;
   const target = path.resolve(spec.replace(/^file:/, ''));
@@ -81,8 +84,7 @@ export function runInit(argv: string[]): number {
     return 0;
   } catch (e) {
     if (e instanceof InitUsageError || (e instanceof Error && 'code' in e && String((e as { code: unknown }).code).startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`perpkit init: ${e.message}\n`);
-      return 2;
+      return usageFailure('init', argsMessage(e));
     }
     throw e;
   }

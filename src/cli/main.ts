@@ -67,6 +67,6 @@ export async function main(argv: string[]): Promise<number> {
     case 'download': return (await import('./download')).runDownload(rest);
     case 'data': return (await import('./data')).runData(rest);
   }
-  process.stderr.write(`perpkit: unknown command '${cmd}'\n\n${USAGE}`);
+  process.stderr.write(`perpkit: unknown command '${cmd}' (perpkit --help lists the commands)\n`);
   return 2;
 }

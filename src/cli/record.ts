@@ -17,6 +17,7 @@ import { defaultOf, keysOf } from '../core/config-schema';
 import { RECORD_CONFIG, RECORD_VENUE } from './record-config-schema';
 import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
 import { Recorder, type RecorderVenue } from '../market-data/recorder';
+import { argsMessage, usageFailure } from './usage';
 
 export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
 
@@ -157,8 +158,7 @@ export async function runRecord(argv: string[]): Promise<number> {
     if (!isDir) throw new UsageError(`--out ${out}: expected a file in an existing folder, got no folder ${dir}`);
     if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: expected the path of the recording to write, got a folder`);
   } catch (e) {
-    process.stderr.write(`perpkit record: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit record --help' for the options.\n`);
-    return 2;
+    return usageFailure('record', argsMessage(e));
   }
   const logLevel = envLogLevel();
   if ('error' in logLevel) {

@@ -7,6 +7,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
+import { argsMessage, usageFailure } from './usage';
 
 export const REPORT_USAGE = `perpkit report compare <a> <b> [options]
 
@@ -31,8 +32,7 @@ export function runReportCli(argv: string[]): number {
   try {
     ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (e) {
-    process.stderr.write(`perpkit report: ${e instanceof Error ? e.message : String(e)}\n\n${REPORT_USAGE}`);
-    return 2;
+    return usageFailure('report', argsMessage(e));
   }
   if (values.help === true) {
     process.stdout.write(REPORT_USAGE);
@@ -40,12 +40,10 @@ export function runReportCli(argv: string[]): number {
   }
   const [sub, ...rest] = positionals;
   if (sub !== 'compare') {
-    process.stderr.write(`perpkit report: expected the subcommand 'compare', got ${sub === undefined ? 'nothing' : `'${sub}'`}\n\n${REPORT_USAGE}`);
-    return 2;
+    return usageFailure('report', `expected the subcommand 'compare', got ${sub === undefined ? 'nothing' : `'${sub}'`}`);
   }
   if (rest.length !== 2) {
-    process.stderr.write(`perpkit report compare: expected two runs (directories or report.json files), got ${rest.length}\n\n${REPORT_USAGE}`);
-    return 2;
+    return usageFailure('report compare', `expected two runs (directories or report.json files), got ${rest.length}`);
   }
   try {
     const out = path.resolve(values.out ?? 'compare.html');

@@ -15,6 +15,7 @@ import { SystemClock } from '../core/clock';
 import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
 import { StrategyCreateError } from '../bot/strategy/errors';
+import { argsMessage, usageFailure } from './usage';
 
 export const RUN_USAGE = `perpkit run <config.yaml> [options]
 
@@ -127,8 +128,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     resolveNotifyTargets(config, env);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`perpkit run: ${e.message}\nRun 'perpkit run --help' for the options.\n`);
-      return 2;
+      return usageFailure('run', argsMessage(e));
     }
     if (e instanceof BotConfigError) {
       process.stderr.write(`perpkit run: config error: ${e.locate().message}\n`);

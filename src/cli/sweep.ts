@@ -21,6 +21,7 @@ import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 import { outDirProblem } from './out-dir';
+import { argsMessage, usageFailure } from './usage';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
@@ -108,25 +109,21 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   try {
     ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, queue: { type: 'string' }, 'grace-ms': { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (e) {
-    process.stderr.write(`perpkit sweep: ${e instanceof Error ? e.message : String(e)}\n\n${SWEEP_USAGE}`);
-    return 2;
+    return usageFailure('sweep', argsMessage(e));
   }
   if (values.help === true) {
     process.stdout.write(SWEEP_USAGE);
     return 0;
   }
   if (positionals.length !== 1) {
-    process.stderr.write(`perpkit sweep: expected one config file, got ${positionals.length}\n\n${SWEEP_USAGE}`);
-    return 2;
+    return usageFailure('sweep', `expected one config file, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`);
   }
   if (values.workers !== undefined && !/^\d+$/.test(values.workers)) {
-    process.stderr.write(`perpkit sweep: --workers must be a whole number, got '${values.workers}'\n`);
-    return 2;
+    return usageFailure('sweep', `--workers must be a whole number, got '${values.workers}'`);
   }
   const queueBad = values.queue === undefined ? undefined : checkQueueUrl(values.queue);
   if (queueBad !== undefined || (values['grace-ms'] !== undefined && !/^\d+$/.test(values['grace-ms']))) {
-    process.stderr.write(`perpkit sweep: ${queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`}\n`);
-    return 2;
+    return usageFailure('sweep', queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`);
   }
   let resultsFile = '';
   let finishedRows = 0;

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { synthSymbolsOf } from '../exchange/market/synth-symbols';
 import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
+import { argsMessage, usageFailure } from './usage';
 
 export const SYNTH_USAGE = `perpkit synth --out <file> [options]
 
@@ -92,8 +93,7 @@ export async function runSynth(argv: string[]): Promise<number> {
       rotateBytes: Math.round(rotateMb * 1024 * 1024),
     };
   } catch (e) {
-    process.stderr.write(`perpkit synth: ${e instanceof Error ? e.message : String(e)}\nRun 'perpkit synth --help' for the options.\n`);
-    return 2;
+    return usageFailure('synth', argsMessage(e));
   }
   const t0 = performance.now();
   try {

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { checkQueueUrl, redactUrl } from '../backtest/sweep/queue';
 import { startQueueWorker } from '../backtest/sweep/queue-worker';
 import { reportFailure } from './failure';
+import { argsMessage, usageFailure } from './usage';
 
 export const WORKER_USAGE = `perpkit worker --queue redis://host:port [options]
 
@@ -38,8 +39,7 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { queue: { type: 'string' }, concurrency: { type: 'string' }, 'lock-ms': { type: 'string' }, 'grace-ms': { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (e) {
-    process.stderr.write(`perpkit worker: ${e instanceof Error ? e.message : String(e)}\n\n${WORKER_USAGE}`);
-    return 2;
+    return usageFailure('worker', argsMessage(e));
   }
   if (values.help === true) {
     process.stdout.write(WORKER_USAGE);
@@ -47,8 +47,7 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
   }
   const bad = values.queue === undefined ? '--queue is required (redis://host:port)' : (checkQueueUrl(values.queue) ?? whole(values.concurrency, 'concurrency', 1) ?? whole(values['lock-ms'], 'lock-ms', 500) ?? whole(values['grace-ms'], 'grace-ms', 0));
   if (bad !== undefined || values.queue === undefined) {
-    process.stderr.write(`perpkit worker: ${bad ?? ''}\n`);
-    return 2;
+    return usageFailure('worker', bad ?? '');
   }
   const quiet = values.quiet === true;
   const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : availableParallelism();

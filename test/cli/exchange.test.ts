@@ -59,7 +59,7 @@ describe('perpkit exchange (compiled CLI)', () => {
       writeFileSync(missing, `port: 0\nmarket: replay:${path.join(dir, 'nope.jsonl.gz')}\n`);
       const a = runCli(['exchange', '--config', missing]);
       expect(a.code).toBe(2);
-      expect(a.stderr).toBe(`perpkit exchange: ${missing}:2: market: expected replay:<a recording file>, got replay:${path.join(dir, 'nope.jsonl.gz')}: no such file\nRun 'perpkit exchange --help' for the options.\n`);
+      expect(a.stderr).toBe(`perpkit exchange: ${missing}:2: market: expected replay:<a recording file>, got replay:${path.join(dir, 'nope.jsonl.gz')}: no such file\n`);
       const folder = path.join(dir, 'folder.yaml');
       writeFileSync(folder, `market: replay:${dir}\n`);
       const b = runCli(['exchange', '--config', folder, '--port', '0']);
@@ -67,7 +67,7 @@ describe('perpkit exchange (compiled CLI)', () => {
       expect(b.stderr).toMatch(/folder\.yaml:1: market: expected replay:<a recording file>, got replay:.*: a folder, not a file\n/);
       const flag = runCli(['exchange', '--port', '0', '--market', `replay:${dir}`]);
       expect(flag.code).toBe(2);
-      expect(flag.stderr).toMatch(/^perpkit exchange: --market replay:.*: a folder, not a recording file\n/);
+      expect(flag.stderr).toMatch(/^perpkit exchange: --market replay:.*: a folder, not a recording file \(perpkit exchange --help lists the options\)\n$/);
 
       // A data directory that is a file: it used to be a stack trace and exit 1.
       const file = path.join(dir, 'a-file');

@@ -1,4 +1,6 @@
 /** Every `perpkit` command answers --help with its usage and examples, on stdout, exit 0. */
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { ensureBuilt, runCli } from './exchange-proc';
 
 const COMMANDS = ['exchange', 'run', 'demo', 'record', 'synth', 'backtest', 'sweep', 'worker', 'report'];
@@ -28,10 +30,46 @@ describe('perpkit --help', () => {
     }
   });
 
-  it('an unknown command exits 2 and says so, with the usage on stderr', () => {
+  it('an unknown command exits 2 and says so in one line (it printed the whole usage after it)', () => {
     const r = runCli(['bogus']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^perpkit: unknown command 'bogus'\n/);
+    expect(r.stderr).toBe("perpkit: unknown command 'bogus' (perpkit --help lists the commands)\n");
+  });
+});
+
+describe('perpkit <command> with bad arguments', () => {
+  // Each command's arguments before the bad flag: its subcommand or source, a positional.
+  const LEAD: Array<[string, string[]]> = [['init', ['x']], ['exchange', []], ['run', ['x.yaml']], ['demo', []], ['record', []], ['synth', []], ['import', ['tardis']], ['download', ['binance-futures']], ['data', ['inspect']], ['backtest', ['x.yaml']], ['sweep', ['x.yaml']], ['worker', []], ['report', ['compare']]];
+
+  // backtest, sweep, worker and report printed their whole usage after the error (up to 40
+  // lines), several commands node's hint about passing '--bogus' as a positional after '--', the
+  // others a second line pointing at --help.
+  it.each(LEAD)('perpkit %s: an unknown flag is one line naming it and where the options are, exit 2', (cmd, lead) => {
+    const r = runCli([cmd, ...lead, '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`perpkit ${cmd}: Unknown option '--bogus' (perpkit ${cmd} --help lists the options)\n`);
+  });
+
+  it.each([
+    [['backtest', 'x.yaml', '--out'], "perpkit backtest: Option '--out <value>' argument missing"],
+    [['sweep', 'x.yaml', '--workers'], "perpkit sweep: Option '--workers <value>' argument missing"],
+    [['sweep'], 'perpkit sweep: expected one config file, got none'],
+    [['backtest', 'a.yaml', 'b.yaml'], 'perpkit backtest: expected one config file, got a.yaml b.yaml'],
+    [['worker', '--queue', 'redis://h:1', '--concurrency', '0'], "perpkit worker: --concurrency must be a whole number >= 1, got '0'"],
+    [['report'], "perpkit report: expected the subcommand 'compare', got nothing"],
+    [['init', 'x', '--name'], "perpkit init: Option '--name <value>' argument missing"],
+    // It wrote "perpkit": "" (any version) into package.json.
+    [['init', path.join(tmpdir(), `perpkit-never-${process.pid}`), '--perpkit', ''], "perpkit init: --perpkit must be a version range or a path, got ''"],
+    // These printed their usage on stdout and exited 2.
+    [['data'], 'perpkit data: expected a subcommand: inspect'],
+    [['import'], 'perpkit import: expected a source: binance-futures, tardis'],
+    [['download'], 'perpkit download: expected a source: binance-futures'],
+  ])('%j: one line on stderr, nothing on stdout, exit 2', (args, line) => {
+    const r = runCli(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`${line} (perpkit ${args[0]} --help lists the options)\n`);
   });
 });

@@ -32,9 +32,9 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     [['synth', '--out', '/tmp/x.gz', '--hours', 'abc'], /--hours must be a number/],
     [['record', '--out', '/tmp/x.gz'], /--config <file> is required/],
     // These were exit 1, with node's EISDIR or a RangeError from deep inside.
-    [['synth', '--out', tmpdir(), '--hours', '0.01'], /^perpkit synth: --out \S+: expected the path of the recording to write, got a folder\n/],
-    [['synth', '--out', '/tmp/x.gz', '--hours', '0.01', '--symbols', 'FOO,BTCUSDT'], /^perpkit synth: --symbols: unknown symbol FOO; known: BTCUSDT, ETHUSDT\n/],
-    [['data', 'inspect', tmpdir()], /^perpkit data: \S+: expected a recording file, got a folder\n/],
+    [['synth', '--out', tmpdir(), '--hours', '0.01'], /^perpkit synth: --out \S+: expected the path of the recording to write, got a folder \(perpkit synth --help lists the options\)\n/],
+    [['synth', '--out', '/tmp/x.gz', '--hours', '0.01', '--symbols', 'FOO,BTCUSDT'], /^perpkit synth: --symbols: unknown symbol FOO; known: BTCUSDT, ETHUSDT \(perpkit synth --help lists the options\)\n/],
+    [['data', 'inspect', tmpdir()], /^perpkit data: \S+: expected a recording file, got a folder \(perpkit data --help lists the options\)\n/],
   ])('bad flags %j exit 2 with a clear message', (args, msg) => {
     const r = runCli(args);
     expect(r.code).toBe(2);
@@ -66,7 +66,7 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
       clearTimeout(timer);
       expect(code).toBe(2);
       expect(stdout).toBe('');
-      expect(stderr.split('\n')[0]).toBe(`perpkit record: --out ${out}: expected a file in an existing folder, got no folder ${join(dir, 'no-such-folder')}`);
+      expect(stderr.split('\n')[0]).toBe(`perpkit record: --out ${out}: expected a file in an existing folder, got no folder ${join(dir, 'no-such-folder')} (perpkit record --help lists the options)`);
     } finally {
       await ex.stop();
     }
@@ -91,7 +91,7 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
       // A folder: refused before the venue is asked (it was EISDIR thrown out of a stream callback).
       const folder = await record(dir);
       expect(folder.code).toBe(2);
-      expect(folder.stderr.split('\n')[0]).toBe(`perpkit record: --out ${dir}: expected the path of the recording to write, got a folder`);
+      expect(folder.stderr.split('\n')[0]).toBe(`perpkit record: --out ${dir}: expected the path of the recording to write, got a folder (perpkit record --help lists the options)`);
       // A device that is always full: the first flush fails; the recorder stops and says so.
       const full = await record('/dev/full');
       expect(full.code).toBe(1);
