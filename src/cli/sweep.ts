@@ -74,10 +74,11 @@ const HEARTBEAT_MS = 10_000;
  * The rows of an earlier run of this sweep; another sweep's file is refused, not mixed in. With
  * `ignore` (a run that was not asked to resume), such a file is no rows, and `ignore` says why.
  */
-function resumeRows(file: string, id: string, ignore?: (why: string) => void): JobResult[] {
+function resumeRows(file: string, id: string, ignore: ((why: string) => void) | undefined, notice: (m: string) => void): JobResult[] {
   if (!existsSync(file)) return [];
   const out: JobResult[] = [];
-  const lines = readFileSync(file, 'utf8').split('\n');
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (line.trim() === '') continue;
@@ -85,6 +86,12 @@ function resumeRows(file: string, id: string, ignore?: (why: string) => void): J
     try {
       row = JSON.parse(line) as typeof row;
     } catch {
+      // Every row is appended whole with its newline: a last line without one is a write the
+      // sweep was killed in. Its job simply runs again; refusing the file would lose the others.
+      if (i === lines.length - 1 && !text.endsWith('\n')) {
+        notice(`perpkit sweep: ${file}: line ${i + 1} is torn (the sweep was stopped while writing it); dropped, its job runs again`);
+        continue;
+      }
       if (ignore !== undefined) {
         ignore(`line ${i + 1} is not a JSON line written by perpkit sweep`);
         return [];
@@ -168,7 +175,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // On the queue the same command resumes (docs/backtesting.md): the rows of this sweep are kept,
     // also when the Redis that held its jobs is gone; --resume also runs the failed ones again.
     const sameCommandResumes = values.queue !== undefined && search.halving === undefined;
-    const earlier = values.resume === true ? resumeRows(resultsFile, id) : sameCommandResumes ? resumeRows(resultsFile, id, (why) => void process.stderr.write(`perpkit sweep: not resuming from ${resultsFile}: ${why}; starting this sweep afresh\n`)) : [];
+    const said = (m: string): void => void process.stderr.write(`${m}\n`);
+    const earlier = values.resume === true ? resumeRows(resultsFile, id, undefined, said) : sameCommandResumes ? resumeRows(resultsFile, id, (why) => said(`perpkit sweep: not resuming from ${resultsFile}: ${why}; starting this sweep afresh`), said) : [];
     const done = earlier.filter((r) => r.error === undefined || values.resume !== true);
     writeFileSync(resultsFile, done.map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
     const keptFailed = done.filter((r) => r.error !== undefined).length;

@@ -140,3 +140,28 @@ test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the runni
   // The ended jobs are not rows (failed or otherwise): --resume runs them.
   expect(rows(out).map((x) => [x.result.index, x.result.error])).toEqual([[0, undefined]]);
 });
+
+test('--resume after a kill mid-write: the torn last line of results.jsonl is dropped with a notice, its job runs again', () => {
+  const cfg = writeConfig(dir, 'torn.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'ok2', 'ok3'] } } });
+  const out = path.join(dir, 'torn-out');
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '2', '--quiet']).code).toBe(0);
+  const file = path.join(out, 'results.jsonl');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const tornIndex = (JSON.parse(lines[2]) as Row).result.index;
+  // What a SIGKILL (or a power cut) in the middle of the third append leaves.
+  writeFileSync(file, `${lines[0]}\n${lines[1]}\n${lines[2].slice(0, 40)}`);
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--resume']);
+  // It was exit 2, 'expected a JSON line written by perpkit sweep': no way to resume but by hand.
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain(`perpkit sweep: ${file}: line 3 is torn (the sweep was stopped while writing it); dropped, its job runs again\n`);
+  expect(r.stderr).toContain('resuming: 2 finished points kept');
+  expect(r.stderr).toMatch(new RegExp(`job ${tornIndex} done \\(3/3 finished, 0 failed\\)`));
+  expect(rows(out).map((x) => x.result.index).sort()).toEqual([0, 1, 2]);
+
+  // A bad line that is not the last one is damage, not a torn write: refused as before.
+  const whole = readFileSync(file, 'utf8').split('\n');
+  writeFileSync(file, `${whole[0]}\nnot json\n${whole[1]}\n`);
+  const bad = runCli(['sweep', cfg, '--out', out, '--resume']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/results\.jsonl: line 2: expected a JSON line written by perpkit sweep, got not json/);
+});
