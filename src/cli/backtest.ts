@@ -71,6 +71,11 @@ function dataNotes(r: BacktestResult): string {
   return out;
 }
 
+/** The events of the run: those replayed, and those read, when a configured range left some out. */
+function eventsText(e: BacktestResult['events']): string {
+  return e.applied < e.read ? `${e.applied} events in the configured range (${e.read} read)` : `${e.read} events`;
+}
+
 /** Sharpe, Sortino and Calmar on one line; one note when all three are n/a for the same reason. */
 function ratiosLine(s: BacktestReport['summary']): string {
   const n = s.ratioNotes;
@@ -145,7 +150,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     writeFileSync(path.join(out, 'run.json'), `${JSON.stringify(run, null, 1)}\n`);
     const s = outcome.report.summary;
     process.stdout.write(
-      `backtest: ${ev} events in ${(wallMs / 1000).toFixed(1)} s (${run.eventsPerSecond} ev/s, from ${run.source})\n` +
+      `backtest: ${eventsText(outcome.result.events)} in ${(wallMs / 1000).toFixed(1)} s (${run.eventsPerSecond} ev/s, from ${run.source})\n` +
         `  pnl ${usd(s.totalPnl)} (return ${pct(s.return)}; buy & hold ${pct(s.benchmarkReturn)}), fees ${usd(s.fees)}, funding ${usd(s.funding)}, max drawdown ${pct(s.maxDrawdown)}, fills ${s.fills}\n` +
         `  trades ${s.trades} (win rate ${pct(s.winRate)}, profit factor ${num2(s.profitFactor)}, expectancy ${usd(s.expectancy)})\n` +
         `  ${ratiosLine(s)}\n` +

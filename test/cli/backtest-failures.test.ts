@@ -135,3 +135,20 @@ test('two recordings of the same hours listed one after the other: exit 2 naming
   expect(r.code).toBe(2);
   expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*overlap\.yaml(:\d+)?: data\.files: expected events in time order, each file after the one before it .*, got an event at 2023-11-14T22:13:50\.000Z \(.*hours-b\.jsonl\.gz:2, event 121 of the replay\) after one at 2023-11-14T22:15:19\.000Z$/);
 });
+
+test('a configured range: the summary counts the events replayed in it, not the events read to find it', () => {
+  const all = runCli(['backtest', writeConfig(dir, 'whole.yaml', {}), '--out', path.join(dir, 'out-whole'), '--quiet']);
+  expect(all.code).toBe(0);
+  const whole = /^backtest: (\d+) events in [\d.]+ s/.exec(all.stdout);
+  expect(whole).not.toBeNull();
+  const cfg = writeConfig(dir, 'part.yaml', { data: { files: ['rec.jsonl.gz'], from: 1_704_067_200_000 + 5 * 60_000 } });
+  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-part'), '--quiet']);
+  expect(r.code).toBe(0);
+  const m = /^backtest: (\d+) events in the configured range \((\d+) read\) in [\d.]+ s/.exec(r.stdout);
+  expect(m).not.toBeNull();
+  const report = JSON.parse(readFileSync(path.join(dir, 'out-part', 'report.json'), 'utf8')) as { data: { events: { read: number; applied: number } } };
+  expect(Number(m?.[1])).toBe(report.data.events.applied);
+  expect(Number(m?.[2])).toBe(report.data.events.read);
+  expect(report.data.events.applied).toBeLessThan(report.data.events.read);
+  expect(report.data.events.read).toBe(Number(whole?.[1]));
+});
