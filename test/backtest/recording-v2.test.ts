@@ -456,6 +456,17 @@ describe('what a recording holds, as a backtest meets it', () => {
     expect(mergeHeaders([h, { ...h, part: 1 }]).skipped).toBeUndefined();
   });
 
+  test('the marks of every file of a run: a symbol whose marks one file derived is derived for the run; partial depth in any file is said', () => {
+    const h = btcHeader(2, 'import:test');
+    const recorded = { source: 'recorded' as const, method: 'markPriceUpdate stream' };
+    const derived = { source: 'derived' as const, method: 'mid price each second' };
+    const other = { source: 'derived' as const, method: 'book top each second' };
+    expect(mergeHeaders([{ ...h, marks: { BTCUSDT: recorded } }, { ...h, part: 1, marks: { BTCUSDT: derived, ETHUSDT: other } }, { ...h, part: 2, marks: { ETHUSDT: derived } }]).marks).toEqual({ BTCUSDT: derived, ETHUSDT: other });
+    expect(mergeHeaders([h, { ...h, part: 1 }]).marks).toBeUndefined();
+    const partial = mergeHeaders([{ ...h, meta: { seed: 1 } }, { ...h, part: 1, meta: { partialDepth: 'BTCUSDT (up to 20 levels a side)' } }]).meta;
+    expect(partial).toEqual({ seed: 1, partialDepth: 'BTCUSDT (up to 20 levels a side)' });
+  });
+
   test('quotes off the symbol\'s grid are skipped, counted and said in the notices', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-offgrid-'));
     v2Recording(dir);
