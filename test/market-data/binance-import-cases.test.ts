@@ -148,6 +148,21 @@ describe('import binance-futures: hand-made inputs', () => {
     expect(existsSync(path.join(dir, 'far.jsonl.gz'))).toBe(false);
   });
 
+  test('--from/--to the files cover only in part: imported as that part, and the summary says where the files start and end', async () => {
+    const input = file([ticker(T, 1, '100.00', '100.10'), trade(T + 400, 7, '100.10', '0.010'), ticker(T + 2000, 2, '100.00', '100.20')]);
+    const iso = (t: number): string => new Date(t).toISOString();
+    const wide = await importBinanceFutures({ files: [input], out: path.join(dir, 'wide.jsonl.gz'), from: T - 60_000, to: T + 60_000 });
+    expect(wide.notes).toEqual([
+      `--from ${iso(T - 60_000)} is before the first message (${iso(T)}): the recording starts there`,
+      `--to ${iso(T + 60_000)} is after the last message (${iso(T + 2000)}): the recording ends there`,
+    ]);
+    // A range inside the files, or ending within a second of their last message, says nothing of the kind.
+    const inside = await importBinanceFutures({ files: [input], out: path.join(dir, 'inside.jsonl.gz'), from: T + 100, to: T + 1500 });
+    expect(inside.notes ?? []).toEqual([]);
+    const close = await importBinanceFutures({ files: [input], out: path.join(dir, 'close.jsonl.gz'), to: T + 2900 });
+    expect(close.notes ?? []).toEqual([]);
+  });
+
   test('diffs that never meet a snapshot are counted, not written', async () => {
     const input = file([ticker(T, 1, '100.00', '100.10'), depth(T + 10, 1, 5, 0, [['100.00', '1.000']]), depth(T + 20, 6, 9, 5, [['100.00', '2.000']])]);
     const s = await importBinanceFutures({ files: [input], out: path.join(dir, 'nosnap.jsonl.gz') });

@@ -136,6 +136,8 @@ export abstract class RecordingImporter<S extends SymBase> {
   private readonly bodyDone: Promise<void>;
   private failure: Error | undefined;
   private inRange = false;
+  /** A message at or past --to was read (the files cover the range's end). */
+  private reachedTo = false;
   protected lastT = 0;
   /** Symbols of messages skipped under --symbol, for the error when --symbol is not in the data. */
   protected readonly otherSymbols = new Set<string>();
@@ -196,7 +198,10 @@ export abstract class RecordingImporter<S extends SymBase> {
 
   /** Counts a message at time `t`; false when it is at or past --to (reading stops). */
   protected accept(t: number): boolean {
-    if (this.o.to !== undefined && t >= this.o.to) return false;
+    if (this.o.to !== undefined && t >= this.o.to) {
+      this.reachedTo = true;
+      return false;
+    }
     this.summary.messages++;
     if (this.summary.messages === 1) this.summary.firstTime = t;
     this.lastT = t;
@@ -484,6 +489,11 @@ export abstract class RecordingImporter<S extends SymBase> {
     if ((o.tick !== undefined || o.step !== undefined) && this.syms.size > 1) {
       throw new ImportInputError(`--tick/--step: the files hold ${[...this.syms.keys()].join(', ')}; pass --symbol to say which symbol the grid is for`);
     }
+    // A range the files cover only in part is imported as that part, and said (as a backtest says it).
+    const notes: string[] = [];
+    if (o.from !== undefined && this.summary.firstTime - o.from > 1000) notes.push(`--from ${iso(o.from)} is before the first message (${iso(this.summary.firstTime)}): the recording starts there`);
+    if (o.to !== undefined && !this.reachedTo && o.to - this.summary.lastTime > 1000) notes.push(`--to ${iso(o.to)} is after the last message (${iso(this.summary.lastTime)}): the recording ends there`);
+    if (notes.length > 0) this.summary.notes = [...(this.summary.notes ?? []), ...notes];
   }
 
   /** The header as the first gzip member, then the body's gzip members: renamed into place last. */
