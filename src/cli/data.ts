@@ -36,6 +36,9 @@ export function inspectionText(r: Inspection): string {
   out += `  time: ${iso(r.firstTime)} to ${iso(r.lastTime)} (${((r.lastTime - r.firstTime) / 1000).toFixed(1)} s), ${r.events} events: ${counts(r.counts)}\n`;
   if (Object.keys(r.skippedByImport).length > 0) out += `  skipped by the import: ${counts(r.skippedByImport)}\n`;
   out += `  gaps: ${r.counts.gap ?? 0}${r.gaps.slice(0, 5).map((g) => `\n    ${iso(g.t)}${g.s !== undefined ? ` ${g.s}` : ''}: ${g.reason}`).join('')}\n`;
+  const q = r.longestSilence;
+  if (q !== null) out += `  longest silence: ${(q.ms / 1000).toFixed(1)} s, ${iso(q.from)} to ${iso(q.to)}\n`;
+  if (r.backInTime > 0) out += `  events earlier than the event before them: ${r.backInTime} (a backtest applies them at the later time, and refuses a step back of more than 1 s)\n`;
   const l = r.latencyMs;
   out += l === null ? '  feed latency: no event carries an exchange time (et)\n' : `  feed latency (receive - exchange time, ms) of ${l.count} events: min ${l.min}, p1 ${l.p1}, p50 ${l.p50}, p99 ${l.p99}, max ${l.max}\n`;
   for (const [name, s] of Object.entries(r.symbols)) {

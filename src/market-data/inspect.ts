@@ -52,6 +52,14 @@ export interface Inspection {
   /** Receive time minus exchange time, ms, of events that carry both (`et`). */
   latencyMs: LatencyStats | null;
   skippedByImport: Record<string, number>;
+  /**
+   * The longest time between two consecutive events (null with fewer than two): a stretch the
+   * recording holds nothing of, whether or not a `gap` event marks it (a lost stream without
+   * an update-id chain to break, e.g. trades and quotes alone, leaves no gap event).
+   */
+  longestSilence: { from: number; to: number; ms: number } | null;
+  /** Events whose time is earlier than the event before them (replay follows the line order). */
+  backInTime: number;
 }
 
 /** Update ids remembered for matching a quote with a delta of the same id (either may come first). */
@@ -86,10 +94,12 @@ function percentile(hist: Map<number, number>, count: number, q: number, keys: n
 }
 
 export async function inspectRecording(files: string[]): Promise<Inspection> {
-  const out: Inspection = { files, version: 0, source: '', firstTime: 0, lastTime: 0, events: 0, counts: {}, symbols: {}, gaps: [], latencyMs: null, skippedByImport: {} };
+  const out: Inspection = { files, version: 0, source: '', firstTime: 0, lastTime: 0, events: 0, counts: {}, symbols: {}, gaps: [], latencyMs: null, skippedByImport: {}, longestSilence: null, backInTime: 0 };
   const syms = new Map<string, SymState>();
   const hist = new Map<number, number>();
   let latCount = 0;
+  /** The latest event time so far. */
+  let prevT = 0;
   let header: RecordingHeader | undefined;
   const sym = (s: string): SymState => {
     let st = syms.get(s);
@@ -122,6 +132,11 @@ export async function inspectRecording(files: string[]): Promise<Inspection> {
       continue;
     }
     const e = x as RecordedEvent;
+    if (out.events > 0) {
+      if (e.t < prevT) out.backInTime++;
+      else if (e.t - prevT > (out.longestSilence?.ms ?? 0)) out.longestSilence = { from: prevT, to: e.t, ms: e.t - prevT };
+    }
+    prevT = Math.max(prevT, e.t);
     if (out.events === 0) out.firstTime = e.t;
     out.events++;
     out.lastTime = Math.max(out.lastTime, e.t);

@@ -35,4 +35,19 @@ describe('inspectRecording', () => {
     expect(r.latencyMs).toEqual({ count: 5, min: -1010, p1: -1010, p50: -1000, p99: -1000, max: -1000 });
     expect(x.receiveOrder.compared).toBe(4);
   });
+
+  test('the longest silence between events, and events earlier than the one before them', async () => {
+    const header: RecordingHeader = { type: 'header', format: 'perpkit-recording', version: 2, source: 'test', startTime: T, symbols: [], part: 0 };
+    const trade = (t: number): RecordedEvent => ({ t, k: 'trade', s: 'X', id: String(t), p: '100', q: '1', side: 'BUY' });
+    const f = path.join(dir, 'silence.jsonl.gz');
+    // 2 s, then 60 s of nothing, then 1 s; one event 500 ms back (kept in its place).
+    const ev = [trade(T), trade(T + 2000), trade(T + 62_000), trade(T + 61_500), trade(T + 63_000)];
+    writeFileSync(f, gzipSync([header, ...ev].map((l) => JSON.stringify(l)).join('\n') + '\n'));
+    const r = await inspectRecording([f]);
+    expect(r.longestSilence).toEqual({ from: T + 2000, to: T + 62_000, ms: 60_000 });
+    expect(r.backInTime).toBe(1);
+    expect(r.gaps).toEqual([]);
+    writeFileSync(f, gzipSync([header, trade(T)].map((l) => JSON.stringify(l)).join('\n') + '\n'));
+    expect((await inspectRecording([f])).longestSilence).toBeNull();
+  });
 });
