@@ -97,7 +97,7 @@ export function reportNotices(r: BacktestReport): string[] {
   const importSkipped = importSkippedNotice(r.data.importSkipped);
   if (importSkipped !== undefined) out.push(importSkipped);
   if (s.fills === 0) out.push(`No fills: the strategies placed ${s.ordersAccepted} accepted order(s) and none traded, so there are no trades, and PnL, fees and win rate describe an idle account.`);
-  else if (s.trades === 0) out.push(`No closed trade: ${s.fills} fill(s) opened a position that was still open at the end; trade statistics need a round trip.`);
+  else if (s.trades === 0) out.push(`No closed trade: the position was still open at the end (${s.fills} fill(s)); trade statistics need a round trip.`);
   else {
     // PnL counts the open positions' unrealized PnL; the trade statistics only closed trades: say so,
     // or a losing run can show a 100 % win rate and nothing to explain it.
