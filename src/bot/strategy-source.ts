@@ -18,7 +18,7 @@
  * `defineStrategy < { symbol: string } > (...)` and fails with "string is not defined".
  * Run from sources (the test runner transpiles TypeScript itself), modules are required as usual.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { createJiti } from 'jiti';
 import { definitionProblems, type AnyStrategyDefinition } from './strategy/api';
@@ -204,14 +204,28 @@ function loadErrorHint(e: unknown, file: string): string {
     const pkg = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
     return ` (a package it imports is not installed where ${path.dirname(file)} can find it: run npm install ${pkg} in that project)`;
   }
+  if (code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' && /in \S+[/\\]perpkit[/\\]package\.json$/.test(e.message)) return ` (perpkit's entry points: ${entryPoints().join(', ')})`;
+  if (code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return '';
   if (e.message.includes('\n')) return ''; // a syntax error: loadErrorText gave its place
   const at = (e.stack ?? '')
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l.startsWith('at '))
-    .map((l) => /\(?((?:file:\/\/)?\/[^()]*:\d+:\d+)\)?$/.exec(l)?.[1])
+    .map((l) => /(?:\(|^at )((?:file:\/\/)?\/[^()]*:\d+:\d+)\)?$/.exec(l)?.[1])
     .find((f): f is string => f !== undefined && !f.includes(`${path.sep}node_modules${path.sep}`) && !f.startsWith(OWN_CODE));
   return at === undefined ? '' : ` (at ${at})`;
+}
+
+/** The import paths perpkit's package.json exports (`perpkit`, `perpkit/sdk`, ...). */
+function entryPoints(): string[] {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+    return Object.keys(pkg.exports ?? {})
+      .filter((k) => k !== './package.json')
+      .map((k) => (k === '.' ? 'perpkit' : `perpkit/${k.slice(2)}`));
+  } catch {
+    return ['perpkit'];
+  }
 }
 
 function describe(v: unknown): string {

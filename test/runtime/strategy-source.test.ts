@@ -6,7 +6,7 @@
  * runs at the next start (no stale compiled code).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { compiledIfFresh } from '../../src/bot/strategy-source';
@@ -91,7 +91,13 @@ describe('TypeScript strategies outside the checkout', () => {
   it('a module that throws while it loads: the error names where it threw, in that file or one it imports', () => {
     writeFileSync(path.join(dir, 'throws.ts'), `import { defineStrategy } from ${JSON.stringify(INDEX)};\nconst limit = Number('x');\nif (Number.isNaN(limit)) throw new Error('limit is not a number');\nexport default defineStrategy({ name: 'x', params: (r) => r, symbols: () => ['BTCUSDT'], create: () => ({}) });\n`);
     writeFileSync(path.join(dir, 'imports-throws.ts'), `import './throws';\nexport {};\n`);
-    for (const [mod, at] of [['./throws.ts', /throws\.ts: limit is not a number \(at \S+throws\.ts:3:\d+\)$/], ['./imports-throws.ts', /imports-throws\.ts: limit is not a number \(at \S+[/\\]throws\.ts:3:\d+\)$/]] as const) {
+    // Thrown inside Node (its frames come first, node:internal/url): the user's line still.
+    writeFileSync(path.join(dir, 'bad-url.ts'), `export const venue = 1;\nexport const u = new URL('not a url');\n`);
+    for (const [mod, at] of [
+      ['./throws.ts', /throws\.ts: limit is not a number \(at \S+throws\.ts:3:\d+\)$/],
+      ['./imports-throws.ts', /imports-throws\.ts: limit is not a number \(at \S+[/\\]throws\.ts:3:\d+\)$/],
+      ['./bad-url.ts', /bad-url\.ts: Invalid URL \(at \S+[/\\]bad-url\.ts:2:\d+\)$/],
+    ] as const) {
       writeFileSync(path.join(dir, 'bt4.yaml'), `data:\n  files: [data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ${mod}\n`);
       const r = cli(['backtest', 'bt4.yaml'], dir);
       expect(r.code).toBe(2);
@@ -113,6 +119,19 @@ describe('TypeScript strategies outside the checkout', () => {
     const local = cli(['run', 'bot5.yaml', '--check'], dir);
     expect(local.code).toBe(2);
     expect(local.out.trim()).toMatch(/needs-file\.ts: Cannot find module '\.\/lib\/nope' \(imported by \S+helper\.ts\)$/);
+  });
+
+  it("an import of a perpkit path the package does not export names perpkit's entry points", () => {
+    // A project with perpkit installed (a link to this checkout): 'perpkit/indicator' for 'perpkit/indicators'.
+    const project = path.join(dir, 'linked');
+    mkdirSync(path.join(project, 'node_modules'), { recursive: true });
+    symlinkSync(ROOT, path.join(project, 'node_modules', 'perpkit'), 'dir');
+    writeFileSync(path.join(project, 'typo.ts'), `import { Ema } from 'perpkit/indicator';\nexport default Ema;\n`);
+    writeFileSync(path.join(project, 'bt8.yaml'), `data:\n  files: [../data.jsonl.gz]\nstrategies:\n  - id: s\n    module: ./typo.ts\n`);
+    const r = cli(['backtest', 'bt8.yaml'], project);
+    expect(r.code).toBe(2);
+    expect(r.out.trim().split('\n')).toHaveLength(1);
+    expect(r.out.trim()).toMatch(/typo\.ts: Package subpath '\.\/indicator' is not defined by "exports" in \S+package\.json \(perpkit's entry points: perpkit, perpkit\/sdk, perpkit\/backtest, perpkit\/exchange, perpkit\/testing, perpkit\/indicators\)$/);
   });
 
   it('a folder with no index file is named as such, not as a missing file', () => {
