@@ -137,7 +137,8 @@ test('refuses an unknown parameter, naming the known ones', () => {
 });
 `;
 
-const BOT_YAML = `# The bot: npm start (perpkit run config/bot.yaml). Every key: docs/running.md in perpkit.
+const BOT_YAML = `# yaml-language-server: $schema=../node_modules/perpkit/schema/bot.json
+# The bot: npm start (perpkit run config/bot.yaml). Every key: docs/running.md in perpkit.
 # The password comes from the environment variable named here, never from this file.
 venue:
   baseUrl: http://127.0.0.1:8080
@@ -166,7 +167,8 @@ http:
   port: 9464                            # /healthz, /metrics, /status, POST /kill
 `;
 
-const BACKTEST_YAML = `# The backtest: npm run backtest (makes ${DATA} with perpkit synth first).
+const BACKTEST_YAML = `# yaml-language-server: $schema=../node_modules/perpkit/schema/backtest.json
+# The backtest: npm run backtest (makes ${DATA} with perpkit synth first).
 # Every key: docs/backtesting.md in perpkit.
 data:
   files: [../${DATA}]

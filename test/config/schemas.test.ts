@@ -13,6 +13,7 @@ import { parseBacktestConfig } from '../../src/backtest/backtest/config';
 import { BACKTEST_CONFIG, type BacktestConfigFile } from '../../src/backtest/backtest/config-schema';
 import { DEFAULT_STRATEGY_ERRORS } from '../../src/bot/strategy/errors';
 import { configSchemas, configSchemaText } from '../../src/cli/config-schemas';
+import { initFiles } from '../../src/cli/init-files';
 import { parseBotConfig } from '../../src/runtime/config';
 import { loadRecordConfig } from '../../src/cli/record';
 import { parseConfigText } from '../../src/exchange/service/config-file';
@@ -53,6 +54,22 @@ it.each(backtestFiles)('config/%s passes the backtest schema and the loader', (f
   const doc = yamlOf(f);
   expect([...Value.Errors(BACKTEST_CONFIG, doc)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
   expect(() => parseBacktestConfig(doc, { file: path.join(CONFIG, f) })).not.toThrow();
+});
+
+it("perpkit init's configs name their schema, as installed in the project, and pass it", () => {
+  const files = initFiles({ name: 'my-bot', perpkitSpec: '^0.1.0' });
+  for (const [file, schema, shape] of [
+    ['config/bot.yaml', 'bot.json', BOT_CONFIG],
+    ['config/backtest.yaml', 'backtest.json', BACKTEST_CONFIG],
+  ] as const) {
+    const text = files.get(file) ?? '';
+    // The editor resolves $schema against the YAML file: config/ is one below the project, where node_modules is.
+    const first = text.split('\n')[0];
+    expect(first).toBe(`# yaml-language-server: $schema=../node_modules/perpkit/schema/${schema}`);
+    expect(path.posix.join('project', path.posix.dirname(file), first.replace(/^.*\$schema=/, ''))).toBe(`project/node_modules/perpkit/schema/${schema}`);
+    expect(readdirSync(path.join(ROOT, 'schema'))).toContain(schema);
+    expect([...Value.Errors(shape, parse(text))].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+  }
 });
 
 describe('a mistake is refused by the schema (the editor) and by the loader (perpkit), at the same key', () => {

@@ -194,6 +194,11 @@ describe('the packed package, installed and used from an empty folder', () => {
     pkg.dependencies.perpkit = `file:${tarball}`;
     writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
     ok(NPM, ['install'], bot);
+    // The configs' editor schema ($schema, relative to each config) is where the install put it.
+    for (const f of ['bot.yaml', 'backtest.yaml']) {
+      const schema = /\$schema=(\S+)/.exec(readFileSync(path.join(bot, 'config', f), 'utf8'))?.[1] ?? '';
+      expect(existsSync(path.resolve(bot, 'config', schema))).toBe(true);
+    }
     const test = ok(NPM, ['test'], bot);
     expect(test).toMatch(/pass 3/);
     expect(test).toMatch(/fail 0/);
