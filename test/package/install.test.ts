@@ -110,6 +110,10 @@ describe('the packed package, installed and used from an empty folder', () => {
     const six = 'function function function function function function';
     expect(ok(process.execPath, ['esm.mjs'], app).trim()).toBe(six);
     expect(ok(process.execPath, ['cjs.cjs'], app).trim()).toBe(six);
+    // The README's "Your own project" names every entry point the package exports.
+    const exported = Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports).filter((k) => k.startsWith('./') && k !== './package.json');
+    const own = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('## Your own project')[1].split('\n## ')[0];
+    expect(exported.filter((k) => !own.includes(`\`perpkit/${k.slice(2)}\``))).toEqual([]);
     // Internals stay internal: only the exports map's entry points resolve.
     expect(sh(process.execPath, ['-e', "require('perpkit/dist/src/cli/main.js')"], app).out).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
   }, 120_000);
