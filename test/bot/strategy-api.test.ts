@@ -299,6 +299,7 @@ describe('defineStrategy refuses a definition it cannot run, naming each member 
     expect(define({ name: 'b', params: schema, symbols: ['BTCUSDT'], create: () => ({}) })).toThrow(/^defineStrategy\('b'\): .* got one whose symbols is an array \(expected a function of the parameters returning symbol names, such as \(p\) => \[p\.symbol\]\)$/);
     expect(define({ params: schema, symbols: () => ['BTCUSDT'], create: () => ({}) })).toThrow(/^defineStrategy\(\): .* got one whose name is missing \(expected a non-empty string\)$/);
     expect(define({ name: 'c', params: schema, create: () => ({}) })).toThrow(/whose symbols is missing/);
+    expect(define({ name: 'h', params: { symbol: 'BTCUSDT' }, symbols: () => ['BTCUSDT'], create: () => ({}) })).toThrow(/whose params is an object \(expected params\(\{\.\.\.\}\) of param\.\* builders; params\(\{\}\) for none\)$/);
     expect(() => defineStrategy(undefined as never)).toThrow('defineStrategy: expected a definition object { name, params, symbols, create }, got undefined');
   });
 

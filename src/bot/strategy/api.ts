@@ -208,7 +208,7 @@ export function defineStrategy<P>(def: StrategyDefinition<P> | SchemaStrategyDef
  * members instead of in what `create` returns are named.
  */
 export function definitionProblems(v: Record<string, unknown>, schemaParams: boolean): string[] {
-  const what = (x: unknown): string => (x === undefined ? 'missing' : x === null ? 'null' : Array.isArray(x) ? 'an array' : `a ${typeof x}`);
+  const what = (x: unknown): string => (x === undefined ? 'missing' : x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'object' ? 'an object' : `a ${typeof x}`);
   const out: string[] = [];
   if (typeof v.name !== 'string' || v.name === '') out.push(`name is ${v.name === '' ? 'empty' : what(v.name)} (expected a non-empty string)`);
   const schema = typeof v.params === 'object' && v.params !== null && 'properties' in v.params;
