@@ -152,7 +152,7 @@ export class Bot {
       onStaleView: (reason) => this.reconcile(reason),
     });
     // A handler of botError that throws is reported without another botError (it would feed itself).
-    this.bus.onHandlerError = (e, event) => (event.type === 'botError' ? this.reportError(e, 'handler of botError') : this.pipelineError(e, `handler of ${event.type}`));
+    this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
     // Denials and rejections are what a user asks about first when a bot does not trade: logged
     // where they look (info and warn), one line per code per interval with a count.
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
@@ -184,6 +184,8 @@ export class Bot {
     const kind = typeof code === 'string' ? code : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     const log = this.opts.logger;
     this.codeLog.note(`error:${context}:${kind}`, (f, m) => log.error(f, m), { err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
+    // Not from a handler of this event itself (it would feed itself).
+    if (!context.startsWith('handler of errorReported')) this.bus.publish({ type: 'errorReported', time: this.opts.clock.now(), context, message: e instanceof Error ? e.message : String(e) });
   }
 
   /**
@@ -510,7 +512,7 @@ export class Bot {
     }
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
-    if (e.type === 'strategyError' || e.type === 'botError') return;
+    if (e.type === 'strategyError' || e.type === 'botError' || e.type === 'errorReported') return;
     const owner = 'strategyId' in e ? e.strategyId : undefined;
     const ownedTypes = e.type === 'order' || e.type === 'fill' || e.type === 'timer' || e.type === 'denial' || e.type === 'rejection';
     for (const r of this.running) {

@@ -387,7 +387,7 @@ const FILTERS: Array<{ key: string; label: string; kinds: readonly string[] }> =
   { key: 'risk', label: 'risk changes', kinds: ['riskState'] },
   { key: 'reconciled', label: 'reconciliations', kinds: ['reconciled', 'positionMismatch'] },
   { key: 'stream', label: 'connectivity', kinds: ['stream'] },
-  { key: 'error', label: 'errors', kinds: ['strategyError', 'strategyStopped'] },
+  { key: 'error', label: 'errors', kinds: ['strategyError', 'strategyStopped', 'botError'] },
   { key: 'action', label: 'actions', kinds: ['action'] },
 ];
 

@@ -35,6 +35,12 @@ export type BotEvent =
    * (`stats.pipelineErrors`), shown by health and the backtest summary; never delivered to strategies.
    */
   | { type: 'botError'; time: number; context: string; message: string; stack: string }
+  /**
+   * An error the bot reported and counted (`stats.errors`): a failed venue call (a poll, a batch,
+   * a query), a reconciliation that could not finish. Logged (folded per 10 s), shown on the
+   * dashboard; never delivered to strategies (they hear of their refused orders apart).
+   */
+  | { type: 'errorReported'; time: number; context: string; message: string }
   /** A strategy that kept throwing was stopped: no more events, its orders cancelled. */
   | { type: 'strategyStopped'; time: number; strategyId: string; reason: string }
   | { type: 'fill'; time: number; fill: Fill; strategyId: string | undefined }

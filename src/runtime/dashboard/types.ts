@@ -7,7 +7,7 @@
  */
 
 /** Kinds of entries in the event journal; `equity` entries feed the chart, not the list. */
-export const DASH_EVENT_KINDS = ['fill', 'denial', 'rejection', 'riskState', 'reconciled', 'stream', 'strategyError', 'strategyStopped', 'positionMismatch', 'action', 'equity'] as const;
+export const DASH_EVENT_KINDS = ['fill', 'denial', 'rejection', 'riskState', 'reconciled', 'stream', 'strategyError', 'strategyStopped', 'botError', 'positionMismatch', 'action', 'equity'] as const;
 export type DashEventKind = (typeof DASH_EVENT_KINDS)[number];
 
 export interface FillPoint {

@@ -42,6 +42,9 @@ export interface ViewOptions {
 
 const short = (d: Dec): string => d.toFixed(4);
 
+/** At most one journal entry per bot-error context in this long (the log folds the same way, per 10 s). */
+const BOT_ERROR_FOLD_MS = 10_000;
+
 export class DashboardView {
   private readonly figures = new Map<string, StrategyFigures>();
   private readonly equity: EquityPoint[] = [];
@@ -50,6 +53,12 @@ export class DashboardView {
   private equityEveryMs: number;
   private lastEquityAt = 0;
   private readonly unsubscribe: Array<() => void> = [];
+  /**
+   * The bot's own errors (a failed venue call, an exception of its pipeline) by context: one
+   * entry per context per BOT_ERROR_FOLD_MS, the next one saying how many were held back, so a
+   * venue failing every call for an hour does not push the fills out of the journal.
+   */
+  private readonly botErrors = new Map<string, { at: number; held: number }>();
   /** Called when something the live state shows has changed (the server throttles). */
   onChange: () => void = () => undefined;
 
@@ -82,6 +91,17 @@ export class DashboardView {
     });
     on('strategyError', (e) => this.add({ kind: 'strategyError', level: 'error', strategyId: e.strategyId, code: undefined, text: `${e.where} threw: ${e.message}` }));
     on('strategyStopped', (e) => this.add({ kind: 'strategyStopped', level: 'error', strategyId: e.strategyId, code: undefined, text: `stopped: ${e.reason}` }));
+    const botError = (time: number, context: string, message: string): void => {
+      const seen = this.botErrors.get(context);
+      if (seen !== undefined && time - seen.at < BOT_ERROR_FOLD_MS) {
+        seen.held++;
+        return;
+      }
+      this.botErrors.set(context, { at: time, held: 0 });
+      const held = seen?.held ?? 0;
+      this.add({ kind: 'botError', level: 'error', strategyId: undefined, code: context, text: `${context} failed: ${message}${held > 0 ? ` (and ${held} more since the last entry)` : ''}` });
+    };
+    on('errorReported', (e) => botError(e.time, e.context, e.message));
     on('positionMismatch', (e) => this.add({ kind: 'positionMismatch', level: 'warn', strategyId: undefined, code: e.symbol, text: `${e.symbol} ${e.positionSide}: bot had ${e.local}, venue has ${e.venue}` }));
     on('order', () => undefined);
     on('position', () => undefined);

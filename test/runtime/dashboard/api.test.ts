@@ -156,6 +156,24 @@ describe('dashboard API on a running bot', () => {
     expect(d.bot.risk.state).toBe('ACTIVE');
   });
 
+  it('failed venue calls of the bot are in the journal, one entry per context per 10 s', async () => {
+    const { userId, url } = await w.daemon({ extra: { pollPositionsMs: 100 } });
+    const faults = (body: Record<string, unknown>) => w.ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': w.ex.adminToken }, body });
+    await faults({ fault: 'http5xx', status: 503, userId, pathPrefix: '/v1/private/position/' });
+    const errors = async () => ((await (await fetch(`${url}/api/snapshot`, { headers: auth })).json()) as Snapshot).events.filter((e) => e.kind === 'botError');
+    try {
+      // Before: nothing on the dashboard while every position poll failed (only the log had them).
+      await until(async () => (await errors()).length > 0, 8000, 'a bot error in the journal');
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      await faults({ fault: 'all', on: false });
+    }
+    const got = await errors();
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ level: 'error', code: 'poll positions' });
+    expect(got[0].text).toMatch(/^poll positions failed: 50002 service busy/);
+  });
+
   it('refuses actions on a strategy stopped for its errors, saying why', async () => {
     const { url } = await w.daemon({ withFailing: true });
     for (const a of ['pause', 'resume', 'cancel-orders']) {

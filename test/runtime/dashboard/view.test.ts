@@ -37,3 +37,17 @@ it('counts a strategy fill, fee and position, and keeps the equity curve bounded
   for (let i = 1; i < curve.length; i++) expect(curve[i].time).toBeGreaterThan(curve[i - 1].time);
   view.close();
 });
+
+it("folds the bot's errors: one journal entry per context per 10 s, the next one saying how many were held back", async () => {
+  const w = await botWorld([{ id: 'mm', definition: scripted(['BTCUSDT'], {}), params: {} }]);
+  const journal = new EventJournal('t');
+  const view = new DashboardView({ bot: w.bot, status: new StatusTracker(w.bot), strategies: [], journal, clock: w.clock, phase: () => 'running', startedAt: w.clock.now() });
+  const fail = (context: string) => w.bot.bus.publish({ type: 'errorReported', time: w.clock.now(), context, message: '50002 service busy' });
+  for (let i = 0; i < 5; i++) fail('poll positions');
+  fail('query');
+  w.clock.advance(10_000);
+  fail('poll positions');
+  const texts = journal.latest(10, (e) => e.kind === 'botError').map((e) => e.text);
+  expect(texts).toEqual(['poll positions failed: 50002 service busy', 'query failed: 50002 service busy', 'poll positions failed: 50002 service busy (and 4 more since the last entry)']);
+  view.close();
+});
