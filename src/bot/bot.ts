@@ -102,6 +102,8 @@ interface Running {
   stopped: string | undefined;
   /** Set while an operator has paused it (controls.ts says what that means). */
   paused: string | undefined;
+  /** Set when the strategy said it stopped trading for good (`ctx.halt`). */
+  halted: string | undefined;
 }
 
 export class Bot {
@@ -232,7 +234,7 @@ export class Bot {
         if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
       }
       for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
-      this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined });
+      this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined, halted: undefined });
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
     const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.pipelineError(err, 'venue events') };
@@ -579,7 +581,7 @@ export class Bot {
 
   /** Errors and state of each strategy. */
   strategyHealth(): StrategyHealth[] {
-    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError, paused: r.paused }));
+    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError, paused: r.paused, halted: r.halted }));
   }
 
   /** Pauses, resumes or cancels the orders of one strategy for an operator (controls.ts). */
@@ -649,6 +651,12 @@ export class Bot {
         const running = r();
         running.timers.get(name)?.();
         running.timers.delete(name);
+      },
+      halt: (reason) => {
+        const running = r();
+        if (running.halted !== undefined) return;
+        running.halted = String(reason);
+        log.warn({ reason: running.halted }, 'strategy halted: it has stopped trading for good');
       },
     };
   }

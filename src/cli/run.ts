@@ -94,6 +94,7 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   const stopped = health.filter((h) => h.stopped !== undefined).map((h) => h.id);
   const parts: string[] = [];
   if (thrown > 0) parts.push(`${thrown} strategy error(s)${stopped.length > 0 ? ` (${stopped.join(', ')} stopped for them)` : ''}`);
+  for (const h of health) if (h.halted !== undefined) parts.push(`strategy ${h.id} halted (${h.halted})`);
   if (st.pipelineErrors > 0) parts.push(`${st.pipelineErrors} exception(s) of the bot's own pipeline`);
   // stats.errors counts every error: the strategies' and the pipeline's too.
   const other = st.errors - st.pipelineErrors - thrown;

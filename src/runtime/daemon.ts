@@ -365,7 +365,11 @@ export class BotDaemon {
           ...(s !== undefined && s.privateStream !== 'connected' ? [`private stream ${s.privateStream}`] : []),
           ...(failing !== undefined ? [`venue unreachable: every call has failed for ${Math.round(failing.forMs / 1000)} s (${failing.failures} calls; last: ${failing.lastMethod}: ${failing.lastError})`] : []),
         ];
-        const reasons = [...down, ...this.bot.strategyHealth().flatMap((h) => (h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []))];
+        const reasons = [...down, ...this.bot.strategyHealth().flatMap((h) => [
+          ...(h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []),
+          // A strategy that said it stopped trading for good (ctx.halt): the process works, the strategy does not trade.
+          ...(h.halted !== undefined ? [`strategy ${h.id} halted: ${h.halted}`] : []),
+        ])];
         // Without the public stream the strategies see no marks, trades or book: a market maker's
         // quotes stay where the market was. The process works (orders can be cancelled): degraded.
         const publicDownMs = this.publicDownSince === undefined || this.clockRef === undefined ? 0 : this.clockRef.now() - this.publicDownSince;

@@ -33,6 +33,7 @@ export const METRIC_NAMES = [
   'perpkit_venue_call_duration_seconds',
   'perpkit_strategy_errors_total',
   'perpkit_strategy_stopped',
+  'perpkit_strategy_halted',
 ] as const;
 
 export class BotMetrics {
@@ -70,6 +71,15 @@ export class BotMetrics {
     const reconciliations = new Counter({ name: 'perpkit_bot_reconciliations_total', help: 'Reconciliations with the venue over REST', registers });
     const strategyErrors = new Counter({ name: 'perpkit_strategy_errors_total', help: 'Exceptions thrown by a strategy, by strategy and where (onStart, onEvent(type), ...)', labelNames: ['strategy', 'where'] as const, registers });
     const strategyStopped = new Gauge({ name: 'perpkit_strategy_stopped', help: '1 when the strategy was stopped for its errors', labelNames: ['strategy'] as const, registers });
+    const strategyHalted = new Gauge({
+      name: 'perpkit_strategy_halted',
+      help: '1 when the strategy said it stopped trading for good (ctx.halt)',
+      labelNames: ['strategy'] as const,
+      registers,
+      collect: () => {
+        for (const h of this.bot?.strategyHealth() ?? []) strategyHalted.set({ strategy: h.id }, h.halted === undefined ? 0 : 1);
+      },
+    });
     for (const h of bot.strategyHealth()) {
       strategyErrors.inc({ strategy: h.id, where: 'onEvent' }, 0);
       strategyStopped.set({ strategy: h.id }, 0);

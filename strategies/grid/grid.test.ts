@@ -88,6 +88,8 @@ describe('grid strategy', () => {
     await w.settle();
     expect(w.book()).toEqual([]);
     expect(w.events.filter((e) => e.type === 'denial')).toEqual([]);
+    // The operator sees why it no longer trades (healthz, dashboard, metrics, run's closing line).
+    expect(w.bot.strategyHealth()[0].halted).toBe('mark 49790 left the bounds [49800, 50200]; orders cancelled, position flattened');
   });
 
   it('stops above the upper bound too (explicit bounds), flat or not', async () => {
@@ -128,10 +130,16 @@ describe('grid strategy', () => {
       emit: () => undefined,
       every: () => undefined,
       cancelTimer: () => undefined,
+      halt: (reason) => halted.push(reason),
     });
+    const halted: string[] = [];
     strat.restoreState?.(JSON.parse(JSON.stringify({ reference: '50000', gap: -1, stopped: false })));
     // every level is already held as it should be: nothing to send
     expect(strat.onStart?.()).toEqual([]);
+    expect(halted).toEqual([]);
+    // A grid that had stopped for good says so again after the restart, with its reason.
+    strat.restoreState?.(JSON.parse(JSON.stringify({ reference: '50000', gap: 0, stopped: true, haltReason: 'mark 49790 left the bounds [49800, 50200]' })));
+    expect(halted).toEqual(['mark 49790 left the bounds [49800, 50200]']);
   });
 
   it('refuses bad parameters by name', () => {

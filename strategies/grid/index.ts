@@ -42,6 +42,8 @@ export function grid(ctx: StrategyContext<GridParams>): Strategy {
   /** The empty level, -levels..levels. */
   let gap = 0;
   let stopped = false;
+  /** Why it stopped, kept in its saved state: a restarted bot shows the grid halted too. */
+  let haltReason: string | undefined;
   let active = true;
   const requested = new Map<number, { side: 'BUY' | 'SELL'; at: number }>();
 
@@ -114,7 +116,8 @@ export function grid(ctx: StrategyContext<GridParams>): Strategy {
     }
     if (!stopped && (mark.lt(ladder.lower) || mark.gt(ladder.upper))) {
       stopped = true;
-      ctx.log.warn({ mark: mark.toString(), lower: ladder.lower.toString(), upper: ladder.upper.toString() }, 'grid: mark left the bounds; stopping and flattening');
+      haltReason = `mark ${mark.toString()} left the bounds [${ladder.lower.toString()}, ${ladder.upper.toString()}]; orders cancelled, position flattened`;
+      ctx.halt(haltReason);
       return flatten();
     }
     return reconcile();
@@ -155,12 +158,16 @@ export function grid(ctx: StrategyContext<GridParams>): Strategy {
       return active ? reconcile() : [{ kind: 'cancelAll', symbol: p.symbol }];
     },
     onStop: () => [{ kind: 'cancelAll', symbol: p.symbol }],
-    saveState: () => ({ reference: ladder?.reference.toString(), gap, stopped }),
+    saveState: () => ({ reference: ladder?.reference.toString(), gap, stopped, haltReason }),
     restoreState(s: unknown) {
-      const o = (s ?? {}) as { reference?: unknown; gap?: unknown; stopped?: unknown };
+      const o = (s ?? {}) as { reference?: unknown; gap?: unknown; stopped?: unknown; haltReason?: unknown };
       if (typeof o.reference === 'string') ladder = ladderOf(new Dec(o.reference));
       if (typeof o.gap === 'number' && Number.isInteger(o.gap) && Math.abs(o.gap) <= p.levels) gap = o.gap;
       if (typeof o.stopped === 'boolean') stopped = o.stopped;
+      if (stopped) {
+        haltReason = typeof o.haltReason === 'string' ? o.haltReason : 'it left its bounds before the restart';
+        ctx.halt(haltReason);
+      }
     },
   };
 }

@@ -212,6 +212,37 @@ describe('bot daemon on the local exchange', () => {
     expect(d.bot.stats.denials).toBe(0);
   });
 
+  it('a strategy that stops trading for good (the grid out of its bounds) is halted on /healthz, /metrics and the closing line', async () => {
+    const { file } = await setup({
+      http: { host: '127.0.0.1', port: 0 },
+      strategies: [{ id: 'grid', module: 'grid', params: { symbol: 'BTCUSDT', quantity: '0.001', levels: 2, spacingBps: '20', lowerBound: '49000', upperBound: '51000' } }],
+    });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    const url = d.httpUrl as string;
+    const health = async (): Promise<{ code: number; body: { status: string; reasons: string[] } }> => {
+      const r = await fetch(`${url}/healthz`);
+      return { code: r.status, body: (await r.json()) as { status: string; reasons: string[] } };
+    };
+    await until(async () => (await health()).body.status === 'ok');
+    const mark = ex.server.core.engine.marketState('BTCUSDT').markPrice;
+    const setMark = (markPrice: string) => ex.call('POST', '/v1/admin/market/mark-price', { headers: { 'x-admin-token': ex.adminToken }, body: { symbol: 'BTCUSDT', markPrice } });
+    await setMark('51500.0');
+    try {
+      // Before: 'ok' and nothing said but one warn line of the grid's, while it traded no more.
+      await until(async () => (await health()).body.status === 'degraded');
+      const h = await health();
+      expect(h.code).toBe(200);
+      expect(h.body.reasons).toContain('strategy grid halted: mark 51500 left the bounds [49000, 51000]; orders cancelled, position flattened');
+      expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/perpkit_strategy_halted\{strategy="grid"\} 1/);
+      expect(runTroubles(d)).toContain('strategy grid halted (mark 51500 left the bounds [49000, 51000]');
+    } finally {
+      await setMark(mark);
+    }
+    expect(await d.stop('test')).toBe(0);
+  });
+
   it('/healthz says the venue is unreachable when every venue call fails though the private stream stays up', async () => {
     const { userId, file } = await setup({ pollPositionsMs: 100, http: { host: '127.0.0.1', port: 0 } });
     const d = new BotDaemon({ config: loadBotConfig(file), logger, env, defaultMetrics: false, venueUnreachableMs: 1000 });

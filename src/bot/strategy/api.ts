@@ -80,6 +80,13 @@ export interface StrategyContext<P = Record<string, unknown>> {
   /** Delivers a `timer` event named `name` to this strategy every `everyMs`. */
   every(name: string, everyMs: number): void;
   cancelTimer(name: string): void;
+  /**
+   * Says that the strategy has stopped trading for good and why (a grid whose market left its
+   * bounds): it keeps getting its events (to flatten, say), but the operator sees it as halted on
+   * /healthz (degraded), the dashboard, metrics and `perpkit run`'s closing line, and the bot logs
+   * it once at warn. Only the first reason is kept.
+   */
+  halt(reason: string): void;
 }
 
 /** What a hook returns: intents to send, or nothing. */

@@ -80,6 +80,7 @@ export function dryCreateStrategies(slots: readonly SlotToCreate[], clock: Clock
       emit: () => undefined,
       every: () => undefined,
       cancelTimer: () => undefined,
+      halt: () => undefined,
     };
     let strategy: Strategy;
     try {

@@ -20,6 +20,8 @@ export interface StrategyHealth {
   lastError: string | undefined;
   /** Why an operator paused it, while paused. */
   paused?: string | undefined;
+  /** Why the strategy said it stopped trading for good (`ctx.halt`), when it did. */
+  halted?: string | undefined;
 }
 
 /** The first `at ...` line of a stack, with absolute paths under `baseDir` made relative. */

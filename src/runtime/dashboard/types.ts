@@ -48,7 +48,8 @@ export interface StrategyView {
   id: string;
   /** The strategy's name (`market-maker`) as its definition gives it. */
   strategy: string;
-  status: 'running' | 'paused' | 'stopped';
+  /** halted: the strategy said it stopped trading for good (ctx.halt); it still runs. */
+  status: 'running' | 'paused' | 'stopped' | 'halted';
   /** Why it is paused or stopped. */
   statusReason: string | undefined;
   params: Record<string, unknown>;

@@ -169,12 +169,12 @@ export class DashboardView {
     return this.o.strategies.map((s) => {
       const h = health.get(s.id);
       const f = this.figures.get(s.id) as StrategyFigures;
-      const status = h?.stopped !== undefined ? 'stopped' : h?.paused !== undefined ? 'paused' : 'running';
+      const status = h?.stopped !== undefined ? 'stopped' : h?.paused !== undefined ? 'paused' : h?.halted !== undefined ? 'halted' : 'running';
       return {
         id: s.id,
         strategy: s.definition.name,
         status,
-        statusReason: h?.stopped ?? h?.paused,
+        statusReason: h?.stopped ?? h?.paused ?? h?.halted,
         params: s.params,
         fills: f.fills,
         volume: short(f.volume),
