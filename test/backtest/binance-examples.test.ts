@@ -70,6 +70,10 @@ describeWithSharedData('example strategies on the imported Binance capture (conf
   it('grid: places its ladder around the first mark and fills a level as a maker', async () => {
     const r = (await run('grid')).report;
     expect(r.summary.ordersAccepted).toBeGreaterThanOrEqual(10);
+    // The stop cancels the ladder and the grid asks for its levels again: the stop refuses them
+    // (BOT_STOPPING), and as in perpkit run they are not the run's denials.
+    expect(r.summary.denialsByCode).toEqual({});
+    expect(r.strategies.grid.denials).toBe(0);
     expect(r.summary.fills).toBeGreaterThanOrEqual(1);
     expect(r.fills.every((f) => f.role === 'maker' && f.quantity === '0.001')).toBe(true);
   });

@@ -227,6 +227,9 @@ export class BacktestRun {
         this.fullTape = true;
         return;
       case 'denial': {
+        // As the bot's own count: what a strategy asks for while the bot stops (a grid re-placing
+        // the levels the stop cancels) is refused by the stop, not a trouble of the run.
+        if (e.code === 'BOT_STOPPING') return;
         const c = this.result.strategies[e.strategyId];
         c.denials++;
         c.denialsByCode[e.code] = (c.denialsByCode[e.code] ?? 0) + 1;
