@@ -4,6 +4,7 @@
  * fills. Works with any test runner (node:test, jest, vitest). docs/strategies.md#testing-a-strategy
  */
 export { botWorld, strategyWorld, scripted, silentLogger, WORLD_START, BOT_USER, OTHER_USER, WorldStrategyError, type BotWorld, type BotWorldOptions, type WorldErrorEvent } from './world';
+export { StrategyCreateError } from '../bot/strategy/errors';
 export { Engine } from '../exchange/engine/engine';
 export { DEFAULT_SYMBOLS } from '../exchange/engine/symbols';
 export { SimVenue } from '../bot/venue/sim-venue';

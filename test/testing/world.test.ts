@@ -3,7 +3,7 @@
  * bot, and the readers show what the venue holds. The scaffold of `perpkit init` uses them from
  * the package (test/package/install.test.ts).
  */
-import { strategyWorld, scripted, WorldStrategyError, BOT_USER, WORLD_START } from '../../src/testing';
+import { strategyWorld, scripted, WorldStrategyError, StrategyCreateError, BOT_USER, WORLD_START } from '../../src/testing';
 import { defineStrategy, param, params, type Strategy } from '../../src/index';
 
 /** Bids 10 below every new mark, cancelling the previous bid; counts its timer firings. */
@@ -134,5 +134,20 @@ describe('perpkit/testing', () => {
       },
     });
     await expect(strategyWorld(def)).rejects.toThrow(/first: \[s\] onStart: no start/);
+  });
+
+  it('a create() that throws rejects the world with a StrategyCreateError, exported for tests to expect', async () => {
+    const def = defineStrategy({
+      name: 'broken',
+      params: params({ symbol: param.string({ default: 'BTCUSDT' }) }),
+      symbols: (p) => [p.symbol],
+      create: (): Strategy => {
+        throw new Error('no create');
+      },
+    });
+    const err = await strategyWorld(def).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StrategyCreateError);
+    expect((err as StrategyCreateError).strategyId).toBe('s');
+    expect((err as Error).message).toMatch(/create\(\): no create/);
   });
 });
