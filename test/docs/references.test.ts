@@ -163,3 +163,15 @@ describe.each([
     expect(wrong).toEqual([]);
   });
 });
+
+describe.each(['carry', 'grid', 'market-maker', 'trend'])('docs/strategies/%s.md: the parameters table against the strategy', (name) => {
+  it('names every parameter the strategy reads, with its default', async () => {
+    const mod = (await import(path.join(ROOT, 'strategies', name, 'index.ts'))) as { default: { paramsSchema?: { properties?: Record<string, { default?: unknown }> } } };
+    const props = mod.default.paramsSchema?.properties ?? {};
+    const doc = read(`docs/strategies/${name}.md`);
+    const rows = [...doc.slice(doc.indexOf('## Parameters')).matchAll(/^\| `(\w+)` \| ([^|]*) \|/gm)].map((m) => ({ name: m[1], default: m[2].trim().replace(/`/g, '') }));
+    expect(rows.map((r) => r.name).sort()).toEqual(Object.keys(props).sort());
+    const wrong = rows.filter((r) => props[r.name].default !== undefined && String(props[r.name].default) !== r.default).map((r) => `${r.name}: doc ${r.default}, code ${String(props[r.name].default)}`);
+    expect(wrong).toEqual([]);
+  });
+});
