@@ -141,6 +141,7 @@ function keysOf(cell: string): string[] {
 describe.each([
   { doc: 'docs/backtesting.md', heading: '## Config', schema: 'schema/backtest.json', keyColumn: 'key' },
   { doc: 'docs/local-exchange.md', heading: '## Configuration', schema: 'schema/exchange.json', keyColumn: 'key' },
+  { doc: 'docs/running.md', heading: '## Config reference', schema: 'schema/bot.json', keyColumn: 'key' },
 ])('$doc: the config table against $schema', ({ doc, heading, schema, keyColumn }) => {
   const root = JSON.parse(read(schema)) as JsonSchema;
   const rows = tableRows(doc, heading);
@@ -154,7 +155,8 @@ describe.each([
   it('states the schema default where the doc gives one value', () => {
     const wrong: string[] = [];
     for (const r of rows) {
-      const m = /^`?"?([^`"\s,;]+)"?`?$/.exec(r.default ?? '');
+      // A column of its own (`default`), or `..., default <value>` in the type column (running.md).
+      const m = r.default !== undefined ? /^`?"?([^`"\s,;]+)"?`?$/.exec(r.default) : /\bdefault `?"?([^`"\s,;]+)"?`?(?:$|[,;\s])/.exec(r['type, default'] ?? '');
       const keys = keysOf(r[keyColumn]);
       if (!m || keys.length !== 1) continue;
       const defaults = resolve(root, segmentsOf(keys[0])).map((n) => n.default).filter((d) => d !== undefined);
