@@ -177,3 +177,22 @@ describe.each(['carry', 'grid', 'market-maker', 'trend'])('docs/strategies/%s.md
     expect(wrong).toEqual([]);
   });
 });
+
+describe('the endpoint registry against the docs that list it', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ENDPOINTS } = require('../../src/protocol/endpoints') as { ENDPOINTS: Record<string, { method: string; path: string; spec: boolean; group: string }> };
+  const all = Object.values(ENDPOINTS);
+
+  it('docs/api-coverage.md names every endpoint of the service (method and path)', () => {
+    const doc = read('docs/api-coverage.md');
+    const spec = all.filter((e) => e.spec);
+    expect(spec.length).toBe(42);
+    expect(spec.filter((e) => !doc.includes(`\`${e.method} ${e.path}\``)).map((e) => `${e.method} ${e.path}`)).toEqual([]);
+  });
+
+  it("docs/local-exchange.md's admin API names every admin endpoint", () => {
+    const doc = read('docs/local-exchange.md');
+    const section = doc.slice(doc.indexOf('## Admin API'), doc.indexOf('\n## ', doc.indexOf('## Admin API') + 1));
+    expect(all.filter((e) => e.group === 'admin' && !section.includes(`\`${e.path}\``)).map((e) => `${e.method} ${e.path}`)).toEqual([]);
+  });
+});
