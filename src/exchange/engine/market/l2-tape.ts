@@ -39,6 +39,7 @@ import type { RestingOrder } from '../orders/queries';
 import { isThenable, type SpecInfo } from './tape-specs';
 import { ParticipantOrders } from './l2-participants';
 import { queueModel, type QueueModel, type QueueModelName, type QueueOptions, type QueuePos } from './queue';
+import { UpdateIds } from './l2-update-ids';
 
 type Side = 'BUY' | 'SELL';
 
@@ -84,10 +85,8 @@ export interface L2Stats {
 interface SymbolL2 {
   book: TickBook;
   known: boolean;
-  /** Final update id of the last snapshot or delta applied (NaN: none, or without ids). */
-  bookU: number;
-  /** Levels set by a quote, by side: ticks -> the quote's update id (only while newer than bookU can matter). */
-  quoteU: [Map<number, number>, Map<number, number>];
+  /** Which quotes and delta levels are older than the book (l2-update-ids.ts). */
+  ids: UpdateIds;
   /** Steps taken from a level by participants, until the data updates it, by side and ticks. */
   taken: [Map<number, number>, Map<number, number>];
 }
@@ -131,7 +130,7 @@ export class L2Tape {
   private sym(symbol: string): SymbolL2 {
     let s = this.symbols.get(symbol);
     if (s === undefined) {
-      s = { book: new TickBook(), known: false, bookU: NaN, quoteU: [new Map(), new Map()], taken: [new Map(), new Map()] };
+      s = { book: new TickBook(), known: false, ids: new UpdateIds(this.stats), taken: [new Map(), new Map()] };
       this.symbols.set(symbol, s);
     }
     return s;
@@ -159,14 +158,14 @@ export class L2Tape {
         this.stats.deltas++;
         this.levels(e.s, s, 'BUY', e.b, e.u);
         this.levels(e.s, s, 'SELL', e.a, e.u);
-        this.bookApplied(s, e.u);
+        s.ids.applied(e.u);
         return;
       }
       case 'quote': {
         // The quote is the newest word on its two levels; the book's other levels wait for deltas.
         const s = this.sym(e.s);
         const g = this.grids(e.s);
-        if (g === undefined || this.staleQuote(s, e.u)) return;
+        if (g === undefined || s.ids.staleQuote(e.u)) return;
         this.quoteLevel(e.s, s, g, 'BUY', e.bp, e.bq, e.u);
         this.quoteLevel(e.s, s, g, 'SELL', e.ap, e.aq, e.u);
         return;
@@ -205,45 +204,12 @@ export class L2Tape {
     if (this.grids(symbol) === undefined) return;
     this.unitLevels(symbol, s, 'BUY', ticks, steps, start, bids, u);
     this.unitLevels(symbol, s, 'SELL', ticks, steps, start + bids, asks, u);
-    this.bookApplied(s, u);
-  }
-
-  /** A delta with final update id `u` was applied: the book is at `u`; quote marks it passed no longer matter. */
-  private bookApplied(s: SymbolL2, u: number | undefined): void {
-    if (u === undefined) return;
-    s.bookU = u;
-    for (const m of s.quoteU) {
-      if (m.size <= 1024) continue;
-      for (const [t, qu] of m) if (qu <= u) m.delete(t);
-    }
-  }
-
-  /** Is a quote with update id `u` older than the book (its levels not to be applied)? Counted. */
-  private staleQuote(s: SymbolL2, u: number | undefined): boolean {
-    if (u === undefined || !(u < s.bookU)) return false;
-    this.stats.staleQuotes++;
-    return true;
-  }
-
-  /** Is a delta's level at `ticks` older than the quote that set it? Counted. */
-  private staleLevel(s: SymbolL2, bs: TickSide, ticks: number, u: number | undefined): boolean {
-    const m = s.quoteU[bs];
-    if (m.size === 0 || u === undefined) return false;
-    const qu = m.get(ticks);
-    if (qu === undefined) return false;
-    if (qu > u) {
-      this.stats.staleLevels++;
-      return true;
-    }
-    m.delete(ticks);
-    return false;
+    s.ids.applied(u);
   }
 
   private replaceBook(symbol: string, s: SymbolL2, next: TickBook, u: number | undefined): void {
     this.stats.snapshots++;
-    s.bookU = u ?? NaN;
-    s.quoteU[BIDS].clear();
-    s.quoteU[ASKS].clear();
+    s.ids.reset(u);
     // Every resting participant order: its level goes from what it was to what the snapshot says.
     this.resetLevels(symbol, s.book, next);
     s.book = next;
@@ -260,7 +226,7 @@ export class L2Tape {
     const bs = sideOf(side);
     for (const [p, q] of levels) {
       const ticks = g.tick.toUnits(p);
-      if (ticks === undefined || this.staleLevel(s, bs, ticks, u)) continue;
+      if (ticks === undefined || s.ids.staleLevel(bs, ticks, u)) continue;
       this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), orders);
     }
   }
@@ -279,10 +245,11 @@ export class L2Tape {
     const bs = sideOf(side);
     const taken = s.taken[bs];
     const book = s.book;
-    const quoted = s.quoteU[bs];
+    const ids = s.ids;
+    const quoted = ids.anyQuoted(bs);
     for (let k = start; k < start + count; k++) {
       const t = ticks[k];
-      if (quoted.size > 0 && this.staleLevel(s, bs, t, u)) continue;
+      if (quoted && ids.staleLevel(bs, t, u)) continue;
       if (t >= lo && t <= hi) {
         this.level(s, side, t, steps[k], orders);
       } else {
@@ -295,11 +262,9 @@ export class L2Tape {
   /** A `quote` event given in units of the symbol's grids (the replay cache's columns): the same as `apply` of it. */
   quoteUnits(symbol: string, bidTicks: number, bidSteps: number, askTicks: number, askSteps: number, u?: number): void {
     const s = this.sym(symbol);
-    if (this.grids(symbol) === undefined || this.staleQuote(s, u)) return;
-    if (u !== undefined) {
-      s.quoteU[BIDS].set(bidTicks, u);
-      s.quoteU[ASKS].set(askTicks, u);
-    }
+    if (this.grids(symbol) === undefined || s.ids.staleQuote(u)) return;
+    s.ids.quoted(BIDS, bidTicks, u);
+    s.ids.quoted(ASKS, askTicks, u);
     // Both sides' kept lists at one reading of the book version (level() takes those at the price).
     const c = this.orders.both(symbol);
     this.level(s, 'BUY', bidTicks, bidSteps, c === undefined ? this.orders.at(symbol, 'BUY', bidTicks) : c[0].orders);
@@ -310,7 +275,7 @@ export class L2Tape {
   private quoteLevel(symbol: string, s: SymbolL2, g: SpecInfo, side: Side, p: string, q: string, u: number | undefined): void {
     const ticks = g.tick.toUnits(p);
     if (ticks === undefined) return;
-    if (u !== undefined) s.quoteU[sideOf(side)].set(ticks, u);
+    s.ids.quoted(sideOf(side), ticks, u);
     this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.orders.at(symbol, side, ticks));
   }
 
