@@ -196,7 +196,6 @@ export class BotDaemon {
       const { restoredOrders } = await wired.start();
       status.running = true;
       status.pnl(); // the PnL baseline: equity as the bot found it
-      this.log.info({ strategies: strategies.map((s) => ({ id: s.id, strategy: s.definition.name })), restoredOrders, state: bot.risk.state }, 'bot started');
       if (c.http) await this.listen(c.http.host, c.http.port);
       if (store) {
         // At once: the listenKey just made must be on disk if the process dies before the first
@@ -208,6 +207,8 @@ export class BotDaemon {
         this.saveTimer.unref();
       }
       this.phase = 'running';
+      // Said once everything is up (health answers 'ok' from here): the state file written too.
+      this.log.info({ strategies: strategies.map((s) => ({ id: s.id, strategy: s.definition.name })), restoredOrders, state: bot.risk.state }, 'bot started');
     } catch (e) {
       this.phase = 'running';
       await this.stop('start failed').catch(() => undefined);
