@@ -2,7 +2,7 @@
  * Issue 17 items 3-4: pluggable objectives with a minimum number of trades, and walk-forward
  * (train on a window, test the best point on the next, stitch the test windows) through the CLI.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { runJob, type JobResult } from '../../src/backtest/sweep/job';
@@ -131,7 +131,17 @@ test('walk-forward: windows, the best training point tested on the next window, 
   const overlap = writeConfig(dir, 'wf-bad.yaml', { sweep: { walkForward: { train: '6m', test: '3m', step: '1m' }, params } });
   const rb = runCli(['sweep', overlap, '--out', path.join(dir, 'wf-bad'), '--workers', '1', '--quiet']);
   expect(rb.code).toBe(2);
-  expect(rb.stderr).toMatch(/wf-bad\.yaml:\d+: sweep\.walkForward\.step: expected at least test \(180000 ms\)/);
+  // Refused before any job (it used to come after the whole sweep had run and written its table).
+  expect(rb.stderr).toMatch(/^perpkit sweep: \S*wf-bad\.yaml:\d+: sweep\.walkForward\.step: expected at least test \(180000 ms\): overlapping test windows cannot be stitched, got 60000 ms\n$/);
+  expect(existsSync(path.join(dir, 'wf-bad'))).toBe(false);
+  // With data.from and data.to set, a window longer than the range is known before any job too.
+  const from = new Date(SYNTH_EPOCH).toISOString();
+  const to = new Date(SYNTH_EPOCH + 600_000).toISOString();
+  const short = writeConfig(dir, 'wf-short.yaml', { data: { files: ['rec.jsonl.gz'], from, to }, sweep: { walkForward: { train: '8m', test: '3m' }, params } });
+  const rs = runCli(['sweep', short, '--out', path.join(dir, 'wf-short'), '--workers', '1']);
+  expect(rs.code).toBe(2);
+  expect(rs.stderr).toBe(`perpkit sweep: ${short}:${readFileSync(short, 'utf8').split('\n').findIndex((l) => l.startsWith('  walkForward:')) + 1}: sweep.walkForward: expected train + test within data.from..data.to (${from} to ${to}, 0.17 h), got train 480000 ms + test 180000 ms\n`);
+  expect(existsSync(path.join(dir, 'wf-short'))).toBe(false);
   const long = writeConfig(dir, 'wf-long.yaml', { sweep: { walkForward: { train: '2d', test: '1d' }, params } });
   const rl = runCli(['sweep', long, '--out', path.join(dir, 'wf-long'), '--workers', '1', '--quiet']);
   expect(rl.code).toBe(2);

@@ -156,6 +156,12 @@ export function searchOf(cfg: BacktestConfig): SweepSearch {
     const trainMs = duration(cfg, w.train, 'sweep.walkForward.train');
     const testMs = duration(cfg, w.test, 'sweep.walkForward.test');
     walkForward = { trainMs, testMs, stepMs: duration(cfg, w.step, 'sweep.walkForward.step', testMs) };
+    // Checked here, before any job runs, as runWalkForward would after the whole sweep.
+    if (walkForward.stepMs < testMs) throw new BacktestConfigError(cfg.file, 'sweep.walkForward.step', `at least test (${testMs} ms): overlapping test windows cannot be stitched`, `${walkForward.stepMs} ms`);
+    const { from, to } = cfg.data;
+    if (from !== undefined && to !== undefined && trainMs + testMs > to - from) {
+      throw new BacktestConfigError(cfg.file, 'sweep.walkForward', `train + test within data.from..data.to (${new Date(from).toISOString()} to ${new Date(to).toISOString()}, ${((to - from) / 3_600_000).toFixed(2)} h)`, `train ${trainMs} ms + test ${testMs} ms`);
+    }
   }
   let halving: HalvingSpec | undefined;
   if (raw.halving !== undefined) {
