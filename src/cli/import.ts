@@ -128,16 +128,34 @@ export async function runImport(argv: string[]): Promise<number> {
     const pct = p.bytesTotal > 0 ? ((100 * p.bytesDone) / p.bytesTotal).toFixed(0) : '?';
     process.stderr.write(`import: ${pct}% (${p.file}, line ${p.lines})\n`);
   };
+  // Ctrl+C (SIGTERM) stops the import at its next progress check: its partial files are removed
+  // and --out is not written; a second one quits at once.
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (stop.signal.aborted) process.exit(sig === 'SIGTERM' ? 143 : 130);
+    stop.abort(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  opts.signal = stop.signal;
   try {
     const s = await importer(opts);
     process.stdout.write(importSummaryText(s, (performance.now() - t0) / 1000));
     return 0;
   } catch (e) {
+    if (stop.signal.aborted) {
+      const sig = String(stop.signal.reason);
+      process.stderr.write(`perpkit import: stopped by ${sig}; ${opts.out} not written (the partial import was removed)\n`);
+      return sig === 'SIGTERM' ? 143 : 130;
+    }
     if (e instanceof ImportInputError) {
       process.stderr.write(`perpkit import: ${e.message}\n`);
       return 2;
     }
     process.stderr.write(`perpkit import: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
     return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ensureBuilt, runCli } from './exchange-proc';
+import { ensureBuilt, ROOT, runCli } from './exchange-proc';
 
 const T = 1_723_161_255_000;
 const ticker = (t: number, u: number): string =>
@@ -55,6 +55,37 @@ describe('perpkit import binance-futures (compiled CLI)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dir, 'x.gz'))).toBe(false);
   });
+});
+
+describe('perpkit import stopped by Ctrl+C', () => {
+  beforeAll(() => ensureBuilt(), 120000);
+
+  it('removes its partial files, writes no --out, says so in one line, exit 130', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpkit-cli-import-stop-'));
+    // Big enough to take a second or two: 200,000 quotes.
+    const lines: string[] = [];
+    for (let i = 0; i < 200_000; i++) lines.push(ticker(T + i * 10, i + 1));
+    const input = join(dir, 'big.txt');
+    writeFileSync(input, `${lines.join('\n')}\n`);
+    const out = join(dir, 'big.jsonl.gz');
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'perpkit.js'), 'import', 'binance-futures', input, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      // The body file exists from the start of the import: stop it then.
+      const end = Date.now() + 20_000;
+      while (!readdirSync(dir).some((f) => f.endsWith('.tmp')) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      child.kill('SIGINT');
+      // It was killed by the signal, leaving big.jsonl.gz.body-<pid>.tmp behind.
+      expect(await exited).toEqual({ code: 130, signal: null });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    }
+    expect(stderr).toBe(`perpkit import: stopped by SIGINT; ${out} not written (the partial import was removed)\n`);
+    expect(readdirSync(dir)).toEqual(['big.txt']);
+  }, 60_000);
 });
 
 describe('perpkit data inspect (compiled CLI)', () => {

@@ -326,6 +326,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       else if ('funding' in it) this.csvFunding(it.funding.s, it.funding.r, it.funding.intervalMs, it.t);
       else this.skip(it.skip);
       if (++rows % every === 0) {
+        this.o.signal?.throwIfAborted();
         this.o.onProgress?.({ file: it.where.replace(/:\d+$/, ''), lines: rows, bytesDone: 0, bytesTotal: total });
         if (this.chunk.length >= 1 << 16) await this.flushChunk();
       } else if (this.chunk.length >= 1 << 20) await this.flushChunk();

@@ -105,7 +105,7 @@ export function earliest(cursors: readonly CaptureCursor[]): CaptureCursor | und
 export async function readCaptures(
   files: readonly string[],
   total: number,
-  o: Pick<ImportOptions, 'onProgress' | 'progressEvery'>,
+  o: Pick<ImportOptions, 'onProgress' | 'progressEvery' | 'signal'>,
   line: (text: string, file: string, n: number) => boolean,
   flush: () => Promise<void>,
   cutOff: (file: string, n: number, why: ImportInputError) => void,
@@ -115,7 +115,10 @@ export async function readCaptures(
   const every = o.progressEvery ?? 100_000;
   let lines = 0;
   let file = files[0];
-  const progress = (): void => o.onProgress?.({ file, lines, bytesDone: cursors.reduce((n, c) => n + c.bytesRead, 0), bytesTotal: total });
+  const progress = (): void => {
+    o.signal?.throwIfAborted();
+    o.onProgress?.({ file, lines, bytesDone: cursors.reduce((n, c) => n + c.bytesRead, 0), bytesTotal: total });
+  };
   try {
     for (const c of cursors) {
       await c.fill();

@@ -31,6 +31,11 @@ export interface ImportOptions {
   /** Called about every `progressEvery` input lines and at the end of each file. */
   onProgress?: (p: ImportProgress) => void;
   progressEvery?: number;
+  /**
+   * Stops the import (Ctrl+C): checked with each progress report, it rejects with the signal's
+   * reason, and the partial files go; --out is not written.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ImportProgress {

@@ -104,7 +104,10 @@ export class TardisImporter extends RecordingImporter<SymState> {
       this.checkKinds(merge);
       if (this.o.tick === undefined && merge.files.some((f) => f.kind === 'derivative_ticker')) await this.primeGrid(merge);
       const every = this.o.progressEvery ?? 100_000;
-      const progress = (file: string): void => this.o.onProgress?.({ file, lines: this.lines, bytesDone: merge.files.reduce((n, f) => n + f.bytesRead(), 0), bytesTotal: total });
+      const progress = (file: string): void => {
+        this.o.signal?.throwIfAborted();
+        this.o.onProgress?.({ file, lines: this.lines, bytesDone: merge.files.reduce((n, f) => n + f.bytesRead(), 0), bytesTotal: total });
+      };
       for (;;) {
         if (merge.needsRead !== undefined) await merge.fill();
         const row = merge.take();
