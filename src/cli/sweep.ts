@@ -20,6 +20,8 @@ import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
+import { intRange } from '../core/config-schema';
+import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
 
@@ -31,7 +33,8 @@ writes sweep.json, sweep.csv, sweep.md and sweep.html, ranked by sweep.objective
 (docs/backtesting.md).
 
 Options:
-  --workers <n>    worker threads (default: sweep.workers, else the number of CPUs); 0 runs in-process
+  --workers <n>    worker threads, up to 256 (default: sweep.workers, else the number of CPUs); 0 runs
+                   in-process
   --queue <url>    run the jobs on the BullMQ queue at this Redis (redis://host:port) instead of local
                    threads; start workers with perpkit worker --queue <url>. Rerunning the same
                    command after a stop picks up the same sweep: the jobs finished in results.jsonl
@@ -125,8 +128,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   if (positionals.length !== 1) {
     return usageFailure('sweep', `expected one config file, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`);
   }
-  if (values.workers !== undefined && !/^\d+$/.test(values.workers)) {
-    return usageFailure('sweep', `--workers must be a whole number, got '${values.workers}'`);
+  // The bound of sweep.workers in the config (a thread each: thousands would exhaust memory first).
+  const maxWorkers = intRange(SWEEP_KEYS.workers).max;
+  if (values.workers !== undefined && (!/^\d+$/.test(values.workers) || Number(values.workers) > maxWorkers)) {
+    return usageFailure('sweep', `--workers must be a whole number from 0 to ${maxWorkers}, got '${values.workers}'`);
   }
   const queueBad = values.queue === undefined ? undefined : checkQueueUrl(values.queue);
   if (queueBad !== undefined || (values['grace-ms'] !== undefined && !/^\d+$/.test(values['grace-ms']))) {

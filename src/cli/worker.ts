@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { checkQueueUrl, redactUrl } from '../backtest/sweep/queue';
 import { startQueueWorker } from '../backtest/sweep/queue-worker';
 import { reportFailure } from './failure';
+import { intRange } from '../core/config-schema';
+import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { argsMessage, usageFailure } from './usage';
 
 export const WORKER_USAGE = `perpkit worker --queue redis://host:port [options]
@@ -18,7 +20,7 @@ files here have other bytes (the job fails with the reason).
 
 Options:
   --queue <url>        the Redis of the queue (redis://[user:password@]host:port[/db])
-  --concurrency <n>    jobs at a time, each on its own thread (default: the number of CPUs)
+  --concurrency <n>    jobs at a time, each on its own thread, 1 to 256 (default: the number of CPUs)
   --lock-ms <n>        job lock lifetime and stalled-job check period (default 30000): a job of a
                        worker that died is run again elsewhere within about twice this
   --grace-ms <n>       how long Redis may be unreachable before the worker exits 1 (default 15000)
@@ -32,7 +34,8 @@ Example:
   perpkit worker --queue redis://10.0.0.5:6379 --concurrency 4
 `;
 
-const whole = (v: string | undefined, name: string, min: number): string | undefined => (v === undefined || (/^\d+$/.test(v) && Number(v) >= min) ? undefined : `--${name} must be a whole number >= ${min}, got '${v}'`);
+const whole = (v: string | undefined, name: string, min: number, max = Number.MAX_SAFE_INTEGER): string | undefined =>
+  v === undefined || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max) ? undefined : `--${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got '${v}'`;
 
 export async function runWorkerCli(argv: string[]): Promise<number> {
   let values: { queue?: string; concurrency?: string; 'lock-ms'?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; help?: boolean };
@@ -45,7 +48,7 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
     process.stdout.write(WORKER_USAGE);
     return 0;
   }
-  const bad = values.queue === undefined ? '--queue is required (redis://host:port)' : (checkQueueUrl(values.queue) ?? whole(values.concurrency, 'concurrency', 1) ?? whole(values['lock-ms'], 'lock-ms', 500) ?? whole(values['grace-ms'], 'grace-ms', 0));
+  const bad = values.queue === undefined ? '--queue is required (redis://host:port)' : (checkQueueUrl(values.queue) ?? whole(values.concurrency, 'concurrency', 1, intRange(SWEEP_KEYS.workers).max) ?? whole(values['lock-ms'], 'lock-ms', 500) ?? whole(values['grace-ms'], 'grace-ms', 0));
   if (bad !== undefined || values.queue === undefined) {
     return usageFailure('worker', bad ?? '');
   }

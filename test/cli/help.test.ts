@@ -57,7 +57,10 @@ describe('perpkit <command> with bad arguments', () => {
     [['sweep', 'x.yaml', '--workers'], "perpkit sweep: Option '--workers <value>' argument missing"],
     [['sweep'], 'perpkit sweep: expected one config file, got none'],
     [['backtest', 'a.yaml', 'b.yaml'], 'perpkit backtest: expected one config file, got a.yaml b.yaml'],
-    [['worker', '--queue', 'redis://h:1', '--concurrency', '0'], "perpkit worker: --concurrency must be a whole number >= 1, got '0'"],
+    [['worker', '--queue', 'redis://h:1', '--concurrency', '0'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '0'"],
+    // A thread each: 100,000 of them were started (up to the number of jobs) until memory ran out.
+    [['worker', '--queue', 'redis://h:1', '--concurrency', '5000'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '5000'"],
+    [['sweep', 'x.yaml', '--workers', '100000'], "perpkit sweep: --workers must be a whole number from 0 to 256, got '100000'"],
     [['report'], "perpkit report: expected the subcommand 'compare', got nothing"],
     [['init', 'x', '--name'], "perpkit init: Option '--name <value>' argument missing"],
     // It wrote "perpkit": "" (any version) into package.json.
