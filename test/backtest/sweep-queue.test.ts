@@ -14,6 +14,10 @@ import { freePort } from '../helpers/ports';
 import { startRedis, type TestRedis } from '../helpers/redis';
 import { SYNTH_EPOCH } from '../../src/market-data/synth';
 import { MM, recording, STRAY, writeConfig } from './fixtures';
+import { loadBacktestConfig } from '../../src/backtest/backtest/config';
+import { runQueuedJobs } from '../../src/backtest/sweep/coordinator';
+import { SweepStopped } from '../../src/backtest/sweep/pool';
+import { sweepJobs } from '../../src/backtest/sweep/sweep';
 
 jest.setTimeout(180_000);
 
@@ -256,6 +260,31 @@ test('a coordinator stopped by Ctrl+C: one line, exit 130, its results kept; the
   expect(table(out)).toEqual(local);
   expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
   expect((w.err().match(/job \S+ done/g) ?? []).length).toBe(4);
+});
+
+test('no worker serving the queue: the coordinator says so once the jobs have waited idleNoticeMs; a stop signal ends the wait', async () => {
+  const own = await startRedis();
+  try {
+    const c = loadBacktestConfig(cfg);
+    const notices: string[] = [];
+    const stop = new AbortController();
+    const run = runQueuedJobs(c, sweepJobs(c), {
+      url: own.url,
+      graceMs: 2000,
+      pollMs: 100,
+      idleNoticeMs: 1500,
+      signal: stop.signal,
+      onNotice: (m) => {
+        notices.push(m);
+        if (m.startsWith('no job of sweep')) stop.abort('SIGINT');
+      },
+    });
+    // It used to wait in silence for as long as no worker came.
+    await expect(run).rejects.toBeInstanceOf(SweepStopped);
+    expect(notices.filter((m) => m.startsWith('no job'))).toEqual([expect.stringMatching(new RegExp(`^no job of sweep [0-9a-f]{16} has run for [12] s \\(4 waiting\\): is a worker serving this queue\\? Start one with perpkit worker --queue ${own.url}$`))]);
+  } finally {
+    await own.stop();
+  }
 });
 
 test('a worker refuses data whose bytes differ from the digest in the job; the sweep fails with the reason', async () => {

@@ -13,7 +13,7 @@ import type { BacktestConfig } from '../backtest/config';
 import { plainResult, type JobResult, type SweepJob } from './job';
 import { jobFilesOf, type JobFiles } from './files';
 import { failedResult, SweepStopped, throwIfStopped, whenAborted } from './pool';
-import { connectQueue, queueJobId, QUEUE_NAME, QueueUnavailableError, type QueueJobData } from './queue';
+import { connectQueue, queueJobId, QUEUE_NAME, QueueUnavailableError, redactUrl, type QueueJobData } from './queue';
 import { preparedSweep, rankResults, type SweepOutcome } from './sweep';
 
 export interface QueueProgress {
@@ -46,6 +46,11 @@ export interface QueuedSweepOptions {
    * workers go on with them; the same command collects them later.
    */
   signal?: AbortSignal;
+  /**
+   * After this long with no job of the sweep running or finishing (no worker serves the queue),
+   * onNotice says so, once per such stretch; default 30000.
+   */
+  idleNoticeMs?: number;
 }
 
 export interface QueuedSweepOutcome extends SweepOutcome {
@@ -156,6 +161,11 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
     const t0 = performance.now();
     let collectedHere = 0;
     let lastProgress = 0;
+    const idleNoticeMs = opts.idleNoticeMs ?? 30_000;
+    // Since when no job of the sweep has run or finished, and whether that was said.
+    let idleSince = t0;
+    let idleCollected = 0;
+    let idleTold = false;
     // Every outstanding job's hash is read once a poll: 100 ms for small sweeps, longer for large
     // ones (10,000 outstanding jobs: once a second), so Redis sees at most ~10,000 reads a second.
     const pollMs = (): number => opts.pollMs ?? Math.max(100, Math.ceil(outstanding.length / 10));
@@ -186,13 +196,22 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
       }
       outstanding = still;
       const tNow = performance.now();
-      if (opts.onProgress && (outstanding.length === 0 || tNow - lastProgress >= 1000)) {
+      if ((opts.onProgress || opts.onNotice) && (outstanding.length === 0 || tNow - lastProgress >= 1000)) {
         lastProgress = tNow;
         const prefix = `${queueId}-`;
         const active = (await guard(conn.redis.lrange(queue.toKey('active'), 0, -1))).filter((id) => id.startsWith(prefix)).length;
         const running = Math.min(active, outstanding.length);
         const etaMs = collectedHere === 0 ? undefined : ((tNow - t0) / collectedHere) * outstanding.length;
-        opts.onProgress({ total, done: collected, failed, running, waiting: outstanding.length - running, etaMs });
+        opts.onProgress?.({ total, done: collected, failed, running, waiting: outstanding.length - running, etaMs });
+        // Jobs waiting and none running or finishing: most likely no worker serves this queue.
+        if (running > 0 || collectedHere !== idleCollected || outstanding.length === 0) {
+          idleSince = tNow;
+          idleCollected = collectedHere;
+          idleTold = false;
+        } else if (!idleTold && tNow - idleSince >= idleNoticeMs) {
+          idleTold = true;
+          opts.onNotice?.(`no job of sweep ${queueId} has run for ${Math.round((tNow - idleSince) / 1000)} s (${outstanding.length} waiting): is a worker serving this queue? Start one with perpkit worker --queue ${redactUrl(opts.url)}`);
+        }
       }
       if (outstanding.length === 0) break;
       await sleep(pollMs(), opts.signal);
