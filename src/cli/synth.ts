@@ -96,6 +96,23 @@ export async function runSynth(argv: string[]): Promise<number> {
     return usageFailure('synth', argsMessage(e));
   }
   const t0 = performance.now();
+  // Ctrl+C (SIGTERM) stops the run and removes what it wrote; a second one quits at once.
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (stop.signal.aborted) process.exit(sig === 'SIGTERM' ? 143 : 130);
+    stop.abort(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // A long run (weeks of data) says how far it is, every 2 s.
+  let lastSaid = t0;
+  opts.signal = stop.signal;
+  opts.onProgress = (f) => {
+    const now = performance.now();
+    if (now - lastSaid < 2000) return;
+    lastSaid = now;
+    process.stderr.write(`synth: ${(f * 100).toFixed(0)}% (${(f * opts.hours).toFixed(1)} of ${opts.hours} h)\n`);
+  };
   try {
     mkdirSync(dirname(opts.out), { recursive: true });
     const r = await synthesize(opts);
@@ -103,7 +120,15 @@ export async function runSynth(argv: string[]): Promise<number> {
     process.stdout.write(`wrote ${r.events} events (${r.trades} trades) to ${r.files.join(', ')} in ${s} s\n`);
     return 0;
   } catch (e) {
+    if (stop.signal.aborted) {
+      const sig = String(stop.signal.reason);
+      process.stderr.write(`perpkit synth: stopped by ${sig}; the partial recording was removed (${opts.out})\n`);
+      return sig === 'SIGTERM' ? 143 : 130;
+    }
     process.stderr.write(`perpkit synth: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }

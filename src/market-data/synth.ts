@@ -10,6 +10,7 @@
  *    local exchange's funding scheduler does.
  * Nothing reads the wall clock and the gzip level is fixed: the same options give the same bytes.
  */
+import { rmSync } from 'node:fs';
 import { Grid } from '../core/values';
 import type { SymbolSpec } from '../protocol/rest/market';
 import { Prng } from './prng';
@@ -44,6 +45,13 @@ export interface SynthOptions {
   quoteNotional?: number;
   price?: Partial<PriceProcessParams>;
   rotateBytes?: number;
+  /** Called every few thousand steps with the fraction done (0..1). */
+  onProgress?: (fraction: number) => void;
+  /**
+   * Stops the run (Ctrl+C): the files written so far are removed and synthesize rejects with the
+   * signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** What synth needs of a symbol: its contract spec (written to the header) and where its market starts. */
@@ -97,6 +105,9 @@ function rateString(rate: number): string {
   const s = rate.toFixed(8).replace(/\.?0+$/, '');
   return s === '-0' || s === '' ? '0' : s;
 }
+
+/** Steps between checks of the signal and progress reports. */
+const YIELD_STEPS = 5000;
 
 export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const start = o.startTime ?? SYNTH_EPOCH;
@@ -160,6 +171,16 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   let trades = 0;
   let events = 0;
   for (let i = 1; i <= steps; i++) {
+    if (i % YIELD_STEPS === 0 && (o.signal !== undefined || o.onProgress !== undefined)) {
+      // A turn of the event loop, so a signal handler can run; the bytes do not depend on it.
+      await new Promise<void>((r) => setImmediate(r));
+      if (o.signal?.aborted === true) {
+        await writer.close().catch(() => undefined);
+        for (const f of writer.files) rmSync(f, { force: true });
+        throw o.signal.reason;
+      }
+      o.onProgress?.(i / steps);
+    }
     const t0 = start + (i - 1) * stepMs;
     const t = start + i * stepMs;
     batch.length = 0;

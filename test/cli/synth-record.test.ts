@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -40,6 +40,27 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(msg);
   });
+
+  it('synth of a long range shows progress; Ctrl+C removes the partial recording, one line, exit 130', async () => {
+    const out = join(dir, 'long', 'long.jsonl.gz');
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'perpkit.js'), 'synth', '--out', out, '--hours', '2000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      const end = Date.now() + 30_000;
+      while (!/^synth: \d+% /m.test(stderr) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      // It was silent for minutes, and the signal left a torn gzip file at --out.
+      expect(stderr).toMatch(/^synth: \d+% \([\d.]+ of 2000 h\)$/m);
+      child.kill('SIGINT');
+      expect(await exited).toEqual({ code: 130, signal: null });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    }
+    expect(stderr.trim().split('\n').slice(-1)[0]).toBe(`perpkit synth: stopped by SIGINT; the partial recording was removed (${out})`);
+    expect(readdirSync(join(dir, 'long'))).toEqual([]);
+  }, 60_000);
 
   it('record names a missing credential variable without starting', () => {
     const cfg = join(dir, 'rec.yaml');
