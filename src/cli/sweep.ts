@@ -296,7 +296,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
         : values.queue !== undefined
           ? `the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them${rest > 0 ? ` (${rest} to go)` : ''}`
           : `run the same command with --resume to run the other ${rest}`;
-      process.stderr.write(`perpkit sweep: ${e.message}: ${finishedRows} of ${totalJobs} jobs finished (${failedRows} failed), their results kept in ${resultsFile}; no table written; ${next}\n`);
+      // A halving sweep runs more jobs than it has points (each round its survivors again).
+      const counts = halving ? `${finishedRows} jobs of its rounds finished` : `${finishedRows} of ${totalJobs} jobs finished`;
+      process.stderr.write(`perpkit sweep: ${e.message}: ${counts} (${failedRows} failed), their results kept in ${resultsFile}; no table written; ${next}\n`);
       return signalExit(e.reason);
     }
     if (e instanceof QueueUnavailableError) {

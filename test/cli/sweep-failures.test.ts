@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { recording, STRAY, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, ROOT, runCli } from './exchange-proc';
+import { SYNTH_EPOCH } from '../../src/market-data/synth';
 
 jest.setTimeout(180_000);
 
@@ -164,4 +165,27 @@ test('--resume after a kill mid-write: the torn last line of results.jsonl is dr
   const bad = runCli(['sweep', cfg, '--out', out, '--resume']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/results\.jsonl: line 2: expected a JSON line written by perpkit sweep, got not json/);
+});
+
+test('Ctrl+C in a halving sweep: the line counts the jobs of its rounds (not "of" its points) and says it does not resume', async () => {
+  const cfg = writeConfig(dir, 'stop-halving.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 600_000).toISOString() },
+    strategies: [{ id: 'm', module: './modes.js', params: {} }],
+    sweep: { metric: 'totalPnl', halving: { eta: 2, rounds: 2 }, params: { 'm.mode': ['ok', 'loop', 'loop'] } },
+  });
+  const out = path.join(dir, 'stop-halving-out');
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'sweep', cfg, '--out', out, '--workers', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    const end = Date.now() + 60_000;
+    while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: 130, signal: null });
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+  expect(err.trim().split('\n').slice(-1)[0]).toBe(`perpkit sweep: stopped by SIGINT: 1 jobs of its rounds finished (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; a halving sweep does not resume: run it again`);
 });
