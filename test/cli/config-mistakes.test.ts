@@ -211,6 +211,11 @@ test('data errors: a missing file, junk and torn gzip, a bad line, a range outsi
   expect(missing.code).toBe(2);
   expect(missing.stderr).toMatch(/d1\.yaml:\d+: data\.files\[0\]: expected an existing recording file .*nope\.jsonl\.gz: no such file/);
   expect(oneLine(missing.stderr)).toHaveLength(1);
+  // A folder: it was node's EISDIR, exit 1, naming neither the key nor the path.
+  mkdirSync(path.join(dir, 'a-folder.jsonl.gz'), { recursive: true });
+  const folder = runCli(['backtest', writeConfig(dir, 'd0.yaml', { data: { files: ['a-folder.jsonl.gz'] } }), '--quiet']);
+  expect(folder.code).toBe(2);
+  expect(folder.stderr).toMatch(/^perpkit backtest: \S*d0\.yaml:\d+: data\.files\[0\]: expected an existing recording file \(relative to the config file\), got \S*a-folder\.jsonl\.gz: a folder\n$/);
 
   writeFileSync(path.join(dir, 'junk.jsonl.gz'), 'this is not gzip');
   const junk = runCli(['backtest', writeConfig(dir, 'd2.yaml', { data: { files: ['junk.jsonl.gz'], cache: false } }), '--quiet']);

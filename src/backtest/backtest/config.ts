@@ -10,7 +10,7 @@
 import { QUEUE_MODELS, type QueueModelName, type QueueOptions } from '../../exchange/engine/market/queue';
 import { RANKABLE_METRICS } from '../report/metrics';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readConfigYaml } from '../../core/config-text';
 import * as path from 'node:path';
 import { isDecimalString } from '../../core/decimal';
@@ -335,6 +335,7 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
 export function checkDataFiles(cfg: BacktestConfig): void {
   cfg.data.files.forEach((f, i) => {
     if (!existsSync(f)) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: no such file`);
+    if (statSync(f).isDirectory()) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: a folder`);
   });
 }
 
