@@ -133,6 +133,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   if (values.workers !== undefined && (!/^\d+$/.test(values.workers) || Number(values.workers) > maxWorkers)) {
     return usageFailure('sweep', `--workers must be a whole number from 0 to ${maxWorkers}, got '${values.workers}'`);
   }
+  // A flag for the other way of running would be ignored without a word: refused.
+  if (values.queue !== undefined && values.workers !== undefined) return usageFailure('sweep', '--workers applies to a sweep on local threads, not with --queue (each perpkit worker sets its own --concurrency)');
+  if (values.queue === undefined && values['grace-ms'] !== undefined) return usageFailure('sweep', '--grace-ms applies with --queue only (how long Redis may be unreachable)');
   const queueBad = values.queue === undefined ? undefined : checkQueueUrl(values.queue);
   if (queueBad !== undefined || (values['grace-ms'] !== undefined && !/^\d+$/.test(values['grace-ms']))) {
     return usageFailure('sweep', queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`);

@@ -61,6 +61,9 @@ describe('perpkit <command> with bad arguments', () => {
     // A thread each: 100,000 of them were started (up to the number of jobs) until memory ran out.
     [['worker', '--queue', 'redis://h:1', '--concurrency', '5000'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '5000'"],
     [['sweep', 'x.yaml', '--workers', '100000'], "perpkit sweep: --workers must be a whole number from 0 to 256, got '100000'"],
+    // Options of the other way of running a sweep were ignored without a word.
+    [['sweep', 'x.yaml', '--queue', 'redis://h:1', '--workers', '4'], 'perpkit sweep: --workers applies to a sweep on local threads, not with --queue (each perpkit worker sets its own --concurrency)'],
+    [['sweep', 'x.yaml', '--grace-ms', '500'], 'perpkit sweep: --grace-ms applies with --queue only (how long Redis may be unreachable)'],
     [['report'], "perpkit report: expected the subcommand 'compare', got nothing"],
     [['init', 'x', '--name'], "perpkit init: Option '--name <value>' argument missing"],
     // It wrote "perpkit": "" (any version) into package.json.
