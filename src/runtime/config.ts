@@ -12,6 +12,7 @@
  */
 import type { NotifyTarget, NotifyTargetKind } from './notify';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../core/config-errors';
+import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { readConfigYaml } from '../core/config-text';
 import { isDecimalString } from '../core/decimal';
@@ -82,6 +83,12 @@ export { describeValue };
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Walks a parsed document, throwing BotConfigError at the first value that does not fit. */
+/** The state file's path; a folder there is refused now (--check too), not at the first read or save. */
+function stateFileOf(r: Reader, file: string): string {
+  if (existsSync(file) && statSync(file).isDirectory()) throw new BotConfigError(r.file, 'stateFile', 'a file path (relative to the config file)', `${file}: a folder`);
+  return file;
+}
+
 class Reader {
   constructor(readonly file: string) {}
 
@@ -247,7 +254,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     flattenOnStop: r.bool(top.flattenOnStop, 'flattenOnStop', S.flattenOnStop),
     notify,
     strategyErrors,
-    stateFile: top.stateFile === undefined ? undefined : path.resolve(dir, r.string(top.stateFile, 'stateFile', 'a file path (relative to the config file)')),
+    stateFile: top.stateFile === undefined ? undefined : stateFileOf(r, path.resolve(dir, r.string(top.stateFile, 'stateFile', 'a file path (relative to the config file)'))),
     stateSaveMs: r.int(top.stateSaveMs, 'stateSaveMs', S.stateSaveMs),
     http,
     killSwitch: r.bool(top.killSwitch, 'killSwitch', S.killSwitch),

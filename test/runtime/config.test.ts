@@ -50,6 +50,10 @@ describe('bot config validation', () => {
     expect(e.message).toContain(`${FILE}: ${at}: expected `);
   });
 
+  it('refuses a stateFile that is a folder (perpkit run --check passed it; the bot failed at its first read)', () => {
+    expect(errorOf(() => parseBotConfig({ ...valid(), stateFile: '.' }, FILE)).message).toBe(`${FILE}: stateFile: expected a file path (relative to the config file), got ${dir}: a folder`);
+  });
+
   it('reports YAML syntax errors in one line, at file:line:column', () => {
     const f = path.join(dir, 'broken.yaml');
     writeFileSync(f, 'venue:\n  baseUrl: http://x:1\n  baseUrl: http://y:1\n');
