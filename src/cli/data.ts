@@ -20,6 +20,8 @@ Options:
   --json       print the figures as one JSON document
   -h, --help   show this text
 
+Exit codes: 0 done; 1 reading failed; 2 bad input (a missing file, a folder, not a recording).
+
 Example:
   perpkit data inspect data/btcusdt-20240808.jsonl.gz
 `;

@@ -40,6 +40,9 @@ Options:
   --log-level <level>  log level of the stderr logs (default warn)
   -h, --help           show this text
 
+Exit codes: 0 stopped cleanly (by --duration or Ctrl+C); 1 the exchange or the bot failed;
+2 bad options.
+
 Examples:
   npm start
   perpkit demo --duration 30 --seed 7

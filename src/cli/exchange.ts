@@ -49,6 +49,10 @@ Options:
 
 Command-line options override the config file.
 
+Exit codes: 0 stopped by SIGINT/SIGTERM after a clean stop; 1 it could not listen, the stop
+failed, a second signal, or a data directory whose marker is damaged; 2 bad options or config
+(a missing replay recording, a data directory that cannot be one).
+
 Examples:
   perpkit exchange --port 0 --admin-token secret
   perpkit exchange --market synthetic --seed 7 --data-dir ./exchange-data

@@ -44,6 +44,9 @@ Options:
                      and asks
   -h, --help         show this text
 
+Exit codes: 0 imported (anything skipped is counted in the summary); 1 the import failed; 2 bad
+input (nothing written); 130 stopped by Ctrl+C (143 by SIGTERM), nothing written.
+
 Examples:
   perpkit import binance-futures ../shared/data/binance-usdm/btcusdt_20240808.gz --out data/btcusdt-20240808.jsonl.gz
   perpkit import binance-futures BTCUSDT-aggTrades-2024-08-01.zip BTCUSDT-bookTicker-2024-08-01.zip --out data/btc-0801.jsonl.gz

@@ -22,6 +22,8 @@ Options:
                        path of a perpkit tarball or checkout (written as file:<relative path>)
   -h, --help           show this text
 
+Exit codes: 0 written; 2 bad arguments or a folder that is not empty (nothing written).
+
 Examples:
   npx perpkit init my-bot && cd my-bot && npm install && npm test && npm run backtest
   perpkit init my-bot --perpkit ./perpkit-0.1.0.tgz

@@ -43,6 +43,9 @@ Config:
   kinds: [trade, markPrice, depth, ticker]   # optional, default all
   pollPositionsMs: 5000                      # optional
 
+Exit codes: 0 stopped by SIGINT/SIGTERM, the file closed; 1 the venue could not be reached at
+start, or the file could not be written (what reached it is kept); 2 bad options or config.
+
 Examples:
   perpkit record --config config/record.yaml --out data/btc.jsonl.gz
   PERPKIT_API_KEY=... PERPKIT_API_SECRET=... perpkit record --config rec.yaml --out rec.jsonl.gz --rotate-hours 24

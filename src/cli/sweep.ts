@@ -56,10 +56,12 @@ Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep
 its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy
 threw is a row with its error. Ctrl+C (or SIGTERM) stops the sweep: the running jobs end (on a
 queue they stay there), the finished results stay in results.jsonl, no table is written, and one
-line says how to go on (--resume; with --queue the same command). Exit codes: 0 every job
-finished; 1 a job failed (its row says why) or the sweep failed; 2 bad input (config, data, a
-parameter the strategy does not read); 130 stopped by Ctrl+C (143 by SIGTERM). No point ranked
-(every one under sweep.minTrades, or without the metric) is exit 1 too: the table has no best point.
+line says how to go on (--resume; with --queue the same command).
+
+Exit codes: 0 every job finished; 1 a job failed (its row says why), no point could be ranked
+(every one under sweep.minTrades, or without the metric: the table has no best point) or the sweep
+failed; 2 bad input (config, data, a parameter the strategy does not read); 130 stopped by Ctrl+C
+(143 by SIGTERM).
 
 Examples:
   perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep

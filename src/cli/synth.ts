@@ -26,6 +26,9 @@ Options:
   --rotate-mb <n>        start a new file every n MB (default: one file)
   -h, --help             show this text
 
+Exit codes: 0 written; 1 writing failed; 2 bad options; 130 stopped by Ctrl+C (143 by SIGTERM),
+the partial recording removed.
+
 Examples:
   perpkit synth --out data/btc-24h.jsonl.gz --symbols BTCUSDT --hours 24 --seed 7
   perpkit synth --out /tmp/two.jsonl.gz --symbols BTCUSDT,ETHUSDT --hours 2 --start 2025-06-01T00:00:00Z

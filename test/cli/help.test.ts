@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { ensureBuilt, runCli } from './exchange-proc';
 
 const COMMANDS = ['exchange', 'run', 'demo', 'record', 'synth', 'backtest', 'sweep', 'worker', 'report'];
+/** Commands whose --help is also checked for its exit codes (init, import, download, data have subcommand-shaped usage). */
+const ALL = [...COMMANDS, 'init', 'import', 'download', 'data'];
 
 beforeAll(() => ensureBuilt(), 120_000);
 
@@ -18,7 +20,7 @@ describe('perpkit --help', () => {
     expect(r.stdout).toContain('docs/getting-started.md');
   });
 
-  it.each(COMMANDS)('perpkit %s --help prints its usage with an Example section', (cmd) => {
+  it.each(ALL)('perpkit %s --help prints its usage with an Example section and its exit codes', (cmd) => {
     for (const flag of ['--help', '-h']) {
       const r = runCli([cmd, flag]);
       expect(r.code).toBe(0);
@@ -27,6 +29,8 @@ describe('perpkit --help', () => {
       expect(r.stdout).toMatch(/^Options:/m);
       // An Example(s) heading followed by at least one indented command line.
       expect(r.stdout).toMatch(/^Examples?:\n {2}\S.*\n/m);
+      // What each exit code means (exchange, demo, synth, record, data and import did not say).
+      expect(r.stdout).toMatch(/^Exit codes: 0 /m);
     }
   });
 
