@@ -252,7 +252,11 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       failedJobs = o.results.filter((r) => r.error !== undefined);
     }
     const objective = search.objective;
-    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, rows: o.ranked };
+    // What the summary line says, for a reader of the file: failed jobs (of every halving round),
+    // rows ranked and rows not (failed or excluded).
+    const ranked = o.ranked.filter((r) => r.metric !== null).length;
+    const counts = { jobs: o.ranked.length, failed: failedJobs.length, ranked, notRanked: o.ranked.length - ranked };
+    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, counts, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
     const md = toMarkdown(o.ranked, o.keys);

@@ -57,7 +57,9 @@ test('a crashed and a timed-out job become rows with their errors; exit 1; --res
   expect(byIndex.get(0)?.error).toBeUndefined();
   expect(byIndex.get(1)?.error).toMatch(/worker failed/);
   expect(byIndex.get(2)?.error).toMatch(/timed out after 3000 ms \(sweep\.jobTimeoutMs\)/);
-  const table = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Array<{ index: number; error: string | null }> };
+  const table = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { counts: unknown; rows: Array<{ index: number; error: string | null }> };
+  // The counts of the summary line, in the file too (a reader had to count the rows' errors).
+  expect(table.counts).toEqual({ jobs: 3, failed: 2, ranked: 1, notRanked: 2 });
   expect(table.rows.map((x) => [x.index, x.error === null])).toEqual([
     [0, true],
     [1, false],
