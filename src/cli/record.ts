@@ -18,6 +18,7 @@ import { RECORD_CONFIG, RECORD_VENUE } from './record-config-schema';
 import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
 import { Recorder, type RecorderVenue } from '../market-data/recorder';
 import { argsMessage, usageFailure } from './usage';
+import { existingParts } from '../market-data/writer';
 
 export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
 
@@ -160,6 +161,8 @@ export async function runRecord(argv: string[]): Promise<number> {
     }
     if (!isDir) throw new UsageError(`--out ${out}: expected a file in an existing folder, got no folder ${dir}`);
     if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: expected the path of the recording to write, got a folder`);
+    const stale = existingParts(out);
+    if (stale.length > 0) throw new UsageError(`--out ${out}: ${stale.join(', ')}: rotated part(s) of an earlier recording are there, and a replay of ${out} would read them after the new one; remove them or choose another --out`);
   } catch (e) {
     return usageFailure('record', argsMessage(e));
   }

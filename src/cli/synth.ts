@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { synthSymbolsOf } from '../exchange/market/synth-symbols';
 import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
+import { existingParts } from '../market-data/writer';
 import { argsMessage, usageFailure } from './usage';
 
 export const SYNTH_USAGE = `perpkit synth --out <file> [options]
@@ -79,6 +80,8 @@ export async function runSynth(argv: string[]): Promise<number> {
     if (!Number.isInteger(seed) || seed > 2 ** 32 - 1) throw new UsageError(`--seed must be an integer from 0 to ${2 ** 32 - 1}`);
     const rotateMb = num('rotate-mb', o['rotate-mb'], 0, 0);
     if (existsSync(o.out) && statSync(o.out).isDirectory()) throw new UsageError(`--out ${o.out}: expected the path of the recording to write, got a folder`);
+    const stale = existingParts(o.out);
+    if (stale.length > 0) throw new UsageError(`--out ${o.out}: ${stale.join(', ')}: rotated part(s) of an earlier recording are there, and a replay of ${o.out} would read them after the new one; remove them or choose another --out`);
     const market = synthSymbolsOf();
     const symbols = (o.symbols ?? 'BTCUSDT').split(',').map((s) => s.trim()).filter((s) => s !== '');
     if (symbols.length === 0) throw new UsageError(`--symbols must name at least one symbol, got '${o.symbols ?? ''}'`);

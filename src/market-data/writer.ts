@@ -11,7 +11,8 @@
  * Nothing here reads the wall clock: rotation by time uses the events' own `t`, so the same
  * events give the same files byte for byte (synth's determinism rests on it).
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader, type RecordingVersion } from './format';
@@ -42,6 +43,23 @@ export function partPath(path: string, n: number): string {
   if (n === 0) return path;
   const base = path.replace(/(\.jsonl)?(\.gz)?$/, '');
   return `${base}.${n}.jsonl.gz`;
+}
+
+/**
+ * Rotated parts of a recording at `path` already on disk (`<base>.1.jsonl.gz`, ...), as a reader
+ * of `path` finds them (reader.ts recordingFiles): a new recording written at `path` over an older,
+ * longer one would leave them there, and a replay would read them after it.
+ */
+export function existingParts(path: string): string[] {
+  const base = basename(path).replace(/(\.jsonl)?(\.gz)?$/, '');
+  const re = /^(.*)\.(\d+)\.jsonl(\.gz)?$/;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return [];
+  }
+  return names.filter((n) => re.exec(n)?.[1] === base).sort().map((n) => join(dirname(path), n));
 }
 
 /** Lines are handed to gzip in chunks of about this size: fewer calls, same bytes. */

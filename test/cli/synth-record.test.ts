@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -61,6 +61,25 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     expect(stderr.trim().split('\n').slice(-1)[0]).toBe(`perpkit synth: stopped by SIGINT; the partial recording was removed (${out})`);
     expect(readdirSync(join(dir, 'long'))).toEqual([]);
   }, 60_000);
+
+  it('synth and record refuse an --out whose earlier recording left rotated parts (a replay would read them after the new file)', () => {
+    const folder = join(dir, 'stale');
+    mkdirSync(folder);
+    const out = join(folder, 's.jsonl.gz');
+    writeFileSync(out, 'old');
+    writeFileSync(join(folder, 's.1.jsonl.gz'), 'old part');
+    const line = `--out ${out}: ${join(folder, 's.1.jsonl.gz')}: rotated part(s) of an earlier recording are there, and a replay of ${out} would read them after the new one; remove them or choose another --out`;
+    // synth wrote the new s.jsonl.gz and left s.1.jsonl.gz: the exchange's replay played both.
+    const synth = runCli(['synth', '--out', out, '--hours', '0.01']);
+    expect(synth.code).toBe(2);
+    expect(synth.stderr).toBe(`perpkit synth: ${line} (perpkit synth --help lists the options)\n`);
+    const cfg = join(dir, 'rec-stale.yaml');
+    writeFileSync(cfg, 'venue:\n  baseUrl: http://127.0.0.1:1\nsymbols: [BTCUSDT]\n');
+    const record = runCli(['record', '--config', cfg, '--out', out]);
+    expect(record.code).toBe(2);
+    expect(record.stderr).toBe(`perpkit record: ${line} (perpkit record --help lists the options)\n`);
+    expect(readFileSync(out, 'utf8')).toBe('old');
+  });
 
   it('record names a missing credential variable without starting', () => {
     const cfg = join(dir, 'rec.yaml');
