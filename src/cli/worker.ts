@@ -28,7 +28,9 @@ Options:
   --debug              print the stack of an error
   -h, --help           show this text
 
-Exit codes: 0 stopped by SIGINT/SIGTERM; 1 Redis unreachable or gone; 2 bad options.
+Exit codes: 0 stopped by SIGINT/SIGTERM once the running jobs finished; 1 Redis unreachable or
+gone; 2 bad options; 130 (143) a second SIGINT (SIGTERM) stopped it at once, the jobs cut short
+going back to the queue.
 
 Example:
   perpkit worker --queue redis://10.0.0.5:6379 --concurrency 4
@@ -75,15 +77,26 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
       },
     });
     process.stdout.write(`worker ${hostname()}:${process.pid} on ${redactUrl(values.queue)}, ${concurrency} job(s) at a time; waiting for sweep jobs\n`);
+    // The first signal lets the running jobs finish; a second (a job that never ends, one that
+    // has no sweep.jobTimeoutMs) quits at once, saying what happens to the jobs cut short.
+    let signalled = false;
     const stopped = new Promise<'signal'>((resolve) => {
-      const stop = (): void => resolve('signal');
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      const stop = (sig: NodeJS.Signals): void => {
+        if (signalled) {
+          process.stderr.write(`perpkit worker: stopped at once by ${sig}; ${w.running()} job(s) cut short run again on another worker once their lock lapses (--lock-ms); ${jobs} job(s) run, ${failed} failed, ${refused} refused\n`);
+          process.exit(sig === 'SIGTERM' ? 143 : 130);
+        }
+        signalled = true;
+        resolve('signal');
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
     });
     const why = await Promise.race([stopped, w.gone]);
     const counts = `${jobs} job(s) run, ${failed} failed, ${refused} refused`;
     if (why === 'signal') {
-      process.stderr.write(`stopping: waiting for the running jobs\n`);
+      const n = w.running();
+      process.stderr.write(`stopping: waiting for the running jobs${n > 0 ? ` (${n}; Ctrl+C again to quit at once, and they run again on another worker)` : ''}\n`);
       await w.close();
       process.stdout.write(`worker stopped: ${counts}\n`);
       return 0;

@@ -287,6 +287,25 @@ test('no worker serving the queue: the coordinator says so once the jobs have wa
   }
 });
 
+test('a worker stopped while a job runs: the first SIGINT waits for it and says how to quit at once; the second quits, exit 130', async () => {
+  const own = await startRedis();
+  try {
+    const long = writeConfig(dir, 'long.yaml', { strategies: [MM, { id: 'slow', module: './slow.js', params: { ms: 60_000 } }], sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.skewBps': ['1'] } } });
+    const w = worker(own.url);
+    const c = cli(['sweep', long, '--queue', own.url, '--out', path.join(dir, 'long-out')]);
+    await until('the job running', () => /1 running/.test(c.err()));
+    w.child.kill('SIGINT');
+    await until('the stop line', () => /stopping/.test(w.err()));
+    expect(w.err()).toContain('stopping: waiting for the running jobs (1; Ctrl+C again to quit at once, and they run again on another worker)\n');
+    // A job of a minute (or one without sweep.jobTimeoutMs that never ends): the second signal.
+    w.child.kill('SIGINT');
+    expect(await w.exited).toBe(130);
+    expect(w.err()).toMatch(/perpkit worker: stopped at once by SIGINT; 1 job\(s\) cut short run again on another worker once their lock lapses \(--lock-ms\); 0 job\(s\) run, 0 failed, 0 refused\n$/);
+  } finally {
+    await own.stop();
+  }
+});
+
 test('a worker refuses data whose bytes differ from the digest in the job; the sweep fails with the reason', async () => {
   const { dir: d2 } = await recording(6, 12);
   const rec = path.join(d2, 'rec.jsonl.gz');

@@ -35,6 +35,8 @@ export interface QueueWorkerHandle {
   gone: Promise<QueueUnavailableError>;
   /** Waits for the running jobs, then stops. */
   close(): Promise<void>;
+  /** Jobs this worker is running now. */
+  running(): number;
 }
 
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorkerHandle> {
@@ -106,5 +108,5 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     }
     return g;
   });
-  return { gone, close };
+  return { gone, close, running: () => running };
 }
