@@ -41,7 +41,7 @@ Options:
   --strategy-logs            print the strategies' ctx.log lines and the bot's (denials, rejections,
                              errors) on stderr, as pino JSON
   --debug                    print the stack of an error (errors are one line without it)
-  --quiet                    no progress bar and no notes
+  --quiet                    no progress bar and no stderr notices (the summary keeps its note: lines)
   -h, --help                 show this text
 
 Exit codes: 0 done; 1 the backtest itself failed (also when the bot's own pipeline threw: the
