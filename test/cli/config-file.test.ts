@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_CONFIG } from '../../src/exchange/service/config';
 import { ConfigError, loadConfigFile, parseConfigText } from '../../src/exchange/service/config-file';
@@ -7,6 +9,21 @@ const F = 'my.yaml';
 describe('exchange YAML config', () => {
   it('config/exchange.yaml is exactly the defaults', () => {
     expect(loadConfigFile(path.resolve(__dirname, '..', '..', 'config', 'exchange.yaml'))).toEqual(DEFAULT_CONFIG);
+  });
+
+  it("a config file's dataDir and replay file are relative to the file's folder, not the working directory", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-exchange-config-'));
+    try {
+      const file = path.join(dir, 'exchange.yaml');
+      writeFileSync(file, 'market: replay:data/rec.jsonl.gz\ndataDir: ./state\n');
+      const c = loadConfigFile(path.relative(process.cwd(), file));
+      expect(c.market).toBe(`replay:${path.join(dir, 'data', 'rec.jsonl.gz')}`);
+      expect(c.dataDir).toBe(path.join(dir, 'state'));
+      writeFileSync(file, 'market: replay:/abs/rec.jsonl.gz\n');
+      expect(loadConfigFile(file)).toMatchObject({ market: 'replay:/abs/rec.jsonl.gz', dataDir: undefined });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('merges over the defaults; a named default symbol keeps its other fields', () => {

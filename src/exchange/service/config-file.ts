@@ -9,6 +9,7 @@
  * one fee), and a list of symbols that leaves a default out drops it.
  */
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { parseConfigYaml, unreadableText, type ConfigTextProblem } from '../../core/config-text';
 import { decimalStringProblem } from '../../core/decimal';
 import { yamlLineOf } from '../../core/yaml-lines';
@@ -310,5 +311,16 @@ export function loadConfigFile(file: string): ExchangeConfig {
   } catch (e) {
     throw textError(file, { expected: 'a readable YAML file', got: unreadableText(e) });
   }
-  return parseConfigText(text, file);
+  return relativeTo(parseConfigText(text, file), path.dirname(path.resolve(file)));
+}
+
+/**
+ * A config file's paths (`dataDir`, the file of `market: replay:<file>`) are relative to the file's
+ * folder, as in backtest and bot configs: the same file works from any working directory.
+ */
+function relativeTo(cfg: ExchangeConfig, dir: string): ExchangeConfig {
+  const out = { ...cfg };
+  if (out.dataDir !== undefined) out.dataDir = path.resolve(dir, out.dataDir);
+  if (out.market.startsWith('replay:')) out.market = `replay:${path.resolve(dir, out.market.slice('replay:'.length))}`;
+  return out;
 }
