@@ -32,6 +32,7 @@ Options:
   --out <file>           first file of the recording, e.g. data/rec.jsonl.gz (required)
   --rotate-mb <n>        start a new part every n MB on disk (default: no size rotation)
   --rotate-hours <h>     start a new part every h hours (default: no time rotation)
+  --overwrite            replace a file already at --out (refused without it)
   -h, --help             show this text
 
 Config:
@@ -132,6 +133,7 @@ export async function runRecord(argv: string[]): Promise<number> {
         out: { type: 'string' },
         'rotate-mb': { type: 'string' },
         'rotate-hours': { type: 'string' },
+        overwrite: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -163,6 +165,8 @@ export async function runRecord(argv: string[]): Promise<number> {
     if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: expected the path of the recording to write, got a folder`);
     const stale = existingParts(out);
     if (stale.length > 0) throw new UsageError(`--out ${out}: ${stale.join(', ')}: rotated part(s) of an earlier recording are there, and a replay of ${out} would read them after the new one; remove them or choose another --out`);
+    // A live capture cannot be made again: an earlier one is never replaced without being asked.
+    if (existsSync(out) && statSync(out).isFile() && o.overwrite !== true) throw new UsageError(`--out ${out}: a file is already there (an earlier recording cannot be captured again); choose another --out, remove it, or pass --overwrite`);
   } catch (e) {
     return usageFailure('record', argsMessage(e));
   }

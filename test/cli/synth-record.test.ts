@@ -81,6 +81,22 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     expect(readFileSync(out, 'utf8')).toBe('old');
   });
 
+  it('record will not replace an earlier recording unless --overwrite is given', () => {
+    const out = join(dir, 'earlier.jsonl.gz');
+    writeFileSync(out, 'an earlier capture');
+    const cfg = join(dir, 'rec-earlier.yaml');
+    writeFileSync(cfg, 'venue:\n  baseUrl: http://127.0.0.1:1\nsymbols: [BTCUSDT]\n');
+    // Before: the new recording replaced it without a word once the venue answered.
+    const r = runCli(['record', '--config', cfg, '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`perpkit record: --out ${out}: a file is already there (an earlier recording cannot be captured again); choose another --out, remove it, or pass --overwrite (perpkit record --help lists the options)\n`);
+    expect(readFileSync(out, 'utf8')).toBe('an earlier capture');
+    // With --overwrite the options pass; this venue does not answer (exit 1), so nothing was written.
+    const o = runCli(['record', '--config', cfg, '--out', out, '--overwrite']);
+    expect(o.code).toBe(1);
+    expect(readFileSync(out, 'utf8')).toBe('an earlier capture');
+  });
+
   it('record names a missing credential variable without starting', () => {
     const cfg = join(dir, 'rec.yaml');
     writeFileSync(cfg, 'venue:\n  baseUrl: http://127.0.0.1:1\n  auth:\n    apiKeyEnv: PERPKIT_TEST_UNSET_KEY\n    secretEnv: PERPKIT_TEST_UNSET_SECRET\nsymbols: [BTCUSDT]\n');
