@@ -10,6 +10,7 @@ import type { ImportOptions, ImportSummary } from '../market-data/import/common'
 import { ImportInputError } from '../market-data/import/errors';
 import { importTardis } from '../market-data/import/tardis';
 import { argsMessage, usageFailure } from './usage';
+import { signalExit, stopOnSignals } from './stop-signal';
 
 const IMPORTERS: Record<string, (o: ImportOptions) => Promise<ImportSummary>> = { 'binance-futures': importBinanceFutures, tardis: importTardis };
 
@@ -133,13 +134,7 @@ export async function runImport(argv: string[]): Promise<number> {
   };
   // Ctrl+C (SIGTERM) stops the import at its next progress check: its partial files are removed
   // and --out is not written; a second one quits at once.
-  const stop = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (stop.signal.aborted) process.exit(sig === 'SIGTERM' ? 143 : 130);
-    stop.abort(sig);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = stopOnSignals();
   opts.signal = stop.signal;
   try {
     const s = await importer(opts);
@@ -149,7 +144,7 @@ export async function runImport(argv: string[]): Promise<number> {
     if (stop.signal.aborted) {
       const sig = String(stop.signal.reason);
       process.stderr.write(`perpkit import: stopped by ${sig}; ${opts.out} not written (the partial import was removed)\n`);
-      return sig === 'SIGTERM' ? 143 : 130;
+      return signalExit(sig);
     }
     if (e instanceof ImportInputError) {
       process.stderr.write(`perpkit import: ${e.message}\n`);
@@ -158,7 +153,6 @@ export async function runImport(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit import: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
 }

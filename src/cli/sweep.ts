@@ -24,6 +24,7 @@ import { intRange } from '../core/config-schema';
 import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
+import { signalExit, stopOnSignals } from './stop-signal';
 
 export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
 
@@ -149,14 +150,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   let halving = false;
   // Ctrl+C (or SIGTERM) stops the sweep: no job starts, the finished results stay, the summary
   // says what to run next; a second one quits at once.
-  const stop = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (stop.signal.aborted) process.exit(signalExit(sig));
-    process.stderr.write(`perpkit sweep: ${sig}: stopping (again to quit at once)\n`);
-    stop.abort(sig);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = stopOnSignals((sig) => process.stderr.write(`perpkit sweep: ${sig}: stopping (again to quit at once)\n`));
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     if (!cfg.sweep) throw new BacktestConfigError(cfg.file, 'sweep', 'a sweep block (method, params, metric)', 'nothing (the key is missing)');
@@ -317,13 +311,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     }
     return reportFailure('sweep', e, values.debug === true);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
 }
-
-/** The shell's exit code for a process ended by a signal: 130 for SIGINT, 143 for SIGTERM. */
-const signalExit = (sig: string): number => (sig === 'SIGTERM' ? 143 : 130);
 
 const mmss = (ms: number): string => {
   const s = Math.round(ms / 1000);

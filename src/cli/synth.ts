@@ -9,6 +9,7 @@ import { synthSymbolsOf } from '../exchange/market/synth-symbols';
 import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
 import { existingParts } from '../market-data/writer';
 import { argsMessage, usageFailure } from './usage';
+import { signalExit, stopOnSignals } from './stop-signal';
 
 export const SYNTH_USAGE = `perpkit synth --out <file> [options]
 
@@ -103,13 +104,7 @@ export async function runSynth(argv: string[]): Promise<number> {
   }
   const t0 = performance.now();
   // Ctrl+C (SIGTERM) stops the run and removes what it wrote; a second one quits at once.
-  const stop = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (stop.signal.aborted) process.exit(sig === 'SIGTERM' ? 143 : 130);
-    stop.abort(sig);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = stopOnSignals();
   // A long run (weeks of data) says how far it is, every 2 s.
   let lastSaid = t0;
   opts.signal = stop.signal;
@@ -129,12 +124,11 @@ export async function runSynth(argv: string[]): Promise<number> {
     if (stop.signal.aborted) {
       const sig = String(stop.signal.reason);
       process.stderr.write(`perpkit synth: stopped by ${sig}; the partial recording was removed (${opts.out})\n`);
-      return sig === 'SIGTERM' ? 143 : 130;
+      return signalExit(sig);
     }
     process.stderr.write(`perpkit synth: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
 }
