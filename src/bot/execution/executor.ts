@@ -377,7 +377,7 @@ export class OrderExecutor {
         }
         if (r.status !== '') this.applyAnswer(c.cid, r.status as OrderStatus);
       } else {
-        if (r.code === ErrorCodes.ORDER_FINAL) this.endedAtVenue_(c.cid, c.orderId);
+        if (r.code === ErrorCodes.ORDER_FINAL) this.watchLateEnd(c.cid, c.orderId);
         this.publishRejection(c.strategyId, c.intent, r.code, r.message);
       }
     });
@@ -390,7 +390,7 @@ export class OrderExecutor {
    * amends a filled order for as long as the stream is silent, and never learns of the fill nor
    * of the position it made (50 s and ~600 refused amends, live).
    */
-  private endedAtVenue_(cid: string, orderId: string): void {
+  private watchLateEnd(cid: string, orderId: string): void {
     if (this.endedAtVenue.has(cid)) return;
     this.endedAtVenue.add(cid);
     this.o.scheduler.after(LATE_END_GRACE_MS, () => {
