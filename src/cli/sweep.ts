@@ -160,7 +160,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     if (search.halving !== undefined && values.resume === true) throw new BacktestConfigError(cfg.file, 'sweep.halving', 'no --resume (a halving sweep reruns; with --queue, rerunning the command collects the jobs the queue finished)', '--resume');
     const workers = values.workers !== undefined ? Number(values.workers) : (cfg.sweep.workers ?? availableParallelism());
     const graceMs = values['grace-ms'] !== undefined ? Number(values['grace-ms']) : 15_000;
-    const onProgress = values.quiet === true ? undefined : (p: QueueProgress): void => void process.stderr.write(`${progressLine(p)}\n`);
+    const onProgress = values.quiet === true ? undefined : progressWriter(process.stderr);
     const out = values.out !== undefined ? path.resolve(values.out) : `${cfg.report.out}-sweep`;
     const quiet = values.quiet === true;
     const t0 = performance.now();
@@ -319,6 +319,23 @@ const mmss = (ms: number): string => {
   const s = Math.round(ms / 1000);
   return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 };
+
+/** Between two progress lines on a terminal, and into a log (stderr not a terminal); the last line always comes. */
+export const PROGRESS_EVERY_MS = { tty: 5_000, log: 30_000 };
+
+/**
+ * The queue's progress, reported every second, written as a line every few seconds on a terminal
+ * and every 30 s into a log, and the last one: a sweep of hours wrote thousands of lines.
+ */
+export function progressWriter(out: { isTTY?: boolean; write(s: string): unknown }, now: () => number = () => performance.now()): (p: QueueProgress) => void {
+  const every = out.isTTY === true ? PROGRESS_EVERY_MS.tty : PROGRESS_EVERY_MS.log;
+  let last = -Infinity;
+  return (p) => {
+    if (p.done < p.total && now() - last < every) return;
+    last = now();
+    out.write(`${progressLine(p)}\n`);
+  };
+}
 
 export function progressLine(p: QueueProgress): string {
   return `queue: ${p.done}/${p.total} done, ${p.running} running, ${p.waiting} waiting, ${p.failed} failed, ETA ${p.etaMs === undefined ? '?' : mmss(p.etaMs)}`;
