@@ -180,12 +180,12 @@ export class Bot {
    * one line with their count per denialLogIntervalMs (a venue that fails every call for an hour
    * would otherwise write a line per call: megabytes a minute).
    */
-  private reportError(e: unknown, context: string): void {
+  private reportError(e: unknown, context: string, level: 'error' | 'warn' = 'error'): void {
     this.stats.errors++;
     const code = (e as { code?: unknown } | null)?.code;
     const kind = typeof code === 'string' ? code : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     const log = this.opts.logger;
-    this.codeLog.note(`error:${context}:${kind}`, (f, m) => log.error(f, m), { err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
+    this.codeLog.note(`error:${context}:${kind}`, (f, m) => (level === 'warn' ? log.warn(f, m) : log.error(f, m)), { err: e instanceof Error ? { message: e.message, name: e.name, stack: e.stack ?? '' } : String(e), context }, 'bot error');
     // Not from a handler of this event itself (it would feed itself).
     if (!context.startsWith('handler of errorReported')) this.bus.publish({ type: 'errorReported', time: this.opts.clock.now(), context, message: e instanceof Error ? e.message : String(e) });
   }
@@ -678,7 +678,8 @@ export class Bot {
     try {
       polled = await this.opts.venue.positions();
     } catch (e) {
-      this.reportError(e, 'poll positions');
+      // The next poll comes anyway (a 429 or a 5xx passes): counted like any failed call, a warning.
+      this.reportError(e, 'poll positions', 'warn');
       return;
     }
     const time = this.opts.clock.now();

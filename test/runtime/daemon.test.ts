@@ -263,6 +263,10 @@ describe('bot daemon on the local exchange', () => {
       expect(h.body.status).toBe('unhealthy');
       expect(h.body.privateStream).toBe('connected');
       expect(h.body.reasons.join(' ')).toMatch(/venue unreachable: every call has failed for \d+ s \(\d+ calls; last: positions: 50002 service busy/);
+      // A failed poll is counted and logged, as a warning: the next poll comes anyway.
+      const polls = logLines.filter((l) => l.includes('"context":"poll positions"')).map((l) => (JSON.parse(l) as { level: number }).level);
+      expect(polls.length).toBeGreaterThan(0);
+      expect(new Set(polls)).toEqual(new Set([40]));
     } finally {
       await faults({ fault: 'all', on: false });
     }
