@@ -32,7 +32,7 @@ import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
 import { symbolAccess, toSymbolInfo } from './strategy/context';
 import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
-import { controlStrategy, deliveredWhilePaused, pausedDenial, stoppingDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
+import { controlStrategy, countsAsDenial, deliveredWhilePaused, pausedDenial, stoppingDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
 
 export interface StrategySlot {
@@ -282,15 +282,15 @@ export class Bot {
     if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
   }
 
-  /**
-   * Stops strategies (their onStop intents are still sent), cancels if configured, flattens if
-   * configured, saves state, and says what is left on the venue (positions and open orders).
-   */
   /** How long the venue still throttles this account (0: not at all; see Venue.throttledForMs). */
   get venueThrottledMs(): number {
     return this.opts.venue.throttledForMs?.() ?? 0;
   }
 
+  /**
+   * Stops strategies (their onStop intents are still sent), cancels if configured, flattens if
+   * configured, saves state, and says what is left on the venue (positions and open orders).
+   */
   async stop(): Promise<LeftOnStop> {
     if (!this.started || this.stopped) return { positions: [], openOrders: [], conditionOrders: [], flattened: undefined, error: 'the bot was not running' };
     this.stopped = true;
@@ -506,8 +506,7 @@ export class Bot {
 
   private dispatch(e: BotEvent): void {
     this.stats.events++;
-    // A placement asked for while the bot stops is not a trouble of the run (the stop refuses it).
-    if (e.type === 'denial' && e.code !== 'BOT_STOPPING') this.stats.denials++;
+    if (e.type === 'denial' && countsAsDenial(e.code)) this.stats.denials++;
     if (e.type === 'rejection') {
       this.stats.rejections++;
       if (isLateAmend(e)) this.stats.lateAmends++;

@@ -13,11 +13,17 @@ export interface SignalStop {
   dispose(): void;
 }
 
-/** Listens for SIGINT and SIGTERM; `onFirst` runs on the first, before the abort. */
-export function stopOnSignals(onFirst?: (sig: NodeJS.Signals) => void): SignalStop {
+/**
+ * Listens for SIGINT and SIGTERM; `onFirst` runs on the first, before the abort, and `onSecond` on
+ * the second, before the exit (to say what quitting at once leaves behind).
+ */
+export function stopOnSignals(onFirst?: (sig: NodeJS.Signals) => void, onSecond?: (sig: NodeJS.Signals) => void): SignalStop {
   const stop = new AbortController();
   const onSignal = (sig: NodeJS.Signals): void => {
-    if (stop.signal.aborted) process.exit(signalExit(sig));
+    if (stop.signal.aborted) {
+      onSecond?.(sig);
+      process.exit(signalExit(sig));
+    }
     onFirst?.(sig);
     stop.abort(sig);
   };

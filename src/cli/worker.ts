@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { checkQueueUrl, redactUrl } from '../backtest/sweep/queue';
 import { startQueueWorker } from '../backtest/sweep/queue-worker';
 import { reportFailure } from './failure';
+import { stopOnSignals } from './stop-signal';
+import { whenAborted } from '../backtest/sweep/pool';
 import { intRange } from '../core/config-schema';
 import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { argsMessage, usageFailure } from './usage';
@@ -79,20 +81,10 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
     process.stdout.write(`worker ${hostname()}:${process.pid} on ${redactUrl(values.queue)}, ${concurrency} job(s) at a time; waiting for sweep jobs\n`);
     // The first signal lets the running jobs finish; a second (a job that never ends, one that
     // has no sweep.jobTimeoutMs) quits at once, saying what happens to the jobs cut short.
-    let signalled = false;
-    const stopped = new Promise<'signal'>((resolve) => {
-      const stop = (sig: NodeJS.Signals): void => {
-        if (signalled) {
-          process.stderr.write(`perpkit worker: stopped at once by ${sig}; ${w.running()} job(s) cut short run again on another worker once their lock lapses (--lock-ms); ${jobs} job(s) run, ${failed} failed, ${refused} refused\n`);
-          process.exit(sig === 'SIGTERM' ? 143 : 130);
-        }
-        signalled = true;
-        resolve('signal');
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
-    const why = await Promise.race([stopped, w.gone]);
+    const stop = stopOnSignals(undefined, (sig) =>
+      process.stderr.write(`perpkit worker: stopped at once by ${sig}; ${w.running()} job(s) cut short run again on another worker once their lock lapses (--lock-ms); ${jobs} job(s) run, ${failed} failed, ${refused} refused\n`),
+    );
+    const why = await Promise.race([whenAborted(stop.signal).promise.then(() => 'signal' as const), w.gone]);
     const counts = `${jobs} job(s) run, ${failed} failed, ${refused} refused`;
     if (why === 'signal') {
       const n = w.running();

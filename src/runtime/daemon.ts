@@ -77,8 +77,6 @@ export class BotDaemon {
   private killToken: string | undefined;
   private url: string | undefined;
   private reachability: VenueReachability | undefined;
-  /** Since when the public stream (marks, trades, book) has been down; undefined while it is up. */
-  private publicDownSince: number | undefined;
   private clockRef: Clock | undefined;
   /** The dashboard, when the config has `http.dashboard`. */
   dashboard: DashboardServer | undefined;
@@ -185,11 +183,6 @@ export class BotDaemon {
     bot.bus.subscribe('riskState', (e) => this.log.warn({ state: e.state, reason: e.reason }, 'trading state changed'));
     bot.bus.subscribe('stream', (e) => this.log.info({ stream: e.stream, status: e.status, detail: e.detail }, 'stream status'));
     this.clockRef = clock;
-    bot.bus.subscribe('stream', (e) => {
-      if (e.stream !== 'public') return;
-      if (e.status === 'disconnected') this.publicDownSince ??= clock.now();
-      else if (e.status === 'connected' || e.status === 'reconnected') this.publicDownSince = undefined;
-    });
     bot.bus.subscribe('reconciled', (e) => this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue'));
 
     try {
@@ -373,7 +366,8 @@ export class BotDaemon {
         ])];
         // Without the public stream the strategies see no marks, trades or book: a market maker's
         // quotes stay where the market was. The process works (orders can be cancelled): degraded.
-        const publicDownMs = this.publicDownSince === undefined || this.clockRef === undefined ? 0 : this.clockRef.now() - this.publicDownSince;
+        const downSince = this.statusRef?.publicDownSince;
+        const publicDownMs = downSince === undefined || this.clockRef === undefined ? 0 : this.clockRef.now() - downSince;
         if (publicDownMs >= (this.opts.publicStreamDownMs ?? PUBLIC_STREAM_DOWN_MS)) reasons.push(`public stream disconnected for ${Math.round(publicDownMs / 1000)} s: marks, trades and book are stale`);
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';

@@ -33,14 +33,26 @@ export interface BotStatus {
 export class StatusTracker {
   private startEquity: Dec | undefined;
   private stream: BotStatus['privateStream'] = 'unknown';
+  /** Since when (bot clock, ms) the public stream (marks, trades, book) has been down; undefined while it is up. */
+  private publicDown: number | undefined;
   running = false;
 
   constructor(private readonly bot: Bot) {
     bot.bus.subscribe('stream', (e) => {
-      if (e.stream !== 'private') return;
-      if (e.status === 'connected' || e.status === 'reconnected') this.stream = 'connected';
+      const up = e.status === 'connected' || e.status === 'reconnected';
+      if (e.stream === 'public') {
+        if (e.status === 'disconnected') this.publicDown ??= e.time;
+        else if (up) this.publicDown = undefined;
+        return;
+      }
+      if (up) this.stream = 'connected';
       else if (e.status === 'disconnected') this.stream = 'disconnected';
     });
+  }
+
+  /** Since when the public stream has been down (bot clock, ms); undefined while it is up. */
+  get publicDownSince(): number | undefined {
+    return this.publicDown;
   }
 
   get privateStream(): BotStatus['privateStream'] {

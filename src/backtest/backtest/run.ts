@@ -28,6 +28,7 @@ import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, type StrategyCounters } from './counters';
 import { stackTop } from '../../bot/strategy/errors';
+import { countsAsDenial } from '../../bot/strategy/controls';
 import { GAPS_LISTED, type BacktestResult } from './result';
 import { BooksBeforeRange } from './books-before-range';
 import { RestingOrders } from './resting-orders';
@@ -227,9 +228,8 @@ export class BacktestRun {
         this.fullTape = true;
         return;
       case 'denial': {
-        // As the bot's own count: what a strategy asks for while the bot stops (a grid re-placing
-        // the levels the stop cancels) is refused by the stop, not a trouble of the run.
-        if (e.code === 'BOT_STOPPING') return;
+        // As the bot's own count (controls.ts countsAsDenial).
+        if (!countsAsDenial(e.code)) return;
         const c = this.result.strategies[e.strategyId];
         c.denials++;
         c.denialsByCode[e.code] = (c.denialsByCode[e.code] ?? 0) + 1;

@@ -67,6 +67,12 @@ export function stoppingDenial(): Decision {
   return deny('BOT_STOPPING', 'the bot is stopping: only cancels go out');
 }
 
+/**
+ * Whether a denial counts among a run's denials: not the stop's (a grid re-placing the levels its
+ * stop cancels is refused by the stop, not a trouble of the run). The bot's count and a backtest's.
+ */
+export const countsAsDenial = (code: string): boolean => code !== 'BOT_STOPPING';
+
 export async function controlStrategy(deps: ControlDeps, r: ControlledStrategy | undefined, strategyId: string, action: StrategyAction, reason: string, known: readonly string[]): Promise<StrategyActionResult> {
   if (!deps.active) throw new StrategyControlError('BOT_NOT_RUNNING', `the bot is not running, so strategy ${strategyId} cannot be changed`);
   if (r === undefined) throw new StrategyControlError('UNKNOWN_STRATEGY', `no strategy '${strategyId}' in this bot; its strategies are ${known.join(', ')}`);
