@@ -12,28 +12,30 @@
  * `perpkit import --from` writes one.
  */
 import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
-import { isZeroQty } from '../../market-data/l2-book';
 import type { TapeReplayer } from '../../exchange/engine/market/tape';
-import { specInfo, type SpecInfo } from '../../exchange/engine/market/tape-specs';
+import { levelSteps, specInfo, type SpecInfo } from '../../exchange/engine/market/tape-specs';
 import { ASKS, BIDS, TickBook, type TickSide } from '../../exchange/engine/market/tick-book';
+import { UpdateIds } from '../../exchange/engine/market/l2-update-ids';
 
 interface Kept {
   g: SpecInfo;
   book: TickBook;
   known: boolean;
-  /** Final update id of the last snapshot or delta (NaN: none, or without ids). */
+  /** Final update id of the last snapshot or delta, and the levels quotes set (the fill model's rule). */
+  ids: UpdateIds;
+  /** The update id of the last snapshot or delta (NaN: none, or without ids), handed on with the book. */
   bookU: number;
-  /** Levels set by a quote, by side: ticks -> its update id. */
-  quoteU: [Map<number, number>, Map<number, number>];
 }
 
 export class BooksBeforeRange {
   private readonly books = new Map<string, Kept>();
+  /** The stale quotes and levels left out before the range (the fill model counts its own). */
+  private readonly stale = { staleQuotes: 0, staleLevels: 0 };
 
   constructor(header: RecordingHeader) {
     for (const s of header.symbols) {
       const g = specInfo(s);
-      if (g !== undefined) this.books.set(s.symbol, { g, book: new TickBook(), known: false, bookU: NaN, quoteU: [new Map(), new Map()] });
+      if (g !== undefined) this.books.set(s.symbol, { g, book: new TickBook(), known: false, ids: new UpdateIds(this.stale), bookU: NaN });
     }
   }
 
@@ -44,8 +46,7 @@ export class BooksBeforeRange {
         const k = this.books.get(e.s);
         if (k === undefined) return;
         k.book = new TickBook();
-        k.quoteU[BIDS].clear();
-        k.quoteU[ASKS].clear();
+        k.ids.reset(e.u);
         this.levels(k, BIDS, e.b, undefined);
         this.levels(k, ASKS, e.a, undefined);
         k.known = true;
@@ -57,13 +58,14 @@ export class BooksBeforeRange {
         if (k === undefined || !k.known) return;
         this.levels(k, BIDS, e.b, e.u);
         this.levels(k, ASKS, e.a, e.u);
+        k.ids.applied(e.u);
         k.bookU = e.u;
         return;
       }
       case 'quote': {
         const k = this.books.get(e.s);
         // Older than the book's last delta: its levels are not news.
-        if (k === undefined || (e.u !== undefined && e.u < k.bookU)) return;
+        if (k === undefined || k.ids.staleQuote(e.u)) return;
         this.levels(k, BIDS, [[e.bp, e.bq]], undefined, e.u);
         this.levels(k, ASKS, [[e.ap, e.aq]], undefined, e.u);
         return;
@@ -101,23 +103,12 @@ export class BooksBeforeRange {
 
   /** Sets levels: of a delta with update id `u` (a level a newer quote set stays), or of a quote with id `quoteU`. */
   private levels(k: Kept, side: TickSide, levels: readonly Level[], u: number | undefined, quoteU?: number): void {
-    const marks = k.quoteU[side];
     for (const [p, q] of levels) {
       const ticks = k.g.tick.toUnits(p);
       if (ticks === undefined) continue;
-      if (quoteU !== undefined) marks.set(ticks, quoteU);
-      else if (u !== undefined && marks.size > 0) {
-        const qu = marks.get(ticks);
-        if (qu !== undefined && qu > u) continue;
-        marks.delete(ticks);
-      }
-      if (isZeroQty(q)) {
-        k.book.set(side, ticks, 0);
-        continue;
-      }
-      // A recorded quantity off the step grid: nearest whole steps, as the fill model takes it.
-      const steps = k.g.step.toUnits(q) ?? Math.round(Number(q) / Number(k.g.step.fromUnits(1)));
-      k.book.set(side, ticks, steps);
+      if (quoteU !== undefined) k.ids.quoted(side, ticks, quoteU);
+      else if (k.ids.staleLevel(side, ticks, u)) continue;
+      k.book.set(side, ticks, levelSteps(k.g, q));
     }
   }
 }

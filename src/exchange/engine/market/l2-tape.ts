@@ -31,12 +31,11 @@
  * Book and snapshot levels, and quotes, may come in integer ticks and steps straight from the
  * replay cache's columns (`applyUnits`, `quoteUnits`): the same as the events' decimal texts.
  */
-import { isZeroQty } from '../../../market-data/l2-book';
 import type { Level, RecordedEvent } from '../../../market-data/format';
 import { ASKS, BIDS, TickBook, type TickSide } from './tick-book';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
 import type { RestingOrder } from '../orders/queries';
-import { isThenable, type SpecInfo } from './tape-specs';
+import { isThenable, levelSteps, type SpecInfo } from './tape-specs';
 import { ParticipantOrders } from './l2-participants';
 import { queueModel, type QueueModel, type QueueModelName, type QueueOptions, type QueuePos } from './queue';
 import { UpdateIds } from './l2-update-ids';
@@ -227,7 +226,7 @@ export class L2Tape {
     for (const [p, q] of levels) {
       const ticks = g.tick.toUnits(p);
       if (ticks === undefined || s.ids.staleLevel(bs, ticks, u)) continue;
-      this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), orders);
+      this.level(s, side, ticks, levelSteps(g, q), orders);
     }
   }
 
@@ -276,7 +275,7 @@ export class L2Tape {
     const ticks = g.tick.toUnits(p);
     if (ticks === undefined) return;
     s.ids.quoted(sideOf(side), ticks, u);
-    this.level(s, side, ticks, isZeroQty(q) ? 0 : this.steps(g, q), this.orders.at(symbol, side, ticks));
+    this.level(s, side, ticks, levelSteps(g, q), this.orders.at(symbol, side, ticks));
   }
 
   /**
@@ -300,7 +299,7 @@ export class L2Tape {
 
   private setLevel(g: SpecInfo, book: TickBook, side: TickSide, p: string, q: string): void {
     const ticks = g.tick.toUnits(p);
-    if (ticks !== undefined) book.set(side, ticks, isZeroQty(q) ? 0 : this.steps(g, q));
+    if (ticks !== undefined) book.set(side, ticks, levelSteps(g, q));
   }
 
   private resetLevels(symbol: string, prev: TickBook, next: TickBook): void {
@@ -471,10 +470,4 @@ export class L2Tape {
     for (const id of [...this.positions.keys()]) if (!live.has(id)) this.positions.delete(id);
   }
 
-  private steps(g: SpecInfo, q: string | undefined): number {
-    if (q === undefined) return 0;
-    const n = g.step.toUnits(q);
-    // A recorded quantity off the step grid (a venue with finer lots): nearest whole steps.
-    return n ?? Math.round(Number(q) / Number(g.step.fromUnits(1)));
-  }
 }

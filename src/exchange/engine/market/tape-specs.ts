@@ -3,6 +3,7 @@ import { Dec } from '../../../core/decimal';
 import { VenueError } from '../../../core/errors';
 import { Grid } from '../../../core/values';
 import type { SymbolSpec } from '../../../protocol/rest/market';
+import { isZeroQty } from '../../../market-data/l2-book';
 
 export interface SpecInfo {
   tick: Grid;
@@ -26,6 +27,15 @@ export function specInfo(s: SymbolSpec): SpecInfo | undefined {
     // An unusable spec: fall back to the engine's refusals for this symbol.
     return undefined;
   }
+}
+
+/**
+ * A recorded level's quantity in steps: 0 for a removed level; a quantity off the step grid (a
+ * venue with finer lots) to the nearest whole steps.
+ */
+export function levelSteps(g: SpecInfo, q: string): number {
+  if (isZeroQty(q)) return 0;
+  return g.step.toUnits(q) ?? Math.round(Number(q) / Number(g.step.fromUnits(1)));
 }
 
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
