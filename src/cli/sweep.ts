@@ -17,7 +17,7 @@ import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/swe
 import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
-import { runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
+import { checkWalkForwardFits, runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 import { intRange } from '../core/config-schema';
@@ -167,6 +167,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
     totalJobs = preparedSweep(cfg).jobs.length;
+    if (search.walkForward !== undefined) await checkWalkForwardFits(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`));
     const outBad = outDirProblem(out);
     if (outBad !== undefined) {
       if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: ${outBad}`);

@@ -145,7 +145,10 @@ test('walk-forward: windows, the best training point tested on the next window, 
   const long = writeConfig(dir, 'wf-long.yaml', { sweep: { walkForward: { train: '2d', test: '1d' }, params } });
   const rl = runCli(['sweep', long, '--out', path.join(dir, 'wf-long'), '--workers', '1', '--quiet']);
   expect(rl.code).toBe(2);
-  expect(rl.stderr).toMatch(/sweep\.walkForward: expected train \+ test within the data/);
+  // Without data.from/data.to the range is the recording's, read before any job: one line, no
+  // output folder (it used to be refused only after the whole sweep had run and written its table).
+  expect(rl.stderr).toMatch(/^perpkit sweep: \S*wf-long\.yaml:\d+: sweep\.walkForward: expected train \+ test within the data \(\S+Z to \S+Z, 0\.\d\d h\), got train 172800000 ms \+ test 86400000 ms\n$/);
+  expect(existsSync(path.join(dir, 'wf-long'))).toBe(false);
 });
 
 test('successive halving: seeded points, the top 1/eta kept on eta times more data, the same with 1 and 2 workers', () => {

@@ -43,3 +43,27 @@ export async function openSource(files: string[], opts: OpenOptions): Promise<{ 
   await jsonl.close();
   return { source: CacheSource.open(caches, jsonl.header, files), kind: 'cache' };
 }
+
+/**
+ * The first and last event times (ms) of recording files, or undefined when they hold no events:
+ * one pass over them, through the replay cache when `cache` is on (built first when missing), for
+ * a check that needs the data's time range before any backtest has run.
+ */
+export async function recordingSpan(files: string[], opts: OpenOptions): Promise<{ first: number; last: number } | undefined> {
+  const { source } = await openSource(files, opts);
+  let first: number | undefined;
+  let last = -Infinity;
+  try {
+    for (let b = await source.next(); b !== undefined; b = await source.next()) {
+      if (b.count === 0) continue;
+      first ??= b.time(0);
+      for (let i = 0; i < b.count; i++) {
+        const t = b.time(i);
+        if (t > last) last = t;
+      }
+    }
+  } finally {
+    await source.close();
+  }
+  return first === undefined ? undefined : { first, last };
+}

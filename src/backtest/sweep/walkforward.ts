@@ -11,6 +11,7 @@
  * window by window, then test runs), so every job's seed is fixed by the config.
  */
 import { BacktestConfigError, type BacktestConfig } from '../backtest/config';
+import { recordingSpan } from '../backtest/open-source';
 import { jobConfigFile, type JobResult, type SweepJob } from './job';
 import { annualized, type Objective, type WalkForwardSpec } from './options';
 import type { Point } from './points';
@@ -54,16 +55,37 @@ export function walkForwardWindows(spec: WalkForwardSpec, from: number, to: numb
 
 const iso = (t: number): string => new Date(t).toISOString();
 
+/** The windows of the data from..to; refuses (exit 2) when not even one train + test fits. */
+function windowsWithin(cfg: BacktestConfig, spec: WalkForwardSpec, from: number, to: number): Array<Pick<WalkForwardWindow, 'train' | 'test'>> {
+  const cuts = walkForwardWindows(spec, from, to);
+  if (cuts.length === 0) throw new BacktestConfigError(cfg.file, 'sweep.walkForward', `train + test within the data (${iso(from)} to ${iso(to)}, ${((to - from) / 3_600_000).toFixed(2)} h)`, `train ${spec.trainMs} ms + test ${spec.testMs} ms`);
+  return cuts;
+}
+
+/**
+ * Refuses, before any job runs, a walk-forward whose first window does not fit the data. With
+ * data.from and data.to both set the config check did it (options.ts); otherwise the range is the
+ * recording's own, read here in one pass over it (the replay cache, built now if missing, as the
+ * sweep's first job would): a window longer than the data used to be refused only once the whole
+ * sweep had run.
+ */
+export async function checkWalkForwardFits(cfg: BacktestConfig, spec: WalkForwardSpec, onNotice?: (msg: string) => void): Promise<void> {
+  if (cfg.data.from !== undefined && cfg.data.to !== undefined) return;
+  const span = await recordingSpan(cfg.data.files, { cache: cfg.data.cache, onNotice });
+  if (span === undefined) throw new BacktestConfigError(cfg.file, 'data.files', 'a recording with events in it (walk-forward cuts its time range into windows)', 'no events');
+  windowsWithin(cfg, spec, cfg.data.from ?? span.first, cfg.data.to ?? span.last);
+}
+
 export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec, objective: Objective, points: SweepJob[], full: JobResult[], run: JobRunner): Promise<WalkForwardOutcome> {
   const s = cfg.sweep;
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
   if (spec.stepMs < spec.testMs) throw new BacktestConfigError(cfg.file, 'sweep.walkForward.step', `at least test (${spec.testMs} ms): overlapping test windows cannot be stitched`, `${spec.stepMs} ms`);
   const spans = full.filter((r) => r?.span !== undefined).map((r) => r.span as { start: number; end: number });
-  const from = cfg.data.from ?? Math.min(...spans.map((x) => x.start));
-  const to = cfg.data.to ?? Math.max(...spans.map((x) => x.end));
+  // A reduce, not Math.min(...): a spread of 100,000 points' spans overflows the call stack.
+  const from = cfg.data.from ?? spans.reduce((m, x) => Math.min(m, x.start), Infinity);
+  const to = cfg.data.to ?? spans.reduce((m, x) => Math.max(m, x.end), -Infinity);
   if (!Number.isFinite(from) || !Number.isFinite(to)) throw new Error('walk-forward: no job of the sweep finished, so the data range is unknown (set data.from and data.to)');
-  const cuts = walkForwardWindows(spec, from, to);
-  if (cuts.length === 0) throw new BacktestConfigError(cfg.file, 'sweep.walkForward', `train + test within the data (${iso(from)} to ${iso(to)}, ${((to - from) / 3_600_000).toFixed(2)} h)`, `train ${spec.trainMs} ms + test ${spec.testMs} ms`);
+  const cuts = windowsWithin(cfg, spec, from, to);
   const P = points.length;
   const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}) });
 
