@@ -13,4 +13,8 @@ module.exports = {
   // alone sleeps a minute), so with one worker the machine stood half idle. 629 s -> 351-353 s
   // for the whole suite on 2026-11-26, every suite passing in each of two runs.
   maxWorkers: 2,
+  // One temporary folder per run (TMPDIR for the workers and every process they start), removed
+  // at the end: test/helpers/temp-root-setup.ts.
+  globalSetup: '<rootDir>/test/helpers/temp-root-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/temp-root-teardown.ts',
 };
