@@ -178,7 +178,8 @@ describe('docs/getting-started.md', () => {
     inDoc('PERPKIT_PASSWORD=change-me npx perpkit run config/bot-dip-buyer.yaml');
     const b = start(['run', 'config/bot-dip-buyer.yaml'], { cwd: dir, env });
     const health = await timed('bot start', () => until(() => /"url":"(http:[^"]+)","msg":"health and metrics server listening"/.exec(b.out())?.[1], 15_000, `bot start (stdout: ${b.out()})`));
-    expect(b.out()).toContain('"msg":"bot started"');
+    // 'bot started' follows the health server's line once the state file is written: wait for it.
+    await until(() => (b.out().includes('"msg":"bot started"') ? true : undefined), 15_000, `'bot started' (stdout: ${b.out()})`);
     const hz = (await (await fetch(`${health}/healthz`)).json()) as { status: string; state: string; privateStream: string };
     expect(hz).toMatchObject({ status: 'ok', state: 'ACTIVE', privateStream: 'connected' });
     // The dip buyer bids below mark: one open order once a mark price has arrived.
