@@ -81,7 +81,7 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
   if (spec.stepMs < spec.testMs) throw new BacktestConfigError(cfg.file, 'sweep.walkForward.step', `at least test (${spec.testMs} ms): overlapping test windows cannot be stitched`, `${spec.stepMs} ms`);
   const spans = full.filter((r) => r?.span !== undefined).map((r) => r.span as { start: number; end: number });
-  // A reduce, not Math.min(...): a spread of 100,000 points' spans overflows the call stack.
+  // A reduce, not Math.min(...spans): a spread has a limit (here 200,000 arguments overflowed the call stack).
   const from = cfg.data.from ?? spans.reduce((m, x) => Math.min(m, x.start), Infinity);
   const to = cfg.data.to ?? spans.reduce((m, x) => Math.max(m, x.end), -Infinity);
   if (!Number.isFinite(from) || !Number.isFinite(to)) throw new Error('walk-forward: no job of the sweep finished, so the data range is unknown (set data.from and data.to)');
