@@ -4,7 +4,7 @@
  * Chromium, redis-server) make their temporary files there, and the teardown
  * (temp-root-teardown.ts) removes it whole. Suites clean up after themselves where they can; this
  * is the guarantee for what a failed or killed child leaves: two full runs had left ~170 folders
- * and 333 MB in the system's temp folder.
+ * in the system's temp folder.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
