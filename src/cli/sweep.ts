@@ -17,7 +17,7 @@ import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/swe
 import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
-import { checkWalkForwardFits, runWalkForward, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
+import { runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 import { intRange } from '../core/config-schema';
@@ -167,7 +167,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
     totalJobs = preparedSweep(cfg).jobs.length;
-    if (search.walkForward !== undefined) await checkWalkForwardFits(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`));
+    const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;
     const outBad = outDirProblem(out);
     if (outBad !== undefined) {
       if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: ${outBad}`);
@@ -278,8 +278,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       process.stderr.write(`perpkit sweep: no point is ranked by ${objective.name}: ${unranked.length} of ${o.ranked.length} not ranked (first: job ${unranked[0].index}: ${unranked[0].excluded ?? ''}), so the table has no best point${hint}\n`);
       code = 1;
     }
-    if (search.walkForward !== undefined) {
-      const wf = await runWalkForward(cfg, search.walkForward, objective, o.jobs, o.results, runner(phaseResult));
+    if (search.walkForward !== undefined && wfRange !== undefined) {
+      const wf = await runWalkForward(cfg, search.walkForward, wfRange, objective, o.jobs, o.results, runner(phaseResult));
       writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
       writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
       const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);

@@ -156,7 +156,7 @@ export function searchOf(cfg: BacktestConfig): SweepSearch {
     const trainMs = duration(cfg, w.train, 'sweep.walkForward.train');
     const testMs = duration(cfg, w.test, 'sweep.walkForward.test');
     walkForward = { trainMs, testMs, stepMs: duration(cfg, w.step, 'sweep.walkForward.step', testMs) };
-    // Checked here, before any job runs, as runWalkForward would after the whole sweep.
+    // Checked here, before any job runs (the windows against the data: walkForwardRange).
     if (walkForward.stepMs < testMs) throw new BacktestConfigError(cfg.file, 'sweep.walkForward.step', `at least test (${testMs} ms): overlapping test windows cannot be stitched`, `${walkForward.stepMs} ms`);
     const { from, to } = cfg.data;
     if (from !== undefined && to !== undefined && trainMs + testMs > to - from) {

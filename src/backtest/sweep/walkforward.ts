@@ -63,28 +63,29 @@ function windowsWithin(cfg: BacktestConfig, spec: WalkForwardSpec, from: number,
 }
 
 /**
- * Refuses, before any job runs, a walk-forward whose first window does not fit the data. With
- * data.from and data.to both set the config check did it (options.ts); otherwise the range is the
- * recording's own, read here in one pass over it (the replay cache, built now if missing, as the
- * sweep's first job would): a window longer than the data used to be refused only once the whole
- * sweep had run.
+ * The data range the windows cut, refused (exit 2) before any job runs when not even one train +
+ * test fits: data.from..data.to, or where either is not set, the recording's own first or last
+ * event, read here in one pass over it (the replay cache, built now if missing, as the sweep's
+ * first job would). A window longer than the data used to be refused only once the whole sweep
+ * had run.
  */
-export async function checkWalkForwardFits(cfg: BacktestConfig, spec: WalkForwardSpec, onNotice?: (msg: string) => void): Promise<void> {
-  if (cfg.data.from !== undefined && cfg.data.to !== undefined) return;
-  const span = await recordingSpan(cfg.data.files, { cache: cfg.data.cache, onNotice });
-  if (span === undefined) throw new BacktestConfigError(cfg.file, 'data.files', 'a recording with events in it (walk-forward cuts its time range into windows)', 'no events');
-  windowsWithin(cfg, spec, cfg.data.from ?? span.first, cfg.data.to ?? span.last);
+export async function walkForwardRange(cfg: BacktestConfig, spec: WalkForwardSpec, onNotice?: (msg: string) => void): Promise<{ from: number; to: number }> {
+  let { from, to } = cfg.data;
+  if (from === undefined || to === undefined) {
+    const span = await recordingSpan(cfg.data.files, { cache: cfg.data.cache, onNotice });
+    if (span === undefined) throw new BacktestConfigError(cfg.file, 'data.files', 'a recording with events in it (walk-forward cuts its time range into windows)', 'no events');
+    from ??= span.first;
+    to ??= span.last;
+  }
+  windowsWithin(cfg, spec, from, to);
+  return { from, to };
 }
 
-export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec, objective: Objective, points: SweepJob[], full: JobResult[], run: JobRunner): Promise<WalkForwardOutcome> {
+/** `range`: from walkForwardRange, before the sweep (the step and the window lengths were checked then and by options.ts). */
+export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec, range: { from: number; to: number }, objective: Objective, points: SweepJob[], full: JobResult[], run: JobRunner): Promise<WalkForwardOutcome> {
   const s = cfg.sweep;
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
-  if (spec.stepMs < spec.testMs) throw new BacktestConfigError(cfg.file, 'sweep.walkForward.step', `at least test (${spec.testMs} ms): overlapping test windows cannot be stitched`, `${spec.stepMs} ms`);
-  const spans = full.filter((r) => r?.span !== undefined).map((r) => r.span as { start: number; end: number });
-  // A reduce, not Math.min(...spans): a spread has a limit (here 200,000 arguments overflowed the call stack).
-  const from = cfg.data.from ?? spans.reduce((m, x) => Math.min(m, x.start), Infinity);
-  const to = cfg.data.to ?? spans.reduce((m, x) => Math.max(m, x.end), -Infinity);
-  if (!Number.isFinite(from) || !Number.isFinite(to)) throw new Error('walk-forward: no job of the sweep finished, so the data range is unknown (set data.from and data.to)');
+  const { from, to } = range;
   const cuts = windowsWithin(cfg, spec, from, to);
   const P = points.length;
   const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}) });
