@@ -63,6 +63,20 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 
   }
 }
 
+/**
+ * How many jobs a worker holds in Redis right now (BullMQ's active list). The coordinator's own
+ * progress line is no clock for this: off a terminal it is written every 30 s, so its first line
+ * may come before any worker took a job and the next after the sweep ended.
+ */
+async function activeJobs(url: string): Promise<number> {
+  const r = new Redis(url);
+  try {
+    return await r.llen('bull:perpkit-sweep:active');
+  } finally {
+    r.disconnect();
+  }
+}
+
 /** The job indexes a worker finished (once each: a job whose lock lapsed may run twice). */
 const ranOn = (w: Proc): number[] => [...new Set([...w.err().matchAll(/job [0-9a-f]{16}-(\d+) done/g)].map((m) => Number(m[1])))].sort((a, b) => a - b);
 
@@ -212,7 +226,7 @@ test('a worker SIGKILLed mid-job: its job runs again on another worker, counted 
   const a = worker(redis.url);
   const c = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
   // Worker A is inside a job (the queue shows it running) and has finished none yet.
-  await until('a running job', () => /1 running/.test(c.err()));
+  await until('a running job', async () => (await activeJobs(redis.url)) === 1);
   expect(a.err()).not.toMatch(/job \S+ done/);
   a.child.kill('SIGKILL');
   await a.exited;
@@ -292,8 +306,8 @@ test('a worker stopped while a job runs: the first SIGINT waits for it and says 
   try {
     const long = writeConfig(dir, 'long.yaml', { strategies: [MM, { id: 'slow', module: './slow.js', params: { ms: 60_000 } }], sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.skewBps': ['1'] } } });
     const w = worker(own.url);
-    const c = cli(['sweep', long, '--queue', own.url, '--out', path.join(dir, 'long-out')]);
-    await until('the job running', () => /1 running/.test(c.err()));
+    cli(['sweep', long, '--queue', own.url, '--out', path.join(dir, 'long-out')]);
+    await until('the job running', async () => (await activeJobs(own.url)) === 1);
     w.child.kill('SIGINT');
     await until('the stop line', () => /stopping/.test(w.err()));
     expect(w.err()).toContain('stopping: waiting for the running jobs (1; Ctrl+C again to quit at once, and they run again on another worker)\n');
