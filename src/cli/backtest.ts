@@ -11,7 +11,7 @@ import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/co
 import { reportFailure } from './failure';
 import { outDirProblem } from './out-dir';
 import { progressLine } from '../backtest/backtest/progress';
-import { botErrorText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
+import { botErrorText, firstRejectionLines, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
 import { num2, pct, usd } from '../backtest/report/format';
 import { ratioText } from '../backtest/report/ratios';
@@ -155,6 +155,9 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         `  trades ${s.trades} (win rate ${pct(s.winRate)}, profit factor ${num2(s.profitFactor)}, expectancy ${usd(s.expectancy)})\n` +
         `  ${ratiosLine(s)}\n` +
         `  orders ${s.ordersAccepted} accepted; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
+        firstRejectionLines(s)
+          .map((l) => `  first rejection of ${l}\n`)
+          .join('') +
         `  strategy errors: ${strategyErrorText(s)}\n` +
         (s.botErrors > 0 ? `  bot errors: ${botErrorText(s)}\n` : '') +
         dataNotes(outcome.result) +

@@ -92,6 +92,26 @@ test('denials are counted by code on the summary line and in the report', () => 
   expect(report.summary.denialsByCode).toEqual({ MAX_ORDER_NOTIONAL: report.summary.denials });
 });
 
+test('venue rejections are counted by code, and the first of each code is said: strategy, intent and the venue\'s message', () => {
+  // 0.01 BTC quotes (about 500 USDT a side) on a 100 USDT account at 2x: the venue refuses most placements for margin.
+  const cfg = writeConfig(dir, 'reject.yaml', { account: { balance: '100', leverage: { BTCUSDT: 2 } }, latency: { placeMs: 0 } });
+  const out = path.join(dir, 'out-reject');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.code).toBe(0);
+  // It used to say only "rejections 12 (30003 12)": a number a user had to look up, and no reason.
+  expect(r.stdout).toMatch(/; rejections [1-9]\d* \(30003 [1-9]\d*\)\n {2}first rejection of 30003: \[mm\] place: insufficient margin: the order needs [\d.]+ USDT at 2x, available is [\d.]+ USDT\n {2}strategy errors: none\n/);
+  type First = { time: number; intent: string; message: string; strategyId?: string };
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { data: { startTime: number; endTime: number }; summary: { firstRejectionByCode: Record<string, First> }; strategies: Record<string, { firstRejectionByCode: Record<string, First> }> };
+  const first = report.summary.firstRejectionByCode;
+  expect(Object.keys(first)).toEqual(['30003']);
+  expect(first['30003']).toEqual({ strategyId: 'mm', time: expect.any(Number) as number, intent: 'place', message: expect.stringMatching(/^insufficient margin: the order needs/) as string });
+  expect(first['30003'].time).toBeGreaterThanOrEqual(report.data.startTime);
+  expect(first['30003'].time).toBeLessThanOrEqual(report.data.endTime);
+  const { strategyId: _id, ...own } = first['30003'];
+  expect(report.strategies.mm.firstRejectionByCode).toEqual({ '30003': own });
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(`First rejection of each code</td><td>30003: [mm] place: ${own.message}</td>`);
+});
+
 test('--strategy-logs prints the bot log lines, one per code per interval', () => {
   const cfg = writeConfig(dir, 'deny.yaml', { risk: { maxOrderNotional: '1' } });
   const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-logs'), '--quiet', '--strategy-logs']);

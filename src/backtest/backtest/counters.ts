@@ -11,6 +11,8 @@ export interface StrategyCounters {
   /** Risk denials by risk code, and venue rejections by venue error code. */
   denialsByCode: Record<string, number>;
   rejectionsByCode: Record<string, number>;
+  /** The first venue rejection of each code: what the venue said, so a code's count can be read. */
+  firstRejectionByCode: Record<string, RejectionRow>;
   /** Times the strategy threw, the first of them, and whether it was stopped for them. */
   errors: number;
   firstError: StrategyErrorRow | null;
@@ -26,6 +28,14 @@ export interface StrategyErrorRow {
   at: string;
 }
 
+export interface RejectionRow {
+  time: number;
+  /** The intent's kind: place, amend, cancel... */
+  intent: string;
+  /** The venue's message. */
+  message: string;
+}
+
 /** An unexpected exception of the bot's own pipeline (a `botError`): the run's results are in doubt. */
 export interface BotErrorRow {
   time: number;
@@ -36,5 +46,5 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, errors: 0, firstError: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
 

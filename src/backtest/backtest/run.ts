@@ -238,7 +238,9 @@ export class BacktestRun {
       case 'rejection': {
         const c = this.result.strategies[e.strategyId];
         c.rejections++;
-        c.rejectionsByCode[String(e.code)] = (c.rejectionsByCode[String(e.code)] ?? 0) + 1;
+        const code = String(e.code);
+        c.rejectionsByCode[code] = (c.rejectionsByCode[code] ?? 0) + 1;
+        c.firstRejectionByCode[code] ??= { time: e.time, intent: e.intent.kind, message: e.message };
         return;
       }
       case 'strategyError': {

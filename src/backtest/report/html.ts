@@ -29,6 +29,11 @@ export function strategyErrorText(s: BacktestReport['summary']): string {
   return `${s.strategyErrors}; first: ${strategyErrorLine(f)}${stopped}`;
 }
 
+/** The first rejection of each venue code, what the venue said: `10001: [mm] amend: <message>`. */
+export function firstRejectionLines(s: BacktestReport['summary']): string[] {
+  return Object.entries(s.firstRejectionByCode).map(([code, f]) => `${code}: [${f.strategyId}] ${f.intent}: ${f.message}`);
+}
+
 /** What the summary says of the bot's own unexpected exceptions: none, or the count and the first. */
 export function botErrorText(s: BacktestReport['summary']): string {
   const f = s.firstBotError;
@@ -212,6 +217,7 @@ export function renderHtml(r: BacktestReport): string {
     ['Orders accepted / cancels / rejections / denials', `${s.ordersAccepted} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
     ['Denials by risk code', codes(s.denialsByCode)],
     ['Rejections by venue code', codes(s.rejectionsByCode)],
+    ['First rejection of each code', firstRejectionLines(s).join(' | ') || 'none'],
     ['Strategy errors', strategyErrorText(s)],
     ['Bot errors', botErrorText(s)],
     ['Liquidations', String(s.liquidations)],

@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
-import { newCounters, type BotErrorRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type BotErrorRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
@@ -61,6 +61,8 @@ export interface Summary extends Ratios {
   /** Risk denials and venue rejections by code, all strategies, codes sorted. */
   denialsByCode: Record<string, number>;
   rejectionsByCode: Record<string, number>;
+  /** The first rejection of each venue code, of any strategy (codes sorted): what the venue said. */
+  firstRejectionByCode: Record<string, RejectionRow & { strategyId: string }>;
   /** Times a strategy threw, the first error, and the strategies stopped for their errors. */
   strategyErrors: number;
   firstStrategyError: (StrategyErrorRow & { strategyId: string }) | null;
@@ -105,7 +107,12 @@ export interface StrategyRow extends StrategyCounters {
 function byCode(maps: Array<Record<string, number>>): Record<string, number> {
   const sum = new Map<string, number>();
   for (const m of maps) for (const [k, v] of Object.entries(m)) sum.set(k, (sum.get(k) ?? 0) + v);
-  return Object.fromEntries([...sum].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return codesSorted(sum);
+}
+
+/** Entries by code with the codes in sorted order. */
+function codesSorted<T>(m: Map<string, T> | Record<string, T>): Record<string, T> {
+  return Object.fromEntries([...(m instanceof Map ? m : Object.entries(m))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /**
@@ -235,6 +242,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     liquidations: r.liquidations,
     denialsByCode: byCode(counters.map((x) => x.denialsByCode)),
     rejectionsByCode: byCode(counters.map((x) => x.rejectionsByCode)),
+    firstRejectionByCode: firstRejections(r),
     strategyErrors: counters.reduce((s, x) => s + x.errors, 0),
     firstStrategyError: firstError(r),
     strategiesStopped: Object.entries(r.strategies).filter(([, x]) => x.stopped !== null).map(([id]) => id).sort(),
@@ -251,6 +259,18 @@ function firstError(r: BacktestResult): Summary['firstStrategyError'] {
     if (e !== null && (best === null || e.time < best.time)) best = { strategyId: id, ...e };
   }
   return best;
+}
+
+/** The earliest first rejection of each code over the strategies (ties: strategy id order), codes sorted. */
+function firstRejections(r: BacktestResult): Summary['firstRejectionByCode'] {
+  const best = new Map<string, RejectionRow & { strategyId: string }>();
+  for (const id of Object.keys(r.strategies).sort()) {
+    for (const [code, e] of Object.entries(r.strategies[id].firstRejectionByCode)) {
+      const b = best.get(code);
+      if (b === undefined || e.time < b.time) best.set(code, { strategyId: id, ...e });
+    }
+  }
+  return codesSorted(best);
 }
 
 /** How a returns table is cut: fixed UTC-aligned buckets, or calendar months. */
@@ -340,6 +360,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       denials: c.denials,
       denialsByCode: byCode([c.denialsByCode]),
       rejectionsByCode: byCode([c.rejectionsByCode]),
+      firstRejectionByCode: codesSorted(c.firstRejectionByCode),
       errors: c.errors,
       firstError: c.firstError,
       stopped: c.stopped,
