@@ -172,3 +172,23 @@ test('a configured range: the summary counts the events replayed in it, not the 
   expect(report.data.events.applied).toBeLessThan(report.data.events.read);
   expect(report.data.events.read).toBe(Number(whole?.[1]));
 });
+
+test('a run that builds the replay cache says how long that took of its time; the next run, reading it, does not', async () => {
+  // A recording of its own: the cache of the suite's one may have been built by an earlier test.
+  const { dir: own } = await recording(3, 6);
+  const cfg = writeConfig(own, 'cache.yaml', {});
+  const first = runCli(['backtest', cfg, '--out', path.join(own, 'out-1'), '--quiet']);
+  expect(first.code).toBe(0);
+  // It used to print "(N ev/s, from cache)" with the build in the time, as if the replay were that slow.
+  const m = /^backtest: \d+ events in ([\d.]+) s \(\d+ ev\/s, from cache; building it took ([\d.]+) s of this run\)\n/.exec(first.stdout);
+  expect(m).not.toBeNull();
+  expect(Number(m?.[2])).toBeLessThanOrEqual(Number(m?.[1]));
+  const run1 = JSON.parse(readFileSync(path.join(own, 'out-1', 'run.json'), 'utf8')) as { source: string; cacheBuildMs: number; wallMs: number };
+  expect(run1.source).toBe('cache');
+  expect(run1.cacheBuildMs).toBeGreaterThan(0);
+  expect(run1.cacheBuildMs).toBeLessThanOrEqual(run1.wallMs);
+  const second = runCli(['backtest', cfg, '--out', path.join(own, 'out-2'), '--quiet']);
+  expect(second.code).toBe(0);
+  expect(second.stdout).toMatch(/^backtest: \d+ events in [\d.]+ s \(\d+ ev\/s, from cache\)\n/);
+  expect((JSON.parse(readFileSync(path.join(own, 'out-2', 'run.json'), 'utf8')) as { cacheBuildMs: number }).cacheBuildMs).toBe(0);
+});

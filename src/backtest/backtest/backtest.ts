@@ -23,12 +23,14 @@ export interface BacktestOutcome {
   report: BacktestReport;
   result: BacktestResult;
   sourceKind: 'cache' | 'jsonl';
+  /** Wall time this run spent building the replay cache (ms; 0 when it was there already, or off). */
+  cacheBuildMs: number;
 }
 
 export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}): Promise<BacktestOutcome> {
   checkDataFiles(cfg);
   const slots = strategySlots(cfg);
-  const { source, kind } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
+  const { source, kind, cacheBuildMs } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
   const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape });
-  return { report: buildReport(cfg, result), result, sourceKind: kind };
+  return { report: buildReport(cfg, result), result, sourceKind: kind, cacheBuildMs };
 }

@@ -17,17 +17,27 @@ export interface OpenOptions {
   onNotice?: (msg: string) => void;
 }
 
-export async function openSource(files: string[], opts: OpenOptions): Promise<{ source: EventSource; kind: 'cache' | 'jsonl' }> {
+/** The source to replay, what it reads, and the wall time spent building replay caches for it (ms; 0 when none was built). */
+export interface OpenedSource {
+  source: EventSource;
+  kind: 'cache' | 'jsonl';
+  cacheBuildMs: number;
+}
+
+export async function openSource(files: string[], opts: OpenOptions): Promise<OpenedSource> {
   const jsonl = await JsonlSource.open(files);
-  if (!opts.cache) return { source: jsonl, kind: 'jsonl' };
+  if (!opts.cache) return { source: jsonl, kind: 'jsonl', cacheBuildMs: 0 };
   const caches: string[] = [];
+  let cacheBuildMs = 0;
   for (const f of files) {
     const c = cachePathFor(f);
     if (!(await cacheIsValid(f, c))) {
+      const t0 = performance.now();
       try {
         opts.onNotice?.(`building replay cache ${c}`);
         const n = await buildCache(f, c);
         opts.onNotice?.(`replay cache ${c}: ${n} events`);
+        cacheBuildMs += performance.now() - t0;
       } catch (e) {
         // A line the reader refuses is the recording's fault, not the cache's: say that, not "cannot write".
         if (e instanceof RecordingFormatError) {
@@ -35,13 +45,13 @@ export async function openSource(files: string[], opts: OpenOptions): Promise<{ 
           throw e;
         }
         opts.onNotice?.(`cannot write the replay cache ${c} (${e instanceof Error ? e.message : String(e)}); reading the JSON lines`);
-        return { source: jsonl, kind: 'jsonl' };
+        return { source: jsonl, kind: 'jsonl', cacheBuildMs: 0 };
       }
     }
     caches.push(c);
   }
   await jsonl.close();
-  return { source: CacheSource.open(caches, jsonl.header, files), kind: 'cache' };
+  return { source: CacheSource.open(caches, jsonl.header, files), kind: 'cache', cacheBuildMs };
 }
 
 /**
