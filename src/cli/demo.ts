@@ -141,7 +141,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         {
           id: 'mm',
           module: 'market-maker',
-          params: { symbol: SYMBOL, quantity: '0.01', minSpreadBps: '1', volMultiplier: '0.5', maxInventory: '0.05', skewBps: '2', refreshMs: 1000 },
+          params: { symbol: SYMBOL, quantity: '0.01', minSpreadBps: '1', volMultiplier: '0.5', maxInventory: '0.05', skewBps: '2', refreshMs: 1000, bookAware: true },
         },
       ],
       risk: { maxOrderNotional: '5000', maxPositionNotional: '10000', maxOpenOrders: 10, maxOrdersPerSecond: 20, priceBand: '0.02' },

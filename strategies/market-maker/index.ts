@@ -15,6 +15,7 @@ const schema = params({
   maxInventory: param.decimal({ default: '0.1', description: 'Largest absolute position (base asset) before the adding side stops quoting.' }),
   skewBps: param.decimal({ default: '3', description: 'Lean at full inventory, basis points of mark.' }),
   refreshMs: param.integer({ min: 50, max: 3_600_000, default: 1000, description: 'Re-quote at least this often, ms.' }),
+  bookAware: param.boolean({ default: false, description: "Keep the quotes off the book's other side: a bid at most one tick under the best ask, an ask at least one tick over the best bid (reads depth; a makerOnly quote that would cross is refused by the venue)." }),
 });
 export type MarketMakerParams = Params<typeof schema>;
 
@@ -96,10 +97,31 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
     };
   }
 
+  /**
+   * With bookAware, the quotes moved back from the book's other side where they would cross it
+   * (a makerOnly order that would take is refused by the venue, its amend too): the bid to one
+   * tick under the best ask, the ask to one tick over the best bid. The mark is sampled (once a
+   * second on many venues) while the book moves on, so a quote around the mark crosses now and then.
+   */
+  function offTheBook(t: Targets): Targets {
+    const book = ctx.state.depth(p.symbol);
+    if (book === undefined) return t;
+    const grid = ctx.price.grid;
+    const units = (px: string | undefined): number | undefined => (px === undefined ? undefined : grid.toUnits(px));
+    const bestAsk = units(book.asks[0]?.[0]);
+    const bestBid = units(book.bids[0]?.[0]);
+    const bid = units(t.BUY);
+    const ask = units(t.SELL);
+    return {
+      BUY: bid !== undefined && bestAsk !== undefined && bid >= bestAsk ? (bestAsk > 1 ? grid.fromUnits(bestAsk - 1) : undefined) : t.BUY,
+      SELL: ask !== undefined && bestBid !== undefined && ask <= bestBid ? grid.fromUnits(bestBid + 1) : t.SELL,
+    };
+  }
+
   function requote(): Intent[] {
     const mark = ctx.state.mark(p.symbol)?.markPrice;
     if (!quoting || mark === undefined) return [];
-    const t = targets(mark);
+    const t = p.bookAware ? offTheBook(targets(mark)) : targets(mark);
     const out: Intent[] = [];
     for (const side of ['BUY', 'SELL'] as const) {
       const [o, ...extra] = quotes(side);
@@ -157,5 +179,7 @@ export default defineStrategy({
   description: 'Two-sided quotes around mark; spread widens with volatility, skew grows with inventory.',
   params: schema,
   symbols: (p) => [p.symbol],
+  // Marks drive it; with bookAware it reads the book's top too (a backtest replays it only when asked).
+  marketData: (p) => (p.bookAware ? ['markPrice', 'depth'] : ['markPrice']),
   create: marketMaker,
 });

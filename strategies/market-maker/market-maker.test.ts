@@ -35,6 +35,32 @@ describe('market-maker strategy', () => {
     expect(new Dec(ask[1]).gt('50100')).toBe(true);
   });
 
+  it("bookAware: a quote the mark would put through the book's other side goes one tick off it instead of being refused", async () => {
+    const run = async (bookAware: boolean) => {
+      const w = await mmWorld({ bookAware });
+      // Someone offers inside the spread (quotes 49990 / 50010); then the mark jumps past that offer.
+      w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
+      w.venue.pump();
+      await w.settle();
+      await w.setMark('BTCUSDT', '50100');
+      const rejections = w.events.filter((e) => e.type === 'rejection').map((e) => (e.type === 'rejection' ? `${e.code} ${e.intent.kind}` : ''));
+      return { quotes: w.quotes(), rejections };
+    };
+    // The bid's target, 50100 less 2 bps (50089.9), would take the 50005 offer: a makerOnly amend the venue refuses.
+    const plain = await run(false);
+    expect(plain.rejections).toEqual(['10001 amend']);
+    expect(plain.quotes).toEqual([
+      ['BUY', '49990'],
+      ['SELL', '50110.1'],
+    ]);
+    const aware = await run(true);
+    expect(aware.rejections).toEqual([]);
+    expect(aware.quotes).toEqual([
+      ['BUY', '50004.9'],
+      ['SELL', '50110.1'],
+    ]);
+  });
+
   it('widens the spread when mark moves a lot', async () => {
     const w = await mmWorld({ volMultiplier: '3' });
     for (const m of ['50500', '49600', '50400', '49700', '50300']) {
