@@ -130,7 +130,8 @@ export class Bot {
   private readonly equity = new EquityReading(this.cache);
   /** Counters for status lines and metrics. */
   /** `lateAmends`: the rejections that were amends of orders already ended (execution/refusals.ts isLateAmend), counted in `rejections` too. */
-  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
+  /** `ordersRejected`: orders the venue took and ended REJECTED at once (a makerOnly order that would have taken liquidity): no error code, so not `rejections`. */
+  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
   /** The last unexpected exception of the bot's own pipeline (`botError`), as `context: message`. */
   lastPipelineError: string | undefined;
 
@@ -200,6 +201,18 @@ export class Bot {
     const message = e instanceof Error ? e.message : String(e);
     this.lastPipelineError = `${context}: ${message}`;
     this.bus.publish({ type: 'botError', time: this.opts.clock.now(), context, message, stack: e instanceof Error ? (e.stack ?? '') : '' });
+  }
+
+  /**
+   * An order of a strategy ended REJECTED on arrival: the venue took it and ended it at once (a
+   * makerOnly order that would have taken liquidity). Counted and logged at info, one line per
+   * strategy per interval: a quoting strategy meets it now and then, and it is not the venue
+   * refusing a request.
+   */
+  private ordersRejected(strategyId: string, o: OrderRecord): void {
+    this.stats.ordersRejected++;
+    const log = this.opts.logger;
+    this.codeLog.note(`rejected-on-arrival:${strategyId}`, (f, m) => log.info(f, m), { strategy: strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
   }
 
   /** Strategy owning a clientOrderId, or undefined for orders that are not this bot's. */
@@ -511,6 +524,7 @@ export class Bot {
       this.stats.rejections++;
       if (isLateAmend(e)) this.stats.lateAmends++;
     }
+    if (e.type === 'order' && e.executionType === 'REJECTED' && e.strategyId !== undefined) this.ordersRejected(e.strategyId, e.order);
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
     if (e.type === 'strategyError' || e.type === 'botError' || e.type === 'errorReported') return;

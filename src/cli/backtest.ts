@@ -11,7 +11,7 @@ import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/co
 import { reportFailure } from './failure';
 import { outDirProblem } from './out-dir';
 import { progressLine } from '../backtest/backtest/progress';
-import { botErrorText, firstRejectionLines, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
+import { botErrorText, firstRejectionLines, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
 import { num2, pct, usd } from '../backtest/report/format';
 import { ratioText } from '../backtest/report/ratios';
@@ -156,7 +156,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         `  pnl ${usd(s.totalPnl)} (return ${pct(s.return)}; buy & hold ${pct(s.benchmarkReturn)}), fees ${usd(s.fees)}, funding ${usd(s.funding)}, max drawdown ${pct(s.maxDrawdown)}, fills ${s.fills}\n` +
         `  trades ${s.trades} (win rate ${pct(s.winRate)}, profit factor ${num2(s.profitFactor)}, expectancy ${usd(s.expectancy)})\n` +
         `  ${ratiosLine(s)}\n` +
-        `  orders ${s.ordersAccepted} accepted; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
+        `  orders ${s.ordersAccepted} accepted${ordersRejectedText(s)}; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
         firstRejectionLines(s)
           .map((l) => `  first rejection of ${l}\n`)
           .join('') +

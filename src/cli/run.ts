@@ -102,6 +102,7 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   if (st.denials > 0) parts.push(`${st.denials} risk denial(s)`);
   const rejections = st.rejections - st.lateAmends;
   if (rejections > 0) parts.push(`${rejections} venue rejection(s)`);
+  if (st.ordersRejected > 0) parts.push(`${st.ordersRejected} order(s) rejected on arrival (makerOnly that would have taken liquidity)`);
   // Counted apart: a quoting strategy meets this race with its own fills as a matter of course.
   if (st.lateAmends > 0) parts.push(`${st.lateAmends} amend(s) that came after their order had ended`);
   // A loss limit (REDUCING) or the kill switch (HALTED) is not left by itself: the person stopping

@@ -19,6 +19,7 @@ export const METRIC_NAMES = [
   'perpkit_bot_intents_total',
   'perpkit_bot_denials_total',
   'perpkit_bot_rejections_total',
+  'perpkit_bot_orders_rejected_total',
   'perpkit_bot_fills_total',
   'perpkit_bot_orders',
   'perpkit_bot_reconnects_total',
@@ -66,6 +67,7 @@ export class BotMetrics {
     const events = new Counter({ name: 'perpkit_bot_events_total', help: 'Bus events by type', labelNames: ['type'] as const, registers });
     const denials = new Counter({ name: 'perpkit_bot_denials_total', help: 'Intents refused by the risk engine, by strategy and risk code', labelNames: ['strategy', 'code'] as const, registers });
     const rejections = new Counter({ name: 'perpkit_bot_rejections_total', help: 'Orders the venue refused, by strategy and venue error code', labelNames: ['strategy', 'code'] as const, registers });
+    const ordersRejected = new Counter({ name: 'perpkit_bot_orders_rejected_total', help: 'Orders that ended REJECTED on arrival (a makerOnly order that would have taken liquidity), by strategy and symbol', labelNames: ['strategy', 'symbol'] as const, registers });
     const fills = new Counter({ name: 'perpkit_bot_fills_total', help: 'Fills of the bot orders, by strategy, symbol, side and role', labelNames: ['strategy', 'symbol', 'side', 'role'] as const, registers });
     const reconnects = new Counter({ name: 'perpkit_bot_reconnects_total', help: 'Stream resyncs (reconnect, gap, silence) and drops, by stream and status', labelNames: ['stream', 'status'] as const, registers });
     const reconciliations = new Counter({ name: 'perpkit_bot_reconciliations_total', help: 'Reconciliations with the venue over REST', registers });
@@ -176,6 +178,9 @@ export class BotMetrics {
           break;
         case 'rejection':
           rejections.inc({ strategy: e.strategyId, code: String(e.code) });
+          break;
+        case 'order':
+          if (e.executionType === 'REJECTED' && e.strategyId !== undefined) ordersRejected.inc({ strategy: e.strategyId, symbol: e.order.symbol });
           break;
         case 'fill':
           fills.inc({ strategy: e.strategyId ?? 'none', symbol: e.fill.symbol, side: e.fill.side, role: e.fill.role });

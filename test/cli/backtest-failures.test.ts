@@ -192,3 +192,38 @@ test('a run that builds the replay cache says how long that took of its time; th
   expect(second.stdout).toMatch(/^backtest: \d+ events in [\d.]+ s \(\d+ ev\/s, from cache\)\n/);
   expect((JSON.parse(readFileSync(path.join(own, 'out-2', 'run.json'), 'utf8')) as { cacheBuildMs: number }).cacheBuildMs).toBe(0);
 });
+
+test('orders that end REJECTED on arrival (makerOnly that would take) follow the accepted count on the summary and are in the report', () => {
+  // At the first mark: an ask 0.5 % over it, then a makerOnly bid 1 % over it, which would take that ask.
+  writeFileSync(
+    path.join(dir, 'crosser.js'),
+    `module.exports.default = {
+  name: 'crosser', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'],
+  create: (ctx) => {
+    let sent = false;
+    return {
+      onMark(e) {
+        if (sent) return [];
+        sent = true;
+        const at = (f) => ctx.price.round((Number(e.mark.markPrice) * f).toFixed(1), 'down');
+        return [
+          { kind: 'place', symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', price: at(1.005), quantity: '0.01' },
+          { kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: at(1.01), quantity: '0.01', makerOnly: true },
+        ];
+      },
+    };
+  },
+};
+`,
+  );
+  const cfg = writeConfig(dir, 'crosser.yaml', { strategies: [{ id: 'x', module: './crosser.js', params: {} }] });
+  const out = path.join(dir, 'out-crosser');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.code).toBe(0);
+  // It used to say "orders 1 accepted; denials 0; rejections 0": the bid the venue ended REJECTED was in no count.
+  expect(r.stdout).toContain('\n  orders 1 accepted, 1 rejected on arrival (makerOnly orders that would have taken liquidity); denials 0; rejections 0\n');
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { ordersRejected: number; ordersAccepted: number }; strategies: Record<string, { ordersRejected: number }> };
+  expect(report.summary).toMatchObject({ ordersAccepted: 1, ordersRejected: 1 });
+  expect(report.strategies.x.ordersRejected).toBe(1);
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('Orders accepted / rejected on arrival / cancels / rejections / denials</td><td>1 / 1 / 0 / 0 / 0</td>');
+});

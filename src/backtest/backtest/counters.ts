@@ -5,6 +5,8 @@
 export interface StrategyCounters {
   /** Orders the engine accepted (NEW events). */
   ordersAccepted: number;
+  /** Orders that ended REJECTED on arrival, never accepted: a makerOnly order that would have taken liquidity. */
+  ordersRejected: number;
   rejections: number;
   denials: number;
   cancels: number;
@@ -46,5 +48,5 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
 

@@ -139,7 +139,7 @@ export class BacktestRun {
       finalPositions: [],
       tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0, otherSymbol: 0 }, refusals: 0 },
       audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
-      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
+      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
       firstBotError: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
@@ -202,6 +202,8 @@ export class BacktestRun {
         this.resting.onOrder(e.order);
         const c = e.strategyId === undefined ? undefined : this.result.strategies[e.strategyId];
         if (c && e.executionType === 'NEW') c.ordersAccepted++;
+        // Not a refused request (no error code): the venue took the order and ended it at once.
+        if (c && e.executionType === 'REJECTED') c.ordersRejected++;
         if (c && e.executionType === 'CANCELED') c.cancels++;
         return;
       }

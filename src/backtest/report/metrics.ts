@@ -52,6 +52,8 @@ export interface Summary extends Ratios {
   feesShare: number | null;
   fundingShare: number | null;
   ordersAccepted: number;
+  /** Orders ended REJECTED on arrival (makerOnly that would have taken liquidity): no error code, so not in `rejections`. */
+  ordersRejected: number;
   cancels: number;
   rejections: number;
   denials: number;
@@ -206,7 +208,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
   const rt = ratios(initial.toNumber(), r.samples.map((s) => ({ time: s.time, equity: Number(s.equity) })), r.endTime - r.startTime, c.maxDrawdown);
   const ts = tradeStats(trades);
   const counters = Object.values(r.strategies);
-  const sum = (k: 'ordersAccepted' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
+  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
   const gross = t.realized.plus(r.finalAsset.unrealizedPnl);
   const bench = benchmarkCurve(r);
   return {
@@ -234,6 +236,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     feesShare: share(t.fees.toNumber(), gross.abs().toNumber()),
     fundingShare: share(funding.neg().toNumber(), gross.abs().toNumber()),
     ordersAccepted: sum('ordersAccepted'),
+    ordersRejected: sum('ordersRejected'),
     cancels: sum('cancels'),
     rejections: sum('rejections'),
     denials: sum('denials'),
@@ -355,6 +358,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       fillWinRate: share(t.wins, t.closing),
       closingFills: t.closing,
       ordersAccepted: c.ordersAccepted,
+      ordersRejected: c.ordersRejected,
       cancels: c.cancels,
       rejections: c.rejections,
       denials: c.denials,
