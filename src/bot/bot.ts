@@ -12,7 +12,7 @@ import { Fifo } from '../core/fifo';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
 import { orderOfUpdate } from '../protocol/ws';
 import { EventBus } from './bus/event-bus';
-import { CodeLog } from './code-log';
+import { CodeLog, logRefusals } from './code-log';
 import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { createStrategy } from './strategy/create';
@@ -156,21 +156,8 @@ export class Bot {
     });
     // A handler of botError that throws is reported without another botError (it would feed itself).
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
-    // Denials and rejections are what a user asks about first when a bot does not trade: logged
-    // where they look (info and warn), one line per code per interval with a count.
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
-    const log = opts.logger;
-    this.bus.subscribe('denial', (e) => {
-      this.codeLog.note(`denial:${e.strategyId}:${e.code}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.reason, intent: e.intent.kind }, `risk denied an intent: ${e.code}`);
-    });
-    this.bus.subscribe('rejection', (e) => {
-      // An amend that lost the race with its order's fill is no fault of anyone's: info, not warn.
-      if (isLateAmend(e)) {
-        this.codeLog.note(`late-amend:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, 'an amend came after its order had ended (filled or cancelled); its fills come from the stream');
-        return;
-      }
-      this.codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
-    });
+    logRefusals(this.bus, this.codeLog, opts.logger);
   }
 
   private readonly codeLog: CodeLog;
@@ -201,18 +188,6 @@ export class Bot {
     const message = e instanceof Error ? e.message : String(e);
     this.lastPipelineError = `${context}: ${message}`;
     this.bus.publish({ type: 'botError', time: this.opts.clock.now(), context, message, stack: e instanceof Error ? (e.stack ?? '') : '' });
-  }
-
-  /**
-   * An order of a strategy ended REJECTED on arrival: the venue took it and ended it at once (a
-   * makerOnly order that would have taken liquidity). Counted and logged at info, one line per
-   * strategy per interval: a quoting strategy meets it now and then, and it is not the venue
-   * refusing a request.
-   */
-  private ordersRejected(strategyId: string, o: OrderRecord): void {
-    this.stats.ordersRejected++;
-    const log = this.opts.logger;
-    this.codeLog.note(`rejected-on-arrival:${strategyId}`, (f, m) => log.info(f, m), { strategy: strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
   }
 
   /** Strategy owning a clientOrderId, or undefined for orders that are not this bot's. */
@@ -524,7 +499,8 @@ export class Bot {
       this.stats.rejections++;
       if (isLateAmend(e)) this.stats.lateAmends++;
     }
-    if (e.type === 'order' && e.executionType === 'REJECTED' && e.strategyId !== undefined) this.ordersRejected(e.strategyId, e.order);
+    // Ended REJECTED on arrival (a makerOnly order that would have taken liquidity): no error code, so no rejection.
+    if (e.type === 'order' && e.executionType === 'REJECTED' && e.strategyId !== undefined) this.stats.ordersRejected++;
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
     if (e.type === 'strategyError' || e.type === 'botError' || e.type === 'errorReported') return;

@@ -5,6 +5,9 @@
  * line per code and minute instead of silence (debug) or a flood.
  */
 import type { Scheduler } from '../core/clock';
+import type { EventBus } from './bus/event-bus';
+import { isLateAmend } from './execution/refusals';
+import type { StrategyLogger } from './strategy/api';
 
 type Write = (fields: Record<string, unknown>, msg: string) => void;
 
@@ -46,4 +49,29 @@ export class CodeLog {
     }
     this.windows.clear();
   }
+}
+
+/**
+ * Denials and rejections are what a user asks about first when a bot does not trade: logged where
+ * they look, one line per code per interval with a count. Risk denials at info; venue rejections
+ * at warn, but for an amend that lost the race with its order's fill (no fault of anyone's) and
+ * an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity, which a
+ * quoting strategy meets now and then), both at info.
+ */
+export function logRefusals(bus: EventBus, codeLog: CodeLog, log: StrategyLogger): void {
+  bus.subscribe('denial', (e) => {
+    codeLog.note(`denial:${e.strategyId}:${e.code}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.reason, intent: e.intent.kind }, `risk denied an intent: ${e.code}`);
+  });
+  bus.subscribe('rejection', (e) => {
+    if (isLateAmend(e)) {
+      codeLog.note(`late-amend:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, 'an amend came after its order had ended (filled or cancelled); its fills come from the stream');
+      return;
+    }
+    codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
+  });
+  bus.subscribe('order', (e) => {
+    if (e.executionType !== 'REJECTED' || e.strategyId === undefined) return;
+    const o = e.order;
+    codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
+  });
 }

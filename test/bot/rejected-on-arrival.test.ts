@@ -4,6 +4,9 @@
  * a rejection, not as an accepted order. The bot counts it (stats.ordersRejected, which metrics,
  * `perpkit run`'s closing line and a backtest's summary show).
  */
+import { ManualClock, ManualScheduler } from '../../src/core/clock';
+import { EventBus } from '../../src/bot/bus/event-bus';
+import { CodeLog, logRefusals } from '../../src/bot/code-log';
 import { botWorld, scripted } from './harness';
 
 test('a makerOnly order that would take ends REJECTED on arrival: counted by the bot, not as a venue rejection', async () => {
@@ -25,4 +28,22 @@ test('a makerOnly order that would take ends REJECTED on arrival: counted by the
   expect(w.bot.stats.ordersRejected).toBe(1);
   expect(w.bot.stats.rejections).toBe(0);
   expect(w.openOrders('BTCUSDT')).toEqual([]);
+});
+
+test('logged at info, one line per strategy per interval with the count of the rest', async () => {
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (fields: object, msg?: string) => void lines.push({ level, msg: msg ?? '', fields: fields as Record<string, unknown> });
+  const bus = new EventBus();
+  const scheduler = new ManualScheduler(new ManualClock(0));
+  logRefusals(bus, new CodeLog(scheduler, 10_000), { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') });
+  const w = await botWorld([{ id: 's', definition: scripted(['BTCUSDT'], {}), params: {} }]);
+  w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
+  const rejected = w.engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50010', quantity: '0.01', makerOnly: true });
+  expect(rejected.status).toBe('REJECTED');
+  for (let i = 0; i < 3; i++) bus.publish({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: 's' });
+  // Another user's order (no strategy) is not the bot's to count.
+  bus.publish({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: undefined });
+  expect(lines).toEqual([{ level: 'info', msg: 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)', fields: { strategy: 's', symbol: 'BTCUSDT', side: 'BUY', price: '50010', makerOnly: true } }]);
+  scheduler.advance(10_000);
+  expect(lines[1]).toMatchObject({ level: 'info', msg: 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity) (2 more of this code in the last 10 s)', fields: { repeats: 2 } });
 });
