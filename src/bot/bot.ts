@@ -12,7 +12,7 @@ import { Fifo } from '../core/fifo';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
 import { orderOfUpdate } from '../protocol/ws';
 import { EventBus } from './bus/event-bus';
-import { CodeLog, logRefusals } from './code-log';
+import { CodeLog, RefusalLog } from './code-log';
 import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { createStrategy } from './strategy/create';
@@ -157,10 +157,11 @@ export class Bot {
     // A handler of botError that throws is reported without another botError (it would feed itself).
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
-    logRefusals(this.bus, this.codeLog, opts.logger);
+    this.refusals = new RefusalLog(this.codeLog, opts.logger, this.bus);
   }
 
   private readonly codeLog: CodeLog;
+  private readonly refusals: RefusalLog;
   private readonly seenFills = new SeenFills();
 
   /**
@@ -500,7 +501,7 @@ export class Bot {
       if (isLateAmend(e)) this.stats.lateAmends++;
     }
     // Ended REJECTED on arrival (a makerOnly order that would have taken liquidity): no error code, so no rejection.
-    if (e.type === 'order' && e.executionType === 'REJECTED' && e.strategyId !== undefined) this.stats.ordersRejected++;
+    if (e.type === 'order' && this.refusals.order(e)) this.stats.ordersRejected++;
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
     if (e.type === 'strategyError' || e.type === 'botError' || e.type === 'errorReported') return;

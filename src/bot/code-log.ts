@@ -6,6 +6,7 @@
  */
 import type { Scheduler } from '../core/clock';
 import type { EventBus } from './bus/event-bus';
+import type { BotEventOf } from './bus/events';
 import { isLateAmend } from './execution/refusals';
 import type { StrategyLogger } from './strategy/api';
 
@@ -58,20 +59,33 @@ export class CodeLog {
  * an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity, which a
  * quoting strategy meets now and then), both at info.
  */
-export function logRefusals(bus: EventBus, codeLog: CodeLog, log: StrategyLogger): void {
-  bus.subscribe('denial', (e) => {
-    codeLog.note(`denial:${e.strategyId}:${e.code}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.reason, intent: e.intent.kind }, `risk denied an intent: ${e.code}`);
-  });
-  bus.subscribe('rejection', (e) => {
-    if (isLateAmend(e)) {
-      codeLog.note(`late-amend:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, 'an amend came after its order had ended (filled or cancelled); its fills come from the stream');
-      return;
-    }
-    codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
-  });
-  bus.subscribe('order', (e) => {
-    if (e.executionType !== 'REJECTED' || e.strategyId === undefined) return;
+export class RefusalLog {
+  constructor(
+    private readonly codeLog: CodeLog,
+    private readonly log: StrategyLogger,
+    bus: EventBus,
+  ) {
+    bus.subscribe('denial', (e) => {
+      codeLog.note(`denial:${e.strategyId}:${e.code}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.reason, intent: e.intent.kind }, `risk denied an intent: ${e.code}`);
+    });
+    bus.subscribe('rejection', (e) => {
+      if (isLateAmend(e)) {
+        codeLog.note(`late-amend:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, 'an amend came after its order had ended (filled or cancelled); its fills come from the stream');
+        return;
+      }
+      codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
+    });
+  }
+
+  /**
+   * An order event the bot dispatches: logs it when a strategy's order ended REJECTED on arrival,
+   * and says whether it did (the bot counts those). Called from the bot's dispatch rather than
+   * subscribed, so order events, the busiest after market data, get no handler of their own.
+   */
+  order(e: BotEventOf<'order'>): boolean {
+    if (e.executionType !== 'REJECTED' || e.strategyId === undefined) return false;
     const o = e.order;
-    codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
-  });
+    this.codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
+    return true;
+  }
 }

@@ -113,7 +113,7 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
     const bid = units(t.BUY);
     const ask = units(t.SELL);
     return {
-      BUY: bid !== undefined && bestAsk !== undefined && bid >= bestAsk ? (bestAsk > 1 ? grid.fromUnits(bestAsk - 1) : undefined) : t.BUY,
+      BUY: bid !== undefined && bestAsk !== undefined && bid >= bestAsk ? grid.fromUnits(bestAsk - 1) : t.BUY,
       SELL: ask !== undefined && bestBid !== undefined && ask <= bestBid ? grid.fromUnits(bestBid + 1) : t.SELL,
     };
   }

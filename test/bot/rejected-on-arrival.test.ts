@@ -6,7 +6,7 @@
  */
 import { ManualClock, ManualScheduler } from '../../src/core/clock';
 import { EventBus } from '../../src/bot/bus/event-bus';
-import { CodeLog, logRefusals } from '../../src/bot/code-log';
+import { CodeLog, RefusalLog } from '../../src/bot/code-log';
 import { botWorld, scripted } from './harness';
 
 test('a makerOnly order that would take ends REJECTED on arrival: counted by the bot, not as a venue rejection', async () => {
@@ -35,14 +35,14 @@ test('logged at info, one line per strategy per interval with the count of the r
   const at = (level: string) => (fields: object, msg?: string) => void lines.push({ level, msg: msg ?? '', fields: fields as Record<string, unknown> });
   const bus = new EventBus();
   const scheduler = new ManualScheduler(new ManualClock(0));
-  logRefusals(bus, new CodeLog(scheduler, 10_000), { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') });
+  const refusals = new RefusalLog(new CodeLog(scheduler, 10_000), { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, bus);
   const w = await botWorld([{ id: 's', definition: scripted(['BTCUSDT'], {}), params: {} }]);
   w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
   const rejected = w.engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50010', quantity: '0.01', makerOnly: true });
   expect(rejected.status).toBe('REJECTED');
-  for (let i = 0; i < 3; i++) bus.publish({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: 's' });
+  for (let i = 0; i < 3; i++) expect(refusals.order({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: 's' })).toBe(true);
   // Another user's order (no strategy) is not the bot's to count.
-  bus.publish({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: undefined });
+  expect(refusals.order({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: undefined })).toBe(false);
   expect(lines).toEqual([{ level: 'info', msg: 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)', fields: { strategy: 's', symbol: 'BTCUSDT', side: 'BUY', price: '50010', makerOnly: true } }]);
   scheduler.advance(10_000);
   expect(lines[1]).toMatchObject({ level: 'info', msg: 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity) (2 more of this code in the last 10 s)', fields: { repeats: 2 } });
