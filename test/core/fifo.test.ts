@@ -7,15 +7,18 @@ describe('Fifo', () => {
     const model: number[] = [];
     const rnd = mulberry32(3);
     let next = 0;
+    // Checked at every step without jest's expect (150,000 of them took 7 s); the first difference is shown.
     for (let step = 0; step < 50_000; step++) {
+      let shifted: [number | undefined, number | undefined] = [undefined, undefined];
       if (rnd() < 0.55) {
         q.push(next);
         model.push(next++);
       } else {
-        expect(q.shift()).toBe(model.shift());
+        shifted = [q.shift(), model.shift()];
       }
-      expect(q.length).toBe(model.length);
-      expect(q.peek()).toBe(model[0]);
+      if (shifted[0] !== shifted[1] || q.length !== model.length || q.peek() !== model[0]) {
+        expect({ step, shifted: shifted[0], length: q.length, peek: q.peek() }).toEqual({ step, shifted: shifted[1], length: model.length, peek: model[0] });
+      }
     }
     while (model.length > 0) expect(q.shift()).toBe(model.shift());
     expect(q.shift()).toBeUndefined();

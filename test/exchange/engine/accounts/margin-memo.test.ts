@@ -21,11 +21,14 @@ test('required, per-step rate and frozen amounts from the memo equal the direct 
     const required = quotient(spec.notionalUnits(ticks, opening), -spec.notionalScale, BigInt(leverage));
     const perStep = divide(required, qty);
     const steps = rnd() < 0.5 ? qty : Math.floor(rnd() * qty) + 1;
-    for (const memo of memos) {
+    // Compared without jest's expect per value (180,000 of them took 10 s); the first difference is shown.
+    for (const [m, memo] of memos.entries()) {
       memo.lookup(ticks, opening, qty, leverage);
-      expect(rateText(memo.required)).toBe(rateText(required));
-      expect(rateText(memo.perStep)).toBe(rateText(perStep));
-      expect(frozenUnits(memo.perStep, steps)).toBe(ceilUnits(times(perStep, steps)));
+      const got = [rateText(memo.required), rateText(memo.perStep), frozenUnits(memo.perStep, steps)];
+      const want = [rateText(required), rateText(perStep), ceilUnits(times(perStep, steps))];
+      if (got.some((g, k) => g !== want[k])) {
+        expect({ lookup: i, memo: m, ticks, opening, qty, leverage, steps, got }).toEqual({ lookup: i, memo: m, ticks, opening, qty, leverage, steps, got: want });
+      }
     }
   }
   // Keys that differ in one input only, one after another in a one-entry table.
