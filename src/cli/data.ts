@@ -1,14 +1,18 @@
 /**
  * `perpkit data inspect <recording...> [--json]`: what a recording holds (src/market-data/inspect.ts).
- * A file that is not a recording is one line on stderr and exit 2.
+ * `perpkit data repair <recording> --out <file>`: the whole part of a file its writer left torn
+ * (src/market-data/repair.ts). A file that is not a recording is one line on stderr and exit 2.
  */
 import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError } from '../market-data/reader';
+import { repairRecording } from '../market-data/repair';
 import { argsMessage, usageFailure } from './usage';
 
 export const DATA_USAGE = `perpkit data inspect <recording...> [--json]
+perpkit data repair <recording> --out <file>
 
 Reads a recording (format v1 or v2; several files are read in order, e.g. the parts of one) and
 prints its time range, symbols, events per kind, gaps, feed latency percentiles (receive time
@@ -16,14 +20,22 @@ minus exchange time), crossed or locked books, and how the L2 book rebuilt from 
 events agrees with the quote events: exactly where their update ids coincide (should be 100 %),
 and in receive order (the staleness of the sparser depth stream).
 
+'repair' reads a recording file cut short by a crash of its writer (a recorder killed, a power
+loss: a gzip stream with no end, or a last line written in part) and writes everything before the
+tear to a new file, header as it was; the torn file is left as it is. A file damaged anywhere but
+at its end is refused (that is not a crash), and a file that reads whole is not copied.
+
 Options:
-  --json       print the figures as one JSON document
-  -h, --help   show this text
+  --json        inspect: print the figures as one JSON document
+  --out <file>  repair: the recording to write (required), e.g. data/btc-repaired.jsonl.gz
+  -h, --help    show this text
 
-Exit codes: 0 done; 1 reading failed; 2 bad input (a missing file, a folder, not a recording).
+Exit codes: 0 done (repair: also when the file was whole, nothing written); 1 reading or writing
+failed; 2 bad input (a missing file, a folder, not a recording, damaged before its end).
 
-Example:
+Examples:
   perpkit data inspect data/btcusdt-20240808.jsonl.gz
+  perpkit data repair data/btc-live.jsonl.gz --out data/btc-live-repaired.jsonl.gz
 `;
 
 const iso = (t: number): string => new Date(t).toISOString();
@@ -57,29 +69,49 @@ export function inspectionText(r: Inspection): string {
 
 export async function runData(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined) return usageFailure('data', 'expected a subcommand: inspect');
+  if (sub === undefined) return usageFailure('data', 'expected a subcommand: inspect or repair');
   if (sub === '--help' || sub === '-h' || sub === 'help') {
     process.stdout.write(DATA_USAGE);
     return 0;
   }
   let files: string[];
   let json = false;
+  let out: string | undefined;
   try {
-    if (sub !== 'inspect') throw new Error(`unknown subcommand '${sub}'; expected inspect`);
-    const { values: o, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    if (sub !== 'inspect' && sub !== 'repair') throw new Error(`unknown subcommand '${sub}'; expected inspect or repair`);
+    const { values: o, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (sub === 'inspect' && o.out !== undefined) throw new Error("--out is an option of 'data repair'; inspect writes nothing");
+    if (sub === 'repair' && o.json !== undefined) throw new Error("--json is an option of 'data inspect'");
     if (o.help === true) {
       process.stdout.write(DATA_USAGE);
       return 0;
     }
-    if (positionals.length === 0) throw new Error('no recording given; expected one or more recording files');
+    if (positionals.length === 0) throw new Error(sub === 'inspect' ? 'no recording given; expected one or more recording files' : 'no recording given; expected the torn recording file');
+    if (sub === 'repair' && positionals.length > 1) throw new Error(`repair takes one file, got ${positionals.length} (${positionals.join(' ')}); repair each torn file on its own`);
     for (const f of positionals) if (!existsSync(f)) throw new Error(`${f}: no such file`);
     for (const f of positionals) if (statSync(f).isDirectory()) throw new Error(`${f}: expected a recording file, got a folder`);
     files = positionals;
     json = o.json === true;
+    if (sub === 'repair') {
+      out = o.out;
+      if (out === undefined || out === '') throw new Error('--out <file> is required: where to write the repaired recording');
+      if (!existsSync(dirname(resolve(out)))) throw new Error(`--out ${out}: the directory ${dirname(resolve(out))} does not exist`);
+      if (existsSync(out) && statSync(out).isDirectory()) throw new Error(`--out ${out}: expected the path of the recording to write, got a folder`);
+      if (resolve(out) === resolve(files[0])) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
+    }
   } catch (e) {
     return usageFailure('data', argsMessage(e));
   }
   try {
+    if (out !== undefined) {
+      const r = await repairRecording(files[0], out);
+      if (r.tear === undefined) {
+        process.stdout.write(`repair: ${files[0]} reads whole (${r.events} events): nothing to repair, nothing written\n`);
+      } else {
+        process.stdout.write(`repair: kept ${r.events} events of ${files[0]}, up to line ${r.tear.line - 1}; dropped from line ${r.tear.line}: ${r.tear.why}\n  wrote ${out}\n`);
+      }
+      return 0;
+    }
     const r = await inspectRecording(files);
     process.stdout.write(json ? `${JSON.stringify(r, null, 1)}\n` : inspectionText(r));
     return 0;

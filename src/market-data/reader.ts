@@ -31,6 +31,21 @@ export interface ReadRecordingOptions {
    * before it and stop. Off by default: a torn file is an error unless the caller opts in.
    */
   allowTornTail?: boolean;
+  /** With allowTornTail: told of a torn tail that was accepted (file, line, what was wrong there). */
+  onTornTail?: (tear: TornTail) => void;
+}
+
+/** Where a file's torn tail starts, and what was found there. */
+export interface TornTail {
+  file: string;
+  /** The first line not read (the torn one, or the line after the last whole one). */
+  line: number;
+  why: string;
+}
+
+/** How a user gets the whole part of a torn recording back, said by every refusal of one. */
+export function tornHint(file: string): string {
+  return `\`perpkit data repair ${file} --out <new file>\` keeps everything before it`;
 }
 
 /** A recording file that is not a valid recording: says which file and line, and what was wrong. */
@@ -38,7 +53,7 @@ export class RecordingFormatError extends Error {
   constructor(
     readonly file: string,
     readonly line: number,
-    problem: string,
+    readonly problem: string,
   ) {
     super(`${file}:${line}: ${problem}`);
     this.name = 'RecordingFormatError';
@@ -202,15 +217,22 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
       stream.destroy();
       if (e instanceof RecordingFormatError) throw e;
       if (zlibProblem(e) === 'torn') {
-        if (opts.allowTornTail === true) return;
-        throw new RecordingFormatError(path, n + 1, 'the gzip stream ends early (the writer did not close the file); pass allowTornTail to read what is there');
+        const why = 'the gzip stream ends early (the writer did not close the file)';
+        if (opts.allowTornTail === true) {
+          opts.onTornTail?.({ file: path, line: n + 1, why });
+          return;
+        }
+        throw new RecordingFormatError(path, n + 1, `${why}; ${tornHint(path)} (in code: the reader's allowTornTail option)`);
       }
       throw e;
     }
     if (torn) {
       // Only the last line is bad: what a crash in the middle of a write leaves.
-      if (opts.allowTornTail === true) return;
-      throw torn;
+      if (opts.allowTornTail === true) {
+        opts.onTornTail?.({ file: path, line: torn.line, why: torn.problem });
+        return;
+      }
+      throw new RecordingFormatError(path, torn.line, `${torn.problem} (the file's last line: if its writer was stopped mid-write, ${tornHint(path)})`);
     }
     if (n === 0) throw new RecordingFormatError(path, 1, `empty file; expected a ${RECORDING_FORMAT} header line`);
   }

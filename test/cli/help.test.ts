@@ -73,7 +73,7 @@ describe('perpkit <command> with bad arguments', () => {
     // It wrote "perpkit": "" (any version) into package.json.
     [['init', path.join(tmpdir(), `perpkit-never-${process.pid}`), '--perpkit', ''], "perpkit init: --perpkit must be a version range or a path, got ''"],
     // These printed their usage on stdout and exited 2.
-    [['data'], 'perpkit data: expected a subcommand: inspect'],
+    [['data'], 'perpkit data: expected a subcommand: inspect or repair'],
     [['import'], 'perpkit import: expected a source: binance-futures, tardis'],
     [['download'], 'perpkit download: expected a source: binance-futures'],
   ])('%j: one line on stderr, nothing on stdout, exit 2', (args, line) => {

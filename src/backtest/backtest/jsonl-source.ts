@@ -7,7 +7,7 @@ import { isGzip, zlibProblem } from '../../market-data/text';
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { eventProblem, RecordingFormatError, versionProblem } from '../../market-data/reader';
+import { eventProblem, RecordingFormatError, tornHint, versionProblem } from '../../market-data/reader';
 import { isHeader, RECORDING_FORMAT, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { ArrayBatch, type EventBatch, type EventOrigin, type EventSource } from './source';
 
@@ -51,7 +51,7 @@ async function nextChunk(f: FileText, path: string, line: number): Promise<Itera
     return await f.chunks.next();
   } catch (e) {
     const problem = zlibProblem(e);
-    if (problem === 'torn') throw new RecordingFormatError(path, line, `the gzip data ends early (a torn or truncated file) after line ${line}`);
+    if (problem === 'torn') throw new RecordingFormatError(path, line, `the gzip data ends early (a torn or truncated file) after line ${line}; ${tornHint(path)}`);
     if (problem === 'damaged') throw new RecordingFormatError(path, Math.max(1, line), `not a gzip file (${(e as Error).message}); a recording is gzip JSON lines (.jsonl.gz)`);
     throw e;
   }

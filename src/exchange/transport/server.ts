@@ -10,6 +10,7 @@
  * Pipeline per request: route (10006) → read body under the size limit → authenticate by the
  * endpoint's auth kind → rate limit → decode JSON / query → validate → handler → envelope.
  */
+import { existsSync, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -39,6 +40,10 @@ import { loggableUrl, serverLogger } from './logger';
 import { MarketDataStore } from '../service/market-data';
 import { RateLimiter, type RateDecision } from './rate-limit';
 import { WsGateway } from './ws/gateway';
+import { recordingFiles } from '../../market-data/reader';
+import { FundingScheduler } from '../market/funding-scheduler';
+import { MarketSimulator } from '../market/simulator';
+import { ReplayService } from '../market/replay-service';
 
 export interface ServerService {
   start(): void;
@@ -410,13 +415,35 @@ export function mergeConfig(overrides: ExchangeConfigOverrides = {}): ExchangeCo
 
 /**
  * Builds an in-memory exchange (SystemClock unless a test passes its own, no journal) from DEFAULT_CONFIG with `config` merged
- * over it, and starts it.
+ * over it, and starts it, with the market `config.market` names, as `perpkit exchange` runs it:
+ * `synthetic` the simulator and its funding schedule, `replay:<file>` the recording at recorded
+ * speed (top-of-book fills). It used to run none: a synthetic market stood still, without a word.
  */
 export async function startExchange(config: ExchangeConfigOverrides = {}, opts: Omit<ExchangeServerOptions, 'core'> & { wallClock?: Clock } = {}): Promise<ExchangeServer> {
   const merged = mergeConfig(config);
   const { wallClock, ...serverOpts } = opts;
   const core = new ExchangeCore({ config: merged, wallClock: wallClock ?? new SystemClock() });
-  const server = new ExchangeServer({ ...serverOpts, core });
-  await server.start();
+  const services = [...(serverOpts.services ?? [])];
+  const logger = serverOpts.logger;
+  let market: { init(): Promise<void> } | undefined;
+  if (merged.market === 'synthetic') {
+    const sim = new MarketSimulator({ core, seed: merged.seed, logger });
+    services.push(sim, new FundingScheduler({ core, premium: true, logger }));
+    market = sim;
+  } else if (merged.market.startsWith('replay:')) {
+    const file = merged.market.slice('replay:'.length);
+    if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`market ${merged.market}: no such recording file`);
+    const replay = new ReplayService({ core, files: await recordingFiles(file), speed: 1, logger });
+    services.push(replay);
+    market = replay;
+  }
+  const server = new ExchangeServer({ ...serverOpts, core, services });
+  try {
+    await market?.init();
+    await server.start();
+  } catch (e) {
+    await server.stop().catch(() => undefined);
+    throw e;
+  }
   return server;
 }

@@ -1,0 +1,59 @@
+/**
+ * Repairing a recording file cut short by a crash of its writer (a torn last line, or a gzip
+ * stream with no end): everything before the tear is written to a new, whole file, header as it
+ * was. The torn file is left as it is; the new one is written beside its final name and renamed
+ * onto it at the end, so an interrupted repair leaves no half file behind.
+ */
+import { once } from 'node:events';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createGzip } from 'node:zlib';
+import { readRecording, type TornTail } from './reader';
+
+export interface RepairResult {
+  /** Events kept (the header aside). */
+  events: number;
+  /** Where the tear was; undefined when the file read whole (nothing is written then). */
+  tear: TornTail | undefined;
+}
+
+/**
+ * Reads `file` up to its tear and writes what is before it to `out` (gzip JSON lines). A file
+ * that reads whole is not copied: the result says so. Throws RecordingFormatError for a file that
+ * is damaged elsewhere than its tail (that is not a crash, and nothing is written).
+ */
+export async function repairRecording(file: string, out: string): Promise<RepairResult> {
+  if (resolve(file) === resolve(out)) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
+  let tear: TornTail | undefined;
+  const lines: string[] = [];
+  // A first pass finds the tear without writing: a whole file, or one damaged in its middle,
+  // leaves no file behind.
+  let events = 0;
+  for await (const x of readRecording([file], { allowTornTail: true, onTornTail: (t) => (tear = t) })) {
+    if (!('type' in x)) events++;
+  }
+  if (tear === undefined) return { events, tear };
+  const tmp = `${out}.repair-${process.pid}.tmp`;
+  const gzip = createGzip();
+  const dest = createWriteStream(tmp);
+  gzip.pipe(dest);
+  try {
+    for await (const x of readRecording([file], { allowTornTail: true })) {
+      lines.push(JSON.stringify(x));
+      if (lines.length >= 4096) {
+        if (!gzip.write(`${lines.join('\n')}\n`)) await once(gzip, 'drain');
+        lines.length = 0;
+      }
+    }
+    if (lines.length > 0) gzip.write(`${lines.join('\n')}\n`);
+    gzip.end();
+    await once(dest, 'close');
+    renameSync(tmp, out);
+  } catch (e) {
+    gzip.destroy();
+    dest.destroy();
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  return { events, tear };
+}
