@@ -27,6 +27,7 @@ import type { Principal } from './auth/principal';
 import { SessionStore } from './auth/sessions';
 import { DEFAULT_CONFIG, type ExchangeConfig } from '../service/config';
 import { ExchangeCore } from '../service/exchange-core';
+import { openDurableCore } from '../service/durable-core';
 import { DroppedByFault, FaultSwitches } from './faults';
 import { HANDLERS } from './handlers';
 import type { Handler, RequestContext, ServerDeps } from './handlers/context';
@@ -414,17 +415,18 @@ export function mergeConfig(overrides: ExchangeConfigOverrides = {}): ExchangeCo
 }
 
 /**
- * Builds an in-memory exchange (SystemClock unless a test passes its own, no journal) from DEFAULT_CONFIG with `config` merged
- * over it, and starts it, with the market `config.market` names, as `perpkit exchange` runs it:
- * `synthetic` the simulator and its funding schedule, `replay:<file>` the recording at recorded
- * speed (top-of-book fills). It used to run none: a synthetic market stood still, without a word.
+ * Builds an exchange (SystemClock unless a test passes its own) from DEFAULT_CONFIG with `config`
+ * merged over it, and starts it, as `perpkit exchange` runs it: with `dataDir`, journaled there
+ * and restored from it (in memory without); with the market `config.market` names, `synthetic` the
+ * simulator and its funding schedule, `replay:<file>` the recording at recorded speed (top-of-book
+ * fills). Both used to be ignored without a word: no journal, and a market that stood still.
  */
 export async function startExchange(config: ExchangeConfigOverrides = {}, opts: Omit<ExchangeServerOptions, 'core'> & { wallClock?: Clock } = {}): Promise<ExchangeServer> {
   const merged = mergeConfig(config);
   const { wallClock, ...serverOpts } = opts;
-  const core = new ExchangeCore({ config: merged, wallClock: wallClock ?? new SystemClock() });
-  const services = [...(serverOpts.services ?? [])];
   const logger = serverOpts.logger;
+  const { core } = await openDurableCore(merged, wallClock ?? new SystemClock(), logger);
+  const services = [...(serverOpts.services ?? [])];
   let market: { init(): Promise<void> } | undefined;
   if (merged.market === 'synthetic') {
     const sim = new MarketSimulator({ core, seed: merged.seed, logger });
@@ -439,6 +441,7 @@ export async function startExchange(config: ExchangeConfigOverrides = {}, opts: 
   }
   const server = new ExchangeServer({ ...serverOpts, core, services });
   try {
+    await core.recover((events) => server.marketData.onEvents(events));
     await market?.init();
     await server.start();
   } catch (e) {

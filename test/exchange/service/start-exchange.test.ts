@@ -1,7 +1,10 @@
 /**
- * `startExchange({ market })` runs the market it names, as `perpkit exchange --market` does. It
- * used to run none: a synthetic or replayed market stood still, and nothing said so.
+ * `startExchange` runs the exchange its config describes, as `perpkit exchange` does: the market
+ * `market` names, and the journal in `dataDir`. Both were ignored, without a word: a synthetic or
+ * replayed market stood still, and nothing was kept.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startExchange, type ExchangeServer, type MarketMode } from '../../../src/exchange';
 
@@ -41,4 +44,24 @@ test('without a market the mark stays where it was configured', async () => {
 
 test('a replay of a file that is not there is refused at start, naming it', async () => {
   await expect(startExchange({ port: 0, market: 'replay:/nonexistent/rec.jsonl.gz' })).rejects.toThrow('market replay:/nonexistent/rec.jsonl.gz: no such recording file');
+});
+
+test('with a dataDir, what happened is journaled there and restored by the next start', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'perpkit-start-exchange-'));
+  try {
+    const first = await startExchange({ port: 0, dataDir });
+    try {
+      await first.core.execute({ k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: '51234.5' });
+    } finally {
+      await first.stop();
+    }
+    const second = await startExchange({ port: 0, dataDir });
+    try {
+      expect(second.core.engine.marketState('BTCUSDT').markPrice).toBe('51234.5');
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
