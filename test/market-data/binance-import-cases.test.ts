@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -322,6 +323,23 @@ describe('import binance-futures: hand-made inputs', () => {
     const only = path.join(dir, 'only.jsonl');
     writeFileSync(only, torn);
     await expect(importBinanceFutures({ files: [only], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/only.jsonl:1: not JSON after the receive time/);
+  });
+
+  test('a torn gzip is refused with a way out that works: the command it gives, then the import of what it wrote', async () => {
+    const f = path.join(dir, 'torn-capture.gz');
+    const whole = gzipSync(`${Array.from({ length: 2000 }, (_, i) => ticker(T + i, i, '100.00', '100.10')).join('\n')}\n`);
+    writeFileSync(f, whole.subarray(0, whole.length - 40));
+    const refused = await importBinanceFutures({ files: [f], out: path.join(dir, 'torn-capture.jsonl.gz') }).then(() => '', (e: Error) => e.message);
+    const m = /; to import the lines before the tear, decompress them \(`(gzip -dc \S+ > (\S+))` writes them before it fails\) and import (\S+)$/.exec(refused);
+    expect(m).not.toBeNull();
+    const [, command, written, named] = m as RegExpExecArray;
+    expect(named).toBe(written);
+    expect(written).toBe(path.join(dir, 'torn-capture.txt'));
+    // gzip writes what it can read, then fails on the missing end (exit 1).
+    expect(spawnSync('sh', ['-c', command]).status).toBe(1);
+    const s = await importBinanceFutures({ files: [written], out: path.join(dir, 'torn-capture.jsonl.gz') });
+    expect(s.events.quote).toBeGreaterThan(1500);
+    expect(Object.keys(s.skipped)).toEqual(['last line of a capture cut off mid-write (no newline at its end, not a whole message)']);
   });
 
   test.each([

@@ -42,7 +42,9 @@ export class CaptureCursor {
     readonly file: string,
     private readonly keyed: boolean,
   ) {
-    this.source = fileLineBatches(file);
+    // A capture's last line cut off is skipped (readCaptures): so is a torn gzip's, decompressed.
+    const plain = `${file.replace(/\.gz$/, '')}.txt`;
+    this.source = fileLineBatches(file, `to import the lines before the tear, decompress them (\`gzip -dc ${file} > ${plain}\` writes them before it fails) and import ${plain}`);
   }
 
   get bytesRead(): number {

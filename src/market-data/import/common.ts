@@ -150,9 +150,10 @@ export function appendBody(to: string, from: string): void {
  * A text file's lines in batches (one per read chunk, so a caller's loop stays tight), gzip or
  * not by its magic bytes. `bytesRead()` is the compressed bytes read so far (for progress);
  * `close()` releases the file when the batches are not read to the end.
- * A damaged or torn gzip becomes an ImportInputError naming the file and the last line read.
+ * A damaged or torn gzip becomes an ImportInputError naming the file and the last line read (and
+ * `tornHint`, what the user can do about a torn one, when the caller knows).
  */
-export function fileLineBatches(file: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number; close: () => void; unterminated: () => boolean } {
+export function fileLineBatches(file: string, tornHint?: string): { batches: AsyncGenerator<string[]>; bytesRead: () => number; close: () => void; unterminated: () => boolean } {
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let stream: Readable = raw;
   if (isGzip(file)) {
@@ -183,7 +184,7 @@ export function fileLineBatches(file: string): { batches: AsyncGenerator<string[
     } catch (e) {
       if (e instanceof ImportInputError) throw e;
       const problem = zlibProblem(e);
-      if (problem === 'torn') throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${lines}`);
+      if (problem === 'torn') throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${lines}${tornHint === undefined ? '' : `; ${tornHint}`}`);
       if (problem === 'damaged') throw new ImportInputError(`${file}: not a readable gzip file (${(e as Error).message})`);
       throw e;
     } finally {
