@@ -50,6 +50,22 @@ export interface PerpClientOptions {
   timers?: Timers;
 }
 
+/**
+ * Refuses an origin that is not a URL of one of `protocols`, naming the option and what it holds:
+ * '127.0.0.1:8080' failed at the first request with undici's bare "Invalid URL".
+ */
+function checkOrigin(option: string, value: unknown, protocols: string[], example: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = typeof value === 'string' ? new URL(value).protocol : undefined;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === undefined || !protocols.includes(protocol)) {
+    throw new TypeError(`PerpClient: ${option} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, such as ${example}; got ${JSON.stringify(value)}`);
+  }
+}
+
 export class PerpClient {
   readonly orders: OrdersApi;
   readonly positions: PositionsApi;
@@ -65,6 +81,8 @@ export class PerpClient {
   private readonly privateStreams = new Set<PrivateStream>();
 
   constructor(opts: PerpClientOptions) {
+    checkOrigin('baseUrl', opts.baseUrl, ['http:', 'https:'], 'http://127.0.0.1:8080');
+    if (opts.wsUrl !== undefined) checkOrigin('wsUrl', opts.wsUrl, ['ws:', 'wss:'], 'ws://127.0.0.1:8080');
     const base = opts.baseUrl.replace(/\/$/, '');
     this.wsOrigin = opts.wsUrl ?? base.replace(/^http/, 'ws');
     this.clock = opts.clock ?? SYSTEM_CLOCK;

@@ -1,6 +1,7 @@
 /** Unit tests of the client's pure parts: no server, fake timers where time matters. */
 import { createHmac } from 'node:crypto';
 import { ManualClock } from '../../src/core/clock';
+import { PerpClient } from '../../src/client/client';
 import {
   AuthenticationError,
   ClockOffset,
@@ -292,5 +293,23 @@ describe('pagination', () => {
       return { list: [1, 2], total: 4 };
     }, { pageSize: 2 })) void _;
     expect(calls).toEqual([1, 2]);
+  });
+});
+
+describe('PerpClient options', () => {
+  it.each([
+    ['baseUrl', { baseUrl: '127.0.0.1:8080' }, 'http:// or https://', '"127.0.0.1:8080"'],
+    ['baseUrl', { baseUrl: 'localhost:8080' }, 'http:// or https://', '"localhost:8080"'],
+    ['baseUrl', { baseUrl: '' }, 'http:// or https://', '""'],
+    ['baseUrl', { baseUrl: 'ftp://x' }, 'http:// or https://', '"ftp://x"'],
+    ['wsUrl', { baseUrl: 'http://127.0.0.1:8080', wsUrl: 'http://127.0.0.1:8080' }, 'ws:// or wss://', '"http://127.0.0.1:8080"'],
+  ])('%s that is no URL of its protocols is refused at construction, naming it (%j)', (option, opts, protocols, got) => {
+    const example = option === 'baseUrl' ? 'http://127.0.0.1:8080' : 'ws://127.0.0.1:8080';
+    // It used to be taken, and the first request failed with undici's bare "Invalid URL".
+    expect(() => new PerpClient(opts)).toThrow(`PerpClient: ${option} must be a URL starting with ${protocols}, such as ${example}; got ${got}`);
+  });
+
+  it('takes http, https and a trailing slash', async () => {
+    for (const baseUrl of ['http://127.0.0.1:8080', 'https://venue.example', 'http://127.0.0.1:8080/']) await new PerpClient({ baseUrl }).close();
   });
 });
