@@ -8,11 +8,9 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { envLogLevel } from './log-level';
 import { SystemClock } from '../core/clock';
-import { FundingScheduler } from '../exchange/market/funding-scheduler';
-import { recordingFiles } from '../market-data/reader';
-import { ReplayService, type ReplayServiceOptions } from '../exchange/market/replay-service';
+import type { ReplayServiceOptions } from '../exchange/market/replay-service';
 import { QUEUE_MODELS, type QueueModelName } from '../exchange/engine/market/queue';
-import { MarketSimulator } from '../exchange/market/simulator';
+import { marketServices, type MarketServices } from '../exchange/market/market-services';
 import { yamlLineOf } from '../core/yaml-lines';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
 import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
@@ -217,26 +215,17 @@ export async function runExchange(argv: string[]): Promise<number> {
     return bad ? 2 : 1;
   }
   const core = durable.core;
-  const services: ServerService[] = [];
-  const synthetic = config.market === 'synthetic';
-  const sim = synthetic ? new MarketSimulator({ core, seed: config.seed, logger }) : undefined;
-  if (sim) services.push(sim);
-  let replay: ReplayService | undefined;
-  if (config.market.startsWith('replay:')) {
-    const file = config.market.slice('replay:'.length);
-    try {
-      const fill = replayFillArg(flagValue(argv, '--fill-book'), flagValue(argv, '--queue'));
-      replay = new ReplayService({ core, files: await recordingFiles(file), speed: replaySpeedFromArgs(argv), logger, fill });
-    } catch (e) {
-      process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
-      await core.close().catch(() => undefined);
-      return 2;
-    }
-    services.push(replay);
-  } else {
-    // In replay mode the recorded funding lines are the settlements: no schedule of our own.
-    services.push(new FundingScheduler({ core, premium: synthetic, logger }));
+  let market: MarketServices;
+  try {
+    const replay = config.market.startsWith('replay:');
+    const replayFill = replay ? replayFillArg(flagValue(argv, '--fill-book'), flagValue(argv, '--queue')) : undefined;
+    market = await marketServices({ core, market: config.market, seed: config.seed, logger, replaySpeed: replaySpeedFromArgs(argv), replayFill, fundingWhenOff: true });
+  } catch (e) {
+    process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
+    await core.close().catch(() => undefined);
+    return 2;
   }
+  const services: ServerService[] = [...market.services];
   // The history grows for the life of the process: the log says so well before the heap is full.
   services.push(new HeapWatch({ logger }));
   // Users' positions for the operator, behind the exchange's own admin token.
@@ -253,15 +242,12 @@ export async function runExchange(argv: string[]): Promise<number> {
   );
   // A long tail makes the next start slow too: fold it into a snapshot now.
   if (config.snapshotEvery > 0 && replayed >= config.snapshotEvery) await durable.snapshot();
-  if (sim) await sim.init();
-  if (replay) {
-    try {
-      await replay.init();
-    } catch (e) {
-      process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
-      await server.stop().catch(() => undefined);
-      return 2;
-    }
+  try {
+    await market.init();
+  } catch (e) {
+    process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
+    await server.stop().catch(() => undefined);
+    return 2;
   }
 
   let started: { url: string };

@@ -41,10 +41,7 @@ import { loggableUrl, serverLogger } from './logger';
 import { MarketDataStore } from '../service/market-data';
 import { RateLimiter, type RateDecision } from './rate-limit';
 import { WsGateway } from './ws/gateway';
-import { recordingFiles } from '../../market-data/reader';
-import { FundingScheduler } from '../market/funding-scheduler';
-import { MarketSimulator } from '../market/simulator';
-import { ReplayService } from '../market/replay-service';
+import { marketServices } from '../market/market-services';
 
 export interface ServerService {
   start(): void;
@@ -425,24 +422,23 @@ export async function startExchange(config: ExchangeConfigOverrides = {}, opts: 
   const merged = mergeConfig(config);
   const { wallClock, ...serverOpts } = opts;
   const logger = serverOpts.logger;
-  const { core } = await openDurableCore(merged, wallClock ?? new SystemClock(), logger);
-  const services = [...(serverOpts.services ?? [])];
-  let market: { init(): Promise<void> } | undefined;
-  if (merged.market === 'synthetic') {
-    const sim = new MarketSimulator({ core, seed: merged.seed, logger });
-    services.push(sim, new FundingScheduler({ core, premium: true, logger }));
-    market = sim;
-  } else if (merged.market.startsWith('replay:')) {
+  if (merged.market.startsWith('replay:')) {
     const file = merged.market.slice('replay:'.length);
     if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`market ${merged.market}: no such recording file`);
-    const replay = new ReplayService({ core, files: await recordingFiles(file), speed: 1, logger });
-    services.push(replay);
-    market = replay;
   }
+  const { core } = await openDurableCore(merged, wallClock ?? new SystemClock(), logger);
+  let market: Awaited<ReturnType<typeof marketServices>>;
+  try {
+    market = await marketServices({ core, market: merged.market, seed: merged.seed, logger, fundingWhenOff: false });
+  } catch (e) {
+    await core.close().catch(() => undefined);
+    throw e;
+  }
+  const services = [...(serverOpts.services ?? []), ...market.services];
   const server = new ExchangeServer({ ...serverOpts, core, services });
   try {
     await core.recover((events) => server.marketData.onEvents(events));
-    await market?.init();
+    await market.init();
     await server.start();
   } catch (e) {
     await server.stop().catch(() => undefined);
