@@ -13,8 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SystemClock } from '../core/clock';
 import { Dec } from '../core/decimal';
-import { FundingScheduler } from '../exchange/market/funding-scheduler';
-import { MarketSimulator } from '../exchange/market/simulator';
+import { marketServices } from '../exchange/market/market-services';
 import { ExchangeCore } from '../exchange/service/exchange-core';
 import { ExchangeServer, mergeConfig } from '../exchange/transport/server';
 import { parseBotConfig, LOG_LEVELS, type LogLevel } from '../runtime/config';
@@ -121,11 +120,11 @@ export async function runDemo(argv: string[]): Promise<number> {
   });
   const core = new ExchangeCore({ config: exConfig, wallClock: new SystemClock() });
   const exLog = componentLogger(logger, 'exchange');
-  const sim = new MarketSimulator({ core, seed: args.seed, takerRate: 3, logger: exLog });
-  const exchange = new ExchangeServer({ core, logger: exLog, services: [sim, new FundingScheduler({ core, premium: true, logger: exLog })], drainTimeoutMs: 1000, pages: exchangePage().handle });
-  await sim.init();
+  const market = await marketServices({ core, market: 'synthetic', seed: args.seed, logger: exLog, simulator: { takerRate: 3 }, fundingWhenOff: false });
+  const exchange = new ExchangeServer({ core, logger: exLog, services: market.services, drainTimeoutMs: 1000, pages: exchangePage().handle });
   let exUrl: string;
   try {
+    await market.init();
     exUrl = (await exchange.start()).url;
   } catch (e) {
     process.stderr.write(`perpkit demo: could not start the local exchange: ${errMessage(e)}\n`);

@@ -25,7 +25,6 @@ export interface RepairResult {
 export async function repairRecording(file: string, out: string): Promise<RepairResult> {
   if (resolve(file) === resolve(out)) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
   let tear: TornTail | undefined;
-  const lines: string[] = [];
   // A first pass finds the tear without writing: a whole file, or one damaged in its middle,
   // leaves no file behind.
   let events = 0;
@@ -37,6 +36,7 @@ export async function repairRecording(file: string, out: string): Promise<Repair
   const gzip = createGzip();
   const dest = createWriteStream(tmp);
   gzip.pipe(dest);
+  const lines: string[] = [];
   try {
     for await (const x of readRecording([file], { allowTornTail: true })) {
       lines.push(JSON.stringify(x));

@@ -1,8 +1,9 @@
 /**
  * The services that drive an exchange's market, by its `market` mode: the simulator (synthetic),
- * the replay of a recording, and the funding schedule. `perpkit exchange` and `startExchange` both
- * build them here, so code gets the exchange the CLI runs.
+ * the replay of a recording, and the funding schedule. `perpkit exchange`, `perpkit demo` and
+ * `startExchange` all build them here, so code gets the exchange the CLI runs.
  */
+import { existsSync, statSync } from 'node:fs';
 import { recordingFiles } from '../../market-data/reader';
 import type { MarketMode } from '../service/config';
 import type { ExchangeCore } from '../service/exchange-core';
@@ -15,6 +16,8 @@ export interface MarketServicesOptions {
   market: MarketMode;
   seed: number;
   logger?: MarketSimulatorOptions['logger'] & ReplayServiceOptions['logger'] & FundingLogger;
+  /** Synthetic only: the simulator's pace and sizes (the demo trades more than the default). */
+  simulator?: Omit<MarketSimulatorOptions, 'core' | 'seed' | 'logger'>;
   /** Replay only: speed (default 1, recorded time) and fill model (default top of book). */
   replaySpeed?: ReplayServiceOptions['speed'];
   replayFill?: ReplayServiceOptions['fill'];
@@ -36,13 +39,15 @@ export interface MarketServices {
 export async function marketServices(o: MarketServicesOptions): Promise<MarketServices> {
   const { core, logger } = o;
   if (o.market === 'synthetic') {
-    const sim = new MarketSimulator({ core, seed: o.seed, logger });
+    const sim = new MarketSimulator({ ...o.simulator, core, seed: o.seed, logger });
     // The synthetic rate follows the premium of mark over index.
     return { services: [sim, new FundingScheduler({ core, premium: true, logger })], init: () => sim.init() };
   }
   if (o.market.startsWith('replay:')) {
+    const file = o.market.slice('replay:'.length);
+    if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`market ${o.market}: no such recording file`);
     // The recorded funding lines are the settlements: no schedule of our own.
-    const replay = new ReplayService({ core, files: await recordingFiles(o.market.slice('replay:'.length)), speed: o.replaySpeed ?? 1, logger, fill: o.replayFill });
+    const replay = new ReplayService({ core, files: await recordingFiles(file), speed: o.replaySpeed ?? 1, logger, fill: o.replayFill });
     return { services: [replay], init: () => replay.init() };
   }
   return { services: o.fundingWhenOff ? [new FundingScheduler({ core, premium: false, logger })] : [], init: () => Promise.resolve() };

@@ -10,7 +10,6 @@
  * Pipeline per request: route (10006) → read body under the size limit → authenticate by the
  * endpoint's auth kind → rate limit → decode JSON / query → validate → handler → envelope.
  */
-import { existsSync, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -422,10 +421,6 @@ export async function startExchange(config: ExchangeConfigOverrides = {}, opts: 
   const merged = mergeConfig(config);
   const { wallClock, ...serverOpts } = opts;
   const logger = serverOpts.logger;
-  if (merged.market.startsWith('replay:')) {
-    const file = merged.market.slice('replay:'.length);
-    if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`market ${merged.market}: no such recording file`);
-  }
   const { core } = await openDurableCore(merged, wallClock ?? new SystemClock(), logger);
   let market: Awaited<ReturnType<typeof marketServices>>;
   try {
