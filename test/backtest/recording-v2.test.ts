@@ -15,6 +15,7 @@ import { buildCache } from '../../src/backtest/backtest/cache-writer';
 import { openSource } from '../../src/backtest/backtest/open-source';
 import { JsonlSource, mergeHeaders } from '../../src/backtest/backtest/jsonl-source';
 import type { EventSource } from '../../src/backtest/backtest/source';
+import { expectSameJson } from '../helpers/same-json';
 
 const T0 = 1_723_161_600_000;
 
@@ -205,7 +206,7 @@ describe('replay cache: book and snapshot events in columns', () => {
     expect(cached.length).toBe(json.length);
     // Book and snapshot events exactly (strings as recorded); the other kinds as before, by value.
     const books = (l: RecordedEvent[]): RecordedEvent[] => l.filter((e) => e.k === 'book' || e.k === 'snapshot');
-    expect(books(cached)).toEqual(books(json));
+    expectSameJson(books(cached), books(json));
     expect(books(json).length).toBe(columns + raw);
     // Which ones the columns hold, and that chunks were cut by levels as well as by events.
     let inColumns = 0;
