@@ -27,7 +27,8 @@ at its end is refused (that is not a crash), and a file that reads whole is not 
 
 Options:
   --json        inspect: print the figures as one JSON document
-  --out <file>  repair: the recording to write (required), e.g. data/btc-repaired.jsonl.gz
+  --out <file>  repair: the recording to write (required; gzip when named .gz), e.g.
+                data/btc-repaired.jsonl.gz
   -h, --help    show this text
 
 Exit codes: 0 done (repair: also when the file was whole, nothing written); 1 reading or writing

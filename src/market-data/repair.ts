@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { readRecording, type TornTail } from './reader';
 
@@ -18,7 +19,8 @@ export interface RepairResult {
 }
 
 /**
- * Reads `file` up to its tear and writes what is before it to `out` (gzip JSON lines). A file
+ * Reads `file` up to its tear and writes what is before it to `out` (gzip JSON lines, or plain
+ * ones when `out` does not end in .gz). A file
  * that reads whole is not copied: the result says so. Throws RecordingFormatError for a file that
  * is damaged elsewhere than its tail (that is not a crash, and nothing is written).
  */
@@ -33,7 +35,8 @@ export async function repairRecording(file: string, out: string): Promise<Repair
   }
   if (tear === undefined) return { events, tear };
   const tmp = `${out}.repair-${process.pid}.tmp`;
-  const gzip = createGzip();
+  // Gzip unless --out says plain JSON lines (a name not ending in .gz); readers take either.
+  const gzip = out.endsWith('.gz') ? createGzip() : new PassThrough();
   const dest = createWriteStream(tmp);
   gzip.pipe(dest);
   const lines: string[] = [];

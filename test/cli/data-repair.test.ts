@@ -90,6 +90,10 @@ describe('perpkit data repair', () => {
     expect(r.stdout).toBe(`repair: kept 2 events of ${cut}, up to line 3; dropped from line 4: not a JSON line: ${trade(3).slice(0, 30)}\n  wrote ${out}\n`);
     expect(readFileSync(out).subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]))).toBe(true);
     expect(runCli(['data', 'inspect', out]).stdout).toContain(' 2 events: trade 2');
+    // An --out not named .gz gets plain JSON lines, as its name says.
+    const plain = join(dir, 'cut-fixed.jsonl');
+    expect(runCli(['data', 'repair', cut, '--out', plain]).code).toBe(0);
+    expect(readFileSync(plain, 'utf8')).toBe(`${header}\n${trade(1)}\n${trade(2)}\n`);
 
     const damaged = join(dir, 'damaged.jsonl.gz');
     writeFileSync(damaged, gzipSync(`${header}\n${trade(1)}\n{oops\n${trade(3)}\n`));
