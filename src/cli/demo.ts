@@ -120,7 +120,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   });
   const core = new ExchangeCore({ config: exConfig, wallClock: new SystemClock() });
   const exLog = componentLogger(logger, 'exchange');
-  const market = await marketServices({ core, market: 'synthetic', seed: args.seed, logger: exLog, simulator: { takerRate: 3 }, fundingWhenOff: false });
+  const market = await marketServices({ core, market: 'synthetic', seed: args.seed, logger: exLog, simulator: { takerRate: 3 } });
   const exchange = new ExchangeServer({ core, logger: exLog, services: market.services, drainTimeoutMs: 1000, pages: exchangePage().handle });
   let exUrl: string;
   try {

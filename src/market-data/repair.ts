@@ -20,20 +20,14 @@ export interface RepairResult {
 
 /**
  * Reads `file` up to its tear and writes what is before it to `out` (gzip JSON lines, or plain
- * ones when `out` does not end in .gz). A file
- * that reads whole is not copied: the result says so. Throws RecordingFormatError for a file that
- * is damaged elsewhere than its tail (that is not a crash, and nothing is written).
+ * ones when `out` does not end in .gz), in one pass through a temporary file. A file that reads
+ * whole is not copied: the result says so. Throws RecordingFormatError for a file that is damaged
+ * elsewhere than its tail (that is not a crash, and nothing is written).
  */
 export async function repairRecording(file: string, out: string): Promise<RepairResult> {
   if (resolve(file) === resolve(out)) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
   let tear: TornTail | undefined;
-  // A first pass finds the tear without writing: a whole file, or one damaged in its middle,
-  // leaves no file behind.
   let events = 0;
-  for await (const x of readRecording([file], { allowTornTail: true, onTornTail: (t) => (tear = t) })) {
-    if (!('type' in x)) events++;
-  }
-  if (tear === undefined) return { events, tear };
   const tmp = `${out}.repair-${process.pid}.tmp`;
   // Gzip unless --out says plain JSON lines (a name not ending in .gz); readers take either.
   const gzip = out.endsWith('.gz') ? createGzip() : new PassThrough();
@@ -41,7 +35,8 @@ export async function repairRecording(file: string, out: string): Promise<Repair
   gzip.pipe(dest);
   const lines: string[] = [];
   try {
-    for await (const x of readRecording([file], { allowTornTail: true })) {
+    for await (const x of readRecording([file], { allowTornTail: true, onTornTail: (t) => (tear = t) })) {
+      if (!('type' in x)) events++;
       lines.push(JSON.stringify(x));
       if (lines.length >= 4096) {
         if (!gzip.write(`${lines.join('\n')}\n`)) await once(gzip, 'drain');
@@ -51,7 +46,9 @@ export async function repairRecording(file: string, out: string): Promise<Repair
     if (lines.length > 0) gzip.write(`${lines.join('\n')}\n`);
     gzip.end();
     await once(dest, 'close');
-    renameSync(tmp, out);
+    // A file that reads whole is not copied.
+    if (tear === undefined) rmSync(tmp, { force: true });
+    else renameSync(tmp, out);
   } catch (e) {
     gzip.destroy();
     dest.destroy();

@@ -22,10 +22,11 @@ export interface MarketServicesOptions {
   replaySpeed?: ReplayServiceOptions['speed'];
   replayFill?: ReplayServiceOptions['fill'];
   /**
-   * Whether an `off` market settles funding on schedule. `perpkit exchange` does; `startExchange`
-   * does not, so code and tests on a manual clock settle funding when they choose (admin API).
+   * Whether an `off` market settles funding on schedule (default false). `perpkit exchange` does;
+   * `startExchange` does not, so code and tests on a manual clock settle funding when they choose
+   * (admin API).
    */
-  fundingWhenOff: boolean;
+  fundingWhenOff?: boolean;
 }
 
 export interface MarketServices {
@@ -50,5 +51,5 @@ export async function marketServices(o: MarketServicesOptions): Promise<MarketSe
     const replay = new ReplayService({ core, files: await recordingFiles(file), speed: o.replaySpeed ?? 1, logger, fill: o.replayFill });
     return { services: [replay], init: () => replay.init() };
   }
-  return { services: o.fundingWhenOff ? [new FundingScheduler({ core, premium: false, logger })] : [], init: () => Promise.resolve() };
+  return { services: o.fundingWhenOff === true ? [new FundingScheduler({ core, premium: false, logger })] : [], init: () => Promise.resolve() };
 }

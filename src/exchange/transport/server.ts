@@ -40,7 +40,7 @@ import { loggableUrl, serverLogger } from './logger';
 import { MarketDataStore } from '../service/market-data';
 import { RateLimiter, type RateDecision } from './rate-limit';
 import { WsGateway } from './ws/gateway';
-import { marketServices } from '../market/market-services';
+import { marketServices, type MarketServices } from '../market/market-services';
 
 export interface ServerService {
   start(): void;
@@ -422,9 +422,9 @@ export async function startExchange(config: ExchangeConfigOverrides = {}, opts: 
   const { wallClock, ...serverOpts } = opts;
   const logger = serverOpts.logger;
   const { core } = await openDurableCore(merged, wallClock ?? new SystemClock(), logger);
-  let market: Awaited<ReturnType<typeof marketServices>>;
+  let market: MarketServices;
   try {
-    market = await marketServices({ core, market: merged.market, seed: merged.seed, logger, fundingWhenOff: false });
+    market = await marketServices({ core, market: merged.market, seed: merged.seed, logger });
   } catch (e) {
     await core.close().catch(() => undefined);
     throw e;
