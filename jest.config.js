@@ -8,11 +8,12 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   testTimeout: 30000,
-  // Two workers, not jest's default of one per core less one (1 on the 2-core machines this runs
+  // Three workers, not jest's default of one per core less one (1 on the 2-core machines this runs
   // on): most suites spend their time waiting on servers, child processes and timers (the soak
-  // alone sleeps a minute), so with one worker the machine stood half idle. 629 s -> 351-353 s
-  // for the whole suite on 2026-11-26, every suite passing in each of two runs.
-  maxWorkers: 2,
+  // alone sleeps a minute), so with fewer workers the machine stood partly idle. One worker to two:
+  // 629 s -> 351-353 s on 2026-11-26. Two to three: 574 s -> 492 s on 2026-11-27 (a slower day of
+  // this machine; with two, its two cores were busy 83 % of the run), every suite passing.
+  maxWorkers: 3,
   // One temporary folder per run (TMPDIR for the workers and every process they start), removed
   // at the end: test/helpers/temp-root-setup.ts.
   globalSetup: '<rootDir>/test/helpers/temp-root-setup.ts',

@@ -137,13 +137,19 @@ describe('the packed package, installed and used from an empty folder', () => {
         '',
       ].join('\n'),
     );
+    // One `tsc -b` over a project per resolution: it parses the declarations once for the three
+    // (about 15 s against 24 s for three `tsc -p`); --verbose names the project before its errors.
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const references: Array<{ path: string }> = [];
     for (const [module, resolution] of [['node16', 'node16'], ['esnext', 'bundler'], ['commonjs', 'node10']]) {
       const config = { compilerOptions: { target: 'es2022', module, moduleResolution: resolution, strict: true, noEmit: true, skipLibCheck: false, esModuleInterop: true }, files: ['consumer.ts'] };
-      writeFileSync(path.join(app, 'tsconfig.json'), `${JSON.stringify(config)}\n`);
-      const r = sh(process.execPath, [tsc, '-p', 'tsconfig.json'], app);
-      if (r.code !== 0) throw new Error(`tsc with module ${module}, moduleResolution ${resolution} failed:\n${r.out}`);
+      writeFileSync(path.join(app, `tsconfig.${resolution}.json`), `${JSON.stringify(config)}\n`);
+      references.push({ path: `./tsconfig.${resolution}.json` });
     }
+    writeFileSync(path.join(app, 'tsconfig.consumers.json'), `${JSON.stringify({ files: [], references })}\n`);
+    const r = sh(process.execPath, [tsc, '-b', '--verbose', 'tsconfig.consumers.json'], app);
+    if (r.code !== 0) throw new Error(`tsc under node16, bundler and node10 resolution failed (the project being built names the resolution):\n${r.out}`);
+    expect(r.out.match(/Building project /g)).toHaveLength(3);
   }, 120_000);
 
   it("type-checks every whole TypeScript sample of the docs (README, docs/*.md) that imports perpkit, as a user's ES module", () => {
