@@ -19,6 +19,7 @@ import { createRuntimeLogger } from '../runtime/logger';
 import { reportJson, type BacktestReport } from '../backtest/report/report';
 import type { BacktestResult } from '../backtest/backtest/result';
 import { argsMessage, usageFailure } from './usage';
+import { BACKTEST_USAGE } from './usage-texts';
 
 /** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
 export const EXIT_STRATEGY_ERRORS = 3;
@@ -27,34 +28,6 @@ const byCodeText = (m: Record<string, number>): string => {
   const parts = Object.entries(m).map(([k, v]) => `${k} ${v}`);
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 };
-
-export const BACKTEST_USAGE = `perpkit backtest <config.yaml> [options]
-
-Replays the config's recording through its strategies, the risk engine and the exchange engine on
-a virtual clock, and writes report.json, report.html and run.json (docs/backtesting.md).
-
-Options:
-  --out <dir>                output directory (default: report.out of the config, else ./backtest-out)
-  --no-cache                 read the JSON lines, do not build or use the binary replay cache
-  --full-tape                re-enact every recorded trade through the engine (slower; same fills)
-  --allow-strategy-errors    exit 0 even when a strategy threw (the report still says so)
-  --strategy-logs            print the strategies' ctx.log lines and the bot's (denials, rejections,
-                             errors) on stderr, as pino JSON
-  --debug                    print the stack of an error (errors are one line without it)
-  --quiet                    no progress bar and no stderr notices (the summary keeps its note: lines)
-  -h, --help                 show this text
-
-Exit codes: 0 done; 1 the backtest itself failed (also when the bot's own pipeline threw: the
-summary's "bot errors" line); 2 bad input (config, data); 3 a strategy threw or returned a
-malformed intent (see the summary's "strategy errors" line and report.html), unless
---allow-strategy-errors, or its create() threw (the backtest cannot run).
-
-Example:
-  perpkit backtest config/backtest-market-maker.yaml --out /tmp/mm
-
-Every config key: docs/backtesting.md. config/backtest-market-maker.yaml is in the perpkit
-repository, not in the npm package; perpkit init writes a project's config/backtest.yaml.
-`;
 
 /** What the summary must say about the data: events the fill model did not use, an L2 book from partial depth, derived marks. */
 function dataNotes(r: BacktestResult): string {

@@ -10,34 +10,7 @@ import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError } from '../market-data/reader';
 import { repairRecording } from '../market-data/repair';
 import { argsMessage, usageFailure } from './usage';
-
-export const DATA_USAGE = `perpkit data inspect <recording...> [--json]
-perpkit data repair <recording> --out <file>
-
-Reads a recording (format v1 or v2; several files are read in order, e.g. the parts of one) and
-prints its time range, symbols, events per kind, gaps, feed latency percentiles (receive time
-minus exchange time), crossed or locked books, and how the L2 book rebuilt from snapshot + book
-events agrees with the quote events: exactly where their update ids coincide (should be 100 %),
-and in receive order (the staleness of the sparser depth stream).
-
-'repair' reads a recording file cut short by a crash of its writer (a recorder killed, a power
-loss: a gzip stream with no end, or a last line written in part) and writes everything before the
-tear to a new file, header as it was; the torn file is left as it is. A file damaged anywhere but
-at its end is refused (that is not a crash), and a file that reads whole is not copied.
-
-Options:
-  --json        inspect: print the figures as one JSON document
-  --out <file>  repair: the recording to write (required; gzip when named .gz), e.g.
-                data/btc-repaired.jsonl.gz
-  -h, --help    show this text
-
-Exit codes: 0 done (repair: also when the file was whole, nothing written); 1 reading or writing
-failed; 2 bad input (a missing file, a folder, not a recording, damaged before its end).
-
-Examples:
-  perpkit data inspect data/btcusdt-20240808.jsonl.gz
-  perpkit data repair data/btc-live.jsonl.gz --out data/btc-live-repaired.jsonl.gz
-`;
+import { DATA_USAGE } from './usage-texts';
 
 const iso = (t: number): string => new Date(t).toISOString();
 const pct = (a: number, b: number): string => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(2)} %`);

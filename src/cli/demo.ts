@@ -16,36 +16,15 @@ import { Dec } from '../core/decimal';
 import { marketServices } from '../exchange/market/market-services';
 import { ExchangeCore } from '../exchange/service/exchange-core';
 import { ExchangeServer, mergeConfig } from '../exchange/transport/server';
-import { parseBotConfig, LOG_LEVELS, type LogLevel } from '../runtime/config';
+import { parseBotConfig } from '../runtime/config';
+import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
 import { leftText } from './left-on-stop';
 import { createRuntimeLogger } from '../runtime/logger';
 import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
 import { componentLogger } from '../core/log';
 import { argsMessage, usageFailure } from './usage';
-
-export const DEMO_USAGE = `perpkit demo [options]
-
-Starts the local exchange in this process with a synthetic BTCUSDT market (simulated makers and
-takers), and a bot running the example market maker against it over HTTP and WebSocket. Prints a
-status line every few seconds (fills, position, PnL, open orders, trading state) and serves the
-bot's dashboard on 127.0.0.1 (its URL is printed). Ctrl+C stops it.
-
-Options:
-  --duration <s>       stop by itself after this many seconds (default: run until Ctrl+C)
-  --seed <n>           seed of the synthetic market (default 1)
-  --every <s>          seconds between status lines, 1 to 5 (default 2)
-  --port <n>           port of the bot's dashboard, metrics and status (default: a free port)
-  --log-level <level>  log level of the stderr logs (default warn)
-  -h, --help           show this text
-
-Exit codes: 0 stopped cleanly (by --duration or Ctrl+C); 1 the exchange or the bot failed;
-2 bad options.
-
-Examples:
-  npm start
-  perpkit demo --duration 30 --seed 7
-`;
+import { DEMO_USAGE } from './usage-texts';
 
 class UsageError extends Error {}
 

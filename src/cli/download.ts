@@ -5,35 +5,9 @@
  * and makes the exit code 1 (after every other file was fetched).
  */
 import { parseArgs } from 'node:util';
-import { ARCHIVE_KINDS, DEFAULT_BASE_URL, DownloadInputError, downloadBinanceArchives, planDownload, type DownloadSummary } from '../market-data/download/binance-archives';
+import { DownloadInputError, downloadBinanceArchives, planDownload, type DownloadSummary } from '../market-data/download/binance-archives';
 import { argsMessage, usageFailure } from './usage';
-
-export const DOWNLOAD_USAGE = `perpkit download binance-futures --symbol <S> --from <YYYY-MM-DD> --to <YYYY-MM-DD> [options]
-
-Fetches Binance's public USD-M futures archives (data.binance.vision) of one symbol for the days
-from --from to --to (inclusive, UTC), checks each against its published sha256 CHECKSUM, and
-keeps them in the archive's layout under --out, so that 'perpkit import binance-futures' reads
-their kinds from their paths. Files already there and verified are not fetched again; an
-interrupted download continues where it stopped (HTTP Range).
-
-Options:
-  --symbol <name>     e.g. BTCUSDT (required)
-  --from <day>        first day, YYYY-MM-DD (required)
-  --to <day>          last day, inclusive (required)
-  --kinds <list>      comma-separated, default aggTrades,bookTicker,markPriceKlines,fundingRate;
-                      known: ${ARCHIVE_KINDS.join(', ')}
-                      (fundingRate is published per month)
-  --interval <i>      bar interval of klines and markPriceKlines (default 1m)
-  --out <dir>         where to keep them (default data/binance)
-  --base-url <url>    the archive (default ${DEFAULT_BASE_URL}; a mirror with the same layout)
-  --quiet             no progress lines
-  -h, --help          show this text
-
-Exit codes: 0 every file verified, 1 some file missing or failed (listed), 2 bad input.
-
-Example:
-  perpkit download binance-futures --symbol BTCUSDT --from 2024-08-01 --to 2024-08-07 --kinds aggTrades,bookTicker
-`;
+import { DOWNLOAD_USAGE } from './usage-texts';
 
 const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
 

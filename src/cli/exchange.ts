@@ -19,47 +19,7 @@ import { HeapWatch } from '../exchange/service/heap-watch';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
 import { EXCHANGE_PAGE_PATH, exchangePage, userPositions } from '../runtime/dashboard/exchange-page';
 import { argsMessage, usageFailure } from './usage';
-
-export const EXCHANGE_USAGE = `perpkit exchange [options]
-
-Runs the local perpetual-futures exchange (HTTP + WebSocket) until SIGINT or SIGTERM.
-Prints one line to stdout once it accepts requests: listening on http://<host>:<port>
-Logs go to stderr (level from PERPKIT_LOG_LEVEL, default info).
-
-Options:
-  --host <addr>          address to listen on (default 127.0.0.1)
-  --port <n>             port; 0 picks a free one (default 8080)
-  --admin-token <t>      enables the admin API under /v1/admin/ (header X-ADMIN-TOKEN)
-  --config <file>        YAML config merged over the defaults; every key and its default:
-                         docs/local-exchange.md "Configuration" (in the repository also
-                         config/exchange.yaml, the defaults as a file)
-  --market <mode>        off | synthetic | replay:<file> (default off); replay plays a
-                         recording (docs/recording.md) through the tape fill model
-  --replay-speed <x>     replay pace: 1 = as recorded, 10 = ten times faster, max = as fast
-                         as possible (default 1)
-  --fill-book <b>        replay fill model: top (default: trades and the best bid/ask) or l2
-                         (the recorded L2 book with queue positions, as a backtest's fill.book)
-  --queue <model>        with --fill-book l2: none | risk-averse (default) | probabilistic
-  --data-dir <dir>       keep a journal and snapshots there; state survives restarts
-  --seed <n>             seed of the synthetic market (default 1)
-  --fsync                fdatasync the journal before answering (survives power loss)
-  -h, --help             show this text
-
-Command-line options override the config file.
-
-Exit codes: 0 stopped by SIGINT/SIGTERM after a clean stop; 1 it could not listen, the stop
-failed, a second signal, or a data directory whose marker is damaged; 2 bad options or config
-(a missing replay recording, a data directory that cannot be one).
-
-Examples:
-  perpkit exchange --port 0 --admin-token secret
-  perpkit exchange --market synthetic --seed 7 --data-dir ./exchange-data
-  perpkit exchange --config my-exchange.yaml --fsync
-  perpkit exchange --market replay:data/sample/btcusdt-2h.jsonl.gz --replay-speed 10
-
-data/sample/ and config/ are in the perpkit repository, not in the npm package (its docs/ is);
-perpkit synth --out <file> writes a recording to replay.
-`;
+import { EXCHANGE_USAGE } from './usage-texts';
 
 /** A usage error: the message goes to stderr and the exit code is 2. */
 class UsageError extends Error {}

@@ -11,48 +11,9 @@ import { ImportInputError } from '../market-data/import/errors';
 import { importTardis } from '../market-data/import/tardis';
 import { argsMessage, usageFailure } from './usage';
 import { signalExit, stopOnSignals } from './stop-signal';
+import { IMPORT_USAGE } from './usage-texts';
 
 const IMPORTERS: Record<string, (o: ImportOptions) => Promise<ImportSummary>> = { 'binance-futures': importBinanceFutures, tardis: importTardis };
-
-export const IMPORT_USAGE = `perpkit import binance-futures <files...> --out <rec.jsonl.gz> [options]
-perpkit import tardis <files...> --out <rec.jsonl.gz> [options]
-
-Imports raw Binance USD-M futures captures into a recording (format v2, docs/recording.md):
-combined-stream lines '<receive time ns> <{"stream":...,"data":{...}}>' or plain JSON lines,
-gzip or not, with REST depth snapshots ({"lastUpdateId":...}) among them, several files merged
-in receive-time order (e.g. one capture per symbol); or Binance's public
-CSV archives (trades, aggTrades, bookTicker, markPriceKlines, fundingRate; zipped or not), merged
-in time order (a capture and CSV archives cannot be mixed). depthUpdate diffs are
-applied to the snapshots by Binance's procedure (a break in the pu chain becomes a gap); bookTicker,
-trade, aggTrade and markPriceUpdate become quote, trade and mark events. Without a mark price
-stream, marks are derived (the mid price each second) and the header says so.
-
-'tardis' imports Tardis.dev CSV files (gzip or not): incremental_book_L2 (snapshot and book
-events, one per message), book_snapshot_5/_25 (snapshot and quote), trades, quotes and
-derivative_ticker (mark events, and funding where funding_timestamp moves forward), merged in
-receive-time order (local_timestamp). Without derivative_ticker, marks are derived as above.
-
-Options:
-  --out <file>       the recording to write (required), e.g. data/btcusdt.jsonl.gz
-  --symbol <name>    import only this symbol (e.g. BTCUSDT, any case); others are counted as skipped
-  --from <time>      first receive time to import, epoch ms or ISO 8601 (default: the start)
-  --to <time>        receive time to stop at, exclusive (default: the end)
-  --tick <size>      price grid of the symbol (default: inferred from the data)
-  --step <size>      quantity grid of the symbol (default: inferred from the data)
-  --bare-depth <kind>  binance-futures: what depthUpdate messages without a stream envelope are,
-                     diff (<symbol>@depth) or partial (@depth5/10/20, each a snapshot of the top
-                     levels); default diff, and an import whose bare depth reads as partial stops
-                     and asks
-  -h, --help         show this text
-
-Exit codes: 0 imported (anything skipped is counted in the summary); 1 the import failed; 2 bad
-input (nothing written); 130 stopped by Ctrl+C (143 by SIGTERM), nothing written.
-
-Examples:
-  perpkit import binance-futures ../shared/data/binance-usdm/btcusdt_20240808.gz --out data/btcusdt-20240808.jsonl.gz
-  perpkit import binance-futures BTCUSDT-aggTrades-2024-08-01.zip BTCUSDT-bookTicker-2024-08-01.zip --out data/btc-0801.jsonl.gz
-  perpkit import tardis binance-futures_incremental_book_L2_2024-08-01_BTCUSDT.csv.gz binance-futures_trades_2024-08-01_BTCUSDT.csv.gz binance-futures_derivative_ticker_2024-08-01_BTCUSDT.csv.gz --out data/btc-tardis-0801.jsonl.gz
-`;
 
 class UsageError extends Error {}
 

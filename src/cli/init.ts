@@ -8,26 +8,7 @@ import { parseArgs } from 'node:util';
 import { initFiles } from './init-files';
 import { perpkitVersion } from './version';
 import { argsMessage, usageFailure } from './usage';
-
-export const INIT_USAGE = `perpkit init <folder> [options]
-
-Creates a project for your own strategies in <folder> (which must not exist or be empty):
-package.json depending on perpkit, tsconfig.json, a TypeScript strategy (src/strategy.ts), its
-test written with perpkit/testing (node:test), a bot config, a backtest config whose data is made
-by perpkit synth, and a README. TypeScript runs directly: no build step.
-
-Options:
-  --name <name>        the package name (default: the folder's name)
-  --perpkit <spec>     the perpkit dependency: a version range (default ^<this version>), or the
-                       path of a perpkit tarball or checkout (written as file:<relative path>)
-  -h, --help           show this text
-
-Exit codes: 0 written; 2 bad arguments or a folder that is not empty (nothing written).
-
-Examples:
-  npx perpkit init my-bot && cd my-bot && npm install && npm test && npm run backtest
-  perpkit init my-bot --perpkit ./perpkit-0.1.0.tgz
-`;
+import { INIT_USAGE } from './usage-texts';
 
 class InitUsageError extends Error {}
 

@@ -19,39 +19,7 @@ import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
 import { Recorder, type RecorderVenue } from '../market-data/recorder';
 import { argsMessage, usageFailure } from './usage';
 import { existingParts } from '../market-data/writer';
-
-export const RECORD_USAGE = `perpkit record --config <file> --out <file> [options]
-
-Records a venue's public streams (trade, markPrice, depth, ticker) for the configured symbols
-and, when the config has credentials, the private stream and polled positions, into a gzip JSON
-lines recording (docs/recording.md). Reconnects are survived and written as 'gap' lines.
-Stops on SIGINT or SIGTERM, closing the file cleanly.
-
-Options:
-  --config <file>        YAML recorder config (see below; required)
-  --out <file>           first file of the recording, e.g. data/rec.jsonl.gz (required)
-  --rotate-mb <n>        start a new part every n MB on disk (default: no size rotation)
-  --rotate-hours <h>     start a new part every h hours (default: no time rotation)
-  --overwrite            replace a file already at --out (refused without it)
-  -h, --help             show this text
-
-Config:
-  venue:
-    baseUrl: http://127.0.0.1:8080
-    auth:                            # optional: records the private stream and positions
-      apiKeyEnv: PERPKIT_API_KEY     # names of environment variables, never the secrets
-      secretEnv: PERPKIT_API_SECRET  # (or username: alice + passwordEnv: PERPKIT_PASSWORD)
-  symbols: [BTCUSDT, ETHUSDT]
-  kinds: [trade, markPrice, depth, ticker]   # optional, default all
-  pollPositionsMs: 5000                      # optional
-
-Exit codes: 0 stopped by SIGINT/SIGTERM, the file closed; 1 the venue could not be reached at
-start, or the file could not be written (what reached it is kept); 2 bad options or config.
-
-Examples:
-  perpkit record --config config/record.yaml --out data/btc.jsonl.gz
-  PERPKIT_API_KEY=... PERPKIT_API_SECRET=... perpkit record --config rec.yaml --out rec.jsonl.gz --rotate-hours 24
-`;
+import { RECORD_USAGE } from './usage-texts';
 
 class UsageError extends Error {}
 

@@ -8,23 +8,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
 import { argsMessage, usageFailure } from './usage';
-
-export const REPORT_USAGE = `perpkit report compare <a> <b> [options]
-
-Compares two backtest runs: <a> and <b> are output directories of perpkit backtest (or their
-report.json files). Prints the headline figures of both with the difference (b - a) and what
-differs in what produced them (parameters, data, models, config hash), and writes an HTML page
-with both equity curves (docs/backtesting.md).
-
-Options:
-  --out <file>   the HTML file (default: ./compare.html)
-  -h, --help     show this text
-
-Exit codes: 0 done; 2 bad input (a missing or unreadable report.json, an older report format).
-
-Example:
-  perpkit report compare backtest-out/mm-a backtest-out/mm-b --out /tmp/mm-compare.html
-`;
+import { REPORT_USAGE } from './usage-texts';
 
 export function runReportCli(argv: string[]): number {
   let values: { out?: string; help?: boolean };

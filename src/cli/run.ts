@@ -5,7 +5,8 @@
  */
 import { leftText } from './left-on-stop';
 import { parseArgs } from 'node:util';
-import { BotConfigError, loadBotConfig, LOG_LEVELS, resolveCredentials, resolveKillToken, resolveNotifyTargets, type BotConfig, type LogLevel } from '../runtime/config';
+import { BotConfigError, loadBotConfig, resolveCredentials, resolveKillToken, resolveNotifyTargets, type BotConfig } from '../runtime/config';
+import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
 import { createRuntimeLogger } from '../runtime/logger';
 import { StateFileError } from '../runtime/state-store';
@@ -16,30 +17,7 @@ import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
 import { StrategyCreateError } from '../bot/strategy/errors';
 import { argsMessage, usageFailure } from './usage';
-
-export const RUN_USAGE = `perpkit run <config.yaml> [options]
-
-Runs a trading bot from a YAML config until SIGINT or SIGTERM (graceful stop: strategies stop,
-their orders are cancelled when cancelOnStop is true, state is saved). SIGUSR2 engages the kill
-switch (HALTED, every order cancelled). Logs are JSON lines on stdout (pretty on a terminal).
-Secrets come from the environment variables the config names, never from the file.
-
-Options:
-  --check              validate the config (and that its env vars are set), construct the
-                       strategies (their create(), with no venue), then exit
-  --log-level <level>  override logging.level (${LOG_LEVELS.join(', ')})
-  -h, --help           show this text
-
-Examples:
-  PERPKIT_PASSWORD=... perpkit run config/bot-market-maker.yaml
-  perpkit run config/bot-market-maker.yaml --check
-  curl -s localhost:9464/healthz; curl -s localhost:9464/metrics; curl -X POST localhost:9464/kill
-
-Exit codes: 0 clean stop, 1 runtime failure (a strategy's create() threw, here or at --check),
-2 usage or config error.
-Reference: docs/running.md (every config key). config/bot-market-maker.yaml is in the perpkit
-repository, not in the npm package; perpkit init writes a project's config/bot.yaml.
-`;
+import { RUN_USAGE } from './usage-texts';
 
 class UsageError extends Error {}
 

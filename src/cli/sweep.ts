@@ -25,52 +25,7 @@ import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
 import { signalExit, stopOnSignals } from './stop-signal';
-
-export const SWEEP_USAGE = `perpkit sweep <config.yaml> [options]
-
-Runs the backtest of the config for every point of its sweep block (grid, seeded random search or
-successive halving) on worker threads, or on a Redis queue served by perpkit worker processes, and
-writes sweep.json, sweep.csv, sweep.md and sweep.html, ranked by sweep.objective or sweep.metric
-(docs/backtesting.md).
-
-Options:
-  --workers <n>    worker threads, up to 256 (default: sweep.workers, else the number of CPUs); 0 runs
-                   in-process
-  --queue <url>    run the jobs on the BullMQ queue at this Redis (redis://host:port) instead of local
-                   threads; start workers with perpkit worker --queue <url>. Rerunning the same
-                   command after a stop picks up the same sweep: the jobs finished in results.jsonl
-                   or on the queue are not run again (a failed one stays failed without --resume)
-  --grace-ms <n>   with --queue: how long Redis may be unreachable before the sweep stops with
-                   exit 1, its finished results kept (default 15000)
-  --out <dir>      output directory (default: <report.out>-sweep)
-  --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
-                   output directory) and run only the other points, the failed ones again
-  --quiet          no per-job lines (nor the progress line every 10 s without one)
-  --debug          print the stack of an error (errors are one line without it)
-  -h, --help       show this text
-
-With sweep.walkForward it also writes walkforward.json and walkforward.md (the best training point
-of each window on the next test window, the stitched out-of-sample return beside the in-sample
-optimum's); with sweep.halving, halving.json (each round's data slice, points and survivors).
-
-Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep that dies keeps
-its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy
-threw is a row with its error. Ctrl+C (or SIGTERM) stops the sweep: the running jobs end (on a
-queue they stay there), the finished results stay in results.jsonl, no table is written, and one
-line says how to go on (--resume; with --queue the same command).
-
-Exit codes: 0 every job finished; 1 a job failed (its row says why), no point could be ranked
-(every one under sweep.minTrades, or without the metric: the table has no best point) or the sweep
-failed; 2 bad input (config, data, a parameter the strategy does not read); 130 stopped by Ctrl+C
-(143 by SIGTERM).
-
-Examples:
-  perpkit sweep config/backtest-market-maker-sweep.yaml --workers 2 --out /tmp/mm-sweep
-  perpkit sweep config/backtest-market-maker-sweep.yaml --queue redis://127.0.0.1:6379
-
-Every config key: docs/backtesting.md (the sweep block: "Sweeps"). The example config is in the
-perpkit repository, not in the npm package.
-`;
+import { SWEEP_USAGE } from './usage-texts';
 
 const RESULTS = 'results.jsonl';
 /** A local sweep with no job finishing for this long prints a progress line. */

@@ -10,31 +10,7 @@ import { SYNTH_EPOCH, synthesize } from '../market-data/synth';
 import { existingParts } from '../market-data/writer';
 import { argsMessage, usageFailure } from './usage';
 import { signalExit, stopOnSignals } from './stop-signal';
-
-export const SYNTH_USAGE = `perpkit synth --out <file> [options]
-
-Writes a synthetic market recording (gzip JSON lines, docs/recording.md): marks every second,
-Poisson trades, depth snapshots and funding every 8 h, from the same price process as
-'perpkit exchange --market synthetic'. The same options give the same bytes.
-
-Options:
-  --out <file>           output file (part 0), e.g. data/btc-24h.jsonl.gz (required; its folder is created)
-  --symbols <list>       comma-separated symbols (default BTCUSDT)
-  --hours <h>            length of the recording in hours, decimals allowed (default 24)
-  --seed <n>             seed (default 1)
-  --start <time>         start time as epoch ms or ISO 8601 (default ${new Date(SYNTH_EPOCH).toISOString()})
-  --trade-rate <n>       expected trades per second per symbol (default 2)
-  --depth-every <ms>     interval of depth snapshots in ms (default 10000)
-  --rotate-mb <n>        start a new file every n MB (default: one file)
-  -h, --help             show this text
-
-Exit codes: 0 written; 1 writing failed; 2 bad options; 130 stopped by Ctrl+C (143 by SIGTERM),
-the partial recording removed.
-
-Examples:
-  perpkit synth --out data/btc-24h.jsonl.gz --symbols BTCUSDT --hours 24 --seed 7
-  perpkit synth --out /tmp/two.jsonl.gz --symbols BTCUSDT,ETHUSDT --hours 2 --start 2025-06-01T00:00:00Z
-`;
+import { SYNTH_USAGE } from './usage-texts';
 
 class UsageError extends Error {}
 

@@ -13,30 +13,7 @@ import { whenAborted } from '../backtest/sweep/pool';
 import { intRange } from '../core/config-schema';
 import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { argsMessage, usageFailure } from './usage';
-
-export const WORKER_USAGE = `perpkit worker --queue redis://host:port [options]
-
-Runs the jobs of sweeps submitted with perpkit sweep --queue, on worker threads, until stopped.
-Every job names its config and data files by path and sha256; this worker refuses a job whose
-files here have other bytes (the job fails with the reason).
-
-Options:
-  --queue <url>        the Redis of the queue (redis://[user:password@]host:port[/db])
-  --concurrency <n>    jobs at a time, each on its own thread, 1 to 256 (default: the number of CPUs)
-  --lock-ms <n>        job lock lifetime and stalled-job check period (default 30000): a job of a
-                       worker that died is run again elsewhere within about twice this
-  --grace-ms <n>       how long Redis may be unreachable before the worker exits 1 (default 15000)
-  --quiet              no per-job lines
-  --debug              print the stack of an error
-  -h, --help           show this text
-
-Exit codes: 0 stopped by SIGINT/SIGTERM once the running jobs finished; 1 Redis unreachable or
-gone; 2 bad options; 130 (143) a second SIGINT (SIGTERM) stopped it at once, the jobs cut short
-going back to the queue.
-
-Example:
-  perpkit worker --queue redis://10.0.0.5:6379 --concurrency 4
-`;
+import { WORKER_USAGE } from './usage-texts';
 
 const whole = (v: string | undefined, name: string, min: number, max = Number.MAX_SAFE_INTEGER): string | undefined =>
   v === undefined || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max) ? undefined : `--${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got '${v}'`;

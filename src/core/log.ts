@@ -9,6 +9,10 @@
  */
 import type { ChildLoggerOptions, Logger } from 'pino';
 
+/** The levels a perpkit process logs at (pino's, and `silent`): configs, --log-level and PERPKIT_LOG_LEVEL. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 /** Component loggers made here, each to the logger it was made from (which carries no component). */
 const BASES = new WeakMap<Logger, Logger>();
 

@@ -5,11 +5,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { c } from '../core/config-schema';
+import { LOG_LEVELS } from '../core/log';
 import { RISK, STRATEGY } from '../bot/config-schema';
 
 export { RISK, STRATEGY };
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 export const AUTH_PASSWORD = c.object({ username: c.string(), passwordEnv: c.envName({ description: 'Environment variable holding the password.' }) }, { description: 'JWT login.', required: ['username', 'passwordEnv'] });
 export const AUTH_API_KEY = c.object(

@@ -17,14 +17,13 @@ import * as path from 'node:path';
 import { readConfigYaml } from '../core/config-text';
 import { isDecimalString } from '../core/decimal';
 import { intRange, keysOf, defaultOf } from '../core/config-schema';
-import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, LOG_LEVELS, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
+import { LOG_LEVELS, type LogLevel } from '../core/log';
+import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
 import type { TSchema } from '@sinclair/typebox';
 import type { RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
 import { parseDashboardConfig, type DashboardConfig } from './dashboard/config';
 
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export { LOG_LEVELS };
 
 export type VenueAuthConfig = { kind: 'password'; username: string; passwordEnv: string } | { kind: 'apiKey'; apiKeyEnv: string; secretEnv: string };
 

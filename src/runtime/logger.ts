@@ -7,7 +7,7 @@
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { REDACT_PATHS } from '../client/logger';
-import type { LogLevel } from './config';
+import type { LogLevel } from '../core/log';
 
 /** Fields the runtime adds to the SDK's list: bot-side names for the same secrets. */
 const RUNTIME_SECRETS = ['passwd', 'apiKey', 'killToken', 'credentials', 'secretKey'];

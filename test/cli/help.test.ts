@@ -1,4 +1,5 @@
 /** Every `perpkit` command answers --help with its usage and examples, on stdout, exit 0. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ensureBuilt, runCli } from './exchange-proc';
@@ -31,6 +32,32 @@ describe('perpkit --help', () => {
       expect(r.stdout).toMatch(/^Examples?:\n {2}\S.*\n/m);
       // What each exit code means (exchange, demo, synth, record, data and import did not say).
       expect(r.stdout).toMatch(/^Exit codes: 0 /m);
+    }
+  });
+
+  // It loaded the whole command first (the bot runtime, the engine, the sweep queue's client):
+  // up to a second before `perpkit run --help` answered.
+  it("perpkit <command> --help loads none of the command's modules, and says what the command itself says for --help", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-help-'));
+    try {
+      // Writes the perpkit modules the process loaded to $LOADED when it exits.
+      const preload = path.join(dir, 'loaded.cjs');
+      writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED, Object.keys(require.cache).filter((f) => f.includes('/dist/src/')).join('\\n')));\n");
+      const loaded = path.join(dir, 'loaded.txt');
+      // Arguments before --help that make the command parse them itself.
+      const lead: Record<string, string[]> = { init: ['x'], run: ['x.yaml'], import: ['binance-futures'], download: ['binance-futures'], data: ['inspect'], backtest: ['x.yaml'], sweep: ['x.yaml'], report: ['compare'] };
+      for (const cmd of ALL) {
+        const r = runCli([cmd, '--help'], { NODE_OPTIONS: `--require ${preload}`, LOADED: loaded });
+        expect(r.code).toBe(0);
+        const mods = readFileSync(loaded, 'utf8').split('\n').map((f) => f.replace(/.*\/dist\/src\//, ''));
+        expect(mods.filter((f) => !/^cli\/(main|version|usage-texts)\.js$|^core\/log\.js$|^market-data\/(download\/archive-kinds|synth|prng|price-process|writer|format)\.js$|^core\/(values|decimal|random)\.js$/.test(f))).toEqual([]);
+        expect(mods).not.toContain(`cli/${cmd}.js`);
+        const own = runCli([cmd, ...(lead[cmd] ?? []), '--help']);
+        expect(own.code).toBe(0);
+        expect(r.stdout).toBe(own.stdout);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

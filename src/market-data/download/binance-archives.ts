@@ -19,13 +19,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
+import { ARCHIVE_KINDS, DEFAULT_BASE_URL, KLINE_KINDS, MONTHLY_KINDS } from './archive-kinds';
 
-export const DEFAULT_BASE_URL = 'https://data.binance.vision';
-
-const DAILY_KINDS = ['aggTrades', 'trades', 'bookTicker', 'bookDepth', 'metrics'] as const;
-const KLINE_KINDS = ['klines', 'markPriceKlines', 'indexPriceKlines', 'premiumIndexKlines'] as const;
-const MONTHLY_KINDS = ['fundingRate'] as const;
-export const ARCHIVE_KINDS: readonly string[] = [...DAILY_KINDS, ...KLINE_KINDS, ...MONTHLY_KINDS];
 
 export class DownloadInputError extends Error {}
 
