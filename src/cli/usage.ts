@@ -10,6 +10,9 @@
  */
 export function argsMessage(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
+  // A value starting with '-' (`--hours -1`): node says so over three lines, the way out last.
+  const ambiguous = /^Option '(--[^']+)' argument is ambiguous\./.exec(m);
+  if (ambiguous) return `Option '${ambiguous[1]}' has no value, or a value starting with '-': write ${ambiguous[1]}=<value> for such a value`;
   return m.replace(/\. To specify a positional argument starting with a '-'.*$/s, '').split('\n')[0];
 }
 
