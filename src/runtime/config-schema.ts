@@ -10,7 +10,6 @@ import { RISK, STRATEGY } from '../bot/config-schema';
 
 export { RISK, STRATEGY };
 
-
 export const AUTH_PASSWORD = c.object({ username: c.string(), passwordEnv: c.envName({ description: 'Environment variable holding the password.' }) }, { description: 'JWT login.', required: ['username', 'passwordEnv'] });
 export const AUTH_API_KEY = c.object(
   { apiKeyEnv: c.envName({ description: 'Environment variable holding the API key.' }), secretEnv: c.envName({ description: 'Environment variable holding the API secret.' }) },

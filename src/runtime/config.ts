@@ -24,7 +24,6 @@ import type { RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
 import { parseDashboardConfig, type DashboardConfig } from './dashboard/config';
 
-
 export type VenueAuthConfig = { kind: 'password'; username: string; passwordEnv: string } | { kind: 'apiKey'; apiKeyEnv: string; secretEnv: string };
 
 export interface StrategyConfig {

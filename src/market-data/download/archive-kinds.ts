@@ -5,7 +5,7 @@
  */
 export const DEFAULT_BASE_URL = 'https://data.binance.vision';
 
-export const DAILY_KINDS = ['aggTrades', 'trades', 'bookTicker', 'bookDepth', 'metrics'] as const;
+const DAILY_KINDS = ['aggTrades', 'trades', 'bookTicker', 'bookDepth', 'metrics'] as const;
 export const KLINE_KINDS = ['klines', 'markPriceKlines', 'indexPriceKlines', 'premiumIndexKlines'] as const;
 export const MONTHLY_KINDS = ['fundingRate'] as const;
 export const ARCHIVE_KINDS: readonly string[] = [...DAILY_KINDS, ...KLINE_KINDS, ...MONTHLY_KINDS];

@@ -21,7 +21,6 @@ import * as path from 'node:path';
 import { request } from 'undici';
 import { ARCHIVE_KINDS, DEFAULT_BASE_URL, KLINE_KINDS, MONTHLY_KINDS } from './archive-kinds';
 
-
 export class DownloadInputError extends Error {}
 
 export interface DownloadOptions {
