@@ -81,6 +81,17 @@ test('a crashed and a timed-out job become rows with their errors; exit 1; --res
   expect(refused.stderr).toMatch(/results\.jsonl: line 1: expected a row of this sweep .*--resume cannot reuse it/);
 });
 
+test('sweep.jobTimeoutMs counts from the start of the job on its thread, not while it waits for one', () => {
+  // Four jobs of 1 s each on one thread, a 2.5 s limit: the third and fourth timed out in the
+  // queue ("timed out after 2500 ms"), never run, when the clock started as the sweep handed them out.
+  writeFileSync(path.join(dir, 'second.js'), "module.exports.default = { name: 'second', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'], params: (raw) => ({ k: String(raw.k ?? '') }), create: () => ({ onStart() { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); return []; } }) };\n");
+  const cfg = writeConfig(dir, 'seconds.yaml', { strategies: [{ id: 's', module: './second.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 2500, params: { 's.k': ['a', 'b', 'c', 'd'] } } });
+  const r = runCli(['sweep', cfg, '--out', path.join(dir, 'seconds-out'), '--workers', '1']);
+  expect(r.stderr).not.toMatch(/timed out/);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/sweep: 4 jobs on 1 worker\(s\) in [\d.]+ s, 4 finished, 0 failed/);
+});
+
 test('a job whose strategy threw is a failed row (ranked last, summary kept) and the sweep exits 1', () => {
   const cfg = writeConfig(dir, 'throws.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['throw', 'ok'] } } });
   const out = path.join(dir, 'sweep-throws');

@@ -85,7 +85,7 @@ export const SWEEP_KEYS = {
     description: '<strategyId>.<param>: a list of values, or a range {min, max, step?, integer?}.',
   }),
   workers: c.int(1, 256, { description: 'Worker threads; the CPU count when absent.' }),
-  jobTimeoutMs: c.int(100, 7 * 86_400_000, { description: 'A job running longer (wall time) is ended and recorded as failed.' }),
+  jobTimeoutMs: c.int(100, 7 * 86_400_000, { description: 'A job running longer (wall time, from its start on a worker thread, not while it waits for one) is ended and recorded as failed.' }),
   // Validated by the sweep itself (src/backtest/sweep/options.ts); described here for editors.
   objective: Type.Union([c.oneOf(['sharpe', 'sortino', 'calmar', 'returnOverDrawdown'] as const), c.object({ module: c.string(), export: c.string() }, { required: ['module'] })], {
     description: 'What ranks the points: a built-in objective or a function exported by a module (relative to this file).',

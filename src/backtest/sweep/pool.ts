@@ -10,10 +10,11 @@
  * worker (`perpkit worker`) both run jobs through it, so a job fails with the same words in both.
  */
 import { existsSync } from 'node:fs';
+import { MessageChannel } from 'node:worker_threads';
 import * as path from 'node:path';
 import { Piscina } from 'piscina';
 import { plainResult, runJob, type JobResult, type SweepJob } from './job';
-import type { ThreadData, ThreadReply } from './thread-job';
+import type { ThreadData, ThreadReply, ThreadTask } from './thread-job';
 
 /** The compiled worker: beside this file when running from dist, else the build output. */
 export function defaultWorkerFile(): string {
@@ -97,18 +98,30 @@ export class JobPool {
     });
   }
 
-  /** The job's result; never throws: a crashed or timed-out job is a result with its error. */
+  /**
+   * The job's result; never throws: a crashed or timed-out job is a result with its error.
+   * `jobTimeoutMs` counts from the moment the job starts on its thread, which says so through a
+   * port: a job waiting for a free thread, or for a new thread to load, is not running yet (timed
+   * from the call, the jobs of a sweep larger than its threads timed out in the queue, never run).
+   */
   async run(job: SweepJob, jobTimeoutMs?: number): Promise<JobResult> {
     // In-process: for debugging and for environments without threads.
     if (this.pool === undefined) return plainResult(await runJob(job));
-    const signal = jobTimeoutMs === undefined ? undefined : AbortSignal.timeout(jobTimeoutMs);
     for (;;) {
       let reply: ThreadReply;
+      const stop = new AbortController();
+      const { port1: started, port2: startedOnThread } = new MessageChannel();
+      let timer: NodeJS.Timeout | undefined;
+      if (jobTimeoutMs !== undefined) started.once('message', () => (timer = setTimeout(() => stop.abort(), jobTimeoutMs)));
       try {
-        reply = (await this.pool.run(job, signal === undefined ? {} : { signal })) as ThreadReply;
+        const task: ThreadTask = { job, started: startedOnThread };
+        reply = (await this.pool.run(task, { signal: stop.signal, transferList: [startedOnThread] })) as ThreadReply;
       } catch (e) {
-        const why = signal?.aborted === true ? `timed out after ${jobTimeoutMs} ms (sweep.jobTimeoutMs); the job's worker was ended` : `the job's worker failed: ${e instanceof Error ? e.message : String(e)}`;
+        const why = stop.signal.aborted ? `timed out after ${jobTimeoutMs} ms (sweep.jobTimeoutMs); the job's worker was ended` : `the job's worker failed: ${e instanceof Error ? e.message : String(e)}`;
         return failedResult(job, why);
+      } finally {
+        clearTimeout(timer);
+        started.close();
       }
       if (reply.kind === 'refused') continue;
       if (reply.retire) await this.end(reply.thread);

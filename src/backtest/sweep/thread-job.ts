@@ -15,7 +15,7 @@
  *   written to stderr: its job's result was already given and must not be taken by the next one.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { threadId, workerData } from 'node:worker_threads';
+import { threadId, workerData, type MessagePort } from 'node:worker_threads';
 import { runJob, type JobResult, type SweepJob } from './job';
 
 /** What the worker thread posts back for a job. */
@@ -24,6 +24,12 @@ export type ThreadReply =
   | { kind: 'result'; result: JobResult; retire: boolean; thread: number }
   /** The thread had retired before this job reached it: the pool runs the job elsewhere. */
   | { kind: 'refused' };
+
+/** One job as the pool hands it to a thread: `started` gets a message when the job begins there. */
+export interface ThreadTask {
+  job: SweepJob;
+  started: MessagePort;
+}
 
 /** What the pool hands its threads (piscina's workerData). */
 export interface ThreadData {
@@ -107,8 +113,11 @@ async function leftOver(before: Map<string, number>): Promise<string> {
     .join(', ');
 }
 
-export async function runJobOnThread(job: SweepJob): Promise<ThreadReply> {
+export async function runJobOnThread(task: ThreadTask): Promise<ThreadReply> {
   if (retired) return { kind: 'refused' };
+  const { job } = task;
+  // The pool's jobTimeoutMs runs from here.
+  task.started.postMessage(0);
   const before = resources();
   const scope: Scope = { index: job.index, running: true, errors: [] };
   const result = await scopes.run(scope, () => runJob(job));
