@@ -163,10 +163,17 @@ export async function runPool(jobs: SweepJob[], opts: PoolOptions): Promise<JobR
     }
     return results;
   }
-  const pool = new JobPool(Math.max(1, Math.min(opts.workers, jobs.length)), opts.workerFile);
+  const threads = Math.max(1, Math.min(opts.workers, jobs.length));
+  const pool = new JobPool(threads, opts.workerFile);
   const aborted = whenAborted(signal);
+  // A job a thread at a time, in order: the others wait here, not as tasks in the pool's queue
+  // (a sweep of 100,000 points held as many tasks, each with its port, from the start).
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < jobs.length && signal?.aborted !== true) finish(await pool.run(jobs[next++], opts.jobTimeoutMs));
+  };
   try {
-    await Promise.race([Promise.all(jobs.map(async (job) => finish(await pool.run(job, opts.jobTimeoutMs)))), aborted.promise]);
+    await Promise.race([Promise.all(Array.from({ length: threads }, lane)), aborted.promise]);
     throwIfStopped(signal);
   } finally {
     aborted.done();
