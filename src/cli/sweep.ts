@@ -145,6 +145,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     failedRows = keptFailed;
     let failedSoFar = 0;
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
+    // Said even with --quiet: a limit the config sets and this run does not keep.
+    if (values.queue === undefined && workers === 0 && cfg.sweep.jobTimeoutMs !== undefined) {
+      said(`perpkit sweep: sweep.jobTimeoutMs (${cfg.sweep.jobTimeoutMs} ms) does not apply with --workers 0: the jobs run one after another in this thread, where none can be ended`);
+    }
     let lastSaid = performance.now();
     const onResult = (r: JobResult, n: number, total: number): void => {
       lastSaid = performance.now();

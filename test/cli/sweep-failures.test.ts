@@ -90,6 +90,12 @@ test('sweep.jobTimeoutMs counts from the start of the job on its thread, not whi
   expect(r.stderr).not.toMatch(/timed out/);
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/sweep: 4 jobs on 1 worker\(s\) in [\d.]+ s, 4 finished, 0 failed/);
+  // In-process (--workers 0) nothing can end a job: the limit is said not to apply, even with --quiet.
+  const inline = writeConfig(dir, 'inline.yaml', { strategies: [{ id: 's', module: './second.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 500, params: { 's.k': ['a'] } } });
+  const r0 = runCli(['sweep', inline, '--out', path.join(dir, 'inline-out'), '--workers', '0', '--quiet']);
+  expect(r0.code).toBe(0);
+  expect(r0.stderr).toContain('perpkit sweep: sweep.jobTimeoutMs (500 ms) does not apply with --workers 0: the jobs run one after another in this thread, where none can be ended\n');
+  expect(r0.stdout).toMatch(/1 finished, 0 failed/);
 });
 
 test('a job whose strategy threw is a failed row (ranked last, summary kept) and the sweep exits 1', () => {
