@@ -8,14 +8,17 @@ import type {
   SetMarginModeRequest,
 } from '../rest/positions';
 import { FieldReader, KeySet } from './fields';
-import { INT32_MAX, PAGING_KEYS, SYMBOL, TIME_RANGE_KEYS, readPaging, readTimeRange } from './rules';
+import { INT32_MAX, INT32_MIN, PAGING_KEYS, SYMBOL, TIME_RANGE_KEYS, readPaging, readTimeRange } from './rules';
 
 const SET_LEVERAGE_KEYS = new KeySet(['symbol', 'leverage']);
 
-/** Only the lower bound here: the upper one is the symbol's maxLeverage, the engine's 30009. */
+/**
+ * An int32 here; its range, 1..the symbol's maxLeverage, is the engine's 30009 "leverage out of
+ * range" (PROTOCOL.md section 8), for 0 and negative values too (they were 10001).
+ */
 export function validateSetLeverage(input: unknown): SetLeverageRequest {
   const r = FieldReader.body(input, SET_LEVERAGE_KEYS);
-  return { symbol: r.reqString('symbol', SYMBOL), leverage: r.reqInt('leverage', 1, INT32_MAX) };
+  return { symbol: r.reqString('symbol', SYMBOL), leverage: r.reqInt('leverage', INT32_MIN, INT32_MAX) };
 }
 
 const SET_MARGIN_MODE_KEYS = new KeySet(['symbol', 'marginMode']);

@@ -34,6 +34,7 @@ export const SSO_TOKEN: StringRule = { max: 512 };
 export const ASSET_TYPE: StringRule = { max: 16 };
 
 export const INT32_MAX = 2147483647;
+export const INT32_MIN = -2147483648;
 const MS_MAX = Number.MAX_SAFE_INTEGER;
 
 export interface Paging {

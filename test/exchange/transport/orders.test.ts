@@ -179,7 +179,11 @@ describe('positions', () => {
     expect(lev.body.data).toMatchObject({ symbol: 'ETHUSDT', leverage: 10 });
     expect(typeof lev.body.data.timestamp).toBe('number');
     expect((await callA('POST', '/v1/private/position/leverage', { body: { symbol: 'ETHUSDT', leverage: 101 } })).body.code).toBe(30009);
-    expect((await callA('POST', '/v1/private/position/leverage', { body: { symbol: 'ETHUSDT', leverage: -1 } })).body.code).toBe(10001);
+    // Out of the range 1..maxLeverage is 30009 (PROTOCOL.md section 8) below it too; 10001 is for a value that is no int32.
+    for (const leverage of [0, -1]) {
+      const low = await callA('POST', '/v1/private/position/leverage', { body: { symbol: 'ETHUSDT', leverage } });
+      expect([low.body.code, low.body.message]).toEqual([30009, `leverage must be a whole number from 1 to 100 for ETHUSDT, got ${leverage}`]);
+    }
     expect((await callA('POST', '/v1/private/position/leverage', { body: { symbol: 'ETHUSDT', leverage: 1e300 } })).body.code).toBe(10001);
     const mm = await callA('POST', '/v1/private/position/margin-mode', { body: { symbol: 'ETHUSDT', marginMode: 2 } });
     expect(mm.body.data).toMatchObject({ symbol: 'ETHUSDT', marginMode: 2 });
