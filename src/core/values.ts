@@ -52,6 +52,16 @@ export class Grid {
     return units;
   }
 
+  /**
+   * Whether `s`, a plain decimal that `toUnits` refused, was refused for its size rather than its
+   * digits: a multiple of the grid beyond 2^53 units (an off-grid value beyond them counts too).
+   * For the message of a refusal, not a hot path.
+   */
+  beyondUnits(s: string): boolean {
+    if (decimalStringProblem(s) !== undefined) return false;
+    return new Dec(s).abs().div(this.size).gt(Number.MAX_SAFE_INTEGER);
+  }
+
   private computeUnits(s: string): number | undefined {
     const scaled = toScaledInt(s, this.scale);
     if (scaled === undefined || scaled % this.unitScaled !== 0) return undefined;

@@ -37,7 +37,10 @@ export interface PreparedOrder {
 /** A price field of a request in ticks; refuses off-grid and non-positive prices. */
 export function ticksOf(spec: SymbolSpec, s: string, field: string): number {
   const t = spec.tick.toUnits(s);
-  if (t === undefined) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is not a multiple of the tick size ${spec.tick.size} of ${spec.name}`, field);
+  if (t === undefined) {
+    if (spec.tick.beyondUnits(s)) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is out of range: at most ${spec.tick.fromUnits(Number.MAX_SAFE_INTEGER)} for ${spec.name}`, field);
+    fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is not a multiple of the tick size ${spec.tick.size} of ${spec.name}`, field);
+  }
   if (t <= 0) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} must be greater than zero, got ${s}`, field);
   return t;
 }
@@ -45,7 +48,10 @@ export function ticksOf(spec: SymbolSpec, s: string, field: string): number {
 /** A quantity field of a request in steps; refuses off-grid quantities and those outside min..max. */
 export function stepsOf(spec: SymbolSpec, s: string, field: string): number {
   const q = spec.step.toUnits(s);
-  if (q === undefined) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is not a multiple of the step size ${spec.step.size} of ${spec.name}`, field);
+  if (q === undefined) {
+    if (spec.step.beyondUnits(s)) fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is outside ${spec.step.fromUnits(spec.minQtySteps)}..${spec.step.fromUnits(spec.maxQtySteps)} for ${spec.name}`, field);
+    fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is not a multiple of the step size ${spec.step.size} of ${spec.name}`, field);
+  }
   if (q < spec.minQtySteps || q > spec.maxQtySteps) {
     fail(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `${field} ${s} is outside ${spec.step.fromUnits(spec.minQtySteps)}..${spec.step.fromUnits(spec.maxQtySteps)} for ${spec.name}`, field);
   }

@@ -336,3 +336,24 @@ describe('refusals', () => {
     expect(new Error('x').stack?.split('\n').length).toBeGreaterThan(1);
   });
 });
+
+describe('prices and quantities the grid cannot hold', () => {
+  const messageOf = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (e) {
+      return `${(e as { code?: number }).code} ${(e as Error).message}`;
+    }
+    throw new Error('expected a VenueError, but the call succeeded');
+  };
+
+  // A multiple of the tick beyond 2^53 ticks was called "not a multiple of the tick size".
+  it('a price on the grid but beyond what the engine holds is out of range, not off the grid', () => {
+    const w = world();
+    expect(messageOf(() => w.engine.placeOrder('a', limit('BUY', '100000000000000000000', '0.001')))).toBe('30005 price 100000000000000000000 is out of range: at most 900719925474099.1 for BTCUSDT');
+    expect(messageOf(() => w.engine.placeOrder('a', limit('BUY', '9007199254740992.1', '0.001')))).toBe('30005 price 9007199254740992.1 is out of range: at most 900719925474099.1 for BTCUSDT');
+    expect(messageOf(() => w.engine.placeOrder('a', limit('BUY', '49000.05', '0.001')))).toBe('30005 price 49000.05 is not a multiple of the tick size 0.1 of BTCUSDT');
+    expect(messageOf(() => w.engine.placeOrder('a', limit('BUY', '49000', '100000000000000000000')))).toMatch(/^30005 quantity 100000000000000000000 is outside 0\.001\.\.\S+ for BTCUSDT$/);
+    expect(messageOf(() => w.engine.placeOrder('a', limit('BUY', '49000', '0.0005')))).toBe('30005 quantity 0.0005 is not a multiple of the step size 0.001 of BTCUSDT');
+  });
+});
