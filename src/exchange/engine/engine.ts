@@ -390,7 +390,7 @@ export class Engine {
   // ---------------------------------------------------------------- positions, leverage, margin mode
 
   setLeverage(userId: string, input: SetLeverageInput): { symbol: string; leverage: number; timestamp: number } {
-    return this.run(() => this.positionViews.setLeverage(userId, input));
+    return this.run(() => this.positionViews.setLeverage(userId, input, (acct, spec) => this.orders.refreezeAtLeverage(acct, spec)));
   }
 
   setMarginMode(userId: string, input: SetMarginModeInput): { symbol: string; marginMode: 1 | 2; timestamp: number } {

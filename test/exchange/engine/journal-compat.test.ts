@@ -24,7 +24,7 @@ import { openDurableCore } from '../../../src/exchange/service/durable-core';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/journal-0.1.0');
 /** Snapshot fields that hold frozen margin (see the test). */
-const FROZEN_KEYS = new Set(['frozenPerStep', 'frozenBalanceBefore', 'frozenBalanceAfter']);
+const FROZEN_KEYS = new Set(['frozenPerStep', 'frozenBalanceBefore', 'frozenBalanceAfter', 'frozen']);
 
 /** Index of the margin tier a notional falls in (the first whose cap it does not exceed; cap 0: none). */
 function tierIndex(spec: SymbolConfig, notional: Dec): number {
@@ -54,12 +54,16 @@ describe('journal compatibility', () => {
     const n = await core.recover();
     expect(n).toBe(expected.commands);
     const e = core.engine;
-    // Through JSON, as a snapshot stores it. One change since that engine is on purpose: an order
-    // that closes part of a one-way position keeps the margin of what it opens once its closing part
-    // has filled (matching.ts refreezeOpening; 28040c9 released it pro rata over the whole order and
-    // let the account promise that margin twice). The frozen amounts it set, and the account-change
-    // records that quote frozen figures, are left out of this comparison (orders.test.ts checks
-    // them); everything else, and every user's asset, positions and orders below, is as it was.
+    // Through JSON, as a snapshot stores it. Two changes since that engine are on purpose, both to
+    // frozen margin: an order that closes part of a one-way position keeps the margin of what it
+    // opens once its closing part has filled (matching.ts refreezeOpening; 28040c9 released it pro
+    // rata over the whole order and let the account promise that margin twice); and a change of
+    // leverage puts the margin of the account's open orders on the symbol at the new leverage
+    // (28040c9 kept the leverage they were placed at: lowering it left the account promising margin
+    // it did not have). The frozen amounts they set, and the account-change records that quote
+    // frozen figures, are left out of this comparison (orders.test.ts and positions.test.ts check
+    // them); everything else, and every user's asset, positions and orders below, is as it was,
+    // the asset's available balance moved by exactly its frozen margin's change.
     const withoutFrozen = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (FROZEN_KEYS.has(k) ? undefined : x)));
     expect(withoutFrozen(e.exportState())).toEqual(withoutFrozen(expected.engine));
     expect(e.audit()).toEqual(expected.audit);
@@ -78,20 +82,25 @@ describe('journal compatibility', () => {
     // And the asset's usedMargin and availableBalance, exact quotients shown to 8 places, are
     // rounded up and down (margin.ts assetOf) where they were half-even: each may differ from
     // before by one unit of the last place, used up and available down, by the same unit.
-    const ROUNDED = new Set(['liqPrice', 'usedMargin', 'availableBalance']);
+    const ROUNDED = new Set(['liqPrice', 'usedMargin', 'availableBalance', 'frozenMargin']);
     const withoutLiq = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (ROUNDED.has(k) ? undefined : x)));
     expect(withoutLiq(views)).toEqual(withoutLiq(expected.views));
     const unit = new Dec('0.00000001');
     let rounded = 0;
+    let refrozen = 0;
     for (const [u, view] of Object.entries(views)) {
-      const before = (expected.views[u] as { asset: { usedMargin: string; availableBalance: string } }).asset;
+      const before = (expected.views[u] as { asset: { usedMargin: string; availableBalance: string; frozenMargin: string } }).asset;
       const used = new Dec(view.asset.usedMargin).minus(before.usedMargin);
+      const frozen = new Dec(view.asset.frozenMargin).minus(before.frozenMargin);
       const available = new Dec(view.asset.availableBalance).minus(before.availableBalance);
       expect(used.isZero() || used.eq(unit)).toBe(true);
-      expect(available.eq(used.negated())).toBe(true);
+      expect(available.eq(used.plus(frozen).negated())).toBe(true);
       if (!used.isZero()) rounded++;
+      if (!frozen.isZero()) refrozen++;
     }
     expect(rounded).toBeGreaterThan(0);
+    // The accounts that changed leverage with orders open (the fixture is fixed: always these four).
+    expect(refrozen).toBe(4);
     const changed = { tier: 0, hedge: 0 };
     for (const [u, view] of Object.entries(views)) {
       const before = (expected.views[u] as { positions: PositionRecord[] }).positions;

@@ -9,11 +9,12 @@ import type { BatchResult, BatchResultItem } from '../../../protocol/rest/common
 import type { Ledger } from '../accounts/ledger';
 import type { Margin } from '../accounts/margin';
 import { frozenUnits } from '../accounts/margin-memo';
-import { ZERO_RATE, rateDec } from '../accounts/margin-rate';
+import { ZERO_RATE, rateDec, type MarginRate } from '../accounts/margin-rate';
 import { decOfUnits } from '../../../core/money-units';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
+import type { SymbolSpec } from '../symbols';
 import { isReducing, type Positions } from '../positions/positions';
 import { moneyDown, moneyUp } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
@@ -81,6 +82,26 @@ export class OrderCommands {
     this.s.sym(symbol);
     checkBatch(inputs.length);
     return batch(inputs, (i) => this.s.recordOf(this.amend(acct, symbol, i)), () => '');
+  }
+
+  /**
+   * After the account's leverage on `spec` changed: each open order there that holds margin holds
+   * it at the new leverage, as if placed now (matching.ts refreezeOpening). Returns what puts the
+   * amounts back, for a change that is then refused.
+   */
+  refreezeAtLeverage(acct: EngineAccount, spec: SymbolSpec): () => void {
+    const before: Array<{ o: EngineOrder; perStep: MarginRate; frozen: bigint }> = [];
+    for (const o of acct.openOrders.values()) {
+      if (o.symbol !== spec || o.frozenPerStep.m === 0n) continue;
+      before.push({ o, perStep: o.frozenPerStep, frozen: o.frozen });
+      this.matching.refreezeOpening(acct, o);
+    }
+    return () => {
+      for (const b of before) {
+        b.o.frozenPerStep = b.perStep;
+        this.ledger.setFrozen(b.o, b.frozen);
+      }
+    };
   }
 
   /** Cancels the user's open normal orders (all, or LIMIT only), optionally of one symbol. */

@@ -194,12 +194,12 @@ export class Matching {
   }
 
   /**
-   * After a fill that closed part of the one-way position: the order keeps frozen the margin of what
-   * its rest would still open (price x (rest - what it can still close) / leverage), as an order of
-   * that rest placed now would. Pro rata over the whole order would release the opening part's
-   * margin as the closing part fills, and let the account promise it twice.
+   * After a fill that closed part of the one-way position, or a change of leverage: the order keeps
+   * frozen the margin of what its rest would still open (price x (rest - what it can still close) /
+   * leverage now), as an order of that rest placed now would. Pro rata over the whole order would
+   * release the opening part's margin as the closing part fills, and let the account promise it twice.
    */
-  private refreezeOpening(acct: EngineAccount, o: EngineOrder): void {
+  refreezeOpening(acct: EngineAccount, o: EngineOrder): void {
     const rest = o.qty - o.executed;
     const opening = Math.max(0, rest - this.positions.closable(acct, o.symbol.name, o.side, o.positionSide));
     if (opening === 0) {

@@ -13,6 +13,7 @@ import type { SetLeverageInput, SetMarginModeInput } from '../inputs';
 import type { EngineAccount, EnginePosition } from '../model';
 import { DEFAULT_LEVERAGE, fail, pageOf, posKey, type EngineState, type SymbolState } from '../state';
 import * as pm from './position-math';
+import { moneyDown } from '../records';
 import { closesByNature } from './positions';
 import type { SymbolSpec } from '../symbols';
 
@@ -217,7 +218,13 @@ export class PositionViews {
 
   // ---------------------------------------------------------------- leverage and margin mode
 
-  setLeverage(userId: string, input: SetLeverageInput): { symbol: string; leverage: number; timestamp: number } {
+  /**
+   * `refreeze` puts the margin of the account's open orders on the symbol at the new leverage and
+   * returns its undo (the orders' context, orders/commands.ts): a resting order kept the margin of
+   * the leverage it was placed at, and lowering the leverage left the account promising margin it
+   * did not have (negative available balance once the order filled).
+   */
+  setLeverage(userId: string, input: SetLeverageInput, refreeze: (acct: EngineAccount, spec: SymbolSpec) => () => void): { symbol: string; leverage: number; timestamp: number } {
     const acct = this.s.acct(userId);
     const st = this.s.sym(input.symbol);
     const max = st.spec.maxLeverage;
@@ -227,9 +234,14 @@ export class PositionViews {
     const s = this.s.settingsOf(acct, st.spec.name);
     const old = s.leverage;
     s.leverage = input.leverage;
-    if (input.leverage < old && this.margin.availableOf(acct).isNegative()) {
-      s.leverage = old;
-      fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin to lower leverage to ${input.leverage}x with the open ${st.spec.name} position`, 'leverage');
+    const undo = old === input.leverage ? undefined : refreeze(acct, st.spec);
+    if (input.leverage < old) {
+      const available = this.margin.availableOf(acct);
+      if (available.isNegative()) {
+        undo?.();
+        s.leverage = old;
+        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin to lower leverage to ${input.leverage}x with the open ${st.spec.name} position and orders: available would be ${moneyDown(available)} USDT`, 'leverage');
+      }
     }
     if (old !== input.leverage) this.s.touch(acct, 'LEVERAGE', st.spec.name);
     return { symbol: st.spec.name, leverage: s.leverage, timestamp: this.s.clock.now() };

@@ -169,6 +169,39 @@ describe('positions: the worked examples of docs/engine.md', () => {
     expect(w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 25 }).leverage).toBe(25);
   });
 
+  // The orders kept the margin of the leverage they were placed at: at 1x an order of 2,900 USDT
+  // held 145, and once it filled the account's available balance was -1,800.
+  it('a change of leverage puts the margin of open orders at the new leverage; lowering it is refused when they cannot have it', () => {
+    const w = world({ balance: '1000' });
+    const o = w.engine.placeOrder('b', limit('BUY', '49000', '0.01')); // 490 USDT: 24.5 at 20x
+    w.engine.placeOrder('b', limit('SELL', '51000', '0.01'));
+    expect(w.engine.asset('b').frozenMargin).toBe('50'); // 24.5 + 25.5
+    expect(w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 2 }).leverage).toBe(2);
+    expect(w.engine.asset('b').frozenMargin).toBe('500'); // 245 + 255
+    expect(w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 50 }).leverage).toBe(50);
+    expect(w.engine.asset('b').frozenMargin).toBe('20'); // 9.8 + 10.2
+    // With a third order, 1x would freeze 1,480 USDT of a balance of 1,000: refused.
+    w.engine.placeOrder('b', limit('BUY', '48000', '0.01'));
+    let refusal = '';
+    try {
+      w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 1 });
+    } catch (e) {
+      refusal = `${(e as { code: number }).code} ${(e as Error).message}`;
+    }
+    expect(refusal).toBe(`${ErrorCodes.INSUFFICIENT_MARGIN} insufficient margin to lower leverage to 1x with the open BTCUSDT position and orders: available would be -480 USDT`);
+    // Refused: nothing changed, the leverage or any order's margin.
+    expect(w.engine.positionSettings('b', 'BTCUSDT').leverage).toBe(50);
+    expect(w.engine.asset('b').frozenMargin).toBe('29.6'); // 9.8 + 10.2 + 9.6
+    expect(w.engine.audit().frozenMismatch).toEqual([]);
+    // The order fills at the leverage it now holds: the position's margin is what was frozen.
+    w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 2 });
+    w.engine.placeOrder('a', { ...limit('SELL', '49000', '0.01'), timeInForce: 'IOC' });
+    expect(w.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: o.orderId }).status).toBe('FILLED');
+    const [long] = w.engine.positions('b');
+    expect([long.leverage, long.positionMargin]).toEqual([2, '245']);
+    expect(new Dec(w.engine.asset('b').availableBalance).isNegative()).toBe(false);
+  });
+
   it('frozen margin covers only the opening part of an order against a position', () => {
     const w = world();
     open(w, '50000', '1');
