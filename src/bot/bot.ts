@@ -16,7 +16,7 @@ import { CodeLog, RefusalLog } from './code-log';
 import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { createStrategy } from './strategy/create';
-import { HookResultError, intentProblem } from './strategy/intent-check';
+import { HookResultError, intentProblem, isThenable } from './strategy/intent-check';
 import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
@@ -516,7 +516,7 @@ export class Bot {
       try {
         out = r.hooks.handle(e);
       } catch (err) {
-        if (err instanceof HookResultError) this.refused(r, r.hooks.where, err.message);
+        if (err instanceof HookResultError) this.refusedResult(r, r.hooks.where, err);
         else this.strategyFailed(r, r.hooks.where, err);
         continue;
       }
@@ -539,6 +539,16 @@ export class Bot {
   private refused(r: Running, where: string, message: string): void {
     this.opts.logger.error({ strategy: r.slot.id, where, reason: message }, 'strategy intent refused');
     this.strategyFault(r, where, message, '');
+  }
+
+  /**
+   * A hook returned no array. An async hook's Promise is refused like any such value, and its
+   * rejection is an error of the strategy too: unhandled, it ended the process (a backtest with a
+   * stack trace and no report, a bot in production).
+   */
+  private refusedResult(r: Running, where: string, err: HookResultError): void {
+    this.refused(r, where, err.message);
+    if (isThenable(err.got)) Promise.resolve(err.got).then(undefined, (e: unknown) => this.strategyFailed(r, `${where} (the Promise it returned)`, e));
   }
 
   /** A strategy erred in `where` (threw, or returned what the bot refuses): one path for both. */
@@ -589,7 +599,7 @@ export class Bot {
     // Falsy is "nothing" (`return ready && [...]`).
     if (!list) return;
     if (!Array.isArray(list)) {
-      this.refused(r, where, new HookResultError(where, list).message);
+      this.refusedResult(r, where, new HookResultError(where, list));
       return;
     }
     for (const x of list as unknown[]) {

@@ -35,6 +35,21 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, 'thrower.js'), THROWER);
 });
 
+// An async hook (easy to write in TypeScript) returned a Promise that rejected: the run died on the
+// unhandled rejection with a stack trace, exit 1 and, without the cache, no report.
+test('an async hook that throws: its Promise is refused and its rejection counted; no crash, the report written, exit 3', () => {
+  writeFileSync(path.join(dir, 'async.js'), "module.exports.default = { name: 'async', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'], create: () => ({ async onMark() { throw new Error('async boom'); } }) };\n");
+  const cfg = writeConfig(dir, 'async.yaml', { data: { files: ['rec.jsonl.gz'], cache: false }, strategies: [{ id: 'a', module: './async.js', params: {} }] });
+  const out = path.join(dir, 'out-async');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+  expect(r.code).toBe(3);
+  expect(r.stdout).toMatch(/strategy errors: \d+; first: \[a\] onMark: onMark returned a Promise \(an async hook\? hooks run synchronously: their intents are not awaited\)/);
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { strategyErrors: number; strategiesStopped: string[] } };
+  expect(report.summary.strategyErrors).toBeGreaterThanOrEqual(10);
+  expect(report.summary.strategiesStopped).toEqual(['a']);
+});
+
 test('a strategy that throws: the summary names the first error, the reports show it, exit 3', () => {
   const cfg = writeConfig(dir, 'throw.yaml', { strategies: [{ id: 't', module: './thrower.js', params: {} }] });
   const out = path.join(dir, 'out-throw');

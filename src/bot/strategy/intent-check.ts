@@ -106,13 +106,23 @@ export function intentProblem(x: unknown): string | undefined {
 
 /** A hook returned something other than an array of intents or nothing (hooks.ts throws it). */
 export class HookResultError extends Error {
-  constructor(hook: string, got: unknown) {
+  constructor(
+    hook: string,
+    /** What the hook returned (a Promise of an async hook: its rejection is the bot's to report). */
+    readonly got: unknown,
+  ) {
     super(`${hook} returned ${returnedText(got)} where an array of intents (or nothing) is expected: return [intent]`);
     this.name = 'HookResultError';
   }
 }
 
+/** Whether a hook returned a Promise (or another thenable): an `async` hook. */
+export function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return typeof x === 'object' && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
 /** What a hook returned, for an error: `an object`, `a string`, ... */
 function returnedText(got: unknown): string {
+  if (isThenable(got)) return 'a Promise (an async hook? hooks run synchronously: their intents are not awaited)';
   return typeof got === 'object' ? 'an object' : `a ${typeof got}`;
 }
