@@ -135,12 +135,20 @@ describe('backtest', () => {
         expect(e).toBeInstanceOf(BacktestConfigError);
         return (e as Error).message;
       }
-      throw new Error('no error');
+      return 'no error';
     };
     const base = { data: { files: ['x.jsonl.gz'] }, strategies: [{ id: 'mm', module: 'market-maker' }] };
     expect(bad({ ...base, latency: { placeMs: -1 } })).toBe(`${f}: latency.placeMs: expected an integer from 0 to 60000, got number -1`);
     expect(bad({ ...base, risk: { maxDrawdon: '0.1' } })).toMatch(/risk\.maxDrawdon: expected one of the keys .*maxDrawdown.*, got unknown key 'maxDrawdon'/);
     expect(bad({ ...base, fees: { maker: 'cheap', taker: '0.0005' } })).toMatch(/fees\.maker: expected a decimal number as a string .*, got string "cheap"/);
+    // A sign passed as "non-negative": a balance of -5 failed mid-run (exit 1, no line), a risk
+    // limit of -1 or 0 denied every order of a run that exited 0.
+    expect(bad({ ...base, account: { balance: -5 } })).toBe(`${f}: account.balance: expected a non-negative decimal number as a string (e.g. "0.0002"), got number -5`);
+    expect(bad({ ...base, account: { balance: '10000.123456789' } })).toBe(`${f}: account.balance: expected a USDT amount of at most 8 decimal places, got string "10000.123456789"`);
+    expect(bad({ ...base, risk: { maxOrderNotional: '-1' } })).toBe(`${f}: risk.maxOrderNotional: expected a non-negative decimal number as a string (e.g. "0.0002"), got string "-1"`);
+    expect(bad({ ...base, risk: { maxOrderNotional: '0' } })).toBe(`${f}: risk.maxOrderNotional: expected a positive decimal such as "20000" or "0.05", got string "0"`);
+    expect(bad({ ...base, risk: { priceBand: '-0.05' } })).toMatch(/risk\.priceBand: expected a non-negative decimal/);
+    expect(bad({ ...base, fees: { maker: '-0.0001', taker: '0.0005' } })).toBe('no error');
     expect(bad({ strategies: base.strategies })).toMatch(/data: expected a mapping, got nothing/);
     expect(bad({ ...base, data: { files: ['x'], from: '2024-01-02', to: '2024-01-01' } })).toMatch(/data\.to: expected a time after data\.from/);
     expect(bad({ ...base, sweep: { params: { 'xx.a': [1] } } })).toMatch(/sweep\.params\.xx\.a: expected a key <strategyId>\.<param> naming one of the strategies mm/);

@@ -13,7 +13,8 @@ import { ConfigError, describeValue, isRecord, joinPath as join } from '../../co
 import { existsSync, statSync } from 'node:fs';
 import { readConfigYaml } from '../../core/config-text';
 import * as path from 'node:path';
-import { isDecimalString } from '../../core/decimal';
+import { Dec, fractionDigits, isDecimalString } from '../../core/decimal';
+import { MONEY_DP } from '../../core/values';
 import type { RiskLimits } from '../../bot/risk/limits';
 import type { TSchema } from '@sinclair/typebox';
 import { defaultOf, intRange, keysOf } from '../../core/config-schema';
@@ -135,7 +136,16 @@ class Reader {
   /** Decimal strings; numbers are accepted from YAML but must print exactly as written. */
   dec(v: unknown, at: string, allowNegative = false): string {
     const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
-    if (typeof s !== 'string' || !isDecimalString(s.startsWith('-') && allowNegative ? s.slice(1) : s) || /e/i.test(s)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal number as a string (e.g. "0.0002")`, v);
+    // isDecimalString takes a sign: '-5' was a "non-negative decimal" (a balance of -5 then failed
+    // mid-run, a risk limit of -1 denied every order).
+    if (typeof s !== 'string' || !isDecimalString(s) || (!allowNegative && s.startsWith('-')) || /e/i.test(s)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal number as a string (e.g. "0.0002")`, v);
+    return s;
+  }
+
+  /** A decimal above zero (a limit: 0 or less would deny every order). */
+  positiveDec(v: unknown, at: string): string {
+    const s = this.dec(v, at);
+    if (new Dec(s).isZero()) this.fail(at, 'a positive decimal such as "20000" or "0.05"', v);
     return s;
   }
 
@@ -173,6 +183,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
 
   const a = r.record(top.account ?? {}, 'account', keysOf(ACCOUNT));
   const balance = r.dec(a.balance ?? defaultOf<string>(ACCOUNT.properties.balance), 'account.balance');
+  if (fractionDigits(balance) > MONEY_DP) r.fail('account.balance', `a USDT amount of at most ${MONEY_DP} decimal places`, a.balance);
   const leverage: Record<string, number> = {};
   if (a.leverage !== undefined) {
     const lv = r.record(a.leverage, 'account.leverage', Object.keys(isRecord(a.leverage) ? a.leverage : {}));
@@ -221,7 +232,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
 
   const rk = r.record(top.risk ?? {}, 'risk', keysOf(RISK));
   const risk: RiskLimits = {};
-  for (const k of RISK_DECIMALS) if (rk[k] !== undefined) risk[k] = r.dec(rk[k], `risk.${k}`);
+  for (const k of RISK_DECIMALS) if (rk[k] !== undefined) risk[k] = r.positiveDec(rk[k], `risk.${k}`);
   for (const k of RISK_INTEGERS) if (rk[k] !== undefined) risk[k] = r.int(rk[k], `risk.${k}`, RISK.properties[k]);
 
   if (!Array.isArray(top.strategies) || top.strategies.length === 0) r.fail('strategies', 'a non-empty list of {id, module, params}', top.strategies);
