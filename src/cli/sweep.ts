@@ -17,6 +17,7 @@ import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/swe
 import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
+import { sha256File } from '../backtest/sweep/files';
 import { runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
@@ -64,7 +65,7 @@ function resumeRows(file: string, id: string, ignore: ((why: string) => void) | 
         ignore(`it holds rows of another sweep (${String(row.sweep)}; this one is ${id})`);
         return [];
       }
-      throw new BacktestConfigError(file, `line ${i + 1}`, `a row of this sweep (${id}; the config or its points changed since, so --resume cannot reuse it: move the file away)`, `sweep ${String(row.sweep)}`);
+      throw new BacktestConfigError(file, `line ${i + 1}`, `a row of this sweep (${id}; the config, its points or its recordings changed since, so --resume cannot reuse it: move the file away)`, `sweep ${String(row.sweep)}`);
     }
     if (row.result !== undefined) out.push(row.result);
   }
@@ -131,7 +132,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     }
     mkdirSync(out, { recursive: true });
     resultsFile = path.join(out, RESULTS);
-    const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg));
+    const data = await Promise.all(cfg.data.files.map((f) => sha256File(f)));
+    const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg), data.map((d) => d.sha256));
     // On the queue the same command resumes (docs/backtesting.md): the rows of this sweep are kept,
     // also when the Redis that held its jobs is gone; --resume also runs the failed ones again.
     const sameCommandResumes = values.queue !== undefined && search.halving === undefined;

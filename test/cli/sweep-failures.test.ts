@@ -98,6 +98,21 @@ test('sweep.jobTimeoutMs counts from the start of the job on its thread, not whi
   expect(r0.stdout).toMatch(/1 finished, 0 failed/);
 });
 
+test('--resume refuses the results of the same config on a recording written anew under the same name', async () => {
+  // The sweep's identity was its config and points: the rows of the old data were kept, and a
+  // table mixed them with rows of the new one.
+  const { dir: d } = await recording(6, 21);
+  const cfg = writeConfig(d, 'sw.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'throw'] } } });
+  writeFileSync(path.join(d, 'modes.js'), MODES);
+  const out = path.join(d, 'out');
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']).code).toBe(1);
+  const { file: other } = await recording(6, 22);
+  writeFileSync(path.join(d, 'rec.jsonl.gz'), readFileSync(other));
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--resume']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/results\.jsonl: line 1: expected a row of this sweep \([0-9a-f]{16}; the config, its points or its recordings changed since, so --resume cannot reuse it: move the file away\), got sweep [0-9a-f]{16}/);
+});
+
 test('a job whose strategy threw is a failed row (ranked last, summary kept) and the sweep exits 1', () => {
   const cfg = writeConfig(dir, 'throws.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['throw', 'ok'] } } });
   const out = path.join(dir, 'sweep-throws');

@@ -102,7 +102,13 @@ export function rankResults(cfg: BacktestConfig, results: JobResult[]): RankedRo
   return rankBy(results, (r) => o.score(r), o.order);
 }
 
-/** Identity of a sweep for --resume: its config file's bytes and its points. */
-export function sweepId(configText: string, jobs: SweepJob[]): string {
-  return createHash('sha256').update(configText).update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed]))).digest('hex').slice(0, 16);
+/**
+ * Identity of a sweep for --resume: its config file's bytes, its points and the sha256 of each of
+ * its recordings (without them, a recording written anew under the same name resumed with the
+ * rows of the old data, and mixed them with the new in one table).
+ */
+export function sweepId(configText: string, jobs: SweepJob[], dataSha256: readonly string[]): string {
+  const h = createHash('sha256').update(configText).update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed])));
+  for (const d of dataSha256) h.update(`\0${d}`);
+  return h.digest('hex').slice(0, 16);
 }
