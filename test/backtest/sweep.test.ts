@@ -17,6 +17,11 @@ describe('sweep', () => {
     const cfg = { method: 'random' as const, samples: 5, seed: 9, metric: 'sharpe', order: 'desc' as const, workers: undefined, params: [{ key: 'a.z', spec: { min: 1, max: 10, integer: true } }] };
     expect(sweepPoints(cfg)).toEqual(sweepPoints(cfg));
     expect(sweepPoints({ ...cfg, seed: 10 })).not.toEqual(sweepPoints(cfg));
+    // Every whole number of 1..3 about as often, the ends too (rounding gave them half the chance).
+    const counts = [0, 0, 0, 0];
+    for (const p of sweepPoints({ ...cfg, samples: 30_000, params: [{ key: 'a.z', spec: { min: 1, max: 3, integer: true } }] })) counts[p['a.z'] as number]++;
+    expect(counts[0]).toBe(0);
+    for (const n of counts.slice(1)) expect(Math.abs(n - 10_000)).toBeLessThan(500);
   });
 
   test('sweep.md: a failed row says FAILED in its figure columns and its error once, in the error column', async () => {

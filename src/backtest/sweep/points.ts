@@ -30,8 +30,9 @@ function draw(spec: SweepParamSpec, u: number): ParamValue {
   if ('values' in spec) return spec.values[Math.min(spec.values.length - 1, Math.floor(u * spec.values.length))];
   // Drawn by index, not from a list of every value: a fine range of a random search costs nothing.
   if (spec.step !== undefined) return stepValue(spec, Math.min(valueCount(spec) - 1, Math.floor(u * valueCount(spec))));
-  const v = spec.min + u * (spec.max - spec.min);
-  return spec.integer ? Math.round(v) : tidy(v);
+  // Each whole number of min..max alike (rounding min + u x (max - min) gave the two ends half the chance).
+  if (spec.integer) return spec.min + Math.min(spec.max - spec.min, Math.floor(u * (spec.max - spec.min + 1)));
+  return tidy(spec.min + u * (spec.max - spec.min));
 }
 
 export function sweepPoints(s: SweepConfig): Point[] {
