@@ -3,7 +3,7 @@
  * (an output directory or the file itself). Prints the figures and the differences in what
  * produced them, and writes compare.html.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
@@ -35,6 +35,8 @@ export function runReportCli(argv: string[]): number {
     const a = loadReport(rest[0]);
     const b = loadReport(rest[1]);
     const names: [string, string] = [rest[0], rest[1]];
+    // Its folder is made as backtest --out makes its own (a missing one was a bare ENOENT, exit 1).
+    mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, renderCompareHtml(a.report, b.report, names));
     process.stdout.write(`${compareText(a.report, b.report, names)}wrote ${out}\n`);
     return 0;

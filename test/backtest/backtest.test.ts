@@ -149,6 +149,8 @@ describe('backtest', () => {
     expect(bad({ ...base, risk: { maxOrderNotional: '0' } })).toBe(`${f}: risk.maxOrderNotional: expected a positive decimal such as "20000" or "0.05", got string "0"`);
     expect(bad({ ...base, risk: { priceBand: '-0.05' } })).toMatch(/risk\.priceBand: expected a non-negative decimal/);
     expect(bad({ ...base, fees: { maker: '-0.0001', taker: '0.0005' } })).toBe('no error');
+    expect(bad({ ...base, fill: { book: 'l2', queueShape: 'log', queuePower: 3 } })).toBe(`${f}: fill.queueShape: expected to be set only with fill.queue: probabilistic, got string "log"`);
+    expect(bad({ ...base, fill: { book: 'l2', queue: 'probabilistic', queueShape: 'log', queuePower: 3 } })).toBe('no error');
     expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1000.5, max: 1000.7, step: 0.1, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.min: expected a whole number (integer: true), got number 1000.5`);
     expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1, max: 3, step: 0.5, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.step: expected a whole number (integer: true), got number 0.5`);
     expect(bad({ strategies: base.strategies })).toMatch(/data: expected a mapping, got nothing/);

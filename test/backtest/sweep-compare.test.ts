@@ -84,7 +84,8 @@ describe('perpkit report compare', () => {
     const b = path.join(dir, 'out-b');
     expect(runCli(['backtest', writeConfig(dir, 'a.yaml', {}), '--out', a, '--quiet']).code).toBe(0);
     expect(runCli(['backtest', writeConfig(dir, 'b.yaml', { strategies: [{ ...MM, params: { ...MM.params, minSpreadBps: '8' } }] }), '--out', b, '--quiet']).code).toBe(0);
-    const html = path.join(dir, 'cmp.html');
+    // Into a folder that does not exist yet (it was a bare ENOENT, exit 1): made, as backtest --out is.
+    const html = path.join(dir, 'compare-out', 'cmp.html');
     const r = runCli(['report', 'compare', a, b, '--out', html]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

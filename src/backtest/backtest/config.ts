@@ -226,6 +226,10 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   for (const k of ['queue', 'queueShape', 'queuePower', 'depthLevels'] as const) {
     if (fl[k] !== undefined && book !== 'l2') r.fail(`fill.${k}`, 'to be set only with fill.book: l2', fl[k]);
   }
+  // The shape of the probabilistic queue: with another queue model it was ignored without a word.
+  for (const k of ['queueShape', 'queuePower'] as const) {
+    if (fl[k] !== undefined && model !== 'probabilistic') r.fail(`fill.${k}`, 'to be set only with fill.queue: probabilistic', fl[k]);
+  }
   if (fl.depthQuotes === false && book === 'l2') r.fail('fill.depthQuotes', 'true with fill.book: l2 (the tape quotes are the top of its book)', fl.depthQuotes);
   const queue: QueueOptions = { model: model as QueueModelName, shape: shape as 'power' | 'log', power: typeof fl.queuePower === 'number' ? fl.queuePower : defaultOf<number>(FILL.properties.queuePower) };
   const fill = { depthQuotes: fl.depthQuotes === undefined ? defaultOf<boolean>(FILL.properties.depthQuotes) : fl.depthQuotes === true, book: book as 'top' | 'l2', queue, depthLevels: r.int(fl.depthLevels, 'fill.depthLevels', DEPTH_LEVELS) };
