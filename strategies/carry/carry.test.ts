@@ -59,6 +59,17 @@ describe('carry strategy', () => {
     expect(w.orders()).toHaveLength(1);
   });
 
+  it('sends nothing once the mark has risen past the cap (it sent a negative quantity on every mark)', async () => {
+    const w = await carryWorld({ maxNotional: '300', quantity: '1', maxLossBps: '10000' });
+    await w.mark('50000', '0.0005');
+    expect(w.position()).toBe('-0.006');
+    for (const m of ['60000', '60010', '60020']) await w.mark(m); // 300 / 60000 = 0.005: 0.001 over the cap
+    expect(w.position()).toBe('-0.006');
+    expect(w.orders()).toHaveLength(1);
+    expect(w.denials()).toEqual([]);
+    expect(w.events.filter((e) => e.type === 'strategyError')).toEqual([]);
+  });
+
   it('exits before an adverse funding: rate against the position and funding within exitBeforeMs', async () => {
     const w = await carryWorld();
     await w.mark('50000', '0.0005');

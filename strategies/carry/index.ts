@@ -31,6 +31,9 @@ export function carry(ctx: StrategyContext<CarryParams>): Strategy {
   let active = true;
 
   function ioc(side: Side, quantity: Dec, mark: Dec, reduceOnly: boolean, tag: string): Intent[] {
+    // Over the cap (the mark rose since the entry): nothing to add; the position is not trimmed.
+    // (A negative quantity went out on every mark, each one denied.)
+    if (!quantity.gt(0)) return [];
     const qty = ctx.quantity.round(quantity);
     if (new Dec(qty).isZero()) return [];
     const limit = mark.times(BPS.plus(p.maxSlippageBps.times(side === 'BUY' ? 1 : -1))).div(BPS);
