@@ -82,6 +82,8 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     process.stdout.write(BACKTEST_USAGE);
     return 0;
   }
+  // An empty --out (an unset shell variable) resolved to the current folder and wrote there.
+  if (values.out === '') return usageFailure('backtest', '--out must not be empty (the folder to write into)');
   if (positionals.length !== 1) {
     return usageFailure('backtest', `expected one config file, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`);
   }

@@ -84,6 +84,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     process.stdout.write(SWEEP_USAGE);
     return 0;
   }
+  // An empty --out (an unset shell variable) resolved to the current folder and wrote there.
+  if (values.out === '') return usageFailure('sweep', '--out must not be empty (the folder to write into)');
   if (positionals.length !== 1) {
     return usageFailure('sweep', `expected one config file, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`);
   }

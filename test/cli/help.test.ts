@@ -103,6 +103,9 @@ describe('perpkit <command> with bad arguments', () => {
     [['data'], 'perpkit data: expected a subcommand: inspect or repair'],
     [['import'], 'perpkit import: expected a source: binance-futures, tardis'],
     [['download'], 'perpkit download: expected a source: binance-futures'],
+    // An unset shell variable: it wrote report.json (or the sweep's table) into the current folder.
+    [['backtest', 'x.yaml', '--out', ''], 'perpkit backtest: --out must not be empty (the folder to write into)'],
+    [['sweep', 'x.yaml', '--out', ''], 'perpkit sweep: --out must not be empty (the folder to write into)'],
     // Node's three lines said only on the third how to pass a negative number; the first was shown.
     [['synth', '--out', 'x.jsonl.gz', '--hours', '-1'], "perpkit synth: Option '--hours' has no value, or a value starting with '-': write --hours=<value> for such a value"],
   ])('%j: one line on stderr, nothing on stdout, exit 2', (args, line) => {
