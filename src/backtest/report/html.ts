@@ -6,6 +6,7 @@
  * returns table, per-period and per-strategy tables and the trades. Built only from report.json,
  * with the charting library inlined from the installed package: the same run gives the same bytes.
  */
+import { Dec } from '../../core/decimal';
 import { CHART_LIBRARY_NOTE, CHART_SCRIPT, chartLibrary } from './chart-script';
 import { chartData } from './chart-data';
 import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, usd } from './format';
@@ -111,8 +112,14 @@ export function reportNotices(r: BacktestReport): string[] {
   else {
     // PnL counts the open positions' unrealized PnL; the trade statistics only closed trades: say so,
     // or a losing run can show a 100 % win rate and nothing to explain it.
+    // The positions as the engine ends them, and the account's unrealized PnL (an open trade's size
+    // is its largest, and its pnl holds the realized PnL of its partial closes too).
     const open = r.trades.filter((t) => t.exitTime === null);
-    if (open.length > 0) out.push(`${open.length === 1 ? 'A position was' : `${open.length} positions were`} still open at the end (${open.map((t) => `${t.symbol} ${t.side} ${t.size}, unrealized ${usd(t.pnl)}`).join('; ')}): the PnL counts it, the trade statistics only the ${s.trades} closed trade(s).`);
+    const held = r.finalPositions.filter((p) => !new Dec(p.quantity).isZero());
+    const side = (p: BacktestReport['finalPositions'][number]): string => (p.positionSide !== 'BOTH' ? p.positionSide : new Dec(p.quantity).isNegative() ? 'SHORT' : 'LONG');
+    if (open.length > 0 && held.length > 0) {
+      out.push(`${held.length === 1 ? 'A position was' : `${held.length} positions were`} still open at the end (${held.map((p) => `${p.symbol} ${side(p)} ${new Dec(p.quantity).abs().toFixed()}`).join(', ')}; unrealized ${usd(s.unrealizedPnl)}): the PnL counts it, the trade statistics only the ${s.trades} closed trade(s).`);
+    }
   }
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
