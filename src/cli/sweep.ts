@@ -18,6 +18,7 @@ import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { sha256File } from '../backtest/sweep/files';
+import { rangeWithoutEvents, recordingSpan } from '../backtest/backtest/open-source';
 import { runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
@@ -126,6 +127,12 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // error must not truncate the results.jsonl of an earlier run there.
     totalJobs = preparedSweep(cfg).jobs.length;
     const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;
+    // A data.from..data.to without events failed every job (exit 1) where a backtest refuses it (exit 2).
+    if (wfRange === undefined && (cfg.data.from !== undefined || cfg.data.to !== undefined)) {
+      const [from, to] = [cfg.data.from ?? -Infinity, cfg.data.to ?? Infinity];
+      const span = await recordingSpan(cfg.data.files, { cache: cfg.data.cache, onNotice: quiet ? undefined : (m) => void process.stderr.write(`${m}\n`) });
+      if (span === undefined || span.last < from || span.first >= to) throw rangeWithoutEvents(cfg.file, from, to, span);
+    }
     const outBad = outDirProblem(out);
     if (outBad !== undefined) {
       if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a path whose <out>-sweep is a directory (created if missing)', `${out}: ${outBad}`);

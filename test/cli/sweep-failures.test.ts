@@ -113,6 +113,14 @@ test('--resume refuses the results of the same config on a recording written ane
   expect(r.stderr).toMatch(/results\.jsonl: line 1: expected a row of this sweep \([0-9a-f]{16}; the config, its points or its recordings changed since, so --resume cannot reuse it: move the file away\), got sweep [0-9a-f]{16}/);
 });
 
+test('a data.from..data.to without events is refused before any job, as the backtest refuses it (every job failed, exit 1)', () => {
+  const cfg = writeConfig(dir, 'out-of-range.yaml', { data: { files: ['rec.jsonl.gz'], from: '2024-01-02T00:00:00Z', to: '2024-01-03T00:00:00Z' }, strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'throw'] } } });
+  const r = runCli(['sweep', cfg, '--out', path.join(dir, 'oor-out'), '--workers', '1']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^perpkit sweep: \S*out-of-range\.yaml:\d+: data\.from\/data\.to: expected a time range with events in it \(the recording runs from \S+ to \S+\), got 2024-01-02T00:00:00\.000Z to 2024-01-03T00:00:00\.000Z$/m);
+  expect(r.stderr).not.toMatch(/job \d/);
+});
+
 test('a job whose strategy threw is a failed row (ranked last, summary kept) and the sweep exits 1', () => {
   const cfg = writeConfig(dir, 'throws.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['throw', 'ok'] } } });
   const out = path.join(dir, 'sweep-throws');

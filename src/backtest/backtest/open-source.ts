@@ -5,6 +5,7 @@
  * says so.
  */
 import { CacheSource } from './cache';
+import { BacktestConfigError } from './config';
 import { cacheIsValid, cachePathFor } from './cache-format';
 import { buildCache } from './cache-writer';
 import { RecordingFormatError } from '../../market-data/reader';
@@ -76,4 +77,15 @@ export async function recordingSpan(files: string[], opts: OpenOptions): Promise
     await source.close();
   }
   return first === undefined ? undefined : { first, last };
+}
+
+/**
+ * The refusal of a data.from..data.to (from inclusive, to exclusive; infinite when not set) that
+ * holds no event of the recording, whose events run over `span` (undefined: none at all): the
+ * backtest's, and the sweep's before it hands out a job (each job failed with it, exit 1).
+ */
+export function rangeWithoutEvents(file: string, from: number, to: number, span: { first: number; last: number } | undefined): BacktestConfigError {
+  const iso = (t: number): string => (Number.isFinite(t) ? new Date(t).toISOString() : t < 0 ? 'the start' : 'the end');
+  const has = span === undefined ? 'the recording holds no events at all' : `the recording runs from ${iso(span.first)} to ${iso(span.last)}`;
+  return new BacktestConfigError(file, 'data.from/data.to', `a time range with events in it (${has})`, `${iso(from)} to ${iso(to)}`);
 }

@@ -39,6 +39,7 @@ import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import { slotSymbols, symbolPath } from './strategy-module';
 import { originText, type EventBatch, type EventSource, type LevelColumns, type QuoteColumns, type TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
+import { rangeWithoutEvents } from './open-source';
 
 /** Bus event types the driver books (see `observe`). */
 const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError'] as const satisfies readonly BotEventType[];
@@ -531,9 +532,7 @@ export class BacktestRun {
       // Read to the end, so the error can say where the data is.
       for (let b = await source.next(); b !== undefined; b = await source.next()) if (b.count > 0) lastRead = b.time(b.count - 1);
       await source.close();
-      const iso = (t: number): string => (Number.isFinite(t) ? new Date(t).toISOString() : t < 0 ? 'the start' : 'the end');
-      const has = firstRead === undefined ? 'the recording holds no events at all' : `the recording runs from ${iso(firstRead)} to ${iso(lastRead)}`;
-      throw new BacktestConfigError(this.cfg.file, 'data.from/data.to', `a time range with events in it (${has})`, `${iso(from)} to ${iso(to)}`);
+      throw rangeWithoutEvents(this.cfg.file, from, to, firstRead === undefined ? undefined : { first: firstRead, last: lastRead });
     }
     await source.close();
     // Bad input, not a failure of the run: the data cannot start the strategies (exit 2).
