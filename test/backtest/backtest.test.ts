@@ -155,7 +155,7 @@ describe('backtest', () => {
     expect(bad({ ...base, fill: { book: 'l2', queueShape: 'log', queuePower: 3 } })).toBe(`${f}: fill.queueShape: expected to be set only with fill.queue: probabilistic, got string "log"`);
     expect(bad({ ...base, fill: { book: 'l2', queue: 'probabilistic', queueShape: 'log', queuePower: 3 } })).toBe('no error');
     expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1000.5, max: 1000.7, step: 0.1, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.min: expected a whole number (integer: true), got number 1000.5`);
-    expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1, max: 3, step: 0.5, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.step: expected a whole number (integer: true), got number 0.5`);
+    expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1, max: 3, step: 0.5, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.step: expected a whole number (integer: true, in a grid), got number 0.5`);
     expect(bad({ strategies: base.strategies })).toMatch(/data: expected a mapping, got nothing/);
     expect(bad({ ...base, data: { files: ['x'], from: '2024-01-02', to: '2024-01-01' } })).toMatch(/data\.to: expected a time after data\.from/);
     expect(bad({ ...base, sweep: { params: { 'xx.a': [1] } } })).toMatch(/sweep\.params\.xx\.a: expected a key <strategyId>\.<param> naming one of the strategies mm/);

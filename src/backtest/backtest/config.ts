@@ -323,8 +323,12 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
       if (typeof o.min !== 'number' || typeof o.max !== 'number' || !(o.max >= o.min)) r.fail(at, 'numbers min <= max', val);
       if (o.step !== undefined && (typeof o.step !== 'number' || !Number.isFinite(o.step) || !(o.step > 0))) r.fail(`${at}.step`, 'a positive finite number', o.step);
       if (o.integer !== undefined && typeof o.integer !== 'boolean') r.fail(`${at}.integer`, 'true or false', o.integer);
-      // Rounded after stepping, a fractional min or step gave values twice and beyond max (1000.5..1000.7 by 0.1: 1001 three times).
-      if (o.integer === true) for (const k of ['min', 'max', 'step'] as const) if (o[k] !== undefined && !Number.isInteger(o[k])) r.fail(`${at}.${k}`, 'a whole number (integer: true)', o[k]);
+      // Rounded after stepping, a fractional min gave values beyond max (1000.5..1000.7 by 0.1: 1001,
+      // three times), and in a grid a fractional step gave points twice (1..3 by 0.5: 1, 2, 2, 3, 3).
+      if (o.integer === true) {
+        for (const k of ['min', 'max'] as const) if (!Number.isInteger(o[k])) r.fail(`${at}.${k}`, 'a whole number (integer: true)', o[k]);
+        if (method === 'grid' && o.step !== undefined && !Number.isInteger(o.step)) r.fail(`${at}.step`, 'a whole number (integer: true, in a grid)', o.step);
+      }
       if (method === 'grid' && o.step === undefined) r.fail(`${at}.step`, 'a step (a grid needs one for a range)', o.step);
       return { key, spec: { min: o.min, max: o.max, step: o.step as number | undefined, integer: o.integer === true } };
     });
