@@ -127,6 +127,8 @@ test('walk-forward: windows, the best training point tested on the next window, 
   if (wf.inSample.annualized > 0) expect(wf.ratio).toBeCloseTo(wf.outOfSample.annualized / wf.inSample.annualized, 9);
   else expect(wf.ratio).toBeNull();
   expect(readFileSync(path.join(out, 'walkforward.md'), 'utf8')).toMatch(/Out-of-sample \/ in-sample annualized return/);
+  // The windows as the config gives them (they were hours: train 0.1 h, test 0.05 h).
+  expect(readFileSync(path.join(out, 'walkforward.md'), 'utf8')).toMatch(/; train 6 min, test 3 min, step 3 min; \d+ windows\./);
 
   const overlap = writeConfig(dir, 'wf-bad.yaml', { sweep: { walkForward: { train: '6m', test: '3m', step: '1m' }, params } });
   const rb = runCli(['sweep', overlap, '--out', path.join(dir, 'wf-bad'), '--workers', '1', '--quiet']);

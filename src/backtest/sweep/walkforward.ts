@@ -138,7 +138,7 @@ export function walkForwardMarkdown(o: WalkForwardOutcome, keys: string[]): stri
   const lines = [
     `# Walk-forward (${o.objective})`,
     '',
-    `Data ${iso(o.range.from)} to ${iso(o.range.to)}; train ${o.spec.trainMs / 3_600_000} h, test ${o.spec.testMs / 3_600_000} h, step ${o.spec.stepMs / 3_600_000} h; ${o.windows.length} windows.`,
+    `Data ${iso(o.range.from)} to ${iso(o.range.to)}; train ${span(o.spec.trainMs)}, test ${span(o.spec.testMs)}, step ${span(o.spec.stepMs)}; ${o.windows.length} windows.`,
     '',
     `| figure | in-sample optimum | out-of-sample (stitched) |`,
     `|---|---|---|`,
@@ -157,4 +157,10 @@ export function walkForwardMarkdown(o: WalkForwardOutcome, keys: string[]): stri
     lines.push(`| ${i} | ${iso(w.train.from)} to ${iso(w.train.to)} | ${iso(w.test.from)} to ${iso(w.test.to)} | ${w.best === null ? '-' : keys.map((k) => `${k}=${String(w.best?.point[k])}`).join(', ')} | ${num(w.best?.score ?? null)} | ${testCell.replace(/\|/g, '\\|')} | ${num(r?.score ?? null)} | ${r?.fills ?? '-'} |`);
   });
   return `${lines.join('\n')}\n`;
+}
+
+/** A window's length as the config can give it, exactly (`20 min`, `7 d`, `90 s`): in hours, 20 min was 0.3333333333333333 h. */
+function span(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size} ${unit}`;
+  return `${ms} ms`;
 }
