@@ -24,7 +24,13 @@ import { openDurableCore } from '../../../src/exchange/service/durable-core';
 
 const FIXTURE = path.join(__dirname, '../../fixtures/journal-0.1.0');
 /** Snapshot fields that hold frozen margin (see the test). */
-const FROZEN_KEYS = new Set(['frozenPerStep', 'frozenBalanceBefore', 'frozenBalanceAfter', 'frozen']);
+const FROZEN_KEYS = new Set(['frozenPerStep', 'frozenBalanceBefore', 'frozenBalanceAfter', 'frozen', 'isolatedMargin']);
+
+interface AccountState {
+  userId: string;
+  settings: Array<[string, { leverage: number }]>;
+  positions: Array<[string, { symbol: string; cost: string; isolatedMargin: string }]>;
+}
 
 /** Index of the margin tier a notional falls in (the first whose cap it does not exceed; cap 0: none). */
 function tierIndex(spec: SymbolConfig, notional: Dec): number {
@@ -64,8 +70,32 @@ describe('journal compatibility', () => {
     // frozen figures, are left out of this comparison (orders.test.ts and positions.test.ts check
     // them); everything else, and every user's asset, positions and orders below, is as it was,
     // the asset's available balance moved by exactly its frozen margin's change.
+    // The third, on purpose too: a change of leverage puts the margin of the account's isolated
+    // positions on the symbol at the new leverage (|cost| / leverage, rounded up, as a fill adds it;
+    // 28040c9 kept the margin of the fills' leverage). Where the isolated margin differs, it is that,
+    // to the rounding of the fills after the change.
     const withoutFrozen = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (FROZEN_KEYS.has(k) ? undefined : x)));
-    expect(withoutFrozen(e.exportState())).toEqual(withoutFrozen(expected.engine));
+    const state = e.exportState();
+    expect(withoutFrozen(state)).toEqual(withoutFrozen(expected.engine));
+    const accountsOf = (v: unknown): AccountState[] => (v as { accounts: AccountState[] }).accounts;
+    const rebased = new Map<string, { symbol: string; margin: string; change: Dec }>();
+    const oldAccounts = new Map(accountsOf(expected.engine).map((a) => [a.userId, a]));
+    for (const a of accountsOf(state)) {
+      const before = new Map((oldAccounts.get(a.userId) as AccountState).positions);
+      for (const [key, p] of a.positions) {
+        if (p.isolatedMargin === before.get(key)?.isolatedMargin) continue;
+        const leverage = (new Map(a.settings).get(p.symbol) as { leverage: number }).leverage;
+        const units = (x: string): bigint => BigInt(new Dec(x).abs().times(1e8).toFixed(0));
+        const cost = units(p.cost);
+        // |cost| / leverage, give or take the unit each later fill rounds (up when it opens, half-even when it closes).
+        const off = units(p.isolatedMargin) * BigInt(leverage) - cost;
+        expect(off > -10n * BigInt(leverage) && off < 10n * BigInt(leverage)).toBe(true);
+        const was = before.get(key)?.isolatedMargin ?? '0';
+        rebased.set(a.userId, { symbol: p.symbol, margin: p.isolatedMargin, change: new Dec(p.isolatedMargin).minus(was) });
+      }
+    }
+    // The fixture is fixed: one isolated position was open through a change of leverage.
+    expect(rebased.size).toBe(1);
     expect(e.audit()).toEqual(expected.audit);
     const views = Object.fromEntries(e.userIds().map((u) => [u, {
       asset: e.asset(u),
@@ -84,17 +114,27 @@ describe('journal compatibility', () => {
     // before by one unit of the last place, used up and available down, by the same unit.
     const ROUNDED = new Set(['liqPrice', 'usedMargin', 'availableBalance', 'frozenMargin']);
     const withoutLiq = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (ROUNDED.has(k) ? undefined : x)));
+    // The rebased position shows its new margin, and its margin ratio on it.
+    for (const [u, r] of rebased) {
+      const before = (expected.views[u] as { positions: PositionRecord[] }).positions;
+      const p = views[u].positions.find((x) => x.symbol === r.symbol && x.marginMode === 'ISOLATED') as PositionRecord;
+      const old = before.find((x) => x.symbol === r.symbol && x.marginMode === 'ISOLATED') as PositionRecord;
+      expect(p.positionMargin).toBe(r.margin);
+      expect(new Dec(p.marginRatio).lt(old.marginRatio)).toBe(r.change.isPositive());
+      old.positionMargin = p.positionMargin;
+      old.marginRatio = p.marginRatio;
+    }
     expect(withoutLiq(views)).toEqual(withoutLiq(expected.views));
     const unit = new Dec('0.00000001');
     let rounded = 0;
     let refrozen = 0;
     for (const [u, view] of Object.entries(views)) {
       const before = (expected.views[u] as { asset: { usedMargin: string; availableBalance: string; frozenMargin: string } }).asset;
-      const used = new Dec(view.asset.usedMargin).minus(before.usedMargin);
+      const used = new Dec(view.asset.usedMargin).minus(before.usedMargin).minus(rebased.get(u)?.change ?? 0);
       const frozen = new Dec(view.asset.frozenMargin).minus(before.frozenMargin);
       const available = new Dec(view.asset.availableBalance).minus(before.availableBalance);
       expect(used.isZero() || used.eq(unit)).toBe(true);
-      expect(available.eq(used.plus(frozen).negated())).toBe(true);
+      expect(available.eq(used.plus(frozen).plus(rebased.get(u)?.change ?? 0).negated())).toBe(true);
       if (!used.isZero()) rounded++;
       if (!frozen.isZero()) refrozen++;
     }
@@ -106,6 +146,13 @@ describe('journal compatibility', () => {
       const before = (expected.views[u] as { positions: PositionRecord[] }).positions;
       view.positions.forEach((p, i) => {
         if (p.liqPrice === before[i].liqPrice) return;
+        // The rebased position's price moved with its margin (further from the mark for more margin).
+        const r = rebased.get(u);
+        if (r !== undefined && p.symbol === r.symbol && p.marginMode === 'ISOLATED') {
+          const further = new Dec(p.liqPrice).minus(p.markPrice).abs().gt(new Dec(before[i].liqPrice).minus(p.markPrice).abs());
+          expect(further).toBe(r.change.isPositive());
+          return;
+        }
         const legs = view.positions.filter((x) => x.symbol === p.symbol && x.marginMode === 'CROSS' && x.positionSide !== 'BOTH' && x.quantity !== '0');
         if (p.marginMode === 'CROSS' && legs.length === 2) {
           changed.hedge++;

@@ -2,7 +2,7 @@
  * Position records and queries (what GET /positions and the account stream show), and the
  * per-symbol settings: leverage and margin mode.
  */
-import { EX_ONE, formatExact, minus, negate, plus, sign, type Exact } from '../../../core/exact';
+import { compare, divRound, EX_ONE, formatExact, minus, negate, plus, sign, type Exact } from '../../../core/exact';
 import { exactOfUnits, formatUnits } from '../../../core/money-units';
 import { MONEY_DP } from '../../../core/values';
 import { marginModeFromCode, marginModeToCode, type MarginMode, type PositionSide, type Side } from '../../../core/enums';
@@ -233,18 +233,60 @@ export class PositionViews {
     }
     const s = this.s.settingsOf(acct, st.spec.name);
     const old = s.leverage;
-    s.leverage = input.leverage;
-    const undo = old === input.leverage ? undefined : refreeze(acct, st.spec);
-    if (input.leverage < old) {
-      const available = this.margin.availableOf(acct);
-      if (available.isNegative()) {
-        undo?.();
+    if (old !== input.leverage) {
+      s.leverage = input.leverage;
+      const undoOrders = refreeze(acct, st.spec);
+      const undoIsolated = this.rebaseIsolated(acct, st, input.leverage);
+      const undo = (): void => {
+        undoIsolated();
+        undoOrders();
         s.leverage = old;
-        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin to lower leverage to ${input.leverage}x with the open ${st.spec.name} position and orders: available would be ${moneyDown(available)} USDT`, 'leverage');
+      };
+      if (input.leverage < old) {
+        const available = this.margin.availableOf(acct);
+        if (available.isNegative()) {
+          undo();
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin to lower leverage to ${input.leverage}x with the open ${st.spec.name} position and orders: available would be ${moneyDown(available)} USDT`, 'leverage');
+        }
+      } else {
+        const unsafe = this.isolatedAtLiquidation(acct, st);
+        if (unsafe !== undefined) {
+          undo();
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin to raise leverage to ${input.leverage}x: the isolated ${st.spec.name} ${unsafe} position's margin at that leverage plus its unrealized PnL would not cover its maintenance margin`, 'leverage');
+        }
       }
     }
     if (old !== input.leverage) this.s.touch(acct, 'LEVERAGE', st.spec.name);
     return { symbol: st.spec.name, leverage: s.leverage, timestamp: this.s.clock.now() };
+  }
+
+  /**
+   * Puts the margin of the user's isolated positions on the symbol at `leverage`, as if opened now:
+   * |cost| / leverage, rounded up as a fill adds it. Returns what puts the old figures back.
+   */
+  private rebaseIsolated(acct: EngineAccount, st: SymbolState, leverage: number): () => void {
+    const before: Array<[EnginePosition, bigint]> = [];
+    for (const p of acct.positions.values()) {
+      if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
+      before.push([p, p.isolatedMargin]);
+      const cost = p.cost < 0n ? -p.cost : p.cost;
+      p.isolatedMargin = divRound(cost, BigInt(leverage), 'up');
+    }
+    return () => {
+      for (const [p, m] of before) p.isolatedMargin = m;
+    };
+  }
+
+  /** Long or short: an isolated position on the symbol whose margin plus uPnL is at or below its maintenance margin. */
+  private isolatedAtLiquidation(acct: EngineAccount, st: SymbolState): 'long' | 'short' | undefined {
+    const mark = this.s.markExact(st);
+    for (const p of acct.positions.values()) {
+      if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
+      const q = st.spec.step.exactOf(p.qty);
+      const equity = plus(exactOfUnits(p.isolatedMargin), exactOfUnits(this.margin.upnlUnits(p)));
+      if (compare(equity, pm.maintenanceMargin(st.spec, q, mark)) <= 0) return p.qty > 0 ? 'long' : 'short';
+    }
+    return undefined;
   }
 
   setMarginMode(userId: string, input: SetMarginModeInput): { symbol: string; marginMode: 1 | 2; timestamp: number } {

@@ -202,6 +202,44 @@ describe('positions: the worked examples of docs/engine.md', () => {
     expect(new Dec(w.engine.asset('b').availableBalance).isNegative()).toBe(false);
   });
 
+  // The isolated margin stayed at the leverage of the fills: 20x -> 50x showed positionMargin 2500
+  // beside a ROE worked out on 1000, and 20x -> 1x took no margin from the wallet at all.
+  it('a change of leverage puts an isolated position\'s margin at the new leverage, refused when the wallet or the position cannot have it', () => {
+    const w = world({ balance: '3000' });
+    w.engine.setMarginMode('b', { symbol: 'BTCUSDT', marginMode: 2 });
+    w.engine.deposit('a', '100000');
+    open(w, '50000', '1'); // 2500 at 20x, fee 25
+    const figures = (): string[] => {
+      const [p] = w.engine.positions('b');
+      return [p.positionMargin, p.liqPrice, w.engine.asset('b').availableBalance];
+    };
+    expect(figures()).toEqual(['2500', '47690.8', '475']);
+    w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 50 });
+    // (50000 - 1000) / (1 - 0.004) = 49196.78..., up to the tick
+    expect(figures()).toEqual(['1000', '49196.8', '1975']);
+    // 10x needs 5000 of a wallet of 2975: refused, nothing changed.
+    expect(codeOf(() => w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 10 }))).toBe(ErrorCodes.INSUFFICIENT_MARGIN);
+    expect(w.engine.positionSettings('b', 'BTCUSDT').leverage).toBe(50);
+    expect(figures()).toEqual(['1000', '49196.8', '1975']);
+    w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 20 });
+    expect(figures()).toEqual(['2500', '47690.8', '475']);
+    // Mark 48500: uPnL -1500, MM 194. At 30x the margin (1666.67) would leave 166.67 <= 194: refused.
+    w.engine.setMarkPrice('BTCUSDT', '48500');
+    let refusal = '';
+    try {
+      w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 30 });
+    } catch (e) {
+      refusal = `${(e as { code: number }).code} ${(e as Error).message}`;
+    }
+    expect(refusal).toBe(`${ErrorCodes.INSUFFICIENT_MARGIN} insufficient margin to raise leverage to 30x: the isolated BTCUSDT long position's margin at that leverage plus its unrealized PnL would not cover its maintenance margin`);
+    expect(figures()[0]).toBe('2500');
+    // 25x: 2000 - 1500 = 500 > 194.
+    w.engine.setLeverage('b', { symbol: 'BTCUSDT', leverage: 25 });
+    const [p] = w.engine.positions('b');
+    expect([p.leverage, p.positionMargin, p.roe]).toEqual([25, '2000', '-0.75']);
+    expect(w.engine.audit().frozenMismatch).toEqual([]);
+  });
+
   it('frozen margin covers only the opening part of an order against a position', () => {
     const w = world();
     open(w, '50000', '1');
