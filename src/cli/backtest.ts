@@ -3,7 +3,7 @@
  * writes report.json, report.html and run.json (wall-clock figures, kept out of the report so the
  * report is byte-identical between runs).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { backtest } from '../backtest/backtest/backtest';
@@ -20,6 +20,7 @@ import { reportJson, type BacktestReport } from '../backtest/report/report';
 import type { BacktestResult } from '../backtest/backtest/result';
 import { argsMessage, usageFailure } from './usage';
 import { BACKTEST_USAGE } from './usage-texts';
+import { makeDirSync } from '../core/dirs';
 
 /** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
 export const EXIT_STRATEGY_ERRORS = 3;
@@ -117,7 +118,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     });
     const wallMs = performance.now() - t0;
     if (tty) process.stderr.write('\n');
-    mkdirSync(out, { recursive: true });
+    makeDirSync(out);
     writeFileSync(path.join(out, 'report.json'), reportJson(outcome.report));
     writeFileSync(path.join(out, 'report.html'), renderHtml(outcome.report));
     const ev = outcome.result.events.read;

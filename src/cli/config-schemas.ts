@@ -4,13 +4,14 @@
  * of a YAML file gives completion, hover docs and checks as you type. `npm run schemas` writes
  * them; a test fails when they are out of date.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { BACKTEST_CONFIG } from '../backtest/backtest/config-schema';
 import { fileSchema } from '../core/config-schema';
 import { exchangeConfigSchema } from '../exchange/service/config-file';
 import { BOT_CONFIG } from '../runtime/config-schema';
 import { RECORD_CONFIG } from './record-config-schema';
+import { makeDirSync } from '../core/dirs';
 
 const BASE = 'https://perpkit.dev/schema';
 
@@ -37,7 +38,7 @@ export function configSchemaText(schema: Record<string, unknown>): string {
 
 /** Writes every schema into `dir`; returns the paths written. */
 export function writeConfigSchemas(dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
+  makeDirSync(dir);
   return Object.entries(configSchemas()).map(([name, schema]) => {
     const file = path.join(dir, name);
     writeFileSync(file, configSchemaText(schema));

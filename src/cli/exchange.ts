@@ -168,8 +168,9 @@ export async function runExchange(argv: string[]): Promise<number> {
   } catch (e) {
     // A data directory that cannot be one (a file, no permission) is bad input; anything else
     // (a damaged snapshot or journal) a failure. One line either way, the stack with the log level debug.
-    const code = (e as { code?: unknown }).code;
-    const bad = code === 'EEXIST' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
+    const { code, syscall } = e as { code?: unknown; syscall?: unknown };
+    // ENOENT from mkdir: a folder that cannot be made where its parent is (under /proc).
+    const bad = code === 'EEXIST' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || (code === 'ENOENT' && syscall === 'mkdir');
     logger.debug({ err: e }, 'could not open the data directory');
     process.stderr.write(`perpkit exchange: data directory ${config.dataDir ?? ''}: ${bad ? 'expected a directory this user can write (created if missing), got ' : ''}${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
     return bad ? 2 : 1;

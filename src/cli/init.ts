@@ -2,13 +2,14 @@
  * `perpkit init <folder>`: scaffolds a project for your own strategies (init-files.ts has what).
  * Exit codes: 0 written, 2 usage error or a folder that is not empty (nothing written).
  */
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { initFiles } from './init-files';
 import { perpkitVersion } from './version';
 import { argsMessage, usageFailure } from './usage';
 import { INIT_USAGE } from './usage-texts';
+import { makeDirSync } from '../core/dirs';
 
 class InitUsageError extends Error {}
 
@@ -57,7 +58,7 @@ export function runInit(argv: string[]): number {
     const files = initFiles({ name, perpkitSpec: dependencySpec(parsed.values.perpkit, dir) });
     for (const [rel, text] of files) {
       const file = path.join(dir, rel);
-      mkdirSync(path.dirname(file), { recursive: true });
+      makeDirSync(path.dirname(file));
       writeFileSync(file, text, { flag: 'wx' });
     }
     const cd = path.relative(process.cwd(), dir) || '.';

@@ -4,21 +4,32 @@
  */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
+import { makeDirSync } from '../core/dirs';
 
 /**
- * Why `dir` cannot be an output directory (created with its parents when missing), as the end of
- * "expected a directory (created if missing), got ...", or undefined when it can.
+ * Why `dir` cannot be an output directory, as the end of "expected a directory (created if
+ * missing), got ...", or undefined when it can: then it exists (made with its parents when
+ * missing, so that a folder that cannot be made is said before the work, not after).
  */
 export function outDirProblem(dir: string): string | undefined {
   const target = path.resolve(dir);
   for (let p = target; ; p = path.dirname(p)) {
     try {
-      if (statSync(p).isDirectory()) return undefined;
+      if (statSync(p).isDirectory()) return made(target);
       return p === target ? 'a file' : `a path under the file ${p}`;
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return e instanceof Error ? e.message : String(e);
-      if (path.dirname(p) === p) return undefined;
+      if (path.dirname(p) === p) return made(target);
     }
+  }
+}
+
+function made(dir: string): string | undefined {
+  try {
+    makeDirSync(dir);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
   }
 }

@@ -3,12 +3,13 @@
  * (an output directory or the file itself). Prints the figures and the differences in what
  * produced them, and writes compare.html.
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
 import { argsMessage, usageFailure } from './usage';
 import { REPORT_USAGE } from './usage-texts';
+import { makeDirSync } from '../core/dirs';
 
 export function runReportCli(argv: string[]): number {
   let values: { out?: string; help?: boolean };
@@ -36,7 +37,7 @@ export function runReportCli(argv: string[]): number {
     const b = loadReport(rest[1]);
     const names: [string, string] = [rest[0], rest[1]];
     // Its folder is made as backtest --out makes its own (a missing one was a bare ENOENT, exit 1).
-    mkdirSync(path.dirname(out), { recursive: true });
+    makeDirSync(path.dirname(out));
     writeFileSync(out, renderCompareHtml(a.report, b.report, names));
     process.stdout.write(`${compareText(a.report, b.report, names)}wrote ${out}\n`);
     return 0;

@@ -4,7 +4,7 @@
  * The table is the same for any number of workers, and the same when the jobs run on a queue
  * (`--queue redis://…`, served by `perpkit worker` on any number of machines).
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,7 @@ import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
 import { signalExit, stopOnSignals } from './stop-signal';
 import { SWEEP_USAGE } from './usage-texts';
+import { makeDirSync } from '../core/dirs';
 
 const RESULTS = 'results.jsonl';
 /** A local sweep with no job finishing for this long prints a progress line. */
@@ -139,7 +140,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       process.stderr.write(`perpkit sweep: --out ${values.out}: expected a directory (created if missing), got ${outBad}\n`);
       return 2;
     }
-    mkdirSync(out, { recursive: true });
+    makeDirSync(out);
     resultsFile = path.join(out, RESULTS);
     const data = await Promise.all(cfg.data.files.map((f) => sha256File(f)));
     const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg), data.map((d) => d.sha256));

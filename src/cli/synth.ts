@@ -2,7 +2,7 @@
  * `perpkit synth`: writes a synthetic recording (format v1) from the local exchange's price
  * process. Deterministic: the same options give a byte-identical file.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { synthSymbolsOf } from '../exchange/market/synth-symbols';
@@ -11,6 +11,7 @@ import { existingParts } from '../market-data/writer';
 import { argsMessage, usageFailure } from './usage';
 import { signalExit, stopOnSignals } from './stop-signal';
 import { SYNTH_USAGE } from './usage-texts';
+import { makeDirSync } from '../core/dirs';
 
 class UsageError extends Error {}
 
@@ -91,7 +92,7 @@ export async function runSynth(argv: string[]): Promise<number> {
     process.stderr.write(`synth: ${(f * 100).toFixed(0)}% (${(f * opts.hours).toFixed(1)} of ${opts.hours} h)\n`);
   };
   try {
-    mkdirSync(dirname(opts.out), { recursive: true });
+    makeDirSync(dirname(opts.out));
     const r = await synthesize(opts);
     const s = ((performance.now() - t0) / 1000).toFixed(2);
     process.stdout.write(`wrote ${r.events} events (${r.trades} trades) to ${r.files.join(', ')} in ${s} s\n`);

@@ -16,6 +16,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { BotStateStore, SavedBotState } from '../bot/bot';
 import type { OrderTracker, TrackedOrder } from '../bot/execution/order-tracker';
+import { makeDir } from '../core/dirs';
 
 export const STATE_FORMAT = 'perpkit-bot-state';
 export const STATE_VERSION = 1;
@@ -138,7 +139,7 @@ export class FileStateStore implements BotStateStore {
   }
 
   private async write(doc: StateFile): Promise<void> {
-    await fs.mkdir(path.dirname(this.file), { recursive: true });
+    await makeDir(path.dirname(this.file));
     const tmp = `${this.file}.${process.pid}.tmp`;
     const fh = await fs.open(tmp, 'w', 0o600);
     try {

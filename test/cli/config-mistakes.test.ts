@@ -204,6 +204,12 @@ test('an output directory that cannot be one (a file, or under a file) is refuse
   const sw = runCli(['sweep', writeConfig(dir, 'out3.yaml', { sweep: { params: { 'mm.skewBps': ['1'] } } }), '--out', path.join(file, 'sub'), '--quiet']);
   expect(sw.code).toBe(2);
   expect(sw.stderr).toBe(`perpkit sweep: --out ${path.join(file, 'sub')}: expected a directory (created if missing), got a path under the file ${file}\n`);
+  // A folder that cannot be made: under procfs node's recursive mkdir never returned (the command hung).
+  expect(existsSync('/proc/self')).toBe(true);
+  for (const cmd of ['backtest', 'sweep']) {
+    const proc = runCli([cmd, writeConfig(dir, 'out4.yaml', { sweep: { params: { 'mm.skewBps': ['1'] } } }), '--out', '/proc/perpkit-out/sub', '--quiet']);
+    expect([proc.code, proc.stderr]).toEqual([2, `perpkit ${cmd}: --out /proc/perpkit-out/sub: expected a directory (created if missing), got ENOENT: no such file or directory, mkdir '/proc/perpkit-out'\n`]);
+  }
 });
 
 test('data errors: a missing file, junk and torn gzip, a bad line, a range outside the data; one line, exit 2', () => {

@@ -75,6 +75,9 @@ describe('perpkit exchange (compiled CLI)', () => {
       const c = runCli(['exchange', '--port', '0', '--data-dir', file]);
       expect(c.code).toBe(2);
       expect(c.stderr).toBe(`perpkit exchange: data directory ${file}: expected a directory this user can write (created if missing), got EEXIST: file already exists, mkdir '${file}'\n`);
+      // One that cannot be made: under procfs node's recursive mkdir never returned (it hung).
+      const proc = runCli(['exchange', '--port', '0', '--data-dir', '/proc/perpkit-data/sub']);
+      expect([proc.code, proc.stderr]).toEqual([2, `perpkit exchange: data directory /proc/perpkit-data/sub: expected a directory this user can write (created if missing), got ENOENT: no such file or directory, mkdir '/proc/perpkit-data'\n`]);
       const damaged = path.join(dir, 'damaged');
       mkdirSync(damaged);
       writeFileSync(path.join(damaged, 'meta.json'), '{junk');

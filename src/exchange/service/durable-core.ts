@@ -21,6 +21,7 @@ import { ExchangeCore } from './exchange-core';
 import { FileJournal, syncDir } from './file-journal';
 import type { CommandLog } from './journal';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotStore, exportAccounts, importAccounts, type ExchangeSnapshot } from './snapshot-store';
+import { makeDir } from '../../core/dirs';
 
 /** The subset of a pino logger used here. */
 export interface DurabilityLogger {
@@ -185,7 +186,7 @@ export async function openDurableCore(config: ExchangeConfig, wallClock: Clock, 
   }
   const dir = path.resolve(config.dataDir);
   // Created owner-only: what goes in it includes API secrets (docs/reliability.md "Threat model").
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDir(dir, 0o700);
   const meta = await readOrCreateMeta(dir, wallClock.now());
   const store = new SnapshotStore(dir);
   const t0 = performance.now();

@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { JournalEntry } from './commands';
 import type { CommandLog } from './journal';
+import { makeDir } from '../../core/dirs';
 
 const SEGMENT_RE = /^journal-(\d{12})\.jsonl$/;
 
@@ -295,7 +296,7 @@ export class FileJournal implements CommandLog {
       await this.handle.close();
       this.handle = undefined;
     }
-    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await makeDir(this.dir, 0o700);
     let start = firstSeq;
     if (reuseLast) {
       const segs = await this.segments();

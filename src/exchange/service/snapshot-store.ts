@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { EngineSnapshot } from '../engine/snapshot';
 import type { AccountsState, ApiKeyRecord, UserRecord } from './accounts-state';
 import { syncDir } from './file-journal';
+import { makeDir } from '../../core/dirs';
 
 export const SNAPSHOT_FORMAT = 'perpkit-exchange-snapshot';
 export const SNAPSHOT_VERSION = 1;
@@ -73,7 +74,7 @@ export class SnapshotStore {
 
   /** Writes a serialized snapshot atomically. `json` is JSON.stringify of an ExchangeSnapshot. */
   async save(seq: number, json: string): Promise<string> {
-    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await makeDir(this.dir, 0o700);
     const final = path.join(this.dir, snapshotName(seq));
     const tmp = `${final}.tmp`;
     // Owner-only, like the journal: a snapshot holds the same API secrets and password hashes.

@@ -20,6 +20,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { ARCHIVE_KINDS, DEFAULT_BASE_URL, KLINE_KINDS, MONTHLY_KINDS } from './archive-kinds';
+import { makeDir } from '../../core/dirs';
 
 export class DownloadInputError extends Error {}
 
@@ -194,7 +195,7 @@ export async function downloadBinanceArchives(o: DownloadOptions): Promise<Downl
       try {
         const checksumText = await fetchText(`${url}.CHECKSUM`);
         const expected = parseChecksum(checksumText, name);
-        await fsp.mkdir(path.dirname(target), { recursive: true });
+        await makeDir(path.dirname(target));
         if ((await sizeOf(target)) !== undefined && (await sha256Of(target)) === expected) {
           outcome = 'present';
           bytes = (await sizeOf(target)) ?? 0;
