@@ -142,6 +142,39 @@ describe('grid strategy', () => {
     expect(halted).toEqual(['mark 49790 left the bounds [49800, 50200]']);
   });
 
+  // It placed the new side's order beside the old one it was cancelling: one order over its ladder
+  // (2 x levels) until the cancel landed, or until its next event when that cancel was lost.
+  it('never more than 2 x levels orders: one being cancelled counts until the venue has cancelled it', async () => {
+    const w = await gridWorld();
+    // The bot's own instance (gap 0) would re-place what the test cancels: paused, it places nothing.
+    await w.bot.control('grid', 'pause', 'the test drives a second instance');
+    const strat = grid.create({
+      id: 'grid',
+      params: grid.params({ symbol: 'BTCUSDT', quantity: '0.01', levels: 3, spacingBps: '10' }),
+      clock: w.clock,
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+      state: w.bot.cache,
+      symbols: w.bot.symbols,
+      ...symbolAccess('grid', ['BTCUSDT'], w.bot.symbols, w.bot.cache),
+      myOrders: (sym) => w.bot.tracker.live('grid', sym),
+      emit: () => undefined,
+      every: () => undefined,
+      cancelTimer: () => undefined,
+      halt: () => undefined,
+    });
+    // The gap one level down: the buy at 49950 is now in it, and level 0 wants a sell.
+    strat.restoreState?.({ reference: '50000', gap: -1, stopped: false });
+    const wrong = w.bot.tracker.live('grid', 'BTCUSDT').find((o) => o.price === '49950');
+    // It is cancelled, and the old gap (50000) gets its sell only once it is gone.
+    expect(strat.onStart?.()).toEqual([{ kind: 'cancel', clientOrderId: wrong?.clientOrderId }]);
+    // Still there: still nothing placed.
+    expect(strat.onTimer?.({ type: 'timer', time: w.clock.now(), name: 'grid', strategyId: 'grid' })).toEqual([{ kind: 'cancel', clientOrderId: wrong?.clientOrderId }]);
+    w.engine.cancelOrder('bot', { symbol: 'BTCUSDT', clientOrderId: wrong?.clientOrderId });
+    await w.step();
+    const after = strat.onTimer?.({ type: 'timer', time: w.clock.now(), name: 'grid', strategyId: 'grid' });
+    expect(after).toEqual([{ kind: 'place', symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', price: '50000', quantity: '0.01', tag: 'L0' }]);
+  });
+
   it('refuses bad parameters by name', () => {
     expect(() => grid.params({ levles: 3 })).toThrow(/unknown parameter 'levles'/);
     expect(() => grid.params({ levels: 0 })).toThrow(/parameter 'levels' must be a whole number/);

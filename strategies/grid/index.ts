@@ -73,26 +73,34 @@ export function grid(ctx: StrategyContext<GridParams>): Strategy {
    * Places what is missing and cancels what sits on the wrong side of the gap. Orders asked for
    * but not yet tracked (several fills in one burst each trigger a reconcile before the executor
    * has sent the first one's orders) are remembered in `requested`, so a level is never doubled.
+   *
+   * The grid never has more than 2 x levels orders: one it is cancelling counts until the venue
+   * says it is gone, and holds its level (it placed beside such orders, and a cancel lost on the
+   * way left it one over until its next event). Levels nearest the gap are filled first.
    */
   function reconcile(): Intent[] {
     if (!ladder || stopped || !active) return [];
     const out: Intent[] = [];
     const held = new Set<number>();
+    let live = 0;
     for (const o of ctx.myOrders(p.symbol)) {
       const k = levelOf(o.price);
       if (k === undefined || o.reduceOnly) continue;
       if (requested.get(k)?.side === o.side) requested.delete(k);
-      if (o.side === sideOf(k)) held.add(k);
-      else if (isWorking(o)) out.push({ kind: 'cancel', clientOrderId: o.clientOrderId });
-      // A wrong-side order still PENDING_NEW is cancelled once acknowledged; one PENDING_CANCEL
-      // is on its way out and does not hold its level.
-      else if (o.state === 'PENDING_NEW' || o.state === 'UNKNOWN') held.add(k);
+      live++;
+      held.add(k);
+      // A wrong-side order still PENDING_NEW is cancelled once acknowledged.
+      if (o.side !== sideOf(k) && isWorking(o)) out.push({ kind: 'cancel', clientOrderId: o.clientOrderId });
     }
-    for (let k = -p.levels; k <= p.levels; k++) {
-      const side = sideOf(k);
-      if (side === undefined || held.has(k) || requested.get(k)?.side === side) continue;
-      requested.set(k, { side, at: ctx.clock.now() });
-      out.push({ kind: 'place', symbol: p.symbol, side, type: 'LIMIT', price: ladder.prices[k + p.levels], quantity: ctx.quantity.round(p.quantity), tag: `L${k}` });
+    let room = 2 * p.levels - live - requested.size;
+    for (let d = 1; d <= 2 * p.levels && room > 0; d++) {
+      for (const k of [gap - d, gap + d]) {
+        const side = sideOf(k);
+        if (room === 0 || k < -p.levels || k > p.levels || side === undefined || held.has(k) || requested.has(k)) continue;
+        requested.set(k, { side, at: ctx.clock.now() });
+        room--;
+        out.push({ kind: 'place', symbol: p.symbol, side, type: 'LIMIT', price: ladder.prices[k + p.levels], quantity: ctx.quantity.round(p.quantity), tag: `L${k}` });
+      }
     }
     return out;
   }

@@ -20,14 +20,7 @@ export interface WorkingOrdersWatch {
   stop(): void;
 }
 
-/**
- * `graceMs`: how long an excess may last before it counts (0: not at all). A grid may hold one
- * order too many for an event or two: a cancel whose request was lost before the venue took it
- * is found still working by the query, and the placement of the same tick goes out meanwhile;
- * the strategy cancels again at its next event. A pile-up lasts.
- */
-export function watchWorkingOrders(ex: TestExchange, userId: string, bot: Bot, strategyId: string, asked: number, everyMs = 50, graceMs = 0): WorkingOrdersWatch {
-  let overSince: number | undefined;
+export function watchWorkingOrders(ex: TestExchange, userId: string, bot: Bot, strategyId: string, asked: number, everyMs = 50): WorkingOrdersWatch {
   let max = 0;
   let maxInFlight = 0;
   let now = 0;
@@ -40,10 +33,7 @@ export function watchWorkingOrders(ex: TestExchange, userId: string, bot: Bot, s
     now = open.length;
     max = Math.max(max, now);
     maxInFlight = Math.max(maxInFlight, inFlight);
-    const over = now > asked + inFlight;
-    if (!over) overSince = undefined;
-    else overSince ??= Date.now();
-    if (over && overSince !== undefined && Date.now() - overSince >= graceMs) {
+    if (now > asked + inFlight) {
       badCount++;
       if (bad.length < 20) {
         const states = live.map((o) => `${o.clientOrderId}:${o.state}`).join(' ');
