@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { backtest } from '../../src/backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig, parseBacktestConfig } from '../../src/backtest/backtest/config';
@@ -8,7 +8,7 @@ import { reportNotices } from '../../src/backtest/report/html';
 import { durationText } from '../../src/backtest/report/ratios';
 import { usd } from '../../src/backtest/report/format';
 import { Dec } from '../../src/core/decimal';
-import { MM, recording, writeConfig } from './fixtures';
+import { MM, TARGETS, recording, writeConfig } from './fixtures';
 
 let dir = '';
 beforeAll(async () => {
@@ -74,6 +74,32 @@ describe('backtest', () => {
     const [p] = report.finalPositions.filter((x) => x.quantity !== '0');
     const side = p.quantity.startsWith('-') ? 'SHORT' : 'LONG';
     expect(reportNotices(report)).toContain(`A position was still open at the end (${p.symbol} ${side} ${p.quantity.replace('-', '')}; unrealized ${usd(report.summary.unrealizedPnl)}): the PnL counts it, the trade statistics only the ${report.summary.trades} closed trade(s).`);
+  });
+
+  test("the trades' pnl add up to the account's realized + unrealized PnL exactly, an open trade's on the engine's cost basis", async () => {
+    // A closed round trip, then a long of 0.03 in two buys, half of it closed, 0.01 bought again: the
+    // engine's cost basis (each close takes its share of the cost) is not the trade's average entry.
+    writeFileSync(path.join(dir, 'targets.js'), TARGETS);
+    const targets = [[5, '0.01'], [30, '0'], [60, '0.02'], [90, '0.03'], [150, '0.015'], [210, '0.025']];
+    const { report } = await backtest(loadBacktestConfig(writeConfig(dir, 'sum.yaml', { strategies: [{ id: 't', module: './targets.js', params: { targets } }] })), { cache: false });
+    const s = report.summary;
+    expect(report.trades).toHaveLength(2);
+    const [open] = report.trades.filter((t) => t.exitTime === null);
+    const [p] = report.finalPositions.filter((x) => x.quantity !== '0');
+    expect(p.quantity).toBe('0.025');
+    const sum = report.trades.reduce((a, t) => a.plus(t.pnl), new Dec(0));
+    expect(sum.toFixed()).toBe(new Dec(s.realizedPnl).plus(s.unrealizedPnl).toFixed());
+    expect(sum.toFixed()).toBe(new Dec(s.grossPnl).toFixed());
+    // With fees and funding (no fill flipped the position here, so no fee was split and rounded).
+    expect(report.trades.reduce((a, t) => a.plus(t.netPnl), new Dec(0)).toFixed()).toBe(new Dec(s.totalPnl).toFixed());
+    // Not vacuous: the two cost bases give different unrealized PnL, by more than a rounding.
+    const mark = new Dec(report.equity[report.equity.length - 1][3]);
+    const vwapUnrealized = mark.minus(open.entryPrice).times(p.quantity);
+    expect(vwapUnrealized.minus(p.unrealizedPnl).abs().gt('0.001')).toBe(true);
+    // The open trade: its realized PnL (its fills') plus the engine's unrealized PnL of the position.
+    const realized = report.fills.filter((f) => f.time >= open.entryTime).reduce((a, f) => a.plus(f.realizedPnl), new Dec(0));
+    expect(p.unrealizedPnl).toBe(s.unrealizedPnl);
+    expect(new Dec(open.pnl).toFixed()).toBe(realized.plus(p.unrealizedPnl).toFixed());
   });
 
   test('a configured range the data covers only in part gets a notice with both ranges; one it covers gets none', async () => {

@@ -49,3 +49,33 @@ module.exports.default = {
   }),
 };
 `;
+
+/**
+ * A strategy module (CommonJS) that walks its position through `targets`, a list of `[n, position]`:
+ * from the n-th mark price (from 1) on, it sends a market order for the difference whenever it has
+ * none working (a market order the tape quotes cannot fill expires, and the next mark tries again).
+ */
+export const TARGETS = `module.exports.default = {
+  name: 'targets', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ targets: raw.targets }),
+  create: (ctx) => {
+    let n = 0;
+    let working = false;
+    return {
+      onOrder(e) {
+        if (['FILLED', 'EXPIRED', 'CANCELED', 'REJECTED'].includes(e.order.status)) working = false;
+        return [];
+      },
+      onMark() {
+        n++;
+        const due = ctx.params.targets.filter((t) => t[0] <= n);
+        if (working || due.length === 0) return [];
+        const diff = Number(due[due.length - 1][1]) - ctx.position().toNumber();
+        if (Math.abs(diff) < 1e-9) return [];
+        working = true;
+        return [{ kind: 'place', symbol: 'BTCUSDT', side: diff > 0 ? 'BUY' : 'SELL', type: 'MARKET', quantity: ctx.quantity.round(Math.abs(diff).toFixed(3)) }];
+      },
+    };
+  },
+};
+`;

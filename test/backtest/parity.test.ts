@@ -246,7 +246,7 @@ async function replayRun(file: string, seen: Seen): Promise<VenueEnd> {
       .changes.toArray()
       .filter((c) => c.changeType === 'FUNDING_FEE')
       .map((c) => ({ time: c.createdAt, symbol: c.symbol, amount: c.amount }));
-    const positions = core.engine.positions(user.userId).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice }));
+    const positions = core.engine.positions(user.userId).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl }));
     return { steps, funding, walletBalance: core.engine.asset(user.userId).walletBalance, positions };
   } finally {
     await bot?.stop().catch(() => undefined);

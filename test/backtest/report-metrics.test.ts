@@ -67,6 +67,7 @@ describe('ratios', () => {
 });
 
 const fill = (time: number, side: 'BUY' | 'SELL', price: string, quantity: string, realizedPnl: string, fee = '0.3'): FillRow => ({ time, strategyId: 's', symbol: 'BTCUSDT', side, price, quantity, fee, realizedPnl, role: 'maker', orderId: String(time), clientOrderId: '', tradeId: '' });
+const position = (quantity: string, entryPrice: string, unrealizedPnl: string): BacktestResult['finalPositions'][number] => ({ symbol: 'BTCUSDT', positionSide: 'BOTH', quantity, entryPrice, unrealizedPnl });
 const sample = (time: number, mark: string): { time: number; equity: string; marks: string[]; positions: string[]; grossNotional: string } => ({ time, equity: '0', marks: [mark], positions: ['0'], grossNotional: '0' });
 
 describe('round trips', () => {
@@ -80,7 +81,8 @@ describe('round trips', () => {
     ];
     const samples = [sample(3000, '90'), sample(4000, '125'), sample(7000, '130'), sample(12_000, '104')];
     const funding = [{ time: 4500, symbol: 'BTCUSDT', amount: '-1.5' }, { time: 8000, symbol: 'BTCUSDT', amount: '0.25' }];
-    const trades = roundTrips({ fills, samples, funding, symbols: ['BTCUSDT'], endTime: 12_000 });
+    // The engine ends long 1 from 100, marked at 104.
+    const trades = roundTrips({ fills, samples, funding, symbols: ['BTCUSDT'], endTime: 12_000, finalPositions: [position('1', '100', '4')] });
     expect(trades).toHaveLength(3);
     expect(trades[0]).toMatchObject({ side: 'LONG', entryTime: 1000, exitTime: 5000, size: '2', entryPrice: '105', exitPrice: '120', pnl: '30', fees: '0.8', funding: '-1.5', netPnl: '27.7', mae: '-30', mfe: '40', durationMs: 4000, fills: 3 });
     expect(trades[1]).toMatchObject({ side: 'SHORT', entryTime: 5000, exitTime: 9000, size: '1', entryPrice: '120', exitPrice: '100', pnl: '20', fees: '0.4', funding: '0.25', netPnl: '19.85', mae: '-10', mfe: '20' });
@@ -98,13 +100,32 @@ describe('round trips', () => {
       fills.push(fill(i * 100 + 1, 'BUY', '100', '1', '0', '0'));
       fills.push(fill(i * 100 + 2, 'SELL', String(100 + Number(p)), '1', p, '0'));
     });
-    const st = tradeStats(roundTrips({ fills, samples: [], funding: [], symbols: ['BTCUSDT'], endTime: 1000 }));
+    const st = tradeStats(roundTrips({ fills, samples: [], funding: [], symbols: ['BTCUSDT'], endTime: 1000, finalPositions: [] }));
     expect(st).toMatchObject({ closed: 6, wins: 2, losses: 4, winRate: 0.3333333333, profitFactor: 1.6, avgWin: '8', avgLoss: '-2.5', largestWin: '10', largestLoss: '-4', longestLosingStreak: 3, expectancy: '1' });
   });
 
   test('no fills: no trades, and every ratio of them is null', () => {
-    const st = tradeStats(roundTrips({ fills: [], samples: [sample(1, '100')], funding: [], symbols: ['BTCUSDT'], endTime: 1 }));
+    const st = tradeStats(roundTrips({ fills: [], samples: [sample(1, '100')], funding: [], symbols: ['BTCUSDT'], endTime: 1, finalPositions: [position('0', '0', '0')] }));
     expect(st).toMatchObject({ closed: 0, open: 0, winRate: null, profitFactor: null, expectancy: null, avgWin: null, avgLoss: null, avgDurationMs: null });
+  });
+
+  test("an open trade's pnl is its realized PnL plus the engine's unrealized PnL (the engine's cost basis, not the trade's average entry)", () => {
+    // Long 1 at 100, half closed at 110 (+5), then 0.5 more at 120: the engine's basis is
+    // 50 + 60 = 110 for 1, the trade's average entry (100 + 60) / 1.5 = 106.67. Mark 115 at the end.
+    const fills = [fill(1000, 'BUY', '100', '1', '0', '0'), fill(2000, 'SELL', '110', '0.5', '5', '0'), fill(3000, 'BUY', '120', '0.5', '0', '0')];
+    const trades = roundTrips({ fills, samples: [sample(4000, '115')], funding: [], symbols: ['BTCUSDT'], endTime: 4000, finalPositions: [position('1', '110', '5')] });
+    expect(trades).toHaveLength(1);
+    // Realized 5 + unrealized (115 - 110) x 1 = 10, the account's realized + unrealized; against
+    // the average entry it was 5 + (115 - 106.67) = 13.33333333.
+    expect(trades[0]).toMatchObject({ exitTime: null, entryPrice: '106.666666667', pnl: '10', netPnl: '10' });
+  });
+
+  test('fills that leave another position than the engine ends with are refused, not reported', () => {
+    const fills = [fill(1000, 'BUY', '100', '1', '0', '0')];
+    const at = (finalPositions: BacktestResult['finalPositions']) => () => roundTrips({ fills, samples: [], funding: [], symbols: ['BTCUSDT'], endTime: 1000, finalPositions });
+    expect(at([position('0.5', '100', '0')])).toThrow('round trips of BTCUSDT: the fills leave a position of 1, the engine ends with 0.5 (unrealized PnL 0)');
+    expect(at([])).toThrow('round trips of BTCUSDT: the fills leave a position of 1, the engine ends with 0 (unrealized PnL 0)');
+    expect(() => roundTrips({ fills: [], samples: [], funding: [], symbols: ['BTCUSDT'], endTime: 1000, finalPositions: [position('-2', '100', '3')] })).toThrow('the fills leave a position of 0, the engine ends with -2 (unrealized PnL 3)');
   });
 });
 

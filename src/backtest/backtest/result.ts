@@ -70,7 +70,8 @@ export interface BacktestResult {
   liquidations: number;
   strategies: Record<string, StrategyCounters>;
   finalAsset: { walletBalance: string; unrealizedPnl: string };
-  finalPositions: Array<{ symbol: string; positionSide: string; quantity: string; entryPrice: string }>;
+  /** The participant's positions at the end, as the engine has them (`unrealizedPnl`: at the final mark, against the engine's cost basis). */
+  finalPositions: Array<{ symbol: string; positionSide: string; quantity: string; entryPrice: string; unrealizedPnl: string }>;
   tape: TapeReplayer['stats'];
   audit: ReturnType<Engine['audit']>;
   botStats: Bot['stats'];

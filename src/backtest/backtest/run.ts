@@ -571,7 +571,7 @@ export class BacktestRun {
     const r = this.result;
     const asset = this.engine.asset(PARTICIPANT);
     r.finalAsset = { walletBalance: asset.walletBalance, unrealizedPnl: asset.unrealizedPnl };
-    r.finalPositions = this.engine.positions(PARTICIPANT).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice }));
+    r.finalPositions = this.engine.positions(PARTICIPANT).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl }));
     const changes = this.engine.accountData(PARTICIPANT).changes.toArray();
     const liquidations = new Set<string>();
     for (const c of changes) {

@@ -10,11 +10,15 @@
  *    funding payments on that symbol while it was open; net = pnl - fees + funding;
  *  - MAE / MFE: worst and best unrealized PnL while open (USDT, against the average entry price),
  *    seen at each fill and each equity sample's mark, so at the sampling resolution.
- * A position still open at the end is an open trade (exit null, pnl its unrealized PnL at the
- * last mark) and is left out of the statistics, which are over closed trades.
+ * A position still open at the end is an open trade (exit null) and is left out of the statistics,
+ * which are over closed trades. Its pnl is the realized PnL of its fills so far plus the engine's
+ * unrealized PnL of the position it ends with (finalPositions: at the final mark, against the
+ * engine's cost basis, not the trade's average entry), so that the trades' pnl add up to the
+ * account's realized + unrealized PnL exactly. The fills and the engine must agree on that
+ * position; they always do, and a report that found them apart would be wrong, so it throws.
  */
 import { Dec } from '../../core/decimal';
-import { EX_ONE, EX_ZERO, compare, decOfExact, div, exactOfText, minus, plus, times, type Exact } from '../../core/exact';
+import { EX_ONE, EX_ZERO, absEx, compare, decOfExact, div, exactOfText, minus, negate, plus, times, type Exact } from '../../core/exact';
 import type { BacktestResult, FillRow } from '../backtest/result';
 import { money, round, share } from './round';
 
@@ -104,10 +108,23 @@ function excursion(o: Open, price: Exact): void {
   if (compare(u, o.mfe) > 0) o.mfe = u;
 }
 
-function close(o: Open, exitTime: number | null, finalMark: Exact | undefined): Trade {
+/** The engine's position in a symbol at the end: signed quantity (hedge legs netted, as trades are) and unrealized PnL. */
+function finalPosition(positions: BacktestResult['finalPositions'], symbol: string): { qty: Exact; upnl: Exact } {
+  let qty = EX_ZERO;
+  let upnl = EX_ZERO;
+  for (const p of positions) {
+    if (p.symbol !== symbol) continue;
+    const q = exactOfText(p.quantity);
+    qty = plus(qty, p.positionSide === 'LONG' ? absEx(q) : p.positionSide === 'SHORT' ? negate(absEx(q)) : q);
+    upnl = plus(upnl, exactOfText(p.unrealizedPnl));
+  }
+  return { qty, upnl };
+}
+
+/** `unrealized`: for a trade open at the end, the engine's unrealized PnL of its position. */
+function close(o: Open, exitTime: number | null, unrealized: Exact = EX_ZERO): Trade {
   const entry = div(o.entryCost, o.entryQty);
-  let pnl = o.pnl;
-  if (exitTime === null && finalMark !== undefined) pnl = plus(pnl, upnlAt(o, finalMark, entry));
+  const pnl = plus(o.pnl, unrealized);
   const end = exitTime ?? o.lastTime;
   return {
     symbol: o.symbol,
@@ -130,7 +147,7 @@ function close(o: Open, exitTime: number | null, finalMark: Exact | undefined): 
 }
 
 /** Round trips of every symbol, in entry-time order (ties: symbol). */
-export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'funding' | 'symbols' | 'endTime'>): Trade[] {
+export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'funding' | 'symbols' | 'endTime' | 'finalPositions'>): Trade[] {
   const out: Trade[] = [];
   const symbols = [...new Set([...r.symbols, ...r.fills.map((f) => f.symbol)])].sort();
   for (const sym of symbols) {
@@ -168,7 +185,7 @@ export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'fundin
           open.fills++;
           q = minus(q, closing);
           if (open.qty.m === 0n) {
-            out.push(close(open, f.time, undefined));
+            out.push(close(open, f.time));
             open = null;
           }
           if (q.m === 0n) return;
@@ -198,12 +215,17 @@ export function roundTrips(r: Pick<BacktestResult, 'fills' | 'samples' | 'fundin
         }
       }
     }
-    if (open !== null) {
+    // (`open` is set in onFill: the compiler's narrowing does not see it.)
+    const o = open as Open | null;
+    const end = finalPosition(r.finalPositions, sym);
+    const left = o === null ? EX_ZERO : o.sign === 1 ? o.qty : negate(o.qty);
+    if (compare(left, end.qty) !== 0 || (o === null && end.upnl.m !== 0n)) {
+      throw new Error(`round trips of ${sym}: the fills leave a position of ${decOfExact(left).toFixed()}, the engine ends with ${decOfExact(end.qty).toFixed()} (unrealized PnL ${decOfExact(end.upnl).toFixed()})`);
+    }
+    if (o !== null) {
       fundTo(Infinity, false);
-      const last = r.samples[r.samples.length - 1];
-      const o: Open = open;
       o.lastTime = Math.max(o.lastTime, r.endTime);
-      out.push(close(o, null, last !== undefined && k >= 0 ? exactOfText(last.marks[k]) : undefined));
+      out.push(close(o, null, end.upnl));
     }
   }
   return out.sort((a, b) => a.entryTime - b.entryTime || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
