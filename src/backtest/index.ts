@@ -4,7 +4,7 @@
  */
 export { backtest, type BacktestOptions, type BacktestOutcome } from './backtest/backtest';
 export { loadBacktestConfig, parseBacktestConfig, BacktestConfigError, type BacktestConfig, type BacktestStrategyConfig } from './backtest/config';
-export { runBacktest } from './backtest/run';
+export { runBacktest, type BacktestLogger } from './backtest/run';
 export type { BacktestResult, FillRow, EquitySample } from './backtest/result';
 export { runSweep, sweepJobs, type SweepOutcome, type SweepRunOptions } from './sweep/sweep';
 export { buildReport, reportJson, REPORT_FORMAT, type BacktestReport } from './report/report';

@@ -105,7 +105,8 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     const outcome = await backtest(cfg, {
       cache: values['no-cache'] === true ? false : undefined,
       fullTape: values['full-tape'] === true,
-      logger: values['strategy-logs'] === true ? createRuntimeLogger({ level: 'debug', fd: 2, pretty: false }) : undefined,
+      // Lines at the replay's time, not the wall clock's.
+      logger: values['strategy-logs'] === true ? (replay) => createRuntimeLogger({ level: 'debug', fd: 2, pretty: false, time: () => replay.now() }) : undefined,
       onNotice: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
       onProgress: tty
         ? (p) => {

@@ -316,7 +316,7 @@ Options:
   --full-tape                re-enact every recorded trade through the engine (slower; same fills)
   --allow-strategy-errors    exit 0 even when a strategy threw (the report still says so)
   --strategy-logs            print the strategies' ctx.log lines and the bot's (denials, rejections,
-                             errors) on stderr, as pino JSON
+                             errors) on stderr, as pino JSON, each at the replay's time
   --debug                    print the stack of an error (errors are one line without it)
   --quiet                    no progress bar and no stderr notices (the summary keeps its note: lines)
   -h, --help                 show this text

@@ -23,11 +23,22 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
   /** Write here instead of the fd (tests capture lines). */
   stream?: NodeJS.WritableStream;
+  /**
+   * The time (epoch ms) each line carries in `time`: the wall clock's by default (a running bot's
+   * lines); a backtest passes its replay clock's, the time of the event being processed.
+   */
+  time?: () => number;
 }
 
 export function createRuntimeLogger(opts: LoggerOptions): Logger {
   const fd = opts.fd ?? 1;
-  const options = { level: opts.level, base: { pid: process.pid, ...opts.base }, redact: { paths: RUNTIME_REDACT_PATHS, censor: '[redacted]' } };
+  const time = opts.time;
+  const options = {
+    level: opts.level,
+    base: { pid: process.pid, ...opts.base },
+    redact: { paths: RUNTIME_REDACT_PATHS, censor: '[redacted]' },
+    ...(time === undefined ? {} : { timestamp: (): string => `,"time":${time()}` }),
+  };
   if (opts.stream) return pino(options, opts.stream);
   const tty = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
   if (opts.pretty ?? tty === true) {

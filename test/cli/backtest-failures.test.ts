@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
-import { recording, writeConfig } from '../backtest/fixtures';
+import { MM, recording, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, runCli } from './exchange-proc';
 
 jest.setTimeout(120_000);
@@ -141,6 +141,28 @@ test('--strategy-logs prints the bot log lines, one per code per interval', () =
   const counted = denials.reduce((s, l) => s + (l.repeats ?? 1), 0);
   expect(denials.length).toBeLessThan(report.summary.denials);
   expect(counted).toBe(report.summary.denials);
+});
+
+// The lines carried the wall clock's time (a run today of a recording of 2024 logged today's date).
+test('--strategy-logs lines carry the replay time: the event being processed, inside the recording, not the wall clock', () => {
+  writeFileSync(path.join(dir, 'logger.js'), "module.exports.default = { name: 'logger', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'], create: (ctx) => ({ onMark(e) { ctx.log.info({ at: e.time }, 'mark seen'); return []; } }) };\n");
+  const cfg = writeConfig(dir, 'logs-time.yaml', { risk: { maxOrderNotional: '1' }, strategies: [MM, { id: 'log', module: './logger.js', params: {} }] });
+  const out = path.join(dir, 'out-logs-time');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet', '--strategy-logs']);
+  expect(r.code).toBe(0);
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { time: number; msg: string; at?: number; code?: string });
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { data: { startTime: number; endTime: number } };
+  const { startTime, endTime } = report.data;
+  // The strategy's lines: at the time of the mark price it was handling.
+  const marks = lines.filter((l) => l.msg === 'mark seen');
+  expect(marks.length).toBeGreaterThan(100);
+  for (const l of marks) expect(l.time).toBe(l.at);
+  // The bot's own (the market maker's denials) and every other line: inside the replayed range.
+  expect(lines.filter((l) => l.code === 'MAX_ORDER_NOTIONAL').length).toBeGreaterThan(0);
+  for (const l of lines) {
+    expect(l.time).toBeGreaterThanOrEqual(startTime);
+    expect(l.time).toBeLessThanOrEqual(endTime);
+  }
 });
 
 test('a recording without any mark price: exit 2, one line naming the config, data.files and the symbol', () => {

@@ -2,16 +2,16 @@
  * One backtest from a config: load the strategies, open the data (through the replay cache when
  * enabled), run, and build the report. Used by the CLI and by sweep jobs alike.
  */
-import type { StrategyLogger } from '../../bot/strategy/api';
 import { buildReport, type BacktestReport } from '../report/report';
 import { checkDataFiles, type BacktestConfig } from './config';
 import { openSource } from './open-source';
 import type { BacktestResult } from './result';
-import { runBacktest, type RunOptions } from './run';
+import { runBacktest, type BacktestLogger, type RunOptions } from './run';
 import { strategySlots } from './strategy-module';
 
 export interface BacktestOptions {
-  logger?: StrategyLogger;
+  /** The strategies' `ctx.log` lines and the bot's; a function gets the replay clock (run.ts `BacktestLogger`). */
+  logger?: BacktestLogger;
   onProgress?: RunOptions['onProgress'];
   onNotice?: (msg: string) => void;
   /** Overrides the config's data.cache. */

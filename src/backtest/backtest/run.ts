@@ -14,7 +14,7 @@
  * Nothing reads the wall clock: the same config and data give the same result, byte for byte.
  */
 import { Dec } from '../../core/decimal';
-import { ManualClock } from '../../core/clock';
+import { ManualClock, type Clock } from '../../core/clock';
 import { Bot, type StrategySlot } from '../../bot/bot';
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import type { StrategyLogger } from '../../bot/strategy/api';
@@ -50,10 +50,18 @@ export const PARTICIPANT = 'backtest';
 const BACKWARD_TOLERANCE_MS = 1000;
 const EIGHT_HOURS = 8 * 3600 * 1000;
 
+/**
+ * Where the strategies' `ctx.log` lines and the bot's go. A function is called with the replay
+ * clock when the bot is made, for lines that carry the replay's time (that of the event or timer
+ * being processed) instead of the wall clock's: `(replay) => createRuntimeLogger({ ..., time: () =>
+ * replay.now() })`, as `--strategy-logs` does. A logger as it is keeps its own time.
+ */
+export type BacktestLogger = StrategyLogger | ((replay: Clock) => StrategyLogger);
+
 export interface RunOptions {
   slots: StrategySlot[];
   source: EventSource;
-  logger?: StrategyLogger;
+  logger?: BacktestLogger;
   /** Called every `progressEvery` events (and at the end) with events read and the source's byte progress. */
   onProgress?: (p: { events: number; bytesDone: number; bytesTotal: number; time: number }) => void;
   progressEvery?: number;
@@ -187,7 +195,7 @@ export class BacktestRun {
     const taking = fill.book === 'l2' ? { before: (o: PlaceOrderParams) => replayer.beforeTaker(o.symbol, o.side, o.type === 'MARKET' ? undefined : o.price, o.quantity), after: () => replayer.afterTaker() } : undefined;
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0, taking });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
-    this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.opts.logger ?? silent });
+    this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.loggerOf(this.clock) });
     this.settler = new Settler(this.bot, this.venue);
     // Only the types it books: a catch-all handler would count as a listener for market data,
     // and the bot would publish every recorded trade for nobody.
@@ -551,6 +559,11 @@ export class BacktestRun {
     const p = source.progress();
     this.opts.onProgress?.({ events: this.result.events.read, bytesDone: p.total, bytesTotal: p.total, time: end });
     return this.result;
+  }
+
+  private loggerOf(clock: Clock): StrategyLogger {
+    const l = this.opts.logger;
+    return l === undefined ? silent : typeof l === 'function' ? l(clock) : l;
   }
 
   /** Stops the bot (its onStop intents still reach the engine) and collects the final state. */
