@@ -131,7 +131,8 @@ export class Bot {
   /** Counters for status lines and metrics. */
   /** `lateAmends`: the rejections that were amends of orders already ended (execution/refusals.ts isLateAmend), counted in `rejections` too. */
   /** `ordersRejected`: orders the venue took and ended REJECTED at once (a makerOnly order that would have taken liquidity): no error code, so not `rejections`. */
-  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
+  /** `ordersExpiredUnfilled`: orders that ended EXPIRED with nothing filled (execution/refusals.ts isExpiredUnfilled). */
+  readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
   /** The last unexpected exception of the bot's own pipeline (`botError`), as `context: message`. */
   lastPipelineError: string | undefined;
 
@@ -500,8 +501,13 @@ export class Bot {
       this.stats.rejections++;
       if (isLateAmend(e)) this.stats.lateAmends++;
     }
-    // Ended REJECTED on arrival (a makerOnly order that would have taken liquidity): no error code, so no rejection.
-    if (e.type === 'order' && this.refusals.order(e)) this.stats.ordersRejected++;
+    // Ended REJECTED on arrival (a makerOnly order that would have taken liquidity), or EXPIRED
+    // with nothing filled: no error code, so no rejection.
+    if (e.type === 'order') {
+      const refused = this.refusals.order(e);
+      if (refused === 'rejected') this.stats.ordersRejected++;
+      else if (refused === 'expiredUnfilled') this.stats.ordersExpiredUnfilled++;
+    }
     // A strategy's own errors go to operators, not back to strategies (a handler that throws on
     // them would feed itself).
     if (e.type === 'strategyError' || e.type === 'botError' || e.type === 'errorReported') return;

@@ -7,7 +7,7 @@
 import type { Scheduler } from '../core/clock';
 import type { EventBus } from './bus/event-bus';
 import type { BotEventOf } from './bus/events';
-import { isLateAmend } from './execution/refusals';
+import { EXPIRED_UNFILLED, isExpiredUnfilled, isLateAmend } from './execution/refusals';
 import type { StrategyLogger } from './strategy/api';
 
 type Write = (fields: Record<string, unknown>, msg: string) => void;
@@ -55,9 +55,9 @@ export class CodeLog {
 /**
  * Denials and rejections are what a user asks about first when a bot does not trade: logged where
  * they look, one line per code per interval with a count. Risk denials at info; venue rejections
- * at warn, but for an amend that lost the race with its order's fill (no fault of anyone's) and
- * an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity, which a
- * quoting strategy meets now and then), both at info.
+ * at warn, but for an amend that lost the race with its order's fill (no fault of anyone's), an
+ * order ended REJECTED on arrival (a makerOnly order that would have taken liquidity, which a
+ * quoting strategy meets now and then) and one EXPIRED with nothing filled, all at info.
  */
 export class RefusalLog {
   constructor(
@@ -79,13 +79,21 @@ export class RefusalLog {
 
   /**
    * An order event the bot dispatches: logs it when a strategy's order ended REJECTED on arrival,
-   * and says whether it did (the bot counts those). Called from the bot's dispatch rather than
-   * subscribed, so order events, the busiest after market data, get no handler of their own.
+   * or EXPIRED with nothing filled, and says which (the bot counts those). Called from the bot's
+   * dispatch rather than subscribed, so order events, the busiest after market data, get no
+   * handler of their own.
    */
-  order(e: BotEventOf<'order'>): boolean {
-    if (e.executionType !== 'REJECTED' || e.strategyId === undefined) return false;
+  order(e: BotEventOf<'order'>): 'rejected' | 'expiredUnfilled' | undefined {
+    if (e.strategyId === undefined) return undefined;
     const o = e.order;
-    this.codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
-    return true;
+    if (e.executionType === 'REJECTED') {
+      this.codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
+      return 'rejected';
+    }
+    if (isExpiredUnfilled(e)) {
+      this.codeLog.note(`expired-unfilled:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, type: o.type, timeInForce: o.timeInForce, quantity: o.quantity, reduceOnly: o.reduceOnly }, `an order ${EXPIRED_UNFILLED}`);
+      return 'expiredUnfilled';
+    }
+    return undefined;
   }
 }

@@ -16,6 +16,7 @@ import { SystemClock } from '../core/clock';
 import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
 import { StrategyCreateError } from '../bot/strategy/errors';
+import { EXPIRED_UNFILLED } from '../bot/execution/refusals';
 import { argsMessage, usageFailure } from './usage';
 import { RUN_USAGE } from './usage-texts';
 
@@ -81,6 +82,7 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   const rejections = st.rejections - st.lateAmends;
   if (rejections > 0) parts.push(`${rejections} venue rejection(s)`);
   if (st.ordersRejected > 0) parts.push(`${st.ordersRejected} order(s) rejected on arrival (makerOnly that would have taken liquidity)`);
+  if (st.ordersExpiredUnfilled > 0) parts.push(`${st.ordersExpiredUnfilled} order(s) ${EXPIRED_UNFILLED}`);
   // Counted apart: a quoting strategy meets this race with its own fills as a matter of course.
   if (st.lateAmends > 0) parts.push(`${st.lateAmends} amend(s) that came after their order had ended`);
   // A loss limit (REDUCING) or the kill switch (HALTED) is not left by itself: the person stopping

@@ -10,6 +10,7 @@ import type { NotifierStats } from './notify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Bot } from '../bot/bot';
 import { LOCAL_STATES } from '../bot/execution/order-tracker';
+import { EXPIRED_UNFILLED, isExpiredUnfilled } from '../bot/execution/refusals';
 import { TRADING_STATES } from '../bot/risk/decision';
 import type { StatusTracker } from './status';
 import type { VenueCallObserver } from './timed-venue';
@@ -20,6 +21,7 @@ export const METRIC_NAMES = [
   'perpkit_bot_denials_total',
   'perpkit_bot_rejections_total',
   'perpkit_bot_orders_rejected_total',
+  'perpkit_bot_orders_expired_unfilled_total',
   'perpkit_bot_fills_total',
   'perpkit_bot_orders',
   'perpkit_bot_reconnects_total',
@@ -68,6 +70,7 @@ export class BotMetrics {
     const denials = new Counter({ name: 'perpkit_bot_denials_total', help: 'Intents refused by the risk engine, by strategy and risk code', labelNames: ['strategy', 'code'] as const, registers });
     const rejections = new Counter({ name: 'perpkit_bot_rejections_total', help: 'Orders the venue refused, by strategy and venue error code', labelNames: ['strategy', 'code'] as const, registers });
     const ordersRejected = new Counter({ name: 'perpkit_bot_orders_rejected_total', help: 'Orders that ended REJECTED on arrival (a makerOnly order that would have taken liquidity), by strategy and symbol', labelNames: ['strategy', 'symbol'] as const, registers });
+    const ordersExpiredUnfilled = new Counter({ name: 'perpkit_bot_orders_expired_unfilled_total', help: `Orders ${EXPIRED_UNFILLED}, by strategy and symbol`, labelNames: ['strategy', 'symbol'] as const, registers });
     const fills = new Counter({ name: 'perpkit_bot_fills_total', help: 'Fills of the bot orders, by strategy, symbol, side and role', labelNames: ['strategy', 'symbol', 'side', 'role'] as const, registers });
     const reconnects = new Counter({ name: 'perpkit_bot_reconnects_total', help: 'Stream resyncs (reconnect, gap, silence) and drops, by stream and status', labelNames: ['stream', 'status'] as const, registers });
     const reconciliations = new Counter({ name: 'perpkit_bot_reconciliations_total', help: 'Reconciliations with the venue over REST', registers });
@@ -180,7 +183,9 @@ export class BotMetrics {
           rejections.inc({ strategy: e.strategyId, code: String(e.code) });
           break;
         case 'order':
-          if (e.executionType === 'REJECTED' && e.strategyId !== undefined) ordersRejected.inc({ strategy: e.strategyId, symbol: e.order.symbol });
+          if (e.strategyId === undefined) break;
+          if (e.executionType === 'REJECTED') ordersRejected.inc({ strategy: e.strategyId, symbol: e.order.symbol });
+          else if (isExpiredUnfilled(e)) ordersExpiredUnfilled.inc({ strategy: e.strategyId, symbol: e.order.symbol });
           break;
         case 'fill':
           fills.inc({ strategy: e.strategyId ?? 'none', symbol: e.fill.symbol, side: e.fill.side, role: e.fill.role });

@@ -40,10 +40,41 @@ test('logged at info, one line per strategy per interval with the count of the r
   w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
   const rejected = w.engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50010', quantity: '0.01', makerOnly: true });
   expect(rejected.status).toBe('REJECTED');
-  for (let i = 0; i < 3; i++) expect(refusals.order({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: 's' })).toBe(true);
+  for (let i = 0; i < 3; i++) expect(refusals.order({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: 's' })).toBe('rejected');
   // Another user's order (no strategy) is not the bot's to count.
-  expect(refusals.order({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: undefined })).toBe(false);
+  expect(refusals.order({ type: 'order', time: 0, order: rejected, executionType: 'REJECTED', strategyId: undefined })).toBe(undefined);
   expect(lines).toEqual([{ level: 'info', msg: 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)', fields: { strategy: 's', symbol: 'BTCUSDT', side: 'BUY', price: '50010', makerOnly: true } }]);
   scheduler.advance(10_000);
   expect(lines[1]).toMatchObject({ level: 'info', msg: 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity) (2 more of this code in the last 10 s)', fields: { repeats: 2 } });
+});
+
+// A MARKET order that found no liquidity ended EXPIRED with nothing filled and no error code:
+// counted nowhere (a backtest on the synthetic sample had 67 of 95 such orders unseen).
+test('an order that ends EXPIRED with nothing filled is counted and logged at info; one that filled in part is not', async () => {
+  let sent = 0;
+  const strategy = scripted(['BTCUSDT'], {
+    event: (e) => {
+      if (e.type !== 'markPrice' || sent >= 2) return [];
+      sent++;
+      return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.02' }];
+    },
+  });
+  const w = await botWorld([{ id: 's', definition: strategy, params: {} }]);
+  // Nobody offers: the first MARKET buy finds nothing.
+  await w.setMark('BTCUSDT', '50001');
+  // 0.01 offered: the second fills in part, its rest expires.
+  w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
+  await w.setMark('BTCUSDT', '50002');
+  expect(sent).toBe(2);
+  const ended = w.events.filter((e) => e.type === 'order' && e.strategyId === 's' && e.executionType === 'EXPIRED').map((e) => (e.type === 'order' ? e.order.executedQty : ''));
+  expect(ended).toEqual(['0', '0.01']);
+  expect(w.bot.stats.ordersExpiredUnfilled).toBe(1);
+  expect([w.bot.stats.ordersRejected, w.bot.stats.rejections]).toEqual([0, 0]);
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (fields: object, msg?: string) => void lines.push({ level, msg: msg ?? '', fields: fields as Record<string, unknown> });
+  const refusals = new RefusalLog(new CodeLog(new ManualScheduler(new ManualClock(0)), 10_000), { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, new EventBus());
+  const expired = w.events.find((e) => e.type === 'order' && e.executionType === 'EXPIRED');
+  if (expired?.type !== 'order') throw new Error('no EXPIRED order event');
+  expect(refusals.order(expired)).toBe('expiredUnfilled');
+  expect(lines).toEqual([{ level: 'info', msg: 'an order expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce)', fields: { strategy: 's', symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', timeInForce: 'GTC', quantity: '0.02', reduceOnly: false } }]);
 });

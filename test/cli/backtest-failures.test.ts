@@ -262,5 +262,33 @@ test('orders that end REJECTED on arrival (makerOnly that would take) follow the
   const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { ordersRejected: number; ordersAccepted: number }; strategies: Record<string, { ordersRejected: number }> };
   expect(report.summary).toMatchObject({ ordersAccepted: 1, ordersRejected: 1 });
   expect(report.strategies.x.ordersRejected).toBe(1);
-  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('Orders accepted / rejected on arrival / cancels / rejections / denials</td><td>1 / 1 / 0 / 0 / 0</td>');
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('Orders accepted / rejected on arrival / expired unfilled / cancels / rejections / denials</td><td>1 / 1 / 0 / 0 / 0 / 0</td>');
+});
+
+test('market orders that expire with nothing filled (no tape quote to take) are counted on the summary and in the report', () => {
+  // A MARKET buy on every mark: the synthetic recording's depth line (a tape quote) comes every
+  // 10 s, so most of them find the ask already taken and end EXPIRED with nothing filled.
+  writeFileSync(
+    path.join(dir, 'taker.js'),
+    `module.exports.default = {
+  name: 'taker', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'],
+  create: (ctx) => ({
+    onMark: () => [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.001' }],
+  }),
+};
+`,
+  );
+  const cfg = writeConfig(dir, 'taker.yaml', { strategies: [{ id: 't', module: './taker.js', params: {} }] });
+  const out = path.join(dir, 'out-taker');
+  const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(r.code).toBe(0);
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { ordersAccepted: number; ordersExpiredUnfilled: number; fills: number }; strategies: Record<string, { ordersExpiredUnfilled: number }> };
+  const s = report.summary;
+  expect(s.ordersExpiredUnfilled).toBeGreaterThan(0);
+  expect(s.ordersExpiredUnfilled).toBeLessThan(s.ordersAccepted);
+  expect(s.fills).toBeGreaterThan(0);
+  expect(report.strategies.t.ordersExpiredUnfilled).toBe(s.ordersExpiredUnfilled);
+  // It used to say "orders N accepted; denials 0; rejections 0" with most of them never filled.
+  expect(r.stdout).toContain(`\n  orders ${s.ordersAccepted} accepted, ${s.ordersExpiredUnfilled} expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce); denials 0; rejections 0\n`);
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(`<td>${s.ordersAccepted} / 0 / ${s.ordersExpiredUnfilled} / 0 / 0 / 0</td>`);
 });

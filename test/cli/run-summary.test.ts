@@ -68,3 +68,9 @@ it('amends that came after their order had ended are counted apart from the venu
   stats.rejections = 5;
   expect(runTroubles(daemon)).toBe('5 amend(s) that came after their order had ended');
 });
+
+it('orders rejected on arrival and orders expired with nothing filled are said, each with what it means', () => {
+  const stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 2, ordersExpiredUnfilled: 3, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
+  const daemon = { bot: { stats, strategyHealth: () => [], risk: { state: 'ACTIVE', reason: '' } } } as unknown as BotDaemon;
+  expect(runTroubles(daemon)).toBe('2 order(s) rejected on arrival (makerOnly that would have taken liquidity), 3 order(s) expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce)');
+});

@@ -7,6 +7,8 @@ export interface StrategyCounters {
   ordersAccepted: number;
   /** Orders that ended REJECTED on arrival, never accepted: a makerOnly order that would have taken liquidity. */
   ordersRejected: number;
+  /** Orders that ended EXPIRED with nothing filled: a MARKET, IOC or FOK order that found no liquidity, a reduce-only order with nothing to reduce. */
+  ordersExpiredUnfilled: number;
   rejections: number;
   denials: number;
   cancels: number;
@@ -48,5 +50,5 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
 

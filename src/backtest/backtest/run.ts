@@ -29,6 +29,7 @@ import { BacktestConfigError, type BacktestConfig } from './config';
 import { newCounters, type StrategyCounters } from './counters';
 import { stackTop } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
+import { isExpiredUnfilled } from '../../bot/execution/refusals';
 import { GAPS_LISTED, type BacktestResult } from './result';
 import { BooksBeforeRange } from './books-before-range';
 import { RestingOrders } from './resting-orders';
@@ -148,7 +149,7 @@ export class BacktestRun {
       finalPositions: [],
       tape: { trades: 0, replayed: 0, marks: 0, fundings: 0, ignored: 0, quotes: { depths: 0, placed: 0, crossed: 0, skipped: 0 }, skipped: { belowMinimum: 0, offGrid: 0, refused: 0, otherSymbol: 0 }, refusals: 0 },
       audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
-      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
+      botStats: { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
       firstBotError: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
@@ -213,6 +214,7 @@ export class BacktestRun {
         if (c && e.executionType === 'NEW') c.ordersAccepted++;
         // Not a refused request (no error code): the venue took the order and ended it at once.
         if (c && e.executionType === 'REJECTED') c.ordersRejected++;
+        if (c && isExpiredUnfilled(e)) c.ordersExpiredUnfilled++;
         if (c && e.executionType === 'CANCELED') c.cancels++;
         return;
       }

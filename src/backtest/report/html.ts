@@ -13,6 +13,7 @@ import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, us
 import { durationText, ratioText } from './ratios';
 import type { BacktestReport } from './report';
 import { strategyErrorLine } from '../../bot/strategy/errors';
+import { EXPIRED_UNFILLED } from '../../bot/execution/refusals';
 
 /** Trades listed in the page (all of them are in report.json). */
 const MAX_TRADE_ROWS = 500;
@@ -30,9 +31,13 @@ export function strategyErrorText(s: BacktestReport['summary']): string {
   return `${s.strategyErrors}; first: ${strategyErrorLine(f)}${stopped}`;
 }
 
-/** Orders ended REJECTED on arrival, after the accepted count: `, 11 rejected on arrival (makerOnly ...)`, or nothing. */
-export function ordersRejectedText(s: BacktestReport['summary']): string {
-  return s.ordersRejected > 0 ? `, ${s.ordersRejected} rejected on arrival (makerOnly orders that would have taken liquidity)` : '';
+/**
+ * Orders that came to nothing without an error code, after the accepted count: `, 11 rejected on
+ * arrival (makerOnly ...), 67 expired with nothing filled (...)`, or nothing.
+ */
+export function ordersRejectedText(s: Pick<BacktestReport['summary'], 'ordersRejected' | 'ordersExpiredUnfilled'>): string {
+  const rejected = s.ordersRejected > 0 ? `, ${s.ordersRejected} rejected on arrival (makerOnly orders that would have taken liquidity)` : '';
+  return s.ordersExpiredUnfilled > 0 ? `${rejected}, ${s.ordersExpiredUnfilled} ${EXPIRED_UNFILLED}` : rejected;
 }
 
 /** The first rejection of each venue code, what the venue said: `10001: [mm] amend: <message>`. */
@@ -222,11 +227,11 @@ export function renderHtml(r: BacktestReport): string {
     .map((sym, k) => `<section><h2>${esc(sym)} mark price, ${durationText(data.candleSec * 1000)} candles, with fills (${r.fills.filter((f) => f.symbol === sym).length}); position below</h2><div class="legend" id="price-legend-${k}">${esc(sym)}: hover a candle for its OHLC and fills</div><div class="chart price" id="price-${k}"></div><p class="note" id="price-note-${k}"></p></section>`)
     .join('\n');
   const stratTable = table(
-    ['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Closing fills won', 'Accepted', 'Rejected on arrival', 'Cancels', 'Rejections', 'Denials', 'Errors'],
-    Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), usd(x.volume), usd(x.fees), usd(x.realizedPnl), pct(x.fillWinRate, 'n/a'), String(x.ordersAccepted), String(x.ordersRejected), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]),
+    ['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Closing fills won', 'Accepted', 'Rejected on arrival', 'Expired unfilled', 'Cancels', 'Rejections', 'Denials', 'Errors'],
+    Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), usd(x.volume), usd(x.fees), usd(x.realizedPnl), pct(x.fillWinRate, 'n/a'), String(x.ordersAccepted), String(x.ordersRejected), String(x.ordersExpiredUnfilled), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]),
   );
   const counters: Array<[string, string]> = [
-    ['Orders accepted / rejected on arrival / cancels / rejections / denials', `${s.ordersAccepted} / ${s.ordersRejected} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
+    ['Orders accepted / rejected on arrival / expired unfilled / cancels / rejections / denials', `${s.ordersAccepted} / ${s.ordersRejected} / ${s.ordersExpiredUnfilled} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
     ['Denials by risk code', codes(s.denialsByCode)],
     ['Rejections by venue code', codes(s.rejectionsByCode)],
     ['First rejection of each code', firstRejectionLines(s).join(' | ') || 'none'],

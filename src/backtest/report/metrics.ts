@@ -54,6 +54,8 @@ export interface Summary extends Ratios {
   ordersAccepted: number;
   /** Orders ended REJECTED on arrival (makerOnly that would have taken liquidity): no error code, so not in `rejections`. */
   ordersRejected: number;
+  /** Orders ended EXPIRED with nothing filled (a MARKET, IOC or FOK order that found no liquidity): no error code either. */
+  ordersExpiredUnfilled: number;
   cancels: number;
   rejections: number;
   denials: number;
@@ -208,7 +210,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
   const rt = ratios(initial.toNumber(), r.samples.map((s) => ({ time: s.time, equity: Number(s.equity) })), r.endTime - r.startTime, c.maxDrawdown);
   const ts = tradeStats(trades);
   const counters = Object.values(r.strategies);
-  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
+  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'ordersExpiredUnfilled' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
   const gross = t.realized.plus(r.finalAsset.unrealizedPnl);
   const bench = benchmarkCurve(r);
   return {
@@ -237,6 +239,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     fundingShare: share(funding.neg().toNumber(), gross.abs().toNumber()),
     ordersAccepted: sum('ordersAccepted'),
     ordersRejected: sum('ordersRejected'),
+    ordersExpiredUnfilled: sum('ordersExpiredUnfilled'),
     cancels: sum('cancels'),
     rejections: sum('rejections'),
     denials: sum('denials'),
@@ -359,6 +362,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       closingFills: t.closing,
       ordersAccepted: c.ordersAccepted,
       ordersRejected: c.ordersRejected,
+      ordersExpiredUnfilled: c.ordersExpiredUnfilled,
       cancels: c.cancels,
       rejections: c.rejections,
       denials: c.denials,

@@ -25,3 +25,16 @@ export function venueCodeOf(e: unknown): number | undefined {
 export function isLateAmend(e: { code: number; intent: Intent }): boolean {
   return e.code === ErrorCodes.ORDER_FINAL && e.intent.kind === 'amend';
 }
+
+/** What the bot, the backtest's counters and the metrics call an order that came to nothing. */
+export const EXPIRED_UNFILLED = 'expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce)';
+
+/**
+ * A strategy's order that the venue took and ended EXPIRED with nothing filled: a MARKET, IOC or
+ * FOK order that found no liquidity (in a backtest: no tape quote on that side at the time), a
+ * reduce-only order whose position was gone. No error code, so no rejection; the strategy asked
+ * for a trade and got none.
+ */
+export function isExpiredUnfilled(e: { executionType: string; order: { executedQty: string } }): boolean {
+  return e.executionType === 'EXPIRED' && /^0(?:\.0*)?$/.test(e.order.executedQty);
+}
