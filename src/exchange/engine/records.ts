@@ -84,14 +84,16 @@ export function conditionRecord(c: EngineCondition): ConditionOrderRecord {
 
 function subRecord(s: EngineSubOrder, st: EngineStrategy, order: EngineOrder | undefined): StrategySubOrderRecord {
   const spec = st.symbol;
+  const price = order ? order.price : s.price;
   const rec: StrategySubOrderRecord = {
     strategySubId: s.subId,
     symbol: spec.name,
     type: s.type,
     side: s.side,
     positionSide: s.positionSide,
-    price: s.price === 0 ? '0' : spec.tick.fromUnits(s.price),
-    quantity: spec.step.fromUnits(s.qty),
+    // Once placed, the order's price and quantity (an amend or a reduce-only cut moves them); before, the request's.
+    price: price === 0 ? '0' : spec.tick.fromUnits(price),
+    quantity: spec.step.fromUnits(order ? order.qty : s.qty),
     stopPrice: s.stopPrice === 0 ? '0' : spec.tick.fromUnits(s.stopPrice),
     workingType: s.workingType,
     timeInForce: s.timeInForce,

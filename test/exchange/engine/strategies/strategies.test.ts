@@ -26,6 +26,26 @@ describe('strategy orders', () => {
     expect(filled).toMatchObject({ status: 'FILLED', executedQty: '1', cumQuote: '50000', avgPrice: '50000' });
   });
 
+  it("an amended sub-order shows its order's new price and quantity in the detail", () => {
+    const w = world();
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
+    const entryId = s.subOrders[0].orderId as string;
+    // Price and quantity of the resting entry.
+    w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: entryId, price: '49500', quantity: '2' });
+    const moved = w.engine.strategy('b', s.strategyId).subOrders[0];
+    const order = w.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: entryId });
+    expect(moved).toMatchObject({ orderId: entryId, price: '49500', quantity: '2', updateTime: order.updateTime });
+    expect(order).toMatchObject({ price: '49500', quantity: '2' });
+    // The take-profit, placed once the entry filled: a price change alone.
+    w.engine.placeOrder('a', limit('SELL', '49500', '2'));
+    const placed = w.engine.strategy('b', s.strategyId).subOrders[1];
+    expect(placed).toMatchObject({ status: 'NEW', price: '52000', quantity: '1' });
+    w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: placed.orderId as string, price: '52500', quantity: '1' });
+    expect(w.engine.strategy('b', s.strategyId).subOrders[1]).toMatchObject({ price: '52500', quantity: '1' });
+    // The waiting stop-loss still shows what was asked.
+    expect(w.engine.strategy('b', s.strategyId).subOrders[2]).toMatchObject({ status: 'NEW', price: '0', quantity: '1', stopPrice: '48000' });
+  });
+
   it('OTOCO: take-profit and stop-loss wait for the entry, and the one that fills cancels the other', () => {
     const w = world();
     const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
