@@ -4,7 +4,7 @@
  */
 import { numericId } from '../../../core/ids';
 import { Dec, formatDec } from '../../../core/decimal';
-import type { ConditionStatus, Side } from '../../../core/enums';
+import type { ConditionStatus, ConditionTimeInForce, Side, TimeInForce } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { ConditionOrderRecord } from '../../../protocol/records';
 import type { PlaceConditionInput } from '../inputs';
@@ -22,6 +22,15 @@ const PRICE_PROTECT_PLACE = new Dec('0.1');
 /** Trailing callback rate bounds, percent. */
 const CALLBACK_MIN = new Dec('0.1');
 const CALLBACK_MAX = new Dec('10');
+
+/**
+ * The timeInForce of the normal order a condition (or a strategy's sub-order) places: the one it
+ * was given, GTE_GTC as GTC (GTE_GTC says when the condition ends, not the order). LIMIT and MARKET
+ * alike, as a user's order of that type takes it: a MARKET order given none is GTC.
+ */
+export function orderTimeInForce(tif: ConditionTimeInForce): TimeInForce {
+  return tif === 'GTE_GTC' ? 'GTC' : tif;
+}
 
 export interface PreparedCondition {
   acct: EngineAccount;

@@ -11,6 +11,7 @@ import type { Matching } from '../orders/matching';
 import type { OrderIntake, PreparedOrder } from '../orders/prepare';
 import { liveOrderIdOf } from '../orders/client-ids';
 import type { EngineState, SymbolState } from '../state';
+import { orderTimeInForce } from './conditions';
 import { stopFires, trailingStep } from './triggers';
 
 /** priceProtect: a CONTRACT_PRICE trigger is held while last and mark differ by more than this. */
@@ -65,7 +66,7 @@ export class ConditionFiring {
       positionSide: c.positionSide,
       reduceOnly: c.reduceOnly,
       closePosition: c.closePosition,
-      timeInForce: isLimit ? (c.timeInForce === 'GTE_GTC' ? 'GTC' : c.timeInForce) : 'IOC',
+      timeInForce: orderTimeInForce(c.timeInForce),
     };
     if (isLimit) input.price = spec.tick.fromUnits(c.price);
     if (!c.closePosition) input.quantity = spec.step.fromUnits(c.qty);

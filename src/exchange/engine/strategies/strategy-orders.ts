@@ -6,7 +6,7 @@ import { numericId } from '../../../core/ids';
 import type { DrivenOn, SubOrderStatus } from '../../../core/enums';
 import { ErrorCodes, VenueError } from '../../../core/errors';
 import type { StrategyOrderRecord } from '../../../protocol/records';
-import type { Conditions, PreparedCondition } from '../conditions/conditions';
+import { orderTimeInForce, type Conditions, type PreparedCondition } from '../conditions/conditions';
 import type { PlaceConditionInput, PlaceOrderInput, PlaceStrategyInput, StrategySubOrderInput } from '../inputs';
 import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from '../model';
 import type { Matching } from '../orders/matching';
@@ -117,7 +117,7 @@ export class StrategyOrders {
 
   private prepareSub(acct: EngineAccount, x: StrategySubOrderInput): PreparedOrder | PreparedCondition {
     if (x.type === 'LIMIT' || x.type === 'MARKET') {
-      const tif = x.timeInForce === 'GTE_GTC' ? 'GTC' : x.timeInForce;
+      const tif = x.timeInForce === undefined ? undefined : orderTimeInForce(x.timeInForce);
       const input: PlaceOrderInput = {
         symbol: x.symbol, type: x.type, side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
         timeInForce: tif, reduceOnly: x.reduceOnly, makerOnly: x.makerOnly, closePosition: x.closePosition, clientOrderId: x.clientOrderId,

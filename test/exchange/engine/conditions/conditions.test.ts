@@ -1,3 +1,4 @@
+import type { ConditionTimeInForce, TimeInForce } from '../../../../src/core/enums';
 import { ErrorCodes } from '../../../../src/core/errors';
 import type { EngineEvent } from '../../../../src/exchange/engine/events';
 import { codeOf, limit, world } from '../helpers';
@@ -33,6 +34,31 @@ describe('condition orders', () => {
     expect(o).toMatchObject({ type: 'MARKET', status: 'FILLED', executedQty: '1', avgPrice: '47000', conditionId: rec.conditionId });
     expect(w.engine.positions('b')).toEqual([]);
   });
+
+  it.each([
+    ['no timeInForce', {}, 'GTC', 'FILLED'],
+    ['GTE_GTC', { timeInForce: 'GTE_GTC' }, 'GTC', 'FILLED'],
+    ['IOC', { timeInForce: 'IOC' }, 'IOC', 'FILLED'],
+    ['FOK, more than the book holds', { timeInForce: 'FOK', quantity: '6', reduceOnly: false }, 'FOK', 'EXPIRED'],
+  ] as Array<[string, { timeInForce?: ConditionTimeInForce; quantity?: string; reduceOnly?: boolean }, TimeInForce, string]>)(
+    "a triggered MARKET order's record is a user's MARKET order's but for its links (%s)",
+    (_n, extra, tif, status) => {
+      const { timeInForce, quantity = '1', reduceOnly = true } = extra;
+      const fired = longWithLiquidity();
+      const c = fired.engine.placeCondition('b', { symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '48000', workingType: 'MARK_PRICE', quantity, reduceOnly, ...(timeInForce ? { timeInForce } : {}) });
+      fired.engine.setMarkPrice('BTCUSDT', '48000');
+      const triggered = fired.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: fired.engine.conditionHistory('b', {}).list[0].triggeredOrderId });
+      expect(triggered).toMatchObject({ type: 'MARKET', timeInForce: tif, status, conditionId: c.conditionId, clientOrderId: c.clientOrderId });
+      // The same order placed by the user at that moment, in a twin world (same ids and times).
+      const placed = longWithLiquidity();
+      placed.engine.setMarkPrice('BTCUSDT', '48000');
+      const user = placed.engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity, reduceOnly, ...(timeInForce !== undefined && timeInForce !== 'GTE_GTC' ? { timeInForce } : {}) });
+      const links = new Set(['conditionId', 'clientOrderId']);
+      const without = (r: object): object => Object.fromEntries(Object.entries(r).filter(([k]) => !links.has(k)));
+      expect(without(triggered)).toEqual(without(user));
+      expect(Object.keys(without(triggered))).toEqual(Object.keys(without(user)));
+    },
+  );
 
   it('TAKE_PROFIT_LIMIT on CONTRACT_PRICE fires on the last trade and places a LIMIT order', () => {
     const w = longWithLiquidity();
