@@ -60,26 +60,32 @@ describe('journal compatibility', () => {
     const n = await core.recover();
     expect(n).toBe(expected.commands);
     const e = core.engine;
-    // Through JSON, as a snapshot stores it. Two changes since that engine are on purpose, both to
+    // Through JSON, as a snapshot stores it. Three changes since that engine are on purpose, all to
     // frozen margin: an order that closes part of a one-way position keeps the margin of what it
     // opens once its closing part has filled (matching.ts refreezeOpening; 28040c9 released it pro
     // rata over the whole order and let the account promise that margin twice); and a change of
     // leverage puts the margin of the account's open orders on the symbol at the new leverage
     // (28040c9 kept the leverage they were placed at: lowering it left the account promising margin
-    // it did not have). The frozen amounts they set, and the account-change records that quote
+    // it did not have); and a MARKET order freezes nothing (orders/prepare.ts: it never rests; 28040c9
+    // froze its margin while it was matched, and its fills' account changes quoted that). The
+    // frozen amounts they set, and the account-change records that quote
     // frozen figures, are left out of this comparison (orders.test.ts and positions.test.ts check
     // them); everything else, and every user's asset, positions and orders below, is as it was,
     // the asset's available balance moved by exactly its frozen margin's change.
-    // The third, on purpose too: a change of leverage puts the margin of the account's isolated
+    // A fourth, on purpose too: a change of leverage puts the margin of the account's isolated
     // positions on the symbol at the new leverage (|cost| / leverage, rounded up, as a fill adds it;
     // 28040c9 kept the margin of the fills' leverage). Where the isolated margin differs, it is that,
     // to the rounding of the fills after the change.
     const withoutFrozen = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (FROZEN_KEYS.has(k) ? undefined : x)));
-    // A fourth, to the orders condition orders place: a MARKET one takes the condition's timeInForce,
+    const raw = e.exportState();
+    const market = (orders: Array<{ type: string; frozenPerStep: string }>): string[] => orders.filter((o) => o.type === 'MARKET').map((o) => o.frozenPerStep);
+    expect(market(raw.orders).every((f) => f === '0')).toBe(true);
+    expect(market((expected.engine as { orders: Array<{ type: string; frozenPerStep: string }> }).orders).filter((f) => f !== '0')).toHaveLength(62);
+    // A fifth, to the orders condition orders place: a MARKET one takes the condition's timeInForce,
     // as a LIMIT one always did (GTE_GTC as GTC; conditions/conditions.ts orderTimeInForce), where
     // 28040c9 made it IOC. No condition of the fixture names one, so each such order was IOC and is
     // GTC now, and matched alike (a MARKET order never rests). Compared without that one field.
-    const state = withoutFrozen(e.exportState()) as { orders: Array<Record<string, unknown>>; conditions: Array<{ id: number; timeInForce: string }> };
+    const state = withoutFrozen(raw) as { orders: Array<Record<string, unknown>>; conditions: Array<{ id: number; timeInForce: string }> };
     const was = withoutFrozen(expected.engine) as { orders: Array<Record<string, unknown>> };
     const conditionTif = new Map(state.conditions.map((c) => [c.id, c.timeInForce]));
     let triggeredMarket = 0;
@@ -93,11 +99,10 @@ describe('journal compatibility', () => {
     });
     expect(triggeredMarket).toBe(17);
     expect(state).toEqual(was);
-    const exported = e.exportState();
     const accountsOf = (v: unknown): AccountState[] => (v as { accounts: AccountState[] }).accounts;
     const rebased = new Map<string, { symbol: string; margin: string; change: Dec }>();
     const oldAccounts = new Map(accountsOf(expected.engine).map((a) => [a.userId, a]));
-    for (const a of accountsOf(exported)) {
+    for (const a of accountsOf(raw)) {
       const before = new Map((oldAccounts.get(a.userId) as AccountState).positions);
       for (const [key, p] of a.positions) {
         if (p.isolatedMargin === before.get(key)?.isolatedMargin) continue;

@@ -94,6 +94,32 @@ describe('normal orders: time in force and flags', () => {
     expect([none.status, none.executedQty]).toEqual(['EXPIRED', '0']);
   });
 
+  it("a market order's fills quote the account's frozen margin as it stands outside the command", () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.1'));
+    w.engine.placeOrder('a', limit('SELL', '50010', '0.1'));
+    w.engine.placeOrder('c', limit('BUY', '40000', '1'));
+    expect(w.engine.asset('c').frozenMargin).toBe('2000');
+    const frozenOf = (orderId: string): string[] =>
+      w.engine.accountChanges('c', {}).list.filter((x) => x.referenceId === orderId).flatMap((x) => [x.changeType, x.frozenBalanceBefore, x.frozenBalanceAfter]);
+    // Two fills: each fee quotes the 2000 the resting bid holds, before and after the command alike.
+    const buy = w.engine.placeOrder('c', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '0.2' });
+    expect([buy.status, w.engine.asset('c').frozenMargin]).toEqual(['FILLED', '2000']);
+    expect(frozenOf(buy.orderId)).toEqual(['TRADE_FEE', '2000', '2000', 'TRADE_FEE', '2000', '2000']);
+    // A sell that closes the long 0.2 and opens a short 0.3 in one fill: its realized PnL too.
+    w.engine.placeOrder('b', limit('BUY', '49000', '1'));
+    const flip = w.engine.placeOrder('c', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '0.5' });
+    expect([flip.status, w.engine.positions('c')[0].quantity, w.engine.asset('c').frozenMargin]).toEqual(['FILLED', '-0.3', '2000']);
+    expect(frozenOf(flip.orderId)).toEqual(['TRADE_FEE', '2000', '2000', 'REALIZED_PNL', '2000', '2000']);
+    // A LIMIT taker holds margin for what it has not filled, as an open order: its fee quotes that
+    // too (3000 x 2 / 20 = 300), and the margin of its rest (150) stands after the command.
+    w.engine.placeOrder('a', { ...limit('SELL', '3000', '1'), symbol: 'ETHUSDT' });
+    const eth = w.engine.placeOrder('c', { ...limit('BUY', '3000', '2'), symbol: 'ETHUSDT' });
+    expect([eth.status, w.engine.asset('c').frozenMargin]).toEqual(['PARTIALLY_FILLED', '2150']);
+    expect(frozenOf(eth.orderId)).toEqual(['TRADE_FEE', '2300', '2300']);
+    expect(w.engine.audit().frozenMismatch).toEqual([]);
+  });
+
   it('makerOnly that would take is REJECTED without a fill; one that would not rests', () => {
     const w = world();
     w.engine.placeOrder('a', limit('SELL', '50000', '0.2'));
