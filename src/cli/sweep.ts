@@ -126,7 +126,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const t0 = performance.now();
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
-    totalJobs = preparedSweep(cfg).jobs.length;
+    totalJobs = (await preparedSweep(cfg)).jobs.length;
     const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;
     // A data.from..data.to without events failed every job (exit 1) where a backtest refuses it (exit 2).
     if (wfRange === undefined && (cfg.data.from !== undefined || cfg.data.to !== undefined)) {
@@ -182,7 +182,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     let o: SweepOutcome;
     let failedJobs: JobResult[];
     if (search.halving !== undefined) {
-      const { jobs } = preparedSweep(cfg);
+      const { jobs } = await preparedSweep(cfg);
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
         appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
         finishedRows++;

@@ -5,9 +5,9 @@
  * failed.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { recording, STRAY, writeConfig } from '../backtest/fixtures';
+import { MM, recording, STRAY, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, ROOT, runCli } from './exchange-proc';
 import { SYNTH_EPOCH } from '../../src/market-data/synth';
 
@@ -119,6 +119,22 @@ test('a data.from..data.to without events is refused before any job, as the back
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/^perpkit sweep: \S*out-of-range\.yaml:\d+: data\.from\/data\.to: expected a time range with events in it \(the recording runs from \S+ to \S+\), got 2024-01-02T00:00:00\.000Z to 2024-01-03T00:00:00\.000Z$/m);
   expect(r.stderr).not.toMatch(/job \d/);
+});
+
+test('a symbol the recording lacks is refused before any job (exit 2, one line), as the backtest refuses it (every job failed, exit 1)', () => {
+  // The config's own symbol: refused at its line.
+  const own = writeConfig(dir, 'no-symbol.yaml', { strategies: [{ ...MM, params: { ...MM.params, symbol: 'SOLUSDT' } }], sweep: { metric: 'totalPnl', params: { 'mm.skewBps': ['1', '3'] } } });
+  const out = path.join(dir, 'no-symbol-out');
+  const r = runCli(['sweep', own, '--out', out, '--workers', '1']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^perpkit sweep: \S*no-symbol\.yaml:\d+: strategies\[0\]\.params\.symbol: expected a symbol the recording holds \(BTCUSDT\), got SOLUSDT\n$/);
+  expect(existsSync(out)).toBe(false);
+  // A point that sets it: refused naming the point.
+  const swept = writeConfig(dir, 'swept-symbol.yaml', { sweep: { metric: 'totalPnl', params: { 'mm.symbol': ['BTCUSDT', 'ETHUSDT'] } } });
+  const r2 = runCli(['sweep', swept, '--out', out, '--workers', '1']);
+  expect(r2.code).toBe(2);
+  expect(r2.stderr).toMatch(/^perpkit sweep: \S*swept-symbol\.yaml:\d+: sweep\.params \(point 1: \{"mm\.symbol":"ETHUSDT"\}\) -> strategies\[0\]\.params\.symbol: expected a symbol the recording holds \(BTCUSDT\), got ETHUSDT\n$/);
+  expect(existsSync(out)).toBe(false);
 });
 
 test('a job whose strategy threw is a failed row (ranked last, summary kept) and the sweep exits 1', () => {

@@ -94,6 +94,13 @@ export async function readFileHeader(path: string): Promise<{ header: RecordingH
   }
 }
 
+/** The header of each file, in order (their merge is what a replay of them sees: mergeHeaders). */
+export async function fileHeaders(paths: string[]): Promise<RecordingHeader[]> {
+  const headers: RecordingHeader[] = [];
+  for (const p of paths) headers.push((await readFileHeader(p)).header);
+  return headers;
+}
+
 export class JsonlSource implements EventSource {
   private fileIndex = -1;
   private file: FileText | undefined;
@@ -116,8 +123,7 @@ export class JsonlSource implements EventSource {
   }
 
   static async open(paths: string[], opts: { validate?: boolean } = {}): Promise<JsonlSource> {
-    const headers = [];
-    for (const p of paths) headers.push((await readFileHeader(p)).header);
+    const headers = await fileHeaders(paths);
     return new JsonlSource(paths, mergeHeaders(headers), opts.validate ?? true, headers.map((h) => h.version));
   }
 

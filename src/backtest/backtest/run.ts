@@ -37,7 +37,7 @@ import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
 import { SETTLE_TURNS, Settler, TURN } from './settler';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
-import { slotSymbols, symbolPath } from './strategy-module';
+import { slotSymbols, unknownSymbol } from './strategy-module';
 import { originText, type EventBatch, type EventSource, type LevelColumns, type QuoteColumns, type TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 import { rangeWithoutEvents } from './open-source';
@@ -159,19 +159,14 @@ export class BacktestRun {
   }
 
   private setup(header: RecordingHeader, t0: number): void {
-    const known = new Set(header.symbols.map((s) => s.symbol));
     this.result.marks = { ...(header.marks ?? {}) };
     const partial = header.meta?.partialDepth;
     if (typeof partial === 'string') this.result.partialDepth = partial;
     this.result.importSkipped = { ...(header.skipped ?? {}) };
-    for (const s of this.symbols) {
-      // Bad input (exit 2), at the parameter that names the symbol.
-      if (!known.has(s)) throw new BacktestConfigError(this.cfg.file, symbolPath(this.opts.slots, s) ?? 'strategies', `a symbol the recording holds (${[...known].join(', ')})`, s);
-      this.needMark.add(s);
-    }
-    for (const s of Object.keys(this.cfg.account.leverage)) {
-      if (!known.has(s)) throw new BacktestConfigError(this.cfg.file, `account.leverage.${s}`, `a symbol the recording holds (${[...known].join(', ')})`, s);
-    }
+    // Bad input (exit 2), at the parameter that names the symbol.
+    const unknown = unknownSymbol(this.cfg, this.opts.slots, header.symbols.map((s) => s.symbol));
+    if (unknown !== undefined) throw unknown;
+    for (const s of this.symbols) this.needMark.add(s);
     this.clock = new ManualClock(t0);
     this.scheduler = new VirtualScheduler(this.clock);
     this.engine = new Engine({ symbols: header.symbols.map((s) => symbolConfigOf(s, this.cfg.fees)), clock: this.clock, insuranceFund: TAPE_BALANCE });

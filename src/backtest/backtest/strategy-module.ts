@@ -57,3 +57,16 @@ export function symbolPath(slots: StrategySlot[], symbol: string): string | unde
   }
   return undefined;
 }
+
+/**
+ * The refusal of a symbol the recording lacks (`known`: the symbols its header lists, in its
+ * order): one a strategy trades, at the parameter that names it, or one `account.leverage` sets;
+ * undefined when the recording holds every one. The one check of both the backtest (when its
+ * replay starts) and the sweep (for every point, before any job runs: each job failed on it, exit 1).
+ */
+export function unknownSymbol(cfg: BacktestConfig, slots: StrategySlot[], known: readonly string[]): BacktestConfigError | undefined {
+  const holds = `a symbol the recording holds (${known.join(', ')})`;
+  for (const s of slotSymbols(slots)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, symbolPath(slots, s) ?? 'strategies', holds, s);
+  for (const s of Object.keys(cfg.account.leverage)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, `account.leverage.${s}`, holds, s);
+  return undefined;
+}

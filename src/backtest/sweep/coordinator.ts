@@ -82,7 +82,7 @@ const sleep = async (ms: number, signal: AbortSignal | undefined): Promise<void>
 const BATCH = 500;
 
 export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptions): Promise<QueuedSweepOutcome> {
-  const { sweep: s, jobs } = preparedSweep(cfg);
+  const { sweep: s, jobs } = await preparedSweep(cfg);
   const { results, queueId } = await runQueuedJobs(cfg, jobs, opts);
   return { jobs, results, ranked: rankResults(cfg, results), keys: s.params.map((p) => p.key), queueId };
 }

@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { BacktestConfigError, checkDataFiles, type BacktestConfig } from '../backtest/config';
-import { strategySlots } from '../backtest/strategy-module';
+import { strategySlots, unknownSymbol } from '../backtest/strategy-module';
+import { fileHeaders, mergeHeaders } from '../backtest/jsonl-source';
 import { openSource } from '../backtest/open-source';
 import { applyPoint, jobConfigFile, type JobResult, type SweepJob } from './job';
 import { jobSeed, sweepPoints, type Point } from './points';
@@ -26,13 +27,18 @@ export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
 }
 
 /**
- * Every point's parameters through the strategies' own checks, before any job runs: a misspelt or
- * wrongly typed parameter is found now, not after every job failed on it.
+ * Every point's parameters through the strategies' own checks, and the symbols each point trades
+ * against those the recording holds (`symbols`, as its header lists them), before any job runs: a
+ * misspelt or wrongly typed parameter, or a symbol the data lacks, is found now, not after every
+ * job failed on it.
  */
-export function checkPoints(cfg: BacktestConfig, jobs: SweepJob[]): void {
+export function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[]): void {
   for (const job of jobs) {
     try {
-      strategySlots(applyPoint(cfg, job.point));
+      const pointCfg = applyPoint(cfg, job.point);
+      const slots = strategySlots(pointCfg);
+      const unknown = symbols === undefined ? undefined : unknownSymbol(pointCfg, slots, symbols);
+      if (unknown !== undefined) throw unknown;
     } catch (e) {
       if (!(e instanceof BacktestConfigError)) throw e;
       // A parameter the config itself holds (not one the point sets) is reported at its own line.
@@ -64,18 +70,19 @@ export interface SweepRunOptions {
  * The sweep's jobs, once its block, data files, points and objective are checked (a bad one
  * throws before anything runs): the start of a sweep on threads or on the queue alike.
  */
-export function preparedSweep(cfg: BacktestConfig): { sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] } {
+export async function preparedSweep(cfg: BacktestConfig): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
   const sweep = cfg.sweep;
   if (!sweep) throw new Error(`${cfg.file}: the config has no sweep block`);
   const jobs = sweepJobs(cfg);
   checkDataFiles(cfg);
-  checkPoints(cfg, jobs);
+  const header = mergeHeaders(await fileHeaders(cfg.data.files));
+  checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol));
   objectiveOf(cfg);
   return { sweep, jobs };
 }
 
 export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Promise<SweepOutcome> {
-  const { sweep: s, jobs } = preparedSweep(cfg);
+  const { sweep: s, jobs } = await preparedSweep(cfg);
   const results: JobResult[] = new Array<JobResult>(jobs.length);
   for (const r of opts.done ?? []) if (r.index < jobs.length && r.error === undefined) results[r.index] = r;
   const todo = jobs.filter((j) => results[j.index] === undefined);
