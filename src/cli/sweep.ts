@@ -104,7 +104,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     return usageFailure('sweep', queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`);
   }
   let resultsFile = '';
-  let finishedRows = 0;
+  let doneRows = 0;
   let failedRows = 0;
   let totalJobs = 0;
   let halving = false;
@@ -153,7 +153,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     writeFileSync(resultsFile, done.map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
     const keptFailed = done.filter((r) => r.error !== undefined).length;
     if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.length} finished points kept from ${resultsFile}${keptFailed > 0 ? ` (${keptFailed} of them failed; --resume runs those again)` : ''}\n`);
-    finishedRows = done.length;
+    doneRows = done.length;
     failedRows = keptFailed;
     let failedSoFar = 0;
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
@@ -165,10 +165,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const onResult = (r: JobResult, n: number, total: number): void => {
       lastSaid = performance.now();
       appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
-      finishedRows++;
+      doneRows++;
       if (r.error !== undefined) failedSoFar++;
       if (r.error !== undefined) failedRows++;
-      if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} finished, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
+      if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} done, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
     };
     const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
       if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
@@ -185,7 +185,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       const { jobs } = await preparedSweep(cfg);
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
         appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
-        finishedRows++;
+        doneRows++;
         if (r.error !== undefined) failedRows++;
         phaseResult(phase)(r, n, total);
       }));
@@ -198,17 +198,17 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
       // Jobs may run for minutes: a line every HEARTBEAT_MS without one says the sweep is alive.
-      const kept = finishedRows;
+      const kept = doneRows;
       const heartbeat = quiet
         ? undefined
         : setInterval(() => {
             const now = performance.now();
             if (now - lastSaid < HEARTBEAT_MS) return;
             lastSaid = now;
-            const left = totalJobs - finishedRows;
+            const left = totalJobs - doneRows;
             const running = Math.min(Math.max(1, workers), left);
-            const here = finishedRows - kept;
-            process.stderr.write(`sweep: ${finishedRows}/${totalJobs} finished (${failedRows} failed), ${running} running, ${left - running} waiting, ${mmss(now - t0)} elapsed, ETA ${here === 0 ? '?' : mmss(((now - t0) / here) * left)}\n`);
+            const here = doneRows - kept;
+            process.stderr.write(`sweep: ${doneRows}/${totalJobs} done (${failedRows} failed), ${running} running, ${left - running} waiting, ${mmss(now - t0)} elapsed, ETA ${here === 0 ? '?' : mmss(((now - t0) / here) * left)}\n`);
           }, 1000);
       try {
         o = await runSweep(cfg, { workers, done, onNotice, onResult, signal: stop.signal });
@@ -263,7 +263,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     return code;
   } catch (e) {
     if (e instanceof SweepStopped) {
-      const rest = totalJobs - finishedRows;
+      const rest = totalJobs - doneRows;
       const next = halving
         ? values.queue !== undefined
           ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest'
@@ -272,13 +272,13 @@ export async function runSweepCli(argv: string[]): Promise<number> {
           ? `the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them${rest > 0 ? ` (${rest} to go)` : ''}`
           : `run the same command with --resume to run the other ${rest}`;
       // A halving sweep runs more jobs than it has points (each round its survivors again).
-      const counts = halving ? `${finishedRows} jobs of its rounds finished` : `${finishedRows} of ${totalJobs} jobs finished`;
+      const counts = halving ? `${doneRows} jobs of its rounds done` : `${doneRows} of ${totalJobs} jobs done`;
       process.stderr.write(`perpkit sweep: ${e.message}: ${counts} (${failedRows} failed), their results kept in ${resultsFile}; no table written; ${next}\n`);
       return signalExit(e.reason);
     }
     if (e instanceof QueueUnavailableError) {
       const again = halving ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest' : 'run the same command again to resume (they are not run again)';
-      process.stderr.write(`perpkit sweep: ${e.message}; ${finishedRows} finished result(s) kept in ${resultsFile}; ${again}\n`);
+      process.stderr.write(`perpkit sweep: ${e.message}; ${doneRows} finished result(s) kept in ${resultsFile}; ${again}\n`);
       return 1;
     }
     return reportFailure('sweep', e, values.debug === true);

@@ -267,7 +267,7 @@ test('a coordinator stopped by Ctrl+C: one line, exit 130, its results kept; the
   const kept = rowIndexes(out).length;
   expect(kept).toBeGreaterThanOrEqual(1);
   const last = first.err().trim().split('\n').slice(-1)[0];
-  expect(last).toMatch(new RegExp(`^perpkit sweep: stopped by SIGINT: ${kept} of 4 jobs finished \\(0 failed\\), their results kept in .*results\\.jsonl; no table written; the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them`));
+  expect(last).toMatch(new RegExp(`^perpkit sweep: stopped by SIGINT: ${kept} of 4 jobs done \\(0 failed\\), their results kept in .*results\\.jsonl; no table written; the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them`));
   const second = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
   expect(await second.exited).toBe(0);
   expect(second.err()).toContain(`resuming: ${kept} finished points kept`);

@@ -143,6 +143,11 @@ test('a job whose strategy threw is a failed row (ranked last, summary kept) and
   const r = runCli(['sweep', cfg, '--out', out, '--workers', '1']);
   expect(r.code).toBe(1);
   expect(r.stdout).toMatch(/sweep: 2 jobs on 1 worker\(s\) in [\d.]+ s, 1 finished, 1 failed/);
+  // The progress lines count as the summary does: "finished" there is a job that did not fail, so
+  // they count jobs done (it said "2/2 finished, 1 failed" before a summary of "1 finished, 1 failed").
+  expect(r.stderr).toMatch(/^job 0 FAILED \(1\/2 done, 1 failed\): /m);
+  expect(r.stderr).toMatch(/^job 1 done \(2\/2 done, 1 failed\)$/m);
+  expect(r.stderr).not.toMatch(/\d+\/\d+ finished/);
   expect(r.stderr).toMatch(/perpkit sweep: 1 of 2 jobs failed; first: job 0 \{"m\.mode":"throw"\}: strategies threw 1 times; first: \[m\] .*boom in onStart/);
   const table = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Array<{ index: number; metric: number | null; error: string | null; summary: { strategyErrors: number } | null }> };
   expect(table.rows.map((x) => [x.index, x.metric === null, x.error === null])).toEqual([
@@ -184,10 +189,10 @@ test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the runni
     // Job 0 finishes; jobs 1 and 2 spin forever (no jobTimeoutMs): only Ctrl+C ends this sweep.
     const end = Date.now() + 60_000;
     while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    expect(err).toMatch(/job 0 done \(1\/3 finished, 0 failed\)/);
+    expect(err).toMatch(/job 0 done \(1\/3 done, 0 failed\)/);
     // No job finishes for 10 s: a progress line, not silence.
-    while (!/^sweep: 1\/3 finished/m.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-    expect(err).toMatch(/^sweep: 1\/3 finished \(0 failed\), 2 running, 0 waiting, \d+m\d\ds elapsed, ETA \d+m\d\ds$/m);
+    while (!/^sweep: 1\/3 done/m.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    expect(err).toMatch(/^sweep: 1\/3 done \(0 failed\), 2 running, 0 waiting, \d+m\d\ds elapsed, ETA \d+m\d\ds$/m);
     child.kill('SIGINT');
     expect(await exited).toEqual({ code: 130, signal: null });
   } finally {
@@ -195,7 +200,7 @@ test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the runni
     await exited;
   }
   const last = err.trim().split('\n').slice(-1)[0];
-  expect(last).toBe(`perpkit sweep: stopped by SIGINT: 1 of 3 jobs finished (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; run the same command with --resume to run the other 2`);
+  expect(last).toBe(`perpkit sweep: stopped by SIGINT: 1 of 3 jobs done (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; run the same command with --resume to run the other 2`);
   // The ended jobs are not rows (failed or otherwise): --resume runs them.
   expect(rows(out).map((x) => [x.result.index, x.result.error])).toEqual([[0, undefined]]);
 });
@@ -214,7 +219,7 @@ test('--resume after a kill mid-write: the torn last line of results.jsonl is dr
   expect(r.code).toBe(0);
   expect(r.stderr).toContain(`perpkit sweep: ${file}: line 3 is torn (the sweep was stopped while writing it); dropped, its job runs again\n`);
   expect(r.stderr).toContain('resuming: 2 finished points kept');
-  expect(r.stderr).toMatch(new RegExp(`job ${tornIndex} done \\(3/3 finished, 0 failed\\)`));
+  expect(r.stderr).toMatch(new RegExp(`job ${tornIndex} done \\(3/3 done, 0 failed\\)`));
   expect(rows(out).map((x) => x.result.index).sort()).toEqual([0, 1, 2]);
 
   // A bad line that is not the last one is damage, not a torn write: refused as before.
@@ -245,5 +250,5 @@ test('Ctrl+C in a halving sweep: the line counts the jobs of its rounds (not "of
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   }
-  expect(err.trim().split('\n').slice(-1)[0]).toBe(`perpkit sweep: stopped by SIGINT: 1 jobs of its rounds finished (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; a halving sweep does not resume: run it again`);
+  expect(err.trim().split('\n').slice(-1)[0]).toBe(`perpkit sweep: stopped by SIGINT: 1 jobs of its rounds done (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; a halving sweep does not resume: run it again`);
 });
