@@ -182,6 +182,9 @@ describe('backtest', () => {
     expect(bad({ ...base, fill: { book: 'l2', queue: 'probabilistic', queueShape: 'log', queuePower: 3 } })).toBe('no error');
     expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1000.5, max: 1000.7, step: 0.1, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.min: expected a whole number (integer: true), got number 1000.5`);
     expect(bad({ ...base, sweep: { params: { 'mm.refreshMs': { min: 1, max: 3, step: 0.5, integer: true } } } })).toBe(`${f}: sweep.params.mm.refreshMs.step: expected a whole number (integer: true, in a grid), got number 0.5`);
+    // min > max: both values and the key path (it said "got a mapping with keys min, max, step").
+    expect(bad({ ...base, sweep: { params: { 'mm.minSpreadBps': { min: 8, max: 2, step: 1 } } } })).toBe(`${f}: sweep.params.mm.minSpreadBps: expected a range with min <= max, got min 8 > max 2`);
+    expect(bad({ ...base, sweep: { method: 'random', params: { 'mm.skewBps': { min: 0.5, max: -0.25 } } } })).toBe(`${f}: sweep.params.mm.skewBps: expected a range with min <= max, got min 0.5 > max -0.25`);
     expect(bad({ strategies: base.strategies })).toMatch(/data: expected a mapping, got nothing/);
     expect(bad({ ...base, data: { files: ['x'], from: '2024-01-02', to: '2024-01-01' } })).toMatch(/data\.to: expected a time after data\.from/);
     expect(bad({ ...base, sweep: { params: { 'xx.a': [1] } } })).toMatch(/sweep\.params\.xx\.a: expected a key <strategyId>\.<param> naming one of the strategies mm/);

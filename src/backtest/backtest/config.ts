@@ -320,7 +320,8 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
       }
       const o = r.record(val, at, ['min', 'max', 'step', 'integer']);
       for (const k of ['min', 'max'] as const) if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) r.fail(`${at}.${k}`, 'a finite number', o[k]);
-      if (typeof o.min !== 'number' || typeof o.max !== 'number' || !(o.max >= o.min)) r.fail(at, 'numbers min <= max', val);
+      // Both values in the message: "got a mapping with keys min, max" did not say which was off.
+      if (typeof o.min !== 'number' || typeof o.max !== 'number' || !(o.max >= o.min)) throw new BacktestConfigError(r.file, at, 'a range with min <= max', `min ${String(o.min)} > max ${String(o.max)}`);
       if (o.step !== undefined && (typeof o.step !== 'number' || !Number.isFinite(o.step) || !(o.step > 0))) r.fail(`${at}.step`, 'a positive finite number', o.step);
       if (o.integer !== undefined && typeof o.integer !== 'boolean') r.fail(`${at}.integer`, 'true or false', o.integer);
       // Rounded after stepping, a fractional min gave values beyond max (1000.5..1000.7 by 0.1: 1001,
