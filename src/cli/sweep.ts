@@ -224,8 +224,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const counts = { jobs: o.ranked.length, failed: failedJobs.length, ranked, notRanked: o.ranked.length - ranked };
     const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, counts, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
-    writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys));
-    const md = toMarkdown(o.ranked, o.keys);
+    writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys, objective.name));
+    const md = toMarkdown(o.ranked, o.keys, objective.name);
     writeFileSync(path.join(out, 'sweep.md'), md);
     writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);

@@ -49,11 +49,21 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   const rows = rowsOf(out);
   for (const x of rows) expect(x.metric).toBeCloseTo((x.summary?.return ?? 0) / Math.max(x.summary?.maxDrawdown ?? 0, 1e-4), 9);
   expect(rows.map((x) => x.metric)).toEqual([...rows.map((x) => x.metric)].sort((a, b) => (b ?? 0) - (a ?? 0)));
+  // The ranked figure is a column of sweep.csv and sweep.md (it was in sweep.json only), and
+  // sweep.html names it (it said "ranked by sharpe", the unused sweep.metric).
+  const csv = readFileSync(path.join(out, 'sweep.csv'), 'utf8').trim().split('\n');
+  expect(csv[0]).toBe('rank,job,mm.minSpreadBps,mm.skewBps,returnOverDrawdown,totalPnl,return,sharpe,sortino,maxDrawdown,winRate,fees,funding,fills,exposure,error');
+  expect(csv.slice(1).map((l) => Number(l.split(',')[4]))).toEqual(rows.map((x) => x.metric));
+  const md = readFileSync(path.join(out, 'sweep.md'), 'utf8').split('\n');
+  expect(md[0]).toBe('| rank | job | mm.minSpreadBps | mm.skewBps | returnOverDrawdown | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | fills | exposure | error |');
+  expect(md.slice(2, 2 + rows.length).map((l) => Number(l.split(' | ')[4]))).toEqual(rows.map((x) => x.metric));
+  expect(readFileSync(path.join(out, 'sweep.html'), 'utf8')).toContain('<h1>Sweep: rod.yaml, ranked by returnOverDrawdown</h1>');
 
   const mod = writeConfig(dir, 'mod.yaml', { sweep: { objective: { module: './obj.js', export: 'fewFills' }, params } });
   const out2 = path.join(dir, 'mod');
   expect(runCli(['sweep', mod, '--out', out2, '--workers', '2', '--quiet']).code).toBe(0);
   const rows2 = rowsOf(out2);
+  expect(readFileSync(path.join(out2, 'sweep.csv'), 'utf8').split('\n')[0]).toMatch(/^rank,job,mm\.minSpreadBps,mm\.skewBps,module:\.\/obj\.js#fewFills,totalPnl,/);
   expect(rows2.map((x) => x.metric)).toEqual(rows2.map((x) => -(x.summary?.fills ?? 0)));
   expect(rows2.map((x) => x.summary?.fills)).toEqual([...rows2.map((x) => x.summary?.fills)].sort((a, b) => (a ?? 0) - (b ?? 0)));
 
@@ -74,6 +84,15 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   expect(rb.stderr).toMatch(/bad\.yaml:\d+: sweep\.objective: expected one of sharpe, sortino, calmar, returnOverDrawdown, or \{ module: \.\/file\.js, export: name \}/);
   const badFn = writeConfig(dir, 'badfn.yaml', { sweep: { objective: { module: './obj.js', export: 'nope' }, params } });
   expect(runCli(['sweep', badFn, '--out', path.join(dir, 'bad')]).stderr).toMatch(/sweep\.objective\.export: expected a function exported as 'nope'/);
+});
+
+test('sweep.order beside sweep.objective is refused at load (it was ignored: an objective ranks larger first)', () => {
+  const cfg = writeConfig(dir, 'order.yaml', { sweep: { objective: 'returnOverDrawdown', order: 'asc', params } });
+  const out = path.join(dir, 'order-out');
+  const r = runCli(['sweep', cfg, '--out', out]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^perpkit sweep: \S*order\.yaml:\d+: sweep\.order: expected no order with sweep\.objective \(an objective ranks larger first; to rank smaller first, return the negated figure from a module objective\), got string "asc"\n$/);
+  expect(existsSync(out)).toBe(false);
 });
 
 test("calmar is the report's Calmar, and a point whose report has none (too few days) is not ranked, saying why", () => {

@@ -79,7 +79,7 @@ export const SWEEP_KEYS = {
   samples: c.int(1, 100_000, { default: 20, description: 'Points drawn by random search.' }),
   seed: c.int(0, 2 ** 31 - 1, { default: 1 }),
   metric: c.oneOf(RANKABLE_METRICS, { default: 'sharpe', description: 'Report metric to rank by.' }),
-  order: c.oneOf(['desc', 'asc'] as const, { default: 'desc', description: 'desc: larger is better.' }),
+  order: c.oneOf(['desc', 'asc'] as const, { default: 'desc', description: 'desc: larger is better. Not with objective (an objective ranks larger first).' }),
   params: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]{1,16}\\..+$' }), Type.Union([c.list(SWEEP_VALUE, { minItems: 1 }), SWEEP_RANGE]), {
     minProperties: 1,
     description: '<strategyId>.<param>: a list of values, or a range {min, max, step?, integer?}.',

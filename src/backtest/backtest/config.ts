@@ -302,6 +302,8 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
   for (const k of SWEEP_SEARCH_KEYS) if (s[k] !== undefined) search[k] = s[k];
   const order = s.order ?? defaultOf<string>(SWEEP_KEYS.order);
   if (order !== 'desc' && order !== 'asc') r.fail('sweep.order', 'desc (larger is better) or asc', order);
+  // An objective ranks larger first and replaces metric and order: an order beside it was ignored without a word.
+  if (s.order !== undefined && s.objective !== undefined) r.fail('sweep.order', 'no order with sweep.objective (an objective ranks larger first; to rank smaller first, return the negated figure from a module objective)', s.order);
   const p = r.record(s.params, 'sweep.params', Object.keys(isRecord(s.params) ? s.params : {}));
   if (Object.keys(p).length === 0) r.fail('sweep.params', 'at least one parameter to vary, as <strategyId>.<param>', s.params);
   const params = Object.keys(p)

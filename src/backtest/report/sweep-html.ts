@@ -30,6 +30,8 @@ export interface SweepRow {
 export interface SweepDoc {
   method: string;
   metric: string;
+  /** What ranks the rows (`sweep.objective`, else the metric): the rows' `metric` is its value. */
+  objective?: string;
   order: 'asc' | 'desc';
   params: Array<{ key: string }>;
   rows: SweepRow[];
@@ -89,6 +91,10 @@ const sortKey = (v: unknown): string => (v === null || v === undefined || v === 
 
 export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
   const keys = doc.params.map((p) => p.key);
+  // The figure the rows rank by: an objective's, not sweep.metric's, when the sweep has one.
+  const by = doc.objective ?? doc.metric;
+  // Its value as a column, unless a summary column shows it already.
+  const byColumn = COLUMNS.some(([f]) => f === by) ? [] : [by];
   const nb = neighbourhoods(doc.rows, keys);
   const failed = doc.rows.filter((r) => r.error !== null).length;
   const nulls = doc.rows.filter((r) => r.error === null && r.metric === null).length;
@@ -98,7 +104,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
     ['Strategies', cfg.strategies.map((s) => `${s.id}: ${s.module} ${JSON.stringify(s.params)}`).join('; ')],
     ['Data', files.join('; ')],
     ['Swept', `${keys.join(', ')} (${doc.method}, ${doc.rows.length} points)`],
-    ['Ranked by', `${doc.metric} (${doc.order === 'desc' ? 'larger is better' : 'smaller is better'})`],
+    ['Ranked by', `${by} (${doc.order === 'desc' ? 'larger is better' : 'smaller is better'})`],
     ['perpkit', perpkitVersion()],
   ], ' id="identity" class="identity"');
   const notes: string[] = [];
@@ -106,15 +112,16 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
   if (nulls > 0) {
     const note = doc.rows.find((r) => r.summary !== null && r.metric === null)?.summary?.ratioNotes;
     const why = note ? Object.values(note).find((n) => n !== null) : undefined;
-    notes.push(`${nulls} point(s) have no ${doc.metric}${why ? ` (${why})` : ''}: they rank after those that do. Rank by a figure every run has (totalPnl, return) for short runs.`);
+    notes.push(`${nulls} point(s) have no ${by}${why ? ` (${why})` : ''}: they rank after those that do. Rank by a figure every run has (totalPnl, return) for short runs.`);
   }
-  const head = ['Rank', 'Job', ...keys, ...COLUMNS.map((c) => c[1]), `Neighbours' ${doc.metric} (min..max, mean)`, 'vs neighbours', 'Error'];
+  const head = ['Rank', 'Job', ...keys, ...byColumn, ...COLUMNS.map((c) => c[1]), `Neighbours' ${by} (min..max, mean)`, 'vs neighbours', 'Error'];
   const body = doc.rows.map((r, i) => {
     const n = nb[i];
     const cells: Array<[string, string]> = [
       [String(r.rank), String(r.rank)],
       [String(r.index), String(r.index)],
       ...keys.map((k): [string, string] => [String(r.point[k]), sortKey(r.point[k])]),
+      ...byColumn.map((): [string, string] => [r.metric === null ? '' : num2(r.metric), sortKey(r.metric)]),
       ...COLUMNS.map(([f, , show]): [string, string] => (r.summary ? [show(r.summary), sortKey(r.summary[f])] : ['', ''])),
       [n.count === 0 ? 'none' : `${num2(n.min)}..${num2(n.max)}, ${num2(n.mean)} (${n.count})`, sortKey(n.mean)],
       [n.excess === null ? '' : `${n.excess >= 0 ? '+' : ''}${num2(n.excess)}`, sortKey(n.excess)],
@@ -122,13 +129,13 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
     ];
     return `<tr>${cells.map(([t, v]) => `<td data-v="${esc(v)}">${esc(t)}</td>`).join('')}</tr>`;
   });
-  const data = { keys, metric: doc.metric, order: doc.order, rows: doc.rows.map((r) => ({ point: r.point, metric: r.metric })) };
+  const data = { keys, metric: by, order: doc.order, rows: doc.rows.map((r) => ({ point: r.point, metric: r.metric })) };
   const opts = (sel: number): string => keys.map((k, i) => `<option value="${i}"${i === sel ? ' selected' : ''}>${esc(k)}</option>`).join('');
   const heat = keys.length >= 2
     ? `<p>x <select id="hx">${opts(0)}</select> y <select id="hy">${opts(1)}</select> <span class="note" id="heat-note"></span></p><div id="heatmap"></div>`
     : '<p class="note" id="heat-note">A heatmap needs two swept parameters; this sweep has one.</p><div id="heatmap"></div>';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>perpkit sweep ${esc(path.basename(cfg.file))} by ${esc(doc.metric)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>perpkit sweep ${esc(path.basename(cfg.file))} by ${esc(by)}</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:20px auto;max-width:1200px;padding:0 12px;color:#222}h1{font-size:20px}h2{font-size:15px;margin:20px 0 4px}
 table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}td:first-child,th:first-child{text-align:left}
@@ -136,10 +143,10 @@ table.identity td{text-align:left}#ranked th{cursor:pointer;background:#f7f7f7;u
 #heatmap td{min-width:54px;text-align:center;font-size:12px}#heatmap th{background:#f7f7f7}.note{color:#666;font-size:12px}
 .notices{background:#fff8e1;border:1px solid #f9a825;padding:8px 8px 8px 28px}
 </style></head><body>
-<h1>Sweep: ${esc(path.basename(cfg.file))}, ranked by ${esc(doc.metric)}</h1>
+<h1>Sweep: ${esc(path.basename(cfg.file))}, ranked by ${esc(by)}</h1>
 ${ident}
 ${notes.length === 0 ? '' : `<ul class="notices" id="notices">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`}
-<h2>Heatmap of ${esc(doc.metric)}</h2>${heat}
+<h2>Heatmap of ${esc(by)}</h2>${heat}
 <h2>Points (click a header to sort)</h2>
 <table id="ranked"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>
 <script type="application/json" id="sweep-data">${jsonForScript(data)}</script>

@@ -64,15 +64,25 @@ export function rankBy(results: JobResult[], score: Scorer, order: 'asc' | 'desc
   return rows.map(({ r, m, why }, i) => ({ rank: i + 1, index: r.index, seed: r.seed, point: r.point, metric: m, summary: r.summary ?? null, error: r.error ?? null, excluded: why }));
 }
 
+/**
+ * The columns of the table after the point's keys: the figure ranked by (`ranking`: the objective's
+ * or metric's name) first when it is not one of the summary columns, so the value the order
+ * follows is in the table.
+ */
+function rankColumn(ranking: string | undefined): string[] {
+  return ranking === undefined || (COLUMNS as string[]).includes(ranking) ? [] : [ranking];
+}
+
 const csvCell = (v: unknown): string => {
   const s = v === null || v === undefined ? '' : String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-export function toCsv(rows: RankedRow[], keys: string[]): string {
-  const head = ['rank', 'job', ...keys, ...COLUMNS, 'error'];
-  const lines = [head.join(',')];
-  for (const r of rows) lines.push([r.rank, r.index, ...keys.map((k) => r.point[k]), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : '')), r.error ?? r.excluded ?? ''].map(csvCell).join(','));
+export function toCsv(rows: RankedRow[], keys: string[], ranking?: string): string {
+  const ranked = rankColumn(ranking);
+  const head = ['rank', 'job', ...keys, ...ranked, ...COLUMNS, 'error'];
+  const lines = [head.map(csvCell).join(',')];
+  for (const r of rows) lines.push([r.rank, r.index, ...keys.map((k) => r.point[k]), ...ranked.map(() => r.metric), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : '')), r.error ?? r.excluded ?? ''].map(csvCell).join(','));
   return `${lines.join('\n')}\n`;
 }
 
@@ -80,11 +90,14 @@ export function toCsv(rows: RankedRow[], keys: string[]): string {
  * The table to read: a failed row says FAILED in its figure columns and its error once, in the
  * last column (as sweep.csv's `error`); a row not ranked keeps its figures and says why there.
  */
-export function toMarkdown(rows: RankedRow[], keys: string[]): string {
-  const head = ['rank', 'job', ...keys, ...COLUMNS, 'error'];
-  const out = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+export function toMarkdown(rows: RankedRow[], keys: string[], ranking?: string): string {
+  const ranked = rankColumn(ranking);
+  const head = ['rank', 'job', ...keys, ...ranked, ...COLUMNS, 'error'];
+  const out = [`| ${head.map((h) => h.replace(/\|/g, '\\|')).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of rows) {
-    const figures = COLUMNS.map((c) => (r.error !== null || r.summary === null ? 'FAILED' : r.summary[c]));
+    const failed = r.error !== null || r.summary === null;
+    // A row not ranked has no such figure: '-', and why in the last column.
+    const figures = [...ranked.map(() => (failed ? 'FAILED' : r.metric === null ? '-' : r.metric)), ...COLUMNS.map((c) => (r.error !== null || r.summary === null ? 'FAILED' : r.summary[c]))];
     const note = r.error ?? (r.excluded === null ? '' : `not ranked: ${r.excluded}`);
     out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...figures, note].map((v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`);
   }
