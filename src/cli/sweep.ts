@@ -192,7 +192,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       o = { jobs, results: h.final, ranked: h.ranked, keys: cfg.sweep.params.map((x) => x.key) };
       failedJobs = h.failed;
       writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
-      process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data, ${r.failed} failed, kept ${r.kept.length > 0 ? r.kept.join(', ') : '-'}`).join('\n')}\n`);
+      process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data${r.minTrades > 0 ? ` (minTrades ${r.minTrades})` : ''}, ${r.failed} failed, kept ${r.kept.length > 0 ? `points ${r.kept.join(', ')}` : '-'}`).join('\n')}\n`);
     } else if (values.queue !== undefined) {
       o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);

@@ -10,7 +10,10 @@ import { SYNTH_EPOCH } from '../../src/market-data/synth';
 import { annualized, objectiveOf } from '../../src/backtest/sweep/options';
 import { jobSeed } from '../../src/backtest/sweep/points';
 import { sweepJobs } from '../../src/backtest/sweep/sweep';
-import { walkForwardWindows } from '../../src/backtest/sweep/walkforward';
+import { walkForwardWindows, type JobRunner } from '../../src/backtest/sweep/walkforward';
+import { runHalving, sliceMinTrades } from '../../src/backtest/sweep/halving';
+import { searchOf } from '../../src/backtest/sweep/options';
+import type { Summary } from '../../src/backtest/report/metrics';
 import { spawnSync } from 'node:child_process';
 import { ensureBuilt, ROOT } from '../cli/exchange-proc';
 import { recording, writeConfig } from './fixtures';
@@ -185,7 +188,7 @@ test('successive halving: seeded points, the top 1/eta kept on eta times more da
   expect(r1.code).toBe(0);
   expect(runCli(['sweep', cfg, '--out', two, '--workers', '2', '--quiet']).code).toBe(0);
   for (const f of ['halving.json', 'sweep.json', 'sweep.csv']) expect(readFileSync(path.join(two, f), 'utf8')).toBe(readFileSync(path.join(one, f), 'utf8'));
-  const h = JSON.parse(readFileSync(path.join(one, 'halving.json'), 'utf8')) as { rounds: Array<{ window: { from: number; to: number }; points: number[]; kept: number[] }> };
+  const h = JSON.parse(readFileSync(path.join(one, 'halving.json'), 'utf8')) as { rounds: Array<{ window: { from: number; to: number }; points: number[]; jobs: number[]; kept: number[] }> };
   expect(h.rounds.map((r) => [r.points.length, (r.window.to - r.window.from) / 60_000])).toEqual([[8, 4], [4, 8], [2, 16]]);
   expect(r1.stdout).toMatch(/halving round 1: 8 points on 0\.07 h of data, 0 failed, kept/);
 
@@ -206,12 +209,65 @@ test('successive halving: seeded points, the top 1/eta kept on eta times more da
   // Round 2 ran the survivors (job indexes 8-11) with the survivors' points.
   const points = sweepJobs(loaded);
   expect(rows.filter((r) => r.index >= 8 && r.index < 12).sort((a, b) => a.index - b.index).map((r) => r.point)).toEqual(top.map((i) => points[i].point));
-  // The table ranks the last round's points, on the whole range.
-  const table = rowsOf(one);
-  expect(table.map((r) => r.index).sort((a, b) => a - b)).toEqual(h.rounds[2].points);
+  // The table ranks the last round's points, on the whole range: each row as the job of that
+  // round whose figures it shows (job index, seed), as in results.jsonl.
+  const table = rowsOf(one) as Array<Row & { seed: number; point: Record<string, number> }>;
+  expect(h.rounds[2].jobs).toEqual([12, 13]);
+  expect(table.map((r) => r.index).sort((a, b) => a - b)).toEqual(h.rounds[2].jobs);
+  for (const r of table) {
+    const job = rows.find((x) => x.index === r.index);
+    expect([r.seed, r.point, r.summary?.fills]).toEqual([job?.seed, points[h.rounds[2].points[h.rounds[2].jobs.indexOf(r.index)]].point, job?.summary?.fills]);
+  }
+  expect(r1.stdout).toMatch(/^\| 1 \| 1[23] \|/m);
 
   const noRange = writeConfig(dir, 'halving-bad.yaml', { sweep: { halving: { eta: 2 }, params } });
   const rb = runCli(['sweep', noRange, '--out', path.join(dir, 'hb'), '--workers', '1']);
   expect(rb.code).toBe(2);
   expect(rb.stderr).toMatch(/sweep\.halving: expected data\.from and data\.to set/);
+});
+
+test('successive halving: sweep.minTrades is asked of each slice in proportion to it, and a table row shows the job index and seed of the run whose figures it holds', async () => {
+  expect([sliceMinTrades(12, 1, 3), sliceMinTrades(10, 1, 4), sliceMinTrades(1, 1, 9), sliceMinTrades(0, 1, 9), sliceMinTrades(7, 9, 9)]).toEqual([4, 3, 1, 0, 7]);
+  const from = SYNTH_EPOCH;
+  const to = SYNTH_EPOCH + 16 * 60_000;
+  const cfg = loadBacktestConfig(writeConfig(dir, 'halving-min.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+    sweep: { objective: 'returnOverDrawdown', minTrades: 10, halving: { eta: 2, rounds: 2 }, params: { 'mm.minSpreadBps': ['1', '2', '3', '4'] } },
+  }));
+  const spec = searchOf(cfg).halving;
+  if (spec === undefined) throw new Error('no halving');
+  // Point 0 trades least (12 fills over the whole range, 6 on round 1's half of it) and returns
+  // the most per drawdown; the others trade more and return less. With the whole range's
+  // minTrades (10) asked of the half, point 0 was dropped in round 1, and never ran on it all.
+  const fillsPerMinute = [0.75, 2, 3, 4];
+  const ran: Array<{ index: number; point: number; seed: number; minutes: number }> = [];
+  const run: JobRunner = (jobs) => {
+    const out: JobResult[] = [];
+    for (const j of jobs) {
+      const p = ['1', '2', '3', '4'].indexOf(String(j.point['mm.minSpreadBps']));
+      const minutes = j.window === undefined ? 16 : (j.window.to - j.window.from) / 60_000;
+      ran.push({ index: j.index, point: p, seed: j.seed, minutes });
+      const summary = { fills: Math.round(fillsPerMinute[p] * minutes), return: 0.01 / (p + 1), maxDrawdown: 0.01 } as unknown as Summary;
+      out[j.index] = { index: j.index, point: j.point, seed: j.seed, summary, error: undefined };
+    }
+    return Promise.resolve(out);
+  };
+  const h = await runHalving(cfg, spec, objectiveOf(cfg), sweepJobs(cfg), run);
+  expect(h.rounds.map((r) => [r.points, r.jobs, r.kept, r.minTrades])).toEqual([
+    [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1], 5],
+    [[0, 1], [4, 5], [], 10],
+  ]);
+  expect(h.ranked.map((r) => [r.rank, r.point['mm.minSpreadBps'], r.metric])).toEqual([
+    [1, '1', 1],
+    [2, '2', 0.5],
+  ]);
+  // Each row names the last round's job whose figures it holds (it named round 1's job 0 and 1,
+  // with round 2's figures and seeds), as results.jsonl and halving.json's last round do.
+  for (const r of h.ranked) {
+    const job = ran.find((x) => x.index === r.index);
+    expect(job?.minutes).toBe(16);
+    expect(r.seed).toBe(job?.seed);
+    expect(r.summary?.fills).toBe(Math.round(fillsPerMinute[job?.point ?? -1] * 16));
+  }
+  expect(h.ranked.map((r) => r.index)).toEqual([4, 5]);
 });

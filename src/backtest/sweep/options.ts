@@ -30,8 +30,11 @@ export interface Objective {
   name: string;
   order: 'asc' | 'desc';
   minTrades: number;
-  /** The figure a result ranks by, or why it is not ranked. */
-  score(r: JobResult): { value: number } | { excluded: string };
+  /**
+   * The figure a result ranks by, or why it is not ranked. `minTrades`: the fills asked of a run
+   * on part of the range (a successive-halving slice: sliceMinTrades) instead of sweep.minTrades.
+   */
+  score(r: JobResult, minTrades?: number): { value: number } | { excluded: string };
 }
 
 export interface WalkForwardSpec {
@@ -128,9 +131,9 @@ export function objectiveOf(cfg: BacktestConfig): Objective {
     name,
     order,
     minTrades,
-    score(r) {
+    score(r, need = minTrades) {
       if (r.error !== undefined || r.summary === undefined) return { excluded: r.error ?? 'no summary' };
-      if (r.summary.fills < minTrades) return { excluded: `${r.summary.fills} fills, fewer than sweep.minTrades (${minTrades})` };
+      if (r.summary.fills < need) return { excluded: need === minTrades ? `${r.summary.fills} fills, fewer than sweep.minTrades (${minTrades})` : `${r.summary.fills} fills, fewer than ${need} (sweep.minTrades ${minTrades} in proportion to this slice of the range)` };
       let v: number | null;
       try {
         v = fn === undefined ? metricOf(r.summary, metric) : fn(r.summary, { spanMs: r.span === undefined ? 0 : r.span.end - r.span.start });
