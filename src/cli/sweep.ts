@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import type { JobResult } from '../backtest/sweep/job';
-import { preparedSweep, runSweep, sweepId, sweepJobs, type SweepOutcome } from '../backtest/sweep/sweep';
+import { preparedSweep, runSweep, sweepId, type SweepOutcome } from '../backtest/sweep/sweep';
 import { runHalving } from '../backtest/sweep/halving';
 import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
@@ -126,7 +126,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const t0 = performance.now();
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
-    totalJobs = (await preparedSweep(cfg)).jobs.length;
+    // Once: the points are checked here (Ctrl+C stops that), and the jobs go to the run as they are.
+    const { jobs: prepared } = await preparedSweep(cfg, stop.signal);
+    totalJobs = prepared.length;
     const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;
     // A data.from..data.to without events failed every job (exit 1) where a backtest refuses it (exit 2).
     if (wfRange === undefined && (cfg.data.from !== undefined || cfg.data.to !== undefined)) {
@@ -143,7 +145,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     makeDirSync(out);
     resultsFile = path.join(out, RESULTS);
     const data = await Promise.all(cfg.data.files.map((f) => sha256File(f)));
-    const id = sweepId(readFileSync(cfg.file, 'utf8'), sweepJobs(cfg), data.map((d) => d.sha256));
+    const id = sweepId(readFileSync(cfg.file, 'utf8'), prepared, data.map((d) => d.sha256));
     // On the queue the same command resumes (docs/backtesting.md): the rows of this sweep are kept,
     // also when the Redis that held its jobs is gone; --resume also runs the failed ones again.
     const sameCommandResumes = values.queue !== undefined && search.halving === undefined;
@@ -182,7 +184,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     let o: SweepOutcome;
     let failedJobs: JobResult[];
     if (search.halving !== undefined) {
-      const { jobs } = await preparedSweep(cfg);
+      const jobs = prepared;
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
         appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
         doneRows++;
@@ -194,7 +196,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
       process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data${r.minTrades > 0 ? ` (minTrades ${r.minTrades})` : ''}, ${r.failed} failed, kept ${r.kept.length > 0 ? `points ${r.kept.join(', ')}` : '-'}`).join('\n')}\n`);
     } else if (values.queue !== undefined) {
-      o = await runQueuedSweep(cfg, { url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
+      o = await runQueuedSweep(cfg, { jobs: prepared, url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
       // Jobs may run for minutes: a line every HEARTBEAT_MS without one says the sweep is alive.
@@ -211,7 +213,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
             process.stderr.write(`sweep: ${doneRows}/${totalJobs} done (${failedRows} failed), ${running} running, ${left - running} waiting, ${mmss(now - t0)} elapsed, ETA ${here === 0 ? '?' : mmss(((now - t0) / here) * left)}\n`);
           }, 1000);
       try {
-        o = await runSweep(cfg, { workers, done, onNotice, onResult, signal: stop.signal });
+        o = await runSweep(cfg, { jobs: prepared, workers, done, onNotice, onResult, signal: stop.signal });
       } finally {
         clearInterval(heartbeat);
       }
@@ -263,6 +265,11 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     return code;
   } catch (e) {
     if (e instanceof SweepStopped) {
+      // Stopped while the points were checked (a large grid takes seconds): nothing ran or was written.
+      if (resultsFile === '') {
+        process.stderr.write(`perpkit sweep: ${e.message} while checking the sweep's points, before any job ran; nothing written\n`);
+        return signalExit(e.reason);
+      }
       const rest = totalJobs - doneRows;
       const next = halving
         ? values.queue !== undefined

@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { runJob } from '../../src/backtest/sweep/job';
 import { sweepPoints } from '../../src/backtest/sweep/points';
-import { runSweep, sweepJobs } from '../../src/backtest/sweep/sweep';
+import { checkPoints, preparedSweep, runSweep, sweepJobs } from '../../src/backtest/sweep/sweep';
+import * as strategySource from '../../src/bot/strategy-source';
+import { SweepStopped } from '../../src/backtest/sweep/pool';
 import { rank, toCsv, toMarkdown } from '../../src/backtest/sweep/table';
 import { ensureBuilt } from '../cli/exchange-proc';
 import { recording, writeConfig } from './fixtures';
@@ -22,6 +24,34 @@ describe('sweep', () => {
     for (const p of sweepPoints({ ...cfg, samples: 30_000, params: [{ key: 'a.z', spec: { min: 1, max: 3, integer: true } }] })) counts[p['a.z'] as number]++;
     expect(counts[0]).toBe(0);
     for (const n of counts.slice(1)) expect(Math.abs(n - 10_000)).toBeLessThan(500);
+  });
+
+  test("a sweep resolves each strategy module once, not once per point (100,000 points took ~50 s before the first job)", async () => {
+    const { dir } = await recording(2, 11);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'once.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': { min: 1, max: 20, step: 1 }, 'mm.skewBps': { min: 1, max: 10, step: 1 } } } }));
+    const load = jest.spyOn(strategySource, 'loadStrategySource');
+    try {
+      await checkPoints(cfg, sweepJobs(cfg), ['BTCUSDT']);
+      expect(load).toHaveBeenCalledTimes(1);
+      load.mockClear();
+      // The run is given the jobs preparedSweep checked: the points are not checked a second time.
+      const { jobs } = await preparedSweep(cfg);
+      expect(jobs).toHaveLength(200);
+      expect(load).toHaveBeenCalledTimes(1);
+    } finally {
+      load.mockRestore();
+    }
+  });
+
+  test('checking the points of a large sweep stops on its signal (Ctrl+C did nothing until every point was checked)', async () => {
+    const { dir } = await recording(2, 12);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'stop.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': { min: 1, max: 100, step: 1 }, 'mm.skewBps': { min: 1, max: 1000, step: 1 } } } }));
+    const stop = new AbortController();
+    const t0 = performance.now();
+    setTimeout(() => stop.abort('SIGINT'), 200);
+    await expect(preparedSweep(cfg, stop.signal)).rejects.toThrow(new SweepStopped('SIGINT'));
+    // Stopped within a turn of the loop of the abort, not after the 100,000 points (seconds).
+    expect(performance.now() - t0).toBeLessThan(3000);
   });
 
   test('sweep.md: a failed row says FAILED in its figure columns and its error once, in the error column', async () => {

@@ -205,6 +205,30 @@ test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the runni
   expect(rows(out).map((x) => [x.result.index, x.result.error])).toEqual([[0, undefined]]);
 });
 
+test('Ctrl+C while a 100,000-point grid is being checked: it stops there, exit 130, one line, nothing written (it went on for the whole check)', async () => {
+  const cfg = writeConfig(dir, 'big.yaml', { sweep: { metric: 'totalPnl', params: { 'mm.minSpreadBps': { min: 1, max: 100, step: 1 }, 'mm.skewBps': { min: 1, max: 1000, step: 1 } } } });
+  const out = path.join(dir, 'big-out');
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'sweep', cfg, '--out', out, '--workers', '1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let stoppedAfter = Infinity;
+  try {
+    // Started, and checking points (the check of 100,000 takes seconds).
+    await new Promise((r) => setTimeout(r, 1500));
+    const t = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: 130, signal: null });
+    stoppedAfter = Date.now() - t;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+  expect(stoppedAfter).toBeLessThan(3000);
+  expect(err).toBe("perpkit sweep: SIGINT: stopping (again to quit at once)\nperpkit sweep: stopped by SIGINT while checking the sweep's points, before any job ran; nothing written\n");
+  expect(existsSync(out)).toBe(false);
+});
+
 test('--resume after a kill mid-write: the torn last line of results.jsonl is dropped with a notice, its job runs again', () => {
   const cfg = writeConfig(dir, 'torn.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'ok2', 'ok3'] } } });
   const out = path.join(dir, 'torn-out');

@@ -19,22 +19,42 @@ export function loadStrategyDefinition(spec: string, baseDir: string, file: stri
   }
 }
 
+/**
+ * Strategy modules loaded, by the path a config's `module` names (relative to its folder): a sweep
+ * resolves each once, not once per point (resolving an example checks its build against every
+ * source file of the examples: 100,000 points took most of a minute before the first job).
+ */
+export type DefinitionCache = Map<string, { file: string; definition: AnyStrategyDefinition }>;
+
 /** Slots for the bot, with parameters checked by each definition (a bad one is a config error). */
-export function strategySlots(cfg: BacktestConfig): StrategySlot[] {
-  return cfg.strategies.map((s, i) => {
-    const at = `strategies[${i}]`;
-    const { file: module, definition } = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
-    checkConfigParams(definition, s.params, `${at}.params`, (p) => new BacktestConfigError(cfg.file, p.at, p.expected, p.got));
-    return { id: s.id, definition, params: s.params, module };
-  });
+export function strategySlots(cfg: BacktestConfig, cache?: DefinitionCache): StrategySlot[] {
+  return checkedSlots(cfg, cache).slots;
 }
 
-/** Symbols the strategies trade (their market-data subscriptions). */
-export function slotSymbols(slots: StrategySlot[]): string[] {
+/** The slots, and what each definition's `params()` made of its parameters (in slot order). */
+export function checkedSlots(cfg: BacktestConfig, cache?: DefinitionCache): { slots: StrategySlot[]; decoded: unknown[] } {
+  const decoded: unknown[] = [];
+  const slots = cfg.strategies.map((s, i) => {
+    const at = `strategies[${i}]`;
+    const key = `${cfg.baseDir}\0${s.module}`;
+    let loaded = cache?.get(key);
+    if (loaded === undefined) {
+      loaded = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
+      cache?.set(key, loaded);
+    }
+    const { file: module, definition } = loaded;
+    decoded.push(checkConfigParams(definition, s.params, `${at}.params`, (p) => new BacktestConfigError(cfg.file, p.at, p.expected, p.got)).params);
+    return { id: s.id, definition, params: s.params, module };
+  });
+  return { slots, decoded };
+}
+
+/** Symbols the strategies trade (their market-data subscriptions); `decoded`: their params() already made (checkedSlots). */
+export function slotSymbols(slots: StrategySlot[], decoded?: readonly unknown[]): string[] {
   const out = new Set<string>();
-  for (const s of slots) {
+  for (const [i, s] of slots.entries()) {
     const def = s.definition as unknown as StrategyDefinition<unknown>;
-    for (const sym of def.symbols(def.params(s.params))) out.add(sym);
+    for (const sym of def.symbols(decoded === undefined ? def.params(s.params) : decoded[i])) out.add(sym);
   }
   return [...out].sort();
 }
@@ -64,9 +84,9 @@ export function symbolPath(slots: StrategySlot[], symbol: string): string | unde
  * undefined when the recording holds every one. The one check of both the backtest (when its
  * replay starts) and the sweep (for every point, before any job runs: each job failed on it, exit 1).
  */
-export function unknownSymbol(cfg: BacktestConfig, slots: StrategySlot[], known: readonly string[]): BacktestConfigError | undefined {
+export function unknownSymbol(cfg: BacktestConfig, slots: StrategySlot[], known: readonly string[], decoded?: readonly unknown[]): BacktestConfigError | undefined {
   const holds = `a symbol the recording holds (${known.join(', ')})`;
-  for (const s of slotSymbols(slots)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, symbolPath(slots, s) ?? 'strategies', holds, s);
+  for (const s of slotSymbols(slots, decoded)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, symbolPath(slots, s) ?? 'strategies', holds, s);
   for (const s of Object.keys(cfg.account.leverage)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, `account.leverage.${s}`, holds, s);
   return undefined;
 }

@@ -81,8 +81,9 @@ const sleep = async (ms: number, signal: AbortSignal | undefined): Promise<void>
 };
 const BATCH = 500;
 
-export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptions): Promise<QueuedSweepOutcome> {
-  const { sweep: s, jobs } = await preparedSweep(cfg);
+export async function runQueuedSweep(cfg: BacktestConfig, opts: QueuedSweepOptions & { jobs?: SweepJob[] }): Promise<QueuedSweepOutcome> {
+  // The jobs as preparedSweep gave them (not checked again), else prepared here.
+  const { sweep: s, jobs } = opts.jobs !== undefined && cfg.sweep !== undefined ? { sweep: cfg.sweep, jobs: opts.jobs } : await preparedSweep(cfg, opts.signal);
   const { results, queueId } = await runQueuedJobs(cfg, jobs, opts);
   return { jobs, results, ranked: rankResults(cfg, results), keys: s.params.map((p) => p.key), queueId };
 }

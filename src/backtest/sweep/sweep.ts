@@ -4,14 +4,17 @@
  */
 import { createHash } from 'node:crypto';
 import { BacktestConfigError, checkDataFiles, type BacktestConfig } from '../backtest/config';
-import { strategySlots, unknownSymbol } from '../backtest/strategy-module';
+import { checkedSlots, unknownSymbol, type DefinitionCache } from '../backtest/strategy-module';
 import { fileHeaders, mergeHeaders } from '../backtest/jsonl-source';
 import { openSource } from '../backtest/open-source';
 import { applyPoint, jobConfigFile, type JobResult, type SweepJob } from './job';
 import { jobSeed, sweepPoints, type Point } from './points';
-import { runPool } from './pool';
+import { runPool, throwIfStopped } from './pool';
 import { objectiveOf } from './options';
 import { rankBy, type RankedRow } from './table';
+
+/** How long checkPoints runs between turns of the event loop (where a stop signal is seen). */
+const YIELD_EVERY_MS = 50;
 
 export interface SweepOutcome {
   jobs: SweepJob[];
@@ -23,7 +26,8 @@ export interface SweepOutcome {
 export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
   const s = cfg.sweep;
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
-  return sweepPoints(s).map((point, index) => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index) }));
+  const configFile = jobConfigFile(cfg);
+  return sweepPoints(s).map((point, index) => ({ configFile, index, point, seed: jobSeed(s.seed, index) }));
 }
 
 /**
@@ -32,12 +36,20 @@ export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
  * misspelt or wrongly typed parameter, or a symbol the data lacks, is found now, not after every
  * job failed on it.
  */
-export function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[]): void {
+export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[], signal?: AbortSignal): Promise<void> {
+  const definitions: DefinitionCache = new Map();
+  let since = performance.now();
   for (const job of jobs) {
+    // A large grid takes seconds here: Ctrl+C (its handler runs between turns) stops it meanwhile.
+    if (performance.now() - since >= YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throwIfStopped(signal);
+      since = performance.now();
+    }
     try {
       const pointCfg = applyPoint(cfg, job.point);
-      const slots = strategySlots(pointCfg);
-      const unknown = symbols === undefined ? undefined : unknownSymbol(pointCfg, slots, symbols);
+      const { slots, decoded } = checkedSlots(pointCfg, definitions);
+      const unknown = symbols === undefined ? undefined : unknownSymbol(pointCfg, slots, symbols, decoded);
       if (unknown !== undefined) throw unknown;
     } catch (e) {
       if (!(e instanceof BacktestConfigError)) throw e;
@@ -57,6 +69,8 @@ function setByPoint(cfg: BacktestConfig, point: Point, at: string): boolean {
 
 export interface SweepRunOptions {
   workers: number;
+  /** The sweep's jobs as preparedSweep gave them: not checked again (else prepared here). */
+  jobs?: SweepJob[];
   workerFile?: string;
   /** Results of an earlier run of the same sweep (--resume): their points are not run again. */
   done?: JobResult[];
@@ -68,21 +82,22 @@ export interface SweepRunOptions {
 
 /**
  * The sweep's jobs, once its block, data files, points and objective are checked (a bad one
- * throws before anything runs): the start of a sweep on threads or on the queue alike.
+ * throws before anything runs): the start of a sweep on threads or on the queue alike. `signal`
+ * stops it (SweepStopped) while it checks the points.
  */
-export async function preparedSweep(cfg: BacktestConfig): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
+export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
   const sweep = cfg.sweep;
   if (!sweep) throw new Error(`${cfg.file}: the config has no sweep block`);
   const jobs = sweepJobs(cfg);
   checkDataFiles(cfg);
   const header = mergeHeaders(await fileHeaders(cfg.data.files));
-  checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol));
+  await checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol), signal);
   objectiveOf(cfg);
   return { sweep, jobs };
 }
 
 export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Promise<SweepOutcome> {
-  const { sweep: s, jobs } = await preparedSweep(cfg);
+  const { sweep: s, jobs } = opts.jobs !== undefined && cfg.sweep !== undefined ? { sweep: cfg.sweep, jobs: opts.jobs } : await preparedSweep(cfg, opts.signal);
   const results: JobResult[] = new Array<JobResult>(jobs.length);
   for (const r of opts.done ?? []) if (r.index < jobs.length && r.error === undefined) results[r.index] = r;
   const todo = jobs.filter((j) => results[j.index] === undefined);
