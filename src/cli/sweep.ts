@@ -154,7 +154,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const done = earlier.filter((r) => r.error === undefined || values.resume !== true);
     writeFileSync(resultsFile, done.map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
     const keptFailed = done.filter((r) => r.error !== undefined).length;
-    if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.length} finished points kept from ${resultsFile}${keptFailed > 0 ? ` (${keptFailed} of them failed; --resume runs those again)` : ''}\n`);
+    if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.length} points done, kept from ${resultsFile}${keptFailed > 0 ? ` (${keptFailed} of them failed; --resume runs those again)` : ''}\n`);
     doneRows = done.length;
     failedRows = keptFailed;
     let failedSoFar = 0;
@@ -285,7 +285,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     }
     if (e instanceof QueueUnavailableError) {
       const again = halving ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest' : 'run the same command again to resume (they are not run again)';
-      process.stderr.write(`perpkit sweep: ${e.message}; ${doneRows} finished result(s) kept in ${resultsFile}; ${again}\n`);
+      process.stderr.write(`perpkit sweep: ${e.message}; ${doneRows} job(s) done (${failedRows} failed), their results kept in ${resultsFile}; ${again}\n`);
       return 1;
     }
     return reportFailure('sweep', e, values.debug === true);

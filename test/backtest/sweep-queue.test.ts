@@ -187,13 +187,13 @@ test('failed jobs on the queue (a worker thread that exits, a strategy that thro
   // The same command picks up where it was: every job has its row, failed ones stay failed.
   const same = cli(['sweep', mcfg, '--queue', redis.url, '--out', out]);
   expect(await same.exited).toBe(1);
-  expect(same.err()).toContain('resuming: 3 finished points kept');
+  expect(same.err()).toContain('resuming: 3 points done, kept');
   expect(same.err()).toContain('(2 of them failed; --resume runs those again)');
   expect(same.err()).not.toMatch(/job \d+ (done|FAILED)/);
   expect(table(out)).toEqual(table(path.join(dir, 'm-local')));
   const again = cli(['sweep', mcfg, '--queue', redis.url, '--out', out, '--resume']);
   expect(await again.exited).toBe(1);
-  expect(again.err()).toContain('resuming: 1 finished points kept');
+  expect(again.err()).toContain('resuming: 1 points done, kept');
   expect(again.err()).not.toMatch(/job 0 /);
   expect(again.err()).toMatch(/job 1 FAILED/);
   expect(again.err()).toMatch(/job 2 FAILED/);
@@ -249,7 +249,7 @@ test('a coordinator killed mid-sweep and started again resumes the same sweep', 
   const second = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
   expect(await second.exited).toBe(0);
   // Its own results.jsonl first, then the queue for the rest.
-  expect(second.err()).toContain(`resuming: ${kept} finished points kept`);
+  expect(second.err()).toContain(`resuming: ${kept} points done, kept`);
   expect(second.err()).toMatch(new RegExp(`is already on the queue: ${4 - kept} of its ${4 - kept} outstanding jobs found there`));
   expect(table(out)).toEqual(local);
   expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
@@ -270,7 +270,7 @@ test('a coordinator stopped by Ctrl+C: one line, exit 130, its results kept; the
   expect(last).toMatch(new RegExp(`^perpkit sweep: stopped by SIGINT: ${kept} of 4 jobs done \\(0 failed\\), their results kept in .*results\\.jsonl; no table written; the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them`));
   const second = cli(['sweep', cfg, '--queue', redis.url, '--out', out]);
   expect(await second.exited).toBe(0);
-  expect(second.err()).toContain(`resuming: ${kept} finished points kept`);
+  expect(second.err()).toContain(`resuming: ${kept} points done, kept`);
   expect(table(out)).toEqual(local);
   expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
   expect((w.err().match(/job \S+ done/g) ?? []).length).toBe(4);
@@ -360,7 +360,7 @@ test('Redis gone mid-sweep: coordinator and worker stop with a clear error; the 
     expect(await c.exited).toBe(1);
     const kept = rowIndexes(out);
     expect(kept.length).toBeGreaterThanOrEqual(1);
-    expect(c.err()).toMatch(new RegExp(`perpkit sweep: Redis at ${own.url} is unreachable .*; ${kept.length} finished result\\(s\\) kept in .*results\\.jsonl; run the same command again to resume \\(they are not run again\\)`));
+    expect(c.err()).toMatch(new RegExp(`perpkit sweep: Redis at ${own.url} is unreachable .*; ${kept.length} job\\(s\\) done \\(0 failed\\), their results kept in .*results\\.jsonl; run the same command again to resume \\(they are not run again\\)`));
     expect(await w.exited).toBe(1);
     expect(w.err()).toMatch(/perpkit worker: Redis at .* is unreachable/);
 
@@ -370,7 +370,7 @@ test('Redis gone mid-sweep: coordinator and worker stop with a clear error; the 
       const w2 = worker(fresh.url);
       const again = cli(['sweep', cfg, '--queue', fresh.url, '--grace-ms', '1000', '--out', out]);
       expect(await again.exited).toBe(0);
-      expect(again.err()).toContain(`resuming: ${kept.length} finished points kept`);
+      expect(again.err()).toContain(`resuming: ${kept.length} points done, kept`);
       // Only the jobs not in results.jsonl ran; every job has one row; the local run's table.
       expect(ranOn(w2)).toEqual([0, 1, 2, 3].filter((i) => !kept.includes(i)));
       expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);

@@ -69,7 +69,7 @@ test('a crashed and a timed-out job become rows with their errors; exit 1; --res
   // Resume: the finished point is kept, the failed ones run again (and fail again).
   const again = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--resume']);
   expect(again.code).toBe(1);
-  expect(again.stderr).toContain('resuming: 1 finished points kept');
+  expect(again.stderr).toContain('resuming: 1 points done, kept');
   expect(again.stderr).not.toMatch(/job 0 /);
   expect(again.stderr).toMatch(/job 1 FAILED/);
   expect(rows(out).map((x) => x.result.index).sort()).toEqual([0, 1, 2]);
@@ -242,7 +242,7 @@ test('--resume after a kill mid-write: the torn last line of results.jsonl is dr
   // It was exit 2, 'expected a JSON line written by perpkit sweep': no way to resume but by hand.
   expect(r.code).toBe(0);
   expect(r.stderr).toContain(`perpkit sweep: ${file}: line 3 is torn (the sweep was stopped while writing it); dropped, its job runs again\n`);
-  expect(r.stderr).toContain('resuming: 2 finished points kept');
+  expect(r.stderr).toContain('resuming: 2 points done, kept');
   expect(r.stderr).toMatch(new RegExp(`job ${tornIndex} done \\(3/3 done, 0 failed\\)`));
   expect(rows(out).map((x) => x.result.index).sort()).toEqual([0, 1, 2]);
 
