@@ -343,7 +343,7 @@ test('Redis unreachable: one line, exit 1, nothing half done', async () => {
   expect(await c.exited).toBe(1);
   const lines = c.err().trim().split('\n').filter((l) => l.startsWith('perpkit sweep:'));
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`Redis at redis://127\\.0\\.0\\.1:${port} is unreachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); gave up after 0\\.5 s of retries; 0 finished result\\(s\\) kept in .*results\\.jsonl`));
+  expect(lines[0]).toMatch(new RegExp(`Redis at redis://127\\.0\\.0\\.1:${port} is unreachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); gave up after 0\\.5 s of retries; 0 job\\(s\\) done \\(0 failed\\), their results kept in .*results\\.jsonl`));
   const w = worker(`redis://127.0.0.1:${port}`);
   expect(await w.exited).toBe(1);
   expect(w.err()).toMatch(/perpkit worker: Redis at .* is unreachable/);
