@@ -66,7 +66,7 @@ describe('journal compatibility', () => {
     // rata over the whole order and let the account promise that margin twice); and a change of
     // leverage puts the margin of the account's open orders on the symbol at the new leverage
     // (28040c9 kept the leverage they were placed at: lowering it left the account promising margin
-    // it did not have); and a MARKET order freezes nothing (orders/prepare.ts: it never rests; 28040c9
+    // it did not have); and an order that never rests (MARKET, LIMIT IOC or FOK) freezes nothing (orders/prepare.ts; 28040c9
     // froze its margin while it was matched, and its fills' account changes quoted that). The
     // frozen amounts they set, and the account-change records that quote
     // frozen figures, are left out of this comparison (orders.test.ts and positions.test.ts check
@@ -78,9 +78,11 @@ describe('journal compatibility', () => {
     // to the rounding of the fills after the change.
     const withoutFrozen = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (FROZEN_KEYS.has(k) ? undefined : x)));
     const raw = e.exportState();
-    const market = (orders: Array<{ type: string; frozenPerStep: string }>): string[] => orders.filter((o) => o.type === 'MARKET').map((o) => o.frozenPerStep);
+    // Orders that never rest: MARKET, or LIMIT IOC or FOK.
+    type Frozen = { type: string; timeInForce: string; frozenPerStep: string };
+    const market = (orders: Frozen[]): string[] => orders.filter((o) => o.type === 'MARKET' || o.timeInForce !== 'GTC').map((o) => o.frozenPerStep);
     expect(market(raw.orders).every((f) => f === '0')).toBe(true);
-    expect(market((expected.engine as { orders: Array<{ type: string; frozenPerStep: string }> }).orders).filter((f) => f !== '0')).toHaveLength(62);
+    expect(market((expected.engine as { orders: Frozen[] }).orders).filter((f) => f !== '0')).toHaveLength(99);
     // A fifth, to the orders condition orders place: a MARKET one takes the condition's timeInForce,
     // as a LIMIT one always did (GTE_GTC as GTC; conditions/conditions.ts orderTimeInForce), where
     // 28040c9 made it IOC. No condition of the fixture names one, so each such order was IOC and is

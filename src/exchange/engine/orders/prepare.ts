@@ -30,7 +30,7 @@ export interface PreparedOrder {
   price: number;
   qty: number;
   reducing: boolean;
-  /** Margin the order freezes per remaining step: none for an order that only reduces, nor for a MARKET order. */
+  /** Margin the order freezes per remaining step: none for an order that only reduces, nor for one that never rests (MARKET, IOC, FOK). */
   frozenPerStep: MarginRate;
   clientOrderId: string;
 }
@@ -131,10 +131,10 @@ export class OrderIntake {
         if (!this.margin.covers(acct, required)) {
           fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${moneyUp(rateDec(required))} USDT at ${leverage}x, available is ${moneyDown(this.margin.availableOf(acct))} USDT`);
         }
-        // A MARKET order never rests: its margin is checked here, and it freezes none while it is
-        // matched (the account's frozen margin, quoted by its fills' account changes, is as it
-        // stands outside the command).
-        if (input.type !== 'MARKET') frozenPerStep = memo.perStep;
+        // A MARKET order, or a LIMIT one IOC or FOK, never rests: its margin is checked here, and
+        // it freezes none while it is matched (the account's frozen margin, quoted by its fills'
+        // account changes, is as it stands outside the command).
+        if (input.type === 'LIMIT' && (input.timeInForce ?? 'GTC') === 'GTC') frozenPerStep = memo.perStep;
       }
     }
     return { acct, st, input, positionSide, price, qty, reducing, frozenPerStep, clientOrderId: input.clientOrderId ?? '' };

@@ -117,6 +117,16 @@ describe('normal orders: time in force and flags', () => {
     const eth = w.engine.placeOrder('c', { ...limit('BUY', '3000', '2'), symbol: 'ETHUSDT' });
     expect([eth.status, w.engine.asset('c').frozenMargin]).toEqual(['PARTIALLY_FILLED', '2150']);
     expect(frozenOf(eth.orderId)).toEqual(['TRADE_FEE', '2300', '2300']);
+    // An IOC or FOK LIMIT order never rests either: it holds nothing, and its fills quote the
+    // frozen margin outside the command (b's bid, 1225; they added 150.05, 3001 / 20, its own).
+    const frozenOfB = (orderId: string): string[] =>
+      w.engine.accountChanges('b', {}).list.filter((x) => x.referenceId === orderId).flatMap((x) => [x.changeType, x.frozenBalanceBefore, x.frozenBalanceAfter]);
+    for (const timeInForce of ['IOC', 'FOK'] as const) {
+      w.engine.placeOrder('a', { ...limit('SELL', '3001', '1'), symbol: 'ETHUSDT' });
+      const taker = w.engine.placeOrder('b', { ...limit('BUY', '3001', '1'), symbol: 'ETHUSDT', timeInForce });
+      expect([taker.status, w.engine.asset('b').frozenMargin]).toEqual(['FILLED', '1225']);
+      expect(frozenOfB(taker.orderId)).toEqual(['TRADE_FEE', '1225', '1225']);
+    }
     expect(w.engine.audit().frozenMismatch).toEqual([]);
   });
 
