@@ -119,7 +119,7 @@ export class Engine {
     this.tapeQuotes = new QuoteOrders(s, intake, matching, (fn) => this.frame(fn));
     const liquidation = new Liquidation(s, this.ledger, this.margin, positions, intake, matching);
     s.follow = {
-      strategyTouched: (id) => this.strategies.queue(id),
+      strategyTouched: (id, amended) => this.strategies.queue(id, amended),
       conditionTriggered: (c, orderId) => this.strategies.conditionTriggered(c, orderId),
       marketMoved: (st) => firing.queue(st),
       positionChanged: (acct, st) => this.conditions.positionChanged(acct, st),

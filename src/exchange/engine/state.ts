@@ -45,8 +45,11 @@ export type EngineAccountReason = ChangeType | 'ORDER' | 'MARGIN_MODE' | 'LEVERA
 
 /** What a context signals to the contexts above it; the facade wires these. */
 export interface FollowUps {
-  /** An order or condition that belongs to this strategy order changed. */
-  strategyTouched(strategyId: number): void;
+  /**
+   * An order or condition that belongs to this strategy order changed; `amended`: an order of it
+   * was amended (the detail shows its price and quantity): an update is due though no status moved.
+   */
+  strategyTouched(strategyId: number, amended?: boolean): void;
   /** A condition fired and placed this order. */
   conditionTriggered(c: EngineCondition, orderId: number): void;
   /** The book, last or mark price of a symbol changed: waiting conditions may fire. */

@@ -87,8 +87,9 @@ describe('journal compatibility', () => {
     // as a LIMIT one always did (GTE_GTC as GTC; conditions/conditions.ts orderTimeInForce), where
     // 28040c9 made it IOC. No condition of the fixture names one, so each such order was IOC and is
     // GTC now, and matched alike (a MARKET order never rests). Compared without that one field.
-    const state = withoutFrozen(raw) as { orders: Array<Record<string, unknown>>; conditions: Array<{ id: number; timeInForce: string }> };
-    const was = withoutFrozen(expected.engine) as { orders: Array<Record<string, unknown>> };
+    type Strategies = Array<{ id: number; updateTime: number }>;
+    const state = withoutFrozen(raw) as { orders: Array<Record<string, unknown>>; conditions: Array<{ id: number; timeInForce: string }>; strategies: Strategies };
+    const was = withoutFrozen(expected.engine) as { orders: Array<Record<string, unknown>>; strategies: Strategies };
     const conditionTif = new Map(state.conditions.map((c) => [c.id, c.timeInForce]));
     let triggeredMarket = 0;
     state.orders.forEach((o, i) => {
@@ -100,6 +101,19 @@ describe('journal compatibility', () => {
       delete was.orders[i].timeInForce;
     });
     expect(triggeredMarket).toBe(17);
+    // A sixth: an amend of a strategy order's order is an update of the strategy order (its detail
+    // shows the order's price and quantity; strategies/strategy-orders.ts), so its updateTime is the
+    // time of that amend where no status moved after it. Where it differs, it is one of its orders'.
+    let amendedStrategies = 0;
+    state.strategies.forEach((st, i) => {
+      const old = was.strategies[i];
+      if (st.updateTime === old.updateTime) return;
+      amendedStrategies++;
+      expect(st.updateTime).toBeGreaterThan(old.updateTime);
+      expect(state.orders.some((o) => o.strategyId === st.id && o.updateTime === st.updateTime)).toBe(true);
+      old.updateTime = st.updateTime;
+    });
+    expect(amendedStrategies).toBe(1);
     expect(state).toEqual(was);
     const accountsOf = (v: unknown): AccountState[] => (v as { accounts: AccountState[] }).accounts;
     const rebased = new Map<string, { symbol: string; margin: string; change: Dec }>();

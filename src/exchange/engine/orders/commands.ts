@@ -164,6 +164,8 @@ export class OrderCommands {
     o.updateTime = this.s.clock.now();
     this.ledger.setFrozen(o, frozenUnits(perStep, remaining));
     this.s.emitOrder(o, 'AMENDED');
+    // The strategy order's detail shows its orders' prices and quantities.
+    if (o.strategyId) this.s.follow.strategyTouched(o.strategyId, true);
     if (!keepsPriority) {
       if (crosses) this.matching.matchTaker(o, st);
       if (!isFinal(o.status)) {

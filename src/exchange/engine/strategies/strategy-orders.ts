@@ -30,6 +30,8 @@ const subFinal = (s: SubOrderStatus): boolean => s === 'FILLED' || s === 'CANCEL
 
 export class StrategyOrders {
   private readonly queued = new Set<number>();
+  /** Queued strategy orders one of whose orders was amended: each gets an update when driven. */
+  private readonly amended = new Set<number>();
 
   constructor(
     private readonly s: EngineState,
@@ -87,7 +89,8 @@ export class StrategyOrders {
   }
 
   /** Drives the strategy once the current operation is done. */
-  queue(id: number): void {
+  queue(id: number, amended = false): void {
+    if (amended) this.amended.add(id);
     if (this.queued.has(id)) return;
     this.queued.add(id);
     this.s.work.push(() => {
@@ -174,6 +177,7 @@ export class StrategyOrders {
 
   /** Runs the driven-on/trigger rules until nothing more moves, then settles the strategy status. */
   private drive(strat: EngineStrategy): void {
+    const amended = this.amended.delete(strat.id);
     if (strat.status !== 'WORKING') return;
     const before = strat.subs.map((x) => `${x.status}:${x.orderId}:${x.conditionId}`).join(',');
     let moved = true;
@@ -213,7 +217,7 @@ export class StrategyOrders {
       strat.status = unfilled && (first.status === 'CANCELED' || first.status === 'REJECTED') ? 'CANCELLED' : 'ALL_DONE';
     }
     const after = strat.subs.map((x) => `${x.status}:${x.orderId}:${x.conditionId}`).join(',');
-    if (after !== before || strat.status !== 'WORKING') {
+    if (after !== before || strat.status !== 'WORKING' || amended) {
       strat.updateTime = this.s.clock.now();
       this.s.emitStrategy(strat);
     }

@@ -31,7 +31,11 @@ describe('strategy orders', () => {
     const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
     const entryId = s.subOrders[0].orderId as string;
     // Price and quantity of the resting entry.
+    w.drain();
     w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: entryId, price: '49500', quantity: '2' });
+    // The stream says so too: an update of the strategy order with the new figures (there was none).
+    const updates = w.drain().filter((e) => e.kind === 'strategy').map((e) => (e.kind === 'strategy' ? [e.record.strategyStatus, e.record.subOrders[0].price, e.record.subOrders[0].quantity] : []));
+    expect(updates).toEqual([['WORKING', '49500', '2']]);
     const moved = w.engine.strategy('b', s.strategyId).subOrders[0];
     const order = w.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: entryId });
     expect(moved).toMatchObject({ orderId: entryId, price: '49500', quantity: '2', updateTime: order.updateTime });
