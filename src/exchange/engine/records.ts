@@ -100,7 +100,7 @@ function subRecord(s: EngineSubOrder, st: EngineStrategy, order: EngineOrder | u
     reduceOnly: s.reduceOnly,
     makerOnly: s.makerOnly,
     closePosition: s.closePosition,
-    priceType: s.input.priceType ?? 0,
+    priceType: order?.priceType ?? s.input.priceType ?? 0,
     placeType: order?.placeType ?? s.input.placeType ?? '',
     priceProtect: s.priceProtect,
     activatePrice: s.activatePrice === 0 ? '0' : spec.tick.fromUnits(s.activatePrice),

@@ -108,7 +108,9 @@ export class StrategyOrders {
       const stopPrice = x.stopPrice !== undefined ? ticksOf(spec, x.stopPrice, 'stopPrice') : 0;
       const activatePrice = x.activatePrice !== undefined ? ticksOf(spec, x.activatePrice, 'activatePrice') : 0;
       this.positions.positionSideFor(acct, x.positionSide);
-      if ((x.type === 'LIMIT' || x.type === 'STOP_LIMIT' || x.type === 'TAKE_PROFIT_LIMIT') && x.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, `price is required for ${x.type}`, 'price');
+      // A LIMIT one with a BBO priceType (1..4) takes its price from the book when it is placed.
+      const bbo = x.type === 'LIMIT' && (x.priceType ?? 0) !== 0;
+      if ((x.type === 'LIMIT' || x.type === 'STOP_LIMIT' || x.type === 'TAKE_PROFIT_LIMIT') && x.price === undefined && !bbo) fail(ErrorCodes.MISSING_PARAMETER, `price is required for ${x.type}`, 'price');
       if (!(x.closePosition ?? false) && x.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
       if (x.type !== 'LIMIT' && x.type !== 'MARKET' && x.type !== 'TRAILING_STOP' && x.stopPrice === undefined) fail(ErrorCodes.MISSING_PARAMETER, `stopPrice is required for ${x.type}`, 'stopPrice');
       return { price, qty, stopPrice, activatePrice };
@@ -124,6 +126,7 @@ export class StrategyOrders {
       const input: PlaceOrderInput = {
         symbol: x.symbol, type: x.type, side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
         timeInForce: tif, reduceOnly: x.reduceOnly, makerOnly: x.makerOnly, closePosition: x.closePosition, clientOrderId: x.clientOrderId,
+        priceType: x.priceType, placeType: x.placeType,
       };
       return this.intake.prepare(acct, stripUndefined(input));
     }

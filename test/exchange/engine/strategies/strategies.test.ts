@@ -26,6 +26,24 @@ describe('strategy orders', () => {
     expect(filled).toMatchObject({ status: 'FILLED', executedQty: '1', cumQuote: '50000', avgPrice: '50000' });
   });
 
+  // A sub-order's priceType was dropped when its order was placed: a BBO sub-order (no price) was
+  // refused with "price is required for LIMIT", the whole strategy order with it.
+  it('a sub-order with a BBO priceType takes its price from the book, as a normal order does', () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('SELL', '50010', '1'));
+    w.engine.placeOrder('c', limit('BUY', '49990', '1'));
+    const bbo = (x: Partial<StrategySubOrderInput>): StrategySubOrderInput => ({ symbol: 'BTCUSDT', type: 'LIMIT', quantity: '0.1', side: 'BUY', strategySubId: 1, ...x });
+    const s = w.engine.placeStrategy('b', { strategyType: 'OTO', subOrderList: [
+      bbo({ priceType: 1 }),
+      bbo({ strategySubId: 2, side: 'SELL', priceType: 3, firstDrivenId: 1, firstDrivenOn: 'FILLED', firstTrigger: 'PLACE_ORDER' }),
+    ] });
+    const [entryOrder, exitOrder] = w.engine.strategy('b', s.strategyId).subOrders.map((x) => w.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: x.orderId as string }));
+    // The entry buys at the best ask (opponent price 1), the exit rests at the best ask (same-side price 1).
+    expect([entryOrder.status, entryOrder.price, entryOrder.priceType]).toEqual(['FILLED', '50010', 1]);
+    expect([exitOrder.status, exitOrder.price, exitOrder.priceType]).toEqual(['NEW', '50010', 3]);
+    expect(w.engine.strategy('b', s.strategyId).subOrders.map((x) => [x.status, x.price, x.priceType])).toEqual([['FILLED', '50010', 1], ['NEW', '50010', 3]]);
+  });
+
   it("an amended sub-order shows its order's new price and quantity in the detail", () => {
     const w = world();
     const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
