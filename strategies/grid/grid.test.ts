@@ -18,6 +18,24 @@ async function gridWorld(params: Record<string, unknown> = {}) {
   return { ...w, book, position, step };
 }
 
+/** Another grid instance over the same bot's venue state (as after a restart), driven by the test. */
+function secondInstance(w: Awaited<ReturnType<typeof gridWorld>>, halt: (reason: string) => void) {
+  return grid.create({
+    id: 'grid',
+    params: grid.params({ symbol: 'BTCUSDT', quantity: '0.01', levels: 3, spacingBps: '10' }),
+    clock: w.clock,
+    log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    state: w.bot.cache,
+    symbols: w.bot.symbols,
+    ...symbolAccess('grid', ['BTCUSDT'], w.bot.symbols, w.bot.cache),
+    myOrders: (sym) => w.bot.tracker.live('grid', sym),
+    emit: () => undefined,
+    every: () => undefined,
+    cancelTimer: () => undefined,
+    halt,
+  });
+}
+
 const INITIAL = ['BUY 49850', 'BUY 49900', 'BUY 49950', 'SELL 50050', 'SELL 50100', 'SELL 50150'];
 
 describe('grid strategy', () => {
@@ -118,21 +136,8 @@ describe('grid strategy', () => {
     w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '0.01' });
     await w.step();
     // a fresh instance over the same venue state, as after a restart of the bot
-    const strat = grid.create({
-      id: 'grid',
-      params: grid.params({ symbol: 'BTCUSDT', quantity: '0.01', levels: 3, spacingBps: '10' }),
-      clock: w.clock,
-      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
-      state: w.bot.cache,
-      symbols: w.bot.symbols,
-      ...symbolAccess('grid', ['BTCUSDT'], w.bot.symbols, w.bot.cache),
-      myOrders: (sym) => w.bot.tracker.live('grid', sym),
-      emit: () => undefined,
-      every: () => undefined,
-      cancelTimer: () => undefined,
-      halt: (reason) => halted.push(reason),
-    });
     const halted: string[] = [];
+    const strat = secondInstance(w, (reason) => halted.push(reason));
     strat.restoreState?.(JSON.parse(JSON.stringify({ reference: '50000', gap: -1, stopped: false })));
     // every level is already held as it should be: nothing to send
     expect(strat.onStart?.()).toEqual([]);
@@ -148,20 +153,7 @@ describe('grid strategy', () => {
     const w = await gridWorld();
     // The bot's own instance (gap 0) would re-place what the test cancels: paused, it places nothing.
     await w.bot.control('grid', 'pause', 'the test drives a second instance');
-    const strat = grid.create({
-      id: 'grid',
-      params: grid.params({ symbol: 'BTCUSDT', quantity: '0.01', levels: 3, spacingBps: '10' }),
-      clock: w.clock,
-      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
-      state: w.bot.cache,
-      symbols: w.bot.symbols,
-      ...symbolAccess('grid', ['BTCUSDT'], w.bot.symbols, w.bot.cache),
-      myOrders: (sym) => w.bot.tracker.live('grid', sym),
-      emit: () => undefined,
-      every: () => undefined,
-      cancelTimer: () => undefined,
-      halt: () => undefined,
-    });
+    const strat = secondInstance(w, () => undefined);
     // The gap one level down: the buy at 49950 is now in it, and level 0 wants a sell.
     strat.restoreState?.({ reference: '50000', gap: -1, stopped: false });
     const wrong = w.bot.tracker.live('grid', 'BTCUSDT').find((o) => o.price === '49950');
