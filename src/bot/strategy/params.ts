@@ -127,8 +127,13 @@ export function decodeParams<S extends ParamsSchema>(schema: S, raw: Record<stri
   const unknown = Object.keys(raw).filter((k) => !Object.prototype.hasOwnProperty.call(schema.properties, k));
   if (unknown.length > 0) throw new Error(`unknown parameter '${unknown[0]}'; known parameters: ${known.join(', ')}`);
   const value = Value.Default(schema, Value.Clone(raw));
-  const first = Value.Errors(schema, value).First();
-  if (first !== undefined) {
+  try {
+    // Decode checks the value first: the errors are listed only when it refuses (a sweep decodes
+    // every point's parameters, and listing them cost as much as the check).
+    return Value.Decode(schema, value);
+  } catch (e) {
+    const first = Value.Errors(schema, value).First();
+    if (first === undefined) throw e;
     const name = first.path.split('/')[1] ?? '';
     if (name === '') throw new Error(`parameters must be a mapping of ${known.join(', ')}, got ${render(raw)}`);
     const sub = schema.properties[name] as TSchema & { [RULE]?: string };
@@ -136,7 +141,6 @@ export function decodeParams<S extends ParamsSchema>(schema: S, raw: Record<stri
     const got = (value as Record<string, unknown>)[name];
     throw new Error(`parameter '${name}' must be ${rule}, got ${got === undefined ? 'nothing (it is required)' : render(got)}`);
   }
-  return Value.Decode(schema, value);
 }
 
 /** JSON Schema of a parameter schema (TypeBox's own keys dropped), for editors and docs. */
