@@ -19,7 +19,7 @@ import { isReducing, type Positions } from '../positions/positions';
 import { moneyDown, moneyUp } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
 import type { Matching } from './matching';
-import { stepsOf, ticksOf, type OrderIntake } from './prepare';
+import { checkMinNotional, stepsOf, ticksOf, type OrderIntake } from './prepare';
 import type { OrderQueries } from './queries';
 
 const MAX_BATCH = 20;
@@ -140,6 +140,8 @@ export class OrderCommands {
     const remaining = finalQty - o.executed;
     let perStep = o.frozenPerStep;
     if (!isReducing(o)) {
+      // As a placement is: the whole amended order's notional (30006).
+      checkMinNotional(spec, price, finalQty, 'amended order');
       const leverage = this.s.settingsOf(acct, spec.name).leverage;
       // notional / leverage and its rate per step, as a placement of `remaining` works them out.
       const memo = this.intake.memoOf(spec);

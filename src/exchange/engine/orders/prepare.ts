@@ -36,6 +36,17 @@ export interface PreparedOrder {
 }
 
 /** A price field of a request in ticks; refuses off-grid and non-positive prices. */
+/** Refuses (30006) an order of `qty` steps at `ticks` whose notional is below the symbol's minimum; `what` names it ("order", "amended order"). */
+export function checkMinNotional(spec: SymbolSpec, ticks: number, qty: number, what: string): void {
+  // In integer (tick x step) units while the product is exact; decimals beyond that.
+  const units = ticks * qty;
+  const below = Number.isSafeInteger(units) ? units < spec.minNotionalUnits : spec.tick.decOf(ticks).times(spec.step.decOf(qty)).lt(spec.minNotional);
+  if (below) {
+    const notional = spec.tick.decOf(ticks).times(spec.step.decOf(qty));
+    fail(ErrorCodes.BELOW_MIN_NOTIONAL, `${what} notional ${formatDec(notional)} is below the minimum notional ${formatDec(spec.minNotional)} of ${spec.name}`, 'quantity');
+  }
+}
+
 export function ticksOf(spec: SymbolSpec, s: string, field: string): number {
   const t = spec.tick.toUnits(s);
   if (t === undefined) {
@@ -111,13 +122,7 @@ export class OrderIntake {
       }
     }
     const refTicks = price !== 0 ? price : this.referencePrice(st, input.side);
-    // In integer (tick x step) units while the product is exact; decimals beyond that.
-    const units = refTicks * qty;
-    const below = Number.isSafeInteger(units) ? units < spec.minNotionalUnits : spec.tick.decOf(refTicks).times(spec.step.decOf(qty)).lt(spec.minNotional);
-    if (!reducing && below) {
-      const notional = spec.tick.decOf(refTicks).times(spec.step.decOf(qty));
-      fail(ErrorCodes.BELOW_MIN_NOTIONAL, `order notional ${formatDec(notional)} is below the minimum notional ${formatDec(spec.minNotional)} of ${spec.name}`, 'quantity');
-    }
+    if (!reducing) checkMinNotional(spec, refTicks, qty, 'order');
     const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
     if (openCount >= MAX_OPEN_ORDERS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_ORDERS_PER_SYMBOL} open orders per symbol; ${spec.name} has ${openCount}`);
     let frozenPerStep = ZERO_RATE;

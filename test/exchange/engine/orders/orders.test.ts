@@ -240,6 +240,28 @@ describe('rejections: every refusal has its code and changes nothing', () => {
     expect(codeOf(() => w.engine.moveOrder('a', { symbol: 'BTCUSDT', orderId: r.orderId, price: '48000', quantity: '0.1' }))).toBe(ErrorCodes.ORDER_FINAL);
   });
 
+  // An amend was not held to the minimum notional: a 400 USDT bid moved to price 1 rested at a
+  // notional of 0.01, which a placement is refused (the venue refuses it too).
+  it('an amend is held to the minimum notional as a placement is (30006); a reduce-only one is not', () => {
+    const w = world();
+    const r = w.engine.placeOrder('b', limit('BUY', '40000', '0.01'));
+    let refusal = '';
+    try {
+      w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: r.orderId, price: '1', quantity: '0.01' });
+    } catch (e) {
+      refusal = `${(e as { code: number }).code} ${(e as Error).message}`;
+    }
+    expect(refusal).toBe(`${ErrorCodes.BELOW_MIN_NOTIONAL} amended order notional 0.01 is below the minimum notional 5 of BTCUSDT`);
+    expect(w.engine.queryOrder('b', { symbol: 'BTCUSDT', orderId: r.orderId })).toMatchObject({ price: '40000', quantity: '0.01', status: 'NEW' });
+    expect(codeOf(() => w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: r.orderId, price: '4000', quantity: '0.001' }))).toBe(ErrorCodes.BELOW_MIN_NOTIONAL);
+    expect(w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: r.orderId, price: '5000', quantity: '0.001' }).price).toBe('5000');
+    // A reduce-only order may be small, placed or amended.
+    w.engine.placeOrder('a', limit('SELL', '50000', '0.01'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '0.01'));
+    const ro = w.engine.placeOrder('b', limit('SELL', '60000', '0.001', { reduceOnly: true }));
+    expect(w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: ro.orderId, price: '1000', quantity: '0.001' }).price).toBe('1000');
+  });
+
   it('too many open orders on one symbol (30010)', () => {
     const w = world({ balance: '100000000' });
     for (let i = 0; i < 200; i++) w.engine.placeOrder('a', limit('BUY', String(40000 + i), '0.001'));
