@@ -11,6 +11,7 @@ import type { PlaceConditionInput, PlaceOrderInput, PlaceStrategyInput, Strategy
 import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from '../model';
 import type { Matching } from '../orders/matching';
 import { stepsOf, ticksOf, type OrderIntake, type PreparedOrder } from '../orders/prepare';
+import { liveOrderIdOf } from '../orders/client-ids';
 import type { Positions } from '../positions/positions';
 import { strategyRecord } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
@@ -49,6 +50,7 @@ export class StrategyOrders {
     // Check every sub-order against the symbol now, so a malformed one fails the whole request.
     const checked = subs.map((x, i) => this.checkSub(acct, x.input, i));
     const immediate = subs.filter((x) => x.first?.action !== 'PLACE_ORDER' && x.second?.action !== 'PLACE_ORDER');
+    this.checkClientIds(acct, subs.map((x) => x.input), immediate.map((x) => x.input));
     // The first immediate sub-order must be placeable now (margin, position): else nothing is applied.
     const firstPrepared = this.prepareSub(acct, immediate[0].input);
     const now = s.clock.now();
@@ -97,6 +99,27 @@ export class StrategyOrders {
       this.queued.delete(id);
       this.drive(this.s.strategiesById.get(id) as EngineStrategy);
     });
+  }
+
+  /**
+   * A client order id is unique among the user's open orders (30002): two sub-orders may not share
+   * one, nor may a sub-order placed now take that of an open order. (The second of such legs was
+   * accepted and ended REJECTED at once, the strategy order WORKING with a leg missing.)
+   */
+  private checkClientIds(acct: EngineAccount, all: readonly StrategySubOrderInput[], now: readonly StrategySubOrderInput[]): void {
+    const seen = new Map<string, number>();
+    all.forEach((x, i) => {
+      const cid = x.clientOrderId;
+      if (cid === undefined) return;
+      const j = seen.get(cid);
+      if (j !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `subOrderList[${i}]: clientOrderId '${cid}' is also subOrderList[${j}]'s`, `subOrderList[${i}].clientOrderId`);
+      seen.set(cid, i);
+    });
+    for (const x of now) {
+      const live = x.clientOrderId === undefined || (x.type !== 'LIMIT' && x.type !== 'MARKET') ? undefined : liveOrderIdOf(acct, x.clientOrderId);
+      const i = all.indexOf(x);
+      if (live !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `subOrderList[${i}]: clientOrderId '${x.clientOrderId ?? ''}' is already used by open order ${live}`, `subOrderList[${i}].clientOrderId`);
+    }
   }
 
   /** Static checks of one sub-order (grid, required fields) without placing it. */

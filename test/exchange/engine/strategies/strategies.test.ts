@@ -44,6 +44,29 @@ describe('strategy orders', () => {
     expect(w.engine.strategy('b', s.strategyId).subOrders.map((x) => [x.status, x.price, x.priceType])).toEqual([['FILLED', '50010', 1], ['NEW', '50010', 3]]);
   });
 
+  // The second of two legs with one client order id (or a leg with an open order's) was accepted
+  // and ended REJECTED at once: an OCO WORKING with one leg, the reason recorded nowhere.
+  it('a client order id two sub-orders share, or an open order has, refuses the strategy order (30002); nothing is placed', () => {
+    const w = world();
+    const leg = (id: number, price: string, clientOrderId: string): StrategySubOrderInput => ({ strategySubId: id, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price, quantity: '0.1', clientOrderId });
+    let refusal = '';
+    try {
+      w.engine.placeStrategy('b', { strategyType: 'OCO', subOrderList: [leg(1, '49000', 'dup'), leg(2, '48000', 'dup')] });
+    } catch (e) {
+      refusal = `${(e as { code: number }).code} ${(e as Error).message}`;
+    }
+    expect(refusal).toBe(`${ErrorCodes.DUPLICATE_CLIENT_ORDER_ID} subOrderList[1]: clientOrderId 'dup' is also subOrderList[0]'s`);
+    const open = w.engine.placeOrder('b', limit('BUY', '47000', '0.1', { clientOrderId: 'mine' }));
+    try {
+      w.engine.placeStrategy('b', { strategyType: 'OCO', subOrderList: [leg(1, '49000', 'a1'), leg(2, '48000', 'mine')] });
+    } catch (e) {
+      refusal = `${(e as { code: number }).code} ${(e as Error).message}`;
+    }
+    expect(refusal).toBe(`${ErrorCodes.DUPLICATE_CLIENT_ORDER_ID} subOrderList[1]: clientOrderId 'mine' is already used by open order ${open.orderId}`);
+    expect(w.engine.currentOrders('b', {}).list.map((o) => o.clientOrderId)).toEqual(['mine']);
+    expect(codeOf(() => w.engine.strategy('b', '1'))).toBe(ErrorCodes.STRATEGY_NOT_FOUND);
+  });
+
   it("an amended sub-order shows its order's new price and quantity in the detail", () => {
     const w = world();
     const s = w.engine.placeStrategy('b', { strategyType: 'OTOCO', subOrderList: [entry, tp, sl] });
