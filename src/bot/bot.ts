@@ -309,11 +309,18 @@ export class Bot {
     }
     const flattened = this.opts.flattenOnStop === true ? await flattenPositions(deps, this.opts.flattenTimeoutMs ?? 3000) : undefined;
     this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
-    await this.saveState();
+    // A state that cannot be saved does not keep the streams open: the stop goes on, and says so.
+    let stateNotSaved: string | undefined;
+    try {
+      await this.saveState();
+    } catch (e) {
+      stateNotSaved = typeof (e as { message?: unknown } | null)?.message === 'string' ? (e as Error).message : String(e);
+      this.reportError(e, 'save state at stop');
+    }
     const left = await leftOnVenue(deps, flattened);
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
-    return left;
+    return stateNotSaved === undefined ? left : { ...left, stateNotSaved };
   }
 
   private stopDeps(): StopDeps {

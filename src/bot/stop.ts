@@ -34,6 +34,8 @@ export interface LeftOnStop {
   flattened: boolean | undefined;
   /** Set when the venue could not be asked (the lists are then the bot's last view). */
   error: string | undefined;
+  /** Set when the state could not be saved at the stop: a restart resumes from the last save. */
+  stateNotSaved?: string;
 }
 
 /** The clientOrderId prefix of the orders a stop sends to flatten positions. */

@@ -170,5 +170,11 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     process.stderr.write(`perpkit run: ${daemon.stopTimedOut ? `the stop did not finish in ${daemon.stopWaitedMs} ms` : 'second signal'}; exiting now with orders possibly still open on the venue (check them)\n`);
     process.exit(code === 0 ? 1 : code);
   }
+  if (daemon.stopError !== undefined) {
+    // Said where the person stopping the bot looks; and whatever the failed stop left open (a
+    // stream, a timer) does not keep the process alive: it used to wait for a second signal.
+    process.stderr.write(`perpkit run: the stop failed: ${daemon.stopError}\n`);
+    process.exit(code === 0 ? 1 : code);
+  }
   return code;
 }

@@ -193,10 +193,8 @@ export class BotDaemon {
       if (store) {
         // At once: the listenKey just made must be on disk if the process dies before the first
         // periodic save.
-        await bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'state save after start failed'));
-        this.saveTimer = setInterval(() => {
-          bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'periodic state save failed'));
-        }, c.stateSaveMs);
+        await this.saveState('state save after start failed');
+        this.saveTimer = setInterval(() => void this.saveState('periodic state save failed'), c.stateSaveMs);
         this.saveTimer.unref();
       }
       this.phase = 'running';
@@ -214,7 +212,21 @@ export class BotDaemon {
     const bot = this.bot;
     this.log.warn({ reason }, 'kill switch: halting and cancelling every order');
     await bot.kill(reason);
-    await bot.saveState().catch((e: unknown) => this.log.error({ err: errMessage(e) }, 'state save after kill failed'));
+    await this.saveState('state save after kill failed');
+  }
+
+  /** Why the last save of the state file failed; undefined once one succeeds (/healthz says degraded meanwhile). */
+  stateSaveError: string | undefined;
+
+  /** Saves the bot's state; a failure is logged at error with `what` and kept for /healthz. */
+  private async saveState(what: string): Promise<void> {
+    try {
+      await this.bot.saveState();
+      this.stateSaveError = undefined;
+    } catch (e) {
+      this.stateSaveError = errMessage(e);
+      this.log.error({ err: this.stateSaveError }, what);
+    }
   }
 
   /**
@@ -227,6 +239,9 @@ export class BotDaemon {
 
   /** What the last stop left on the venue (logged as `left on the venue at stop`). */
   leftAtStop: LeftOnStop | undefined;
+
+  /** Why the last stop failed (it finished in time, with an error). */
+  stopError: string | undefined;
 
   stop(reason: string): Promise<number> {
     this.stopPromise ??= this.doStop(reason);
@@ -244,7 +259,7 @@ export class BotDaemon {
       const stopped = bot.stop().then(
         (left) => {
           this.leftAtStop = left;
-          return 'ok' as const;
+          return left.stateNotSaved === undefined ? ('ok' as const) : new Error(`the state could not be saved: ${left.stateNotSaved}`);
         },
         (e: unknown) => e,
       );
@@ -276,7 +291,8 @@ export class BotDaemon {
         this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs, waitedMs: this.stopWaitedMs }, 'the bot did not stop in time; orders may still be open');
       } else if (outcome !== 'ok') {
         code = 1;
-        this.log.error({ err: errMessage(outcome) }, 'the bot failed to stop cleanly');
+        this.stopError = errMessage(outcome);
+        this.log.error({ err: this.stopError }, 'the bot failed to stop cleanly');
       }
     }
     if (this.notifier) {
@@ -369,6 +385,7 @@ export class BotDaemon {
         const downSince = this.statusRef?.publicDownSince;
         const publicDownMs = downSince === undefined || this.clockRef === undefined ? 0 : this.clockRef.now() - downSince;
         if (publicDownMs >= (this.opts.publicStreamDownMs ?? PUBLIC_STREAM_DOWN_MS)) reasons.push(`public stream disconnected for ${Math.round(publicDownMs / 1000)} s: marks, trades and book are stale`);
+        if (this.stateSaveError !== undefined) reasons.push(`the state file is not being saved: ${this.stateSaveError}`);
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
         this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons });
@@ -408,7 +425,10 @@ export class BotDaemon {
 }
 
 export function errMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  if (e instanceof Error) return e.message;
+  // An error of another realm (a vm context: node's own errors under jest) is no `instanceof Error`.
+  const message = (e as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(e);
 }
 
 /**

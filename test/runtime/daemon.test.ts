@@ -274,6 +274,24 @@ describe('bot daemon on the local exchange', () => {
     expect(await d.stop('test')).toBe(0);
   });
 
+  // A state file that could not be written: /healthz said ok, and the stop threw midway, leaving the
+  // streams open (perpkit run then never exited: the strategy kept getting marks, denied).
+  it('a state file that cannot be written: /healthz degraded; the stop closes everything, says so and fails', async () => {
+    const { userId, file } = await setup({ stateFile: '/proc/perpkit-nope/state.json' });
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    const health = (await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string; reasons: string[] };
+    expect(health.status).toBe('degraded');
+    expect(health.reasons.join(' ')).toMatch(/the state file is not being saved: ENOENT: no such file or directory, mkdir '\/proc\/perpkit-nope'/);
+    expect(await d.stop('test')).toBe(1);
+    expect(d.stopError).toMatch(/^the state could not be saved: ENOENT/);
+    expect(d.leftAtStop?.stateNotSaved).toMatch(/^ENOENT/);
+    // The stop went on past the save (what it left is known only after it), the orders cancelled.
+    expect(d.leftAtStop?.openOrders).toEqual([]);
+    expect(ex.server.core.engine.currentOrders(userId, {}).list).toEqual([]);
+  });
+
   it('a restart after a crash reuses the listenKey of the state file: the venue caps live keys per user', async () => {
     const { username, file } = await setup({ stateFile: './state.json' });
     // What ten crashed runs leave: ten live listenKeys (the venue's cap), the last one saved.
