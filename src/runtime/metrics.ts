@@ -39,6 +39,15 @@ export const METRIC_NAMES = [
   'perpkit_strategy_halted',
 ] as const;
 
+/**
+ * The `where` label of a strategy error: the hook without what follows it in brackets
+ * (`onEvent(markPrice)` -> `onEvent`, `onMark (the Promise it returned)` -> `onMark`; the latter
+ * was `onMark ` with its space, a second series beside `onMark`).
+ */
+export function errorSite(where: string): string {
+  return where.replace(/\s*\(.*$/, '');
+}
+
 export class BotMetrics {
   readonly registry = new Registry();
   /** Feed of the latency histogram; pass it to the wiring as `observeVenueCall`. */
@@ -197,7 +206,7 @@ export class BotMetrics {
           reconciliations.inc();
           break;
         case 'strategyError':
-          strategyErrors.inc({ strategy: e.strategyId, where: e.where.replace(/\(.*$/, '') });
+          strategyErrors.inc({ strategy: e.strategyId, where: errorSite(e.where) });
           break;
         case 'strategyStopped':
           strategyStopped.set({ strategy: e.strategyId }, 1);
