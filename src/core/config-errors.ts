@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { yamlLineOf } from './yaml-lines';
+import { plainNumberText } from './decimal';
 
 /**
  * Errors of configuration files (bot, backtest, exchange), all in one shape: the file, the path
@@ -61,8 +62,9 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (typeof v === 'object') return `a mapping with keys ${Object.keys(v).join(', ') || '(none)'}`;
-  // JSON has no infinities or NaN (YAML's .inf, .nan): they would read 'number null'.
-  const s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v);
+  // JSON has no infinities or NaN (YAML's .inf, .nan): they would read 'number null'. A finite
+  // number as written (0.0000001, which JSON would show as 1e-7).
+  const s = typeof v === 'number' ? (Number.isFinite(v) ? plainNumberText(v) : String(v)) : JSON.stringify(v);
   return `${typeof v} ${s.length > 60 ? `${s.slice(0, 57)}...` : s}`;
 }
 

@@ -211,3 +211,11 @@ export function compareDecimalStrings(a: string, b: string): number {
   const r = compareAbs(a, na ? 1 : 0, b, nb ? 1 : 0);
   return na && r !== 0 ? -r : r;
 }
+
+/**
+ * Plain decimal text of a number as a YAML or JSON reader gave it: `0.0000001`, not `1e-7` (which
+ * the user never wrote, and which a decimal field refuses). Its shortest round-trip digits.
+ */
+export function plainNumberText(n: number): string {
+  return new Dec(n).toFixed();
+}

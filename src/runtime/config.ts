@@ -15,12 +15,12 @@ import { ConfigError, describeValue, isRecord, joinPath as join } from '../core/
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { readConfigYaml } from '../core/config-text';
-import { isDecimalString } from '../core/decimal';
+import { isDecimalString, plainNumberText } from '../core/decimal';
 import { intRange, keysOf, defaultOf } from '../core/config-schema';
 import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
 import type { TSchema } from '@sinclair/typebox';
-import type { RiskLimits } from '../bot/risk/limits';
+import { riskLimitRule, type RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
 import { parseDashboardConfig, type DashboardConfig } from './dashboard/config';
 
@@ -129,7 +129,7 @@ class Reader {
 
   /** A positive decimal; YAML numbers are accepted through their text ("20000" and 20000 alike). */
   decimal(v: unknown, at: string): string {
-    const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
+    const s = typeof v === 'number' && Number.isFinite(v) ? plainNumberText(v) : v;
     if (typeof s !== 'string' || !isDecimalString(s) || Number(s) <= 0) this.fail(at, 'a positive decimal such as "20000" or "0.05"', v);
     return s;
   }
@@ -180,7 +180,13 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   const risk: RiskLimits = {};
   if (top.risk !== undefined) {
     const o = r.object(top.risk, 'risk', keysOf(RISK));
-    for (const k of RISK_DECIMALS) if (o[k] !== undefined) risk[k] = r.decimal(o[k], `risk.${k}`);
+    for (const k of RISK_DECIMALS) {
+      if (o[k] === undefined) continue;
+      const v = r.decimal(o[k], `risk.${k}`);
+      const rule = riskLimitRule(k, v);
+      if (rule !== undefined) r.fail(`risk.${k}`, rule, v);
+      risk[k] = v;
+    }
     for (const k of RISK_INTS) if (o[k] !== undefined) risk[k] = r.int(o[k], `risk.${k}`, RISK.properties[k]);
   }
 

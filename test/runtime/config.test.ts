@@ -36,6 +36,10 @@ describe('bot config validation', () => {
     ['a wrong type deep in a list', { ...valid(), strategies: [{ id: 'mm', module: 'market-maker', params: 5 }] }, 'strategies[0].params', /a mapping of strategy parameters/, /number 5/],
     ['a risk limit that is not a decimal', { ...valid(), risk: { maxOrderNotional: 'lots' } }, 'risk.maxOrderNotional', /positive decimal/, /string "lots"/],
     ['an unknown risk limit', { ...valid(), risk: { maxOrderNotionl: '1' } }, 'risk.maxOrderNotionl', /maxOrderNotional/, /unknown key/],
+    // A fraction: 1.5 could never be reached, and the limit was off without a word.
+    ['a maxDrawdown of 1 or more', { ...valid(), risk: { maxDrawdown: '1.5' } }, 'risk.maxDrawdown', /fraction of the equity peak below 1/, /1\.5/],
+    // A YAML number is shown as written: it said "got number 1e-7".
+    ['a tiny negative YAML number', { ...valid(), risk: { maxOrderNotional: -0.0000001 } }, 'risk.maxOrderNotional', /positive decimal/, /^number -0\.0000001$/],
     ['a port out of range', { ...valid(), http: { port: 70000 } }, 'http.port', /whole number from 0 to 65535/, /70000/],
     ['auth of neither kind', { ...valid(), venue: { baseUrl: 'http://x:1', auth: { token: 'abc' } } }, 'venue.auth', /username, passwordEnv.*apiKeyEnv, secretEnv/, /keys token/],
     ['a secret written into the file', { ...valid(), venue: { baseUrl: 'http://x:1', auth: { username: 'a', password: 'hunter2' } } }, 'venue.auth.password', /passwordEnv/, /unknown key 'password'/],
@@ -48,6 +52,10 @@ describe('bot config validation', () => {
     expect(e.expected).toMatch(expected);
     expect(e.got).toMatch(got);
     expect(e.message).toContain(`${FILE}: ${at}: expected `);
+  });
+
+  it('a YAML number is read as written, 0.0000001 not 1e-7', () => {
+    expect(parseBotConfig({ ...valid(), risk: { maxOrderNotional: 0.0000001, maxDrawdown: 0.2 } }, FILE).risk).toMatchObject({ maxOrderNotional: '0.0000001', maxDrawdown: '0.2' });
   });
 
   it('refuses a stateFile that is a folder (perpkit run --check passed it; the bot failed at its first read)', () => {

@@ -13,9 +13,9 @@ import { ConfigError, describeValue, isRecord, joinPath as join } from '../../co
 import { existsSync, statSync } from 'node:fs';
 import { readConfigYaml } from '../../core/config-text';
 import * as path from 'node:path';
-import { Dec, fractionDigits, isDecimalString } from '../../core/decimal';
+import { Dec, fractionDigits, isDecimalString, plainNumberText } from '../../core/decimal';
 import { MONEY_DP } from '../../core/values';
-import type { RiskLimits } from '../../bot/risk/limits';
+import { riskLimitRule, type RiskLimits } from '../../bot/risk/limits';
 import type { TSchema } from '@sinclair/typebox';
 import { defaultOf, intRange, keysOf } from '../../core/config-schema';
 import { ACCOUNT, BACKTEST_CONFIG, DATA, DEPTH_LEVELS, FEED_BASE_MS, FEES, FILL, LATENCY, LATENCY_MS, LATENCY_SEED, LEVERAGE, REPORT, SWEEP, SWEEP_KEYS } from './config-schema';
@@ -135,7 +135,7 @@ class Reader {
 
   /** Decimal strings; numbers are accepted from YAML but must print exactly as written. */
   dec(v: unknown, at: string, allowNegative = false): string {
-    const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
+    const s = typeof v === 'number' && Number.isFinite(v) ? plainNumberText(v) : v;
     // isDecimalString takes a sign: '-5' was a "non-negative decimal" (a balance of -5 then failed
     // mid-run, a risk limit of -1 denied every order).
     if (typeof s !== 'string' || !isDecimalString(s) || (!allowNegative && s.startsWith('-')) || /e/i.test(s)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal number as a string (e.g. "0.0002")`, v);
@@ -236,7 +236,13 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
 
   const rk = r.record(top.risk ?? {}, 'risk', keysOf(RISK));
   const risk: RiskLimits = {};
-  for (const k of RISK_DECIMALS) if (rk[k] !== undefined) risk[k] = r.positiveDec(rk[k], `risk.${k}`);
+  for (const k of RISK_DECIMALS) {
+    if (rk[k] === undefined) continue;
+    const v = r.positiveDec(rk[k], `risk.${k}`);
+    const rule = riskLimitRule(k, v);
+    if (rule !== undefined) r.fail(`risk.${k}`, rule, v);
+    risk[k] = v;
+  }
   for (const k of RISK_INTEGERS) if (rk[k] !== undefined) risk[k] = r.int(rk[k], `risk.${k}`, RISK.properties[k]);
 
   if (!Array.isArray(top.strategies) || top.strategies.length === 0) r.fail('strategies', 'a non-empty list of {id, module, params}', top.strategies);

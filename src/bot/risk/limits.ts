@@ -17,3 +17,11 @@ export interface RiskLimits {
   /** Drawdown from the equity peak, as a fraction, that moves trading to REDUCING. */
   maxDrawdown?: string;
 }
+
+/**
+ * What a risk limit must be beyond a positive decimal, or undefined: `maxDrawdown` is a fraction of
+ * the equity peak, so 1 or more could never be reached (the limit would be off without a word).
+ */
+export function riskLimitRule(key: string, value: string): string | undefined {
+  return key === 'maxDrawdown' && !(Number(value) < 1) ? 'a fraction of the equity peak below 1, such as "0.2"' : undefined;
+}
