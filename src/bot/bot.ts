@@ -23,7 +23,7 @@ import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { isLateAmend } from './execution/refusals';
 import { OrderTracker } from './execution/order-tracker';
-import { RiskEngine } from './risk/risk-engine';
+import { RiskEngine, type RiskMemory } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
 import { StateCache } from './state/cache';
 import { EquityReading } from './risk/equity';
@@ -47,6 +47,8 @@ export interface StrategySlot {
 export interface SavedBotState {
   savedAt: number;
   strategies: Record<string, unknown>;
+  /** The loss limits' references (the day's first equity reading, the peak). */
+  risk?: RiskMemory;
 }
 
 export interface BotStateStore {
@@ -236,6 +238,7 @@ export class Bot {
     }
     await this.opts.venue.start([...marketSymbols]);
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
+    if (saved?.risk !== undefined) this.risk.restore(saved.risk);
     for (const r of this.running) {
       const s = saved?.strategies[r.slot.id];
       if (s === undefined || !r.strategy.restoreState) continue;
@@ -338,7 +341,8 @@ export class Bot {
         this.strategyFailed(r, 'saveState', e);
       }
     }
-    await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies });
+    const risk = this.risk.memory();
+    await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies, ...(risk === undefined ? {} : { risk }) });
   }
 
   /** Kill switch: HALTED, then every order of the account cancelled. */

@@ -17,6 +17,8 @@ import * as path from 'node:path';
 import type { BotStateStore, SavedBotState } from '../bot/bot';
 import type { OrderTracker, TrackedOrder } from '../bot/execution/order-tracker';
 import { makeDir } from '../core/dirs';
+import { isDecimalString } from '../core/decimal';
+import type { RiskMemory } from '../bot/risk/risk-engine';
 
 export const STATE_FORMAT = 'perpkit-bot-state';
 export const STATE_VERSION = 1;
@@ -81,6 +83,13 @@ function parseOrder(v: unknown): SavedOrder | undefined {
   };
 }
 
+/** The loss limits' references as saved; undefined (a fresh start of them) when absent or malformed. */
+function parseRiskMemory(v: unknown): RiskMemory | undefined {
+  if (!isRecord(v) || !Number.isSafeInteger(v.day) || typeof v.dayStartEquity !== 'string' || typeof v.peakEquity !== 'string') return undefined;
+  if (!isDecimalString(v.dayStartEquity) || !isDecimalString(v.peakEquity)) return undefined;
+  return { day: v.day as number, dayStartEquity: v.dayStartEquity, peakEquity: v.peakEquity };
+}
+
 export class FileStateStore implements BotStateStore {
   private ordersSource: (() => SavedOrder[]) | undefined;
   private listenKeySource: (() => string | undefined) | undefined;
@@ -121,6 +130,8 @@ export class FileStateStore implements BotStateStore {
     const orders = Array.isArray(doc.orders) ? doc.orders.map(parseOrder).filter((o): o is SavedOrder => o !== undefined) : [];
     const state: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: typeof doc.savedAt === 'number' ? doc.savedAt : 0, strategies, orders };
     if (typeof doc.listenKey === 'string' && doc.listenKey !== '') state.listenKey = doc.listenKey;
+    const risk = parseRiskMemory(doc.risk);
+    if (risk !== undefined) state.risk = risk;
     this.last = state;
     return state;
   }
@@ -131,6 +142,7 @@ export class FileStateStore implements BotStateStore {
 
   save(state: SavedBotState): Promise<void> {
     const doc: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: state.savedAt, strategies: state.strategies, orders: this.ordersSource?.() ?? [] };
+    if (state.risk !== undefined) doc.risk = state.risk;
     const listenKey = this.listenKeySource?.();
     if (listenKey !== undefined) doc.listenKey = listenKey;
     const run = this.chain.then(() => this.write(doc));

@@ -1,6 +1,6 @@
 import { Dec, DecOfText } from '../../src/core/decimal';
 import { EquityReading } from '../../src/bot/risk/equity';
-import { RiskEngine } from '../../src/bot/risk/risk-engine';
+import { RiskEngine, type RiskMemory } from '../../src/bot/risk/risk-engine';
 import type { MarkPriceData } from '../../src/protocol/rest/market';
 import type { PositionRecord, UserAssetRecord } from '../../src/protocol/records';
 
@@ -127,6 +127,27 @@ describe('equity at the latest marks', () => {
     risk.observeEquity(new Dec('900.49999999'), 2);
     expect(risk.state).toBe('REDUCING');
     expect(risk.reason).toBe('LOSS_LIMIT: daily loss 100.00000001 exceeds 100');
+  });
+
+  // The references lived in memory only: a restart the same UTC day began a fresh day's budget
+  // (a probe: REDUCING at a loss of 5.6, and after a restart the bot bought again and lost 6.3 more).
+  test('a restarted engine measures from the saved day start and peak: the same day, REDUCING at once; the next day, a new day start', () => {
+    const DAY = 86_400_000;
+    const before = new RiskEngine({ maxDailyLoss: '5', maxDrawdown: '0.5' });
+    before.observeEquity(new Dec('100000'), 10 * DAY + 1000);
+    before.observeEquity(new Dec('99996'), 10 * DAY + 2000);
+    expect(before.state).toBe('ACTIVE');
+    const saved = before.memory();
+    expect(saved).toEqual({ day: 10, dayStartEquity: '100000', peakEquity: '100000' });
+    const after = new RiskEngine({ maxDailyLoss: '5', maxDrawdown: '0.5' });
+    after.restore(JSON.parse(JSON.stringify(saved)) as RiskMemory);
+    after.observeEquity(new Dec('99994'), 10 * DAY + 3000);
+    expect([after.state, after.reason]).toEqual(['REDUCING', 'LOSS_LIMIT: daily loss 6 exceeds 5']);
+    const nextDay = new RiskEngine({ maxDailyLoss: '5' });
+    nextDay.restore(saved as RiskMemory);
+    nextDay.observeEquity(new Dec('99994'), 11 * DAY);
+    expect(nextDay.state).toBe('ACTIVE');
+    expect(nextDay.memory()).toEqual({ day: 11, dayStartEquity: '99994', peakEquity: '100000' });
   });
 
   test('DecOfText parses again exactly when the text changes', () => {

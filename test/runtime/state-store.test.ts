@@ -35,6 +35,16 @@ describe('FileStateStore', () => {
     expect(await again.load()).toMatchObject({ savedAt: 123 });
   });
 
+  it("keeps the loss limits' references (the day's first equity, the peak); a malformed one is left out", async () => {
+    const file = path.join(dir(), 'state.json');
+    const risk = { day: 20500, dayStartEquity: '100000.5', peakEquity: '100100' };
+    await new FileStateStore(file).save({ savedAt: 1, strategies: {}, risk });
+    expect((await new FileStateStore(file).read())?.risk).toEqual(risk);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...doc, risk: { day: 20500, dayStartEquity: 'lots', peakEquity: '1' } }));
+    expect((await new FileStateStore(file).read())?.risk).toBeUndefined();
+  });
+
   it('writes atomically: no temp file is left and concurrent saves keep the newest', async () => {
     const d = dir();
     const file = path.join(d, 'state.json');

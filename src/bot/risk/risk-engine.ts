@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../core/clock';
 import { Dec, fractionDigits, toScaledInt } from '../../core/decimal';
-import { ExactOfText, compare, decOfExact, digitsOf, exOfDec, formatExact, minus, sign, times, type Exact } from '../../core/exact';
+import { ExactOfText, compare, decOfExact, digitsOf, exactOfText, exOfDec, formatExact, minus, sign, times, type Exact } from '../../core/exact';
 import { Fifo } from '../../core/fifo';
 import type { StateView } from '../state/cache';
 import type { SymbolInfo } from '../strategy/api';
@@ -82,6 +82,17 @@ function priceOf(intent: Intent): string | undefined {
   return undefined;
 }
 
+/**
+ * What the loss limits measure from, kept across a restart (the state file): the UTC day's first
+ * equity reading and the peak. Without it each restart began a fresh day's budget.
+ */
+export interface RiskMemory {
+  /** The UTC day (days since the epoch) of `dayStartEquity`. */
+  day: number;
+  dayStartEquity: string;
+  peakEquity: string;
+}
+
 export class RiskEngine {
   private tradingState: TradingState = 'ACTIVE';
   private stateReason = 'start';
@@ -137,6 +148,19 @@ export class RiskEngine {
     }
     if (intent.kind === 'place' || intent.kind === 'amend' || intent.kind === 'bracket') this.sent.push(ctx.clock.now());
     return ALLOW;
+  }
+
+  /** The references of the loss limits, for the state file; undefined before any equity reading. */
+  memory(): RiskMemory | undefined {
+    if (this.dayStartEquity === undefined || this.peakEquity === undefined) return undefined;
+    return { day: this.dayStart, dayStartEquity: decOfExact(this.dayStartEquity).toFixed(), peakEquity: decOfExact(this.peakEquity).toFixed() };
+  }
+
+  /** Takes the references of a saved run: a reading on the same UTC day measures from its first one, and the peak stays. */
+  restore(m: RiskMemory): void {
+    this.dayStart = m.day;
+    this.dayStartEquity = exactOfText(m.dayStartEquity);
+    this.peakEquity = exactOfText(m.peakEquity);
   }
 
   /** Today's loss so far (positive when down since the UTC day's first reading), or undefined before any reading. */
