@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import { componentLogger } from '../core/log';
 
 /** Field names that are never logged in clear, at any of the depths we log them. */
-const SECRET_FIELDS = [
+export const SECRET_FIELDS = [
   'secret',
   'apiSecret',
   'signature',

@@ -6,13 +6,50 @@
  */
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { REDACT_PATHS } from '../client/logger';
+import { REDACT_PATHS, SECRET_FIELDS } from '../client/logger';
 import type { LogLevel } from '../core/log';
 
 /** Fields the runtime adds to the SDK's list: bot-side names for the same secrets. */
 const RUNTIME_SECRETS = ['passwd', 'apiKey', 'killToken', 'credentials', 'secretKey'];
 
 export const RUNTIME_REDACT_PATHS: string[] = [...REDACT_PATHS, ...RUNTIME_SECRETS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`])];
+
+/**
+ * The same names in any case and in snake_case, matched at any depth of a log line's object,
+ * errors' own fields included: pino's paths (above) reach two levels and match one spelling, and a
+ * strategy's `ctx.log` of a request's headers (`Authorization`, `X-API-KEY`) or of an HTTP error
+ * (`err.config.headers.authorization`) wrote them in clear.
+ */
+const SECRET_KEYS = new Set([...SECRET_FIELDS, ...RUNTIME_SECRETS, 'api_secret', 'api_key', 'secret_key', 'access_token', 'refresh_token', 'listen_key', 'embed_token'].map((k) => k.toLowerCase()));
+const CENSOR = '[redacted]';
+/** Deeper than this a log object is written as it is (a log line is not a data dump). */
+const MAX_DEPTH = 10;
+
+function walkable(v: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null || Array.isArray(v) || v instanceof Error;
+}
+
+/** A copy of `v` with every secret-named field censored, or `v` itself when it holds none (nothing is changed in place). */
+export function redactSecrets(v: unknown, depth = 0, seen = new Set<object>()): unknown {
+  if (typeof v !== 'object' || v === null || depth > MAX_DEPTH || seen.has(v) || !walkable(v)) return v;
+  seen.add(v);
+  const src = v as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  // An error's message and stack are its own but not enumerable: its copy keeps them.
+  const keys = v instanceof Error ? Object.getOwnPropertyNames(v) : Object.keys(v);
+  for (const k of keys) {
+    const x = src[k];
+    const y = SECRET_KEYS.has(k.toLowerCase()) && x !== undefined ? CENSOR : redactSecrets(x, depth + 1, seen);
+    if (y === x) continue;
+    if (copy === undefined) {
+      copy = Array.isArray(v) ? ([...(v as unknown[])] as unknown as Record<string, unknown>) : (Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>);
+      if (!Array.isArray(v)) for (const key of keys) copy[key] = src[key];
+    }
+    copy[k] = y;
+  }
+  return copy ?? v;
+}
 
 export interface LoggerOptions {
   level: LogLevel;
@@ -36,7 +73,8 @@ export function createRuntimeLogger(opts: LoggerOptions): Logger {
   const options = {
     level: opts.level,
     base: { pid: process.pid, ...opts.base },
-    redact: { paths: RUNTIME_REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: RUNTIME_REDACT_PATHS, censor: CENSOR },
+    formatters: { log: (o: Record<string, unknown>): Record<string, unknown> => redactSecrets(o) as Record<string, unknown> },
     ...(time === undefined ? {} : { timestamp: (): string => `,"time":${time()}` }),
   };
   if (opts.stream) return pino(options, opts.stream);
