@@ -9,7 +9,7 @@ import { BotConfigError, loadBotConfig, resolveCredentials, resolveKillToken, re
 import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { BotDaemon, errMessage, installSignalHandlers } from '../runtime/daemon';
 import { createRuntimeLogger } from '../runtime/logger';
-import { StateFileError } from '../runtime/state-store';
+import { FileStateStore, StateFileError } from '../runtime/state-store';
 import { loadStrategySlots } from '../runtime/strategy-loader';
 import * as path from 'node:path';
 import { SystemClock } from '../core/clock';
@@ -108,9 +108,15 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     resolveCredentials(config, env);
     resolveKillToken(config, env);
     resolveNotifyTargets(config, env);
+    // A state file that cannot be read fails the start (exit 2): --check says so too.
+    if (config.stateFile !== undefined) await new FileStateStore(config.stateFile).read();
   } catch (e) {
     if (e instanceof UsageError) {
       return usageFailure('run', argsMessage(e));
+    }
+    if (e instanceof StateFileError) {
+      process.stderr.write(`perpkit run: cannot read the state file: ${e.message}\n`);
+      return 2;
     }
     if (e instanceof BotConfigError) {
       process.stderr.write(`perpkit run: config error: ${e.locate().message}\n`);

@@ -83,6 +83,21 @@ describe('perpkit run --check constructs the strategies (their create(), with no
   });
 });
 
+describe('perpkit run: a state file that cannot be read', () => {
+  // --check said ok and exited 0; the run then failed (exit 2) with the reason only in a JSON log
+  // line on stdout, and nothing on stderr.
+  it('is refused before anything is sent, by --check and by the run alike: exit 2, one line on stderr', () => {
+    const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'mm', module: 'market-maker' }], stateFile: 'state.json' });
+    const state = path.join(path.dirname(file), 'state.json');
+    writeFileSync(state, '{broken');
+    for (const extra of [['--check'], []]) {
+      const r = spawnSync(process.execPath, [BIN, 'run', file, ...extra], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, P: 'x' }, timeout: 20000 });
+      expect([r.status, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toMatch(new RegExp(`^perpkit run: cannot read the state file: ${state.replace(/[.]/g, '\\.')}: not valid JSON \\([^\n]*\\); move it away to start fresh\n$`));
+    }
+  });
+});
+
 describe('perpkit run: crash and restart against the local exchange', () => {
   let ex: TestExchange;
   const procs: ChildProcess[] = [];
