@@ -9,6 +9,7 @@
 import { exactOfText, plus } from '../core/exact';
 import type { Clock, Scheduler } from '../core/clock';
 import { Fifo } from '../core/fifo';
+import { errMessage } from '../core/errors';
 import type { OrderRecord, TradeRecord } from '../protocol/records';
 import { orderOfUpdate } from '../protocol/ws';
 import { EventBus } from './bus/event-bus';
@@ -317,7 +318,7 @@ export class Bot {
     try {
       await this.saveState();
     } catch (e) {
-      stateNotSaved = typeof (e as { message?: unknown } | null)?.message === 'string' ? (e as Error).message : String(e);
+      stateNotSaved = errMessage(e);
       this.reportError(e, 'save state at stop');
     }
     const left = await leftOnVenue(deps, flattened);

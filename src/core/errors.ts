@@ -112,3 +112,10 @@ export class VenueError extends Error {
 export function venueError(code: ErrorCode, message: string, field?: string): VenueError {
   return new VenueError(code, message, field);
 }
+
+/** The message of a thrown value: an error's (of any realm: node's own under jest are no `instanceof Error`), or its text. */
+export function errMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  const message = (e as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(e);
+}

@@ -20,7 +20,7 @@ import { intRange, keysOf, defaultOf } from '../core/config-schema';
 import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
 import type { TSchema } from '@sinclair/typebox';
-import { riskLimitRule, type RiskLimits } from '../bot/risk/limits';
+import { readRiskLimits, type RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
 import { parseDashboardConfig, type DashboardConfig } from './dashboard/config';
 
@@ -135,8 +135,6 @@ class Reader {
   }
 }
 
-const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
-const RISK_INTS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
 const S = BOT_SECTIONS;
 
 /**
@@ -177,18 +175,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     return { id, module, params: (o.params as Record<string, unknown> | undefined) ?? {} };
   });
 
-  const risk: RiskLimits = {};
-  if (top.risk !== undefined) {
-    const o = r.object(top.risk, 'risk', keysOf(RISK));
-    for (const k of RISK_DECIMALS) {
-      if (o[k] === undefined) continue;
-      const v = r.decimal(o[k], `risk.${k}`);
-      const rule = riskLimitRule(k, v);
-      if (rule !== undefined) r.fail(`risk.${k}`, rule, v);
-      risk[k] = v;
-    }
-    for (const k of RISK_INTS) if (o[k] !== undefined) risk[k] = r.int(o[k], `risk.${k}`, RISK.properties[k]);
-  }
+  const risk: RiskLimits = top.risk === undefined ? {} : readRiskLimits(r.object(top.risk, 'risk', keysOf(RISK)), r);
 
   let http: BotConfig['http'];
   if (top.http !== undefined) {

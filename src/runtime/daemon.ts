@@ -12,6 +12,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SystemClock, SystemScheduler, type Clock, type Scheduler } from '../core/clock';
+import { errMessage } from '../core/errors';
 import type { Bot, StrategySlot } from '../bot/bot';
 import type { LeftOnStop } from '../bot/stop';
 import type { Venue } from '../bot/venue/venue';
@@ -422,13 +423,6 @@ export class BotDaemon {
         this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill${this.dashboard ? ', GET / (dashboard), /api/...' : ''}` });
     }
   }
-}
-
-export function errMessage(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  // An error of another realm (a vm context: node's own errors under jest) is no `instanceof Error`.
-  const message = (e as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(e);
 }
 
 /**

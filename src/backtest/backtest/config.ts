@@ -15,7 +15,7 @@ import { readConfigYaml } from '../../core/config-text';
 import * as path from 'node:path';
 import { Dec, fractionDigits, isDecimalString, plainNumberText } from '../../core/decimal';
 import { MONEY_DP } from '../../core/values';
-import { riskLimitRule, type RiskLimits } from '../../bot/risk/limits';
+import { readRiskLimits, type RiskLimits } from '../../bot/risk/limits';
 import type { TSchema } from '@sinclair/typebox';
 import { defaultOf, intRange, keysOf } from '../../core/config-schema';
 import { ACCOUNT, BACKTEST_CONFIG, DATA, DEPTH_LEVELS, FEED_BASE_MS, FEES, FILL, LATENCY, LATENCY_MS, LATENCY_SEED, LEVERAGE, REPORT, SWEEP, SWEEP_KEYS } from './config-schema';
@@ -101,8 +101,6 @@ export class BacktestConfigError extends ConfigError {
 export { describeValue };
 
 const STRATEGY_ID = /^[A-Za-z0-9_]{1,16}$/;
-const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
-const RISK_INTEGERS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
 
 class Reader {
   constructor(readonly file: string) {}
@@ -234,16 +232,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   const queue: QueueOptions = { model: model as QueueModelName, shape: shape as 'power' | 'log', power: typeof fl.queuePower === 'number' ? fl.queuePower : defaultOf<number>(FILL.properties.queuePower) };
   const fill = { depthQuotes: fl.depthQuotes === undefined ? defaultOf<boolean>(FILL.properties.depthQuotes) : fl.depthQuotes === true, book: book as 'top' | 'l2', queue, depthLevels: r.int(fl.depthLevels, 'fill.depthLevels', DEPTH_LEVELS) };
 
-  const rk = r.record(top.risk ?? {}, 'risk', keysOf(RISK));
-  const risk: RiskLimits = {};
-  for (const k of RISK_DECIMALS) {
-    if (rk[k] === undefined) continue;
-    const v = r.positiveDec(rk[k], `risk.${k}`);
-    const rule = riskLimitRule(k, v);
-    if (rule !== undefined) r.fail(`risk.${k}`, rule, v);
-    risk[k] = v;
-  }
-  for (const k of RISK_INTEGERS) if (rk[k] !== undefined) risk[k] = r.int(rk[k], `risk.${k}`, RISK.properties[k]);
+  const risk = readRiskLimits(r.record(top.risk ?? {}, 'risk', keysOf(RISK)), { decimal: (v, at) => r.positiveDec(v, at), int: (v, at, schema) => r.int(v, at, schema), fail: (at, expected, got) => r.fail(at, expected, got) });
 
   if (!Array.isArray(top.strategies) || top.strategies.length === 0) r.fail('strategies', 'a non-empty list of {id, module, params}', top.strategies);
   const ids = new Set<string>();

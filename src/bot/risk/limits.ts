@@ -1,3 +1,6 @@
+import type { TSchema } from '@sinclair/typebox';
+import { RISK } from '../config-schema';
+
 /** Risk limits from the bot's config. Absent limits are not checked. Amounts are USDT decimals. */
 export interface RiskLimits {
   /** Largest notional (price x quantity) of one order. */
@@ -18,10 +21,30 @@ export interface RiskLimits {
   maxDrawdown?: string;
 }
 
+const RISK_DECIMALS = ['maxOrderNotional', 'maxPositionNotional', 'maxTotalExposure', 'priceBand', 'maxDailyLoss', 'maxDrawdown'] as const;
+const RISK_INTEGERS = ['maxOpenOrders', 'maxOrdersPerSecond'] as const;
+
+/** How a config file reads its values (the bot's and the backtest's readers, each with its own words). */
+export interface LimitsReader {
+  /** A positive decimal, or a refusal. */
+  decimal(v: unknown, at: string): string;
+  int(v: unknown, at: string, schema: TSchema): number;
+  fail(at: string, expected: string, got: unknown): never;
+}
+
 /**
- * What a risk limit must be beyond a positive decimal, or undefined: `maxDrawdown` is a fraction of
- * the equity peak, so 1 or more could never be reached (the limit would be off without a word).
+ * The `risk` block of a config (its keys already checked against RISK): positive decimals and
+ * whole numbers, and `maxDrawdown` a fraction of the equity peak below 1 (1 or more could never be
+ * reached: the limit would be off without a word).
  */
-export function riskLimitRule(key: string, value: string): string | undefined {
-  return key === 'maxDrawdown' && !(Number(value) < 1) ? 'a fraction of the equity peak below 1, such as "0.2"' : undefined;
+export function readRiskLimits(raw: Record<string, unknown>, r: LimitsReader): RiskLimits {
+  const risk: RiskLimits = {};
+  for (const k of RISK_DECIMALS) {
+    if (raw[k] === undefined) continue;
+    const v = r.decimal(raw[k], `risk.${k}`);
+    if (k === 'maxDrawdown' && !(Number(v) < 1)) r.fail(`risk.${k}`, 'a fraction of the equity peak below 1, such as "0.2"', v);
+    risk[k] = v;
+  }
+  for (const k of RISK_INTEGERS) if (raw[k] !== undefined) risk[k] = r.int(raw[k], `risk.${k}`, RISK.properties[k]);
+  return risk;
 }
