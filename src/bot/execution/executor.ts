@@ -10,17 +10,16 @@ import type { OrderStatus } from '../../core/enums';
 import { ErrorCodes } from '../../core/errors';
 import type { OrderRecord, TradeRecord } from '../../protocol/records';
 import type { BatchResult } from '../../protocol/rest/common';
-import type { PlaceOrderParams, StrategySubOrderParams } from '../../protocol/rest/orders';
+import type { PlaceOrderParams } from '../../protocol/rest/orders';
 import type { EventBus } from '../bus/event-bus';
 import type { StateCache } from '../state/cache';
-import type { Intent, PlaceIntent } from '../strategy/intents';
+import type { Intent } from '../strategy/intents';
 import type { Venue } from '../venue/venue';
 import { ClientIdAllocator } from './client-ids';
 import { OrderTracker, type LocalState, type TrackerInput } from './order-tracker';
 import { venueCodeOf } from './refusals';
+import { BATCH_LIMIT, bracketSubOrders, chunks, placeParams, planTick, type AmendItem, type PlannedCancel, type PlannedPlace, type Queued } from './tick-plan';
 
-/** Most orders in one batch call (PROTOCOL.md section 3). */
-export const BATCH_LIMIT = 20;
 /** Orders made final by a REST answer kept for reconciliation until the stream confirms them. */
 const MAX_UNCONFIRMED = 1000;
 /**
@@ -56,29 +55,6 @@ export interface ExecutorOptions {
    */
   onStaleView?: (reason: string) => void;
 }
-
-/** One amend on its way to a batch-move. */
-interface AmendItem {
-  cid: string;
-  price: string;
-  quantity: string;
-  orderId: string;
-  strategyId: string;
-  intent: Intent;
-}
-
-interface Queued {
-  strategyId: string;
-  intent: Intent;
-  /** A placement's clientOrderId, given (and tracked) when it was queued. */
-  cid?: string;
-}
-
-const chunks = <T>(xs: T[], n: number): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
-  return out;
-};
 
 export class OrderExecutor {
   private readonly queue: Queued[] = [];
@@ -196,56 +172,19 @@ export class OrderExecutor {
   }
 
   private async send(items: Queued[]): Promise<void> {
-    const cancels: Array<{ strategyId: string; cid: string }> = [];
-    let places: Array<{ strategyId: string; intent: PlaceIntent; cid: string }> = [];
-    const amends = new Map<string, Map<string, AmendItem>>();
-    const others: Queued[] = [];
-    for (const q of items) {
-      const i = q.intent;
-      if (i.kind === 'cancel') cancels.push({ strategyId: q.strategyId, cid: i.clientOrderId });
-      else if (i.kind === 'cancelAll') {
-        for (const o of this.o.tracker.live(q.strategyId, i.symbol)) cancels.push({ strategyId: q.strategyId, cid: o.clientOrderId });
-      } else if (i.kind === 'place') places.push({ strategyId: q.strategyId, intent: i, cid: q.cid as string });
-      else if (i.kind === 'amend') {
-        const t = this.o.tracker.get(i.clientOrderId);
-        if (!t || t.orderId === '') {
-          this.publishRejection(q.strategyId, i, 30001, `cannot amend ${i.clientOrderId}: the venue has not acknowledged it yet`);
-          continue;
-        }
-        if (OrderTracker.isFinal(t.state)) {
-          // Its end reached the bot while the amend waited (behind a 429 or a reconciliation):
-          // what the venue would answer, said without asking it.
-          this.publishRejection(q.strategyId, i, ErrorCodes.ORDER_FINAL, `order ${t.orderId} is ${t.state} and cannot be amended (it ended before the amend was sent)`);
-          continue;
-        }
-        // Several amends of one order in a tick (a strategy that requoted while an earlier one
-        // waited): only the last goes out, in the first one's place.
-        const bySymbol = amends.get(t.symbol) ?? new Map<string, AmendItem>();
-        bySymbol.set(i.clientOrderId, { cid: i.clientOrderId, price: i.price, quantity: i.quantity, orderId: t.orderId, strategyId: q.strategyId, intent: i });
-        amends.set(t.symbol, bySymbol);
-      } else others.push(q);
+    const plan = planTick(items, this.o.tracker, this.unsent);
+    for (const r of plan.refusals) this.publishRejection(r.strategyId, r.intent, r.code, r.message);
+    for (const cid of plan.withdrawn) {
+      this.unsent.delete(cid);
+      this.apply(cid, 'CANCELED');
     }
-    // A cancel of a placement not sent yet: neither goes to the venue.
-    const withdrawn = new Set(cancels.filter((c) => this.unsent.has(c.cid)).map((c) => c.cid));
-    if (withdrawn.size > 0) {
-      places = places.filter((p) => !withdrawn.has(p.cid));
-      for (const cid of withdrawn) {
-        this.unsent.delete(cid);
-        this.apply(cid, 'CANCELED');
-      }
-    }
-    // Cancels go first: when throttled or in trouble, taking risk off matters most.
-    const uniqueCancels = [...new Map(cancels.filter((c) => !withdrawn.has(c.cid)).map((c) => [c.cid, c])).values()];
-    await Promise.all(chunks(uniqueCancels, BATCH_LIMIT).map((chunk) => this.sendCancels(chunk)));
+    await Promise.all(chunks(plan.cancels, BATCH_LIMIT).map((chunk) => this.sendCancels(chunk)));
     const calls: Array<Promise<void>> = [];
-    for (const chunk of chunks(places, BATCH_LIMIT)) calls.push(this.sendPlaces(chunk));
-    // An order cancelled in this tick is not amended as well.
-    const cancelled = new Set(cancels.map((c) => c.cid));
-    for (const [symbol, byCid] of amends) {
-      const list = [...byCid.values()].filter((a) => !cancelled.has(a.cid));
+    for (const chunk of chunks(plan.places, BATCH_LIMIT)) calls.push(this.sendPlaces(chunk));
+    for (const [symbol, list] of plan.amends) {
       for (const chunk of chunks(list, BATCH_LIMIT)) calls.push(this.sendAmends(symbol, chunk));
     }
-    for (const q of others) calls.push(this.sendOther(q));
+    for (const q of plan.others) calls.push(this.sendOther(q));
     await Promise.all(calls);
   }
 
@@ -292,18 +231,12 @@ export class OrderExecutor {
     this.o.bus.publish({ type: 'rejection', time: this.now(), strategyId, intent, code, message });
   }
 
-  private async sendPlaces(chunk: Array<{ strategyId: string; intent: PlaceIntent; cid: string }>): Promise<void> {
+  private async sendPlaces(chunk: PlannedPlace[]): Promise<void> {
     const orders: PlaceOrderParams[] = chunk.map(({ intent: i, cid }) => {
       this.unsent.delete(cid);
       const t = this.o.tracker.get(cid);
       if (t) t.sentAt = this.now();
-      const p: PlaceOrderParams = { symbol: i.symbol, side: i.side, type: i.type, quantity: i.quantity, clientOrderId: cid };
-      if (i.price !== undefined && i.type === 'LIMIT') p.price = i.price;
-      if (i.timeInForce !== undefined) p.timeInForce = i.timeInForce;
-      if (i.reduceOnly) p.reduceOnly = true;
-      if (i.makerOnly) p.makerOnly = true;
-      if (i.positionSide !== undefined) p.positionSide = i.positionSide;
-      return p;
+      return placeParams(i, cid);
     });
     let result: BatchResult;
     try {
@@ -328,7 +261,7 @@ export class OrderExecutor {
     });
   }
 
-  private async sendCancels(chunk: Array<{ strategyId: string; cid: string }>): Promise<void> {
+  private async sendCancels(chunk: PlannedCancel[]): Promise<void> {
     const refs = chunk.flatMap(({ cid }) => {
       const t = this.o.tracker.get(cid);
       if (!t || OrderTracker.isFinal(t.state)) return [];
@@ -425,14 +358,7 @@ export class OrderExecutor {
 
   private async sendBracket(strategyId: string, i: Extract<Intent, { kind: 'bracket' }>): Promise<void> {
     const base = this.o.clientIds.next(strategyId);
-    const exit = i.side === 'BUY' ? 'SELL' : 'BUY';
-    const entry: StrategySubOrderParams = { strategySubId: 1, symbol: i.symbol, side: i.side, type: i.entryPrice === undefined ? 'MARKET' : 'LIMIT', quantity: i.quantity, clientOrderId: `${base}e` };
-    if (i.entryPrice !== undefined) entry.price = i.entryPrice;
-    const subs: StrategySubOrderParams[] = [
-      entry,
-      { strategySubId: 2, symbol: i.symbol, side: exit, type: 'LIMIT', price: i.takeProfitPrice, quantity: i.quantity, reduceOnly: true, clientOrderId: `${base}t` },
-      { strategySubId: 3, symbol: i.symbol, side: exit, type: 'STOP_MARKET', stopPrice: i.stopLossPrice, quantity: i.quantity, reduceOnly: true, workingType: i.workingType ?? 'MARK_PRICE', clientOrderId: `${base}s` },
-    ];
+    const subs = bracketSubOrders(base, i);
     this.tracked(i);
     // Only the entry is tracked now: the take-profit and stop-loss exist only once the venue
     // places them (after the entry fills) and are adopted from the stream by their prefix. A
