@@ -128,7 +128,11 @@ export class Liquidation {
     for (const o of [...acct.openOrders.values()]) {
       if (symbols.has(o.symbol)) this.matching.finish(o, 'CANCELED', 'CANCELED');
     }
+    // The closed-position records this liquidation makes, each with the loss it realized here.
+    const closed: Array<{ index: number; loss: bigint }> = [];
     for (const p of positions) {
+      const pnlBefore = p.realizedAccum + p.fundingAccum;
+      const records = acct.positionHistory.length;
       const st = s.stateOf(p.symbol);
       const side: Side = p.qty > 0 ? 'SELL' : 'BUY';
       const qtyBefore = Math.abs(p.qty);
@@ -137,6 +141,11 @@ export class Liquidation {
       this.matching.commit(prepared, { placeType: 'LIQUIDATION' });
       const left = Math.abs(this.positions.positionQty(acct, st.spec.name, p.positionSide));
       if (left > 0) this.insuranceTakeover(acct, st, p.positionSide, side, left);
+      if (acct.positionHistory.length > records) {
+        const index = acct.positionHistory.length - 1;
+        const loss = pnlBefore - acct.positionHistory.pnlUnits(index);
+        closed.push({ index, loss: loss > 0n ? loss : 0n });
+      }
     }
     const walletAfter = decOfUnits(acct.wallet);
     const loss = walletBefore.minus(walletAfter);
@@ -145,7 +154,33 @@ export class Liquidation {
       const insurance = s.owner(INSURANCE_ACCOUNT);
       insurance.wallet -= unitsOfDec(cover);
       this.ledger.changeWallet(acct, unitsOfDec(cover), 'LIQUIDATION', 'insurance-cover', [...symbols][0].name);
+      this.shareCover(acct, closed, unitsOfDec(cover));
     }
+  }
+
+  /**
+   * The cover is part of the closed positions' realized PnL: the account never paid it, so each
+   * record made by the liquidation shows what the wallet lost on it. Shared in proportion to the
+   * loss each realized in the liquidation (rounded down, the rest to the last record with a loss),
+   * so the records add up to the wallet's change, as the account change log and overviews do.
+   */
+  private shareCover(acct: EngineAccount, closed: ReadonlyArray<{ index: number; loss: bigint }>, cover: bigint): void {
+    if (closed.length === 0) return;
+    let total = 0n;
+    for (const c of closed) total += c.loss;
+    if (total === 0n) {
+      acct.positionHistory.addPnl(closed[closed.length - 1].index, cover);
+      return;
+    }
+    let last = 0;
+    for (let i = 0; i < closed.length; i++) if (closed[i].loss > 0n) last = i;
+    let given = 0n;
+    for (let i = 0; i < last; i++) {
+      const share = (cover * closed[i].loss) / total;
+      given += share;
+      if (share !== 0n) acct.positionHistory.addPnl(closed[i].index, share);
+    }
+    acct.positionHistory.addPnl(closed[last].index, cover - given);
   }
 
   /** The insurance fund takes the other side of what the book could not absorb, at mark price. */

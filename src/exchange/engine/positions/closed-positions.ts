@@ -95,6 +95,26 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
     return i < r ? this.restoredLong[i] : (this.nums.get(i - r, P_FLAGS) & 8) !== 0;
   }
 
+  /** PnL of entry `i`, money units (an entry appended since the restore). */
+  pnlUnits(i: number): bigint {
+    return this.money.get(this.appended(i), P_PNL);
+  }
+
+  /**
+   * Moves the PnL of entry `i` (appended since the restore) by `units`: the insurance fund's cover
+   * of a liquidation's loss beyond the margin, which the account's wallet did not pay.
+   */
+  addPnl(i: number, units: bigint): void {
+    const k = this.appended(i);
+    this.money.set(k, P_PNL, this.money.get(k, P_PNL) + units);
+  }
+
+  private appended(i: number): number {
+    const k = i - this.restored.length;
+    if (k < 0 || k >= this.n) throw new RangeError(`closed position ${i} is not one appended since the restore`);
+    return k;
+  }
+
   closedAtOf(i: number): number {
     const r = this.restored.length;
     return i < r ? this.restored[i].closedAt : this.nums.get(i - r, P_CLOSED);

@@ -1,6 +1,12 @@
 /** Liquidation (src/exchange/engine/liquidation): isolated and cross accounts, the insurance fund's takeover. */
 import { Dec } from '../../../../src/core/decimal';
-import { limit, world } from '../helpers';
+import { overviewSummary } from '../../../../src/exchange/service/stats';
+import { limit, world, type World } from '../helpers';
+
+/** Net PnL by the account change log (every change but deposits), as the overviews count it. */
+function changeLogPnl(w: World, user: string): Dec {
+  return w.engine.accountChanges(user, { pageSize: 100 }).list.filter((c) => c.changeType !== 'DEPOSIT').reduce((sum, c) => sum.plus(c.amount), new Dec(0));
+}
 
 describe('liquidation', () => {
   it('an isolated long is liquidated when mark reaches its liquidation price; the log and history show it', () => {
@@ -37,6 +43,53 @@ describe('liquidation', () => {
     const audit = w.engine.audit();
     expect(audit.netQtyBySymbol.BTCUSDT).toBe(0);
     expect(new Dec(audit.walletsMinusCost).plus(audit.fees).eq(audit.deposits)).toBe(true);
+  });
+
+  /**
+   * The insurance fund's cover is part of the closed position's PnL: the position history, the
+   * account change log and the overviews all show what the wallet lost. (The record showed the
+   * loss before the cover: -5047.5 where the wallet lost 3000, -3048.5 where it lost 2525.)
+   */
+  it.each([
+    // Cross, wallet 3000: fee 25, then the fund takes the long over at 45000 (loss 5000, fee 22.5);
+    // the wallet stops at 0, the fund covering 2047.5.
+    { name: 'cross long on 3,000 USDT', balance: '3000', mode: 1, mark: '45000', pnl: '-3000' },
+    // Isolated, margin 2500: fee 25, then taken over at 47000 (loss 3000, fee 23.5); the wallet
+    // loses the margin, the fund covering 523.5.
+    { name: 'isolated long, margin 2,500', balance: '100000', mode: 2, mark: '47000', pnl: '-2525' },
+  ])('the position history pnl of a liquidation covered by the insurance fund is what the wallet lost: $name', ({ balance, mode, mark, pnl }) => {
+    const w = world({ balance });
+    w.engine.setMarginMode('b', { symbol: 'BTCUSDT', marginMode: mode as 1 | 2 });
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '1'));
+    w.engine.setMarkPrice('BTCUSDT', mark);
+    expect(w.engine.positions('b')).toEqual([]);
+    expect(w.engine.accountChanges('b', { changeType: 'LIQUIDATION' }).list.some((c) => c.referenceId === 'insurance-cover')).toBe(true);
+    const [h] = w.engine.positionHistory('b', {}).list;
+    expect(h).toMatchObject({ triggerMode: 2, pnl, roe: new Dec(pnl).div(2500).toString() });
+    const walletChange = new Dec(w.engine.asset('b').walletBalance).minus(balance);
+    expect(walletChange.toString()).toBe(pnl);
+    expect(changeLogPnl(w, 'b').toString()).toBe(pnl);
+    expect(overviewSummary(w.engine.accountData('b'), w.clock.now()).totalPnl).toBe(pnl);
+  });
+
+  it('a cross liquidation of two positions shares the cover between their records: together they show what the wallet lost', () => {
+    const w = world({ balance: '3000' });
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '1'));
+    w.engine.placeOrder('a', { symbol: 'ETHUSDT', type: 'LIMIT', side: 'SELL', price: '3000', quantity: '1' });
+    w.engine.placeOrder('b', { symbol: 'ETHUSDT', type: 'LIMIT', side: 'BUY', price: '3000', quantity: '1' });
+    w.engine.setMarkPrice('BTCUSDT', '45000');
+    expect(w.engine.positions('b')).toEqual([]);
+    const list = w.engine.positionHistory('b', {}).list;
+    expect(list.map((h) => [h.symbol, h.triggerMode])).toEqual(expect.arrayContaining([['BTCUSDT', 2], ['ETHUSDT', 2]]));
+    const total = list.reduce((sum, h) => sum.plus(h.pnl), new Dec(0));
+    // The wallet went from 3000 to 0.
+    expect(w.engine.asset('b').walletBalance).toBe('0');
+    expect(total.toString()).toBe('-3000');
+    expect(changeLogPnl(w, 'b').toString()).toBe('-3000');
+    // Each record shows a loss no larger than its loss before the cover.
+    for (const h of list) expect(new Dec(h.pnl).lte(0)).toBe(true);
   });
 
   it('a cross account is liquidated on its total margin; its open orders are cancelled first', () => {
