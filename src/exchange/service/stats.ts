@@ -198,13 +198,23 @@ export function assetTrend(h: AccountHistory, type: OverviewType, now: number): 
 
 /**
  * Largest peak-to-trough fall of the daily closing balance over the last 30 UTC days (the balance
- * before the first day included as the opening peak). Amount and rate are each the largest seen;
- * the rate is the fall over its peak.
+ * before the first day included as the opening peak). For an account that began inside them, the
+ * opening peak is its first balance (not the 0 before it, which would hide a loss of its first
+ * day) and the days before it are not counted. Amount and rate are each the largest seen; the rate
+ * is the fall over its peak.
  */
 export function maxDrawdown30d(h: AccountHistory, now: number): { amount: Dec; rate: Dec } {
   const today = utcDay(now);
-  const first = today - 29 * DAY;
-  let peak = balanceBefore(h.changes, first);
+  let first = today - 29 * DAY;
+  const changes = h.changes;
+  if (changes.length === 0) return { amount: ZERO, rate: ZERO };
+  let peak: Dec;
+  if (changes.createdAt(0) >= first) {
+    first = utcDay(changes.createdAt(0));
+    peak = decOfUnits(changes.walletAfterUnits(0));
+  } else {
+    peak = balanceBefore(changes, first);
+  }
   let amount = ZERO;
   let rate = ZERO;
   for (let d = first; d <= today; d += DAY) {

@@ -114,9 +114,9 @@ describe('user and account', () => {
     const t = await A('GET', '/v1/private/user/asset/overview/trend', { query: { type: '1D' } });
     expect((t.body.data.items as Rec[])).toHaveLength(24);
     const bobSummary = await B('GET', '/v1/private/user/asset/overview/summary');
-    // Drawdown is measured on daily closing balances: a loss on the day of the first deposit is
-    // not a fall from an earlier close (stats.test.ts covers falls across days).
-    expect(bobSummary.body.data).toMatchObject({ totalPnl: '-102.02', maxDrawdown30d: '0', transferIn: '20000' });
+    // Drawdown is measured on daily closing balances, from the account's first balance: a loss on
+    // the day of the first deposit is a fall from it (stats.test.ts covers falls across days).
+    expect(bobSummary.body.data).toMatchObject({ totalPnl: '-102.02', maxDrawdown30d: '102.02', maxDrawdown30dRate: '0.005101', transferIn: '20000' });
     expect((await A('GET', '/v1/private/user/trade-overview', { query: { type: '2Y' } })).body.code).toBe(10004);
   });
 
