@@ -327,7 +327,16 @@ export class ExchangeServer {
       case 'private':
         break;
     }
-    const p = this.auth.authenticate({ method, path, rawQuery, rawBody, headers: req.headers }, req.socket);
+    let p: Principal;
+    try {
+      p = this.auth.authenticate({ method, path, rawQuery, rawBody, headers: req.headers }, req.socket);
+    } catch (err) {
+      // A public endpoint answers a caller its credentials do not authenticate (an expired token
+      // above all, which a page signed in long ago keeps sending) as it answers one without any:
+      // anonymously (SERVICE_SPEC: the leaderboard's myRank is 0 for an unauthenticated caller).
+      if (ep.auth === 'optional' && err instanceof VenueError) return undefined;
+      throw err;
+    }
     if (ep.permission !== undefined && !p.permissions.has(ep.permission)) {
       throw new VenueError(ErrorCodes.PERMISSION_DENIED, `this API key lacks the ${ep.permission} permission that ${ep.method} ${ep.path} needs`);
     }

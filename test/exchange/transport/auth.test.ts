@@ -107,6 +107,43 @@ describe('login, tokens and refresh', () => {
   });
 });
 
+describe('the leaderboard is public: credentials that do not authenticate are answered anonymously', () => {
+  let ex: TestExchange;
+  const clock = new TestClock();
+  beforeAll(async () => {
+    ex = await startTestExchange({ auth: { accessTokenTtlMs: 60_000 } }, { clock });
+  });
+  afterAll(() => ex.stop());
+
+  it('an expired, forged or malformed token, or a bad API-key signature: 200 with myRank 0, as without any; a valid token gets its rank', async () => {
+    const dan = await ex.createUser({ username: 'dan', balance: '10000' });
+    const erin = await ex.createUser({ username: 'erin', balance: '10000' });
+    const td = (await ex.login(dan.username, dan.password)).accessToken;
+    const te = (await ex.login(erin.username, erin.password)).accessToken;
+    await ex.call('POST', '/v1/private/order/place', { token: te, body: { ...ORDER, side: 'SELL', price: '50000' } });
+    expect((await ex.call('POST', '/v1/private/order/place', { token: td, body: { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '0.01' } })).body.code).toBe(0);
+    const board = (opts: Parameters<TestExchange['call']>[2] = {}) => ex.call<{ list: unknown[]; myRank: number }>('GET', '/v1/public/leaderboard/pnl', { ...opts, query: { period: '7d' } });
+    const anon = await board();
+    expect([anon.status, anon.body.code, anon.body.data.myRank, anon.body.data.list]).toEqual([200, 0, 0, expect.any(Array)]);
+    expect(anon.body.data.list).toHaveLength(2);
+    const signedIn = await board({ token: td });
+    expect([signedIn.body.code, signedIn.body.data.myRank > 0]).toEqual([0, true]);
+    const key = await ex.createApiKey(dan.userId, ['READ']);
+    expect((await board({ apiKey: key.apiKey, secret: key.secret })).body.data.myRank).toBe(signedIn.body.data.myRank);
+
+    clock.advance(61_000);
+    // The same token, expired: refused where it is needed, answered anonymously here.
+    expect((await ex.call('GET', '/v1/private/user/info', { token: td })).body.code).toBe(20001);
+    const expired = await board({ token: td });
+    expect([expired.status, expired.body.code, expired.body.data]).toEqual([200, 0, anon.body.data]);
+    const [h, p] = td.split('.');
+    for (const opts of [{ token: `${h}.${p}.AAAA` }, { token: 'bad' }, { headers: { authorization: 'Basic abc' } }, { apiKey: key.apiKey, secret: 'not-the-secret' }]) {
+      const r = await board(opts);
+      expect([r.status, r.body.code, r.body.data.myRank]).toEqual([200, 0, 0]);
+    }
+  });
+});
+
 describe('agent SSO', () => {
   let ex: TestExchange;
   const clock = new TestClock();
