@@ -436,9 +436,10 @@ export class Engine {
   /**
    * Settles one funding round at mark price: each position pays Q * mark * rate (longs pay when
    * the rate is positive). Payments pass through the insurance fund, which also keeps the rounding.
+   * Answers the rate settled at and the round's funding time (funding/funding.ts).
    */
-  settleFunding(symbol: string, rate?: string): void {
-    this.run(() => this.funding.settle(symbol, rate));
+  settleFunding(symbol: string, rate?: string): { fundingRate: string; fundingTime: number } {
+    return this.run(() => this.funding.settle(symbol, rate));
   }
 
   depth(symbol: string, limit: number): { bids: Array<[string, string]>; asks: Array<[string, string]>; lastUpdateTime: number } {

@@ -101,7 +101,6 @@ export function applyCommand(engine: Engine, accounts: AccountsState, cmd: Comma
       engine.setFundingRate(cmd.symbol, cmd.rate);
       return {};
     case 'settleFunding':
-      engine.settleFunding(cmd.symbol, cmd.rate);
-      return {};
+      return engine.settleFunding(cmd.symbol, cmd.rate);
   }
 }

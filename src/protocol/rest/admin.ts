@@ -69,7 +69,10 @@ export type SettleFundingRequest = SettleFundingParams;
 export interface SettleFundingResult {
   symbol: string;
   fundingRate: string;
-  /** Epoch ms of the settlement. */
+  /**
+   * Epoch ms of the round: the time it was settled (now; a round that was overdue, its scheduled
+   * time), as the payments' account-change records name it (`referenceId` `funding-<fundingTime>`).
+   */
   fundingTime: number;
 }
 

@@ -114,6 +114,22 @@ describe('journal compatibility', () => {
       old.updateTime = st.updateTime;
     });
     expect(amendedStrategies).toBe(1);
+    // A seventh: a funding round settled before its scheduled time (every round of the fixture, as
+    // the admin API settles one "now") names the time it was settled in its payments' referenceId,
+    // the time the admin API answers too (funding/funding.ts); 28040c9 named the scheduled time
+    // still ahead, 8 h on for each round. Where it differs, it is `funding-<createdAt>` now and was
+    // a later time.
+    type Changes = { accounts: Array<{ changes: Array<{ changeType: string; referenceId: string; createdAt: number }> }> };
+    let renamedFunding = 0;
+    (state as unknown as Changes).accounts.forEach((a, i) => a.changes.forEach((c, j) => {
+      const old = (was as unknown as Changes).accounts[i].changes[j];
+      if (c.referenceId === old.referenceId) return;
+      renamedFunding++;
+      expect([c.changeType, old.changeType, c.referenceId]).toEqual(['FUNDING_FEE', 'FUNDING_FEE', `funding-${c.createdAt}`]);
+      expect(Number(old.referenceId.slice('funding-'.length))).toBeGreaterThan(c.createdAt);
+      old.referenceId = c.referenceId;
+    }));
+    expect(renamedFunding).toBe(234);
     expect(state).toEqual(was);
     const accountsOf = (v: unknown): AccountState[] => (v as { accounts: AccountState[] }).accounts;
     const rebased = new Map<string, { symbol: string; margin: string; change: Dec }>();

@@ -23,14 +23,19 @@ export class Funding {
   /**
    * Settles one funding round at mark price: each position pays Q * mark * rate (longs pay when
    * the rate is positive). Payments pass through the insurance fund, which also keeps the rounding.
+   * The round's funding time (its payments' referenceId `funding-<time>`, and what this answers) is
+   * its scheduled time once that has come, else now: a round settled before its time (the admin
+   * API's "now") is a round of now, not of the time still ahead.
    */
-  settle(symbol: string, rate?: string): void {
+  settle(symbol: string, rate?: string): { fundingRate: string; fundingTime: number } {
     const s = this.s;
     const st = s.sym(symbol);
     const r = rate === undefined ? st.market.fundingRate : parseRate(rate);
     if (rate !== undefined) st.market.fundingRate = r;
     const scaled = scaledRateOf(r);
     const insurance = s.owner(INSURANCE_ACCOUNT);
+    const now = s.clock.now();
+    const fundingTime = Math.min(st.market.nextFundingTime, now);
     for (const acct of s.holdersInOrder(st)) {
       for (const p of acct.positions.values()) {
         if (p.symbol !== st.spec) continue;
@@ -39,15 +44,16 @@ export class Funding {
         const pay = unitsTimesRate(p.qty < 0 ? -notional : notional, scaled);
         if (pay === 0n) continue;
         p.fundingAccum -= pay;
-        this.ledger.changeWallet(acct, -pay, 'FUNDING_FEE', `funding-${st.market.nextFundingTime}`, st.spec.name);
+        this.ledger.changeWallet(acct, -pay, 'FUNDING_FEE', `funding-${fundingTime}`, st.spec.name);
         insurance.wallet += pay;
       }
     }
     const interval = st.spec.config.fundingIntervalMs;
-    const now = s.clock.now();
     st.market.nextFundingTime = Math.max(st.market.nextFundingTime + interval, (Math.floor(now / interval) + 1) * interval);
-    s.out.push({ kind: 'funding', symbol: st.spec.name, time: now, fundingRate: formatDec(r), markPrice: st.spec.tick.fromUnits(st.market.mark) });
+    const fundingRate = formatDec(r);
+    s.out.push({ kind: 'funding', symbol: st.spec.name, time: now, fundingRate, markPrice: st.spec.tick.fromUnits(st.market.mark) });
     s.follow.marginMoved(st);
+    return { fundingRate, fundingTime };
   }
 }
 

@@ -39,8 +39,9 @@ export const adminHandlers = {
     return { symbol: req.symbol, markPrice: ctx.deps.core.engine.marketState(req.symbol).markPrice };
   },
   adminSettleFunding: async (ctx, req) => {
-    await ctx.deps.core.execute({ k: 'settleFunding', symbol: req.symbol, rate: req.fundingRate });
-    return { symbol: req.symbol, fundingRate: ctx.deps.core.engine.marketState(req.symbol).fundingRate, fundingTime: ctx.deps.core.wallClock.now() };
+    // The round as the engine settled it: its time is the one its payments' referenceId names.
+    const round = await ctx.deps.core.execute<{ fundingRate: string; fundingTime: number }>({ k: 'settleFunding', symbol: req.symbol, rate: req.fundingRate });
+    return { symbol: req.symbol, fundingRate: round.fundingRate, fundingTime: round.fundingTime };
   },
   // Fault injection (faults.ts, docs/reliability.md "Fault injection").
   adminSetFault: (ctx, req) => {

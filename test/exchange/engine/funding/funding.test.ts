@@ -27,4 +27,23 @@ describe('funding', () => {
     w.engine.settleFunding('BTCUSDT');
     expect(w.engine.marketState('BTCUSDT').nextFundingTime).toBe(next + 8 * 3600 * 1000);
   });
+
+  it("a round's funding time, in its payments' referenceId and in what settleFunding answers: its scheduled time once come, else now", () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '1'));
+    const slot = w.engine.marketState('BTCUSDT').nextFundingTime;
+    const refs = (): string[] => w.engine.accountChanges('b', { changeType: 'FUNDING_FEE' }).list.map((c) => c.referenceId);
+    // Before its slot (the admin API's "now"): the round of now, not of the slot still ahead.
+    const now = w.clock.now();
+    expect(now).toBeLessThan(slot);
+    expect(w.engine.settleFunding('BTCUSDT', '0.0001')).toEqual({ fundingRate: '0.0001', fundingTime: now });
+    expect(refs()).toEqual([`funding-${now}`]);
+    // The schedule moved on; settled a little after that slot came: the round of the slot.
+    const next = w.engine.marketState('BTCUSDT').nextFundingTime;
+    expect(next).toBe(slot + 8 * 3600 * 1000);
+    w.clock.set(next + 1500);
+    expect(w.engine.settleFunding('BTCUSDT')).toEqual({ fundingRate: '0.0001', fundingTime: next });
+    expect(refs()).toEqual([`funding-${next}`, `funding-${now}`]);
+  });
 });
