@@ -52,3 +52,15 @@ export interface BotErrorRow {
 
 export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
 
+
+/**
+ * Times the account was liquidated, from its balance changes: each liquidation is one engine
+ * command at one time, which makes LIQUIDATION changes for the book's fills, for the insurance
+ * fund's takeover of what the book could not take, and for the fund's cover of a loss beyond the
+ * margin, under as many references. Counted by those references, one liquidation was up to three.
+ */
+export function liquidationCount(changes: Iterable<{ changeType: string; createdAt: number }>): number {
+  const times = new Set<number>();
+  for (const c of changes) if (c.changeType === 'LIQUIDATION') times.add(c.createdAt);
+  return times.size;
+}

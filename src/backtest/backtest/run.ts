@@ -26,7 +26,7 @@ import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER } from '../../exchange/engine/mark
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
-import { newCounters, type StrategyCounters } from './counters';
+import { liquidationCount, newCounters, type StrategyCounters } from './counters';
 import { stackTop } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
 import { isExpiredUnfilled } from '../../bot/execution/refusals';
@@ -583,12 +583,10 @@ export class BacktestRun {
     r.finalAsset = { walletBalance: asset.walletBalance, unrealizedPnl: asset.unrealizedPnl };
     r.finalPositions = this.engine.positions(PARTICIPANT).map((p) => ({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, unrealizedPnl: p.unrealizedPnl }));
     const changes = this.engine.accountData(PARTICIPANT).changes.toArray();
-    const liquidations = new Set<string>();
     for (const c of changes) {
       if (c.changeType === 'FUNDING_FEE') r.funding.push({ time: c.createdAt, symbol: c.symbol, amount: c.amount });
-      if (c.changeType === 'LIQUIDATION') liquidations.add(c.referenceId);
     }
-    r.liquidations = liquidations.size;
+    r.liquidations = liquidationCount(changes);
     r.tape = { ...this.replayer.stats, quotes: { ...this.replayer.stats.quotes }, skipped: { ...this.replayer.stats.skipped } };
     r.audit = this.engine.audit();
     r.botStats = { ...this.bot.stats };
