@@ -7,7 +7,7 @@
 import type { Scheduler } from '../core/clock';
 import type { EventBus } from './bus/event-bus';
 import type { BotEventOf } from './bus/events';
-import { EXPIRED_UNFILLED, isExpiredUnfilled, isLateAmend } from './execution/refusals';
+import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, isExpiredUnfilled, isLateAmend, isTriggeredExpiredUnfilled } from './execution/refusals';
 import type { StrategyLogger } from './strategy/api';
 
 type Write = (fields: Record<string, unknown>, msg: string) => void;
@@ -89,6 +89,10 @@ export class RefusalLog {
     if (e.executionType === 'REJECTED') {
       this.codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
       return 'rejected';
+    }
+    if (isTriggeredExpiredUnfilled(e)) {
+      this.codeLog.note(`triggered-expired-unfilled:${e.strategyId}`, (f, m) => this.log.warn(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, type: o.type, quantity: o.quantity, conditionId: o.conditionId }, `an order ${TRIGGERED_EXPIRED_UNFILLED}`);
+      return 'expiredUnfilled';
     }
     if (isExpiredUnfilled(e)) {
       this.codeLog.note(`expired-unfilled:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, type: o.type, timeInForce: o.timeInForce, quantity: o.quantity, reduceOnly: o.reduceOnly }, `an order ${EXPIRED_UNFILLED}`);

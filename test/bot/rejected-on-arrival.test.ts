@@ -78,3 +78,30 @@ test('an order that ends EXPIRED with nothing filled is counted and logged at in
   expect(refusals.order(expired)).toBe('expiredUnfilled');
   expect(lines).toEqual([{ level: 'info', msg: 'an order expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce)', fields: { strategy: 's', symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', timeInForce: 'GTC', quantity: '0.02', reduceOnly: false } }]);
 });
+
+// A stop-loss whose triggered MARKET order found no bid: the position it was to close stays open.
+// It was one more info line among MARKET orders that found no liquidity.
+test('an order a triggered stop placed that expires with nothing filled is logged at warn, saying the position stayed open', async () => {
+  const w = await botWorld([{ id: 's', definition: scripted(['BTCUSDT'], {}), params: {} }]);
+  // The bot's account buys 0.01 from someone, then a stop-loss sells it at a mark of 49,000.
+  w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000', quantity: '0.01' });
+  w.engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '0.01' });
+  w.engine.placeCondition('bot', { symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '49000', workingType: 'MARK_PRICE', quantity: '0.01', reduceOnly: true });
+  w.engine.drain();
+  w.engine.setMarkPrice('BTCUSDT', '48900');
+  const expired = w.engine.drain().find((e) => e.kind === 'order' && e.userId === 'bot' && e.executionType === 'EXPIRED');
+  if (expired?.kind !== 'order') throw new Error('the stop placed no order that expired');
+  expect(expired.order.conditionId).toMatch(/^\d+$/);
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (fields: object, msg?: string) => void lines.push({ level, msg: msg ?? '', fields: fields as Record<string, unknown> });
+  const refusals = new RefusalLog(new CodeLog(new ManualScheduler(new ManualClock(0)), 10_000), { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, new EventBus());
+  expect(refusals.order({ type: 'order', time: 0, order: expired.order, executionType: 'EXPIRED', strategyId: 's' })).toBe('expiredUnfilled');
+  expect(lines).toEqual([
+    {
+      level: 'warn',
+      msg: 'an order placed by a triggered stop or take-profit order and expired with nothing filled: the position it was to close stayed open',
+      fields: { strategy: 's', symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.01', conditionId: expired.order.conditionId },
+    },
+  ]);
+  expect(w.engine.positions('bot').map((p) => p.quantity)).toEqual(['0.01']);
+});

@@ -9,6 +9,8 @@ export interface StrategyCounters {
   ordersRejected: number;
   /** Orders that ended EXPIRED with nothing filled: a MARKET, IOC or FOK order that found no liquidity, a reduce-only order with nothing to reduce. */
   ordersExpiredUnfilled: number;
+  /** Of those, the orders a triggered stop or take-profit placed: the position it was to close stayed open. */
+  triggeredExpiredUnfilled: number;
   rejections: number;
   denials: number;
   cancels: number;
@@ -50,7 +52,7 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
 
 
 /**

@@ -29,7 +29,7 @@ import { BacktestConfigError, type BacktestConfig } from './config';
 import { liquidationCount, newCounters, type StrategyCounters } from './counters';
 import { stackTop } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
-import { isExpiredUnfilled } from '../../bot/execution/refusals';
+import { isExpiredUnfilled, isTriggeredExpiredUnfilled } from '../../bot/execution/refusals';
 import { GAPS_LISTED, type BacktestResult } from './result';
 import { BooksBeforeRange } from './books-before-range';
 import { RestingOrders } from './resting-orders';
@@ -210,6 +210,7 @@ export class BacktestRun {
         // Not a refused request (no error code): the venue took the order and ended it at once.
         if (c && e.executionType === 'REJECTED') c.ordersRejected++;
         if (c && isExpiredUnfilled(e)) c.ordersExpiredUnfilled++;
+        if (c && isTriggeredExpiredUnfilled(e)) c.triggeredExpiredUnfilled++;
         if (c && e.executionType === 'CANCELED') c.cancels++;
         return;
       }

@@ -13,7 +13,7 @@ import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, us
 import { durationText, ratioText } from './ratios';
 import type { BacktestReport } from './report';
 import { strategyErrorLine } from '../../bot/strategy/errors';
-import { EXPIRED_UNFILLED } from '../../bot/execution/refusals';
+import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED } from '../../bot/execution/refusals';
 
 /** Trades listed in the page (all of them are in report.json). */
 const MAX_TRADE_ROWS = 500;
@@ -125,6 +125,9 @@ export function reportNotices(r: BacktestReport): string[] {
     if (open.length > 0 && held.length > 0) {
       out.push(`${held.length === 1 ? 'A position was' : `${held.length} positions were`} still open at the end (${held.map((p) => `${p.symbol} ${side(p)} ${new Dec(p.quantity).abs().toFixed()}`).join(', ')}; unrealized ${usd(s.unrealizedPnl)}): the PnL counts it, the trade statistics only the ${s.trades} closed trade(s).`);
     }
+  }
+  if (s.triggeredExpiredUnfilled > 0) {
+    out.push(`${s.triggeredExpiredUnfilled} order(s) ${TRIGGERED_EXPIRED_UNFILLED}: the stop or take-profit triggered when the tape had no quote on the side it takes (a recorded trade had gone through the last one, and no depth or quote line had come since). The PnL holds the losses of staying in, not those of the exit the strategy asked for.`);
   }
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);

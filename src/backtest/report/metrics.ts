@@ -56,6 +56,8 @@ export interface Summary extends Ratios {
   ordersRejected: number;
   /** Orders ended EXPIRED with nothing filled (a MARKET, IOC or FOK order that found no liquidity): no error code either. */
   ordersExpiredUnfilled: number;
+  /** Of those, orders a triggered stop or take-profit placed: the position it was to close stayed open. */
+  triggeredExpiredUnfilled: number;
   cancels: number;
   rejections: number;
   denials: number;
@@ -210,7 +212,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
   const rt = ratios(initial.toNumber(), r.samples.map((s) => ({ time: s.time, equity: Number(s.equity) })), r.endTime - r.startTime, c.maxDrawdown);
   const ts = tradeStats(trades);
   const counters = Object.values(r.strategies);
-  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'ordersExpiredUnfilled' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
+  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'ordersExpiredUnfilled' | 'triggeredExpiredUnfilled' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
   const gross = t.realized.plus(r.finalAsset.unrealizedPnl);
   const bench = benchmarkCurve(r);
   return {
@@ -240,6 +242,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     ordersAccepted: sum('ordersAccepted'),
     ordersRejected: sum('ordersRejected'),
     ordersExpiredUnfilled: sum('ordersExpiredUnfilled'),
+    triggeredExpiredUnfilled: sum('triggeredExpiredUnfilled'),
     cancels: sum('cancels'),
     rejections: sum('rejections'),
     denials: sum('denials'),
@@ -363,6 +366,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       ordersAccepted: c.ordersAccepted,
       ordersRejected: c.ordersRejected,
       ordersExpiredUnfilled: c.ordersExpiredUnfilled,
+      triggeredExpiredUnfilled: c.triggeredExpiredUnfilled,
       cancels: c.cancels,
       rejections: c.rejections,
       denials: c.denials,

@@ -38,3 +38,15 @@ export const EXPIRED_UNFILLED = 'expired with nothing filled (a MARKET, IOC or F
 export function isExpiredUnfilled(e: { executionType: string; order: { executedQty: string } }): boolean {
   return e.executionType === 'EXPIRED' && /^0(?:\.0*)?$/.test(e.order.executedQty);
 }
+
+/** What the bot and the backtest's summary call a triggered order that came to nothing. */
+export const TRIGGERED_EXPIRED_UNFILLED = 'placed by a triggered stop or take-profit order and expired with nothing filled: the position it was to close stayed open';
+
+/**
+ * An order expired with nothing filled (`isExpiredUnfilled`) that a condition order placed when it
+ * triggered: a stop-loss (a bracket's too) or take-profit that closed nothing. The position it
+ * protected is as open as before; a backtest whose stops do this shows losses it never took.
+ */
+export function isTriggeredExpiredUnfilled(e: { executionType: string; order: { executedQty: string; conditionId?: string } }): boolean {
+  return isExpiredUnfilled(e) && e.order.conditionId !== undefined && e.order.conditionId !== '' && e.order.conditionId !== '0';
+}
