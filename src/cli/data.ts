@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError } from '../market-data/reader';
 import { repairRecording } from '../market-data/repair';
+import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
 import { DATA_USAGE } from './usage-texts';
 
@@ -69,9 +70,11 @@ export async function runData(argv: string[]): Promise<number> {
     if (sub === 'repair') {
       out = o.out;
       if (out === undefined || out === '') throw new Error('--out <file> is required: where to write the repaired recording');
-      if (!existsSync(dirname(resolve(out)))) throw new Error(`--out ${out}: the directory ${dirname(resolve(out))} does not exist`);
       if (existsSync(out) && statSync(out).isDirectory()) throw new Error(`--out ${out}: expected the path of the recording to write, got a folder`);
       if (resolve(out) === resolve(files[0])) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
+      // Made as import, synth and backtest make theirs.
+      const problem = outDirProblem(dirname(resolve(out)));
+      if (problem !== undefined) throw new Error(`--out ${out}: the folder ${dirname(resolve(out))} cannot be made: ${problem}`);
     }
   } catch (e) {
     return usageFailure('data', argsMessage(e));

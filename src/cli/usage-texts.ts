@@ -311,7 +311,7 @@ Replays the config's recording through its strategies, the risk engine and the e
 a virtual clock, and writes report.json, report.html and run.json (docs/backtesting.md).
 
 Options:
-  --out <dir>                output directory (default: report.out of the config, else ./backtest-out)
+  --out <dir>                output directory (default: report.out of the config, else backtest-out beside the config file)
   --no-cache                 read the JSON lines, do not build or use the binary replay cache
   --full-tape                re-enact every recorded trade through the engine (slower; same fills)
   --allow-strategy-errors    exit 0 even when a strategy threw (the report still says so)

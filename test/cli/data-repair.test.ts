@@ -55,7 +55,8 @@ describe('perpkit data repair', () => {
     expect(bt.code).toBe(2);
     expect(bt.stderr).toContain(hint);
 
-    const fixed = join(dir, 'fixed.jsonl.gz');
+    // Into a folder that is not there yet: made, as import, synth and backtest make theirs.
+    const fixed = join(dir, 'repaired', 'fixed.jsonl.gz');
     const r = runCli(['data', 'repair', torn, '--out', fixed]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -109,7 +110,7 @@ describe('perpkit data repair', () => {
     [['data', 'repair', 'package.json', 'README.md', '--out', 'y.jsonl.gz'], 'repair takes one file, got 2 (package.json README.md); repair each torn file on its own'],
     [['data', 'repair', 'package.json'], '--out <file> is required: where to write the repaired recording'],
     [['data', 'repair', 'package.json', '--out', 'package.json'], '--out package.json: the repaired recording must go to another file than the torn one (which is left as it is)'],
-    [['data', 'repair', 'package.json', '--out', 'no/such/folder/y.jsonl.gz'], `--out no/such/folder/y.jsonl.gz: the directory ${join(ROOT, 'no', 'such', 'folder')} does not exist`],
+    [['data', 'repair', 'package.json', '--out', 'package.json/folder/y.jsonl.gz'], `--out package.json/folder/y.jsonl.gz: the folder ${join(ROOT, 'package.json', 'folder')} cannot be made: a path under the file ${join(ROOT, 'package.json')}`],
     [['data', 'inspect', 'package.json', '--out', 'y.jsonl.gz'], "--out is an option of 'data repair'; inspect writes nothing"],
     [['data', 'fix', 'package.json'], "unknown subcommand 'fix'; expected inspect or repair"],
   ])('%j: one line, exit 2', (args, message) => {

@@ -325,6 +325,13 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [only], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/only.jsonl:1: not JSON after the receive time/);
   });
 
+  test('the folder of --out is made when it does not exist yet, as synth and backtest make theirs', async () => {
+    const out = path.join(dir, 'made', 'for', 'it.jsonl.gz');
+    const s = await importBinanceFutures({ files: [file([ticker(T, 1, '100.00', '100.10')])], out });
+    expect(s.out).toBe(out);
+    expect(existsSync(out)).toBe(true);
+  });
+
   test('a torn gzip is refused with a way out that works: the command it gives, then the import of what it wrote', async () => {
     const f = path.join(dir, 'torn-capture.gz');
     const whole = gzipSync(`${Array.from({ length: 2000 }, (_, i) => ticker(T + i, i, '100.00', '100.10')).join('\n')}\n`);
@@ -352,7 +359,7 @@ describe('import binance-futures: hand-made inputs', () => {
       return f;
     }, {}, /the gzip data ends early \(a torn or truncated file\)/],
     ['a receive time that is neither ns, us nor ms', () => file([`17231612550 ${JSON.stringify({ e: 'trade' })}`]), {}, /:1: not a Binance capture line/],
-    ['an output directory that does not exist', () => file([ticker(T, 1, '100.00', '100.10')]), { out: path.join(dir, 'no', 'such', 'x.gz') }, /--out .*: the directory .* does not exist/],
+    ['an output folder that cannot be made (under a file)', () => file([ticker(T, 1, '100.00', '100.10')]), { out: path.join(__filename, 'no', 'x.gz') }, /^--out .*: the folder .*binance-import-cases\.test\.ts\/no cannot be made: ENOTDIR/],
     // Binance spot's diff depth stream has U and u but no pu (and its own continuity rule).
     ['a Binance spot depth stream', () => file([line(T, 'btcusdt@depth@100ms', { e: 'depthUpdate', E: T + 1270, s: 'BTCUSDT', U: 5, u: 9, b: [['100.00', '1.000']], a: [] })]), {}, /:1: depthUpdate message: expected pu .* found none: this looks like Binance spot's depth stream, which import binance-futures does not read$/],
     ['a symbol not in the file', () => file([ticker(T, 1, '100.00', '100.10')]), { symbol: 'ETHUSDT' }, /--symbol ETHUSDT: no message of that symbol in the files \(they hold BTCUSDT/],

@@ -11,6 +11,8 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { toScaledInt } from '../../core/decimal';
+import { makeDirSync } from '../../core/dirs';
+import { errMessage } from '../../core/errors';
 import { isGzip } from '../text';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
@@ -211,7 +213,6 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
     if (!existsSync(f)) throw new ImportInputError(`${f}: no such file`);
     if (statSync(f).isDirectory()) throw new ImportInputError(`${f}: expected an input file, got a folder`);
   }
-  if (!existsSync(dirname(resolve(o.out)))) throw new ImportInputError(`--out ${o.out}: the directory ${dirname(resolve(o.out))} does not exist`);
   // Found now, not at the end of the import when the finished file is renamed onto it.
   // The finished file is renamed onto --out: onto a folder that fails at the end, and a device or
   // a pipe (/dev/null as root) would be replaced by a plain file.
@@ -219,5 +220,13 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
   if (o.from !== undefined && o.to !== undefined && o.from >= o.to) throw new ImportInputError(`--from/--to: --from ${new Date(o.from).toISOString()} is not before --to ${new Date(o.to).toISOString()}`);
   for (const [name, v] of [['tick', o.tick], ['step', o.step]] as const) {
     if (v !== undefined && !((toScaledInt(v, SCALE) ?? 0) > 0)) throw new ImportInputError(`--${name}: expected a positive decimal with at most ${SCALE} decimals, got '${v}'`);
+  }
+  // Last, once the rest is known good: the folder of --out is made as synth and backtest make
+  // theirs (a new project's `--out data/x.jsonl.gz` has no data/ yet).
+  const folder = dirname(resolve(o.out));
+  try {
+    makeDirSync(folder);
+  } catch (e) {
+    throw new ImportInputError(`--out ${o.out}: the folder ${folder} cannot be made: ${errMessage(e)}`);
   }
 }
