@@ -336,7 +336,12 @@ export class BotDaemon {
     const a = server.address() as AddressInfo;
     this.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
     this.log.info({ url: this.url }, 'health and metrics server listening');
-    if (this.dashboard) this.log.info({ url: `${this.url}/`, token: this.config.http?.dashboard?.tokenEnv !== undefined }, 'dashboard served');
+    if (this.dashboard) {
+      // `token` only when the dashboard has one, and never its value: the logger shows it as
+      // [redacted] (a secret's name), which says a token is needed without saying which.
+      const tokenEnv = this.config.http?.dashboard?.tokenEnv;
+      this.log.info({ url: `${this.url}/`, ...(tokenEnv === undefined ? {} : { token: true }) }, 'dashboard served');
+    }
   }
 
   private closeServer(): Promise<void> {

@@ -80,6 +80,17 @@ describe('dashboard configuration', () => {
     await expect(w.daemon({ dashboard: { tokenEnv: 'UNSET_DASH_TOKEN' } })).rejects.toThrow('http.dashboard.tokenEnv: expected environment variable UNSET_DASH_TOKEN to be set');
   });
 
+  it("says where it is served, with a token field only when it has a token, and the token's value never", async () => {
+    const served = (): Array<Record<string, unknown>> => w.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'dashboard served');
+    const { url } = await w.daemon({ dashboard: true });
+    expect(served().at(-1)).toMatchObject({ url: `${url}/` });
+    // It said token: "[redacted]" without one too: an operator read that the page needed a token.
+    expect(served().at(-1)).not.toHaveProperty('token');
+    const { url: url2 } = await w.daemon();
+    expect(served().at(-1)).toMatchObject({ url: `${url2}/`, token: '[redacted]' });
+    expect(w.logLines.join('')).not.toContain(TOKEN);
+  });
+
   it('serves nothing when off', async () => {
     const { url } = await w.daemon({ dashboard: undefined });
     expect((await fetch(`${url}/`)).status).toBe(404);
