@@ -50,6 +50,12 @@ export interface SavedBotState {
   strategies: Record<string, unknown>;
   /** The loss limits' references (the day's first equity reading, the peak). */
   risk?: RiskMemory;
+  /**
+   * Strategies an operator paused, by id, with why (the pause's reason): a restart keeps them
+   * paused. Someone paused them because something was wrong; a crash or a restart must not
+   * resume them behind that person's back.
+   */
+  paused?: Record<string, string>;
 }
 
 export interface BotStateStore {
@@ -241,6 +247,9 @@ export class Bot {
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
     if (saved?.risk !== undefined) this.risk.restore(saved.risk);
     for (const r of this.running) {
+      // Paused before its first event: onStart's orders are denied like any a paused strategy asks for.
+      const paused = saved?.paused?.[r.slot.id];
+      if (paused !== undefined) r.paused = paused;
       const s = saved?.strategies[r.slot.id];
       if (s === undefined || !r.strategy.restoreState) continue;
       try {
@@ -343,7 +352,9 @@ export class Bot {
       }
     }
     const risk = this.risk.memory();
-    await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies, ...(risk === undefined ? {} : { risk }) });
+    const paused: Record<string, string> = {};
+    for (const r of this.running) if (r.paused !== undefined) paused[r.slot.id] = r.paused;
+    await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies, ...(risk === undefined ? {} : { risk }), ...(Object.keys(paused).length === 0 ? {} : { paused }) });
   }
 
   /** Kill switch: HALTED, then every order of the account cancelled. */

@@ -15,6 +15,7 @@ import { SystemClock, SystemScheduler, type Clock, type Scheduler } from '../cor
 import { errMessage } from '../core/errors';
 import type { Bot, StrategySlot } from '../bot/bot';
 import type { LeftOnStop } from '../bot/stop';
+import type { StrategyAction, StrategyActionResult } from '../bot/strategy/controls';
 import type { Venue } from '../bot/venue/venue';
 import type { PerpClient } from '../client';
 import * as path from 'node:path';
@@ -174,6 +175,7 @@ export class BotDaemon {
         venue: c.venue.baseUrl,
         phase: () => this.phase,
         kill: (reason) => this.kill(reason),
+        control: (id, action, reason) => this.control(id, action, reason),
         ...(this.opts.dashboardAssetsDir === undefined ? {} : { assetsDir: this.opts.dashboardAssetsDir }),
       });
     }
@@ -191,6 +193,7 @@ export class BotDaemon {
       status.running = true;
       status.pnl(); // the PnL baseline: equity as the bot found it
       if (c.http) await this.listen(c.http.host, c.http.port);
+      this.warnPaused(bot, c);
       if (store) {
         // At once: the listenKey just made must be on disk if the process dies before the first
         // periodic save.
@@ -206,6 +209,30 @@ export class BotDaemon {
       await this.stop('start failed').catch(() => undefined);
       throw e;
     }
+  }
+
+  /**
+   * Strategies that start paused (an operator paused them before the restart; the state file kept
+   * it): one warn line each, saying how to resume, since nothing else tells the operator who finds
+   * a quiet bot after a restart why it does not trade.
+   */
+  private warnPaused(bot: Bot, c: BotConfig): void {
+    for (const h of bot.strategyHealth()) {
+      if (h.paused === undefined || h.stopped !== undefined) continue;
+      const how =
+        this.dashboard !== undefined && this.url !== undefined
+          ? `resume it on the dashboard (${this.url}/, Resume) or with POST ${this.url}/api/strategies/${h.id}/resume`
+          : `this config serves no dashboard to resume it from: add http.dashboard (docs/running.md, "Dashboard") and press Resume, or stop the bot and delete "${h.id}" under "paused" in ${c.stateFile ?? 'the state file'}`;
+      this.log.warn({ strategy: h.id, pausedBy: h.paused, stateFile: c.stateFile }, `strategy ${h.id} is paused (restored from the state file): only its cancels go out until it is resumed; ${how}`);
+    }
+  }
+
+  /** Pauses, resumes or cancels the orders of one strategy (the dashboard's buttons); a pause or resume is saved at once. */
+  async control(strategyId: string, action: StrategyAction, reason: string): Promise<StrategyActionResult> {
+    const r = await this.bot.control(strategyId, action, reason);
+    // On disk before the answer: a crash a second later must not lose the pause (a restart would trade again).
+    if (action !== 'cancelOrders' && this.config.stateFile) await this.saveState(`state save after ${action} failed`);
+    return r;
   }
 
   /** Kill switch: HALTED, every order cancelled. The bot keeps running (watching, not trading). */

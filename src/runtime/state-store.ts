@@ -1,6 +1,7 @@
 /**
- * The bot's state on disk: strategy state (`saveState()` of each strategy) and order attribution
- * (the live orders the bot tracks, with the strategy and the tag each was placed with).
+ * The bot's state on disk: strategy state (`saveState()` of each strategy), order attribution
+ * (the live orders the bot tracks, with the strategy and the tag each was placed with), the loss
+ * limits' references and the strategies an operator paused.
  *
  * Which strategy owns an order survives a restart without this file, because the clientOrderId
  * starts with the strategy id and the bot adopts matching open orders when it reconciles at start.
@@ -83,6 +84,14 @@ function parseOrder(v: unknown): SavedOrder | undefined {
   };
 }
 
+/** The paused strategies as saved (id -> reason); entries that are not strings are dropped, undefined when none is left. */
+function parsePaused(v: unknown): Record<string, string> | undefined {
+  if (!isRecord(v)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [id, why] of Object.entries(v)) if (typeof why === 'string') out[id] = why;
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
 /** The loss limits' references as saved; undefined (a fresh start of them) when absent or malformed. */
 function parseRiskMemory(v: unknown): RiskMemory | undefined {
   if (!isRecord(v) || !Number.isSafeInteger(v.day) || typeof v.dayStartEquity !== 'string' || typeof v.peakEquity !== 'string') return undefined;
@@ -132,6 +141,9 @@ export class FileStateStore implements BotStateStore {
     if (typeof doc.listenKey === 'string' && doc.listenKey !== '') state.listenKey = doc.listenKey;
     const risk = parseRiskMemory(doc.risk);
     if (risk !== undefined) state.risk = risk;
+    // A file written before pauses were saved has no such key: nothing is paused.
+    const paused = parsePaused(doc.paused);
+    if (paused !== undefined) state.paused = paused;
     this.last = state;
     return state;
   }
@@ -143,6 +155,7 @@ export class FileStateStore implements BotStateStore {
   save(state: SavedBotState): Promise<void> {
     const doc: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: state.savedAt, strategies: state.strategies, orders: this.ordersSource?.() ?? [] };
     if (state.risk !== undefined) doc.risk = state.risk;
+    if (state.paused !== undefined) doc.paused = state.paused;
     const listenKey = this.listenKeySource?.();
     if (listenKey !== undefined) doc.listenKey = listenKey;
     const run = this.chain.then(() => this.write(doc));

@@ -312,6 +312,74 @@ describe('bot daemon on the local exchange', () => {
     expect(await d.stop('test')).toBe(0);
   });
 
+  it('a strategy paused from the dashboard stays paused across a restart from the state file, says so at start, and resumes from there', async () => {
+    const { userId, file } = await setup({ stateFile: './state.json', http: { host: '127.0.0.1', port: 0, dashboard: true } });
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    const act = (url: string, what: string) => fetch(`${url}/api/strategies/mm/${what}`, { method: 'POST', headers: { 'x-perpkit-dashboard': '1', 'x-perpkit-operator': 'alice' } });
+    const d1 = daemonFor(file);
+    stopAfter.push(d1);
+    await d1.start();
+    await until(() => openOrders(userId).length === 2);
+    expect((await act(d1.httpUrl as string, 'pause')).status).toBe(200);
+    // On disk with the answer, not at the next periodic save: a crash then would have lost it.
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { paused?: Record<string, string> };
+    expect(saved.paused).toEqual({ mm: 'by alice from 127.0.0.1 from the dashboard' });
+    expect(await d1.stop('restart')).toBe(0);
+    expect(openOrders(userId)).toHaveLength(0); // the market maker's onStop pulled its quotes
+
+    const from = logLines.length;
+    const d2 = daemonFor(file);
+    stopAfter.push(d2);
+    await d2.start();
+    const url = d2.httpUrl as string;
+    expect(d2.bot.strategyHealth().find((h) => h.id === 'mm')?.paused).toBe('by alice from 127.0.0.1 from the dashboard');
+    const warned = logLines
+      .slice(from)
+      .map((l) => JSON.parse(l) as { level: number; msg: string; strategy?: string })
+      .filter((l) => l.strategy === 'mm' && l.msg.startsWith('strategy mm is paused'));
+    expect(warned).toEqual([
+      expect.objectContaining({ level: 40, msg: `strategy mm is paused (restored from the state file): only its cancels go out until it is resumed; resume it on the dashboard (${url}/, Resume) or with POST ${url}/api/strategies/mm/resume` }),
+    ]);
+    // Before, it came back quoting after the restart: the market maker re-quotes within its 200 ms refresh.
+    await new Promise((r) => setTimeout(r, 800));
+    expect(openOrders(userId)).toHaveLength(0);
+    const snap = (await (await fetch(`${url}/api/snapshot`)).json()) as { live: { strategies: Array<{ id: string; status: string }> } };
+    expect(snap.live.strategies.find((x) => x.id === 'mm')?.status).toBe('paused');
+
+    expect((await act(url, 'resume')).status).toBe(200);
+    await until(() => openOrders(userId).length === 2);
+    expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { paused?: unknown }).paused).toBeUndefined();
+    expect(await d2.stop('test')).toBe(0);
+  });
+
+  it('a state file written before pauses were saved loads, nothing paused; without a dashboard the warning says how to resume', async () => {
+    const { userId, file } = await setup({ stateFile: './state.json' });
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    writeFileSync(stateFile, JSON.stringify({ format: 'perpkit-bot-state', version: 1, savedAt: 0, strategies: {}, orders: [] }));
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await d.start();
+    await until(() => openOrders(userId).length === 2);
+    expect(d.bot.strategyHealth().find((h) => h.id === 'mm')?.paused).toBeUndefined();
+    expect(await d.stop('test')).toBe(0);
+
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(stateFile, JSON.stringify({ ...saved, paused: { mm: 'by bob from 127.0.0.1 from the dashboard', gone: 'a strategy no longer configured' } }));
+    const from = logLines.length;
+    const d2 = daemonFor(file);
+    stopAfter.push(d2);
+    await d2.start();
+    const msgs = logLines.slice(from).map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => m.includes('is paused (restored'));
+    expect(msgs).toEqual([
+      `strategy mm is paused (restored from the state file): only its cancels go out until it is resumed; this config serves no dashboard to resume it from: add http.dashboard (docs/running.md, "Dashboard") and press Resume, or stop the bot and delete "mm" under "paused" in ${stateFile}`,
+    ]);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(openOrders(userId)).toHaveLength(0);
+    expect(await d2.stop('test')).toBe(0);
+    // Kept for the next run; the strategy no longer configured is dropped.
+    expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { paused?: unknown }).paused).toEqual({ mm: 'by bob from 127.0.0.1 from the dashboard' });
+  });
+
   it('/healthz says degraded while the public stream is down: the market data is stale', async () => {
     const proxy = await publicCutter(ex.url);
     try {

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock';
 import type { Bot, StrategySlot } from '../../bot/bot';
+import type { StrategyAction, StrategyActionResult } from '../../bot/strategy/controls';
 import type { StatusTracker } from '../status';
 import { defaultAssetsDir } from './assets';
 import { EventJournal } from './journal';
@@ -23,6 +24,8 @@ export interface DashboardOptions {
   venue: string;
   phase(): string;
   kill(reason: string): Promise<void>;
+  /** Pause, resume or cancel one strategy's orders (the daemon's, which saves a pause at once). */
+  control(strategyId: string, action: StrategyAction, reason: string): Promise<StrategyActionResult>;
   /** Where the built page is; by default dist/web/dashboard of this package. */
   assetsDir?: string;
 }
@@ -40,6 +43,7 @@ export function createDashboard(o: DashboardOptions): DashboardServer {
     botInfo: { name: o.name, venue: o.venue },
     phase: o.phase,
     kill: o.kill,
+    control: o.control,
     assetsDir: o.assetsDir ?? defaultAssetsDir(),
   });
 }

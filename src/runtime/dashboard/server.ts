@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Bot } from '../../bot/bot';
-import { STRATEGY_ACTIONS, StrategyControlError, type StrategyAction } from '../../bot/strategy/controls';
+import { STRATEGY_ACTIONS, StrategyControlError, type StrategyAction, type StrategyActionResult } from '../../bot/strategy/controls';
 import { ACTION_HEADER, actorOf, actorText, authorize, type Actor } from './auth';
 import { DashboardAssets } from './assets';
 import type { EventJournal } from './journal';
@@ -29,6 +29,7 @@ export interface DashboardServerOptions {
   botInfo: Omit<Snapshot['bot'], 'auth'>;
   phase(): string;
   kill(reason: string): Promise<void>;
+  control(strategyId: string, action: StrategyAction, reason: string): Promise<StrategyActionResult>;
   assetsDir: string;
 }
 
@@ -211,7 +212,7 @@ export class DashboardServer {
   private async strategyAction(res: ServerResponse, strategyId: string, action: StrategyAction, actor: Actor): Promise<void> {
     if (!STRATEGY_ACTIONS.includes(action) || this.refuseWhenNotRunning(res, actor, action, strategyId)) return;
     try {
-      const r = await this.o.bot.control(strategyId, action, `by ${actorText(actor)} from the dashboard`);
+      const r = await this.o.control(strategyId, action, `by ${actorText(actor)} from the dashboard`);
       const outcome = action === 'cancelOrders' ? `${r.cancelled} working orders cancelled` : `now ${r.status}`;
       this.record(actor, action, strategyId, outcome, true);
       this.o.view.onChange();
