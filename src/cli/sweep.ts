@@ -224,7 +224,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // rows ranked and rows not (failed or excluded).
     const ranked = o.ranked.filter((r) => r.metric !== null).length;
     const counts = { jobs: o.ranked.length, failed: failedJobs.length, ranked, notRanked: o.ranked.length - ranked };
-    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, metric: cfg.sweep.metric, order: cfg.sweep.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, counts, rows: o.ranked };
+    // What ranked the rows, only: with an objective, sweep.metric (its default, sharpe, when the
+    // config has none) ranked nothing, and a reader of the file took it for the ranking figure.
+    const byMetric = cfg.sweep.search?.objective === undefined;
+    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, ...(byMetric ? { metric: cfg.sweep.metric } : {}), order: objective.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, counts, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys, objective.name));
     const md = toMarkdown(o.ranked, o.keys, objective.name);

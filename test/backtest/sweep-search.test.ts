@@ -61,6 +61,11 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   expect(md[0]).toBe('| rank | job | mm.minSpreadBps | mm.skewBps | returnOverDrawdown | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | fills | exposure | error |');
   expect(md.slice(2, 2 + rows.length).map((l) => Number(l.split(' | ')[4]))).toEqual(rows.map((x) => x.metric));
   expect(readFileSync(path.join(out, 'sweep.html'), 'utf8')).toContain('<h1>Sweep: rod.yaml, ranked by returnOverDrawdown</h1>');
+  // sweep.json records what ranked the rows, and no sweep.metric beside an objective (it said
+  // "metric": "sharpe", the default, which ranked nothing).
+  const doc = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as Record<string, unknown>;
+  expect(doc).not.toHaveProperty('metric');
+  expect(doc).toMatchObject({ objective: 'returnOverDrawdown', order: 'desc' });
 
   const mod = writeConfig(dir, 'mod.yaml', { sweep: { objective: { module: './obj.js', export: 'fewFills' }, params } });
   const out2 = path.join(dir, 'mod');
@@ -87,6 +92,13 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   expect(rb.stderr).toMatch(/bad\.yaml:\d+: sweep\.objective: expected one of sharpe, sortino, calmar, returnOverDrawdown, or \{ module: \.\/file\.js, export: name \}/);
   const badFn = writeConfig(dir, 'badfn.yaml', { sweep: { objective: { module: './obj.js', export: 'nope' }, params } });
   expect(runCli(['sweep', badFn, '--out', path.join(dir, 'bad')]).stderr).toMatch(/sweep\.objective\.export: expected a function exported as 'nope'/);
+});
+
+test('sweep.json of a sweep ranked by its metric records the metric and its order', () => {
+  const cfg = writeConfig(dir, 'bymetric.yaml', { sweep: { metric: 'totalPnl', order: 'asc', params: { 'mm.minSpreadBps': ['2'], 'mm.skewBps': ['1'] } } });
+  const out = path.join(dir, 'bymetric');
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']).code).toBe(0);
+  expect(JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8'))).toMatchObject({ metric: 'totalPnl', order: 'asc', objective: 'totalPnl' });
 });
 
 test('sweep.order beside sweep.objective is refused at load (it was ignored: an objective ranks larger first)', () => {

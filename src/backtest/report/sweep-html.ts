@@ -29,7 +29,8 @@ export interface SweepRow {
 
 export interface SweepDoc {
   method: string;
-  metric: string;
+  /** `sweep.metric`, when it ranks the rows (absent when `sweep.objective` does). */
+  metric?: string;
   /** What ranks the rows (`sweep.objective`, else the metric): the rows' `metric` is its value. */
   objective?: string;
   order: 'asc' | 'desc';
@@ -93,6 +94,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
   const keys = doc.params.map((p) => p.key);
   // The figure the rows rank by: an objective's, not sweep.metric's, when the sweep has one.
   const by = doc.objective ?? doc.metric;
+  if (by === undefined) throw new Error('a sweep document names what ranks its rows: objective or metric');
   // Its value as a column, unless a summary column shows it already.
   const byColumn = COLUMNS.some(([f]) => f === by) ? [] : [by];
   const nb = neighbourhoods(doc.rows, keys);
