@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
 import { runJob } from '../../src/backtest/sweep/job';
+import * as points from '../../src/backtest/sweep/points';
 import { sweepPoints } from '../../src/backtest/sweep/points';
-import { checkPoints, preparedSweep, runSweep, sweepJobs } from '../../src/backtest/sweep/sweep';
+import { checkPoints, preparedSweep, runSweep, stoppableSweepJobs, sweepJobs } from '../../src/backtest/sweep/sweep';
 import * as strategySource from '../../src/bot/strategy-source';
 import { SweepStopped } from '../../src/backtest/sweep/pool';
 import { rank, toCsv, toMarkdown } from '../../src/backtest/sweep/table';
@@ -52,6 +53,34 @@ describe('sweep', () => {
     await expect(preparedSweep(cfg, stop.signal)).rejects.toThrow(new SweepStopped('SIGINT'));
     // Stopped within a turn of the loop of the abort, not after the 100,000 points (seconds).
     expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  test('building the points of a large grid stops on its signal too, before any point is checked (it ran to the end, ~0.3 s for 100,000)', async () => {
+    const { dir } = await recording(2, 13);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'gen.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': { min: 1, max: 100, step: 1 }, 'mm.skewBps': { min: 1, max: 1000, step: 1 } } } }));
+    const seeds = jest.spyOn(points, 'jobSeed');
+    const load = jest.spyOn(strategySource, 'loadStrategySource');
+    try {
+      const stop = new AbortController();
+      // The first turn of the loop after the call: while the points are being built, when they are built by turns.
+      let builtAtAbort = -1;
+      setTimeout(() => {
+        builtAtAbort = seeds.mock.calls.length;
+        stop.abort('SIGINT');
+      }, 0);
+      await expect(preparedSweep(cfg, stop.signal)).rejects.toThrow(new SweepStopped('SIGINT'));
+      // The loop turned before the 100,000 jobs were built (each gets its seed), and no point was checked.
+      expect(builtAtAbort).toBeGreaterThan(0);
+      expect(builtAtAbort).toBeLessThan(100_000);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      seeds.mockRestore();
+      load.mockRestore();
+    }
+    // Built to the end, they are the grid as sweepPoints gives it, in its order.
+    const all = await stoppableSweepJobs(cfg);
+    expect(all.map((j) => j.point)).toEqual(sweepPoints(cfg.sweep as NonNullable<typeof cfg.sweep>));
+    expect(all.map((j) => [j.index, j.seed])).toEqual(sweepJobs(cfg).map((j) => [j.index, j.seed]));
   });
 
   test('sweep.md: a failed row says FAILED in its figure columns and its error once, in the error column', async () => {

@@ -36,23 +36,36 @@ function draw(spec: SweepParamSpec, u: number): ParamValue {
 }
 
 export function sweepPoints(s: SweepConfig): Point[] {
+  return [...eachPoint(s)];
+}
+
+/**
+ * The points one at a time, in the order of sweepPoints: a caller that builds a large grid can
+ * turn the event loop between two (and see Ctrl+C), which one call building them all cannot.
+ */
+export function* eachPoint(s: SweepConfig): Generator<Point, void, undefined> {
   if (s.method === 'grid') {
-    let points: Point[] = [{}];
-    for (const { key, spec } of s.params) {
-      const next: Point[] = [];
-      for (const p of points) for (const v of gridValues(spec)) next.push({ ...p, [key]: v });
-      points = next;
+    const values = s.params.map((p) => gridValues(p.spec));
+    // An odometer over the values, the last key turning fastest (the first key outermost).
+    const at = values.map(() => 0);
+    const n = values.reduce((product, v) => product * v.length, 1);
+    for (let i = 0; i < n; i++) {
+      const p: Point = {};
+      for (let k = 0; k < values.length; k++) p[s.params[k].key] = values[k][at[k]];
+      yield p;
+      for (let k = at.length - 1; k >= 0; k--) {
+        if (++at[k] < values[k].length) break;
+        at[k] = 0;
+      }
     }
-    return points;
+    return;
   }
   const rnd = mulberry32(s.seed);
-  const out: Point[] = [];
   for (let i = 0; i < s.samples; i++) {
     const p: Point = {};
     for (const { key, spec } of s.params) p[key] = draw(spec, rnd());
-    out.push(p);
+    yield p;
   }
-  return out;
 }
 
 /** Seed of job `index`: derived, so a job carries everything it needs to be rerun alone. */

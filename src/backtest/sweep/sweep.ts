@@ -8,7 +8,7 @@ import { checkedSlots, unknownSymbol, type DefinitionCache } from '../backtest/s
 import { fileHeaders, mergeHeaders } from '../backtest/jsonl-source';
 import { openSource } from '../backtest/open-source';
 import { applyPoint, jobConfigFile, type JobResult, type SweepJob } from './job';
-import { jobSeed, sweepPoints, type Point } from './points';
+import { eachPoint, jobSeed, sweepPoints, type Point } from './points';
 import { runPool, throwIfStopped } from './pool';
 import { objectiveOf } from './options';
 import { rankBy, type RankedRow } from './table';
@@ -31,6 +31,41 @@ export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
 }
 
 /**
+ * A turn of the event loop every YIELD_EVERY_MS of work, and SweepStopped once `signal` is
+ * aborted: long loops of a sweep's preparation call it once per item, so Ctrl+C (whose handler
+ * runs between turns) stops them meanwhile.
+ */
+function yielder(signal: AbortSignal | undefined): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < YIELD_EVERY_MS) return undefined;
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      throwIfStopped(signal);
+      since = performance.now();
+    });
+  };
+}
+
+/**
+ * sweepJobs, stopped by `signal` (SweepStopped): a grid of 100,000 points takes a few tenths of a
+ * second to build, and Ctrl+C did nothing meanwhile.
+ */
+export async function stoppableSweepJobs(cfg: BacktestConfig, signal?: AbortSignal): Promise<SweepJob[]> {
+  const s = cfg.sweep;
+  if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
+  const configFile = jobConfigFile(cfg);
+  const turn = yielder(signal);
+  const jobs: SweepJob[] = [];
+  for (const point of eachPoint(s)) {
+    const index = jobs.length;
+    jobs.push({ configFile, index, point, seed: jobSeed(s.seed, index) });
+    const t = turn();
+    if (t !== undefined) await t;
+  }
+  return jobs;
+}
+
+/**
  * Every point's parameters through the strategies' own checks, and the symbols each point trades
  * against those the recording holds (`symbols`, as its header lists them), before any job runs: a
  * misspelt or wrongly typed parameter, or a symbol the data lacks, is found now, not after every
@@ -38,14 +73,11 @@ export function sweepJobs(cfg: BacktestConfig): SweepJob[] {
  */
 export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[], signal?: AbortSignal): Promise<void> {
   const definitions: DefinitionCache = new Map();
-  let since = performance.now();
+  const turn = yielder(signal);
   for (const job of jobs) {
     // A large grid takes seconds here: Ctrl+C (its handler runs between turns) stops it meanwhile.
-    if (performance.now() - since >= YIELD_EVERY_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      throwIfStopped(signal);
-      since = performance.now();
-    }
+    const t = turn();
+    if (t !== undefined) await t;
     try {
       const pointCfg = applyPoint(cfg, job.point);
       const { slots, decoded } = checkedSlots(pointCfg, definitions);
@@ -88,7 +120,7 @@ export interface SweepRunOptions {
 export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
   const sweep = cfg.sweep;
   if (!sweep) throw new Error(`${cfg.file}: the config has no sweep block`);
-  const jobs = sweepJobs(cfg);
+  const jobs = await stoppableSweepJobs(cfg, signal);
   checkDataFiles(cfg);
   const header = mergeHeaders(await fileHeaders(cfg.data.files));
   await checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol), signal);
