@@ -44,6 +44,21 @@ describe('sweep', () => {
     }
   });
 
+  test("a job resolves its strategy module once per thread, not once per job (perpkit worker's threads resolved it for each)", async () => {
+    const { dir } = await recording(2, 14);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'perjob.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': ['2', '4', '6'] } } }));
+    const load = jest.spyOn(strategySource, 'loadStrategySource');
+    try {
+      // runJob is what each thread runs for each job, on a local pool and under perpkit worker alike.
+      const results = [];
+      for (const job of sweepJobs(cfg)) results.push(await runJob(job));
+      expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined]);
+      expect(load).toHaveBeenCalledTimes(1);
+    } finally {
+      load.mockRestore();
+    }
+  });
+
   test('checking the points of a large sweep stops on its signal (Ctrl+C did nothing until every point was checked)', async () => {
     const { dir } = await recording(2, 12);
     const cfg = loadBacktestConfig(writeConfig(dir, 'stop.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': { min: 1, max: 100, step: 1 }, 'mm.skewBps': { min: 1, max: 1000, step: 1 } } } }));

@@ -7,7 +7,7 @@ import { checkDataFiles, type BacktestConfig } from './config';
 import { openSource } from './open-source';
 import type { BacktestResult } from './result';
 import { runBacktest, type BacktestLogger, type RunOptions } from './run';
-import { strategySlots } from './strategy-module';
+import { strategySlots, type DefinitionCache } from './strategy-module';
 
 export interface BacktestOptions {
   /** The strategies' `ctx.log` lines and the bot's; a function gets the replay clock (run.ts `BacktestLogger`). */
@@ -17,6 +17,8 @@ export interface BacktestOptions {
   /** Overrides the config's data.cache. */
   cache?: boolean;
   fullTape?: boolean;
+  /** Strategy modules already resolved (a sweep's jobs on one thread share them); new ones are added. */
+  definitions?: DefinitionCache;
 }
 
 export interface BacktestOutcome {
@@ -29,7 +31,7 @@ export interface BacktestOutcome {
 
 export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}): Promise<BacktestOutcome> {
   checkDataFiles(cfg);
-  const slots = strategySlots(cfg);
+  const slots = strategySlots(cfg, opts.definitions);
   const { source, kind, cacheBuildMs } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
   const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape });
   return { report: buildReport(cfg, result), result, sourceKind: kind, cacheBuildMs };

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { loadBacktestConfig, type BacktestConfig } from '../backtest/config';
 import { backtest } from '../backtest/backtest';
+import type { DefinitionCache } from '../backtest/strategy-module';
 import type { Summary } from '../report/metrics';
 import { strategyErrorText } from '../report/html';
 import type { Point } from './points';
@@ -53,6 +54,16 @@ export function applyPoint(cfg: BacktestConfig, point: Point): BacktestConfig {
 }
 
 /**
+ * The strategy modules this thread has resolved, by the path a config names (relative to its
+ * folder): every job of a sweep names the same ones, and a thread of `perpkit worker` or of a
+ * local sweep runs thousands of jobs, each of which resolved its modules anew (for an example
+ * strategy, a stat of every example source file). A module that fails to resolve is not kept.
+ * Node's module cache already kept a loaded module's code for the thread's life: a changed
+ * strategy file reaches a long-lived worker when it is restarted, as before.
+ */
+const definitions: DefinitionCache = new Map();
+
+/**
  * A job whose strategy threw is a failed job (as `perpkit backtest` exits 3 for it): its figures
  * are those of a failing strategy, so it keeps its summary for reading but is ranked with the
  * failures and makes the sweep's exit code 1.
@@ -61,7 +72,7 @@ export async function runJob(job: SweepJob): Promise<JobResult> {
   try {
     const loaded = applyPoint(loadBacktestConfig(job.configFile), job.point);
     const cfg = job.window === undefined ? loaded : { ...loaded, data: { ...loaded.data, from: job.window.from, to: job.window.to } };
-    const { report } = await backtest(cfg);
+    const { report } = await backtest(cfg, { definitions });
     const s = report.summary;
     const error = s.strategyErrors > 0 ? `strategies threw ${s.strategyErrors} times; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}` : undefined;
     const r: JobResult = { index: job.index, point: job.point, seed: job.seed, summary: s, error, span: { start: report.data.startTime, end: report.data.endTime } };
