@@ -269,6 +269,20 @@ describe('parameters as a schema', () => {
     expect(() => def.params({ level: '1', cap: '0.001' })).toThrow(`parameter 'cap' must be at least size, got 0.001`);
   });
 
+  it('an integer is taken written as text too, as a decimal is ("7" in YAML is a string); other text is refused on one line', () => {
+    expect(def.params({ level: '1', window: '7' }).window).toBe(7);
+    expect(def.params({ level: '1', window: '100' }).window).toBe(100);
+    // Out of range as text is refused as the number is; text that is not a plain whole number too.
+    expect(() => def.params({ level: '1', window: '101' })).toThrow(/^parameter 'window' must be a whole number from 2 to 100, got "101"$/);
+    expect(() => def.params({ level: '1', window: '1' })).toThrow(/^parameter 'window' must be a whole number from 2 to 100, got "1"$/);
+    for (const bad of ['07', '+7', '7.0', '7e0', ' 7', '-0', 'seven', '']) {
+      expect(() => def.params({ level: '1', window: bad })).toThrow(new RegExp(`^parameter 'window' must be a whole number from 2 to 100, got ${JSON.stringify(bad).replace(/[.+]/g, '\\$&')}$`));
+    }
+    // Published as what it takes: a whole number or its text.
+    const js = JSON.parse(JSON.stringify(def.paramsSchema)) as { properties: { window: { anyOf: Array<{ type: string }>; default: number } } };
+    expect(js.properties.window.anyOf.map((x) => x.type)).toEqual(['integer', 'string']);
+  });
+
   it('an unknown name is refused naming the known ones, by params() and by the loaders check', () => {
     expect(() => def.params({ level: '1', windw: 3 })).toThrow(`unknown parameter 'windw'; known parameters: cap, level, mode, size, symbol, window`);
     const c = checkParams(def, { level: '1', windw: 3, sise: 1 });

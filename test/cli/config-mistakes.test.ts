@@ -97,6 +97,24 @@ test('a parameter of the wrong type or value: backtest, sweep and run say it ali
   expect(run.stderr).toContain(`vbot.yaml:10: ${expected}`);
 });
 
+test('a whole-number parameter quoted in YAML ("7") is taken as a decimal quoted is; quoted text that is not one is refused on one line', () => {
+  const botCfg = (name: string, levels: string): string => {
+    const file = path.join(dir, name);
+    // Written by hand: `levels: "7"` is what a person types (a YAML string).
+    writeFileSync(file, `venue:\n  baseUrl: http://127.0.0.1:9\n  auth: { username: u, passwordEnv: P }\nstrategies:\n  - id: g\n    module: grid\n    params:\n      levels: ${levels}\n      quantity: "0.01"\n`);
+    return file;
+  };
+  const ok = runCli(['run', botCfg('quoted-int.yaml', '"7"'), '--check'], { P: 'pw' });
+  expect(ok.stderr).toBe('');
+  expect(ok.code).toBe(0);
+  const bad = runCli(['run', botCfg('quoted-int-bad.yaml', '"7.5"'), '--check'], { P: 'pw' });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toBe(`perpkit run: config error: ${path.join(dir, 'quoted-int-bad.yaml')}:8: strategies[0].params.levels: expected a whole number from 1 to 50, got "7.5"\n`);
+  const far = runCli(['run', botCfg('quoted-int-far.yaml', '"70"'), '--check'], { P: 'pw' });
+  expect(far.code).toBe(2);
+  expect(far.stderr).toBe(`perpkit run: config error: ${path.join(dir, 'quoted-int-far.yaml')}:8: strategies[0].params.levels: expected a whole number from 1 to 50, got "70"\n`);
+});
+
 test('YAML syntax errors and a missing config: one line, the file as typed, file:line:column; backtest, sweep and run alike', () => {
   const file = writeConfig(dir, 'y.yaml', {});
   // y.yaml with its account block written twice, on line 4 column 1.

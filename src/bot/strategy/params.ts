@@ -8,7 +8,7 @@
  * what we publish), it has no dependencies, and it ships CommonJS as well as ESM.
  */
 import { Type, type Static, type StaticDecode, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { TransformDecodeError, Value } from '@sinclair/typebox/value';
 import { Dec } from '../../core/decimal';
 
 /** The rule text of a parameter, for error messages (`parameter 'x' must be <rule>, got ...`). */
@@ -17,6 +17,8 @@ const RULE = 'x-rule';
 /** A plain decimal (no exponent, no sign): at least one non-zero digit for `positive`. */
 const NON_NEGATIVE_DECIMAL = '^(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
 const POSITIVE_DECIMAL = '^(?=.*[1-9])(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
+/** A whole number as text, in plain notation (no "+", leading zero, point, exponent or "-0"). */
+const INTEGER_TEXT = '^(?:0|-?[1-9]\\d*)$';
 
 interface Common<T> {
   /** Used when the config does not name the parameter; without it the parameter is required. */
@@ -38,15 +40,27 @@ function decimal(opts: Common<string> & { min?: 'positive' | 'nonNegative' } = {
     .Encode((d) => d.toString());
 }
 
-/** A whole number from `min` to `max`. */
+/**
+ * A whole number from `min` to `max`, written 7 or "7" (as a decimal is 0.01 or "0.01": a quoted
+ * YAML value is a string, and `levels: "7"` was refused while `quantity: "0.01"` was taken). A
+ * string must be the number in plain notation: no "07", "+7", "7.0" or "7e0".
+ */
 function integer(opts: Common<number> & { min: number; max: number }) {
-  return Type.Integer({
-    minimum: opts.min,
-    maximum: opts.max,
-    [RULE]: `a whole number from ${opts.min} to ${opts.max}`,
+  const rule = `a whole number from ${opts.min} to ${opts.max}`;
+  const encoded = Type.Union([Type.Integer({ minimum: opts.min, maximum: opts.max }), Type.String({ pattern: INTEGER_TEXT })], {
+    [RULE]: rule,
     ...(opts.default !== undefined ? { default: opts.default } : {}),
     ...(opts.description !== undefined ? { description: opts.description } : {}),
   });
+  return Type.Transform(encoded)
+    .Decode((v): number => {
+      if (typeof v === 'number') return v;
+      // The pattern cannot say the range: checked here, refused as the number would be (decodeParams).
+      const n = Number(v);
+      if (!Number.isSafeInteger(n) || n < opts.min || n > opts.max) throw new RangeError(`expected ${rule}`);
+      return n;
+    })
+    .Encode((n) => n);
 }
 
 /** A number (not money: use `decimal` for prices and sizes) from `min` to `max`. */
@@ -133,11 +147,14 @@ export function decodeParams<S extends ParamsSchema>(schema: S, raw: Record<stri
     return Value.Decode(schema, value);
   } catch (e) {
     const first = Value.Errors(schema, value).First();
-    if (first === undefined) throw e;
-    const name = first.path.split('/')[1] ?? '';
+    // Or the value had the schema's shape and a decode refused it (an integer as text, out of its range).
+    const decodeError = e instanceof TransformDecodeError ? e : undefined;
+    const at = first?.path ?? decodeError?.path;
+    if (at === undefined) throw e;
+    const name = at.split('/')[1] ?? '';
     if (name === '') throw new Error(`parameters must be a mapping of ${known.join(', ')}, got ${render(raw)}`);
     const sub = schema.properties[name] as TSchema & { [RULE]?: string };
-    const rule = sub[RULE] ?? first.message.replace(/^Expected /, '').toLowerCase();
+    const rule = sub[RULE] ?? (first?.message ?? decodeError?.message ?? '').replace(/^Expected /i, '').toLowerCase();
     const got = (value as Record<string, unknown>)[name];
     throw new Error(`parameter '${name}' must be ${rule}, got ${got === undefined ? 'nothing (it is required)' : render(got)}`);
   }
