@@ -73,7 +73,7 @@ export async function runSynth(argv: string[]): Promise<number> {
       seed,
       startTime: startArg(o.start),
       tradeRate: num('trade-rate', o['trade-rate'], 2, 0),
-      depthEveryMs: num('depth-every', o['depth-every'], 10_000, 1),
+      depthEveryMs: num('depth-every', o['depth-every'], 1000, 1),
       rotateBytes: Math.round(rotateMb * 1024 * 1024),
     };
   } catch (e) {

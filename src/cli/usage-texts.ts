@@ -198,7 +198,7 @@ Options:
   --seed <n>             seed (default 1)
   --start <time>         start time as epoch ms or ISO 8601 (default ${new Date(SYNTH_EPOCH).toISOString()})
   --trade-rate <n>       expected trades per second per symbol (default 2)
-  --depth-every <ms>     interval of depth snapshots in ms (default 10000)
+  --depth-every <ms>     interval of depth snapshots in ms (default 1000)
   --rotate-mb <n>        start a new file every n MB (default: one file)
   -h, --help             show this text
 

@@ -85,6 +85,8 @@ interface SymSynth {
   step: Grid;
   process: PriceProcess;
   rng: Prng;
+  /** Draws of the depth lines' sizes, apart: how often the book is written leaves the trades as they are. */
+  bookRng: Prng;
   /** Half spread and level spacing, ticks. */
   spacing: number;
   baseSteps: number;
@@ -113,7 +115,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const start = o.startTime ?? SYNTH_EPOCH;
   const stepMs = o.stepMs ?? 200;
   const markEvery = Math.max(1, Math.round((o.markEveryMs ?? 1000) / stepMs));
-  const depthEvery = Math.max(1, Math.round((o.depthEveryMs ?? 10_000) / stepMs));
+  const depthEvery = Math.max(1, Math.round((o.depthEveryMs ?? 1000) / stepMs));
   const rateEvery = Math.max(1, Math.round(RATE_UPDATE_MS / stepMs));
   const levels = o.depthLevels ?? 10;
   const tradeRate = o.tradeRate ?? 2;
@@ -141,6 +143,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       // Same label as the simulator: the same seed gives the same price path.
       process: new PriceProcess(mark, Number(cfg.tickSize), root.fork(`price:${name}`), params),
       rng: root.fork(`synth:${name}`),
+      bookRng: root.fork(`book:${name}`),
       spacing: Math.max(1, Math.round((mark * 0.0001) / Number(cfg.tickSize))),
       baseSteps: Math.max(minSteps, minNotionalSteps, Math.round(quote / mark / Number(cfg.stepSize))),
       minSteps: Math.max(minSteps, minNotionalSteps),
@@ -209,6 +212,8 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
         s.premSum = 0;
         s.premN = 0;
       }
+      // The book first: a mark of the same moment (which triggers stop orders) meets this book.
+      if (i % depthEvery === 0) batch.push(depthOf(s, t, levels));
       if (t >= s.nextFunding) {
         batch.push({ t, k: 'funding', s: s.cfg.symbol, r: s.rate, p: s.tick.fromUnits(s.mark) });
         s.nextFunding += s.fundingIntervalMs;
@@ -216,7 +221,6 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       if (i % markEvery === 0) {
         batch.push({ t, k: 'mark', s: s.cfg.symbol, p: s.tick.fromUnits(s.mark), i: s.tick.fromUnits(s.index), r: s.rate, n: s.nextFunding });
       }
-      if (i % depthEvery === 0) batch.push(depthOf(s, t, levels));
     }
     // Events of one step in time order (stable: equal times keep generation order).
     if (batch.length > 1) batch.sort((a, b) => a.t - b.t);
@@ -234,7 +238,7 @@ function depthOf(s: SymSynth, t: number, levels: number): RecordedEvent {
   const a: Level[] = [];
   for (let i = 0; i < levels; i++) {
     const dist = s.spacing * (i + 1);
-    const size = (): string => s.step.fromUnits(Math.min(s.maxSteps, Math.max(s.minSteps, Math.round(s.baseSteps * (1 + i * 0.5) * (0.5 + s.rng.next())))));
+    const size = (): string => s.step.fromUnits(Math.min(s.maxSteps, Math.max(s.minSteps, Math.round(s.baseSteps * (1 + i * 0.5) * (0.5 + s.bookRng.next())))));
     if (s.mark - dist > 0) b.push([s.tick.fromUnits(s.mark - dist), size()]);
     a.push([s.tick.fromUnits(s.mark + dist), size()]);
   }

@@ -5,11 +5,11 @@
  *  - with config/backtest-carry.yaml (enterRate 0.0001) it goes short (positive funding: longs
  *    pay shorts) with a marketable IOC (at most maxSlippageBps 10 through mark). The IOC fills
  *    against the tape quote at the recorded best bid (tape quotes, docs/recording.md): the
- *    sample's first depth line is at 00:00:10, so the entries tried on the nine marks before it
- *    meet an empty book and expire; the one after it sells 0.02 at the recorded best bid 49958.9
- *    (1 bps under mark). Mark then rises more than maxLossBps 200 above the entry, the strategy
- *    exits with a reduce-only IOC buy at the recorded best ask, and sits out until the next
- *    funding time (08:00, after the sample's end): 11 orders, 2 fills, flat at the end.
+ *    sample's first mark, at 00:00:01, comes after the depth line of the same second, so the
+ *    first entry sells 0.02 at its best bid 49988.9 (1 bps under mark 49993.9). Mark then rises
+ *    more than maxLossBps 200 above the entry, the strategy exits with a reduce-only IOC buy at
+ *    the recorded best ask, and sits out until the next funding time (08:00, after the sample's
+ *    end): 2 orders, 2 fills, flat at the end.
  * With `fill.depthQuotes: false` the IOCs meet no liquidity and all expire (also checked).
  */
 import { expectSaneReport, runTwice, sampleConfig } from '../../test/helpers/sample-backtest';
@@ -34,18 +34,19 @@ describe('carry on the sample recording', () => {
     expectSaneReport(outcome);
     const r = outcome.report;
     const s = r.summary;
-    // Nine IOCs before the first depth line expire; the entry and the stop-out exit fill.
-    expect(s.ordersAccepted).toBe(11);
-    expect(r.engine.bot.intents).toBe(11);
+    // The entry and the stop-out exit, each filled: no IOC met an empty book.
+    expect(s.ordersAccepted).toBe(2);
+    expect(r.engine.bot.intents).toBe(2);
+    expect(s.ordersExpiredUnfilled).toBe(0);
     expect([s.fills, s.rejections, s.cancels]).toEqual([2, 0, 0]);
     const [entry, exit] = r.fills;
-    // The entry: taker, at the recorded best bid of the 00:00:10 depth line, 20 ms latency later.
-    expect([entry.time, entry.side, entry.price, entry.quantity, entry.role]).toEqual([1704067210020, 'SELL', '49958.9', '0.02', 'taker']);
+    // The entry: taker, at the recorded best bid of the 00:00:01 depth line, 20 ms latency later.
+    expect([entry.time, entry.side, entry.price, entry.quantity, entry.role]).toEqual([1704067201020, 'SELL', '49988.9', '0.02', 'taker']);
     // The exit: taker buy after mark moved over 200 bps against the short.
     expect([exit.side, exit.quantity, exit.role]).toEqual(['BUY', '0.02', 'taker']);
     expect(Number(exit.price)).toBeGreaterThan(Number(entry.price) * 1.02);
     expect(r.finalPositions).toEqual([]);
-    expect(s.finalEquity).toBe('9976.603629');
+    expect(s.finalEquity).toBe('9977.203329');
     expect(r.data.tape.quotes.crossed).toBe(0);
   });
 

@@ -11,8 +11,11 @@ import { Dec } from '../../src/core/decimal';
 import { MM, TARGETS, recording, writeConfig } from './fixtures';
 
 let dir = '';
+/** A recording on which the market maker ends holding inventory beside closed round trips. */
+let openDir = '';
 beforeAll(async () => {
   ({ dir } = await recording(8, 3));
+  ({ dir: openDir } = await recording(8, 4));
 });
 
 describe('backtest', () => {
@@ -64,7 +67,7 @@ describe('backtest', () => {
   });
 
   test('a position still open at the end beside closed trades gets a notice: its unrealized PnL is in the PnL, not in the trade statistics', async () => {
-    const { report } = await backtest(loadBacktestConfig(writeConfig(dir, 'open.yaml', {})), { cache: false });
+    const { report } = await backtest(loadBacktestConfig(writeConfig(openDir, 'open.yaml', {})), { cache: false });
     const open = report.trades.filter((t) => t.exitTime === null);
     // The market maker on this recording ends with closed round trips and an open position.
     expect(report.summary.trades).toBeGreaterThan(0);
@@ -132,7 +135,7 @@ describe('backtest', () => {
   test('the last equity sample and the last period end at the final equity, so the periods add up to totalPnl', async () => {
     // The recording's last mark falls on a sample boundary: the boundary's sample is taken before
     // that millisecond's events, and the market maker still holds inventory at the end.
-    const { report } = await backtest(loadBacktestConfig(writeConfig(dir, 'end.yaml', {})), { cache: false });
+    const { report } = await backtest(loadBacktestConfig(writeConfig(openDir, 'end.yaml', {})), { cache: false });
     const s = report.summary;
     expect(report.finalPositions.some((p) => new Dec(p.quantity).abs().gt(0))).toBe(true);
     const last = report.equity[report.equity.length - 1];

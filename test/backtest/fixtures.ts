@@ -5,11 +5,11 @@ import { stringify } from 'yaml';
 import { synthesize } from '../../src/market-data/synth';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 
-/** A short synthetic recording in a fresh temporary directory. */
-export async function recording(minutes = 15, seed = 3): Promise<{ dir: string; file: string }> {
+/** A short synthetic recording in a fresh temporary directory (`depthEveryMs`: synth's, 1 s by default). */
+export async function recording(minutes = 15, seed = 3, depthEveryMs?: number): Promise<{ dir: string; file: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-bt-'));
   const file = path.join(dir, 'rec.jsonl.gz');
-  await synthesize({ out: file, market: synthSymbolsOf(), symbols: ['BTCUSDT'], hours: minutes / 60, seed, tradeRate: 3 });
+  await synthesize({ out: file, market: synthSymbolsOf(), symbols: ['BTCUSDT'], hours: minutes / 60, seed, tradeRate: 3, depthEveryMs });
   return { dir, file };
 }
 

@@ -100,7 +100,7 @@ test('a 40-day equity curve: ratios are figures, returns by day, hourly candles,
     const mark = (50_000 + 100 * Math.sin(h / 10)).toFixed(1);
     samples.push({ time: t0 + h * 3_600_000, equity: e.toFixed(8), marks: [mark], positions: [h % 5 === 0 ? '0' : '0.01'], grossNotional: (0.01 * Number(mark)).toFixed(8) });
   }
-  const long = { ...result, samples, fills: [], funding: [], startTime: t0, endTime: t0 + 40 * 86_400_000, finalAsset: { walletBalance: e.toFixed(8), unrealizedPnl: '0' } };
+  const long = { ...result, samples, fills: [], funding: [], finalPositions: [], startTime: t0, endTime: t0 + 40 * 86_400_000, finalAsset: { walletBalance: e.toFixed(8), unrealizedPnl: '0' } };
   const report = buildReport(cfg, long);
   const s = report.summary;
   expect(s.ratioDays).toBe(41);

@@ -265,11 +265,13 @@ test('orders that end REJECTED on arrival (makerOnly that would take) follow the
   expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('Orders accepted / rejected on arrival / expired unfilled / cancels / rejections / denials</td><td>1 / 1 / 0 / 0 / 0 / 0</td>');
 });
 
-test('market orders that expire with nothing filled (no tape quote to take) are counted on the summary and in the report', () => {
-  // A MARKET buy on every mark: the synthetic recording's depth line (a tape quote) comes every
-  // 10 s, so most of them find the ask already taken and end EXPIRED with nothing filled.
+test('market orders that expire with nothing filled (no tape quote to take) are counted on the summary and in the report', async () => {
+  // A MARKET buy on every mark, on a recording whose depth line (a tape quote) comes every 10 s
+  // (synth --depth-every 10000; 1 s by default): most of them find the ask already taken by a
+  // recorded trade and end EXPIRED with nothing filled.
+  const { dir: sparse } = await recording(10, 5, 10_000);
   writeFileSync(
-    path.join(dir, 'taker.js'),
+    path.join(sparse, 'taker.js'),
     `module.exports.default = {
   name: 'taker', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'],
   create: (ctx) => ({
@@ -278,8 +280,8 @@ test('market orders that expire with nothing filled (no tape quote to take) are 
 };
 `,
   );
-  const cfg = writeConfig(dir, 'taker.yaml', { strategies: [{ id: 't', module: './taker.js', params: {} }] });
-  const out = path.join(dir, 'out-taker');
+  const cfg = writeConfig(sparse, 'taker.yaml', { strategies: [{ id: 't', module: './taker.js', params: {} }] });
+  const out = path.join(sparse, 'out-taker');
   const r = runCli(['backtest', cfg, '--out', out, '--quiet']);
   expect(r.code).toBe(0);
   const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { ordersAccepted: number; ordersExpiredUnfilled: number; fills: number }; strategies: Record<string, { ordersExpiredUnfilled: number }> };

@@ -27,12 +27,18 @@ describe('synth', () => {
     let header: RecordingHeader | undefined;
     let last = 0;
     const fundings: RecordedEvent[] = [];
+    // The kinds written at each millisecond, in file order.
+    let kindsAt: string[] = [];
+    let marksBeforeTheirBook = 0;
     for await (const x of readRecording([f])) {
       if ('type' in x) {
         header = x;
         continue;
       }
       expect(x.t).toBeGreaterThanOrEqual(last);
+      if (x.t !== last) kindsAt = [];
+      kindsAt.push(x.k);
+      if (x.k === 'depth' && kindsAt.includes('mark')) marksBeforeTheirBook++;
       last = x.t;
       counts.set(x.k, (counts.get(x.k) ?? 0) + 1);
       if (x.k === 'funding') fundings.push(x);
@@ -40,7 +46,10 @@ describe('synth', () => {
     expect(header).toMatchObject({ source: 'synth:3', startTime: SYNTH_EPOCH, part: 0 });
     expect(header?.symbols.map((s) => s.symbol)).toEqual(['BTCUSDT']);
     expect(counts.get('mark')).toBe(9 * 3600);
-    expect(counts.get('depth')).toBe(9 * 360);
+    // A depth line a second, as marks: the book is never older than the mark a stop triggers on.
+    expect(counts.get('depth')).toBe(9 * 3600);
+    // The book of a moment comes before its mark: a stop triggered by the mark meets that book.
+    expect(marksBeforeTheirBook).toBe(0);
     expect(counts.get('trade')).toBeGreaterThan(9 * 3600 * 0.4);
     // 2024-01-01T00:00Z is a funding boundary: the next one is at 08:00.
     expect(fundings.map((e) => e.t)).toEqual([SYNTH_EPOCH + 8 * 3600_000]);
