@@ -127,6 +127,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Everything the config names is checked before the output directory is touched: a config
     // error must not truncate the results.jsonl of an earlier run there.
     // Once: the points are checked here (Ctrl+C stops that), and the jobs go to the run as they are.
+    // Seconds for a large grid, with nothing else to show: said, so the wait is not a hang.
+    if (!quiet) process.stderr.write("sweep: checking the sweep's points before any job runs (Ctrl+C stops)\n");
     const { jobs: prepared } = await preparedSweep(cfg, stop.signal);
     totalJobs = prepared.length;
     const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;

@@ -127,13 +127,14 @@ test('a symbol the recording lacks is refused before any job (exit 2, one line),
   const out = path.join(dir, 'no-symbol-out');
   const r = runCli(['sweep', own, '--out', out, '--workers', '1']);
   expect(r.code).toBe(2);
-  expect(r.stderr).toMatch(/^perpkit sweep: \S*no-symbol\.yaml:\d+: strategies\[0\]\.params\.symbol: expected a symbol the recording holds \(BTCUSDT\), got SOLUSDT\n$/);
+  // The refusal comes while the points are checked, after the line that says so.
+  expect(r.stderr).toMatch(/^sweep: checking the sweep's points before any job runs \(Ctrl\+C stops\)\nperpkit sweep: \S*no-symbol\.yaml:\d+: strategies\[0\]\.params\.symbol: expected a symbol the recording holds \(BTCUSDT\), got SOLUSDT\n$/);
   expect(existsSync(out)).toBe(false);
   // A point that sets it: refused naming the point.
   const swept = writeConfig(dir, 'swept-symbol.yaml', { sweep: { metric: 'totalPnl', params: { 'mm.symbol': ['BTCUSDT', 'ETHUSDT'] } } });
   const r2 = runCli(['sweep', swept, '--out', out, '--workers', '1']);
   expect(r2.code).toBe(2);
-  expect(r2.stderr).toMatch(/^perpkit sweep: \S*swept-symbol\.yaml:\d+: sweep\.params \(point 1: \{"mm\.symbol":"ETHUSDT"\}\) -> strategies\[0\]\.params\.symbol: expected a symbol the recording holds \(BTCUSDT\), got ETHUSDT\n$/);
+  expect(r2.stderr).toMatch(/^sweep: checking the sweep's points before any job runs \(Ctrl\+C stops\)\nperpkit sweep: \S*swept-symbol\.yaml:\d+: sweep\.params \(point 1: \{"mm\.symbol":"ETHUSDT"\}\) -> strategies\[0\]\.params\.symbol: expected a symbol the recording holds \(BTCUSDT\), got ETHUSDT\n$/);
   expect(existsSync(out)).toBe(false);
 });
 
@@ -214,8 +215,12 @@ test('Ctrl+C while a 100,000-point grid is being checked: it stops there, exit 1
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let stoppedAfter = Infinity;
   try {
-    // Started, and checking points (the check of 100,000 takes seconds).
-    await new Promise((r) => setTimeout(r, 1500));
+    // Started, and checking points (the check of 100,000 takes seconds): on a busy machine the
+    // process may take more than a second to get there, so its line is awaited, not a time.
+    const checking = "sweep: checking the sweep's points before any job runs (Ctrl+C stops)\n";
+    for (const t0 = Date.now(); !err.includes(checking) && Date.now() - t0 < 30_000; ) await new Promise((r) => setTimeout(r, 20));
+    expect(err).toBe(checking);
+    await new Promise((r) => setTimeout(r, 300));
     const t = Date.now();
     child.kill('SIGINT');
     expect(await exited).toEqual({ code: 130, signal: null });
@@ -225,7 +230,7 @@ test('Ctrl+C while a 100,000-point grid is being checked: it stops there, exit 1
     await exited;
   }
   expect(stoppedAfter).toBeLessThan(3000);
-  expect(err).toBe("perpkit sweep: SIGINT: stopping (again to quit at once)\nperpkit sweep: stopped by SIGINT while checking the sweep's points, before any job ran; nothing written\n");
+  expect(err).toBe(`${"sweep: checking the sweep's points before any job runs (Ctrl+C stops)\n"}perpkit sweep: SIGINT: stopping (again to quit at once)\nperpkit sweep: stopped by SIGINT while checking the sweep's points, before any job ran; nothing written\n`);
   expect(existsSync(out)).toBe(false);
 });
 
