@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { backtest } from '../backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import { reportFailure } from './failure';
-import { outDirProblem } from './out-dir';
+import { missingOutDir, outDirProblem, removeMadeDir } from './out-dir';
 import { progressLine } from '../backtest/backtest/progress';
 import { botErrorText, firstRejectionLines, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
@@ -91,9 +91,14 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
   const quiet = values.quiet === true;
   // A bar only on a terminal: CI logs get the final line, not thousands of carriage returns.
   const tty = process.stderr.isTTY === true && !quiet;
+  // The output folder as far as this run makes it: taken away again when the run fails before
+  // writing into it (a refused recording left an empty folder behind).
+  let out: string | undefined;
+  let made: string | undefined;
   try {
     const cfg = loadBacktestConfig(positionals[0]);
-    const out = values.out !== undefined ? path.resolve(values.out) : cfg.report.out;
+    out = values.out !== undefined ? path.resolve(values.out) : cfg.report.out;
+    made = missingOutDir(out);
     const outBad = outDirProblem(out);
     if (outBad !== undefined) {
       if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a directory (created if missing)', `${out}: ${outBad}`);
@@ -158,6 +163,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (tty) process.stderr.write('\n');
+    if (out !== undefined) removeMadeDir(out, made);
     if (e instanceof StrategyCreateError) {
       // A strategy that cannot be created is a strategy error (exit 3), with nothing to report on.
       const cfgDir = path.dirname(path.resolve(positionals[0]));

@@ -2,7 +2,7 @@
  * An output directory is checked before any work: a backtest that ran for minutes must not fail
  * at the end because `--out` names a file.
  */
-import { statSync } from 'node:fs';
+import { rmdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { makeDirSync } from '../core/dirs';
 
@@ -31,5 +31,39 @@ function made(dir: string): string | undefined {
     return undefined;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * The outermost of `dir` and its parents that does not exist now: what `outDirProblem` will make
+ * for a run, so that a run that fails before writing anything can take it away again
+ * (`removeMadeDir`). Undefined when `dir` exists.
+ */
+export function missingOutDir(dir: string): string | undefined {
+  let missing: string | undefined;
+  for (let p = path.resolve(dir); ; p = path.dirname(p)) {
+    try {
+      statSync(p);
+      return missing;
+    } catch {
+      missing = p;
+      if (path.dirname(p) === p) return missing;
+    }
+  }
+}
+
+/**
+ * Removes the folders a failed run made for its output (`made`, from `missingOutDir`, down to
+ * `dir`) while they are empty: a refused backtest left an empty output folder behind.
+ */
+export function removeMadeDir(dir: string, made: string | undefined): void {
+  if (made === undefined) return;
+  for (let p = path.resolve(dir); ; p = path.dirname(p)) {
+    try {
+      rmdirSync(p);
+    } catch {
+      return;
+    }
+    if (p === made || path.dirname(p) === p) return;
   }
 }

@@ -5,7 +5,7 @@
  * (json and html) says it too, the exit code is 3 unless --allow-strategy-errors; denials and
  * rejections are shown by code.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
@@ -172,9 +172,15 @@ test('a recording without any mark price: exit 2, one line naming the config, da
   const snap = { t: 1_700_000_000_000, k: 'snapshot', s: 'BTCUSDT', u: 1, b: [], a: [['60000.5', '1.000']] };
   writeFileSync(path.join(dir, 'nomark.jsonl.gz'), gzipSync(`${JSON.stringify(header)}\n${JSON.stringify(snap)}\n`));
   const cfg = writeConfig(dir, 'nomark.yaml', { data: { files: ['nomark.jsonl.gz'] } });
-  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-nomark'), '--quiet']);
+  const r = runCli(['backtest', cfg, '--out', path.join(dir, 'out-nomark', 'run-1'), '--quiet']);
   expect(r.code).toBe(2);
   expect(r.stderr.trim()).toMatch(/^perpkit backtest: .*nomark\.yaml(:\d+)?: data\.files: expected a mark price for BTCUSDT in the configured time range .*, got none, so the strategies never started$/);
+  // The output folders the run made before it was refused are gone again (they were left empty).
+  expect(existsSync(path.join(dir, 'out-nomark'))).toBe(false);
+  // One that was there before stays.
+  mkdirSync(path.join(dir, 'out-kept'));
+  expect(runCli(['backtest', cfg, '--out', path.join(dir, 'out-kept', 'run-1'), '--quiet']).code).toBe(2);
+  expect(readdirSync(path.join(dir, 'out-kept'))).toEqual([]);
 });
 
 test('two recordings of the same hours listed one after the other: exit 2 naming the backward step, not a still market', () => {
