@@ -14,7 +14,7 @@ import { progressLine } from '../backtest/backtest/progress';
 import { botErrorText, firstRejectionLines, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
 import { num2, pct, usd } from '../backtest/report/format';
-import { ratioText } from '../backtest/report/ratios';
+import { durationText, ratioText } from '../backtest/report/ratios';
 import { createRuntimeLogger } from '../runtime/logger';
 import { reportJson, type BacktestReport } from '../backtest/report/report';
 import type { BacktestResult } from '../backtest/backtest/result';
@@ -135,7 +135,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     const s = outcome.report.summary;
     process.stdout.write(
       `backtest: ${eventsText(outcome.result.events)} in ${(wallMs / 1000).toFixed(1)} s (${run.eventsPerSecond} ev/s, from ${run.source}${built})\n` +
-        `  pnl ${usd(s.totalPnl)} (return ${pct(s.return)}; buy & hold ${pct(s.benchmarkReturn)}), fees ${usd(s.fees)}, funding ${usd(s.funding)}, max drawdown ${pct(s.maxDrawdown)}, fills ${s.fills}\n` +
+        `  pnl ${usd(s.totalPnl)} (return ${pct(s.return)}; buy & hold ${pct(s.benchmarkReturn)}), fees ${usd(s.fees)}, funding ${usd(s.funding)}, max drawdown ${pct(s.maxDrawdown)} (equity every ${durationText(cfg.report.equityIntervalMs)}), fills ${s.fills}\n` +
         `  trades ${s.trades} (win rate ${pct(s.winRate)}, profit factor ${num2(s.profitFactor)}, expectancy ${usd(s.expectancy)})\n` +
         `  ${ratiosLine(s)}\n` +
         `  orders ${s.ordersAccepted} accepted${ordersRejectedText(s)}; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
