@@ -33,6 +33,7 @@ import type { Intent } from './strategy/intents';
 import { checkParams, unknownParamText } from './strategy/params-check';
 import { symbolAccess, toSymbolInfo } from './strategy/context';
 import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
+import type { WallClockWatch } from './strategy/wall-clock';
 import { controlStrategy, countsAsDenial, deliveredWhilePaused, pausedDenial, stoppingDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
 
@@ -86,6 +87,8 @@ export interface BotOptions {
    * orders cancelled, the bot REDUCING); `false`: never stopped. Default 10 in 60 s.
    */
   strategyErrors?: StrategyErrorLimit | false;
+  /** A backtest's watch on the strategies' reads of the wall clock (strategy/wall-clock.ts). */
+  wallClock?: WallClockWatch;
 }
 
 
@@ -225,7 +228,7 @@ export class Bot {
       }
       const ctx = this.contextFor(slot, params, symbols);
       const strategy = createStrategy(slot.id, slot.module, def, ctx);
-      const hooks = new StrategyHooks(strategy, new Set(symbols));
+      const hooks = new StrategyHooks(strategy, new Set(symbols), this.opts.wallClock ? { watch: this.opts.wallClock, strategyId: slot.id } : undefined);
       // Declared market data, or what the typed hooks need (all four kinds for an `onEvent`).
       const wanted = def.marketData ? def.marketData(params) : hooks.marketData();
       const market = wanted ? new Set<BotEventType>(wanted) : undefined;
@@ -274,7 +277,8 @@ export class Bot {
       if (!r.strategy.onStart || r.stopped !== undefined) continue;
       let out;
       try {
-        out = r.strategy.onStart();
+        const start = r.strategy.onStart.bind(r.strategy);
+        out = this.opts.wallClock ? this.opts.wallClock.run(r.slot.id, () => 'onStart', start) : start();
       } catch (e) {
         this.strategyFailed(r, 'onStart', e);
         continue;

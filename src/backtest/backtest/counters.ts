@@ -22,6 +22,10 @@ export interface StrategyCounters {
   /** Times the strategy threw, the first of them, and whether it was stopped for them. */
   errors: number;
   firstError: StrategyErrorRow | null;
+  /** Reads of the wall clock by the strategy's code (`Date.now()`, `new Date()`): its time is the replay's, `ctx.clock`. */
+  wallClockReads: number;
+  /** The first of them: the hook and the call, as `onMark: Date.now()`. */
+  firstWallClockRead: string | null;
   stopped: { time: number; reason: string } | null;
 }
 
@@ -52,7 +56,7 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, wallClockReads: 0, firstWallClockRead: null, stopped: null });
 
 
 /**

@@ -30,6 +30,7 @@ import { liquidationCount, newCounters, type StrategyCounters } from './counters
 import { stackTop } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
 import { isExpiredUnfilled, isTriggeredExpiredUnfilled } from '../../bot/execution/refusals';
+import { WallClockWatch } from '../../bot/strategy/wall-clock';
 import { GAPS_LISTED, type BacktestResult } from './result';
 import { BooksBeforeRange } from './books-before-range';
 import { RestingOrders } from './resting-orders';
@@ -106,6 +107,8 @@ export class BacktestRun {
   private sim!: SimVenue;
   private venue!: LatencyVenue;
   private bot!: Bot;
+  /** The strategies' reads of the wall clock: their time is the replay's (strategy/wall-clock.ts). */
+  private readonly wallClock = new WallClockWatch();
   private started = false;
   private readonly symbols: string[];
   private readonly needMark = new Set<string>();
@@ -191,7 +194,7 @@ export class BacktestRun {
     const taking = fill.book === 'l2' ? { before: (o: PlaceOrderParams) => replayer.beforeTaker(o.symbol, o.side, o.type === 'MARKET' ? undefined : o.price, o.quantity), after: () => replayer.afterTaker() } : undefined;
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0, taking });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
-    this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.loggerOf(this.clock) });
+    this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.loggerOf(this.clock), wallClock: this.wallClock });
     this.settler = new Settler(this.bot, this.venue);
     // Only the types it books: a catch-all handler would count as a listener for market data,
     // and the bot would publish every recorded trade for nobody.
@@ -591,6 +594,12 @@ export class BacktestRun {
     r.tape = { ...this.replayer.stats, quotes: { ...this.replayer.stats.quotes }, skipped: { ...this.replayer.stats.skipped } };
     r.audit = this.engine.audit();
     r.botStats = { ...this.bot.stats };
+    for (const [id, w] of this.wallClock.reads()) {
+      const c = r.strategies[id];
+      if (c === undefined) continue;
+      c.wallClockReads = w.reads;
+      c.firstWallClockRead = w.first;
+    }
   }
 }
 

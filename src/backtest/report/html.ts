@@ -126,6 +126,10 @@ export function reportNotices(r: BacktestReport): string[] {
       out.push(`${held.length === 1 ? 'A position was' : `${held.length} positions were`} still open at the end (${held.map((p) => `${p.symbol} ${side(p)} ${new Dec(p.quantity).abs().toFixed()}`).join(', ')}; unrealized ${usd(s.unrealizedPnl)}): the PnL counts it, the trade statistics only the ${s.trades} closed trade(s).`);
     }
   }
+  if (s.wallClockReads > 0) {
+    const who = Object.entries(s.wallClockReaders).map(([id, first]) => `${id} (first in ${first})`).join(', ');
+    out.push(`Strategies read the wall clock ${s.wallClockReads} time(s): ${who}. A backtest runs on the replay's time, hours of it in seconds of wall time, so what they timed by it (throttles, cool-downs, time of day) did not happen as written: read ctx.clock.now().`);
+  }
   if (s.triggeredExpiredUnfilled > 0) {
     out.push(`${s.triggeredExpiredUnfilled} order(s) ${TRIGGERED_EXPIRED_UNFILLED}: the stop or take-profit triggered when the tape had no quote on the side it takes (a recorded trade had gone through the last one, and no depth or quote line had come since). The PnL holds the losses of staying in, not those of the exit the strategy asked for.`);
   }

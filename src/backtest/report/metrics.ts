@@ -73,6 +73,9 @@ export interface Summary extends Ratios {
   strategyErrors: number;
   firstStrategyError: (StrategyErrorRow & { strategyId: string }) | null;
   strategiesStopped: string[];
+  /** Reads of the wall clock by the strategies' code, and the strategies that read it (their first read). */
+  wallClockReads: number;
+  wallClockReaders: Record<string, string>;
   /** Unexpected exceptions of the bot's own pipeline, and the first: the figures are in doubt. */
   botErrors: number;
   firstBotError: BotErrorRow | null;
@@ -255,6 +258,8 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     strategyErrors: counters.reduce((s, x) => s + x.errors, 0),
     firstStrategyError: firstError(r),
     strategiesStopped: Object.entries(r.strategies).filter(([, x]) => x.stopped !== null).map(([id]) => id).sort(),
+    wallClockReads: counters.reduce((s, x) => s + x.wallClockReads, 0),
+    wallClockReaders: Object.fromEntries(Object.entries(r.strategies).flatMap(([id, x]) => (x.firstWallClockRead === null ? [] : [[id, x.firstWallClockRead]])).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     botErrors: r.botStats.pipelineErrors,
     firstBotError: r.firstBotError,
   };
@@ -375,6 +380,8 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       firstRejectionByCode: codesSorted(c.firstRejectionByCode),
       errors: c.errors,
       firstError: c.firstError,
+      wallClockReads: c.wallClockReads,
+      firstWallClockRead: c.firstWallClockRead,
       stopped: c.stopped,
     };
   }

@@ -9,6 +9,7 @@ import type { BotEvent } from '../bus/events';
 import type { HookResult, MarketDataType, Strategy } from './api';
 import type { Intent } from './intents';
 import { HookResultError } from './intent-check';
+import type { WallClockWatch } from './wall-clock';
 
 /** The timer name that closes quiet time bars; reserved, never delivered to a hook. */
 export const BAR_TIMER = '@bars';
@@ -28,6 +29,8 @@ export class StrategyHooks {
   constructor(
     private readonly s: Strategy,
     private readonly symbols: ReadonlySet<string>,
+    /** In a backtest: counts the strategy's reads of the wall clock (wall-clock.ts). */
+    private readonly wallClock?: { watch: WallClockWatch; strategyId: string },
   ) {
     if (s.bars !== undefined && s.onBar === undefined) throw new Error('the strategy declares bars but has no onBar hook');
     if (s.onBar !== undefined && s.bars === undefined) throw new Error('the strategy has an onBar hook but declares no bars (e.g. bars: { time: 60_000 })');
@@ -65,7 +68,9 @@ export class StrategyHooks {
   handle(e: BotEvent): readonly Intent[] | undefined {
     // Never re-entered: the bus queues what a hook publishes (ctx.emit -> a denial) until after.
     this.out = undefined;
-    this.deliver(e);
+    const w = this.wallClock;
+    if (w === undefined) this.deliver(e);
+    else w.watch.run(w.strategyId, () => this.hook, () => this.deliver(e));
     return this.out;
   }
 
