@@ -10,6 +10,7 @@ import { backtest } from '../backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import { reportFailure } from './failure';
 import { missingOutDir, outDirProblem, removeMadeDir } from './out-dir';
+import { signalExit, stopOnSignals } from './stop-signal';
 import { progressLine } from '../backtest/backtest/progress';
 import { botErrorText, firstRejectionLines, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
@@ -95,6 +96,9 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
   // writing into it (a refused recording left an empty folder behind).
   let out: string | undefined;
   let made: string | undefined;
+  // Ctrl+C (or SIGTERM) stops the replay at its next progress point, says so and writes nothing; a
+  // second one quits at once. It ended the process without a word.
+  const stop = stopOnSignals((sig) => process.stderr.write(`${tty ? '\n' : ''}perpkit backtest: ${sig}: stopping (again to quit at once)\n`));
   try {
     const cfg = loadBacktestConfig(positionals[0]);
     out = values.out !== undefined ? path.resolve(values.out) : cfg.report.out;
@@ -110,6 +114,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     const outcome = await backtest(cfg, {
       cache: values['no-cache'] === true ? false : undefined,
       fullTape: values['full-tape'] === true,
+      signal: stop.signal,
       // Lines at the replay's time, not the wall clock's.
       logger: values['strategy-logs'] === true ? (replay) => createRuntimeLogger({ level: 'debug', fd: 2, pretty: false, time: () => replay.now() }) : undefined,
       onNotice: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
@@ -164,6 +169,11 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
   } catch (e) {
     if (tty) process.stderr.write('\n');
     if (out !== undefined) removeMadeDir(out, made);
+    if (stop.signal.aborted) {
+      const sig = String(stop.signal.reason);
+      process.stderr.write(`perpkit backtest: stopped by ${sig}; nothing written\n`);
+      return signalExit(sig);
+    }
     if (e instanceof StrategyCreateError) {
       // A strategy that cannot be created is a strategy error (exit 3), with nothing to report on.
       const cfgDir = path.dirname(path.resolve(positionals[0]));
@@ -171,5 +181,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
       return EXIT_STRATEGY_ERRORS;
     }
     return reportFailure('backtest', e, values.debug === true);
+  } finally {
+    stop.dispose();
   }
 }

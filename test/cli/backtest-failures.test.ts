@@ -5,12 +5,13 @@
  * (json and html) says it too, the exit code is 3 unless --allow-strategy-errors; denials and
  * rejections are shown by code.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
 import { MM, recording, writeConfig } from '../backtest/fixtures';
-import { ensureBuilt, runCli } from './exchange-proc';
+import { ROOT, ensureBuilt, runCli } from './exchange-proc';
 
 jest.setTimeout(120_000);
 
@@ -300,3 +301,32 @@ test('market orders that expire with nothing filled (no tape quote to take) are 
   expect(r.stdout).toContain(`\n  orders ${s.ordersAccepted} accepted, ${s.ordersExpiredUnfilled} expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce); denials 0; rejections 0\n`);
   expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(`<td>${s.ordersAccepted} / 0 / ${s.ordersExpiredUnfilled} / 0 / 0 / 0</td>`);
 });
+
+// Ctrl+C ended the process at once without a word (exit 130, nothing said, an empty output folder left).
+test('Ctrl+C during a backtest: it stops at once, says so, writes nothing and leaves no folder, exit 130', async () => {
+  const { dir: long } = await recording(240, 9);
+  const cfg = writeConfig(long, 'long.yaml', { data: { files: ['rec.jsonl.gz'], cache: false } });
+  const out = path.join(long, 'out-long', 'run');
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'backtest', cfg, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    // The output folder is made once the run has its signal handler, just before the replay.
+    for (const t0 = Date.now(); !existsSync(out) && Date.now() - t0 < 30_000; ) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(out)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    const t = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: 130, signal: null });
+    expect(Date.now() - t).toBeLessThan(3000);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+  expect(stderr).toBe('perpkit backtest: SIGINT: stopping (again to quit at once)\nperpkit backtest: stopped by SIGINT; nothing written\n');
+  expect(stdout).toBe('');
+  expect(existsSync(path.join(long, 'out-long'))).toBe(false);
+}, 120_000);

@@ -19,6 +19,8 @@ export interface BacktestOptions {
   fullTape?: boolean;
   /** Strategy modules already resolved (a sweep's jobs on one thread share them); new ones are added. */
   definitions?: DefinitionCache;
+  /** Stops the run (Ctrl+C): it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface BacktestOutcome {
@@ -33,6 +35,6 @@ export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}):
   checkDataFiles(cfg);
   const slots = strategySlots(cfg, opts.definitions);
   const { source, kind, cacheBuildMs } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
-  const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape });
+  const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape, signal: opts.signal });
   return { report: buildReport(cfg, result), result, sourceKind: kind, cacheBuildMs };
 }

@@ -67,6 +67,8 @@ export interface RunOptions {
   /** Called every `progressEvery` events (and at the end) with events read and the source's byte progress. */
   onProgress?: (p: { events: number; bytesDone: number; bytesTotal: number; time: number }) => void;
   progressEvery?: number;
+  /** Stops the run (Ctrl+C): checked at each progress point; the run rejects with its reason. */
+  signal?: AbortSignal;
   /**
    * Re-enact every recorded trade through the engine, even those that cannot reach the
    * participant (the local exchange's replay mode does). Off by default: it changes no fill, but
@@ -530,6 +532,8 @@ export class BacktestRun {
           this.engine.drain();
           if (this.needMark.size === 0) await this.startBot();
         }
+        // Ctrl+C: seen within a few thousand events (a progress point can be 100,000 away).
+        if ((this.result.events.applied & 4095) === 0) this.opts.signal?.throwIfAborted();
         if (this.result.events.read >= nextProgress) {
           nextProgress += every;
           const p = source.progress();
