@@ -3,7 +3,10 @@
  * (format v1): public trades, marks, depth and tickers of the configured symbols and, with
  * credentials, the private stream verbatim and positions polled over REST.
  *
- * - Times: `t` is the venue's eventTime for pushes, the injected clock for polls and gaps.
+ * - Times: `t` is the venue's eventTime for pushes; polls and gaps are stamped in the venue's time
+ *   too, as this clock plus the venue's lead over it at the last push, and never before the line
+ *   before them. Stamped by this clock alone, a local clock 5 s ahead of the venue wrote a gap
+ *   line 5 s after the events that followed it, and every reader refused the file.
  * - Reconnects: the SDK reconnects and re-subscribes by itself; every reconnect of the public
  *   stream and every resync of the private one (reconnect, seq gap, silence, new listenKey)
  *   writes a `gap` line from the last event before the loss, so a consumer knows data may be
@@ -106,6 +109,9 @@ export class Recorder {
   private timers: Array<() => void> = [];
   private lastPublicT = 0;
   private lastPrivateT = 0;
+  /** The venue's clock minus this one at the last push (ms), and the time of the last line written. */
+  private venueLead = 0;
+  private lastT = 0;
   private publicLostAt: number | undefined;
   private readonly marks = new Map<string, { rate: string; next: number }>();
   private events = 0;
@@ -150,9 +156,9 @@ export class Recorder {
     this.subs.push(
       pub.notices$.subscribe((n) => {
         if (n.type === 'close' || n.type === 'reconnecting') {
-          this.publicLostAt ??= this.lastPublicT || clock.now();
+          this.publicLostAt ??= this.lastPublicT || this.venueNow();
         } else if (n.type === 'open' && n.reconnect) {
-          this.gap('public', this.publicLostAt ?? (this.lastPublicT || clock.now()), 'reconnect');
+          this.gap('public', this.publicLostAt ?? (this.lastPublicT || this.venueNow()), 'reconnect');
           this.publicLostAt = undefined;
         }
       }),
@@ -167,9 +173,10 @@ export class Recorder {
       this.priv = priv;
       this.offPrivate = priv.onEvent((e) => {
         this.lastPrivateT = e.eventTime;
+        this.heard(e.eventTime);
         this.write({ t: e.eventTime, k: 'private', e });
       });
-      this.subs.push(priv.resync$.subscribe((r) => this.gap('private', this.lastPrivateT || clock.now(), r.reason)));
+      this.subs.push(priv.resync$.subscribe((r) => this.gap('private', this.lastPrivateT || this.venueNow(), r.reason)));
       await priv.start();
       const every = this.o.pollPositionsMs ?? 5000;
       if (every > 0) {
@@ -198,8 +205,19 @@ export class Recorder {
     this.o.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, msg);
   }
 
+  /** The venue's time now, as far as this process can tell: see "Times" above. */
+  private venueNow(): number {
+    return Math.max(this.lastT, this.o.clock.now() + this.venueLead);
+  }
+
+  /** A push arrived stamped `eventTime`: the venue's lead over this clock. */
+  private heard(eventTime: number): void {
+    this.venueLead = eventTime - this.o.clock.now();
+  }
+
   private write(e: RecordedEvent): void {
     if (this.stopped || this.failure !== undefined || !this.writer) return;
+    if (e.t > this.lastT) this.lastT = e.t;
     try {
       this.writer.write(e);
     } catch (err) {
@@ -221,12 +239,13 @@ export class Recorder {
   private gap(stream: 'public' | 'private', from: number, reason: string): void {
     this.gaps++;
     this.o.logger?.warn({ stream, from, reason }, 'stream gap recorded');
-    this.write({ t: this.o.clock.now(), k: 'gap', stream, from, reason });
+    this.write({ t: this.venueNow(), k: 'gap', stream, from, reason });
   }
 
   private onPush(p: PublicPush): void {
     const t = p.eventTime;
     this.lastPublicT = t;
+    this.heard(t);
     switch (p.event) {
       case 'trade':
         this.write({ t, k: 'trade', s: p.symbol, id: p.data.tradeId, p: p.data.price, q: p.data.quantity, side: p.data.side });
@@ -258,7 +277,7 @@ export class Recorder {
     this.polling = true;
     try {
       const list = await this.o.venue.getPositions();
-      this.write({ t: this.o.clock.now(), k: 'positions', list });
+      this.write({ t: this.venueNow(), k: 'positions', list });
     } catch (e) {
       // A failed poll is a hole in the positions series, nothing more: the next one fills it.
       this.warn(e, 'positions poll failed');

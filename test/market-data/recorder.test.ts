@@ -84,6 +84,35 @@ describe('Recorder against the local exchange', () => {
     expect(lastPositions?.k === 'positions' && lastPositions.list.some((p) => p.symbol === 'BTCUSDT' && p.quantity === '0.03')).toBe(true);
   }, 30000);
 
+  // Gap and positions lines were stamped by the recorder's clock, pushes by the venue's: with the
+  // local clock 5 s ahead a reconnect wrote a gap line 5 s after the events that followed it (and
+  // every reader refused the file); 5 s behind, the gap claimed a 1 s outage for a 6 s one.
+  it.each([5000, -5000])('with the local clock %i ms off the venue, gap and poll lines stay in time order, in the venue time', async (skew) => {
+    const a = await env.keyClient();
+    const out = join(mkdtempSync(join(tmpdir(), 'perpkit-rec-skew-')), 'rec.jsonl.gz');
+    const system = new SystemClock();
+    const clock = { now: (): number => system.now() + skew };
+    const rec = new Recorder({ venue: venueOf(a.client), source: env.ex.url, symbols: ['BTCUSDT'], private: true, pollPositionsMs: 50, out, flushMs: 50, clock, scheduler: new SystemScheduler() });
+    await rec.start();
+    const core = env.ex.server.core;
+    await core.execute({ k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: '50100', indexPrice: '50090' });
+    await waitFor(() => rec.stats.events >= 3, 5000, 'first events');
+    rec.publicStream?.reconnectNow();
+    await waitFor(() => rec.stats.gaps >= 1, 10000, 'gap line');
+    await core.execute({ k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: '50200', indexPrice: '50190' });
+    await new Promise((r) => setTimeout(r, 300));
+    await rec.stop();
+    const { events } = await readAll(rec.stats.files);
+    for (let i = 1; i < events.length; i++) expect([i, events[i].k, events[i].t >= events[i - 1].t]).toEqual([i, events[i].k, true]);
+    const gap = events.find((e) => e.k === 'gap');
+    if (gap?.k !== 'gap') throw new Error('no gap line');
+    // The outage as the venue's clock measures it: well under the skew either way.
+    expect(gap.t - gap.from).toBeGreaterThanOrEqual(0);
+    expect(gap.t - gap.from).toBeLessThan(3000);
+    const venueNow = system.now();
+    for (const e of events) expect(Math.abs(e.t - venueNow)).toBeLessThan(4000);
+  }, 30000);
+
   it('refuses a symbol the venue does not list', async () => {
     const c = env.client();
     const rec = new Recorder({ venue: venueOf(c), source: env.ex.url, symbols: ['NOPEUSDT'], out: join(tmpdir(), 'never.jsonl.gz'), clock: new SystemClock(), scheduler: new SystemScheduler() });
