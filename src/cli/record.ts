@@ -205,7 +205,7 @@ export async function runRecord(argv: string[]): Promise<number> {
           () => {
             process.off('SIGINT', onSignal);
             process.off('SIGTERM', onSignal);
-            process.stdout.write(`closed ${recorder.stats.files.join(', ')} (${recorder.stats.events} events, ${recorder.stats.gaps} gaps)\n`);
+            process.stdout.write(`closed ${recorder.stats.files.join(', ')} (${recorder.stats.events} events, ${recorder.stats.gaps} gaps${recorder.stats.dropped > 0 ? `, ${recorder.stats.dropped} events dropped: the disk fell more than 32 MiB behind` : ''})\n`);
             resolve(0);
           },
           (e: unknown) => {

@@ -218,6 +218,7 @@ export class Recorder {
   private write(e: RecordedEvent): void {
     if (this.stopped || this.failure !== undefined || !this.writer) return;
     if (e.t > this.lastT) this.lastT = e.t;
+    const dropped = this.writer.dropped;
     try {
       this.writer.write(e);
     } catch (err) {
@@ -225,7 +226,8 @@ export class Recorder {
       this.fail(err);
       return;
     }
-    this.events++;
+    // Recorded, not dropped by a writer the disk fell behind (counted there: stats.dropped).
+    if (this.writer.dropped === dropped) this.events++;
   }
 
   /** Writing failed: said once, to the log and the caller; nothing more is written. */

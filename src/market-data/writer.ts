@@ -87,6 +87,8 @@ export class RecordingWriter {
   private chunk = '';
   private dropFrom = 0;
   private droppedSinceGap = 0;
+  /** Time of the last event dropped: a close while dropping says so with a gap line up to it. */
+  private dropTo = 0;
   private closed = false;
   private readonly rotateBytes: number;
   private readonly rotateMs: number;
@@ -150,6 +152,7 @@ export class RecordingWriter {
     if (this.failure) throw this.failure;
     if (this.buffered > this.maxBuffered) {
       if (this.droppedSinceGap === 0) this.dropFrom = e.t;
+      this.dropTo = e.t;
       this.droppedSinceGap++;
       this.dropped++;
       return false;
@@ -215,6 +218,11 @@ export class RecordingWriter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Events dropped since the last line: said, as the next event would have said it.
+    if (this.droppedSinceGap > 0) {
+      this.append({ t: this.dropTo, k: 'gap', stream: 'public', from: this.dropFrom, reason: `writer overflow: ${this.droppedSinceGap} events dropped` });
+      this.droppedSinceGap = 0;
+    }
     this.push();
     const p = this.part as Part;
     p.gzip.end();

@@ -72,4 +72,17 @@ describe('RecordingWriter', () => {
     expect(gap?.reason).toBe(`writer overflow: ${w.dropped} events dropped`);
     expect(lines.length).toBe(1 + w.written);
   });
+
+  // A recorder stopped while the disk was behind wrote no gap line for the last events dropped.
+  it('a close while events are being dropped ends the file with the gap line that says so', async () => {
+    const path = join(dir, 'bound-close.jsonl.gz');
+    const w = new RecordingWriter({ path, source: 'test', symbols: [], startTime: 0, maxBufferedBytes: 2000 });
+    for (let i = 0; i < 200; i++) w.write(trade(i, i));
+    expect(w.dropped).toBeGreaterThan(0);
+    await w.close();
+    const lines = gunzipSync(readFileSync(path)).toString().trim().split('\n').map((l) => JSON.parse(l) as { k?: string; t?: number; from?: number; reason?: string });
+    const last = lines[lines.length - 1];
+    expect(last).toMatchObject({ k: 'gap', t: 199, reason: `writer overflow: ${w.dropped} events dropped` });
+    expect(last.from).toBe(200 - w.dropped);
+  });
 });
