@@ -75,10 +75,10 @@ function resumeRows(file: string, id: string, ignore: ((why: string) => void) | 
 }
 
 export async function runSweepCli(argv: string[]): Promise<number> {
-  let values: { workers?: string; out?: string; queue?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; resume?: boolean; help?: boolean };
+  let values: { workers?: string; out?: string; queue?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; resume?: boolean; overwrite?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, queue: { type: 'string' }, 'grace-ms': { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { workers: { type: 'string' }, queue: { type: 'string' }, 'grace-ms': { type: 'string' }, out: { type: 'string' }, quiet: { type: 'boolean' }, debug: { type: 'boolean' }, resume: { type: 'boolean' }, overwrite: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (e) {
     return usageFailure('sweep', argsMessage(e));
   }
@@ -144,13 +144,21 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       process.stderr.write(`perpkit sweep: --out ${values.out}: expected a directory (created if missing), got ${outBad}\n`);
       return 2;
     }
-    makeDirSync(out);
     resultsFile = path.join(out, RESULTS);
+    // Rows of an earlier run are never dropped unasked: hours of jobs went with a forgotten --resume.
+    const sameCommandResumes = values.queue !== undefined && search.halving === undefined;
+    if (values.resume !== true && values.overwrite !== true && !sameCommandResumes) {
+      const rows = existingRows(resultsFile);
+      if (rows > 0) {
+        process.stderr.write(`perpkit sweep: ${out} holds ${rows} row(s) of an earlier sweep in ${RESULTS}: --resume continues that sweep (the same config and data), --overwrite starts afresh and drops them, or give another --out\n`);
+        return 2;
+      }
+    }
+    makeDirSync(out);
     const data = await Promise.all(cfg.data.files.map((f) => sha256File(f)));
     const id = sweepId(readFileSync(cfg.file, 'utf8'), prepared, data.map((d) => d.sha256));
     // On the queue the same command resumes (docs/backtesting.md): the rows of this sweep are kept,
     // also when the Redis that held its jobs is gone; --resume also runs the failed ones again.
-    const sameCommandResumes = values.queue !== undefined && search.halving === undefined;
     const said = (m: string): void => void process.stderr.write(`${m}\n`);
     const earlier = values.resume === true ? resumeRows(resultsFile, id, undefined, said) : sameCommandResumes ? resumeRows(resultsFile, id, (why) => said(`perpkit sweep: not resuming from ${resultsFile}: ${why}; starting this sweep afresh`), said) : [];
     const done = earlier.filter((r) => r.error === undefined || values.resume !== true);
@@ -323,4 +331,10 @@ export function progressWriter(out: { isTTY?: boolean; write(s: string): unknown
 
 export function progressLine(p: QueueProgress): string {
   return `queue: ${p.done}/${p.total} done, ${p.running} running, ${p.waiting} waiting, ${p.failed} failed, ETA ${p.etaMs === undefined ? '?' : mmss(p.etaMs)}`;
+}
+
+/** Rows in a results file (its non-empty lines), 0 when there is none. */
+function existingRows(file: string): number {
+  if (!existsSync(file)) return 0;
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
 }

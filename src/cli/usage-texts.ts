@@ -352,6 +352,8 @@ Options:
   --out <dir>      output directory (default: <report.out>-sweep)
   --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
                    output directory) and run only the other points, the failed ones again
+  --overwrite      start afresh in an output directory whose results.jsonl holds rows of an earlier
+                   sweep (refused without it or --resume: exit 2, nothing dropped)
   --quiet          no per-job lines (nor the progress line every 10 s without one)
   --debug          print the stack of an error (errors are one line without it)
   -h, --help       show this text

@@ -281,3 +281,23 @@ test('Ctrl+C in a halving sweep: the line counts the jobs of its rounds (not "of
   }
   expect(err.trim().split('\n').slice(-1)[0]).toBe(`perpkit sweep: stopped by SIGINT: 1 jobs of its rounds done (0 failed), their results kept in ${path.join(out, 'results.jsonl')}; no table written; a halving sweep does not resume: run it again`);
 });
+
+// A second run into the same folder without --resume rewrote results.jsonl empty: the rows of
+// the first run were gone without a word.
+test('a sweep into a folder holding an earlier sweep\'s rows is refused without --resume or --overwrite; nothing is dropped', () => {
+  const cfg = writeConfig(dir, 'again.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'ok2'] } } });
+  const out = path.join(dir, 'again-out');
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']).code).toBe(0);
+  const before = readFileSync(path.join(out, 'results.jsonl'), 'utf8');
+  expect(before.trim().split('\n')).toHaveLength(2);
+  const again = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toBe(`perpkit sweep: ${out} holds 2 row(s) of an earlier sweep in results.jsonl: --resume continues that sweep (the same config and data), --overwrite starts afresh and drops them, or give another --out\n`);
+  expect(readFileSync(path.join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  // --resume keeps them (nothing left to run), --overwrite runs both points again.
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet', '--resume']).code).toBe(0);
+  expect(readFileSync(path.join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  const fresh = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--overwrite']);
+  expect(fresh.code).toBe(0);
+  expect(fresh.stderr).toMatch(/job \d done \(1\/2 done, 0 failed\)\njob \d done \(2\/2 done, 0 failed\)/);
+});
