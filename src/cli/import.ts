@@ -67,6 +67,7 @@ export async function runImport(argv: string[]): Promise<number> {
         tick: { type: 'string' },
         step: { type: 'string' },
         'bare-depth': { type: 'string' },
+        overwrite: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -79,7 +80,7 @@ export async function runImport(argv: string[]): Promise<number> {
     const bare = o['bare-depth'];
     if (bare !== undefined && kind !== 'binance-futures') throw new UsageError(`--bare-depth applies to binance-futures captures only, not to ${kind}`);
     if (bare !== undefined && bare !== 'diff' && bare !== 'partial') throw new UsageError(`--bare-depth must be diff or partial, got '${bare}'`);
-    const given: BinanceImportOptions = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step, bareDepth: bare };
+    const given: BinanceImportOptions = { files: positionals, out: o.out, symbol: o.symbol, from: timeArg('from', o.from), to: timeArg('to', o.to), tick: o.tick, step: o.step, bareDepth: bare, overwrite: o.overwrite === true };
     opts = given;
   } catch (e) {
     return usageFailure('import', argsMessage(e));

@@ -18,7 +18,7 @@ import { RECORD_CONFIG, RECORD_VENUE } from './record-config-schema';
 import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
 import { Recorder, type RecorderVenue } from '../market-data/recorder';
 import { argsMessage, usageFailure } from './usage';
-import { existingParts } from '../market-data/writer';
+import { existingOutProblem, staleOutProblem } from '../market-data/writer';
 import { RECORD_USAGE } from './usage-texts';
 
 class UsageError extends Error {}
@@ -131,10 +131,11 @@ export async function runRecord(argv: string[]): Promise<number> {
     }
     if (!isDir) throw new UsageError(`--out ${out}: expected a file in an existing folder, got no folder ${dir}`);
     if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`--out ${out}: expected the path of the recording to write, got a folder`);
-    const stale = existingParts(out);
-    if (stale.length > 0) throw new UsageError(`--out ${out}: ${stale.join(', ')}: rotated part(s) of an earlier recording are there, and a replay of ${out} would read them after the new one; remove them or choose another --out`);
+    const stale = staleOutProblem(out);
+    if (stale !== undefined) throw new UsageError(stale);
     // A live capture cannot be made again: an earlier one is never replaced without being asked.
-    if (existsSync(out) && statSync(out).isFile() && o.overwrite !== true) throw new UsageError(`--out ${out}: a file is already there (an earlier recording cannot be captured again); choose another --out, remove it, or pass --overwrite`);
+    const there = existingOutProblem(out, o.overwrite === true, 'an earlier recording cannot be captured again');
+    if (there !== undefined) throw new UsageError(there);
   } catch (e) {
     return usageFailure('record', argsMessage(e));
   }

@@ -229,7 +229,9 @@ derivative_ticker (mark events, and funding where funding_timestamp moves forwar
 receive-time order (local_timestamp). Without derivative_ticker, marks are derived as above.
 
 Options:
-  --out <file>       the recording to write (required), e.g. data/btcusdt.jsonl.gz
+  --out <file>       the recording to write (required), e.g. data/btcusdt.jsonl.gz; never an
+                     input file, nor beside rotated parts of an earlier recording
+  --overwrite        replace a file already at --out (refused without it)
   --symbol <name>    import only this symbol (e.g. BTCUSDT, any case); others are counted as skipped
   --from <time>      first receive time to import, epoch ms or ISO 8601 (default: the start)
   --to <time>        receive time to stop at, exclusive (default: the end)

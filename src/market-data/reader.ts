@@ -7,9 +7,8 @@
  * One implementation for the local exchange's replay mode and the backtester (src/market-data
  * sits below both).
  */
-import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { createReadStream, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { isGzip, textLines, zlibProblem } from './text';
@@ -251,18 +250,57 @@ export async function readHeader(path: string): Promise<RecordingHeader> {
 }
 
 /**
- * All files of a recording given its first part: `x.jsonl.gz` (or `.jsonl`) then the rotated
- * parts `x.1.jsonl.gz`, `x.2.jsonl.gz`, ... that exist, in part order.
+ * The rotated parts of a recording beside its first part `first` that exist on disk
+ * (`x.1.jsonl.gz`, `x.2.jsonl.gz`, ...; base = `first` without `.jsonl.gz`), in part order. The one
+ * rule of what belongs to a recording: readers read them after `first` (recordingFiles), writers
+ * refuse to start a new recording where an older one's parts would follow it (writer.ts).
  */
-export async function recordingFiles(first: string): Promise<string[]> {
+export function rotatedParts(first: string): string[] {
   const base = basename(first).replace(/(\.jsonl)?(\.gz)?$/, '');
   const dir = dirname(first);
   const parts: Array<[number, string]> = [];
   const re = /^(.*)\.(\d+)\.jsonl(\.gz)?$/;
-  for (const name of await readdir(dir)) {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  for (const name of names) {
     const m = re.exec(name);
     if (m && m[1] === base) parts.push([Number(m[2]), join(dir, name)]);
   }
   parts.sort((a, b) => a[0] - b[0]);
-  return [first, ...parts.map((p) => p[1])];
+  return parts.map((p) => p[1]);
+}
+
+/**
+ * All files of a recording given its first part: `x.jsonl.gz` (or `.jsonl`) then the rotated
+ * parts `x.1.jsonl.gz`, `x.2.jsonl.gz`, ... that exist, in part order (rotatedParts).
+ */
+export function recordingFilesSync(first: string): string[] {
+  return [first, ...rotatedParts(first)];
+}
+
+/**
+ * The files of recordings given by their first parts, each followed by its rotated parts; a file
+ * both given and found as another's part is read once, at its first place.
+ */
+export function withRotatedParts(files: string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const f of files) {
+    for (const p of recordingFilesSync(f)) {
+      const key = resolve(p);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+/** recordingFilesSync, for callers that await it (the exchange's replay). */
+export async function recordingFiles(first: string): Promise<string[]> {
+  return Promise.resolve(recordingFilesSync(first));
 }

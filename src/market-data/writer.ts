@@ -11,8 +11,8 @@
  * Nothing here reads the wall clock: rotation by time uses the events' own `t`, so the same
  * events give the same files byte for byte (synth's determinism rests on it).
  */
-import { createWriteStream, readdirSync, type WriteStream } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
+import { rotatedParts } from './reader';
 import { once } from 'node:events';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader, type RecordingVersion } from './format';
@@ -47,19 +47,30 @@ export function partPath(path: string, n: number): string {
 
 /**
  * Rotated parts of a recording at `path` already on disk (`<base>.1.jsonl.gz`, ...), as a reader
- * of `path` finds them (reader.ts recordingFiles): a new recording written at `path` over an older,
+ * of `path` finds them (reader.ts rotatedParts): a new recording written at `path` over an older,
  * longer one would leave them there, and a replay would read them after it.
  */
 export function existingParts(path: string): string[] {
-  const base = basename(path).replace(/(\.jsonl)?(\.gz)?$/, '');
-  const re = /^(.*)\.(\d+)\.jsonl(\.gz)?$/;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return [];
-  }
-  return names.filter((n) => re.exec(n)?.[1] === base).sort().map((n) => join(dirname(path), n));
+  return rotatedParts(path);
+}
+
+/**
+ * The refusal of `--out` for a new recording (record, synth, import): rotated parts of an
+ * earlier recording beside it; undefined when there are none.
+ */
+export function staleOutProblem(out: string): string | undefined {
+  const stale = existingParts(out);
+  if (stale.length === 0) return undefined;
+  return `--out ${out}: ${stale.join(', ')}: rotated part(s) of an earlier recording are there, and a replay of ${out} would read them after the new one; remove them or choose another --out`;
+}
+
+/**
+ * The refusal of `--out` when a file is already there and `--overwrite` was not given (`why`: what
+ * makes the file worth keeping, in parentheses); undefined when it may be written.
+ */
+export function existingOutProblem(out: string, overwrite: boolean, why?: string): string | undefined {
+  if (overwrite || !existsSync(out) || !statSync(out).isFile()) return undefined;
+  return `--out ${out}: a file is already there${why === undefined ? '' : ` (${why})`}; choose another --out, remove it, or pass --overwrite`;
 }
 
 /** Lines are handed to gzip in chunks of about this size: fewer calls, same bytes. */

@@ -3,9 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
+import { importBinanceFutures as importOnce, type BinanceImportOptions } from '../../src/market-data/import/binance-futures';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { readRecording } from '../../src/market-data/reader';
+
+/** These tests write one output path again and again: each import replaces the one before (--overwrite). */
+const importBinanceFutures = (o: BinanceImportOptions): ReturnType<typeof importOnce> => importOnce({ ...o, overwrite: true });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-csv-'));
 const T = 1_722_470_400_000; // 2024-08-01T00:00:00Z

@@ -3,10 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
+import { importBinanceFutures as importOnce, type BinanceImportOptions } from '../../src/market-data/import/binance-futures';
 import { ImportInputError } from '../../src/market-data/import/errors';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { readRecording } from '../../src/market-data/reader';
+
+/** These tests write one output path again and again: each import replaces the one before (--overwrite). */
+const importBinanceFutures = (o: BinanceImportOptions): ReturnType<typeof importOnce> => importOnce({ ...o, overwrite: true });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-cases-'));
 const T = 1_723_161_255_000;

@@ -216,9 +216,18 @@ function isZipMagic(path: string): boolean {
   }
 }
 
+/** What a file's rows are, for telling two files of the same rows apart: kind and symbol ("trade BTCUSDT"); undefined for skipped rows. */
+function rowsOf(h: CsvItem): string | undefined {
+  if ('msg' in h) return `${String(h.msg.e)} ${String(h.msg.s)}`;
+  if ('mark' in h) return `markPriceKlines ${h.mark.s}`;
+  if ('funding' in h) return `fundingRate ${h.funding.s}`;
+  return undefined;
+}
+
 /**
  * The rows of every file merged in time order (ties: the order the files were given), one file
- * open per input and one row of each in memory.
+ * open per input and one row of each in memory. Two files of the same rows (kind and symbol) whose
+ * times overlap are refused at the first row of the later one.
  */
 export async function* csvItems(paths: string[], symbol: string | undefined): AsyncGenerator<CsvItem> {
   const its = paths.map((p) => fileItems(p, symbol));
@@ -229,6 +238,10 @@ export async function* csvItems(paths: string[], symbol: string | undefined): As
   }
   // Files of market data (not fundingRate): settlements after the last of their rows are past the data.
   const data = heads.map((h) => h !== undefined && !('funding' in h));
+  // What each file holds (kind and symbol) and whether its rows have started: two files of the same
+  // rows whose times overlap (a daily and a monthly archive of the same days) would import each row twice.
+  const what = heads.map((h) => (h === undefined ? undefined : rowsOf(h)));
+  const started = heads.map(() => false);
   try {
     for (;;) {
       let best = -1;
@@ -238,6 +251,15 @@ export async function* csvItems(paths: string[], symbol: string | undefined): As
       }
       if (best < 0) return;
       const h = heads[best] as CsvItem;
+      if (!started[best]) {
+        started[best] = true;
+        const other = what[best] === undefined ? -1 : heads.findIndex((x, j) => j !== best && x !== undefined && started[j] && what[j] === what[best]);
+        if (other >= 0) {
+          throw new ImportInputError(
+            `${h.where}: ${paths[best]} and ${paths[other]} hold the same rows (${what[best] ?? ''}) over the same time: ${paths[best]} starts at ${new Date(h.t).toISOString()}, before ${paths[other]} ends; every row of that time would be imported twice (a daily and a monthly archive of the same days?); import one of them, or archives of times that do not overlap`,
+          );
+        }
+      }
       if ('funding' in h && data.some((d) => d) && !heads.some((x, i) => data[i] && x !== undefined)) yield { t: h.t, where: h.where, skip: R_FUNDING_AFTER };
       else yield h;
       const r = await its[best].next();

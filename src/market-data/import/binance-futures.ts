@@ -30,7 +30,7 @@ import { statSync } from 'node:fs';
 import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
 import { csvItems, isCsvInput } from './binance-csv';
-import { checkImportOptions, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
+import { checkImportOptions, refuseRepeatedInputs, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
 import { readCaptures } from './capture-merge';
 import { BareDepth, PARTIAL_DEPTH, R_DIFF_AFTER_PARTIAL, R_PARTIAL_DEPTH, zeroQty, zeroQtyIn } from './binance-depth-kind';
@@ -181,10 +181,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
    * stamped with the time before it, counted (a recording's `t` never goes back: replay follows
    * it); further back is refused (a file of another time pasted in, or out of order).
    */
-  private inOrder(t: number): number {
+  private inOrder(t: number, order: 'receive-time' | 'time' = 'receive-time'): number {
     if (t >= this.lastT) return t;
     // Further back than a clock's jitter: not a collector's reordering but data of another time.
-    if (this.lastT - t > MAX_STEP_BACK_MS) throw new ImportInputError(`${this.where()}: expected messages in receive-time order (each file in order; several files are merged by time), got a message at ${new Date(t).toISOString()}, ${this.lastT - t} ms before the message before it (${new Date(this.lastT).toISOString()}); a step back of up to ${MAX_STEP_BACK_MS} ms is stamped with the time before it and counted`);
+    if (this.lastT - t > MAX_STEP_BACK_MS) throw new ImportInputError(`${this.where()}: expected messages in ${order} order (each file in order; several files are merged by time), got a message at ${new Date(t).toISOString()}, ${this.lastT - t} ms before the message before it (${new Date(this.lastT).toISOString()}); a step back of up to ${MAX_STEP_BACK_MS} ms is stamped with the time before it and counted`);
     this.outOfOrder++;
     this.outOfOrderMs = Math.max(this.outOfOrderMs, this.lastT - t);
     return this.lastT;
@@ -317,13 +317,15 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     let rows = 0;
     for await (const it of csvItems(this.o.files, this.o.symbol)) {
       this.at = it.where;
-      if (!this.accept(it.t)) {
+      // As a capture's line: a row back in time by up to 1 s is stamped with the time before it (counted), further is refused.
+      const t = this.inOrder(it.t, 'time');
+      if (!this.accept(t)) {
         this.summary.stoppedAt = it.where;
         break;
       }
-      if ('msg' in it) this.message(it.msg, it.t, it.where);
-      else if ('mark' in it) this.csvMark(it.mark.s, it.mark.p, it.t);
-      else if ('funding' in it) this.csvFunding(it.funding.s, it.funding.r, it.funding.intervalMs, it.t);
+      if ('msg' in it) this.message(it.msg, t, it.where);
+      else if ('mark' in it) this.csvMark(it.mark.s, it.mark.p, t);
+      else if ('funding' in it) this.csvFunding(it.funding.s, it.funding.r, it.funding.intervalMs, t);
       else this.skip(it.skip);
       if (++rows % every === 0) {
         this.o.signal?.throwIfAborted();
@@ -617,6 +619,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
 
 export async function importBinanceFutures(o: BinanceImportOptions): Promise<ImportSummary> {
   checkImportOptions(o, 'Binance capture files');
+  await refuseRepeatedInputs(o.files);
   if (o.bareDepth !== undefined && o.bareDepth !== 'diff' && o.bareDepth !== 'partial') throw new ImportInputError(`--bare-depth: expected diff or partial, got '${String(o.bareDepth)}'`);
   return new BinanceFuturesImporter(o).run();
 }

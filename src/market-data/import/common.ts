@@ -5,7 +5,7 @@
  * value checks. The importer itself (output, specs, marks, counting) is importer.ts.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, openSync, readSync, statSync, appendFileSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readSync, realpathSync, statSync, appendFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -17,11 +17,14 @@ import { isGzip } from '../text';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
 import { zlibProblem } from '../text';
+import { existingOutProblem, staleOutProblem } from '../writer';
 import { ImportInputError } from './errors';
 
 export interface ImportOptions {
   files: string[];
   out: string;
+  /** Replace a file already at `out` (refused without it). */
+  overwrite?: boolean;
   /** Import only this symbol (others are counted as skipped); as the venue spells it. */
   symbol?: string;
   /** Receive-time range, epoch ms: [from, to). */
@@ -217,6 +220,16 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
   // The finished file is renamed onto --out: onto a folder that fails at the end, and a device or
   // a pipe (/dev/null as root) would be replaced by a plain file.
   if (existsSync(o.out) && !statSync(o.out).isFile()) throw new ImportInputError(`--out ${o.out}: expected the path of the recording to write, got ${statSync(o.out).isDirectory() ? 'a folder' : 'a device, pipe or socket'}`);
+  // The import's own input is never replaced, not even with --overwrite (also through a symlink).
+  if (existsSync(o.out)) {
+    const out = realpathSync(o.out);
+    const input = o.files.find((f) => realpathSync(f) === out);
+    if (input !== undefined) throw new ImportInputError(`--out ${o.out}: it is the input file ${input}${input === o.out ? '' : ` (the same file: ${out})`}; the import would replace its own input; choose another --out`);
+  }
+  const there = existingOutProblem(o.out, o.overwrite === true);
+  if (there !== undefined) throw new ImportInputError(there);
+  const stale = staleOutProblem(o.out);
+  if (stale !== undefined) throw new ImportInputError(stale);
   if (o.from !== undefined && o.to !== undefined && o.from >= o.to) throw new ImportInputError(`--from/--to: --from ${new Date(o.from).toISOString()} is not before --to ${new Date(o.to).toISOString()}`);
   for (const [name, v] of [['tick', o.tick], ['step', o.step]] as const) {
     if (v !== undefined && !((toScaledInt(v, SCALE) ?? 0) > 0)) throw new ImportInputError(`--${name}: expected a positive decimal with at most ${SCALE} decimals, got '${v}'`);
@@ -228,5 +241,29 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
     makeDirSync(folder);
   } catch (e) {
     throw new ImportInputError(`--out ${o.out}: the folder ${folder} cannot be made: ${errMessage(e)}`);
+  }
+}
+
+/**
+ * Refuses an input given twice: the same file (by its real path, so also through a symlink or
+ * another spelling), or another file with the same bytes (a copy under another name or folder).
+ * Every message would be imported twice (each trade and quote doubled). Only files of equal size
+ * are hashed here; the header's `sources` hash them all.
+ */
+export async function refuseRepeatedInputs(files: string[]): Promise<void> {
+  const real = files.map((f) => realpathSync(f));
+  for (let i = 0; i < files.length; i++) {
+    const j = real.indexOf(real[i]);
+    if (j < i) throw new ImportInputError(files[i] === files[j] ? `${files[i]}: given twice; each file is imported once` : `${files[i]}: the same file as ${files[j]} (${real[i]}), given twice; each file is imported once`);
+  }
+  const bySize = new Map<number, number[]>();
+  files.forEach((f, i) => bySize.set(statSync(f).size, [...(bySize.get(statSync(f).size) ?? []), i]));
+  for (const group of bySize.values()) {
+    if (group.length < 2) continue;
+    const shas = await Promise.all(group.map((i) => sha256Of(files[i])));
+    for (let k = 0; k < group.length; k++) {
+      const first = shas.indexOf(shas[k]);
+      if (first < k) throw new ImportInputError(`${files[group[k]]}: the same content as ${files[group[first]]} (sha256 ${shas[k]}), given twice; each file is imported once`);
+    }
   }
 }

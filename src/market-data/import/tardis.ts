@@ -24,10 +24,9 @@
  * - Without derivative_ticker for a symbol, marks are derived (importer.ts) and the header says so.
  */
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Level } from '../format';
 import { L2Book } from '../l2-book';
-import { checkImportOptions, nextFunding, signedDecimal, sourceOf, type ImportOptions, type ImportSummary } from './common';
+import { checkImportOptions, nextFunding, refuseRepeatedInputs, signedDecimal, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
 import { RecordingImporter, symBase, type SymBase } from './importer';
 import { TardisFile, TardisMerge, type TardisRow } from './tardis-csv';
@@ -343,7 +342,6 @@ export class TardisImporter extends RecordingImporter<SymState> {
 
 export async function importTardis(o: ImportOptions): Promise<ImportSummary> {
   checkImportOptions(o, 'Tardis CSV files');
-  const twice = o.files.find((f, i) => o.files.findIndex((g) => resolve(g) === resolve(f)) !== i);
-  if (twice !== undefined) throw new ImportInputError(`${twice}: given twice; each file is imported once`);
+  await refuseRepeatedInputs(o.files);
   return new TardisImporter(o).run();
 }
