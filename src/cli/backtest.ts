@@ -149,6 +149,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
           .join('') +
         `  strategy errors: ${strategyErrorText(s)}\n` +
         (s.botErrors > 0 ? `  bot errors: ${botErrorText(s)}\n` : '') +
+        (outcome.rotatedParts.length > 0 ? `  data: read ${outcome.files.length} files: ${outcome.files.map((f) => path.relative(process.cwd(), f) || f).join(', ')} (with the rotated parts found beside data.files)\n` : '') +
         dataNotes(outcome.result) +
         reportNotices(outcome.report)
           // Those the lines above say already: strategy errors, ratios, and the data lines (derived marks, unused L2 events, an L2 book from partial depth).

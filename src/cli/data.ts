@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
-import { RecordingFormatError } from '../market-data/reader';
+import { RecordingFormatError, withRotatedParts } from '../market-data/reader';
 import { repairRecording } from '../market-data/repair';
 import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
@@ -89,7 +89,8 @@ export async function runData(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    const r = await inspectRecording(files);
+    // A recording is its first file and the rotated parts beside it, as every reader reads it.
+    const r = await inspectRecording(withRotatedParts(files));
     process.stdout.write(json ? `${JSON.stringify(r, null, 1)}\n` : inspectionText(r));
     return 0;
   } catch (e) {

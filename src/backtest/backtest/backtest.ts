@@ -29,6 +29,10 @@ export interface BacktestOutcome {
   sourceKind: 'cache' | 'jsonl';
   /** Wall time this run spent building the replay cache (ms; 0 when it was there already, or off). */
   cacheBuildMs: number;
+  /** The files read, in order: data.files with the rotated parts found beside them. */
+  files: string[];
+  /** Those of `files` that data.files does not name: rotated parts read after their first part. */
+  rotatedParts: string[];
 }
 
 export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}): Promise<BacktestOutcome> {
@@ -36,5 +40,6 @@ export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}):
   const slots = strategySlots(cfg, opts.definitions);
   const { source, kind, cacheBuildMs } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
   const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape, signal: opts.signal });
-  return { report: buildReport(cfg, result), result, sourceKind: kind, cacheBuildMs };
+  const listed = new Set(cfg.data.listed ?? cfg.data.files);
+  return { report: buildReport(cfg, result), result, sourceKind: kind, cacheBuildMs, files: cfg.data.files, rotatedParts: cfg.data.files.filter((f) => !listed.has(f)) };
 }

@@ -12,6 +12,7 @@ import { RANKABLE_METRICS } from '../report/metrics';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
 import { existsSync, statSync } from 'node:fs';
 import { readConfigYaml } from '../../core/config-text';
+import { withRotatedParts } from '../../market-data/reader';
 import * as path from 'node:path';
 import { Dec, fractionDigits, isDecimalString, plainNumberText } from '../../core/decimal';
 import { MONEY_DP } from '../../core/values';
@@ -75,7 +76,12 @@ export interface BacktestConfig {
   file: string;
   /** Directory relative paths resolve against. */
   baseDir: string;
-  data: { files: string[]; from: number | undefined; to: number | undefined; cache: boolean };
+  /**
+   * `files`: what the replay reads, each configured file followed by the rotated parts found
+   * beside it (`x.1.jsonl.gz`, ...: reader.ts withRotatedParts, as the exchange's replay reads them);
+   * `listed`: the files as data.files names them (unset: `files`).
+   */
+  data: { files: string[]; listed?: string[]; from: number | undefined; to: number | undefined; cache: boolean };
   account: { balance: string; leverage: Record<string, number> };
   fees: { maker: string; taker: string } | undefined;
   latency: LatencyConfig;
@@ -258,7 +264,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   return {
     file: opts.file,
     baseDir,
-    data: { files, from, to, cache: d.cache !== false },
+    data: { files: withRotatedParts(files), listed: files, from, to, cache: d.cache !== false },
     account: { balance, leverage },
     fees,
     latency,
@@ -352,7 +358,7 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
 
 /** The recordings a config names exist: a config error naming the key, not an ENOENT stack later. */
 export function checkDataFiles(cfg: BacktestConfig): void {
-  cfg.data.files.forEach((f, i) => {
+  (cfg.data.listed ?? cfg.data.files).forEach((f, i) => {
     if (!existsSync(f)) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: no such file`);
     if (statSync(f).isDirectory()) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: a folder`);
   });
