@@ -356,12 +356,22 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
   };
 }
 
-/** The recordings a config names exist: a config error naming the key, not an ENOENT stack later. */
+/**
+ * The recordings a config names exist: a config error naming the key, not an ENOENT stack later;
+ * then `data.files` is what the replay reads (each with its rotated parts) and `data.listed` what
+ * the config (or code) named.
+ */
 export function checkDataFiles(cfg: BacktestConfig): void {
-  (cfg.data.listed ?? cfg.data.files).forEach((f, i) => {
+  // The files as configured (`listed`), unless code set `files` to others after loading.
+  const listed = cfg.data.listed;
+  const given = listed !== undefined && listed.every((f) => cfg.data.files.includes(f)) ? listed : cfg.data.files;
+  given.forEach((f, i) => {
     if (!existsSync(f)) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: no such file`);
     if (statSync(f).isDirectory()) throw new BacktestConfigError(cfg.file, `data.files[${i}]`, 'an existing recording file (relative to the config file)', `${f}: a folder`);
   });
+  // Each with the rotated parts beside it (found again: they may have been written since loading).
+  cfg.data.files = withRotatedParts(cfg.data.files);
+  cfg.data.listed = given;
 }
 
 /**
