@@ -8,7 +8,8 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError, withRotatedParts } from '../market-data/reader';
-import { repairRecording } from '../market-data/repair';
+import { repairRecording, sameFile } from '../market-data/repair';
+import { existingOutProblem } from '../market-data/writer';
 import { outDirProblem } from './out-dir';
 import { argsMessage, usageFailure } from './usage';
 import { DATA_USAGE } from './usage-texts';
@@ -54,8 +55,9 @@ export async function runData(argv: string[]): Promise<number> {
   let out: string | undefined;
   try {
     if (sub !== 'inspect' && sub !== 'repair') throw new Error(`unknown subcommand '${sub}'; expected inspect or repair`);
-    const { values: o, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    const { values: o, positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true, options: { json: { type: 'boolean' }, out: { type: 'string' }, overwrite: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
     if (sub === 'inspect' && o.out !== undefined) throw new Error("--out is an option of 'data repair'; inspect writes nothing");
+    if (sub === 'inspect' && o.overwrite !== undefined) throw new Error("--overwrite is an option of 'data repair'; inspect writes nothing");
     if (sub === 'repair' && o.json !== undefined) throw new Error("--json is an option of 'data inspect'");
     if (o.help === true) {
       process.stdout.write(DATA_USAGE);
@@ -71,7 +73,10 @@ export async function runData(argv: string[]): Promise<number> {
       out = o.out;
       if (out === undefined || out === '') throw new Error('--out <file> is required: where to write the repaired recording');
       if (existsSync(out) && statSync(out).isDirectory()) throw new Error(`--out ${out}: expected the path of the recording to write, got a folder`);
-      if (resolve(out) === resolve(files[0])) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
+      // Compared by real path: a symlink at --out to the torn file would have it replaced.
+      if (sameFile(out, files[0])) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
+      const there = existingOutProblem(out, o.overwrite === true);
+      if (there !== undefined) throw new Error(there);
       // Made as import, synth and backtest make theirs.
       const problem = outDirProblem(dirname(resolve(out)));
       if (problem !== undefined) throw new Error(`--out ${out}: the folder ${dirname(resolve(out))} cannot be made: ${problem}`);

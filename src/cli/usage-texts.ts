@@ -282,7 +282,8 @@ Example:
 export const DATA_USAGE = `perpkit data inspect <recording...> [--json]
 perpkit data repair <recording> --out <file>
 
-Reads a recording (format v1 or v2; several files are read in order, e.g. the parts of one) and
+Reads a recording (format v1 or v2; several files are read in order, and a rotated recording's
+parts beside its first file, x.1.jsonl.gz, ..., after it) and
 prints its time range, symbols, events per kind, gaps, feed latency percentiles (receive time
 minus exchange time), crossed or locked books, and how the L2 book rebuilt from snapshot + book
 events agrees with the quote events: exactly where their update ids coincide (should be 100 %),
@@ -291,16 +292,19 @@ and in receive order (the staleness of the sparser depth stream).
 'repair' reads a recording file cut short by a crash of its writer (a recorder killed, a power
 loss: a gzip stream with no end, or a last line written in part) and writes everything before the
 tear to a new file, header as it was; the torn file is left as it is. A file damaged anywhere but
-at its end is refused (that is not a crash), and a file that reads whole is not copied.
+at its end, or whose gzip data is damaged (changed, not cut short), is refused (that is not a
+crash), so is one torn inside its header (nothing to keep); a file that reads whole is not copied.
 
 Options:
   --json        inspect: print the figures as one JSON document
   --out <file>  repair: the recording to write (required; gzip when named .gz), e.g.
-                data/btc-repaired.jsonl.gz
+                data/btc-repaired.jsonl.gz; never the torn file itself (nor a link to it)
+  --overwrite   repair: replace a file already at --out (refused without it)
   -h, --help    show this text
 
 Exit codes: 0 done (repair: also when the file was whole, nothing written); 1 reading or writing
-failed; 2 bad input (a missing file, a folder, not a recording, damaged before its end).
+failed; 2 bad input (a missing file, a folder, not a recording, damaged before its end, damaged
+gzip data, a header torn, an --out already there without --overwrite).
 
 Examples:
   perpkit data inspect data/btcusdt-20240808.jsonl.gz

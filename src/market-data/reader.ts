@@ -11,7 +11,7 @@ import { createReadStream, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { isGzip, textLines, zlibProblem } from './text';
+import { damagedGzipProblem, isGzip, linesBeforeDamage, textLines, zlibProblem } from './text';
 import {
   RECORDED_KINDS,
   RECORDING_FORMAT,
@@ -57,6 +57,24 @@ export class RecordingFormatError extends Error {
     super(`${file}:${line}: ${problem}`);
     this.name = 'RecordingFormatError';
   }
+}
+
+/**
+ * The refusal of gzip data damaged (not torn), `e` being zlib's error, after the file's last good
+ * line (text.ts linesBeforeDamage; `read`: lines the caller read, a floor) and damagedGzipProblem.
+ */
+export async function damagedGzipError(file: string, read: number, e: unknown): Promise<RecordingFormatError> {
+  const line = Math.max(read, await linesBeforeDamage(file));
+  return new RecordingFormatError(file, line + 1, damagedGzipProblem(line, e));
+}
+
+/**
+ * The refusal of a bad last line (`problem`, at line `line`): what a writer stopped mid-write
+ * leaves, so it names the repair. Every reader of recordings says it so (readRecording, the
+ * backtest's JSON-lines source).
+ */
+export function tornLastLineError(file: string, line: number, problem: string): RecordingFormatError {
+  return new RecordingFormatError(file, line, `${problem} (the file's last line: if its writer was stopped mid-write, ${tornHint(file)})`);
 }
 
 /** The file's content as a text stream; gzip is recognised by its magic bytes, not the name. */
@@ -223,6 +241,7 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
         }
         throw new RecordingFormatError(path, n + 1, `${why}; ${tornHint(path)} (in code: the reader's allowTornTail option)`);
       }
+      if (zlibProblem(e) === 'damaged') throw await damagedGzipError(path, n, e);
       throw e;
     }
     if (torn) {
@@ -231,7 +250,7 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
         opts.onTornTail?.({ file: path, line: torn.line, why: torn.problem });
         return;
       }
-      throw new RecordingFormatError(path, torn.line, `${torn.problem} (the file's last line: if its writer was stopped mid-write, ${tornHint(path)})`);
+      throw tornLastLineError(path, torn.line, torn.problem);
     }
     if (n === 0) throw new RecordingFormatError(path, 1, `empty file; expected a ${RECORDING_FORMAT} header line`);
   }

@@ -5,11 +5,11 @@
  * onto it at the end, so an interrupted repair leaves no half file behind.
  */
 import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { readRecording, type TornTail } from './reader';
+import { readRecording, RecordingFormatError, type TornTail } from './reader';
 
 export interface RepairResult {
   /** Events kept (the header aside). */
@@ -22,10 +22,17 @@ export interface RepairResult {
  * Reads `file` up to its tear and writes what is before it to `out` (gzip JSON lines, or plain
  * ones when `out` does not end in .gz), in one pass through a temporary file. A file that reads
  * whole is not copied: the result says so. Throws RecordingFormatError for a file that is damaged
- * elsewhere than its tail (that is not a crash, and nothing is written).
+ * elsewhere than its tail (that is not a crash), whose gzip data is damaged (not torn), or that is
+ * torn inside its header (nothing to keep); nothing is written then.
  */
+/** Are `a` and `b` one file: the same path, or (when both exist) the same real path, as through a symlink? */
+export function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  return existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b);
+}
+
 export async function repairRecording(file: string, out: string): Promise<RepairResult> {
-  if (resolve(file) === resolve(out)) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
+  if (sameFile(file, out)) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
   let tear: TornTail | undefined;
   let events = 0;
   const tmp = `${out}.repair-${process.pid}.tmp`;
@@ -46,8 +53,10 @@ export async function repairRecording(file: string, out: string): Promise<Repair
     if (lines.length > 0) gzip.write(`${lines.join('\n')}\n`);
     gzip.end();
     await once(dest, 'close');
-    // A file that reads whole is not copied.
-    if (tear === undefined) rmSync(tmp, { force: true });
+    // A file that reads whole is not copied; one torn in its header has nothing to keep.
+    const torn = tear as TornTail | undefined;
+    if (torn !== undefined && torn.line <= 1) throw new RecordingFormatError(file, 1, `nothing to keep: the header itself is torn (${torn.why}); nothing written`);
+    if (torn === undefined) rmSync(tmp, { force: true });
     else renameSync(tmp, out);
   } catch (e) {
     gzip.destroy();

@@ -2,7 +2,8 @@
  * Text out of (possibly compressed) files, for every reader of market data: lines of a stream, and
  * what a zlib error means, so each reader can say it in one line instead of a zlib stack trace.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
@@ -46,4 +47,36 @@ export function zlibProblem(e: unknown): 'torn' | 'damaged' | undefined {
   if (code === 'Z_BUF_ERROR' || (typeof message === 'string' && /unexpected end of file/i.test(message))) return 'torn';
   if (typeof code === 'string' && code.startsWith('Z_')) return 'damaged';
   return undefined;
+}
+
+/**
+ * Whole lines (newlines) a gzip file inflates to before its data fails: a reader that met the
+ * failure may have been handed none of the text before it (zlib hands it out in large pieces), so
+ * this second pass, in small ones, finds the last good line. Memory is flat in the file's size.
+ */
+export async function linesBeforeDamage(path: string): Promise<number> {
+  let lines = 0;
+  const gz = createGunzip({ chunkSize: 4096 });
+  const raw = createReadStream(path, { highWaterMark: 16 * 1024 });
+  raw.on('error', (e) => gz.destroy(e));
+  try {
+    for await (const chunk of raw.pipe(gz) as AsyncIterable<Buffer>) {
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+    }
+  } catch {
+    // The damage: the lines before it are counted.
+  } finally {
+    raw.destroy();
+  }
+  return lines;
+}
+
+/**
+ * What every reader says of gzip data that is damaged, not torn (`zlibProblem` 'damaged': the
+ * bytes were changed after they were written, by a bad copy or disk, rather than cut short by a
+ * crash), after its last good line `line`: nothing after it can be read, and no repair mends it.
+ */
+export function damagedGzipProblem(line: number, e: unknown): string {
+  const why = e instanceof Error ? e.message : String(e);
+  return `the gzip data is damaged (not torn) after line ${line} (${why}): its bytes were changed after they were written (a bad copy or disk), so nothing after that line can be read and \`perpkit data repair\` cannot mend it; get the file again`;
 }

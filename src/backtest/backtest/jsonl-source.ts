@@ -7,7 +7,7 @@ import { isGzip, zlibProblem } from '../../market-data/text';
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { eventProblem, RecordingFormatError, tornHint, versionProblem } from '../../market-data/reader';
+import { damagedGzipError, eventProblem, RecordingFormatError, tornHint, tornLastLineError, versionProblem } from '../../market-data/reader';
 import { isHeader, RECORDING_FORMAT, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { ArrayBatch, type EventBatch, type EventOrigin, type EventSource } from './source';
 
@@ -52,7 +52,7 @@ async function nextChunk(f: FileText, path: string, line: number): Promise<Itera
   } catch (e) {
     const problem = zlibProblem(e);
     if (problem === 'torn') throw new RecordingFormatError(path, line, `the gzip data ends early (a torn or truncated file) after line ${line}; ${tornHint(path)}`);
-    if (problem === 'damaged') throw new RecordingFormatError(path, Math.max(1, line), `not a gzip file (${(e as Error).message}); a recording is gzip JSON lines (.jsonl.gz)`);
+    if (problem === 'damaged') throw await damagedGzipError(path, line, e);
     throw e;
   }
 }
@@ -111,6 +111,12 @@ export class JsonlSource implements EventSource {
   private batchLine = 0;
   private doneBytes = 0;
   private readonly total: number;
+  /**
+   * A line that is not JSON (or empty), held until the file says whether it is its last: then it
+   * is what a writer stopped mid-write leaves (tornLastLineError, as the reader says it); a line
+   * after it makes it corruption, refused as it is.
+   */
+  private bad: RecordingFormatError | undefined;
 
   private constructor(
     private readonly paths: string[],
@@ -139,6 +145,7 @@ export class JsonlSource implements EventSource {
         this.file = openFile(this.paths[this.fileIndex]);
         this.rest = '';
         this.lineNo = 0;
+        this.bad = undefined;
       }
       const r = await nextChunk(this.file, this.paths[this.fileIndex], this.lineNo);
       if (r.done === true) {
@@ -151,6 +158,8 @@ export class JsonlSource implements EventSource {
           this.parseLine(tail, out);
           if (out.length > 0) return this.batchOf(out);
         }
+        const bad = this.bad;
+        if (bad !== undefined) throw tornLastLineError(bad.file, bad.line, bad.problem);
         continue;
       }
       const text = this.rest + this.file.decoder.write(r.value);
@@ -182,12 +191,17 @@ export class JsonlSource implements EventSource {
     this.lineNo++;
     const path = this.paths[this.fileIndex];
     if (this.lineNo === 1) return; // the header, read at open
-    if (line.length === 0) throw new RecordingFormatError(path, this.lineNo, 'empty line');
+    if (this.bad !== undefined) throw this.bad; // a bad line followed by more lines is corruption, not a torn tail
+    if (line.length === 0) {
+      this.bad = new RecordingFormatError(path, this.lineNo, 'empty line');
+      return;
+    }
     let v: unknown;
     try {
       v = JSON.parse(line);
     } catch {
-      throw new RecordingFormatError(path, this.lineNo, `not a JSON line: ${line.length > 80 ? `${line.slice(0, 80)}...` : line}`);
+      this.bad = new RecordingFormatError(path, this.lineNo, `not a JSON line: ${line.length > 80 ? `${line.slice(0, 80)}...` : line}`);
+      return;
     }
     if (this.validate) {
       const problem = eventProblem(v, this.versions[this.fileIndex]);

@@ -16,7 +16,7 @@ import { errMessage } from '../../core/errors';
 import { isGzip } from '../text';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
-import { zlibProblem } from '../text';
+import { damagedGzipProblem, linesBeforeDamage, zlibProblem } from '../text';
 import { existingOutProblem, staleOutProblem } from '../writer';
 import { ImportInputError } from './errors';
 
@@ -190,7 +190,10 @@ export function fileLineBatches(file: string, tornHint?: string): { batches: Asy
       if (e instanceof ImportInputError) throw e;
       const problem = zlibProblem(e);
       if (problem === 'torn') throw new ImportInputError(`${file}: the gzip data ends early (a torn or truncated file) after line ${lines}${tornHint === undefined ? '' : `; ${tornHint}`}`);
-      if (problem === 'damaged') throw new ImportInputError(`${file}: not a readable gzip file (${(e as Error).message})`);
+      if (problem === 'damaged') {
+        const good = Math.max(lines, await linesBeforeDamage(file));
+        throw new ImportInputError(`${file}:${good + 1}: ${damagedGzipProblem(good, e)}`);
+      }
       throw e;
     } finally {
       stream.destroy();
