@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { ensureBuilt, runCli } from './exchange-proc';
 
 const T = 1_723_161_255_000;
@@ -128,5 +129,28 @@ describe('perpkit import: inputs given twice, and what --out may be (compiled CL
     const synth = runCli(['synth', '--out', out, '--hours', '0.01']);
     expect(synth.code).toBe(2);
     expect(synth.stderr).toContain(`--out ${out}: ${part}: rotated part(s) of an earlier recording are there, and a replay of ${out} would read them after the new one; remove them or choose another --out`);
+  });
+});
+
+describe('perpkit import after a killed import (compiled CLI)', () => {
+  beforeAll(() => ensureBuilt(), 120000);
+  const dir = mkdtempSync(join(tmpdir(), 'perpkit-cli-import-killed-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the temporary files a kill -9 left (their process gone) are removed and said; a running import\'s are left', () => {
+    const capture = join(dir, 'capture.gz');
+    writeFileSync(capture, gzipSync(`${[ticker(T, 1), trade(T + 5, 9), ticker(T + 1200, 2)].join('\n')}\n`));
+    const out = join(dir, 'rec.jsonl.gz');
+    // The id of a process that has exited: no process has it now.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid as number;
+    const left = [`${out}.body-${gone}.tmp`, `${out}.${gone}.tmp`];
+    for (const f of left) writeFileSync(f, 'half an import');
+    const running = `${out}.body-${process.pid}.tmp`;
+    writeFileSync(running, 'this test is running');
+    const r = runCli(['import', 'binance-futures', capture, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`  note: removed 2 temporary file(s) of an earlier import to ${out} that was killed (its process is gone): ${[...left].sort().join(', ')}\n`);
+    for (const f of left) expect(existsSync(f)).toBe(false);
+    expect(existsSync(running)).toBe(true);
   });
 });

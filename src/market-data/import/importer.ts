@@ -16,7 +16,8 @@
  *   the tick, index = mark, funding rate 0, the next 8-hour funding time; the header says so.
  */
 import { once } from 'node:events';
-import { createWriteStream, existsSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
 import { fromScaledInt, toScaledInt, toScaledIntIn } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
@@ -123,6 +124,46 @@ function distinct(seen: Set<number>, text: string, start: number, end: number): 
   return seen.size >= TRUSTED_VALUES ? undefined : seen;
 }
 
+/** Is a process of this id running (one that may still be writing its temporary files)? */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files an import to `out` left when it was killed (`kill -9`, a power
+ * loss: no cleanup ran), `<out>.body-<pid>.tmp` and `<out>.<pid>.tmp` of a process that is gone;
+ * those of a running import are left alone. Returns the paths removed.
+ */
+export function removeStaleTemps(out: string): string[] {
+  const dir = dirname(out);
+  const name = basename(out);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const n of names.sort()) {
+    if (!n.startsWith(`${name}.`)) continue;
+    const m = /^(?:body-)?(\d+)\.tmp$/.exec(n.slice(name.length + 1));
+    if (m === null || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    const p = join(dir, n);
+    try {
+      unlinkSync(p);
+      removed.push(p);
+    } catch {
+      // Gone already, or not ours to remove: left.
+    }
+  }
+  return removed;
+}
+
 export abstract class RecordingImporter<S extends SymBase> {
   protected readonly syms = new Map<string, S>();
   protected readonly summary: ImportSummary;
@@ -149,6 +190,8 @@ export abstract class RecordingImporter<S extends SymBase> {
     private readonly names: ImporterNames,
   ) {
     this.summary = { out: o.out, messages: 0, events: {}, added: { derivedMarks: 0, gaps: 0, rebuiltSnapshots: 0 }, skipped: {}, symbols: [], marks: {}, sources: [], firstTime: 0, lastTime: 0 };
+    const stale = removeStaleTemps(o.out);
+    if (stale.length > 0) this.summary.notes = [`removed ${stale.length} temporary file(s) of an earlier import to ${o.out} that was killed (its process is gone): ${stale.join(', ')}`];
     this.bodyPath = `${o.out}.body-${process.pid}.tmp`;
     this.body = createWriteStream(this.bodyPath);
     const fail = (e: Error): void => {

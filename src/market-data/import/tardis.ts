@@ -140,7 +140,7 @@ export class TardisImporter extends RecordingImporter<SymState> {
       notes.push(`funding settlements not derived (the rows gave their marks): ${this.meta.fundingNotDerived}`);
     }
     if (this.meta.rowsOutOfOrder !== undefined) notes.push(`${this.meta.rowsOutOfOrder} rows earlier than the row before them in their file, stamped with its time`);
-    if (notes.length > 0) this.summary.notes = notes;
+    if (notes.length > 0) this.summary.notes = [...(this.summary.notes ?? []), ...notes];
     this.meta.exchanges = [...new Set([...this.syms.values()].map((s) => s.exchange))].join(', ');
   }
 
