@@ -13,7 +13,7 @@
 import { compareDecimalStrings } from '../core/decimal';
 import type { Level, MarkProvenance, RecordedEvent, RecordingHeader } from './format';
 import { L2Book } from './l2-book';
-import { readRecording } from './reader';
+import { mergeHeaders, readRecording } from './reader';
 
 export interface LatencyStats {
   count: number;
@@ -120,15 +120,16 @@ export async function inspectRecording(files: string[]): Promise<Inspection> {
     if (quote === top) st.info.sameUpdateId.agree++;
     else st.info.sameUpdateId.firstDisagreement ??= `update id ${u}: quote ${quote}, rebuilt book ${top}`;
   };
+  const headers: RecordingHeader[] = [];
   for await (const x of readRecording(files)) {
     if ((x as RecordingHeader).type === 'header') {
-      const h = x as RecordingHeader;
-      if (header === undefined) {
-        header = h;
-        out.version = h.version;
-        out.source = h.source;
-        out.skippedByImport = { ...(h.skipped ?? {}) };
-      }
+      // Every file's header counts (its import's skips, how its marks were obtained), merged as a backtest merges them.
+      headers.push(x as RecordingHeader);
+      header = mergeHeaders(headers);
+      out.version = header.version;
+      out.source = header.source;
+      out.skippedByImport = { ...(header.skipped ?? {}) };
+      for (const [s, st] of syms) if (header.marks?.[s] !== undefined) st.info.marks = header.marks[s];
       continue;
     }
     const e = x as RecordedEvent;

@@ -154,3 +154,25 @@ describe('perpkit import after a killed import (compiled CLI)', () => {
     expect(existsSync(running)).toBe(true);
   });
 });
+
+describe('perpkit data inspect of several imported files (compiled CLI)', () => {
+  beforeAll(() => ensureBuilt(), 120000);
+  const dir = mkdtempSync(join(tmpdir(), 'perpkit-cli-inspect-several-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("sums every file's import skips (each header counts its own), not only the first file's", () => {
+    const kline = (t: number): string => `${t}000000 ${JSON.stringify({ stream: 'btcusdt@kline_1m', data: { e: 'kline', E: t + 1270, s: 'BTCUSDT' } })}`;
+    const day1 = join(dir, 'day1.gz');
+    const day2 = join(dir, 'day2.gz');
+    writeFileSync(day1, gzipSync(`${[ticker(T, 1), kline(T + 1), trade(T + 5, 9), ticker(T + 1200, 2)].join('\n')}\n`));
+    writeFileSync(day2, gzipSync(`${[ticker(T + 5000, 3), kline(T + 5001), kline(T + 5002), trade(T + 5005, 10), ticker(T + 6200, 4)].join('\n')}\n`));
+    const a = join(dir, 'a.jsonl.gz');
+    const b = join(dir, 'b.jsonl.gz');
+    expect(runCli(['import', 'binance-futures', day1, '--out', a]).code).toBe(0);
+    expect(runCli(['import', 'binance-futures', day2, '--out', b]).code).toBe(0);
+    const r = runCli(['data', 'inspect', a, b]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("\n  skipped by the import: unsupported event type 'kline' 3\n");
+    expect(r.stdout).toMatch(/\n {2}BTCUSDT: .*; marks derived\n/);
+  });
+});

@@ -7,7 +7,10 @@ import { isGzip, zlibProblem } from '../../market-data/text';
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { damagedGzipError, eventProblem, RecordingFormatError, tornHint, tornLastLineError, versionProblem } from '../../market-data/reader';
+import { damagedGzipError, eventProblem, mergeHeaders, RecordingFormatError, tornHint, tornLastLineError, versionProblem } from '../../market-data/reader';
+
+// What a replay of several files sees of their headers: one function for every reader (reader.ts).
+export { mergeHeaders };
 import { isHeader, RECORDING_FORMAT, RECORDING_VERSIONS, type RecordedEvent, type RecordingHeader } from '../../market-data/format';
 import { ArrayBatch, type EventBatch, type EventOrigin, type EventSource } from './source';
 
@@ -214,32 +217,4 @@ export class JsonlSource implements EventSource {
     this.file?.destroy();
     this.file = undefined;
   }
-}
-
-/**
- * The first header, with the symbols of all files (first spec of a name wins), what every file's
- * import skipped, summed by reason (each file's header counts its own), and how each symbol's
- * marks were obtained in any file: derived in one file is derived for the run (the first such
- * method), whatever the others say; an L2 book from partial book depth in any file is said too.
- */
-export function mergeHeaders(headers: RecordingHeader[]): RecordingHeader {
-  const first = headers[0];
-  const symbols = [...first.symbols];
-  const seen = new Set(symbols.map((s) => s.symbol));
-  const skipped: Record<string, number> = { ...(first.skipped ?? {}) };
-  const marks: NonNullable<RecordingHeader['marks']> = { ...(first.marks ?? {}) };
-  for (const h of headers.slice(1)) {
-    for (const s of h.symbols) {
-      if (!seen.has(s.symbol)) {
-        seen.add(s.symbol);
-        symbols.push(s);
-      }
-    }
-    for (const [why, n] of Object.entries(h.skipped ?? {})) skipped[why] = (skipped[why] ?? 0) + n;
-    for (const [sym, m] of Object.entries(h.marks ?? {})) if (marks[sym] === undefined || (m.source === 'derived' && marks[sym].source !== 'derived')) marks[sym] = m;
-  }
-  // An L2 book from partial depth in any file (its symbols and levels a side), said once per distinct text.
-  const partial = [...new Set(headers.map((h) => h.meta?.partialDepth).filter((p): p is string => typeof p === 'string'))];
-  const meta = partial.length > 0 ? { meta: { ...(first.meta ?? {}), partialDepth: partial.join(', ') } } : {};
-  return { ...first, symbols, ...(Object.keys(skipped).length > 0 ? { skipped } : {}), ...(Object.keys(marks).length > 0 ? { marks } : {}), ...meta };
 }
