@@ -7,8 +7,9 @@
  * One implementation for the local exchange's replay mode and the backtester (src/market-data
  * sits below both).
  */
-import { createReadStream, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { rotatedParts } from './writer';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { damagedGzipProblem, isGzip, linesBeforeDamage, textLines, zlibProblem } from './text';
@@ -266,31 +267,6 @@ export async function readHeader(path: string): Promise<RecordingHeader> {
   } finally {
     await it.return(undefined);
   }
-}
-
-/**
- * The rotated parts of a recording beside its first part `first` that exist on disk
- * (`x.1.jsonl.gz`, `x.2.jsonl.gz`, ...; base = `first` without `.jsonl.gz`), in part order. The one
- * rule of what belongs to a recording: readers read them after `first` (recordingFiles), writers
- * refuse to start a new recording where an older one's parts would follow it (writer.ts).
- */
-export function rotatedParts(first: string): string[] {
-  const base = basename(first).replace(/(\.jsonl)?(\.gz)?$/, '');
-  const dir = dirname(first);
-  const parts: Array<[number, string]> = [];
-  const re = /^(.*)\.(\d+)\.jsonl(\.gz)?$/;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  for (const name of names) {
-    const m = re.exec(name);
-    if (m && m[1] === base) parts.push([Number(m[2]), join(dir, name)]);
-  }
-  parts.sort((a, b) => a[0] - b[0]);
-  return parts.map((p) => p[1]);
 }
 
 /**

@@ -11,8 +11,8 @@
  * Nothing here reads the wall clock: rotation by time uses the events' own `t`, so the same
  * events give the same files byte for byte (synth's determinism rests on it).
  */
-import { createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
-import { rotatedParts } from './reader';
+import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader, type RecordingVersion } from './format';
@@ -46,8 +46,34 @@ export function partPath(path: string, n: number): string {
 }
 
 /**
+ * The rotated parts of a recording beside its first part `first` that exist on disk
+ * (`x.1.jsonl.gz`, `x.2.jsonl.gz`, ...; base = `first` without `.jsonl.gz`), in part order. The one
+ * rule of what belongs to a recording: readers read them after `first` (reader.ts recordingFiles, withRotatedParts), writers
+ * refuse to start a new recording where an older one's parts would follow it (below). Here, not in
+ * reader.ts, so that `perpkit <command> --help` (which loads the writer) loads no reader.
+ */
+export function rotatedParts(first: string): string[] {
+  const base = basename(first).replace(/(\.jsonl)?(\.gz)?$/, '');
+  const dir = dirname(first);
+  const parts: Array<[number, string]> = [];
+  const re = /^(.*)\.(\d+)\.jsonl(\.gz)?$/;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    const m = re.exec(name);
+    if (m && m[1] === base) parts.push([Number(m[2]), join(dir, name)]);
+  }
+  parts.sort((a, b) => a[0] - b[0]);
+  return parts.map((p) => p[1]);
+}
+
+/**
  * Rotated parts of a recording at `path` already on disk (`<base>.1.jsonl.gz`, ...), as a reader
- * of `path` finds them (reader.ts rotatedParts): a new recording written at `path` over an older,
+ * of `path` finds them (rotatedParts): a new recording written at `path` over an older,
  * longer one would leave them there, and a replay would read them after it.
  */
 export function existingParts(path: string): string[] {
