@@ -138,7 +138,8 @@ export async function inspectRecording(files: string[]): Promise<Inspection> {
       else if (e.t - prevT > (out.longestSilence?.ms ?? 0)) out.longestSilence = { from: prevT, to: e.t, ms: e.t - prevT };
     }
     prevT = Math.max(prevT, e.t);
-    if (out.events === 0) out.firstTime = e.t;
+    // The earliest event, not the first read: files given out of time order (or events back in time) start earlier.
+    out.firstTime = out.events === 0 ? e.t : Math.min(out.firstTime, e.t);
     out.events++;
     out.lastTime = Math.max(out.lastTime, e.t);
     out.counts[e.k] = (out.counts[e.k] ?? 0) + 1;
@@ -159,7 +160,7 @@ export async function inspectRecording(files: string[]): Promise<Inspection> {
     if (!('s' in e)) continue;
     const st = sym(e.s);
     const info = st.info;
-    if (info.firstTime === 0) info.firstTime = e.t;
+    info.firstTime = info.firstTime === 0 ? e.t : Math.min(info.firstTime, e.t);
     info.counts[e.k] = (info.counts[e.k] ?? 0) + 1;
     info.lastTime = Math.max(info.lastTime, e.t);
     switch (e.k) {

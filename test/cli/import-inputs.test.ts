@@ -174,5 +174,9 @@ describe('perpkit data inspect of several imported files (compiled CLI)', () => 
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("\n  skipped by the import: unsupported event type 'kline' 3\n");
     expect(r.stdout).toMatch(/\n {2}BTCUSDT: .*; marks derived\n/);
+    // Given in the other order, the time range still starts at the earliest event (it started at the first one read).
+    const back = runCli(['data', 'inspect', b, a]);
+    expect(back.code).toBe(0);
+    expect(back.stdout).toContain(`\n  time: ${new Date(T).toISOString()} to ${new Date(T + 6200).toISOString()} (6.2 s), `);
   });
 });
