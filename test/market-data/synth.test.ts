@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRecording } from '../../src/market-data/reader';
@@ -18,6 +18,23 @@ describe('synth', () => {
     await synthesize({ out: c, market: synthSymbolsOf(), symbols: ['BTCUSDT', 'ETHUSDT'], hours: 0.5, seed: 8 });
     expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
     expect(readFileSync(a).equals(readFileSync(c))).toBe(false);
+  });
+
+  // Rotation by size read the compressed bytes zlib had handed over, none during the run: a 3 h
+  // run with --rotate-mb 0.1 wrote one 1.4 MB file.
+  it('rotates by size into parts, the same parts on every run', async () => {
+    const a = join(dir, 'rot-a', 'r.jsonl.gz');
+    const b = join(dir, 'rot-b', 'r.jsonl.gz');
+    const run = (out: string) => synthesize({ out, market: synthSymbolsOf(), symbols: ['BTCUSDT'], hours: 2, seed: 1, rotateBytes: 100_000 });
+    mkdirSync(join(dir, 'rot-a'));
+    mkdirSync(join(dir, 'rot-b'));
+    const ra = await run(a);
+    const rb = await run(b);
+    expect(ra.files.length).toBeGreaterThanOrEqual(5);
+    expect(rb.files.map((f) => f.replace('rot-b', 'rot-a'))).toEqual(ra.files);
+    for (let i = 0; i < ra.files.length; i++) expect(readFileSync(ra.files[i]).equals(readFileSync(rb.files[i]))).toBe(true);
+    // Each part but the last is about the size asked for (rotation is checked every 1,000 s of data).
+    for (const f of ra.files.slice(0, -1)) expect(statSync(f).size).toBeLessThan(200_000);
   });
 
   it('writes every kind in time order with a header, and funding every 8 h', async () => {
