@@ -260,7 +260,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // A table with no ranked row has no best point: the sweep found nothing, and says so.
     const unranked = o.ranked.filter((r) => r.metric === null && r.error === null);
     if (rankedRows === 0 && unranked.length > 0) {
-      const hint = noMetric.length > 0 ? `: rank short runs by totalPnl or return` : search.objective.minTrades > 0 && unranked.some((r) => r.summary !== null && r.summary.fills < search.objective.minTrades) ? ': lower sweep.minTrades' : '';
+      const hint = noMetric.length > 0 ? `: rank short runs by totalPnl or return` : search.objective.minTrades > 0 && unranked.some((r) => r.summary !== null && r.summary.trades < search.objective.minTrades) ? ': lower sweep.minTrades' : '';
       process.stderr.write(`perpkit sweep: no point is ranked by ${objective.name}: ${unranked.length} of ${o.ranked.length} not ranked (first: job ${unranked[0].index}: ${unranked[0].excluded ?? ''}), so the table has no best point${hint}\n`);
       code = 1;
     }

@@ -39,7 +39,7 @@ interface Row {
   index: number;
   metric: number | null;
   excluded: string | null;
-  summary: { fills: number; return: number; maxDrawdown: number } | null;
+  summary: { fills: number; trades: number; return: number; maxDrawdown: number } | null;
 }
 const rowsOf = (out: string): Row[] => (JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Row[] }).rows;
 
@@ -55,10 +55,10 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   // The ranked figure is a column of sweep.csv and sweep.md (it was in sweep.json only), and
   // sweep.html names it (it said "ranked by sharpe", the unused sweep.metric).
   const csv = readFileSync(path.join(out, 'sweep.csv'), 'utf8').trim().split('\n');
-  expect(csv[0]).toBe('rank,job,mm.minSpreadBps,mm.skewBps,returnOverDrawdown,totalPnl,return,sharpe,sortino,maxDrawdown,winRate,fees,funding,fills,exposure,error');
+  expect(csv[0]).toBe('rank,job,mm.minSpreadBps,mm.skewBps,returnOverDrawdown,totalPnl,return,sharpe,sortino,maxDrawdown,winRate,fees,funding,trades,fills,exposure,error');
   expect(csv.slice(1).map((l) => Number(l.split(',')[4]))).toEqual(rows.map((x) => x.metric));
   const md = readFileSync(path.join(out, 'sweep.md'), 'utf8').split('\n');
-  expect(md[0]).toBe('| rank | job | mm.minSpreadBps | mm.skewBps | returnOverDrawdown | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | fills | exposure | error |');
+  expect(md[0]).toBe('| rank | job | mm.minSpreadBps | mm.skewBps | returnOverDrawdown | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | trades | fills | exposure | error |');
   expect(md.slice(2, 2 + rows.length).map((l) => Number(l.split(' | ')[4]))).toEqual(rows.map((x) => x.metric));
   expect(readFileSync(path.join(out, 'sweep.html'), 'utf8')).toContain('<h1>Sweep: rod.yaml, ranked by returnOverDrawdown</h1>');
   // sweep.json records what ranked the rows, and no sweep.metric beside an objective (it said
@@ -75,16 +75,29 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
   expect(rows2.map((x) => x.metric)).toEqual(rows2.map((x) => -(x.summary?.fills ?? 0)));
   expect(rows2.map((x) => x.summary?.fills)).toEqual([...rows2.map((x) => x.summary?.fills)].sort((a, b) => (a ?? 0) - (b ?? 0)));
 
-  // minTrades above what the busiest point traded: nothing ranks, the line says why, and a table
-  // with no best point is exit 1 (it was 0).
-  const most = Math.max(...rows.map((x) => x.summary?.fills ?? 0));
+  // minTrades above the closed trades of the busiest point: nothing ranks, the line says why, and
+  // a table with no best point is exit 1 (it was 0). minTrades counts closed trades, not fills:
+  // the busiest point has more fills than minTrades asks, and it ranked (minTrades compared fills).
+  const most = Math.max(...rows.map((x) => x.summary?.trades ?? 0));
+  expect(Math.max(...rows.map((x) => x.summary?.fills ?? 0))).toBeGreaterThan(most + 1);
   const min = writeConfig(dir, 'min.yaml', { sweep: { objective: 'calmar', minTrades: most + 1, params } });
   const out3 = path.join(dir, 'min');
   const r3 = runCli(['sweep', min, '--out', out3, '--workers', '2', '--quiet']);
   expect(r3.code).toBe(1);
-  expect(r3.stderr).toMatch(new RegExp(`^perpkit sweep: no point is ranked by calmar: 4 of 4 not ranked \\(first: job 0: \\d+ fills, fewer than sweep\\.minTrades \\(${most + 1}\\)\\), so the table has no best point: lower sweep\\.minTrades\n$`));
-  expect(r3.stdout).toMatch(new RegExp(`4 not ranked \\(\\d+ fills, fewer than sweep\\.minTrades \\(${most + 1}\\)\\)`));
-  expect(rowsOf(out3).map((x) => [x.index, x.metric])).toEqual([[0, null], [1, null], [2, null], [3, null]]);
+  expect(r3.stderr).toMatch(new RegExp(`^perpkit sweep: no point is ranked by calmar: 4 of 4 not ranked \\(first: job 0: \\d+ closed trades \\(\\d+ fills\\), fewer than sweep\\.minTrades \\(${most + 1}\\)\\), so the table has no best point: lower sweep\\.minTrades\n$`));
+  expect(r3.stdout).toMatch(new RegExp(`4 not ranked \\(\\d+ closed trades \\(\\d+ fills\\), fewer than sweep\\.minTrades \\(${most + 1}\\)\\)`));
+  const rows3 = rowsOf(out3);
+  expect(rows3.map((x) => [x.index, x.metric])).toEqual([[0, null], [1, null], [2, null], [3, null]]);
+  for (const x of rows3) expect(x.excluded).toBe(`${x.summary?.trades} closed trades (${x.summary?.fills} fills), fewer than sweep.minTrades (${most + 1})`);
+  // The tables show the closed trades the rule counts, beside the fills.
+  const csv3 = readFileSync(path.join(out3, 'sweep.csv'), 'utf8').trim().split('\n');
+  const head3 = csv3[0].split(',');
+  expect(csv3.slice(1).map((l) => Number(l.split(',')[head3.indexOf('trades')]))).toEqual(rows3.map((x) => x.summary?.trades));
+  // minTrades at the busiest point's closed trades: it ranks, the others (fewer) do not.
+  const atMost = writeConfig(dir, 'min-at.yaml', { sweep: { objective: 'calmar', minTrades: most, params } });
+  const out4 = path.join(dir, 'min-at');
+  runCli(['sweep', atMost, '--out', out4, '--workers', '2', '--quiet']);
+  for (const x of rowsOf(out4)) expect([x.summary?.trades, /closed trades/.test(x.excluded ?? '')]).toEqual([x.summary?.trades, (x.summary?.trades ?? 0) < most]);
 
   const bad = writeConfig(dir, 'bad.yaml', { sweep: { objective: 'sharp', params } });
   const rb = runCli(['sweep', bad, '--out', path.join(dir, 'bad')]);
@@ -248,10 +261,10 @@ test('successive halving: sweep.minTrades is asked of each slice in proportion t
   }));
   const spec = searchOf(cfg).halving;
   if (spec === undefined) throw new Error('no halving');
-  // Point 0 trades least (12 fills over the whole range, 6 on round 1's half of it) and returns
+  // Point 0 trades least (12 closed trades over the whole range, 6 on round 1's half of it) and returns
   // the most per drawdown; the others trade more and return less. With the whole range's
   // minTrades (10) asked of the half, point 0 was dropped in round 1, and never ran on it all.
-  const fillsPerMinute = [0.75, 2, 3, 4];
+  const tradesPerMinute = [0.75, 2, 3, 4];
   const ran: Array<{ index: number; point: number; seed: number; minutes: number }> = [];
   const run: JobRunner = (jobs) => {
     const out: JobResult[] = [];
@@ -259,7 +272,8 @@ test('successive halving: sweep.minTrades is asked of each slice in proportion t
       const p = ['1', '2', '3', '4'].indexOf(String(j.point['mm.minSpreadBps']));
       const minutes = j.window === undefined ? 16 : (j.window.to - j.window.from) / 60_000;
       ran.push({ index: j.index, point: p, seed: j.seed, minutes });
-      const summary = { fills: Math.round(fillsPerMinute[p] * minutes), return: 0.01 / (p + 1), maxDrawdown: 0.01 } as unknown as Summary;
+      // Two fills a closed trade: minTrades counts the trades (it counted the fills).
+      const summary = { trades: Math.round(tradesPerMinute[p] * minutes), fills: 2 * Math.round(tradesPerMinute[p] * minutes), return: 0.01 / (p + 1), maxDrawdown: 0.01 } as unknown as Summary;
       out[j.index] = { index: j.index, point: j.point, seed: j.seed, summary, error: undefined };
     }
     return Promise.resolve(out);
@@ -279,7 +293,7 @@ test('successive halving: sweep.minTrades is asked of each slice in proportion t
     const job = ran.find((x) => x.index === r.index);
     expect(job?.minutes).toBe(16);
     expect(r.seed).toBe(job?.seed);
-    expect(r.summary?.fills).toBe(Math.round(fillsPerMinute[job?.point ?? -1] * 16));
+    expect(r.summary?.trades).toBe(Math.round(tradesPerMinute[job?.point ?? -1] * 16));
   }
   expect(h.ranked.map((r) => r.index)).toEqual([4, 5]);
 });

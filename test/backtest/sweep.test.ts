@@ -107,10 +107,10 @@ describe('sweep', () => {
     const threw = { ...other, error: 'strategies threw 1 times; first: [mm] onMark: a | b' };
     const crashed = { index: 2, point: { 'mm.minSpreadBps': '9' }, seed: 5, summary: undefined, error: "the job's worker failed: boom" };
     const md = toMarkdown(rank([ok, threw, crashed], 'totalPnl', 'desc'), ['mm.minSpreadBps']).trim().split('\n');
-    expect(md[0]).toBe('| rank | job | mm.minSpreadBps | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | fills | exposure | error |');
+    expect(md[0]).toBe('| rank | job | mm.minSpreadBps | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | trades | fills | exposure | error |');
     expect(md[2]).toMatch(/^\| 1 \| 0 \| 2 \| -?[\d.]+ \| .* \| {2}\|$/);
-    expect(md[3]).toBe(`| 2 | 1 | 6 | ${Array(10).fill('FAILED').join(' | ')} | strategies threw 1 times; first: [mm] onMark: a \\| b |`);
-    expect(md[4]).toBe(`| 3 | 2 | 9 | ${Array(10).fill('FAILED').join(' | ')} | the job's worker failed: boom |`);
+    expect(md[3]).toBe(`| 2 | 1 | 6 | ${Array(11).fill('FAILED').join(' | ')} | strategies threw 1 times; first: [mm] onMark: a \\| b |`);
+    expect(md[4]).toBe(`| 3 | 2 | 9 | ${Array(11).fill('FAILED').join(' | ')} | the job's worker failed: boom |`);
   }, 120_000);
 
   test('the ranked table is the same with 1 and 2 worker threads, and a job rerun alone gives its row', async () => {

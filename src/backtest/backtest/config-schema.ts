@@ -90,7 +90,7 @@ export const SWEEP_KEYS = {
   objective: Type.Union([c.oneOf(['sharpe', 'sortino', 'calmar', 'returnOverDrawdown'] as const), c.object({ module: c.string(), export: c.string() }, { required: ['module'] })], {
     description: 'What ranks the points: a built-in objective or a function exported by a module (relative to this file).',
   }),
-  minTrades: c.int(0, 1_000_000_000, { description: 'A point with fewer fills is not ranked.' }),
+  minTrades: c.int(0, 1_000_000_000, { description: 'A point with fewer closed trades (round trips, the report\'s trades; not fills) is not ranked.' }),
   walkForward: c.object({ train: DURATION, test: DURATION, step: DURATION }, { description: 'Walk-forward: the best point of each training window run on the following test window.', required: ['train', 'test'] }),
   halving: c.object({ eta: c.int(2, 16, { default: 3 }), rounds: c.int(2, 8, { default: 3 }) }, { description: 'Successive halving: keep 1/eta of the points each round, on eta times more data.' }),
 };

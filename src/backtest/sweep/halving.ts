@@ -25,7 +25,7 @@ export interface HalvingRound {
   /** The job index each of `points` ran as in this round (its seed, its line in results.jsonl). */
   jobs: number[];
   kept: number[];
-  /** The fills a point needed to be ranked in this round: sweep.minTrades scaled to the slice (sliceMinTrades). */
+  /** The closed trades a point needed to be ranked in this round: sweep.minTrades scaled to the slice (sliceMinTrades). */
   minTrades: number;
   failed: number;
 }

@@ -110,7 +110,7 @@ export function objectiveOf(cfg: BacktestConfig): Objective {
   const s = cfg.sweep;
   if (!s) throw new Error(`${cfg.file}: the config has no sweep block`);
   const raw = s.search ?? {};
-  const minTrades = raw.minTrades === undefined ? 0 : typeof raw.minTrades === 'number' && Number.isInteger(raw.minTrades) && raw.minTrades >= 0 ? raw.minTrades : fail(cfg, 'sweep.minTrades', 'a whole number of fills >= 0', raw.minTrades);
+  const minTrades = raw.minTrades === undefined ? 0 : typeof raw.minTrades === 'number' && Number.isInteger(raw.minTrades) && raw.minTrades >= 0 ? raw.minTrades : fail(cfg, 'sweep.minTrades', 'a whole number of closed trades >= 0', raw.minTrades);
   let fn: ObjectiveFn | undefined;
   let name: string;
   let order: 'asc' | 'desc' = 'desc';
@@ -133,7 +133,8 @@ export function objectiveOf(cfg: BacktestConfig): Objective {
     minTrades,
     score(r, need = minTrades) {
       if (r.error !== undefined || r.summary === undefined) return { excluded: r.error ?? 'no summary' };
-      if (r.summary.fills < need) return { excluded: need === minTrades ? `${r.summary.fills} fills, fewer than sweep.minTrades (${minTrades})` : `${r.summary.fills} fills, fewer than ${need} (sweep.minTrades ${minTrades} in proportion to this slice of the range)` };
+      // Closed trades (round trips, the report's `trades`), not fills: a trade is two fills or more.
+      if (r.summary.trades < need) return { excluded: need === minTrades ? `${r.summary.trades} closed trades (${r.summary.fills} fills), fewer than sweep.minTrades (${minTrades})` : `${r.summary.trades} closed trades (${r.summary.fills} fills), fewer than ${need} (sweep.minTrades ${minTrades} in proportion to this slice of the range)` };
       let v: number | null;
       try {
         v = fn === undefined ? metricOf(r.summary, metric) : fn(r.summary, { spanMs: r.span === undefined ? 0 : r.span.end - r.span.start });

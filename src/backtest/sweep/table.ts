@@ -21,7 +21,7 @@ export interface RankedRow {
 /** What a result ranks by, or why it is not ranked. */
 export type Scorer = (r: JobResult) => { value: number } | { excluded: string };
 
-const COLUMNS: Array<keyof Summary> = ['totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'winRate', 'fees', 'funding', 'fills', 'exposure'];
+const COLUMNS: Array<keyof Summary> = ['totalPnl', 'return', 'sharpe', 'sortino', 'maxDrawdown', 'winRate', 'fees', 'funding', 'trades', 'fills', 'exposure'];
 
 /** The metric's value; null when the report has no figure for it (a ratio of a short run): it ranks last. */
 export function metricOf(s: Summary, metric: string): number | null {
