@@ -8,9 +8,10 @@
  */
 import { exactOfText, plus } from '../core/exact';
 import type { Clock, Scheduler } from '../core/clock';
+import { Dec } from '../core/decimal';
 import { Fifo } from '../core/fifo';
 import { errMessage } from '../core/errors';
-import type { OrderRecord, TradeRecord } from '../protocol/records';
+import type { ConditionOrderRecord, OrderRecord, TradeRecord } from '../protocol/records';
 import { orderOfUpdate } from '../protocol/ws';
 import { EventBus } from './bus/event-bus';
 import { CodeLog, RefusalLog } from './code-log';
@@ -18,7 +19,7 @@ import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { createStrategy } from './strategy/create';
 import { HookResultError, intentProblem, isThenable } from './strategy/intent-check';
-import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, type LeftOnStop, type StopDeps } from './stop';
+import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, stopCloses, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
@@ -271,6 +272,7 @@ export class Bot {
     } catch (e) {
       this.reportError(e, 'initial account and mark price');
     }
+    await this.warnPositionsWithoutStop(marketSymbols);
     for (const r of this.running) {
       const barMs = r.hooks.barTimerMs();
       if (barMs !== undefined && r.stopped === undefined) r.ctx.every(BAR_TIMER, barMs);
@@ -287,6 +289,31 @@ export class Bot {
     }
     this.kick();
     if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
+  }
+
+  /**
+   * At start: a position on a symbol of the strategies that no stop-loss of this bot closes (a
+   * stop with cancelOnStop cancelled a bracket's, or it was never placed) is said at warn, once:
+   * reconciliation adopts orders, and a position with nothing guarding it was adopted silently.
+   */
+  private async warnPositionsWithoutStop(symbols: Set<string>): Promise<void> {
+    const positions = this.cache.positions().filter((p) => symbols.has(p.symbol) && !new Dec(p.quantity).isZero());
+    if (positions.length === 0) return;
+    let conditions: ConditionOrderRecord[];
+    try {
+      conditions = await this.opts.venue.openConditionOrders();
+    } catch (e) {
+      this.opts.logger.warn({ err: errMessage(e) }, 'open positions at start, and their stops could not be listed');
+      return;
+    }
+    for (const p of positions) {
+      if (conditions.some((c) => this.strategyOf(c.clientOrderId) !== undefined && stopCloses(c, p))) continue;
+      const others = conditions.filter((c) => stopCloses(c, p)).length;
+      this.opts.logger.warn(
+        { symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, liqPrice: p.liqPrice, otherStops: others },
+        `position ${p.symbol} ${p.positionSide} ${p.quantity} @ ${p.entryPrice} is open with no stop-loss of this bot on the venue${others > 0 ? ` (${others} stop(s) not placed by this bot close it)` : ''}: nothing of this bot limits its loss until a strategy places a stop (a stop with cancelOnStop: true cancels a bracket's stop-loss)`,
+      );
+    }
   }
 
   /** How long the venue still throttles this account (0: not at all; see Venue.throttledForMs). */
@@ -320,9 +347,10 @@ export class Bot {
     this.closing = true;
     await this.executor.idle();
     const deps = this.stopDeps();
+    let cancelledConditions: ConditionOrderRecord[] = [];
     if (this.opts.cancelOnStop) {
       const ids = new Set(this.running.map((r) => r.slot.id));
-      await cancelConditionOrders(deps, (cid) => ids.has(this.strategyOf(cid) ?? ''));
+      cancelledConditions = await cancelConditionOrders(deps, (cid) => ids.has(this.strategyOf(cid) ?? ''));
     }
     const flattened = this.opts.flattenOnStop === true ? await flattenPositions(deps, this.opts.flattenTimeoutMs ?? 3000) : undefined;
     this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
@@ -334,7 +362,7 @@ export class Bot {
       stateNotSaved = errMessage(e);
       this.reportError(e, 'save state at stop');
     }
-    const left = await leftOnVenue(deps, flattened);
+    const left = await leftOnVenue(deps, flattened, cancelledConditions);
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
     return stateNotSaved === undefined ? left : { ...left, stateNotSaved };

@@ -36,13 +36,57 @@ export interface LeftOnStop {
   error: string | undefined;
   /** Set when the state could not be saved at the stop: a restart resumes from the last save. */
   stateNotSaved?: string;
+  /**
+   * Positions left open whose stop-loss this stop cancelled (cancelOnStop cancels condition
+   * orders too, a bracket's stop-loss among them) and that no stop on the venue closes now: they
+   * are left WITHOUT a stop. Empty when nothing was cancelled or every position keeps one.
+   */
+  unprotected?: UnprotectedPosition[];
+}
+
+/** A position a stop left open with no stop-loss closing it, and the stops the stop cancelled for it. */
+export interface UnprotectedPosition {
+  symbol: string;
+  positionSide: PositionRecord['positionSide'];
+  quantity: string;
+  /** The stop-losses of this position the stop cancelled (cancelOnStop). */
+  cancelled: Array<Pick<ConditionOrderRecord, 'type' | 'side' | 'stopPrice' | 'clientOrderId'>>;
+}
+
+/** A condition order that limits a loss (a stop), as opposed to a take-profit. */
+const STOP_TYPES: ReadonlySet<ConditionOrderRecord['type']> = new Set(['STOP_MARKET', 'STOP_LIMIT', 'TRAILING_STOP']);
+
+/** Whether a condition order is a stop that would close (part of) this position when it triggers. */
+export function stopCloses(c: ConditionOrderRecord, p: PositionRecord): boolean {
+  if (c.symbol !== p.symbol || !STOP_TYPES.has(c.type)) return false;
+  if (p.positionSide !== 'BOTH') return c.positionSide === p.positionSide && c.side === (p.positionSide === 'LONG' ? 'SELL' : 'BUY');
+  const qty = new Dec(p.quantity);
+  return c.positionSide === 'BOTH' && c.side === (qty.gt(0) ? 'SELL' : 'BUY');
+}
+
+/**
+ * The open positions no stop closes whose stop-loss a stop cancelled (`cancelled`): what the
+ * stop left WITHOUT a stop. A position that never had one is not the stop's doing and not listed.
+ */
+export function unprotectedPositions(positions: PositionRecord[], open: ConditionOrderRecord[], cancelled: ConditionOrderRecord[]): UnprotectedPosition[] {
+  const out: UnprotectedPosition[] = [];
+  for (const p of positions) {
+    if (new Dec(p.quantity).isZero() || open.some((c) => stopCloses(c, p))) continue;
+    const mine = cancelled.filter((c) => stopCloses(c, p));
+    if (mine.length === 0) continue;
+    out.push({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, cancelled: mine.map((c) => ({ type: c.type, side: c.side, stopPrice: c.stopPrice, clientOrderId: c.clientOrderId })) });
+  }
+  return out;
 }
 
 /** The clientOrderId prefix of the orders a stop sends to flatten positions. */
 export const FLATTEN_ID = '_flatten';
 
-/** Positions and open orders on the venue now, logged at warn when anything is left. */
-export async function leftOnVenue(d: StopDeps, flattened: boolean | undefined): Promise<LeftOnStop> {
+/**
+ * Positions and open orders on the venue now, logged at warn when anything is left; a position
+ * left without the stop-loss the stop cancelled (`cancelledStops`) is a warn line of its own.
+ */
+export async function leftOnVenue(d: StopDeps, flattened: boolean | undefined, cancelledStops: ConditionOrderRecord[] = []): Promise<LeftOnStop> {
   let left: LeftOnStop;
   try {
     const positions = (await d.venue.positions()).filter((p) => !new Dec(p.quantity).isZero());
@@ -60,7 +104,14 @@ export async function leftOnVenue(d: StopDeps, flattened: boolean | undefined): 
   };
   if (left.positions.length > 0 || left.openOrders.length > 0 || left.conditionOrders.length > 0 || left.error !== undefined) d.logger.warn(fields, 'left on the venue at stop');
   else d.logger.info(fields, 'nothing left on the venue at stop');
-  return left;
+  const unprotected = unprotectedPositions(left.positions, left.conditionOrders, cancelledStops);
+  for (const u of unprotected) {
+    d.logger.warn(
+      { symbol: u.symbol, side: u.positionSide, quantity: u.quantity, cancelled: u.cancelled },
+      `position ${u.symbol} ${u.positionSide} ${u.quantity} left open WITHOUT a stop: cancelOnStop cancelled its stop-loss (keep it with cancelOnStop: false, or close the position with flattenOnStop: true)`,
+    );
+  }
+  return unprotected.length === 0 ? left : { ...left, unprotected };
 }
 
 
@@ -68,20 +119,21 @@ export async function leftOnVenue(d: StopDeps, flattened: boolean | undefined): 
  * Cancels the condition orders of the bot's strategies (by clientOrderId: a bracket's stop-loss
  * carries its strategy's prefix). The tracker follows normal orders only, so a stop's cancels
  * (cancelOnStop) used to leave them working on the venue. Failures are reported, not thrown.
+ * Returns the ones cancelled.
  */
-export async function cancelConditionOrders(d: StopDeps, ours: (clientOrderId: string) => boolean): Promise<number> {
+export async function cancelConditionOrders(d: StopDeps, ours: (clientOrderId: string) => boolean): Promise<ConditionOrderRecord[]> {
   let list: ConditionOrderRecord[];
   try {
     list = (await d.venue.openConditionOrders()).filter((c) => ours(c.clientOrderId));
   } catch (e) {
     d.reportError(e, 'stop: condition orders');
-    return 0;
+    return [];
   }
-  let cancelled = 0;
+  const cancelled: ConditionOrderRecord[] = [];
   for (const c of list) {
     try {
       await d.venue.cancelConditionOrder(c.symbol, c.conditionId);
-      cancelled++;
+      cancelled.push(c);
     } catch (e) {
       d.reportError(e, 'stop: cancel a condition order');
     }

@@ -55,7 +55,9 @@ const TSCONFIG = `{
 const STRATEGY = `/**
  * A dip buyer: on every mark price, when it has no order and no position, it bids \`dipBps\` below
  * mark with a take-profit and a stop-loss, sent as one OTOCO bracket order (the venue places the
- * exits when the entry fills, so the position is protected even if the bot stops).
+ * exits when the entry fills, and they work there whether the bot runs or not; but a stop of the
+ * bot with \`cancelOnStop: true\`, config/bot.yaml, cancels them too: the position is then left
+ * WITHOUT a stop, and the bot says so at the stop and at its next start).
  *
  * Strategies reach time, state and the venue only through \`ctx\`: the same file runs live
  * (\`npm start\`) and in a backtest (\`npm run backtest\`). API: docs/strategies.md in perpkit.
@@ -161,6 +163,9 @@ risk:
   maxOrdersPerSecond: 5
   priceBand: "0.05"
   maxDrawdown: "0.1"
+# Ctrl+C cancels every order of the strategy, a bracket's take-profit and stop-loss too: an open
+# position is then left WITHOUT a stop (the bot says so). false: the exits (and a resting entry)
+# stay on the venue across a stop; flattenOnStop: true closes the position at the stop instead.
 cancelOnStop: true
 stateFile: ../state/bot.json
 http:
@@ -231,7 +236,9 @@ Terminal 1, the local exchange with a synthetic market (it runs until Ctrl+C):
 npx perpkit exchange --market synthetic --admin-token dev
 \`\`\`
 
-Terminal 2, the bot's user (once), then the bot (Ctrl+C stops it and cancels its orders):
+Terminal 2, the bot's user (once), then the bot (Ctrl+C stops it and cancels its orders, the
+take-profit and stop-loss of a position too: the position is left open WITHOUT a stop, and the
+bot says so; \`cancelOnStop: false\` in \`config/bot.yaml\` keeps them on the venue):
 
 \`\`\`sh
 curl -s -X POST http://127.0.0.1:8080/v1/admin/users -H 'x-admin-token: dev' \\

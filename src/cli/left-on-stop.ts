@@ -8,5 +8,7 @@ export function leftText(left: LeftOnStop): string {
   const conds = left.conditionOrders.map((c) => `${c.symbol} ${c.side} ${c.type} ${c.quantity} at ${c.stopPrice}`);
   const flat = left.flattened === undefined ? '' : left.flattened ? '; positions flattened' : '; flattening did NOT close every position';
   const err = left.error === undefined ? '' : ` (venue not reachable: ${left.error}; the bot's last view)`;
-  return `left on the venue: ${pos.length === 0 ? 'no position' : `positions ${pos.join(', ')}`}; ${orders.length === 0 ? 'no open order' : `${orders.length} open orders: ${orders.join(', ')}`}${conds.length === 0 ? '' : `; ${conds.length} condition orders: ${conds.join(', ')}`}${flat}${err}`;
+  // A position whose stop-loss the stop cancelled (cancelOnStop) is said in capitals: nothing limits its loss now.
+  const naked = (left.unprotected ?? []).map((u) => `; position ${u.symbol} ${u.positionSide} ${u.quantity} left WITHOUT a stop (cancelOnStop cancelled its stop-loss${u.cancelled.length === 1 ? '' : 's'} at ${u.cancelled.map((c) => c.stopPrice).join(', ')}; cancelOnStop: false keeps it, flattenOnStop: true closes the position)`);
+  return `left on the venue: ${pos.length === 0 ? 'no position' : `positions ${pos.join(', ')}`}; ${orders.length === 0 ? 'no open order' : `${orders.length} open orders: ${orders.join(', ')}`}${conds.length === 0 ? '' : `; ${conds.length} condition orders: ${conds.join(', ')}`}${flat}${err}${naked.join('')}`;
 }

@@ -37,6 +37,14 @@ describe('perpkit init', () => {
     expect(readFileSync(path.join(project, 'config', 'bot.yaml'), 'utf8')).toContain('module: ../src/strategy.ts');
     expect(readFileSync(path.join(project, 'config', 'backtest.yaml'), 'utf8')).toContain('module: ../src/strategy.ts');
     expect(readdirSync(project).sort()).toEqual(['.gitignore', 'README.md', 'config', 'package.json', 'src', 'test', 'tsconfig.json']);
+    // cancelOnStop: true cancels a bracket's exits at a stop: the files say so (the strategy said
+    // its position was "protected even if the bot stops", and Ctrl+C cancelled its stop-loss).
+    const files = ['src/strategy.ts', 'config/bot.yaml', 'README.md'].map((f) => readFileSync(path.join(project, f), 'utf8'));
+    expect(files[1]).toMatch(/^cancelOnStop: true$/m);
+    for (const text of files) {
+      expect(text).not.toMatch(/protected even if the bot stops/);
+      expect(text).toMatch(/WITHOUT a stop/);
+    }
   });
 
   it("its README's command blocks can be pasted as they are: a command that runs until Ctrl+C ends its block", () => {

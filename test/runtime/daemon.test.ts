@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { PerpClient } from '../../src/client';
 import { runTroubles } from '../../src/cli/run';
+import { leftText } from '../../src/cli/left-on-stop';
+import type { LeftOnStop } from '../../src/bot/stop';
 import { loadBotConfig } from '../../src/runtime/config';
 import { BotDaemon } from '../../src/runtime/daemon';
 import { createRuntimeLogger } from '../../src/runtime/logger';
@@ -517,6 +519,76 @@ describe('bot daemon on the local exchange', () => {
     const line = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; positions?: unknown[] }).find((l) => l.msg === 'left on the venue at stop');
     expect(line?.level).toBe(40);
     expect(line?.positions).toEqual([expect.objectContaining({ symbol: 'BTCUSDT', quantity: '0.01' })]);
+  });
+
+  it("cancelOnStop with a bracket's position open: the stop says the position is left WITHOUT a stop, and a restart says no stop of the bot guards it", async () => {
+    // An exchange of its own: no order of an earlier test's bot on the book to trade with.
+    const ex2 = await startTestExchange();
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-bracket-'));
+      writeFileSync(
+        path.join(dir, 'bracket.js'),
+        `module.exports.default = {
+  name: 'bracket', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => [],
+  create: (ctx) => ({
+    onStart: () => ctx.position('BTCUSDT').isZero() ? [{ kind: 'bracket', symbol: 'BTCUSDT', side: 'BUY', quantity: '0.01', entryPrice: '50000', takeProfitPrice: '51000', stopLossPrice: '49000' }] : [],
+  }),
+};
+`,
+      );
+      const u = await setup({ strategies: [{ id: 'br', module: path.join(dir, 'bracket.js'), params: {} }], cancelOnStop: false }, ex2);
+      const t = await ex2.createUser({ balance: '1000000' });
+      const taker = new PerpClient({ baseUrl: ex2.url });
+      await taker.login(t.username, t.password);
+      const d = daemonFor(u.file);
+      stopAfter.push(d);
+      await d.start();
+      const open = () => ex2.server.core.engine.currentOrders(u.userId, { symbol: 'BTCUSDT' }).list;
+      const stops = () => ex2.server.core.engine.currentConditions(u.userId, 'BTCUSDT').list;
+      await until(() => open().length === 1);
+      await taker.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000', quantity: '0.01' });
+      await taker.close();
+      // The entry filled: the venue placed the take-profit (an order) and the stop-loss (a condition order).
+      await until(() => stops().length === 1 && open().length === 1);
+      // cancelOnStop: false leaves the exits working: nothing is said of a missing stop, at the stop
+      // or at the next start (the bot's stop-loss guards the position).
+      const from0 = logLines.length;
+      expect(await d.stop('SIGINT (test)')).toBe(0);
+      expect(stops()).toHaveLength(1);
+      expect(d.leftAtStop?.unprotected).toBeUndefined();
+      writeFileSync(u.file, readFileSync(u.file, 'utf8').replace('"cancelOnStop":false', '"cancelOnStop":true'));
+      const d1 = daemonFor(u.file);
+      stopAfter.push(d1);
+      await d1.start();
+      expect(logLines.slice(from0).filter((l) => /WITHOUT a stop|no stop-loss of this bot/.test(l))).toEqual([]);
+      const from = logLines.length;
+      expect(await d1.stop('SIGINT (test)')).toBe(0);
+      expect(stops()).toEqual([]);
+      expect(ex2.server.core.engine.positions(u.userId, 'BTCUSDT').map((p) => p.quantity)).toEqual(['0.01']);
+      // Said in the log at warn and in the closing line of perpkit run (it said only what was left).
+      expect(d1.leftAtStop?.unprotected).toEqual([{ symbol: 'BTCUSDT', positionSide: 'BOTH', quantity: '0.01', cancelled: [expect.objectContaining({ type: 'STOP_MARKET', side: 'SELL', stopPrice: '49000' })] }]);
+      const atStop = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(atStop.filter((l) => /WITHOUT a stop/.test(l.msg)).map((l) => [l.level, l.msg])).toEqual([
+        [40, 'position BTCUSDT BOTH 0.01 left open WITHOUT a stop: cancelOnStop cancelled its stop-loss (keep it with cancelOnStop: false, or close the position with flattenOnStop: true)'],
+      ]);
+      expect(leftText(d1.leftAtStop as LeftOnStop)).toMatch(/^left on the venue: positions BTCUSDT BOTH 0\.01 @ 50000 \(upnl [-\d.]+\); no open order; position BTCUSDT BOTH 0\.01 left WITHOUT a stop \(cancelOnStop cancelled its stop-loss at 49000; cancelOnStop: false keeps it, flattenOnStop: true closes the position\)$/);
+
+      // A restart: reconciliation adopted nothing and said nothing of the position nothing guards.
+      const from2 = logLines.length;
+      const d2 = daemonFor(u.file);
+      stopAfter.push(d2);
+      await d2.start();
+      const atStart = logLines.slice(from2).map((l) => JSON.parse(l) as { level: number; msg: string; symbol?: string; quantity?: string });
+      const warned = atStart.filter((l) => /no stop-loss of this bot/.test(l.msg));
+      expect(warned.map((l) => [l.level, l.symbol, l.quantity, l.msg])).toEqual([
+        [40, 'BTCUSDT', '0.01', 'position BTCUSDT BOTH 0.01 @ 50000 is open with no stop-loss of this bot on the venue: nothing of this bot limits its loss until a strategy places a stop (a stop with cancelOnStop: true cancels a bracket\'s stop-loss)'],
+      ]);
+      expect(await d2.stop('test')).toBe(0);
+      // A stop that cancelled no stop-loss (there was none) does not claim it did.
+      expect(d2.leftAtStop?.unprotected).toBeUndefined();
+    } finally {
+      await ex2.stop();
+    }
   });
 
   it('flattenOnStop: true closes the position with a reduce-only market order before exiting', async () => {
