@@ -130,6 +130,8 @@ export class Bot {
   private readonly running: Running[] = [];
   /** Market-data event types at least one strategy handles. */
   private readonly strategyMarketData = new Set<BotEventType>();
+  /** Per symbol of the strategies: when (bot clock) its last market-data event came, or the subscription. */
+  private readonly marketDataAt = new Map<string, number>();
   /** `wants` of each market data type, as of a handlers version and a count of strategy market data types. */
   private readonly wanted: Record<MarketDataType, boolean> & { version: number; strategies: number } = { version: -1, strategies: -1, trade: false, markPrice: false, depth: false, ticker: false };
   private unsubscribeVenue: (() => void) | undefined;
@@ -248,6 +250,7 @@ export class Bot {
       this.unsubscribeVenue = () => sub.unsubscribe();
     }
     await this.opts.venue.start([...marketSymbols]);
+    for (const sym of marketSymbols) this.marketDataAt.set(sym, this.opts.clock.now());
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
     if (saved?.risk !== undefined) this.risk.restore(saved.risk);
     for (const r of this.running) {
@@ -314,6 +317,14 @@ export class Bot {
         `position ${p.symbol} ${p.positionSide} ${p.quantity} @ ${p.entryPrice} is open with no stop-loss of this bot on the venue${others > 0 ? ` (${others} stop(s) not placed by this bot close it)` : ''}: nothing of this bot limits its loss until a strategy places a stop (a stop with cancelOnStop: true cancels a bracket's stop-loss)`,
       );
     }
+  }
+
+  /**
+   * The symbols the strategies trade, each with the time (bot clock, ms) of its last market-data
+   * event (trade, mark price, book, ticker), or of the subscription while none has come.
+   */
+  lastMarketData(): ReadonlyMap<string, number> {
+    return this.marketDataAt;
   }
 
   /** How long the venue still throttles this account (0: not at all; see Venue.throttledForMs). */
@@ -450,19 +461,23 @@ export class Bot {
         this.bus.publish({ type: 'strategyOrder', time, strategyOrder: v.data });
         break;
       case 'trade':
+        this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setLast(v.symbol, v.data.price);
         if (this.wants('trade')) this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
         break;
       case 'markPrice':
+        this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setMark(v.symbol, v.data);
         if (this.watchEquity) this.observeEquityAtMarks(time);
         if (this.wants('markPrice')) this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
         break;
       case 'depth':
+        this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setDepth(v.symbol, v.data.bids, v.data.asks);
         if (this.wants('depth')) this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
         break;
       case 'ticker':
+        this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setTicker(v.symbol, v.data);
         if (this.wants('ticker')) this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
         break;

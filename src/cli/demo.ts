@@ -127,6 +127,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       pollPositionsMs: 5000,
       cancelOnStop: true,
       stopTimeoutMs: 3000,
+      marketDataStaleMs: 60_000,
       http: { host: '127.0.0.1', port: args.port, dashboard: true },
       logging: { level: args.level },
     },

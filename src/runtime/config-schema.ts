@@ -57,6 +57,7 @@ export const BOT_SECTIONS = {
   strategies: c.list(STRATEGY, { minItems: 1 }),
   risk: RISK,
   pollPositionsMs: c.int(0, 3_600_000, { default: 5000, description: 'Poll positions this often to catch a missed stream update (0: never), ms.' }),
+  marketDataStaleMs: c.int(0, 86_400_000, { default: 60_000, description: "No market data for a strategy's symbol for longer than this makes /healthz degraded and logs a warning, ms (0: never)." }),
   cancelOnStop: c.bool({ default: true, description: "Cancel the bot's orders on a graceful stop." }),
   flattenOnStop: c.bool({ default: false, description: 'Close every position with reduce-only market orders on a graceful stop.' }),
   strategyErrors: Type.Union([Type.Literal(false), STRATEGY_ERRORS], { description: 'A strategy throwing maxErrors times within windowMs is stopped; false: never.' }),

@@ -40,6 +40,8 @@ export interface BotConfig {
   strategies: StrategyConfig[];
   risk: RiskLimits;
   pollPositionsMs: number;
+  /** No market data for a strategy's symbol for longer than this: /healthz degraded, a warn line (0: never). */
+  marketDataStaleMs: number;
   cancelOnStop: boolean;
   /** Close every position with reduce-only market orders on a graceful stop. */
   flattenOnStop: boolean;
@@ -241,6 +243,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     strategies,
     risk,
     pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', S.pollPositionsMs),
+    marketDataStaleMs: r.int(top.marketDataStaleMs, 'marketDataStaleMs', S.marketDataStaleMs),
     cancelOnStop: r.bool(top.cancelOnStop, 'cancelOnStop', S.cancelOnStop),
     flattenOnStop: r.bool(top.flattenOnStop, 'flattenOnStop', S.flattenOnStop),
     notify,

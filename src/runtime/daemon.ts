@@ -75,6 +75,9 @@ export class BotDaemon {
   private client: PerpClient | undefined;
   private server: http.Server | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
+  private staleTimer: NodeJS.Timeout | undefined;
+  /** Symbols whose market data is stale now (said once at warn), with the time of their last event. */
+  private readonly staleSymbols = new Map<string, number>();
   private stopPromise: Promise<number> | undefined;
   private killToken: string | undefined;
   private url: string | undefined;
@@ -201,6 +204,10 @@ export class BotDaemon {
         this.saveTimer = setInterval(() => void this.saveState('periodic state save failed'), c.stateSaveMs);
         this.saveTimer.unref();
       }
+      if (c.marketDataStaleMs > 0) {
+        this.staleTimer = setInterval(() => this.watchMarketData(), Math.min(1000, c.marketDataStaleMs));
+        this.staleTimer.unref();
+      }
       this.phase = 'running';
       // Said once everything is up (health answers 'ok' from here): the state file written too.
       this.log.info({ strategies: strategies.map((s) => ({ id: s.id, strategy: s.definition.name })), restoredOrders, state: bot.risk.state }, 'bot started');
@@ -208,6 +215,40 @@ export class BotDaemon {
       this.phase = 'running';
       await this.stop('start failed').catch(() => undefined);
       throw e;
+    }
+  }
+
+  /**
+   * The strategies' symbols with no market data (trade, mark price, book, ticker) for longer than
+   * marketDataStaleMs: a replay that reached its end, a public stream that went silent while
+   * connected. The strategies then see a market that no longer moves.
+   */
+  private staleMarketData(): Array<{ symbol: string; forMs: number; last: number }> {
+    const limit = this.config.marketDataStaleMs;
+    const bot = this.botRef;
+    const clock = this.clockRef;
+    if (limit <= 0 || bot === undefined || clock === undefined) return [];
+    const now = clock.now();
+    const out: Array<{ symbol: string; forMs: number; last: number }> = [];
+    for (const [symbol, last] of bot.lastMarketData()) if (now - last > limit) out.push({ symbol, forMs: now - last, last });
+    return out;
+  }
+
+  /** Says once at warn when a symbol's market data goes stale, and at info when it comes again. */
+  private watchMarketData(): void {
+    if (this.phase !== 'running') return;
+    const stale = this.staleMarketData();
+    for (const x of stale) {
+      if (this.staleSymbols.has(x.symbol)) continue;
+      this.staleSymbols.set(x.symbol, x.last);
+      this.log.warn({ symbol: x.symbol, seconds: Math.round(x.forMs / 1000), marketDataStaleMs: this.config.marketDataStaleMs }, `no market data for ${x.symbol} for ${Math.round(x.forMs / 1000)} s (marketDataStaleMs ${this.config.marketDataStaleMs}): the strategies see a market that does not move; /healthz says degraded`);
+    }
+    const last = this.bot.lastMarketData();
+    for (const [symbol, before] of this.staleSymbols) {
+      if (stale.some((x) => x.symbol === symbol)) continue;
+      this.staleSymbols.delete(symbol);
+      const at = last.get(symbol) ?? before;
+      this.log.info({ symbol, seconds: Math.round((at - before) / 1000) }, `market data for ${symbol} again, after ${Math.round((at - before) / 1000)} s without`);
     }
   }
 
@@ -280,6 +321,7 @@ export class BotDaemon {
     this.phase = 'stopping';
     this.log.info({ reason, cancelOnStop: this.config.cancelOnStop }, 'stopping');
     if (this.saveTimer) clearInterval(this.saveTimer);
+    if (this.staleTimer) clearInterval(this.staleTimer);
     let code = 0;
     const bot = this.botRef;
     if (bot) {
@@ -418,6 +460,8 @@ export class BotDaemon {
         const downSince = this.statusRef?.publicDownSince;
         const publicDownMs = downSince === undefined || this.clockRef === undefined ? 0 : this.clockRef.now() - downSince;
         if (publicDownMs >= (this.opts.publicStreamDownMs ?? PUBLIC_STREAM_DOWN_MS)) reasons.push(`public stream disconnected for ${Math.round(publicDownMs / 1000)} s: marks, trades and book are stale`);
+        // Connected, yet nothing comes for a symbol (a replay at its end, a silent stream): degraded too.
+        for (const x of this.staleMarketData()) reasons.push(`no market data for ${x.symbol} for ${Math.round(x.forMs / 1000)} s (marketDataStaleMs ${this.config.marketDataStaleMs}): marks, trades and book are stale`);
         if (this.stateSaveError !== undefined) reasons.push(`the state file is not being saved: ${this.stateSaveError}`);
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';

@@ -410,6 +410,61 @@ describe('bot daemon on the local exchange', () => {
     }
   });
 
+  it('/healthz says degraded when no market data comes for a symbol for marketDataStaleMs though the public stream is connected, logs it once, and again when it comes back', async () => {
+    // An exchange of its own with no market running: nothing moves BTCUSDT until someone trades.
+    const ex2 = await startTestExchange();
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-idle-'));
+      writeFileSync(path.join(dir, 'idle.js'), `module.exports.default = { name: 'idle', symbols: () => ['BTCUSDT'], params: (raw) => raw, create: () => ({ onMark: () => [] }) };\n`);
+      const u = await setup({ strategies: [{ id: 'idle', module: path.join(dir, 'idle.js'), params: {} }], marketDataStaleMs: 1500 }, ex2);
+      const from = logLines.length;
+      const d = daemonFor(u.file);
+      stopAfter.push(d);
+      await d.start();
+      const health = async () => (await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string; privateStream: string; reasons: string[] };
+      expect((await health()).status).toBe('ok');
+      let h = await health();
+      await until(async () => (h = await health()).status === 'degraded', 8000);
+      // Before: ok throughout, the public stream connected and silent.
+      expect(h.privateStream).toBe('connected');
+      expect(h.reasons).toEqual([expect.stringMatching(/^no market data for BTCUSDT for \d+ s \(marketDataStaleMs 1500\): marks, trades and book are stale$/)]);
+      const lines = () => logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; symbol?: string });
+      await until(() => lines().some((l) => /^no market data for BTCUSDT/.test(l.msg)));
+      // Someone quotes BTCUSDT: the book moves, the data is fresh again.
+      const t = await ex2.createUser({ balance: '1000000' });
+      const quoter = new PerpClient({ baseUrl: ex2.url });
+      await quoter.login(t.username, t.password);
+      await quoter.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '49000', quantity: '0.01' });
+      await until(async () => (await health()).status === 'ok');
+      await until(() => lines().some((l) => /^market data for BTCUSDT again/.test(l.msg)));
+      await quoter.close();
+      expect(lines().filter((l) => l.symbol === 'BTCUSDT' && /market data for BTCUSDT/.test(l.msg)).map((l) => [l.level, l.msg.replace(/\d+ s/, 'N s')])).toEqual([
+        [40, 'no market data for BTCUSDT for N s (marketDataStaleMs 1500): the strategies see a market that does not move; /healthz says degraded'],
+        [30, 'market data for BTCUSDT again, after N s without'],
+      ]);
+      expect(await d.stop('test')).toBe(0);
+    } finally {
+      await ex2.stop();
+    }
+  });
+
+  it('marketDataStaleMs: 0 never says the market data is stale', async () => {
+    const ex2 = await startTestExchange();
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-idle-'));
+      writeFileSync(path.join(dir, 'idle.js'), `module.exports.default = { name: 'idle', symbols: () => ['BTCUSDT'], params: (raw) => raw, create: () => ({ onMark: () => [] }) };\n`);
+      const u = await setup({ strategies: [{ id: 'idle', module: path.join(dir, 'idle.js'), params: {} }], marketDataStaleMs: 0 }, ex2);
+      const d = daemonFor(u.file);
+      stopAfter.push(d);
+      await d.start();
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(((await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string }).status).toBe('ok');
+      expect(await d.stop('test')).toBe(0);
+    } finally {
+      await ex2.stop();
+    }
+  });
+
   it('a stop that meets a venue throttling the account (429, Retry-After 3 s) waits for it and cancels, past stopTimeoutMs', async () => {
     const { userId, file } = await setup({ cancelOnStop: true, stopTimeoutMs: 1000 });
     const d = daemonFor(file);
