@@ -144,6 +144,10 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
         `  trades ${s.trades} (win rate ${pct(s.winRate)}, profit factor ${num2(s.profitFactor)}, expectancy ${usd(s.expectancy)})\n` +
         `  ${ratiosLine(s)}\n` +
         `  orders ${s.ordersAccepted} accepted${ordersRejectedText(s)}; denials ${s.denials}${byCodeText(s.denialsByCode)}; rejections ${s.rejections}${byCodeText(s.rejectionsByCode)}\n` +
+        // Why: a code alone does not say (the reason was only in --strategy-logs for a denial).
+        firstRejectionLines(s, 'firstDenialByCode')
+          .map((l) => `  first denial of ${l}\n`)
+          .join('') +
         firstRejectionLines(s)
           .map((l) => `  first rejection of ${l}\n`)
           .join('') +

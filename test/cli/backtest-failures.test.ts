@@ -104,8 +104,18 @@ test('denials are counted by code on the summary line and in the report', () => 
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/denials [1-9]\d* \(MAX_ORDER_NOTIONAL [1-9]\d*\); rejections 0/);
   expect(r.stdout).toContain('strategy errors: none');
-  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { denials: number; denialsByCode: Record<string, number> } };
+  type First = { time: number; intent: string; message: string; strategyId?: string };
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { denials: number; denialsByCode: Record<string, number>; firstDenialByCode: Record<string, First> }; strategies: Record<string, { firstDenialByCode: Record<string, First> }> };
   expect(report.summary.denialsByCode).toEqual({ MAX_ORDER_NOTIONAL: report.summary.denials });
+  // The reason of a code, not only its count (it was said only with --strategy-logs): the first
+  // denial of each code, under the counts, in report.json (summary and per strategy) and report.html.
+  const first = report.summary.firstDenialByCode;
+  expect(Object.keys(first)).toEqual(['MAX_ORDER_NOTIONAL']);
+  expect(first.MAX_ORDER_NOTIONAL).toEqual({ strategyId: 'mm', time: expect.any(Number) as number, intent: 'place', message: expect.stringMatching(/notional/) as string });
+  const { strategyId: _id, ...own } = first.MAX_ORDER_NOTIONAL;
+  expect(report.strategies.mm.firstDenialByCode).toEqual({ MAX_ORDER_NOTIONAL: own });
+  expect(r.stdout).toContain(`; rejections 0\n  first denial of MAX_ORDER_NOTIONAL: [mm] place: ${own.message}\n  strategy errors: none\n`);
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(`First denial of each code</td><td>MAX_ORDER_NOTIONAL: [mm] place: ${own.message}</td>`);
 });
 
 test('venue rejections are counted by code, and the first of each code is said: strategy, intent and the venue\'s message', () => {

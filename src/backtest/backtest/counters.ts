@@ -19,6 +19,8 @@ export interface StrategyCounters {
   rejectionsByCode: Record<string, number>;
   /** The first venue rejection of each code: what the venue said, so a code's count can be read. */
   firstRejectionByCode: Record<string, RejectionRow>;
+  /** The first risk denial of each code: the risk engine's reason, so a code's count can be read. */
+  firstDenialByCode: Record<string, RejectionRow>;
   /** Times the strategy threw, the first of them, and whether it was stopped for them. */
   errors: number;
   firstError: StrategyErrorRow | null;
@@ -42,7 +44,7 @@ export interface RejectionRow {
   time: number;
   /** The intent's kind: place, amend, cancel... */
   intent: string;
-  /** The venue's message. */
+  /** The venue's message (a rejection), or the risk engine's reason (a denial). */
   message: string;
 }
 
@@ -56,7 +58,7 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, errors: 0, firstError: null, wallClockReads: 0, firstWallClockRead: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, firstDenialByCode: {}, errors: 0, firstError: null, wallClockReads: 0, firstWallClockRead: null, stopped: null });
 
 
 /**

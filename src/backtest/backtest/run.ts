@@ -247,6 +247,7 @@ export class BacktestRun {
         const c = this.result.strategies[e.strategyId];
         c.denials++;
         c.denialsByCode[e.code] = (c.denialsByCode[e.code] ?? 0) + 1;
+        c.firstDenialByCode[e.code] ??= { time: e.time, intent: e.intent.kind, message: e.reason };
         return;
       }
       case 'rejection': {

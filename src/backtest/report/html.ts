@@ -40,9 +40,13 @@ export function ordersRejectedText(s: Pick<BacktestReport['summary'], 'ordersRej
   return s.ordersExpiredUnfilled > 0 ? `${rejected}, ${s.ordersExpiredUnfilled} ${EXPIRED_UNFILLED}` : rejected;
 }
 
-/** The first rejection of each venue code, what the venue said: `10001: [mm] amend: <message>`. */
-export function firstRejectionLines(s: BacktestReport['summary']): string[] {
-  return Object.entries(s.firstRejectionByCode).map(([code, f]) => `${code}: [${f.strategyId}] ${f.intent}: ${f.message}`);
+/**
+ * The first rejection of each venue code, what the venue said (`10001: [mm] amend: <message>`),
+ * or with `which` the first denial of each risk code, the risk engine's reason
+ * (`OFF_GRID: [g] place: <reason>`).
+ */
+export function firstRejectionLines(s: BacktestReport['summary'], which: 'firstRejectionByCode' | 'firstDenialByCode' = 'firstRejectionByCode'): string[] {
+  return Object.entries(s[which]).map(([code, f]) => `${code}: [${f.strategyId}] ${f.intent}: ${f.message}`);
 }
 
 /** What the summary says of the bot's own unexpected exceptions: none, or the count and the first. */
@@ -240,6 +244,7 @@ export function renderHtml(r: BacktestReport): string {
   const counters: Array<[string, string]> = [
     ['Orders accepted / rejected on arrival / expired unfilled / cancels / rejections / denials', `${s.ordersAccepted} / ${s.ordersRejected} / ${s.ordersExpiredUnfilled} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
     ['Denials by risk code', codes(s.denialsByCode)],
+    ['First denial of each code', firstRejectionLines(s, 'firstDenialByCode').join(' | ') || 'none'],
     ['Rejections by venue code', codes(s.rejectionsByCode)],
     ['First rejection of each code', firstRejectionLines(s).join(' | ') || 'none'],
     ['Strategy errors', strategyErrorText(s)],

@@ -69,6 +69,8 @@ export interface Summary extends Ratios {
   rejectionsByCode: Record<string, number>;
   /** The first rejection of each venue code, of any strategy (codes sorted): what the venue said. */
   firstRejectionByCode: Record<string, RejectionRow & { strategyId: string }>;
+  /** The first denial of each risk code, of any strategy (codes sorted): the risk engine's reason. */
+  firstDenialByCode: Record<string, RejectionRow & { strategyId: string }>;
   /** Times a strategy threw, the first error, and the strategies stopped for their errors. */
   strategyErrors: number;
   firstStrategyError: (StrategyErrorRow & { strategyId: string }) | null;
@@ -254,7 +256,8 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     liquidations: r.liquidations,
     denialsByCode: byCode(counters.map((x) => x.denialsByCode)),
     rejectionsByCode: byCode(counters.map((x) => x.rejectionsByCode)),
-    firstRejectionByCode: firstRejections(r),
+    firstRejectionByCode: firstByCode(r, 'firstRejectionByCode'),
+    firstDenialByCode: firstByCode(r, 'firstDenialByCode'),
     strategyErrors: counters.reduce((s, x) => s + x.errors, 0),
     firstStrategyError: firstError(r),
     strategiesStopped: Object.entries(r.strategies).filter(([, x]) => x.stopped !== null).map(([id]) => id).sort(),
@@ -275,11 +278,14 @@ function firstError(r: BacktestResult): Summary['firstStrategyError'] {
   return best;
 }
 
-/** The earliest first rejection of each code over the strategies (ties: strategy id order), codes sorted. */
-function firstRejections(r: BacktestResult): Summary['firstRejectionByCode'] {
+/**
+ * The earliest first rejection (or denial: `which`) of each code over the strategies (ties:
+ * strategy id order), codes sorted.
+ */
+function firstByCode(r: BacktestResult, which: 'firstRejectionByCode' | 'firstDenialByCode'): Summary['firstRejectionByCode'] {
   const best = new Map<string, RejectionRow & { strategyId: string }>();
   for (const id of Object.keys(r.strategies).sort()) {
-    for (const [code, e] of Object.entries(r.strategies[id].firstRejectionByCode)) {
+    for (const [code, e] of Object.entries(r.strategies[id][which])) {
       const b = best.get(code);
       if (b === undefined || e.time < b.time) best.set(code, { strategyId: id, ...e });
     }
@@ -378,6 +384,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       denialsByCode: byCode([c.denialsByCode]),
       rejectionsByCode: byCode([c.rejectionsByCode]),
       firstRejectionByCode: codesSorted(c.firstRejectionByCode),
+      firstDenialByCode: codesSorted(c.firstDenialByCode),
       errors: c.errors,
       firstError: c.firstError,
       wallClockReads: c.wallClockReads,
