@@ -56,6 +56,9 @@ export function startHint(err: string, config: BotConfig): string | undefined {
   if (/\b20005\b/.test(err) && config.venue.auth.kind === 'password') {
     return `the venue refused user '${config.venue.auth.username}': create it first (local exchange: POST /v1/admin/users or users: in its config; docs/getting-started.md) and check ${config.venue.auth.passwordEnv}`;
   }
+  if (/EADDRINUSE/.test(err) && config.http !== undefined) {
+    return `http.port ${config.http.port} is in use on ${config.http.host} (another perpkit run, or something else, listens there): stop it, or set http.port in ${config.file} to a free port (0 picks one)`;
+  }
   if (/\b2000[1-7]\b/.test(err) && config.venue.auth.kind === 'apiKey') {
     return `the venue refused the API key: check ${config.venue.auth.apiKeyEnv} and ${config.venue.auth.secretEnv}, and that the key has TRADE permission`;
   }
@@ -162,6 +165,8 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     const err = errMessage(e);
     const hint = startHint(err, config);
     logger.fatal(hint === undefined ? { err } : { err, hint }, 'the bot could not start');
+    // Also where a person starting the bot looks: the log is JSON lines on stdout.
+    process.stderr.write(`perpkit run: the bot could not start: ${err}${hint === undefined ? '' : `; ${hint}`}\n`);
     return 1;
   }
   const code = await exited;

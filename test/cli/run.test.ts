@@ -6,6 +6,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { startTestExchange, type TestExchange } from '../helpers/exchange';
 import { ROOT, ensureBuilt, runCli } from './exchange-proc';
 
@@ -166,6 +168,35 @@ describe('perpkit run: crash and restart against the local exchange', () => {
     expect(ms).toBeLessThan(5000);
     expect(open()).toEqual([]);
     expect(second.out()).not.toContain(u.password);
+  }, 60_000);
+
+  it('http.port in use: exit 1, and one line on stderr naming the port and the config key (it was a JSON log line on stdout only)', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const u = await ex.createUser({ balance: '100000' });
+      const file = writeConfig({
+        venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+        strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+        http: { host: '127.0.0.1', port },
+        logging: { level: 'info' },
+      });
+      // Not spawnSync: the exchange answers from this process.
+      const child = spawn(process.execPath, [BIN, 'run', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOT_PASSWORD: u.password } });
+      procs.push(child);
+      const r = { status: null as number | null, stdout: '', stderr: '' };
+      child.stdout?.on('data', (d: Buffer) => (r.stdout += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (r.stderr += d.toString()));
+      r.status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      expect(r.status).toBe(1);
+      expect(r.stdout).toMatch(/"msg":"the bot could not start"/);
+      expect(r.stderr).toBe(`perpkit run: the bot could not start: listen EADDRINUSE: address already in use 127.0.0.1:${port}; http.port ${port} is in use on 127.0.0.1 (another perpkit run, or something else, listens there): stop it, or set http.port in ${file} to a free port (0 picks one)\n`);
+      // The start that failed cancelled what it had placed.
+      expect(ex.server.core.engine.currentOrders(u.userId, { symbol: 'BTCUSDT' }).list).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
   }, 60_000);
 
   it('a stop that cannot finish (the venue does not answer) exits at stopTimeoutMs with exit 1, saying so, not when the calls give up', async () => {
