@@ -137,18 +137,21 @@ class Reader {
     return v;
   }
 
-  /** Decimal strings; numbers are accepted from YAML but must print exactly as written. */
-  dec(v: unknown, at: string, allowNegative = false): string {
+  /**
+   * Decimal strings; numbers are accepted from YAML but must print exactly as written. `example`
+   * is shown in the refusal: a value of the key's kind (a fee, a balance, a limit).
+   */
+  dec(v: unknown, at: string, allowNegative = false, example = '"0.0002"'): string {
     const s = typeof v === 'number' && Number.isFinite(v) ? plainNumberText(v) : v;
     // isDecimalString takes a sign: '-5' was a "non-negative decimal" (a balance of -5 then failed
     // mid-run, a risk limit of -1 denied every order).
-    if (typeof s !== 'string' || !isDecimalString(s) || (!allowNegative && s.startsWith('-')) || /e/i.test(s)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal number as a string (e.g. "0.0002")`, v);
+    if (typeof s !== 'string' || !isDecimalString(s) || (!allowNegative && s.startsWith('-')) || /e/i.test(s)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal number as a string (e.g. ${example})`, v);
     return s;
   }
 
   /** A decimal above zero (a limit: 0 or less would deny every order). */
   positiveDec(v: unknown, at: string): string {
-    const s = this.dec(v, at);
+    const s = this.dec(v, at, false, '"20000" or "0.05"');
     if (new Dec(s).isZero()) this.fail(at, 'a positive decimal such as "20000" or "0.05"', v);
     return s;
   }
@@ -186,7 +189,7 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   if (d.cache !== undefined && typeof d.cache !== 'boolean') r.fail('data.cache', 'true or false', d.cache);
 
   const a = r.record(top.account ?? {}, 'account', keysOf(ACCOUNT));
-  const balance = r.dec(a.balance ?? defaultOf<string>(ACCOUNT.properties.balance), 'account.balance');
+  const balance = r.dec(a.balance ?? defaultOf<string>(ACCOUNT.properties.balance), 'account.balance', false, '"10000"');
   if (fractionDigits(balance) > MONEY_DP) r.fail('account.balance', `a USDT amount of at most ${MONEY_DP} decimal places`, a.balance);
   const leverage: Record<string, number> = {};
   if (a.leverage !== undefined) {
