@@ -69,10 +69,14 @@ describe('the packed package, installed and used from an empty folder', () => {
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
     const packs = path.join(tmp, 'packs');
     mkdirSync(packs);
+    const before = readFileSync(path.join(copy, 'package.json'), 'utf8');
     ok(NPM, ['pack', '--pack-destination', packs], copy);
     const tgz = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
     expect(tgz).toEqual([`perpkit-${VERSION}.tgz`]);
     tarball = path.join(packs, tgz[0]);
+    // The pack leaves the checkout's package.json as it was (prepack takes scripts out of the one it packs).
+    expect(readFileSync(path.join(copy, 'package.json'), 'utf8')).toBe(before);
+    expect(existsSync(path.join(copy, '.package.json.prepack'))).toBe(false);
     app = path.join(tmp, 'app');
     mkdirSync(app);
     bot = path.join(app, 'my-bot');
@@ -89,11 +93,18 @@ describe('the packed package, installed and used from an empty folder', () => {
     }
     const unwanted = listed.filter((f) => /\.test\.|\/test\/|\/bench\/|\.ci\/|tsbuildinfo|\.map$|^package\/src\/|\/tools\//.test(f));
     expect(unwanted).toEqual([]);
+    // No script that runs tools/prepare.cjs, which is not shipped: npm listed `perpkit@x
+    // (prepare: node tools/prepare.cjs)` among the install scripts on every install of the tarball.
+    const pkg = JSON.parse(ok('tar', ['-xzOf', tarball, 'package/package.json'], tmp)) as { scripts: Record<string, string> };
+    expect(Object.entries(pkg.scripts).filter(([, v]) => v.includes('tools/prepare.cjs'))).toEqual([]);
+    expect(Object.keys(pkg.scripts)).not.toEqual(expect.arrayContaining(['prepare']));
   });
 
   it('installs without dev dependencies; npx perpkit --version prints the version', () => {
     writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "version": "1.0.0", "private": true }\n');
-    ok(NPM, ['install', tarball], app);
+    const installed = ok(NPM, ['install', tarball], app);
+    // perpkit brings no install script of its own to approve (npm said `perpkit@x (prepare: ...)`).
+    expect(installed).not.toMatch(/perpkit@\S+ \((prepare|install|postinstall|preinstall):/);
     expect(existsSync(path.join(app, 'node_modules', 'perpkit', 'dist', 'src', 'cli', 'main.js'))).toBe(true);
     expect(existsSync(path.join(app, 'node_modules', 'typescript'))).toBe(false);
     expect(ok(NPX, ['perpkit', '--version'], app).trim()).toBe(VERSION);
