@@ -158,7 +158,7 @@ test('a job whose strategy threw is a failed row (ranked last, summary kept) and
   expect(table.rows[1].summary?.strategyErrors).toBe(1);
   // On stdout (sweep.md's head), the failed row gives its error once, not in every figure column.
   const failedRow = r.stdout.split('\n').find((l) => l.startsWith('| 2 | 0 | throw |'));
-  expect(failedRow).toMatch(/^\| 2 \| 0 \| throw \| (FAILED \| ){10}strategies threw 1 times; first: \[m\] onStart: boom in onStart .* \|$/);
+  expect(failedRow).toMatch(/^\| 2 \| 0 \| throw \| (FAILED \| ){11}strategies threw 1 times; first: \[m\] onStart: boom in onStart .* \|$/);
   expect(r.stdout.match(/boom in onStart/g)).toHaveLength(1);
   expect(readFileSync(path.join(out, 'sweep.md'), 'utf8')).toContain(failedRow);
 });
