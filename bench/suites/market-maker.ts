@@ -1,12 +1,15 @@
 /**
  * market-maker: issue 13's backtest figure, the example market maker (config/backtest-market-maker.yaml)
- * on the 2 h sample (data/sample/btcusdt-2h.jsonl.gz, 44,581 events) from the replay cache, two ways:
+ * on the 2 h sample (data/sample/btcusdt-2h.jsonl.gz, 57,573 events since its depth lines come every
+ * second; 44,581 before) from the replay cache, two ways:
  *  - `one CLI run`: `perpkit backtest` in a fresh process per run, as a user runs it; events/s as
  *    the CLI prints them (the backtest from opening the data to the report, module loading aside);
  *  - `warm`: `backtest()` again and again in one process, BENCH_MM_WARMUP untimed runs (default 3)
  *    then BENCH_MM_RUNS timed ones (default 3): the JIT has compiled the code by then.
  * Each tree runs its own checkout's config and data, so each keeps its own replay cache (the
- * layouts differ between builds); one untimed CLI run per tree builds it first.
+ * layouts differ between builds); one untimed CLI run per tree builds it first. A base checkout
+ * from before the sample was made anew holds the old sample: copy this one's over it for an A/B
+ * on the same data.
  *
  * The goal is a ratio to the build before the work, on the same machine in one run: with
  * BENCH_MM_BASE=<another checkout, built> (`git worktree add /tmp/mm-base 28040c9`, then `npm ci &&
