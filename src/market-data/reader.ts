@@ -223,11 +223,11 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
         try {
           v = JSON.parse(text);
         } catch {
-          torn = new RecordingFormatError(path, n, `not a JSON line: ${text.length > 80 ? `${text.slice(0, 80)}...` : text}`);
+          torn = new RecordingFormatError(path, n, `not a JSON line: ${text.length > 80 ? `${text.slice(0, 80)}...` : text}${n === 1 ? foreignFileHint(text) : ''}`);
           continue;
         }
         const problem = n === 1 ? headerProblem(v) : eventProblem(v, version);
-        if (problem !== undefined) throw new RecordingFormatError(path, n, problem);
+        if (problem !== undefined) throw new RecordingFormatError(path, n, `${problem}${n === 1 ? foreignFileHint(text) : ''}`);
         if (n === 1) version = (v as RecordingHeader).version;
         yield v as RecordingHeader | RecordedEvent;
       }
@@ -255,6 +255,19 @@ export async function* readRecording(paths: string[], opts: ReadRecordingOptions
     }
     if (n === 0) throw new RecordingFormatError(path, 1, `empty file; expected a ${RECORDING_FORMAT} header line`);
   }
+}
+
+/**
+ * What a file whose first line is no recording header may be instead, and the command that makes a
+ * recording of it, as the end of a refusal ('' when it looks like nothing known): a raw capture or
+ * an archive named in data.files met only "expected a perpkit-recording header".
+ */
+export function foreignFileHint(firstLine: string): string {
+  const import_ = (what: string, command: string): string => `; it looks like ${what}: \`${command} <files> --out <rec.jsonl.gz>\` makes a recording of it`;
+  if (/^\d{10,19} \{/.test(firstLine)) return import_('a raw Binance capture (a receive time, then a stream message)', 'perpkit import binance-futures');
+  if (/^\{"(stream|e)":/.test(firstLine)) return import_('a Binance stream message', 'perpkit import binance-futures');
+  if (/^[a-z_]+(,[a-z_]+){2,}\r?$/i.test(firstLine)) return `${import_('a CSV file (a Binance archive or a Tardis.dev export)', 'perpkit import binance-futures')} (a Tardis.dev export: perpkit import tardis)`;
+  return '';
 }
 
 /** The header (first line) of one recording file, reading no further. */

@@ -7,7 +7,7 @@ import { isGzip, zlibProblem } from '../../market-data/text';
 import { createReadStream, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { damagedGzipError, eventProblem, mergeHeaders, RecordingFormatError, tornHint, tornLastLineError, versionProblem } from '../../market-data/reader';
+import { damagedGzipError, eventProblem, foreignFileHint, mergeHeaders, RecordingFormatError, tornHint, tornLastLineError, versionProblem } from '../../market-data/reader';
 
 // What a replay of several files sees of their headers: one function for every reader (reader.ts).
 export { mergeHeaders };
@@ -68,10 +68,10 @@ function parseHeader(path: string, line: string, gzip: boolean): RecordingHeader
     throw new RecordingFormatError(
       path,
       1,
-      gzip ? 'the first line is not JSON; expected a perpkit-recording header' : 'not a gzip file, and its first line is not JSON: a recording is gzip JSON lines (.jsonl.gz), or plain JSON lines, with a perpkit-recording header first',
+      `${gzip ? 'the first line is not JSON; expected a perpkit-recording header' : 'not a gzip file, and its first line is not JSON: a recording is gzip JSON lines (.jsonl.gz), or plain JSON lines, with a perpkit-recording header first'}${foreignFileHint(line)}`,
     );
   }
-  if (!isHeader(v)) throw new RecordingFormatError(path, 1, 'expected a perpkit-recording header line first');
+  if (!isHeader(v)) throw new RecordingFormatError(path, 1, `expected a perpkit-recording header line first${foreignFileHint(line)}`);
   if (!RECORDING_VERSIONS.includes(v.version)) throw new RecordingFormatError(path, 1, versionProblem(v.version));
   return v;
 }
