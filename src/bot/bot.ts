@@ -16,9 +16,9 @@ import { orderOfUpdate } from '../protocol/ws';
 import { EventBus } from './bus/event-bus';
 import { CodeLog, RefusalLog } from './code-log';
 import { SeenFills } from './execution/seen-fills';
-import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
+import { DEFAULT_STRATEGY_ERRORS, StrategyFaults, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { createStrategy } from './strategy/create';
-import { HookResultError, intentProblem, isThenable } from './strategy/intent-check';
+import { HookResultError, intentProblem } from './strategy/intent-check';
 import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, stopCloses, type LeftOnStop, type StopDeps } from './stop';
 import type { BotEvent, BotEventType, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
@@ -174,10 +174,13 @@ export class Bot {
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
     this.refusals = new RefusalLog(this.codeLog, opts.logger, this.bus);
+    this.faults = new StrategyFaults<Running>({ logger: opts.logger, clock: opts.clock, bus: this.bus, stats: this.stats, limit: opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS, stop: (r, reason) => this.stopStrategy(r, reason) });
   }
 
   private readonly codeLog: CodeLog;
   private readonly refusals: RefusalLog;
+  /** The strategies' errors: counted, published, a strategy stopped past the limit (strategy/errors.ts). */
+  private readonly faults: StrategyFaults<Running>;
   private readonly seenFills = new SeenFills();
 
   /**
@@ -262,7 +265,7 @@ export class Bot {
       try {
         r.strategy.restoreState(s);
       } catch (e) {
-        this.strategyFailed(r, 'restoreState', e);
+        this.faults.threw(r, 'restoreState', e);
       }
     }
     // Adopt what the venue already holds (orders from before a restart) before trading.
@@ -285,7 +288,7 @@ export class Bot {
         const start = r.strategy.onStart.bind(r.strategy);
         out = this.opts.wallClock ? this.opts.wallClock.run(r.slot.id, () => 'onStart', start) : start();
       } catch (e) {
-        this.strategyFailed(r, 'onStart', e);
+        this.faults.threw(r, 'onStart', e);
         continue;
       }
       this.intents(r, out, 'onStart');
@@ -347,7 +350,7 @@ export class Bot {
         try {
           this.intents(r, r.strategy.onStop(), 'onStop');
         } catch (e) {
-          this.strategyFailed(r, 'onStop', e);
+          this.faults.threw(r, 'onStop', e);
         }
       }
       if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
@@ -391,7 +394,7 @@ export class Bot {
       try {
         strategies[r.slot.id] = r.strategy.saveState();
       } catch (e) {
-        this.strategyFailed(r, 'saveState', e);
+        this.faults.threw(r, 'saveState', e);
       }
     }
     const risk = this.risk.memory();
@@ -592,54 +595,11 @@ export class Bot {
       try {
         out = r.hooks.handle(e);
       } catch (err) {
-        if (err instanceof HookResultError) this.refusedResult(r, r.hooks.where, err);
-        else this.strategyFailed(r, r.hooks.where, err);
+        if (err instanceof HookResultError) this.faults.refusedResult(r, r.hooks.where, err);
+        else this.faults.threw(r, r.hooks.where, err);
         continue;
       }
       this.intents(r, out, r.hooks.where);
-    }
-  }
-
-  /**
-   * A strategy threw: logged at error with its id and the full stack, counted, published as a
-   * `strategyError` event; past the configured rate the strategy is stopped.
-   */
-  private strategyFailed(r: Running, where: string, err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
-    const stack = err instanceof Error ? (err.stack ?? '') : '';
-    this.opts.logger.error({ strategy: r.slot.id, where, err: { name: err instanceof Error ? err.name : typeof err, message, stack } }, 'strategy threw');
-    this.strategyFault(r, where, message, stack);
-  }
-
-  /** A strategy returned from `where` what the bot refuses: an error of the strategy, as a throw is. */
-  private refused(r: Running, where: string, message: string): void {
-    this.opts.logger.error({ strategy: r.slot.id, where, reason: message }, 'strategy intent refused');
-    this.strategyFault(r, where, message, '');
-  }
-
-  /**
-   * A hook returned no array. An async hook's Promise is refused like any such value, and its
-   * rejection is an error of the strategy too: unhandled, it ended the process (a backtest with a
-   * stack trace and no report, a bot in production).
-   */
-  private refusedResult(r: Running, where: string, err: HookResultError): void {
-    this.refused(r, where, err.message);
-    if (isThenable(err.got)) Promise.resolve(err.got).then(undefined, (e: unknown) => this.strategyFailed(r, `${where} (the Promise it returned)`, e));
-  }
-
-  /** A strategy erred in `where` (threw, or returned what the bot refuses): one path for both. */
-  private strategyFault(r: Running, where: string, message: string, stack: string): void {
-    const time = this.opts.clock.now();
-    this.stats.errors++;
-    r.errors++;
-    r.lastError = `${where}: ${message}`;
-    this.bus.publish({ type: 'strategyError', time, strategyId: r.slot.id, where, message, stack });
-    const limit = this.opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS;
-    if (limit === false || r.stopped !== undefined) return;
-    r.recentErrors.push(time);
-    for (let t = r.recentErrors.peek(); t !== undefined && t <= time - limit.windowMs; t = r.recentErrors.peek()) r.recentErrors.shift();
-    if (r.recentErrors.length >= limit.maxErrors) {
-      this.stopStrategy(r, `${r.recentErrors.length} errors within ${limit.windowMs / 1000} s; last in ${where}: ${message}`);
     }
   }
 
@@ -675,14 +635,14 @@ export class Bot {
     // Falsy is "nothing" (`return ready && [...]`).
     if (!list) return;
     if (!Array.isArray(list)) {
-      this.refusedResult(r, where, new HookResultError(where, list));
+      this.faults.refusedResult(r, where, new HookResultError(where, list));
       return;
     }
     for (const x of list as unknown[]) {
       if (r.stopped !== undefined) return;
       const problem = intentProblem(x);
       if (problem !== undefined) {
-        this.refused(r, where, `malformed intent refused: ${problem}`);
+        this.faults.refused(r, where, `malformed intent refused: ${problem}`);
         continue;
       }
       const intent = x as Intent;

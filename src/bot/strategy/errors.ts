@@ -3,6 +3,11 @@
  * one form every command shows one in (`[id] where: message (top stack frame)`).
  */
 import * as path from 'node:path';
+import type { Clock } from '../../core/clock';
+import type { Fifo } from '../../core/fifo';
+import type { EventBus } from '../bus/event-bus';
+import type { StrategyLogger } from './api';
+import { isThenable, type HookResultError } from './intent-check';
 
 export interface StrategyErrorLimit {
   maxErrors: number;
@@ -10,6 +15,77 @@ export interface StrategyErrorLimit {
 }
 
 export const DEFAULT_STRATEGY_ERRORS: StrategyErrorLimit = { maxErrors: 10, windowMs: 60_000 };
+
+/** What the bot keeps of a running strategy's errors. */
+export interface FaultRecord {
+  slot: { id: string };
+  errors: number;
+  /** Times of the errors inside the rate window, oldest first. */
+  recentErrors: Fifo<number>;
+  lastError: string | undefined;
+  /** Set when the strategy was stopped for its errors. */
+  stopped: string | undefined;
+}
+
+/**
+ * A strategy's errors as the bot meets them: a hook that threw, or that returned what the bot
+ * refuses (no array, a malformed intent, a Promise, whose rejection is an error too). Each is
+ * logged at error with the strategy's id, counted, published as a `strategyError` event; past
+ * `limit` errors within its window, `stop` stops the strategy (the bot's: timers, orders, risk).
+ */
+export class StrategyFaults<R extends FaultRecord> {
+  constructor(
+    private readonly d: {
+      logger: StrategyLogger;
+      clock: Clock;
+      bus: EventBus;
+      /** The bot's counters: every strategy error counts among `errors`. */
+      stats: { errors: number };
+      limit: StrategyErrorLimit | false;
+      stop: (r: R, reason: string) => void;
+    },
+  ) {}
+
+  /** A strategy threw in `where`: logged with the full stack. */
+  threw(r: R, where: string, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    const stack = err instanceof Error ? (err.stack ?? '') : '';
+    this.d.logger.error({ strategy: r.slot.id, where, err: { name: err instanceof Error ? err.name : typeof err, message, stack } }, 'strategy threw');
+    this.fault(r, where, message, stack);
+  }
+
+  /** A strategy returned from `where` what the bot refuses: an error of the strategy, as a throw is. */
+  refused(r: R, where: string, message: string): void {
+    this.d.logger.error({ strategy: r.slot.id, where, reason: message }, 'strategy intent refused');
+    this.fault(r, where, message, '');
+  }
+
+  /**
+   * A hook returned no array. An async hook's Promise is refused like any such value, and its
+   * rejection is an error of the strategy too: unhandled, it ended the process (a backtest with a
+   * stack trace and no report, a bot in production).
+   */
+  refusedResult(r: R, where: string, err: HookResultError): void {
+    this.refused(r, where, err.message);
+    if (isThenable(err.got)) Promise.resolve(err.got).then(undefined, (e: unknown) => this.threw(r, `${where} (the Promise it returned)`, e));
+  }
+
+  /** A strategy erred in `where` (threw, or returned what the bot refuses): one path for both. */
+  private fault(r: R, where: string, message: string, stack: string): void {
+    const time = this.d.clock.now();
+    this.d.stats.errors++;
+    r.errors++;
+    r.lastError = `${where}: ${message}`;
+    this.d.bus.publish({ type: 'strategyError', time, strategyId: r.slot.id, where, message, stack });
+    const limit = this.d.limit;
+    if (limit === false || r.stopped !== undefined) return;
+    r.recentErrors.push(time);
+    for (let t = r.recentErrors.peek(); t !== undefined && t <= time - limit.windowMs; t = r.recentErrors.peek()) r.recentErrors.shift();
+    if (r.recentErrors.length >= limit.maxErrors) {
+      this.d.stop(r, `${r.recentErrors.length} errors within ${limit.windowMs / 1000} s; last in ${where}: ${message}`);
+    }
+  }
+}
 
 /** Errors of one strategy, for health, metrics and reports. */
 export interface StrategyHealth {
