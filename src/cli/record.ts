@@ -16,7 +16,7 @@ import { yamlLineOf } from '../core/yaml-lines';
 import { defaultOf, keysOf } from '../core/config-schema';
 import { RECORD_CONFIG, RECORD_VENUE } from './record-config-schema';
 import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';
-import { Recorder, type RecorderVenue } from '../market-data/recorder';
+import { Recorder, UnknownSymbolError, type RecorderVenue } from '../market-data/recorder';
 import { argsMessage, usageFailure } from './usage';
 import { existingOutProblem, staleOutProblem } from '../market-data/writer';
 import { RECORD_USAGE } from './usage-texts';
@@ -68,9 +68,15 @@ export function loadRecordConfig(file: string): RecordConfig {
     else fail('venue.auth', '{ apiKeyEnv, secretEnv } or { username, passwordEnv }');
   }
   const symbols = Array.isArray(top.symbols) && top.symbols.length > 0 && top.symbols.every((s) => typeof s === 'string' && s !== '') ? (top.symbols as string[]) : fail('symbols', 'a non-empty list of symbol names');
+  const twice = (list: string[]): string | undefined => list.find((x, i) => list.indexOf(x) !== i);
+  const again = twice(symbols);
+  if (again !== undefined) fail('symbols', `each symbol once, got ${again} twice`);
   const kindsRaw = top.kinds ?? [...PUBLIC_TOPIC_KINDS];
   const known: readonly string[] = PUBLIC_TOPIC_KINDS;
-  const kinds = Array.isArray(kindsRaw) && kindsRaw.every((k) => typeof k === 'string' && known.includes(k)) ? (kindsRaw as PublicTopicKind[]) : fail('kinds', `a list of ${PUBLIC_TOPIC_KINDS.join(', ')}`);
+  // An empty list recorded nothing but the header, for as long as it ran.
+  const kinds = Array.isArray(kindsRaw) && kindsRaw.length > 0 && kindsRaw.every((k) => typeof k === 'string' && known.includes(k)) ? (kindsRaw as PublicTopicKind[]) : fail('kinds', `a non-empty list of ${PUBLIC_TOPIC_KINDS.join(', ')} (leave it out for all), got ${JSON.stringify(kindsRaw)}`);
+  const kindAgain = twice(kinds);
+  if (kindAgain !== undefined) fail('kinds', `each kind once, got ${kindAgain} twice`);
   const poll = top.pollPositionsMs ?? defaultOf<number>(RECORD_CONFIG.properties.pollPositionsMs);
   const pollPositionsMs = typeof poll === 'number' && Number.isInteger(poll) && poll >= 0 ? poll : fail('pollPositionsMs', 'an integer number of ms >= 0');
   return { baseUrl, auth, symbols, kinds, pollPositionsMs };
@@ -174,7 +180,7 @@ export async function runRecord(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit record: cannot start recording from ${cfg.baseUrl}: ${e instanceof Error ? e.message : String(e)}\n`);
     await recorder.stop().catch(() => undefined);
     await client.close().catch(() => undefined);
-    return 1;
+    return e instanceof UnknownSymbolError ? 2 : 1;
   }
   process.stdout.write(`recording to ${out}\n`);
   return new Promise<number>((resolve) => {

@@ -25,6 +25,11 @@ import type { PrivateEvent, PublicPush, PublicTopic } from '../protocol/ws';
 import type { RecordedEvent } from './format';
 import { RecordingWriter } from './writer';
 
+/** A configured symbol the venue does not list: the config is wrong (the CLI's exit 2), not the venue. */
+export class UnknownSymbolError extends Error {
+  override name = 'UnknownSymbolError';
+}
+
 export interface RecorderLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -138,7 +143,7 @@ export class Recorder {
     const all = await venue.getSymbols();
     const specs = this.o.symbols.map((s) => {
       const spec = all.find((x) => x.symbol === s);
-      if (!spec) throw new Error(`the venue does not list symbol ${s}; it has ${all.map((x) => x.symbol).join(', ')}`);
+      if (!spec) throw new UnknownSymbolError(`the venue does not list symbol ${s}; it has ${all.map((x) => x.symbol).join(', ')}`);
       return spec;
     });
     this.writer = new RecordingWriter({

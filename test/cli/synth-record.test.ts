@@ -5,6 +5,19 @@ import { spawn } from 'node:child_process';
 import { startTestExchange } from '../helpers/exchange';
 import { ROOT, ensureBuilt, runCli } from './exchange-proc';
 
+/** `perpkit record` in a child process that this process's local exchange can answer (runCli blocks it). */
+async function recordAsync(cfg: string, out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'perpkit.js'), 'record', '--config', cfg, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: 'silent' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
 describe('perpkit synth and perpkit record (compiled CLI)', () => {
   beforeAll(() => ensureBuilt(), 120000);
   const dir = mkdtempSync(join(tmpdir(), 'perpkit-cli-synth-'));
@@ -97,6 +110,33 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     expect(readFileSync(out, 'utf8')).toBe('an earlier capture');
   });
 
+  // kinds: [] recorded nothing but a header for as long as it ran; a symbol twice was in the
+  // header twice; a symbol the venue lacks exited 1, as a venue that does not answer does.
+  it.each([
+    ['kinds: []', 'symbols: [BTCUSDT]\nkinds: []\n', ':4: kinds: expected a non-empty list of trade, markPrice, depth, ticker (leave it out for all), got []'],
+    ['a symbol twice', 'symbols: [BTCUSDT, ETHUSDT, BTCUSDT]\n', ':3: symbols: expected each symbol once, got BTCUSDT twice'],
+    ['a kind twice', 'symbols: [BTCUSDT]\nkinds: [trade, trade]\n', ':4: kinds: expected each kind once, got trade twice'],
+  ])('record refuses %s in its config: one line, exit 2', (_what, rest, message) => {
+    const cfg = join(dir, 'rec-bad-list.yaml');
+    writeFileSync(cfg, `venue:\n  baseUrl: http://127.0.0.1:1\n${rest}`);
+    const r = runCli(['record', '--config', cfg, '--out', join(dir, 'never.jsonl.gz')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`perpkit record: ${cfg}${message} (perpkit record --help lists the options)\n`);
+  });
+
+  it('record of a symbol the venue does not list: exit 2 (the config is wrong), naming what it lists', async () => {
+    const ex = await startTestExchange();
+    try {
+      const cfg = join(dir, 'rec-unknown-symbol.yaml');
+      writeFileSync(cfg, `venue:\n  baseUrl: ${ex.url}\nsymbols: [NOPEUSDT]\n`);
+      const r = await recordAsync(cfg, join(dir, 'nope.jsonl.gz'));
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^perpkit record: cannot start recording from \S+: the venue does not list symbol NOPEUSDT; it has BTCUSDT, ETHUSDT\n$/);
+    } finally {
+      await ex.stop();
+    }
+  }, 30_000);
+
   it('record names a missing credential variable without starting', () => {
     const cfg = join(dir, 'rec.yaml');
     writeFileSync(cfg, 'venue:\n  baseUrl: http://127.0.0.1:1\n  auth:\n    apiKeyEnv: PERPKIT_TEST_UNSET_KEY\n    secretEnv: PERPKIT_TEST_UNSET_SECRET\nsymbols: [BTCUSDT]\n');
@@ -133,17 +173,7 @@ describe('perpkit synth and perpkit record (compiled CLI)', () => {
     try {
       const cfg = join(dir, 'rec-full.yaml');
       writeFileSync(cfg, `venue:\n  baseUrl: ${ex.url}\nsymbols: [BTCUSDT]\nkinds: [trade, markPrice]\n`);
-      const record = async (out: string): Promise<{ code: number | null; stdout: string; stderr: string }> => {
-        const child = spawn(process.execPath, [join(ROOT, 'bin', 'perpkit.js'), 'record', '--config', cfg, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPKIT_LOG_LEVEL: 'silent' } });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-        clearTimeout(timer);
-        return { code, stdout, stderr };
-      };
+      const record = (out: string): Promise<{ code: number | null; stdout: string; stderr: string }> => recordAsync(cfg, out);
       // A folder: refused before the venue is asked (it was EISDIR thrown out of a stream callback).
       const folder = await record(dir);
       expect(folder.code).toBe(2);
