@@ -4,7 +4,7 @@
  */
 import { rmdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { makeDirSync } from '../core/dirs';
+import { makeDirSync, missingDirsSync } from '../core/dirs';
 
 /**
  * Why `dir` cannot be an output directory, as the end of "expected a directory (created if
@@ -40,15 +40,11 @@ function made(dir: string): string | undefined {
  * (`removeMadeDir`). Undefined when `dir` exists.
  */
 export function missingOutDir(dir: string): string | undefined {
-  let missing: string | undefined;
-  for (let p = path.resolve(dir); ; p = path.dirname(p)) {
-    try {
-      statSync(p);
-      return missing;
-    } catch {
-      missing = p;
-      if (path.dirname(p) === p) return missing;
-    }
+  try {
+    return missingDirsSync(dir)[0];
+  } catch {
+    // A path that cannot be a folder: outDirProblem says why, and nothing is made.
+    return undefined;
   }
 }
 

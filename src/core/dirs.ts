@@ -11,8 +11,11 @@ function isMissing(e: unknown): boolean {
   return (e as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-/** The folders to make, outermost first: `dir` and its parents up to the nearest one that exists. */
-function missingSync(dir: string): string[] {
+/**
+ * The folders to make, outermost first: `dir` and its parents up to the nearest one that exists.
+ * Throws mkdir's error for a path that cannot be a folder (under a file, no access).
+ */
+export function missingDirsSync(dir: string): string[] {
   const todo: string[] = [];
   for (let d = path.resolve(dir); ; d = path.dirname(d)) {
     try {
@@ -29,7 +32,7 @@ function missingSync(dir: string): string[] {
 
 /** Makes `dir` and its missing parents; nothing when it exists. */
 export function makeDirSync(dir: string, mode?: number): void {
-  for (const d of missingSync(dir)) {
+  for (const d of missingDirsSync(dir)) {
     try {
       mkdirSync(d, { mode });
     } catch (e) {

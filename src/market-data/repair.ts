@@ -5,11 +5,11 @@
  * onto it at the end, so an interrupted repair leaves no half file behind.
  */
 import { once } from 'node:events';
-import { createWriteStream, existsSync, realpathSync, renameSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { readRecording, RecordingFormatError, type TornTail } from './reader';
+import { sameFile } from './writer';
 
 export interface RepairResult {
   /** Events kept (the header aside). */
@@ -25,12 +25,6 @@ export interface RepairResult {
  * elsewhere than its tail (that is not a crash), whose gzip data is damaged (not torn), or that is
  * torn inside its header (nothing to keep); nothing is written then.
  */
-/** Are `a` and `b` one file: the same path, or (when both exist) the same real path, as through a symlink? */
-export function sameFile(a: string, b: string): boolean {
-  if (resolve(a) === resolve(b)) return true;
-  return existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b);
-}
-
 export async function repairRecording(file: string, out: string): Promise<RepairResult> {
   if (sameFile(file, out)) throw new Error(`--out ${out}: the repaired recording must go to another file than the torn one (which is left as it is)`);
   let tear: TornTail | undefined;

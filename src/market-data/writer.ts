@@ -11,8 +11,8 @@
  * Nothing here reads the wall clock: rotation by time uses the events' own `t`, so the same
  * events give the same files byte for byte (synth's determinism rests on it).
  */
-import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { createWriteStream, existsSync, readdirSync, realpathSync, statSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type RecordingHeader, type RecordingVersion } from './format';
@@ -78,6 +78,12 @@ export function rotatedParts(first: string): string[] {
  */
 export function existingParts(path: string): string[] {
   return rotatedParts(path);
+}
+
+/** Are `a` and `b` one file: the same path, or (when both exist) the same real path, as through a symlink? */
+export function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  return existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b);
 }
 
 /**

@@ -23,6 +23,8 @@ export class StrategyHooks {
   private hook = '';
   /** Intents of the event being handled. */
   private out: Intent[] | undefined;
+  /** The hook being called, for the wall-clock watch (made once: it is asked on every event). */
+  private readonly hookNow = (): string => this.hook;
   /** Whether the strategy takes any event at all. */
   readonly takesEvents: boolean;
 
@@ -69,8 +71,16 @@ export class StrategyHooks {
     // Never re-entered: the bus queues what a hook publishes (ctx.emit -> a denial) until after.
     this.out = undefined;
     const w = this.wallClock;
-    if (w === undefined) this.deliver(e);
-    else w.watch.run(w.strategyId, () => this.hook, () => this.deliver(e));
+    if (w === undefined) {
+      this.deliver(e);
+      return this.out;
+    }
+    const real = w.watch.enter(w.strategyId, this.hookNow);
+    try {
+      this.deliver(e);
+    } finally {
+      w.watch.exit(real);
+    }
     return this.out;
   }
 

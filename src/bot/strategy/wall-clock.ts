@@ -43,19 +43,34 @@ export class WallClockWatch {
     });
   }
 
-  /** Runs `fn`, code of strategy `strategyId` in `where()` (the hook it is in), counting its wall-clock reads. */
-  run<T>(strategyId: string, where: () => string, fn: () => T): T {
+  /**
+   * From now until `exit`, the code that runs is strategy `strategyId`'s, in `where()` (the hook it
+   * is in): its wall-clock reads are counted. Returns what `exit` puts back: the real Date, or
+   * undefined when already watching (a hook that runs another strategy's code cannot, but be safe:
+   * the outer one counts). No allocation: a backtest enters once per event and strategy.
+   */
+  enter(strategyId: string, where: () => string): DateConstructor | undefined {
     const g = globalThis as { Date: DateConstructor };
     const real = g.Date;
-    // Nested (a hook that runs another strategy's code cannot, but be safe): the outer one counts.
-    if (real === this.proxy) return fn();
+    if (real === this.proxy) return undefined;
     this.strategyId = strategyId;
     this.where = where;
     g.Date = this.proxy;
+    return real;
+  }
+
+  /** Ends what `enter` began, with what it returned. */
+  exit(real: DateConstructor | undefined): void {
+    if (real !== undefined) (globalThis as { Date: DateConstructor }).Date = real;
+  }
+
+  /** Runs `fn` between `enter` and `exit`. */
+  run<T>(strategyId: string, where: () => string, fn: () => T): T {
+    const real = this.enter(strategyId, where);
     try {
       return fn();
     } finally {
-      g.Date = real;
+      this.exit(real);
     }
   }
 

@@ -17,7 +17,7 @@ import { isGzip } from '../text';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { Level, MarkProvenance, RecordingSourceFile } from '../format';
 import { damagedGzipProblem, linesBeforeDamage, zlibProblem } from '../text';
-import { existingOutProblem, staleOutProblem } from '../writer';
+import { existingOutProblem, sameFile, staleOutProblem } from '../writer';
 import { ImportInputError } from './errors';
 
 export interface ImportOptions {
@@ -224,11 +224,8 @@ export function checkImportOptions(o: ImportOptions, expected: string): void {
   // a pipe (/dev/null as root) would be replaced by a plain file.
   if (existsSync(o.out) && !statSync(o.out).isFile()) throw new ImportInputError(`--out ${o.out}: expected the path of the recording to write, got ${statSync(o.out).isDirectory() ? 'a folder' : 'a device, pipe or socket'}`);
   // The import's own input is never replaced, not even with --overwrite (also through a symlink).
-  if (existsSync(o.out)) {
-    const out = realpathSync(o.out);
-    const input = o.files.find((f) => realpathSync(f) === out);
-    if (input !== undefined) throw new ImportInputError(`--out ${o.out}: it is the input file ${input}${input === o.out ? '' : ` (the same file: ${out})`}; the import would replace its own input; choose another --out`);
-  }
+  const input = o.files.find((f) => sameFile(f, o.out));
+  if (input !== undefined) throw new ImportInputError(`--out ${o.out}: it is the input file ${input}${input === o.out ? '' : ` (the same file: ${realpathSync(o.out)})`}; the import would replace its own input; choose another --out`);
   const there = existingOutProblem(o.out, o.overwrite === true);
   if (there !== undefined) throw new ImportInputError(there);
   const stale = staleOutProblem(o.out);

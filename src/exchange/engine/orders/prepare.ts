@@ -35,7 +35,6 @@ export interface PreparedOrder {
   clientOrderId: string;
 }
 
-/** A price field of a request in ticks; refuses off-grid and non-positive prices. */
 /** Refuses (30006) an order of `qty` steps at `ticks` whose notional is below the symbol's minimum; `what` names it ("order", "amended order"). */
 export function checkMinNotional(spec: SymbolSpec, ticks: number, qty: number, what: string): void {
   // In integer (tick x step) units while the product is exact; decimals beyond that.
@@ -47,6 +46,7 @@ export function checkMinNotional(spec: SymbolSpec, ticks: number, qty: number, w
   }
 }
 
+/** A price field of a request in ticks; refuses off-grid and non-positive prices. */
 export function ticksOf(spec: SymbolSpec, s: string, field: string): number {
   const t = spec.tick.toUnits(s);
   if (t === undefined) {
