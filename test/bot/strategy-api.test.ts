@@ -283,6 +283,28 @@ describe('parameters as a schema', () => {
     expect(js.properties.window.anyOf.map((x) => x.type)).toEqual(['integer', 'string']);
   });
 
+  it('a number is taken written as text too ("0.5" in YAML is a string), in range and plain notation only', () => {
+    const ratioDef = defineStrategy({
+      name: 'ratio',
+      params: params({ ratio: param.number({ min: 0, max: 1, default: 0.5 }), skew: param.number({ default: 0 }) }),
+      symbols: () => ['BTCUSDT'],
+      create: () => ({}),
+    });
+    expect(ratioDef.params({ ratio: '0.25' }).ratio).toBe(0.25);
+    expect(ratioDef.params({ ratio: 0.75 }).ratio).toBe(0.75);
+    expect(ratioDef.params({ ratio: '1' }).ratio).toBe(1);
+    expect(ratioDef.params({ skew: '-2.5' }).skew).toBe(-2.5);
+    expect(ratioDef.params({}).ratio).toBe(0.5);
+    expect(() => ratioDef.params({ ratio: '1.5' })).toThrow(/^parameter 'ratio' must be a number from 0 to 1, got "1.5"$/);
+    expect(() => ratioDef.params({ ratio: 1.5 })).toThrow(/^parameter 'ratio' must be a number from 0 to 1, got 1.5$/);
+    for (const bad of ['.5', '+0.5', '00.5', '5e-1', '0.5 ', 'half', '', '-0']) {
+      expect(() => ratioDef.params({ ratio: bad })).toThrow(new RegExp(`^parameter 'ratio' must be a number from 0 to 1, got ${JSON.stringify(bad).replace(/[.+]/g, '\\$&')}$`));
+    }
+    const js = JSON.parse(JSON.stringify(ratioDef.paramsSchema)) as { properties: { ratio: { anyOf: Array<{ type: string }>; default: number } } };
+    expect(js.properties.ratio.anyOf.map((x) => x.type)).toEqual(['number', 'string']);
+    expect(js.properties.ratio.default).toBe(0.5);
+  });
+
   it('an unknown name is refused naming the known ones, by params() and by the loaders check', () => {
     expect(() => def.params({ level: '1', windw: 3 })).toThrow(`unknown parameter 'windw'; known parameters: cap, level, mode, size, symbol, window`);
     const c = checkParams(def, { level: '1', windw: 3, sise: 1 });

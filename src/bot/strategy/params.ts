@@ -19,6 +19,8 @@ const NON_NEGATIVE_DECIMAL = '^(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
 const POSITIVE_DECIMAL = '^(?=.*[1-9])(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
 /** A whole number as text, in plain notation (no "+", leading zero, point, exponent or "-0"). */
 const INTEGER_TEXT = '^(?:0|-?[1-9]\\d*)$';
+/** A number as text, in plain notation (no "+", exponent, leading zero or bare point; "-0" neither). */
+const NUMBER_TEXT = '^(?:0(?:\\.\\d+)?|-0\\.\\d*[1-9]\\d*|-?[1-9]\\d*(?:\\.\\d+)?)$';
 
 interface Common<T> {
   /** Used when the config does not name the parameter; without it the parameter is required. */
@@ -63,16 +65,33 @@ function integer(opts: Common<number> & { min: number; max: number }) {
     .Encode((n) => n);
 }
 
-/** A number (not money: use `decimal` for prices and sizes) from `min` to `max`. */
+/**
+ * A number (not money: use `decimal` for prices and sizes) from `min` to `max`, written 0.5 or
+ * "0.5" (as an integer is 7 or "7"). A string must be the number in plain notation: no "+0.5",
+ * ".5", "00.5", "5e-1" or "-0".
+ */
 function number(opts: Common<number> & { min?: number; max?: number } = {}) {
   const rule = opts.min !== undefined && opts.max !== undefined ? `a number from ${opts.min} to ${opts.max}` : opts.min !== undefined ? `a number of at least ${opts.min}` : opts.max !== undefined ? `a number of at most ${opts.max}` : 'a number';
-  return Type.Number({
-    ...(opts.min !== undefined ? { minimum: opts.min } : {}),
-    ...(opts.max !== undefined ? { maximum: opts.max } : {}),
-    [RULE]: rule,
-    ...(opts.default !== undefined ? { default: opts.default } : {}),
-    ...(opts.description !== undefined ? { description: opts.description } : {}),
-  });
+  const encoded = Type.Union(
+    [
+      Type.Number({ ...(opts.min !== undefined ? { minimum: opts.min } : {}), ...(opts.max !== undefined ? { maximum: opts.max } : {}) }),
+      Type.String({ pattern: NUMBER_TEXT }),
+    ],
+    {
+      [RULE]: rule,
+      ...(opts.default !== undefined ? { default: opts.default } : {}),
+      ...(opts.description !== undefined ? { description: opts.description } : {}),
+    },
+  );
+  return Type.Transform(encoded)
+    .Decode((v): number => {
+      if (typeof v === 'number') return v;
+      // The pattern cannot say the range: checked here, refused as the number would be (decodeParams).
+      const n = Number(v);
+      if (!Number.isFinite(n) || (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max)) throw new RangeError(`expected ${rule}`);
+      return n;
+    })
+    .Encode((n) => n);
 }
 
 /** A non-empty string (a symbol, a mode name). */
