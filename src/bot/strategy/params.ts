@@ -43,13 +43,13 @@ function decimal(opts: Common<string> & { min?: 'positive' | 'nonNegative' } = {
 }
 
 /**
- * A whole number from `min` to `max`, written 7 or "7" (as a decimal is 0.01 or "0.01": a quoted
- * YAML value is a string, and `levels: "7"` was refused while `quantity: "0.01"` was taken). A
- * string must be the number in plain notation: no "07", "+7", "7.0" or "7e0".
+ * A number written as a number or as its text: a quoted YAML value is a string, and `levels: "7"`
+ * was refused while `quantity: "0.01"` was taken. The text must match `pattern` (plain notation);
+ * the range, which a pattern cannot say, is checked on decoding and refused as the number's would
+ * be (decodeParams names the parameter and the rule).
  */
-function integer(opts: Common<number> & { min: number; max: number }) {
-  const rule = `a whole number from ${opts.min} to ${opts.max}`;
-  const encoded = Type.Union([Type.Integer({ minimum: opts.min, maximum: opts.max }), Type.String({ pattern: INTEGER_TEXT })], {
+function numberOrText(num: TSchema, pattern: string, rule: string, opts: Common<number>, inRange: (n: number) => boolean) {
+  const encoded = Type.Union([num, Type.String({ pattern })], {
     [RULE]: rule,
     ...(opts.default !== undefined ? { default: opts.default } : {}),
     ...(opts.description !== undefined ? { description: opts.description } : {}),
@@ -57,41 +57,31 @@ function integer(opts: Common<number> & { min: number; max: number }) {
   return Type.Transform(encoded)
     .Decode((v): number => {
       if (typeof v === 'number') return v;
-      // The pattern cannot say the range: checked here, refused as the number would be (decodeParams).
       const n = Number(v);
-      if (!Number.isSafeInteger(n) || n < opts.min || n > opts.max) throw new RangeError(`expected ${rule}`);
+      if (!inRange(n)) throw new RangeError(`expected ${rule}`);
       return n;
     })
     .Encode((n) => n);
 }
 
 /**
+ * A whole number from `min` to `max`, written 7 or "7". A string must be the number in plain
+ * notation: no "07", "+7", "7.0" or "7e0".
+ */
+function integer(opts: Common<number> & { min: number; max: number }) {
+  const rule = `a whole number from ${opts.min} to ${opts.max}`;
+  return numberOrText(Type.Integer({ minimum: opts.min, maximum: opts.max }), INTEGER_TEXT, rule, opts, (n) => Number.isSafeInteger(n) && n >= opts.min && n <= opts.max);
+}
+
+/**
  * A number (not money: use `decimal` for prices and sizes) from `min` to `max`, written 0.5 or
- * "0.5" (as an integer is 7 or "7"). A string must be the number in plain notation: no "+0.5",
- * ".5", "00.5", "5e-1" or "-0".
+ * "0.5". A string must be the number in plain notation: no "+0.5", ".5", "00.5", "5e-1" or "-0".
  */
 function number(opts: Common<number> & { min?: number; max?: number } = {}) {
-  const rule = opts.min !== undefined && opts.max !== undefined ? `a number from ${opts.min} to ${opts.max}` : opts.min !== undefined ? `a number of at least ${opts.min}` : opts.max !== undefined ? `a number of at most ${opts.max}` : 'a number';
-  const encoded = Type.Union(
-    [
-      Type.Number({ ...(opts.min !== undefined ? { minimum: opts.min } : {}), ...(opts.max !== undefined ? { maximum: opts.max } : {}) }),
-      Type.String({ pattern: NUMBER_TEXT }),
-    ],
-    {
-      [RULE]: rule,
-      ...(opts.default !== undefined ? { default: opts.default } : {}),
-      ...(opts.description !== undefined ? { description: opts.description } : {}),
-    },
-  );
-  return Type.Transform(encoded)
-    .Decode((v): number => {
-      if (typeof v === 'number') return v;
-      // The pattern cannot say the range: checked here, refused as the number would be (decodeParams).
-      const n = Number(v);
-      if (!Number.isFinite(n) || (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max)) throw new RangeError(`expected ${rule}`);
-      return n;
-    })
-    .Encode((n) => n);
+  const { min, max } = opts;
+  const rule = min !== undefined && max !== undefined ? `a number from ${min} to ${max}` : min !== undefined ? `a number of at least ${min}` : max !== undefined ? `a number of at most ${max}` : 'a number';
+  const num = Type.Number({ ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) });
+  return numberOrText(num, NUMBER_TEXT, rule, opts, (n) => Number.isFinite(n) && (min === undefined || n >= min) && (max === undefined || n <= max));
 }
 
 /** A non-empty string (a symbol, a mode name). */
