@@ -19,5 +19,6 @@ describe('market-maker on the sample recording (config/backtest-market-maker.yam
     expect(s.rejections).toBeLessThan(s.ordersAccepted * 0.1);
     // maxInventory 0.1: quoting on the heavy side stops there (one quote of 0.01 may be in flight).
     expect(maxAbsPosition(outcome, 'BTCUSDT')).toBeLessThanOrEqual(0.11 + 1e-9);
-  });
+    // Two runs of the sample: ~5 s on an idle machine, over 30 s on a loaded one.
+  }, 120_000);
 });

@@ -331,7 +331,9 @@ test('Ctrl+C during a backtest: it stops at once, says so, writes nothing and le
     const t = Date.now();
     child.kill('SIGINT');
     expect(await exited).toEqual({ code: 130, signal: null });
-    expect(Date.now() - t).toBeLessThan(3000);
+    // Stops within ~4,096 events (136-267 ms on an idle machine; 6.3 s was seen on a 2-core machine
+    // running four other jobs): the whole 4 h replay takes far longer, and would write its report.
+    expect(Date.now() - t).toBeLessThan(10_000);
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;

@@ -88,7 +88,7 @@ async function untilAsync(cond: () => Promise<boolean>, ms: number, what: string
   }
 }
 
-const listening = (c: Child): Promise<string> => until(() => /^listening on (http:\/\/\S+)$/m.exec(c.out())?.[1], 15_000, `listening line (stderr: ${c.err()})`);
+const listening = (c: Child): Promise<string> => until(() => /^listening on (http:\/\/\S+)$/m.exec(c.out())?.[1], 40_000, `listening line (stderr: ${c.err()})`);
 
 /** The doc's strategy, type-checked against the real API as if it sat in strategies/dip-buyer/. */
 function typeCheck(source: string): string[] {
@@ -222,7 +222,8 @@ describe('docs/getting-started.md', () => {
     const synthCmd = 'npx perpkit synth --out data/btc-2h.jsonl.gz --symbols BTCUSDT --hours 2 --seed 7';
     inDoc(synthCmd);
     const s = await timed('synth', () => run(synthCmd.split(' ').slice(2), dir));
-    expect(s.stderr).toBe('');
+    // Nothing but the progress lines a run longer than 2 s prints (a loaded machine makes one).
+    expect(s.stderr.replace(/^synth: \d+% \([\d.]+ of 2 h\)\n/gm, '')).toBe('');
     expect(s.stdout).toMatch(/^wrote \d+ events \(\d+ trades\) to data\/btc-2h\.jsonl\.gz/);
     expect(s.code).toBe(0);
 
