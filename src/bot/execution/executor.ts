@@ -22,6 +22,8 @@ import { BATCH_LIMIT, bracketSubOrders, chunks, placeParams, planTick, type Amen
 
 /** Orders made final by a REST answer kept for reconciliation until the stream confirms them. */
 const MAX_UNCONFIRMED = 1000;
+/** Waits before asking again for an order's fills after a failed fetch; then at each reconciliation. */
+const FILL_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000];
 /**
  * How long the stream gets to bring the end of an order the venue called final in answer to an
  * amend (30007) before the order is asked for: the end is normally on its way (a quote filled as
@@ -83,6 +85,10 @@ export class OrderExecutor {
   private readonly unconfirmedFinals = new Set<string>();
   /** Orders the venue called final in answer to an amend, waiting for the stream to say so. */
   private readonly endedAtVenue = new Set<string>();
+  /** Orders (by order id) whose trade records a query showed and no fetch has answered yet. */
+  private readonly fillsOwed = new Map<string, { order: OrderRecord; strategyId: string }>();
+  /** Orders whose fills are being fetched (one fetch and its retries at a time). */
+  private readonly fetchingFills = new Set<string>();
 
   constructor(opts: ExecutorOptions) {
     this.o = {
@@ -440,13 +446,39 @@ export class OrderExecutor {
     if (fromQuery && Number(o.executedQty) > known && this.o.onFillsFound) void this.fetchFills(o, t.strategyId);
   }
 
-  /** The trade records of an order whose query showed fills the stream may not have delivered. */
+  /**
+   * The trade records of an order whose query showed fills the stream may not have delivered.
+   * The tracker has taken the order's executed quantity already, so no later query shows these
+   * fills as new: a fetch that fails is owed, asked again after FILL_RETRY_DELAYS_MS and then at
+   * every reconciliation until it is answered (fills are published once each, by fill id). Once
+   * they were lost: a 30 s outage of the trades endpoint left a strategy 5 fills short for good.
+   */
   private async fetchFills(o: OrderRecord, strategyId: string): Promise<void> {
+    this.fillsOwed.set(o.orderId, { order: o, strategyId });
+    if (this.fetchingFills.has(o.orderId)) return;
+    this.fetchingFills.add(o.orderId);
     try {
-      const fills = await this.call('order-fills', () => this.o.venue.orderFills(o.symbol, o.orderId));
-      this.o.onFillsFound?.(o, fills, strategyId);
-    } catch (e) {
-      this.o.onError(e, 'order fills');
+      for (let attempt = 0; ; attempt++) {
+        const owed = this.fillsOwed.get(o.orderId);
+        if (owed === undefined) return;
+        try {
+          const fills = await this.call('order-fills', () => this.o.venue.orderFills(owed.order.symbol, owed.order.orderId));
+          this.o.onFillsFound?.(owed.order, fills, owed.strategyId);
+          // A query that showed more fills meanwhile asked again: the loop fetches once more.
+          if (this.fillsOwed.get(o.orderId) !== owed) continue;
+          this.fillsOwed.delete(o.orderId);
+          return;
+        } catch (e) {
+          const last = attempt === FILL_RETRY_DELAYS_MS.length;
+          if (attempt === 0 || last) {
+            this.o.onError(e, `order fills of ${o.symbol} order ${o.orderId} (${o.clientOrderId}): ${last ? 'still not fetched; asked again at each reconciliation' : 'asked again shortly'}`);
+          }
+          if (last) return;
+          await this.sleep(FILL_RETRY_DELAYS_MS[attempt]);
+        }
+      }
+    } finally {
+      this.fetchingFills.delete(o.orderId);
     }
   }
 
@@ -534,6 +566,8 @@ export class OrderExecutor {
       const after = this.o.tracker.get(t.clientOrderId);
       if (after?.state !== before || after.executedQty !== filled) corrected++;
     }
+    // Fills owed since an earlier fetch failed: asked again now that the venue answers.
+    for (const { order, strategyId } of [...this.fillsOwed.values()]) void this.fetchFills(order, strategyId);
     this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected });
   }
 

@@ -77,4 +77,30 @@ describe('e2e: reconnect and reconciliation after stream faults', () => {
       gw.silence(acct.userId, false);
     }
   });
+  it('fills a query found are fetched again when the trades endpoint failed, not lost', async () => {
+    const { acct, b } = await botWithBids({ silenceTimeoutMs: 300 });
+    const gw = w.ex.server.ws;
+    const admin = { 'x-admin-token': w.ex.adminToken };
+    const fault = async (body: Record<string, unknown>): Promise<void> => {
+      expect((await w.ex.call('POST', '/v1/admin/faults', { headers: admin, body: { userId: acct.userId, ...body } })).body.code).toBe(0);
+    };
+    // The trade records of orders answer 503 (the request has no effect) until switched off.
+    await fault({ fault: 'http5xx', status: 503, method: 'GET', pathPrefix: '/v1/private/order/trades' });
+    gw.silence(acct.userId, true);
+    try {
+      const ids = await changeBehindTheBotsBack(acct, b);
+      await until(() => b.events.some((e) => e.type === 'reconciled' && e.reason.startsWith('silent')), 'reconciled after silence');
+      // The query showed the order FILLED; the fetch of its fill failed and was reported.
+      await until(() => b.bot.tracker.get(ids.filled)?.state === 'FILLED', 'the filled order settled', 10_000);
+      await until(() => b.bot.stats.errors > 0, 'the failed fetch reported', 20_000);
+      expect(b.events.some((e) => e.type === 'fill' && e.fill.clientOrderId === ids.filled)).toBe(false);
+      await fault({ fault: 'http5xx', on: false });
+      // Asked again (after 1, 2, 4, 8 s, then at each reconciliation): the fill reaches the strategy once.
+      await until(() => b.events.some((e) => e.type === 'fill' && e.fill.clientOrderId === ids.filled), 'the fill fetched once the endpoint answers', 20_000);
+      expect(b.events.filter((e) => e.type === 'fill' && e.fill.clientOrderId === ids.filled)).toHaveLength(1);
+    } finally {
+      gw.silence(acct.userId, false);
+      await w.ex.call('POST', '/v1/admin/faults', { headers: admin, body: { fault: 'all', on: false } });
+    }
+  }, 60_000);
 });
