@@ -178,7 +178,7 @@ export class OrderExecutor {
   }
 
   private async send(items: Queued[]): Promise<void> {
-    const plan = planTick(items, this.o.tracker, this.unsent);
+    const plan = planTick(items, this.o.tracker, this.unsent, this.endedAtVenue);
     for (const r of plan.refusals) this.publishRejection(r.strategyId, r.intent, r.code, r.message);
     for (const cid of plan.withdrawn) {
       this.unsent.delete(cid);

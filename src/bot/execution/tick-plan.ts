@@ -61,9 +61,11 @@ export interface TickPlan {
 }
 
 /**
- * Sorts a tick's intents into calls. `unsent` holds the placements tracked but not sent yet.
+ * Sorts a tick's intents into calls. `unsent` holds the placements tracked but not sent yet;
+ * `endedAtVenue` the live orders the venue has called final in answer to an amend (30007) while
+ * the stream has not said so yet: amending them again would only be refused again.
  */
-export function planTick(items: readonly Queued[], tracker: OrderTracker, unsent: ReadonlySet<string>): TickPlan {
+export function planTick(items: readonly Queued[], tracker: OrderTracker, unsent: ReadonlySet<string>, endedAtVenue: ReadonlySet<string> = new Set()): TickPlan {
   const cancels: PlannedCancel[] = [];
   const places: PlannedPlace[] = [];
   const amendsBySymbol = new Map<string, Map<string, AmendItem>>();
@@ -85,6 +87,12 @@ export function planTick(items: readonly Queued[], tracker: OrderTracker, unsent
         // Its end reached the bot while the amend waited (behind a 429 or a reconciliation):
         // what the venue would answer, said without asking it.
         refusals.push({ strategyId: q.strategyId, intent: i, code: ErrorCodes.ORDER_FINAL, message: `order ${t.orderId} is ${t.state} and cannot be amended (it ended before the amend was sent)` });
+        continue;
+      }
+      if (endedAtVenue.has(i.clientOrderId)) {
+        // A quoting strategy requotes on every mark: without this, each tick until the stream
+        // brought the end sent one more amend the venue refused (84 in 7 ms for one order, live).
+        refusals.push({ strategyId: q.strategyId, intent: i, code: ErrorCodes.ORDER_FINAL, message: `order ${t.orderId} has ended at the venue (an earlier amend was refused with ${ErrorCodes.ORDER_FINAL}) and cannot be amended` });
         continue;
       }
       // Several amends of one order in a tick (a strategy that requoted while an earlier one

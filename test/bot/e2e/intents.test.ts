@@ -163,6 +163,36 @@ describe('e2e: intents become batched venue calls (LiveVenue on the local exchan
     expect([bot.stats.rejections, bot.stats.lateAmends]).toEqual([1, 1]);
   });
 
+  it('once the venue refused an amend with 30007, later amends of that order are not sent while the stream catches up', async () => {
+    const a = await w.account();
+    const s = controllable(['BTCUSDT'], () => [bid('50000')]);
+    const { bot, events } = await w.bot(a.client, [{ id: 'race', definition: s.definition, params: {} }]);
+    await until(() => bot.tracker.live('race').some((o) => o.state === 'NEW'), 'acknowledged');
+    const [o] = bot.tracker.live('race');
+    // The fill happens while the stream is silent: the bot still holds the order live.
+    w.ex.server.ws.silence(a.userId, true);
+    try {
+      await other.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50000', quantity: '0.01' });
+      a.transport.clear();
+      s.ctx().emit([{ kind: 'amend', clientOrderId: o.clientOrderId, price: '49990', quantity: '0.01' }]);
+      await bot.idle();
+      expect(a.transport.of('/batch-move')).toHaveLength(1);
+      // A quoting strategy requotes on every mark: the next amends are refused without asking.
+      for (const price of ['49980', '49970', '49960']) {
+        s.ctx().emit([{ kind: 'amend', clientOrderId: o.clientOrderId, price, quantity: '0.01' }]);
+        await bot.idle();
+      }
+      expect(a.transport.of('/batch-move')).toHaveLength(1);
+      const rejections = events.flatMap((e) => (e.type === 'rejection' ? [e.code] : []));
+      expect(rejections).toEqual([30007, 30007, 30007, 30007]);
+      expect([bot.stats.rejections, bot.stats.lateAmends]).toEqual([4, 4]);
+    } finally {
+      w.ex.server.ws.silence(a.userId, false);
+    }
+    // 1 s after the 30007 with the stream still silent, the bot reconciles and learns of the fill.
+    await until(() => bot.tracker.get(o.clientOrderId)?.state === 'FILLED', 'the end reconciled', 10_000);
+  });
+
   it('a bracket whose answer never came is not called refused: an error, and its entry asked for by client id', async () => {
     const a = await w.account();
     // The socket is cut before the venue applies the command: no bracket exists, but the bot
