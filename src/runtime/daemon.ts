@@ -25,6 +25,7 @@ import { createDashboard } from './dashboard/dashboard';
 import type { DashboardServer } from './dashboard/server';
 import { Notifier } from './notify';
 import { BotMetrics } from './metrics';
+import { StateFileLock } from './state-lock';
 import { FileStateStore } from './state-store';
 import { StatusTracker, type BotStatus } from './status';
 import { loadStrategySlots } from './strategy-loader';
@@ -79,6 +80,8 @@ export class BotDaemon {
   /** Symbols whose market data is stale now (said once at warn), with the time of their last event. */
   private readonly staleSymbols = new Map<string, number>();
   private stopPromise: Promise<number> | undefined;
+  /** One bot per state file (state-lock.ts): taken before the bot starts, given up when it stops. */
+  private stateLock: StateFileLock | undefined;
   private killToken: string | undefined;
   private url: string | undefined;
   private reachability: VenueReachability | undefined;
@@ -191,6 +194,17 @@ export class BotDaemon {
     this.clockRef = clock;
     bot.bus.subscribe('reconciled', (e) => this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue'));
 
+    if (c.stateFile !== undefined) {
+      // Before anything is sent: a second bot must not adopt, amend or cancel the first one's orders.
+      const lock = new StateFileLock(c.stateFile);
+      const got = await lock.acquire(clock.now());
+      this.stateLock = lock;
+      if (!got.held) this.log.warn({ stateFile: c.stateFile, lockFile: lock.file, err: got.why }, 'the state file could not be locked: nothing stops a second bot from using it');
+      else if (got.tookOverFrom !== undefined) {
+        const t = got.tookOverFrom;
+        this.log.warn({ stateFile: c.stateFile, pid: t.pid, host: t.host, since: t.since }, `the state file's lock was left by a bot that is no longer running (pid ${t.pid}): the last run did not stop cleanly; taken over`);
+      }
+    }
     try {
       const { restoredOrders } = await wired.start();
       status.running = true;
@@ -376,6 +390,7 @@ export class BotDaemon {
     if (!this.timedOut) await closing;
     this.dashboard?.close();
     await this.closeServer();
+    await this.stateLock?.release().catch((e: unknown) => this.log.warn({ err: errMessage(e) }, 'the state file lock could not be removed'));
     this.phase = 'stopped';
     // After a failed start the process fails whatever the stop did: do not say "cleanly" before the fatal line.
     if (reason === 'start failed') this.log.info('stopped after a failed start');

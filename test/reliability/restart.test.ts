@@ -8,7 +8,7 @@
  * The row "exchange killed (SIGKILL) under load" is test/exchange/service/kill.test.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ensureBuilt, ROOT } from '../cli/exchange-proc';
@@ -129,6 +129,9 @@ describe('reliability: bot process killed with SIGKILL mid-burst', () => {
     second.child.kill('SIGTERM');
     await second.exited;
 
+    // The killed bot's state-file lock was taken over, and said (warn: the last run did not stop cleanly).
+    expect(second.output()).toContain(`the state file's lock was left by a bot that is no longer running (pid ${first.child.pid})`);
+    expect(existsSync(path.join(dir, 'state.json.lock'))).toBe(false);
     expect(duplicates).toEqual([]);
     expect(maxBids).toBeLessThanOrEqual(1);
     expect(maxAsks).toBeLessThanOrEqual(1);
@@ -145,5 +148,29 @@ describe('reliability: bot process killed with SIGKILL mid-burst', () => {
       restartToQuotesMs: Date.now() - restartedAt,
       downMs: restartedAt - killedAt,
     });
+  });
+  it('a second bot on the same state file is refused while the first runs (exit 2), and leaves its orders alone', async () => {
+    const a = await account(ex);
+    const configFile = path.join(dir, 'bot-twice.yaml');
+    const stateFile = path.join(dir, 'state-twice.json');
+    writeFileSync(configFile, botConfigYaml({ baseUrl: ex.url, username: a.username, stateFile }));
+    const first = startBotProc(configFile, a.password);
+    procs.push(first);
+    await until(async () => (await mmOpen(a)).bids === 1 && (await mmOpen(a)).asks === 1, () => `the daemon quotes both sides; output: ${first.output().slice(-2000)}`, 60000);
+    const quotes = (await mmOpen(a)).cids;
+
+    const second = startBotProc(configFile, a.password);
+    procs.push(second);
+    expect(await second.exited).toEqual({ code: 2, signal: null });
+    expect(second.output()).toContain(`${stateFile}: in use by another bot (pid ${first.child.pid} on `);
+    // It stopped before the venue's orders were touched: the first bot's quotes are its own still.
+    expect(first.child.exitCode).toBeNull();
+    expect((await mmOpen(a)).cids.filter((c) => quotes.includes(c)).length).toBeGreaterThan(0);
+    expect(existsSync(`${stateFile}.lock`)).toBe(true);
+
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    // A clean stop gives the lock up: the next start takes it without a word about it.
+    expect(existsSync(`${stateFile}.lock`)).toBe(false);
   });
 });
