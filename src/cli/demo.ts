@@ -21,6 +21,7 @@ import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { BotDaemon, installSignalHandlers } from '../runtime/daemon';
 import { errMessage } from '../core/errors';
 import { leftText } from './left-on-stop';
+import { runOutcome } from './run';
 import { createRuntimeLogger } from '../runtime/logger';
 import { EXCHANGE_PAGE_PATH, exchangePage } from '../runtime/dashboard/exchange-page';
 import { componentLogger } from '../core/log';
@@ -166,13 +167,16 @@ export async function runDemo(argv: string[]): Promise<number> {
   const ticker = setInterval(statusLine, args.everyS * 1000);
   const stopper = args.durationS === undefined ? undefined : setTimeout(() => void daemon.stop(`--duration ${args.durationS}s elapsed`).then(finish, () => finish(1)), args.durationS * 1000);
 
-  let code = await finished;
+  // The exit code of `perpkit run` after the same stop: 3 when the strategy threw during the run.
+  const outcome = runOutcome(daemon, await finished);
+  let code = outcome.code;
   clearInterval(ticker);
   if (stopper) clearTimeout(stopper);
   removeSignals();
   statusLine();
   const left = daemon.leftAtStop;
   if (left !== undefined) process.stdout.write(`${leftText(left)}\n`);
+  if (outcome.why !== undefined) process.stdout.write(`perpkit demo: ${outcome.why}\n`);
   try {
     await exchange.stop();
   } catch (e) {

@@ -1,7 +1,8 @@
 /**
  * `perpkit run <config.yaml>`: runs a bot as a daemon until SIGINT or SIGTERM.
  * Exit codes: 0 clean stop, 2 usage or config error (nothing was sent to the venue), 1 runtime
- * failure (could not connect, the stop did not finish in time).
+ * failure (could not connect, the stop did not finish in time), 3 a clean stop after a run in
+ * which a strategy threw (as `perpkit backtest`).
  */
 import { leftText } from './left-on-stop';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
 import { StrategyCreateError } from '../bot/strategy/errors';
 import { EXPIRED_UNFILLED } from '../bot/execution/refusals';
+import { EXIT_STRATEGY_ERRORS } from './exit-codes';
 import { argsMessage, usageFailure } from './usage';
 import { RUN_USAGE } from './usage-texts';
 
@@ -65,15 +67,20 @@ export function startHint(err: string, config: BotConfig): string | undefined {
   return undefined;
 }
 
+/** Times the strategies erred while the bot ran: threw, or returned what the bot refuses (as a backtest's `strategyErrors`). */
+function strategyErrorCount(daemon: BotDaemon): number {
+  return daemon.bot.strategyHealth().reduce((n, h) => n + h.errors, 0);
+}
+
 /**
  * What went wrong while the bot ran, in words ("3 strategy errors (mm stopped for them), 106 risk
- * denials"); undefined when nothing did. The exit code of a stop is about the stop (0: it finished):
- * a person who stops a bot must still hear that it spent the night refused or failing.
+ * denials"); undefined when nothing did. The exit code of a stop that finished is 0, or 3 when a
+ * strategy threw: a person who stops a bot must still hear that it spent the night refused or failing.
  */
 export function runTroubles(daemon: BotDaemon): string | undefined {
   const st = daemon.bot.stats;
   const health = daemon.bot.strategyHealth();
-  const thrown = health.reduce((n, h) => n + h.errors, 0);
+  const thrown = strategyErrorCount(daemon);
   const stopped = health.filter((h) => h.stopped !== undefined).map((h) => h.id);
   const parts: string[] = [];
   if (thrown > 0) parts.push(`${thrown} strategy error(s)${stopped.length > 0 ? ` (${stopped.join(', ')} stopped for them)` : ''}`);
@@ -94,6 +101,23 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
   const risk = daemon.bot.risk;
   if (risk.state !== 'ACTIVE') parts.push(`trading ended ${risk.state} (${risk.reason})`);
   return parts.length === 0 ? undefined : parts.join(', ');
+}
+
+/**
+ * The exit code of a run whose stop resolved with `stopCode` (0: it finished): 3
+ * (EXIT_STRATEGY_ERRORS) when it finished but a strategy threw while the bot ran, the rule of
+ * `perpkit backtest`, so that a script or a supervisor can tell a clean run from one whose
+ * strategy failed; with the line that says why (each strategy that threw, how often, its last
+ * error). A stop that failed keeps its code (1): that is the worse news.
+ */
+export function runOutcome(daemon: BotDaemon, stopCode: number): { code: number; why: string | undefined } {
+  const thrown = stopCode === 0 ? strategyErrorCount(daemon) : 0;
+  if (thrown === 0) return { code: stopCode, why: undefined };
+  const each = daemon.bot
+    .strategyHealth()
+    .filter((h) => h.errors > 0)
+    .map((h) => `${h.id} ${h.errors} time(s)${h.stopped === undefined ? '' : ', stopped for them'}; last: ${h.lastError ?? 'unknown'}`);
+  return { code: EXIT_STRATEGY_ERRORS, why: `exit ${EXIT_STRATEGY_ERRORS}: strategies threw ${thrown} time(s) during the run (${each.join('; ')})` };
 }
 
 export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -188,5 +212,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     process.stderr.write(`perpkit run: the stop failed: ${daemon.stopError}\n`);
     process.exit(code === 0 ? 1 : code);
   }
-  return code;
+  const outcome = runOutcome(daemon, code);
+  if (outcome.why !== undefined) process.stderr.write(`perpkit run: ${outcome.why}\n`);
+  return outcome.code;
 }

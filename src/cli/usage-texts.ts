@@ -124,7 +124,7 @@ Examples:
   curl -s localhost:9464/healthz; curl -s localhost:9464/metrics; curl -X POST localhost:9464/kill
 
 Exit codes: 0 clean stop, 1 runtime failure (a strategy's create() threw, here or at --check),
-2 usage or config error.
+2 usage or config error, 3 clean stop after a run in which a strategy threw.
 Reference: docs/running.md (every config key). config/bot-market-maker.yaml is in the perpkit
 repository, not in the npm package; perpkit init writes a project's config/bot.yaml.
 `;
@@ -145,7 +145,7 @@ Options:
   -h, --help           show this text
 
 Exit codes: 0 stopped cleanly (by --duration or Ctrl+C); 1 the exchange or the bot failed;
-2 bad options.
+2 bad options; 3 stopped cleanly, but the strategy threw while it ran.
 
 Examples:
   npm start

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { PerpClient } from '../../src/client';
-import { runTroubles } from '../../src/cli/run';
+import { runOutcome, runTroubles } from '../../src/cli/run';
 import { leftText } from '../../src/cli/left-on-stop';
 import type { LeftOnStop } from '../../src/bot/stop';
 import { loadBotConfig } from '../../src/runtime/config';
@@ -552,9 +552,12 @@ describe('bot daemon on the local exchange', () => {
       ['mm', false],
     ]);
     expect(await d.stop('test')).toBe(0);
-    // A stop that finished exits 0, and what went wrong during the run is still said (perpkit run's stderr).
+    // The stop finished (0), and what went wrong during the run is still said (perpkit run's stderr).
     // Counted once: stats.errors holds the strategy's errors too, which are not failed calls.
     expect(runTroubles(d)).toMatch(/^3 strategy error\(s\) \(bad stopped for them\)/);
+    // perpkit run and the demo exit 3 for it, as a backtest does.
+    expect(runOutcome(d, 0)).toEqual({ code: 3, why: expect.stringMatching(/^exit 3: strategies threw 3 time\(s\) during the run \(bad 3 time\(s\), stopped for them; last: onEvent\(markPrice\): thrower fails on mark/) as unknown });
+    expect(runOutcome(d, 1).code).toBe(1);
     expect(runTroubles(d)).not.toMatch(/failed venue call/);
   });
 
