@@ -3,7 +3,8 @@
  * market, and a bot running the example market maker against it over real HTTP and WebSocket,
  * exactly as `perpkit run` would against a remote venue (same daemon, same config validation,
  * password from an environment-style map, health and metrics server). stdout carries a first line
- * saying what is happening and then one status line every couple of seconds; logs go to stderr.
+ * saying what is happening and then one status line every couple of seconds; logs go to stderr,
+ * as text lines (pino-pretty, one line each) whether or not it is a terminal.
  *
  * The market maker's parameters are tuned so that its quotes sit inside the simulated makers'
  * ladder (one basis point from mark): the simulated takers then hit the bot first, and a newcomer
@@ -88,7 +89,10 @@ export async function runDemo(argv: string[]): Promise<number> {
     return 0;
   }
   const t0 = Date.now();
-  const logger = createRuntimeLogger({ level: args.level, fd: 2, base: { name: 'perpkit-demo' } });
+  // Text for a person wherever it goes: a terminal, a pipe, a file (`npm start > demo.log 2>&1`).
+  // The log's format followed whether stderr was a terminal, and the status lines are text
+  // anyway: stderr into the same pipe or file put JSON lines among them. Colour only on a terminal.
+  const logger = createRuntimeLogger({ level: args.level, fd: 2, pretty: true, singleLine: true, base: { name: 'perpkit-demo' } });
 
   // The exchange: in memory, synthetic market, one demo user created by the server at start.
   const password = randomBytes(12).toString('hex');

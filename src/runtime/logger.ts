@@ -57,6 +57,8 @@ export interface LoggerOptions {
   fd?: 1 | 2;
   /** Force pretty or JSON output; by default pretty only when the fd is a terminal. */
   pretty?: boolean;
+  /** Pretty output with each line's fields on that line, not one per line below it (the demo's: its stdout is lines too). */
+  singleLine?: boolean;
   base?: Record<string, unknown>;
   /** Write here instead of the fd (tests capture lines). */
   stream?: NodeJS.WritableStream;
@@ -81,7 +83,7 @@ export function createRuntimeLogger(opts: LoggerOptions): Logger {
   const tty = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
   if (opts.pretty ?? tty === true) {
     // In-process pretty stream (not a worker transport): lines are written before exit.
-    return pino(options, pretty({ destination: fd, colorize: tty === true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    return pino(options, pretty({ destination: fd, colorize: tty === true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: opts.singleLine === true }));
   }
   return pino(options, pino.destination({ fd, sync: true }));
 }

@@ -52,3 +52,24 @@ it('shows fills within 15 s of start and stops on SIGINT within 5 s with exit 0'
   expect(ms).toBeLessThan(5000);
   expect(out).toMatch(/perpkit demo: stopped \(exit 0\)/);
 }, 40_000);
+
+// Its logs followed whether stderr was a terminal, its status lines are text anyway: stdout and
+// stderr into one pipe or file (`npm start > demo.log 2>&1`, CI, an IDE's pane) put pino JSON lines
+// among the status lines. They are text lines now wherever they go, without colour off a terminal.
+it('writes its logs as text lines, one a line and without colour, into a pipe', async () => {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'demo', '--duration', '3', '--log-level', 'info'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  expect(code).toBe(0);
+  expect(out).toMatch(/perpkit demo: stopped \(exit 0\)\n$/);
+  const lines = err.split('\n').filter((l) => l !== '');
+  // At info there are lines for certain: the exchange's and the bot's start and stop.
+  expect(lines.some((l) => / INFO \(perpkit-demo\): bot started\b/.test(l))).toBe(true);
+  for (const l of lines) {
+    expect(l).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL) \(perpkit-demo\): /);
+    expect(l).not.toContain('\u001b[');
+  }
+}, 40_000);
