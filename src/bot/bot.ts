@@ -8,19 +8,17 @@
  */
 import { exactOfText, plus } from '../core/exact';
 import type { Clock, Scheduler } from '../core/clock';
-import { Dec } from '../core/decimal';
-import { Fifo } from '../core/fifo';
 import { errMessage } from '../core/errors';
 import type { ConditionOrderRecord, OrderRecord, TradeRecord } from '../protocol/records';
 import { orderOfUpdate } from '../protocol/ws';
 import { EventBus } from './bus/event-bus';
+import { MarketDataInterest } from './bus/market-data-interest';
 import { CodeLog, RefusalLog } from './code-log';
 import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, StrategyFaults, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
-import { createStrategy } from './strategy/create';
 import { HookResultError, intentProblem } from './strategy/intent-check';
-import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, stopCloses, type LeftOnStop, type StopDeps } from './stop';
-import type { BotEvent, BotEventType, Fill } from './bus/events';
+import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, warnPositionsWithoutStop, type LeftOnStop, type StopDeps } from './stop';
+import type { BotEvent, Fill } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { isLateAmend } from './execution/refusals';
@@ -28,12 +26,13 @@ import { OrderTracker } from './execution/order-tracker';
 import { RiskEngine, type RiskMemory } from './risk/risk-engine';
 import type { RiskLimits } from './risk/limits';
 import { StateCache } from './state/cache';
+import { PositionPoll } from './state/position-poll';
 import { EquityReading } from './risk/equity';
-import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type Strategy, type StrategyContext, type StrategyDefinition, type StrategyLogger, type SymbolInfo } from './strategy/api';
+import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
-import { checkParams, unknownParamText } from './strategy/params-check';
-import { symbolAccess, toSymbolInfo } from './strategy/context';
-import { BAR_TIMER, StrategyHooks } from './strategy/hooks';
+import { toSymbolInfo } from './strategy/context';
+import { BAR_TIMER } from './strategy/hooks';
+import { MARKET_EVENT, runStrategy, type RunningStrategy } from './strategy/running';
 import type { WallClockWatch } from './strategy/wall-clock';
 import { controlStrategy, countsAsDenial, deliveredWhilePaused, pausedDenial, stoppingDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
@@ -92,32 +91,8 @@ export interface BotOptions {
   wallClock?: WallClockWatch;
 }
 
-
-
 /** The bot's own catch-all bus handler (its dispatcher to the strategies). */
 const OWN_BUS_HANDLERS = 1;
-const MARKET_EVENT: ReadonlySet<BotEventType> = new Set<BotEventType>(MARKET_DATA_TYPES);
-
-interface Running {
-  slot: StrategySlot;
-  strategy: Strategy;
-  /** Delivers events to the strategy's hooks. */
-  hooks: StrategyHooks;
-  ctx: StrategyContext<unknown>;
-  timers: Map<string, () => void>;
-  /** Market-data event types the strategy handles; undefined: all of them. */
-  market: ReadonlySet<BotEventType> | undefined;
-  errors: number;
-  /** Times of the errors inside the rate window, oldest first. */
-  recentErrors: Fifo<number>;
-  lastError: string | undefined;
-  /** Set when the strategy was stopped for its errors: it gets no more events. */
-  stopped: string | undefined;
-  /** Set while an operator has paused it (controls.ts says what that means). */
-  paused: string | undefined;
-  /** Set when the strategy said it stopped trading for good (`ctx.halt`). */
-  halted: string | undefined;
-}
 
 export class Bot {
   readonly bus = new EventBus();
@@ -127,15 +102,12 @@ export class Bot {
   readonly executor: OrderExecutor;
   readonly symbols = new Map<string, SymbolInfo>();
   private readonly clientIds: ClientIdAllocator;
-  private readonly running: Running[] = [];
-  /** Market-data event types at least one strategy handles. */
-  private readonly strategyMarketData = new Set<BotEventType>();
+  private readonly running: RunningStrategy[] = [];
+  /** Who wants each market data type (bus/market-data-interest.ts). */
+  private readonly interest = new MarketDataInterest(this.bus, OWN_BUS_HANDLERS);
   /** Per symbol of the strategies: when (bot clock) its last market-data event came, or the subscription. */
   private readonly marketDataAt = new Map<string, number>();
-  /** `wants` of each market data type, as of a handlers version and a count of strategy market data types. */
-  private readonly wanted: Record<MarketDataType, boolean> & { version: number; strategies: number } = { version: -1, strategies: -1, trade: false, markPrice: false, depth: false, ticker: false };
   private unsubscribeVenue: (() => void) | undefined;
-  private stopPoll: (() => void) | undefined;
   private started = false;
   private stopped = false;
   /** Set once the strategies' onStop intents are in: from then on only cancels go out. */
@@ -174,14 +146,17 @@ export class Bot {
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
     this.refusals = new RefusalLog(this.codeLog, opts.logger, this.bus);
-    this.faults = new StrategyFaults<Running>({ logger: opts.logger, clock: opts.clock, bus: this.bus, stats: this.stats, limit: opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS, stop: (r, reason) => this.stopStrategy(r, reason) });
+    this.positionPoll = new PositionPoll({ venue: opts.venue, cache: this.cache, bus: this.bus, clock: opts.clock, scheduler: opts.scheduler, reportError: (e, context, level) => this.reportError(e, context, level), reconcile: (reason) => this.reconcile(reason) });
+    this.faults = new StrategyFaults<RunningStrategy>({ logger: opts.logger, clock: opts.clock, bus: this.bus, stats: this.stats, limit: opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS, stop: (r, reason) => this.stopStrategy(r, reason) });
   }
 
   private readonly codeLog: CodeLog;
   private readonly refusals: RefusalLog;
   /** The strategies' errors: counted, published, a strategy stopped past the limit (strategy/errors.ts). */
-  private readonly faults: StrategyFaults<Running>;
+  private readonly faults: StrategyFaults<RunningStrategy>;
   private readonly seenFills = new SeenFills();
+  /** Positions over REST beside the stream's (pollPositionsMs). */
+  private readonly positionPoll: PositionPoll;
 
   /**
    * Counts an error and logs it: the first of a kind (context and error code) at once, repeats as
@@ -223,26 +198,15 @@ export class Bot {
     const marketSymbols = new Set<string>();
     for (const slot of this.opts.strategies) {
       this.clientIds.register(slot.id);
-      const def = slot.definition as unknown as StrategyDefinition<unknown>;
-      const checked = checkParams(slot.definition, slot.params);
-      if (checked.unknown.length > 0) throw new Error(`strategy ${slot.id}: ${unknownParamText(checked)}`);
-      const params = checked.params;
-      const symbols = def.symbols(params);
-      for (const s of symbols) {
-        if (!this.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s} (${listedSymbols([...this.symbols.keys()])})`);
-        marketSymbols.add(s);
-      }
-      const ctx = this.contextFor(slot, params, symbols);
-      const strategy = createStrategy(slot.id, slot.module, def, ctx);
-      const hooks = new StrategyHooks(strategy, new Set(symbols), this.opts.wallClock ? { watch: this.opts.wallClock, strategyId: slot.id } : undefined);
-      // Declared market data, or what the typed hooks need (all four kinds for an `onEvent`).
-      const wanted = def.marketData ? def.marketData(params) : hooks.marketData();
-      const market = wanted ? new Set<BotEventType>(wanted) : undefined;
-      for (const t of market ?? []) {
-        if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
-      }
-      for (const t of market ?? MARKET_DATA_TYPES) this.strategyMarketData.add(t);
-      this.running.push({ slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined, halted: undefined });
+      const { clock, scheduler, logger, wallClock } = this.opts;
+      const emit = (r: RunningStrategy, list: unknown[]): void => {
+        this.intents(r, list, 'emit');
+        this.kick();
+      };
+      const { running, symbols } = runStrategy(slot, { clock, scheduler, logger, cache: this.cache, symbols: this.symbols, tracker: this.tracker, bus: this.bus, emit, kick: () => this.kick(), wallClock });
+      for (const s of symbols) marketSymbols.add(s);
+      this.interest.addStrategy(running.market ?? MARKET_DATA_TYPES);
+      this.running.push(running);
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
     const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.pipelineError(err, 'venue events') };
@@ -278,7 +242,7 @@ export class Bot {
     } catch (e) {
       this.reportError(e, 'initial account and mark price');
     }
-    await this.warnPositionsWithoutStop(marketSymbols);
+    await warnPositionsWithoutStop(this.stopDeps(), marketSymbols, (cid) => this.strategyOf(cid) !== undefined);
     for (const r of this.running) {
       const barMs = r.hooks.barTimerMs();
       if (barMs !== undefined && r.stopped === undefined) r.ctx.every(BAR_TIMER, barMs);
@@ -294,32 +258,8 @@ export class Bot {
       this.intents(r, out, 'onStart');
     }
     this.kick();
-    if ((this.opts.pollPositionsMs ?? 0) > 0) this.schedulePoll();
-  }
-
-  /**
-   * At start: a position on a symbol of the strategies that no stop-loss of this bot closes (a
-   * stop with cancelOnStop cancelled a bracket's, or it was never placed) is said at warn, once:
-   * reconciliation adopts orders, and a position with nothing guarding it was adopted silently.
-   */
-  private async warnPositionsWithoutStop(symbols: Set<string>): Promise<void> {
-    const positions = this.cache.positions().filter((p) => symbols.has(p.symbol) && !new Dec(p.quantity).isZero());
-    if (positions.length === 0) return;
-    let conditions: ConditionOrderRecord[];
-    try {
-      conditions = await this.opts.venue.openConditionOrders();
-    } catch (e) {
-      this.opts.logger.warn({ err: errMessage(e) }, 'open positions at start, and their stops could not be listed');
-      return;
-    }
-    for (const p of positions) {
-      if (conditions.some((c) => this.strategyOf(c.clientOrderId) !== undefined && stopCloses(c, p))) continue;
-      const others = conditions.filter((c) => stopCloses(c, p)).length;
-      this.opts.logger.warn(
-        { symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, liqPrice: p.liqPrice, otherStops: others },
-        `position ${p.symbol} ${p.positionSide} ${p.quantity} @ ${p.entryPrice} is open with no stop-loss of this bot on the venue${others > 0 ? ` (${others} stop(s) not placed by this bot close it)` : ''}: nothing of this bot limits its loss until a strategy places a stop (a stop with cancelOnStop: true cancels a bracket's stop-loss)`,
-      );
-    }
+    const pollMs = this.opts.pollPositionsMs ?? 0;
+    if (pollMs > 0) this.positionPoll.start(pollMs);
   }
 
   /**
@@ -342,7 +282,7 @@ export class Bot {
   async stop(): Promise<LeftOnStop> {
     if (!this.started || this.stopped) return { positions: [], openOrders: [], conditionOrders: [], flattened: undefined, error: 'the bot was not running' };
     this.stopped = true;
-    this.stopPoll?.();
+    this.positionPoll.stop();
     for (const r of this.running) {
       for (const cancel of r.timers.values()) cancel();
       r.timers.clear();
@@ -417,6 +357,11 @@ export class Bot {
     }
   }
 
+  /** Polls the positions once now (state/position-poll.ts): a difference from the stream's reconciles. */
+  pollPositions(): Promise<void> {
+    return this.positionPoll.poll();
+  }
+
   /** Resolves when every queued intent has been sent and answered. */
   idle(): Promise<void> {
     return this.executor.idle();
@@ -466,23 +411,23 @@ export class Bot {
       case 'trade':
         this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setLast(v.symbol, v.data.price);
-        if (this.wants('trade')) this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
+        if (this.interest.wants('trade')) this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
         break;
       case 'markPrice':
         this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setMark(v.symbol, v.data);
         if (this.watchEquity) this.observeEquityAtMarks(time);
-        if (this.wants('markPrice')) this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
+        if (this.interest.wants('markPrice')) this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
         break;
       case 'depth':
         this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setDepth(v.symbol, v.data.bids, v.data.asks);
-        if (this.wants('depth')) this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
+        if (this.interest.wants('depth')) this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
         break;
       case 'ticker':
         this.marketDataAt.set(v.symbol, this.opts.clock.now());
         this.cache.setTicker(v.symbol, v.data);
-        if (this.wants('ticker')) this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
+        if (this.interest.wants('ticker')) this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
         break;
       case 'stream':
         this.bus.publish({ type: 'stream', time, stream: v.stream, status: v.status, detail: v.detail });
@@ -501,14 +446,7 @@ export class Bot {
    * not, the bot updates its state cache and publishes nothing.
    */
   wants(type: MarketDataType): boolean {
-    // Asked per recorded event by a backtest: worked out again only when a handler or a strategy's market data changed.
-    const c = this.wanted;
-    if (c.version !== this.bus.handlersVersion || c.strategies !== this.strategyMarketData.size) {
-      c.version = this.bus.handlersVersion;
-      c.strategies = this.strategyMarketData.size;
-      for (const t of MARKET_DATA_TYPES) c[t] = this.strategyMarketData.has(t) || this.bus.listenerCount(t) > OWN_BUS_HANDLERS;
-    }
-    return c[type];
+    return this.interest.wants(type);
   }
 
   /**
@@ -604,7 +542,7 @@ export class Bot {
   }
 
   /** Stops one strategy for its errors: no more events or timers, its orders cancelled, REDUCING. */
-  private stopStrategy(r: Running, reason: string): void {
+  private stopStrategy(r: RunningStrategy, reason: string): void {
     r.stopped = reason;
     for (const cancel of r.timers.values()) cancel();
     r.timers.clear();
@@ -631,7 +569,7 @@ export class Bot {
    * each is checked for its shape first (strategy modules are not type-checked when loaded), and
    * a malformed one is refused as an error of the strategy, counted as a throw would be.
    */
-  private intents(r: Running, list: unknown, where: string): void {
+  private intents(r: RunningStrategy, list: unknown, where: string): void {
     // Falsy is "nothing" (`return ready && [...]`).
     if (!list) return;
     if (!Array.isArray(list)) {
@@ -656,80 +594,4 @@ export class Bot {
       this.executor.enqueue(r.slot.id, intent);
     }
   }
-
-  private contextFor(slot: StrategySlot, params: unknown, symbols: readonly string[]): StrategyContext<unknown> {
-    const r = (): Running => this.running.find((x) => x.slot.id === slot.id) as Running;
-    const log = this.opts.logger.child ? this.opts.logger.child({ strategy: slot.id }) : this.opts.logger;
-    return {
-      id: slot.id,
-      params: params as Readonly<unknown>,
-      clock: this.opts.clock,
-      log,
-      state: this.cache,
-      symbols: this.symbols,
-      ...symbolAccess(slot.id, symbols, this.symbols, this.cache),
-      myOrders: (symbol) => this.tracker.live(slot.id, symbol),
-      emit: (intents) => {
-        this.intents(r(), Array.isArray(intents) ? intents : [intents], 'emit');
-        this.kick();
-      },
-      every: (name, everyMs) => {
-        const running = r();
-        running.timers.get(name)?.();
-        const tick = (): void => {
-          running.timers.set(name, this.opts.scheduler.after(everyMs, tick));
-          this.bus.publish({ type: 'timer', time: this.opts.clock.now(), name, strategyId: slot.id });
-          this.kick();
-        };
-        running.timers.set(name, this.opts.scheduler.after(everyMs, tick));
-      },
-      cancelTimer: (name) => {
-        const running = r();
-        running.timers.get(name)?.();
-        running.timers.delete(name);
-      },
-      halt: (reason) => {
-        const running = r();
-        if (running.halted !== undefined) return;
-        running.halted = String(reason);
-        log.warn({ reason: running.halted }, 'strategy halted: it has stopped trading for good');
-      },
-    };
-  }
-
-  // ------------------------------------------------------------------ position polling
-
-  private schedulePoll(): void {
-    const ms = this.opts.pollPositionsMs ?? 0;
-    this.stopPoll = this.opts.scheduler.after(ms, () => {
-      void this.pollPositions().finally(() => {
-        if (!this.stopped) this.schedulePoll();
-      });
-    });
-  }
-
-  /** Compares polled positions with the stream-built ones; a difference triggers reconciliation. */
-  async pollPositions(): Promise<void> {
-    let polled;
-    try {
-      polled = await this.opts.venue.positions();
-    } catch (e) {
-      // The next poll comes anyway (a 429 or a 5xx passes): counted like any failed call, a warning.
-      this.reportError(e, 'poll positions', 'warn');
-      return;
-    }
-    const time = this.opts.clock.now();
-    const differences = this.cache.positionDifferences(polled);
-    for (const d of differences) this.bus.publish({ type: 'positionMismatch', time, ...d });
-    this.cache.replacePositions(polled);
-    for (const p of polled) this.bus.publish({ type: 'position', time, position: p, source: 'poll' });
-    if (differences.length > 0) this.reconcile('position mismatch');
-  }
-}
-
-/** What a venue lists, for an error about a symbol it does not: the first 20 names, sorted. */
-function listedSymbols(names: string[]): string {
-  if (names.length === 0) return 'it lists none';
-  const sorted = [...names].sort();
-  return `it lists ${sorted.slice(0, 20).join(', ')}${sorted.length > 20 ? `, and ${sorted.length - 20} more` : ''}`;
 }

@@ -1,10 +1,11 @@
 /**
  * What a bot's stop does beyond stopping its strategies: close the positions when asked
  * (flattenOnStop) and tell what it leaves on the venue, so nobody walks away from an open
- * position without being told.
+ * position without being told; and at start, the positions no stop-loss of the bot closes.
  */
 import type { Clock, Scheduler } from '../core/clock';
 import { Dec } from '../core/decimal';
+import { errMessage } from '../core/errors';
 import type { ConditionOrderRecord, OrderRecord, PositionRecord } from '../protocol/records';
 import type { OrderExecutor } from './execution/executor';
 import type { OrderTracker } from './execution/order-tracker';
@@ -77,6 +78,32 @@ export function unprotectedPositions(positions: PositionRecord[], open: Conditio
     out.push({ symbol: p.symbol, positionSide: p.positionSide, quantity: p.quantity, cancelled: mine.map((c) => ({ type: c.type, side: c.side, stopPrice: c.stopPrice, clientOrderId: c.clientOrderId })) });
   }
   return out;
+}
+
+/**
+ * At start: a position on one of `symbols` (the strategies') that no stop-loss of this bot
+ * (`ours`, by clientOrderId) closes (a stop with cancelOnStop cancelled a bracket's, or it was
+ * never placed) is said at warn, once: reconciliation adopts orders, and a position with nothing
+ * guarding it was adopted silently.
+ */
+export async function warnPositionsWithoutStop(d: Pick<StopDeps, 'venue' | 'cache' | 'logger'>, symbols: ReadonlySet<string>, ours: (clientOrderId: string) => boolean): Promise<void> {
+  const positions = d.cache.positions().filter((p) => symbols.has(p.symbol) && !new Dec(p.quantity).isZero());
+  if (positions.length === 0) return;
+  let conditions: ConditionOrderRecord[];
+  try {
+    conditions = await d.venue.openConditionOrders();
+  } catch (e) {
+    d.logger.warn({ err: errMessage(e) }, 'open positions at start, and their stops could not be listed');
+    return;
+  }
+  for (const p of positions) {
+    if (conditions.some((c) => ours(c.clientOrderId) && stopCloses(c, p))) continue;
+    const others = conditions.filter((c) => stopCloses(c, p)).length;
+    d.logger.warn(
+      { symbol: p.symbol, side: p.positionSide, quantity: p.quantity, entryPrice: p.entryPrice, liqPrice: p.liqPrice, otherStops: others },
+      `position ${p.symbol} ${p.positionSide} ${p.quantity} @ ${p.entryPrice} is open with no stop-loss of this bot on the venue${others > 0 ? ` (${others} stop(s) not placed by this bot close it)` : ''}: nothing of this bot limits its loss until a strategy places a stop (a stop with cancelOnStop: true cancels a bracket's stop-loss)`,
+    );
+  }
 }
 
 /** The clientOrderId prefix of the orders a stop sends to flatten positions. */
