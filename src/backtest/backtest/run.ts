@@ -16,7 +16,6 @@
 import { Dec } from '../../core/decimal';
 import { ManualClock, type Clock } from '../../core/clock';
 import { Bot, type StrategySlot } from '../../bot/bot';
-import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import type { StrategyLogger } from '../../bot/strategy/api';
 import { SimVenue } from '../../bot/venue/sim-venue';
 import { Engine } from '../../exchange/engine/engine';
@@ -27,9 +26,7 @@ import type { SymbolSpec } from '../../protocol/rest/market';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { liquidationCount, newCounters, type StrategyCounters } from './counters';
-import { stackTop } from '../../bot/strategy/errors';
-import { countsAsDenial } from '../../bot/strategy/controls';
-import { isExpiredUnfilled, isTriggeredExpiredUnfilled } from '../../bot/execution/refusals';
+import { BOOKED, BusBooks } from './bus-books';
 import { WallClockWatch } from '../../bot/strategy/wall-clock';
 import { GAPS_LISTED, type BacktestResult } from './result';
 import { BooksBeforeRange } from './books-before-range';
@@ -42,9 +39,6 @@ import { slotSymbols, unknownSymbol } from './strategy-module';
 import { originText, type EventBatch, type EventSource, type LevelColumns, type QuoteColumns, type TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 import { rangeWithoutEvents } from './open-source';
-
-/** Bus event types the driver books (see `observe`). */
-const OBSERVED = ['order', 'fill', 'condition', 'strategyOrder', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError'] as const satisfies readonly BotEventType[];
 
 /** The participant's account id in the engine. */
 export const PARTICIPANT = 'backtest';
@@ -198,80 +192,16 @@ export class BacktestRun {
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
     this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.loggerOf(this.clock), wallClock: this.wallClock });
     this.settler = new Settler(this.bot, this.venue);
-    // Only the types it books: a catch-all handler would count as a listener for market data,
-    // and the bot would publish every recorded trade for nobody.
-    for (const type of OBSERVED) this.bot.bus.subscribe(type, (e) => this.observe(e));
+    const books = new BusBooks(this.result, this.resting, this.cfg.baseDir);
+    for (const type of BOOKED) this.bot.bus.subscribe(type, (e) => books.observe(e));
+    // A condition or strategy order (last-price triggers) changes the picture: every trade is replayed from then on.
+    for (const type of ['condition', 'strategyOrder'] as const) {
+      this.bot.bus.subscribe(type, () => {
+        this.fullTape = true;
+      });
+    }
     this.result.startTime = t0;
     this.nextSample = t0;
-  }
-
-  /** Bookkeeping from the bus: fills, counters, and the participant's resting orders. */
-  private observe(e: BotEvent): void {
-    switch (e.type) {
-      case 'order': {
-        this.resting.onOrder(e.order);
-        const c = e.strategyId === undefined ? undefined : this.result.strategies[e.strategyId];
-        if (c && e.executionType === 'NEW') c.ordersAccepted++;
-        // Not a refused request (no error code): the venue took the order and ended it at once.
-        if (c && e.executionType === 'REJECTED') c.ordersRejected++;
-        if (c && isExpiredUnfilled(e)) c.ordersExpiredUnfilled++;
-        if (c && isTriggeredExpiredUnfilled(e)) c.triggeredExpiredUnfilled++;
-        if (c && e.executionType === 'CANCELED') c.cancels++;
-        return;
-      }
-      case 'fill': {
-        const f = e.fill;
-        this.result.fills.push({
-          time: e.time,
-          strategyId: e.strategyId ?? '(venue)',
-          symbol: f.symbol,
-          side: f.side,
-          price: f.price,
-          quantity: f.quantity,
-          fee: f.fee,
-          realizedPnl: f.realizedPnl,
-          role: f.role,
-          orderId: f.orderId,
-          clientOrderId: f.clientOrderId,
-          tradeId: f.tradeId,
-        });
-        return;
-      }
-      case 'condition':
-      case 'strategyOrder':
-        this.fullTape = true;
-        return;
-      case 'denial': {
-        // As the bot's own count (controls.ts countsAsDenial).
-        if (!countsAsDenial(e.code)) return;
-        const c = this.result.strategies[e.strategyId];
-        c.denials++;
-        c.denialsByCode[e.code] = (c.denialsByCode[e.code] ?? 0) + 1;
-        c.firstDenialByCode[e.code] ??= { time: e.time, intent: e.intent.kind, message: e.reason };
-        return;
-      }
-      case 'rejection': {
-        const c = this.result.strategies[e.strategyId];
-        c.rejections++;
-        const code = String(e.code);
-        c.rejectionsByCode[code] = (c.rejectionsByCode[code] ?? 0) + 1;
-        c.firstRejectionByCode[code] ??= { time: e.time, intent: e.intent.kind, message: e.message };
-        return;
-      }
-      case 'strategyError': {
-        const c = this.result.strategies[e.strategyId];
-        c.errors++;
-        c.firstError ??= { time: e.time, where: e.where, message: e.message, at: stackTop(e.stack, this.cfg.baseDir) };
-        return;
-      }
-      case 'strategyStopped':
-        this.result.strategies[e.strategyId].stopped = { time: e.time, reason: e.reason };
-        return;
-      case 'botError':
-        this.result.firstBotError ??= { time: e.time, context: e.context, message: e.message, at: stackTop(e.stack, this.cfg.baseDir) };
-        return;
-      default:
-    }
   }
 
   private async runTimers(until: number): Promise<void> {
