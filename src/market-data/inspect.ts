@@ -14,6 +14,7 @@ import { compareDecimalStrings } from '../core/decimal';
 import type { Level, MarkProvenance, RecordedEvent, RecordingHeader } from './format';
 import { L2Book } from './l2-book';
 import { mergeHeaders, readRecording } from './reader';
+import { silenceBefore, type Silence } from './silence';
 
 export interface LatencyStats {
   count: number;
@@ -52,12 +53,8 @@ export interface Inspection {
   /** Receive time minus exchange time, ms, of events that carry both (`et`). */
   latencyMs: LatencyStats | null;
   skippedByImport: Record<string, number>;
-  /**
-   * The longest time between two consecutive events (null with fewer than two): a stretch the
-   * recording holds nothing of, whether or not a `gap` event marks it (a lost stream without
-   * an update-id chain to break, e.g. trades and quotes alone, leaves no gap event).
-   */
-  longestSilence: { from: number; to: number; ms: number } | null;
+  /** The longest silence (silence.ts: the time between two consecutive events); null with fewer than two events. */
+  longestSilence: Silence | null;
   /** Events whose time is earlier than the event before them (replay follows the line order). */
   backInTime: number;
 }
@@ -134,8 +131,9 @@ export async function inspectRecording(files: string[]): Promise<Inspection> {
     }
     const e = x as RecordedEvent;
     if (out.events > 0) {
+      const ms = silenceBefore(prevT, e.t);
       if (e.t < prevT) out.backInTime++;
-      else if (e.t - prevT > (out.longestSilence?.ms ?? 0)) out.longestSilence = { from: prevT, to: e.t, ms: e.t - prevT };
+      else if (ms > (out.longestSilence?.ms ?? 0)) out.longestSilence = { from: prevT, to: e.t, ms };
     }
     prevT = Math.max(prevT, e.t);
     // The earliest event, not the first read: files given out of time order (or events back in time) start earlier.

@@ -181,6 +181,8 @@ describe('max drawdown amount', () => {
       finalAsset: { walletBalance: equity[equity.length - 1], unrealizedPnl: '0' },
       botStats: { pipelineErrors: 0 },
       firstBotError: null,
+      gaps: { count: 0, first: [] },
+      silences: { count: 0, ms: 0, longest: null, first: [] },
     } as unknown as BacktestResult;
     const s = summarize(r, []);
     expect(s.maxDrawdownAmount).toBe('191.99471042');

@@ -359,6 +359,11 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
   };
 }
 
+/** A file as reports name it: relative to the config's folder, with `/` (a report does not depend on where the checkout lives). */
+export function configRelative(baseDir: string, file: string): string {
+  return path.relative(baseDir, file).split(path.sep).join('/');
+}
+
 /**
  * The recordings a config names exist: a config error naming the key, not an ENOENT stack later;
  * then `data.files` is what the replay reads (each with its rotated parts) and `data.listed` what

@@ -4,6 +4,7 @@ import type { Fill } from '../../bot/bus/events';
 import type { Engine } from '../../exchange/engine/engine';
 import type { TapeReplayer } from '../../exchange/engine/market/tape';
 import type { MarkProvenance } from '../../market-data/format';
+import type { Silence } from '../../market-data/silence';
 import type { BotErrorRow, StrategyCounters } from './counters';
 
 /** A fill of the run: the bot's fill (without the position side) with its time and strategy. */
@@ -19,6 +20,19 @@ export interface GapRow {
   stream: 'public' | 'private';
   symbol: string | null;
   reason: string;
+}
+
+/** Silences listed in a result (all are counted). */
+export const SILENCES_LISTED = 20;
+
+/**
+ * A silence of the replayed range longer than LONG_SILENCE_MS (market-data/silence.ts): `file` is
+ * the recording of the event before it, `nextFile` that of the event after it when that is
+ * another file (the silence lies between two files), else null. Paths relative to the config's folder.
+ */
+export interface SilenceRow extends Silence {
+  file: string;
+  nextFile: string | null;
 }
 
 export interface EquitySample {
@@ -57,6 +71,12 @@ export interface BacktestResult {
    * how many, and the first GAPS_LISTED of them.
    */
   gaps: { count: number; first: GapRow[] };
+  /**
+   * Silences of the replayed range longer than LONG_SILENCE_MS (no event at all: the strategies
+   * saw no mark, their stops could not trigger, funding there is missing), whether or not a gap
+   * marks them: how many, their total length in ms, the longest, and the first SILENCES_LISTED.
+   */
+  silences: { count: number; ms: number; longest: SilenceRow | null; first: SilenceRow[] };
   /**
    * `fill.book: l2` with `data.from` inside the data: the recorded L2 books known at `from` (built
    * from the events before it), handed to the fill model as snapshots at the range's first event.

@@ -39,6 +39,8 @@ import { slotSymbols, unknownSymbol } from './strategy-module';
 import { originText, type EventBatch, type EventSource, type LevelColumns, type QuoteColumns, type TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 import { rangeWithoutEvents } from './open-source';
+import { SilenceBooks } from './silences';
+import { LONG_SILENCE_MS, silenceBefore } from '../../market-data/silence';
 
 /** The participant's account id in the engine. */
 export const PARTICIPANT = 'backtest';
@@ -152,6 +154,7 @@ export class BacktestRun {
       firstBotError: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
+      silences: { count: 0, ms: 0, longest: null, first: [] },
       booksAtFrom: 0,
       importSkipped: {},
     };
@@ -285,7 +288,8 @@ export class BacktestRun {
       const p = cols.tradeTicks(i);
       if (!(p >= lo[si] && p <= hi[si])) break;
       if (t > now) {
-        if (nextTimer <= t) break;
+        // An event that ends a long silence goes the full way, which notes it.
+        if (nextTimer <= t || silenceBefore(now, t) > LONG_SILENCE_MS) break;
         if (this.nextSample <= t) this.sampleUpTo(t);
         now = t;
       }
@@ -411,9 +415,11 @@ export class BacktestRun {
     let lastRead = 0;
     // The L2 fill model on a range that starts inside the data: the books as recorded up to its start.
     const before = this.cfg.fill.book === 'l2' && from > -Infinity ? new BooksBeforeRange(source.header) : undefined;
+    const silences = new SilenceBooks(this.result.silences, this.cfg.baseDir);
     while (!stop) {
       const batch = await source.next();
       if (!batch) break;
+      silences.startBatch(this.result.events.applied);
       const cols = batch.trades;
       for (let i = 0; i < batch.count; i++) {
         if (cols !== undefined && this.started) {
@@ -444,7 +450,10 @@ export class BacktestRun {
           if (before !== undefined) this.result.booksAtFrom = before.handTo(this.replayer);
           ready = true;
         }
-        if (t > this.clock.now()) {
+        const now = this.clock.now();
+        if (t > now) {
+          // The clock is the latest event time of the range: a long way to this event is a silence of the data.
+          if (silenceBefore(now, t) > LONG_SILENCE_MS) silences.note(source, i, this.result.events.applied, now, t);
           if (this.started) {
             if (this.scheduler.nextAt() <= t) await this.runTimers(t);
             this.sampleUpTo(t);
@@ -471,6 +480,7 @@ export class BacktestRun {
           this.opts.onProgress?.({ events: this.result.events.read, bytesDone: p.done, bytesTotal: p.total, time: t });
         }
       }
+      silences.endBatch(source, this.result.events.applied);
     }
     if (!ready) {
       // Read to the end, so the error can say where the data is.

@@ -12,6 +12,8 @@ import { chartData } from './chart-data';
 import { duration, esc, iso, isoMinute, jsonForScript, num2, pct, qty, table, usd } from './format';
 import { durationText, ratioText } from './ratios';
 import type { BacktestReport } from './report';
+import type { SilenceRow } from '../backtest/result';
+import { LONG_SILENCE_MS } from '../../market-data/silence';
 import { strategyErrorLine } from '../../bot/strategy/errors';
 import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED } from '../../bot/execution/refusals';
 
@@ -98,6 +100,31 @@ function gapsNotice(gaps: BacktestReport['data']['gaps'], l2: boolean): string |
   return `The recording has ${gaps.count} gap(s) in the replayed range, where its stream was lost and data may be missing (report data.gaps); the first: ${what} from ${iso(g.from)} to ${iso(g.time)}, ${g.reason}${book}. Fills and marks around a gap are not those of the recorded market.`;
 }
 
+/** Silences named in the notice (report.json data.silences lists up to 20, and the longest). */
+const SILENCES_NOTED = 3;
+
+/** A silence in words: its length and where it lies, in a file or between two. */
+export function silenceText(x: SilenceRow): string {
+  if (x.nextFile === null) return `${durationText(x.ms)} in ${x.file} from ${iso(x.from)} to ${iso(x.to)}`;
+  return `${durationText(x.ms)} between ${x.file} (its last event at ${iso(x.from)}) and ${x.nextFile} (its first at ${iso(x.to)})`;
+}
+
+/**
+ * The range's silences longer than a minute, in words: the time the data holds nothing of (a
+ * recorder that was down, a hole between two files), which the figures would otherwise present as
+ * watched. The first few, and the longest when it is not among them.
+ */
+function silencesNotice(s: BacktestReport['data']['silences'], span: number): string | undefined {
+  if (s.count === 0) return undefined;
+  const noted = s.first.slice(0, SILENCES_NOTED);
+  const parts = noted.map(silenceText);
+  const longest = s.longest;
+  const longestNoted = longest === null || noted.some((x) => x.from === longest.from && x.to === longest.to);
+  if (s.count > noted.length) parts.push(`${s.count - noted.length} more${longestNoted ? '' : `, the longest ${silenceText(longest)}`}`);
+  const share = span > 0 ? ` (${pct(s.ms / span)} of the run)` : '';
+  return `The data holds nothing for ${durationText(s.ms)}${share}: ${s.count} silence(s) longer than ${durationText(LONG_SILENCE_MS)} (report summary.silences, data.silences): ${parts.join('; ')}. There the strategies saw no mark or trade, their stops could not trigger and any funding settlement is missing: PnL, drawdown and fills are those of a market watched only in part.`;
+}
+
 /** What the import of the recording left out (its header's `skipped`), in words. */
 function importSkippedNotice(skipped: BacktestReport['data']['importSkipped']): string | undefined {
   const rows = Object.entries(skipped).filter(([, n]) => n > 0);
@@ -114,6 +141,8 @@ export function reportNotices(r: BacktestReport): string[] {
   if (coverage !== undefined) out.push(coverage);
   const gaps = gapsNotice(r.data.gaps, r.data.tape.l2 !== undefined);
   if (gaps !== undefined) out.push(gaps);
+  const silences = silencesNotice(r.data.silences, span);
+  if (silences !== undefined) out.push(silences);
   const importSkipped = importSkippedNotice(r.data.importSkipped);
   if (importSkipped !== undefined) out.push(importSkipped);
   if (s.fills === 0) out.push(`No fills: the strategies placed ${s.ordersAccepted} accepted order(s) and none traded, so there are no trades, and PnL, fees and win rate describe an idle account.`);

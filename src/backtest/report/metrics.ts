@@ -18,7 +18,7 @@
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
 import { newCounters, type BotErrorRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
-import type { BacktestResult, FillRow } from '../backtest/result';
+import type { BacktestResult, FillRow, SilenceRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
 import { tradeStats, type Trade } from './trades';
@@ -81,6 +81,15 @@ export interface Summary extends Ratios {
   /** Unexpected exceptions of the bot's own pipeline, and the first: the figures are in doubt. */
   botErrors: number;
   firstBotError: BotErrorRow | null;
+  /**
+   * What of the range the data does not hold: the recording's `gap` events in it (`data.gaps`),
+   * and its silences longer than a minute (`data.silences`: no event at all, marked by a gap or
+   * not, within a file or between two), their total length in ms and the longest.
+   */
+  gaps: number;
+  silences: number;
+  silentMs: number;
+  longestSilence: SilenceRow | null;
 }
 
 /** Summary fields a sweep can rank by (numbers, or money strings read as numbers; null ranks last). */
@@ -265,6 +274,10 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     wallClockReaders: Object.fromEntries(Object.entries(r.strategies).flatMap(([id, x]) => (x.firstWallClockRead === null ? [] : [[id, x.firstWallClockRead]])).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     botErrors: r.botStats.pipelineErrors,
     firstBotError: r.firstBotError,
+    gaps: r.gaps.count,
+    silences: r.silences.count,
+    silentMs: r.silences.ms,
+    longestSilence: r.silences.longest,
   };
 }
 

@@ -3,8 +3,7 @@
  * by construction, numbers are rounded where they are computed, and no wall-clock reading goes in
  * (run durations are written separately), so the same config and data give the same bytes.
  */
-import * as path from 'node:path';
-import type { BacktestConfig } from '../backtest/config';
+import { configRelative, type BacktestConfig } from '../backtest/config';
 import type { BacktestResult, FillRow } from '../backtest/result';
 import { identityOf, type ReportIdentity } from './identity';
 import { benchmarkCurve, perStrategy, periodFor, periods, summarize, type PeriodRow, type StrategyRow, type Summary } from './metrics';
@@ -44,6 +43,8 @@ export interface BacktestReport {
     partialDepth?: string;
     /** The recording's gap events in the range: the count and the first of them. */
     gaps: BacktestResult['gaps'];
+    /** The range's silences longer than a minute: the count, total ms, the longest and the first of them. */
+    silences: BacktestResult['silences'];
     /** Input messages the import left out, by reason (the recording header's `skipped`). */
     importSkipped: BacktestResult['importSkipped'];
     tape: BacktestResult['tape'];
@@ -78,7 +79,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
     return [s.time, s.equity, dd, ...s.marks];
   });
   // Relative to the config file, so a report does not depend on where the checkout lives.
-  const files = cfg.data.files.map((f) => path.relative(cfg.baseDir, f).split(path.sep).join('/'));
+  const files = cfg.data.files.map((f) => configRelative(cfg.baseDir, f));
   const config: ReportConfig = {
     files,
     from: cfg.data.from ?? null,
@@ -99,7 +100,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
     version: 2,
     identity: identityOf(cfg, r, config, files),
     config,
-    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), gaps: r.gaps, importSkipped: r.importSkipped, tape: r.tape },
+    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), gaps: r.gaps, silences: r.silences, importSkipped: r.importSkipped, tape: r.tape },
     summary: summarize(r, trades),
     periods: periods(r, { ms: cfg.report.periodMs }),
     returns: { period: unit, rows: periods(r, unit) },

@@ -9,7 +9,7 @@
  * along each parameter's sorted distinct values, so on a grid they are the surrounding cells.
  */
 import * as path from 'node:path';
-import type { BacktestConfig } from '../backtest/config';
+import { configRelative, type BacktestConfig } from '../backtest/config';
 import { esc, jsonForScript, num2, pct, table, usd } from './format';
 import { fileSha256, perpkitVersion } from './identity';
 import type { Summary } from './metrics';
@@ -100,7 +100,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
   const nb = neighbourhoods(doc.rows, keys);
   const failed = doc.rows.filter((r) => r.error !== null).length;
   const nulls = doc.rows.filter((r) => r.error === null && r.metric === null).length;
-  const files = cfg.data.files.map((f) => `${path.relative(cfg.baseDir, f).split(path.sep).join('/')} (sha256 ${fileSha256(f)})`);
+  const files = cfg.data.files.map((f) => `${configRelative(cfg.baseDir, f)} (sha256 ${fileSha256(f)})`);
   const ident = table(['', ''], [
     ['Config', path.basename(cfg.file)],
     ['Strategies', cfg.strategies.map((s) => `${s.id}: ${s.module} ${JSON.stringify(s.params)}`).join('; ')],
