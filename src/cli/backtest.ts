@@ -22,9 +22,7 @@ import type { BacktestResult } from '../backtest/backtest/result';
 import { argsMessage, usageFailure } from './usage';
 import { BACKTEST_USAGE } from './usage-texts';
 import { makeDirSync } from '../core/dirs';
-
-/** Exit code of a backtest in which a strategy threw (docs/backtesting.md). */
-export const EXIT_STRATEGY_ERRORS = 3;
+import { EXIT_STRATEGY_ERRORS } from './exit-codes';
 
 const byCodeText = (m: Record<string, number>): string => {
   const parts = Object.entries(m).map(([k, v]) => `${k} ${v}`);

@@ -179,7 +179,10 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
   } catch (e) {
     removeSignals();
     if (e instanceof StateFileError) {
-      logger.fatal({ err: e.message }, 'cannot read the state file');
+      logger.fatal({ err: e.message }, 'cannot use the state file');
+      // Also where a person starting the bot looks (the log is JSON lines on stdout): a corrupt
+      // file, or one another bot is using (state-lock.ts).
+      process.stderr.write(`perpkit run: cannot use the state file: ${e.message}\n`);
       return 2;
     }
     if (e instanceof StrategyCreateError) {
