@@ -2,7 +2,7 @@
  * The recorded L2 books as they stand at `data.from`, for the `l2` fill model.
  *
  * A recording's L2 book is a `snapshot` followed by `book` deltas (and the `quote` events'
- * levels): a range that starts after the snapshot (a `data.from`, a walk-forward window, a
+ * levels), or v1 `depth` lines, each a snapshot: a range that starts after the snapshot (a `data.from`, a walk-forward window, a
  * successive-halving slice) would otherwise begin with no book at all, its deltas skipped as if
  * after a gap, and the `l2` model would not be the recorded book. So the events before `from` keep
  * these books here, by the rules the L2 fill model applies them with (l2-tape.ts: a snapshot
@@ -42,15 +42,18 @@ export class BooksBeforeRange {
   /** An event before the range: the books follow its L2 content; anything else is not theirs. */
   apply(e: RecordedEvent): void {
     switch (e.k) {
-      case 'snapshot': {
+      case 'snapshot':
+      case 'depth': {
+        // A v1 depth line is a whole top-of-book snapshot without update id (l2-tape.ts).
         const k = this.books.get(e.s);
         if (k === undefined) return;
+        const u = e.k === 'snapshot' ? e.u : NaN;
         k.book = new TickBook();
-        k.ids.reset(e.u);
+        k.ids.reset(u === u ? u : undefined);
         this.levels(k, BIDS, e.b, undefined);
         this.levels(k, ASKS, e.a, undefined);
         k.known = true;
-        k.bookU = e.u;
+        k.bookU = u;
         return;
       }
       case 'book': {

@@ -1,6 +1,6 @@
 /**
  * The tape's `l2` book mode: the recorded L2 book (v2 `snapshot` and `book` events, its top kept
- * current by `quote` events) as the market side of the engine, with queue positions for resting
+ * current by `quote` events; or v1 `depth` lines, each a whole top-of-book snapshot) as the market side of the engine, with queue positions for resting
  * orders (see queue.ts). TapeReplayer owns one and hands it the L2 events and the trades.
  *
  * Rules (docs/backtesting.md, "Fill models"):
@@ -20,6 +20,11 @@
  * - A participant's order joins its level behind the recorded quantity there at the moment it
  *   arrived: positions are set when an event first touches the level after the order came
  *   (nothing touched the level in between, so its quantity then is the one on arrival).
+ * - A v1 `depth` line (synthetic data, `perpkit record`) is the venue's whole book down to some
+ *   depth (the top 20 levels a side of the venue's depth push; `perpkit synth`: 10), best first,
+ *   without update ids: each one replaces the book as a `snapshot` does, so levels deeper than
+ *   the line's are unknown until the next (counted in `depthLines`, the most levels a side in
+ *   `depthLineLevels`).
  * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
  *   `snapshot`; quotes and trades go on.
  * - Newest by update id: the venue's update ids order the book's states (Binance: a `quote`'s `u`
@@ -56,6 +61,9 @@ export interface L2Stats {
   queue: QueueModelName;
   /** `snapshot` and `book` events applied; deltas skipped while the book was unknown after a gap. */
   snapshots: number;
+  /** Of the snapshots, v1 `depth` lines (each the top of the book), and the most levels a side one held. */
+  depthLines: number;
+  depthLineLevels: number;
   deltas: number;
   deltasSkipped: number;
   /** Queue positions set (orders that joined a level), and queue updates from level changes. */
@@ -123,7 +131,7 @@ export class L2Tape {
     this.orders = new ParticipantOrders(sink, isTape, () => {
       if (this.positions.size > 4096) this.prune();
     });
-    this.stats = { queue: this.queue.name, snapshots: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0, staleQuotes: 0, staleLevels: 0 };
+    this.stats = { queue: this.queue.name, snapshots: 0, depthLines: 0, depthLineLevels: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0, staleQuotes: 0, staleLevels: 0 };
   }
 
   private sym(symbol: string): SymbolL2 {
@@ -135,17 +143,22 @@ export class L2Tape {
     return s;
   }
 
-  /** Applies a v2 `snapshot`, `book`, `quote` or `gap` event to the recorded book. */
+  /** Applies a v2 `snapshot`, `book`, `quote` or `gap` event, or a v1 `depth` line (a snapshot without update id), to the recorded book. */
   apply(e: RecordedEvent): void {
     switch (e.k) {
-      case 'snapshot': {
+      case 'snapshot':
+      case 'depth': {
         const s = this.sym(e.s);
         const g = this.grids(e.s);
         if (g === undefined) return;
         const next = new TickBook();
         for (const [p, q] of e.b) this.setLevel(g, next, BIDS, p, q);
         for (const [p, q] of e.a) this.setLevel(g, next, ASKS, p, q);
-        this.replaceBook(e.s, s, next, e.u);
+        if (e.k === 'depth') {
+          this.stats.depthLines++;
+          this.stats.depthLineLevels = Math.max(this.stats.depthLineLevels, e.b.length, e.a.length);
+        }
+        this.replaceBook(e.s, s, next, e.k === 'snapshot' ? e.u : undefined);
         return;
       }
       case 'book': {

@@ -166,6 +166,8 @@ export class TapeReplayer {
         return;
       }
       case 'depth':
+        // A whole top-of-book snapshot: with the L2 book mode, the book it replaces (l2-tape.ts).
+        if (this.l2) this.l2.apply(e);
         if (!this.quoting) {
           this.stats.ignored++;
           return;
