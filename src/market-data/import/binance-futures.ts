@@ -12,12 +12,12 @@
  *   message that does not become an event is counted by reason (`skipped`, in the header and the
  *   summary): nothing is dropped silently. The importer adds `gap` events (a broken update-id
  *   chain) and, when the data has no mark price stream, derived `mark` events (importer.ts).
- * - Depth diffs follow Binance's documented procedure for USD-M futures: diffs are buffered until
- *   a snapshot; then those with `u` < `lastUpdateId` are dropped (counted), the first applied one
- *   must have `U` <= `lastUpdateId` <= `u`, and each later one's `pu` must equal the previous `u`.
- *   Buffered diffs are written right after the snapshot, stamped with its receive time (that is
- *   when a live client could apply them). A break becomes a `gap` of the symbol; its book is
- *   unknown and diffs buffer again until the next snapshot.
+ * - Depth diffs follow Binance's documented procedure for USD-M futures (binance-diff-chain.ts):
+ *   diffs are buffered until a snapshot; then those with `u` < `lastUpdateId` are dropped
+ *   (counted), the first applied one must have `U` <= `lastUpdateId` <= `u`, and each later one's
+ *   `pu` must equal the previous `u`. Buffered diffs are written right after the snapshot, stamped
+ *   with its receive time (that is when a live client could apply them). A break becomes a `gap`
+ *   of the symbol; its book is unknown and diffs buffer again until the next snapshot.
  * - Time: `t` is the receive time (ms) of the line, or for plain JSON lines the event time `E`;
  *   `et` is the exchange's event time `E`. --from/--to select by receive time.
  * - Output, range, specs, derived marks and counting are shared with the other importers
@@ -29,6 +29,7 @@
 import { statSync } from 'node:fs';
 import type { Level, RecordedEvent } from '../format';
 import { L2Book } from '../l2-book';
+import { breakChain, chainFromSnapshot, diffStep, R_NO_SNAPSHOT, type DiffChain } from './binance-diff-chain';
 import { csvItems, isCsvInput } from './binance-csv';
 import { checkImportOptions, refuseRepeatedInputs, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
 import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
@@ -45,11 +46,6 @@ export interface BinanceImportOptions extends ImportOptions {
   bareDepth?: 'diff' | 'partial';
 }
 
-/** Diffs kept per symbol while waiting for a snapshot; older ones are counted and dropped. */
-const MAX_PENDING = 200_000;
-
-const R_BEFORE_SNAPSHOT = 'depthUpdate older than the snapshot (u < lastUpdateId)';
-const R_NO_SNAPSHOT = 'depthUpdate with no snapshot to apply it to';
 const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
 const R_WS_ANSWER = 'WebSocket answer to a subscribe request ({"result": ..., "id": ...})';
 /** The event types the import reads; others are counted as skipped. */
@@ -67,7 +63,7 @@ const K_AGG_TRADE = 3;
 const K_DEPTH = 4;
 type ScannedKind = 0 | typeof K_QUOTE | typeof K_TRADE | typeof K_AGG_TRADE | typeof K_DEPTH;
 
-interface SymState extends SymBase {
+interface SymState extends SymBase, DiffChain {
   /**
    * Where the symbol's book comes from, decided by the first depth message: diffs applied to REST
    * snapshots, or partial book depth (each message a snapshot of the top levels). The other kind
@@ -76,11 +72,8 @@ interface SymState extends SymBase {
   depth: 'diff' | 'partial' | undefined;
   /** Most levels a side in one partial depth message. */
   partialLevels: number;
-  /** The book was set from a snapshot and no diff is applied yet (the first must straddle it). */
-  awaitingFirst: boolean;
   /** Receive time of the last book event written. */
   lastBookT: number;
-  pending: Diff[];
   trades: 'trade' | 'aggTrade' | undefined;
   /** The last settled funding rate and interval (CSV archives). */
   lastRate: string | undefined;
@@ -498,15 +491,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private applySnapshot(s: SymState, t: number, et: number, L: number, b: Level[], a: Level[]): void {
     this.noteLevels(s, b);
     this.noteLevels(s, a);
-    const book = new L2Book();
-    book.reset(b, a, L);
+    // Written before the book is replaced: at --from, the snapshot rebuilt first is the book before this one.
     this.emit({ t, et, k: 'snapshot', s: s.name, u: L, b, a }, t);
-    s.book = book;
-    s.awaitingFirst = true;
+    const pending = chainFromSnapshot(s, b, a, L);
     s.lastBookT = t;
     // The diffs buffered while there was no book, in order, as if they arrived now.
-    const pending = s.pending;
-    s.pending = [];
     for (const d of pending) this.depthMessage(s, { ...d, t });
   }
 
@@ -545,39 +534,13 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       return;
     }
     s.depth = 'diff';
-    const book = s.book;
-    if (book === undefined) {
-      s.pending.push(d);
-      if (s.pending.length > MAX_PENDING) {
-        s.pending.shift();
-        this.skip(R_NO_SNAPSHOT);
-      }
-      return;
+    const step = diffStep(s, d);
+    if (step.take === 'apply') this.writeBook(s, d);
+    else if (step.take === 'skip') this.skip(step.reason);
+    else if (step.take === 'gap') {
+      this.gap(s, d.t, step.reason);
+      breakChain(s, d);
     }
-    if (s.awaitingFirst) {
-      // Binance: drop diffs with u < lastUpdateId; the first applied has U <= lastUpdateId <= u.
-      const L = book.lastUpdateId;
-      if (d.u < L) {
-        this.skip(R_BEFORE_SNAPSHOT);
-        return;
-      }
-      if (!(d.U <= L && L <= d.u)) {
-        this.gap(s, d.t, `snapshot lastUpdateId ${L} is not inside the first following diff's U..u ${d.U}..${d.u}`);
-        s.book = undefined;
-        s.pending.push(d);
-        return;
-      }
-      s.awaitingFirst = false;
-      this.writeBook(s, d);
-      return;
-    }
-    if (d.pu !== book.lastUpdateId) {
-      this.gap(s, d.t, `pu ${d.pu} does not follow the previous diff's u ${book.lastUpdateId}`);
-      s.book = undefined;
-      s.pending.push(d);
-      return;
-    }
-    this.writeBook(s, d);
   }
 
   private writeBook(s: SymState, d: Diff): void {
