@@ -108,7 +108,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'markPriceUpdate stream', this.o), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+    return { ...symBase(name, 'markPriceUpdate stream', this.o), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], taken: undefined, trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
   }
 
   protected where(): string {
