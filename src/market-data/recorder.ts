@@ -12,9 +12,11 @@
  *   writes a `gap` line from the last event before the loss, so a consumer knows data may be
  *   missing there.
  * - Funding: the public stream has no funding event. When a mark push shows `nextFundingTime`
- *   moved forward, a settlement happened: a `funding` line is written with the rate the previous
- *   pushes announced for it and the mark of this push, stamped with this push's time (so lines
- *   stay in time order; the settlement itself was at the previous nextFundingTime).
+ *   moved forward, a settlement happened (funding-times.ts, as the importers read it): a `funding`
+ *   line is written with the rate the previous pushes announced for it and the mark of this push,
+ *   stamped with this push's time (so lines stay in time order; the settlement itself was at the
+ *   previous nextFundingTime). The venue moves nextFundingTime only by settling (its admin may
+ *   settle ahead of time), so every move forward is a settlement, however early.
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { Clock, Scheduler } from '../core/clock';
@@ -23,6 +25,7 @@ import type { PositionRecord } from '../protocol/records';
 import type { SymbolSpec } from '../protocol/rest/market';
 import type { PrivateEvent, PublicPush, PublicTopic } from '../protocol/ws';
 import type { RecordedEvent } from './format';
+import { AnnouncedFunding } from './funding-times';
 import { RecordingWriter } from './writer';
 
 /** A configured symbol the venue does not list: the config is wrong (the CLI's exit 2), not the venue. */
@@ -118,7 +121,7 @@ export class Recorder {
   private venueLead = 0;
   private lastT = 0;
   private publicLostAt: number | undefined;
-  private readonly marks = new Map<string, { rate: string; next: number }>();
+  private readonly funding = new Map<string, AnnouncedFunding>();
   private events = 0;
   private gaps = 0;
   private fundings = 0;
@@ -259,12 +262,14 @@ export class Recorder {
         return;
       case 'markPrice': {
         const d = p.data;
-        const prev = this.marks.get(p.symbol);
-        if (prev && d.nextFundingTime > prev.next) {
+        let f = this.funding.get(p.symbol);
+        if (f === undefined) this.funding.set(p.symbol, (f = new AnnouncedFunding()));
+        // No exchange time: every move is a settlement (see the file comment).
+        const settled = f.see(d.nextFundingTime, d.fundingRate, undefined);
+        if (settled !== undefined && settled !== 'early') {
           this.fundings++;
-          this.write({ t, k: 'funding', s: p.symbol, r: prev.rate, p: d.markPrice });
+          this.write({ t, k: 'funding', s: p.symbol, r: settled.rate, p: d.markPrice });
         }
-        this.marks.set(p.symbol, { rate: d.fundingRate, next: d.nextFundingTime });
         this.write({ t, k: 'mark', s: p.symbol, p: d.markPrice, i: d.indexPrice, r: d.fundingRate, n: d.nextFundingTime });
         return;
       }

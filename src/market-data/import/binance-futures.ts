@@ -8,7 +8,9 @@
  * - One output event per input message: `depthUpdate` -> `book`, `bookTicker` -> `quote`, `trade`
  *   and `aggTrade` -> `trade`, `markPriceUpdate` -> `mark`, a REST snapshot -> `snapshot`, a
  *   partial book depth message (`@depth5/10/20`, by the envelope's stream name, or bare with
- *   `bareDepth: 'partial'`; bare ones that read as partial depth stop the import) -> `snapshot`. A
+ *   `bareDepth: 'partial'`; bare ones that read as partial depth stop the import) -> `snapshot`;
+ *   where a `markPriceUpdate`'s `T` (next funding time) moves forward, a `funding` event is derived
+ *   as the other importers derive it (importer.ts, funding-times.ts). A
  *   message that does not become an event is counted by reason (`skipped`, in the header and the
  *   summary): nothing is dropped silently. The importer adds `gap` events (a broken update-id
  *   chain) and, when the data has no mark price stream, derived `mark` events (importer.ts).
@@ -103,7 +105,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private readonly bare: BareDepth;
 
   constructor(o: BinanceImportOptions) {
-    super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages' });
+    super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages', fundingTime: 'markPriceUpdate T (next funding time)' });
     this.bare = new BareDepth(o.bareDepth);
   }
 
@@ -157,6 +159,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       this.meta.marksRounded = this.marksRounded;
       this.summary.notes = [...(this.summary.notes ?? []), `${this.marksRounded} mark prices rounded to the price grid`];
     }
+    const funding = this.fundingNotes();
+    if (funding !== undefined) this.summary.notes = [...(this.summary.notes ?? []), funding];
     const bareNotes = this.bare.notes();
     if (bareNotes.length > 0) this.summary.notes = [...(this.summary.notes ?? []), ...bareNotes];
     const partial = [...this.syms.values()].filter((s) => s.depth === 'partial').map((s) => `${s.name} (up to ${s.partialLevels} levels a side)`);
@@ -452,7 +456,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       case 'markPriceUpdate': {
         if (!isRecordedDecimal(d.p) || !isRecordedDecimal(d.i) || !isRecordedDecimal(d.r, true) || !isNum(d.T)) bad(`p, i as plain decimal strings, r as a plain decimal string (a minus allowed) and T (next funding time) as a number, got ${(['p', 'i', 'r', 'T'] as const).map((k) => `${k} ${JSON.stringify(d[k]) ?? 'none'}`).join(', ')}`);
         this.markSeen(s, t);
+        // T moved forward: the settlement at the old T took place (at the last mark, before this one).
+        const funding = this.announcedFunding(s, t, et, d.T as number, d.r as string);
         const p = this.markOnGrid(s, d.p as string);
+        if (typeof funding === 'string') this.fundingNotDerivedBy(funding);
         if (p === undefined) return;
         this.emit({ t, et, k: 'mark', s: sym, p, i: this.onGrid(s, d.i as string) ?? p, r: d.r as string, n: d.T as number }, t);
         return;

@@ -24,6 +24,7 @@ import type { SymbolSpec } from '../../protocol/rest/market';
 import { isRecordedDecimalIn } from '../reader';
 import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
 import type { L2Book } from '../l2-book';
+import { AnnouncedFunding } from '../funding-times';
 import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
 
@@ -66,13 +67,15 @@ export interface SymBase {
   stepScaled: number | undefined;
   /** The last mark written (funding settles at it). */
   lastMark: string | undefined;
+  /** The next funding time and rate the symbol's mark stream announced (funding settlements derived from it). */
+  funding: AnnouncedFunding;
   /** How recorded marks were obtained, for the header. */
   markMethod: string;
 }
 
 export function symBase(name: string, markMethod: string, o: ImportOptions): SymBase {
   const scaled = (v: string | undefined): number | undefined => (v !== undefined ? toScaledInt(v, SCALE) : undefined);
-  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, priceDecimals: -1, qtyDecimals: -1, priceValues: o.tick === undefined ? new Set() : undefined, qtyValues: o.step === undefined ? new Set() : undefined, tickScaled: scaled(o.tick), stepScaled: scaled(o.step), lastMark: undefined, markMethod };
+  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, priceDecimals: -1, qtyDecimals: -1, priceValues: o.tick === undefined ? new Set() : undefined, qtyValues: o.step === undefined ? new Set() : undefined, tickScaled: scaled(o.tick), stepScaled: scaled(o.step), lastMark: undefined, funding: new AnnouncedFunding(), markMethod };
 }
 
 /**
@@ -95,7 +98,11 @@ export interface ImporterNames {
   markStream: string;
   /** What the files should hold, for "no ... in the files". */
   messagesNoun: string;
+  /** The mark stream's field of the next funding time, in the reasons a settlement is not derived ("funding_timestamp"). */
+  fundingTime: string;
 }
+
+export const R_FUNDING_NO_MARK = 'funding settlement before any mark price of its symbol';
 
 /** d when the scaled grid `g` is 10^-d (d in 0..SCALE: 1, 0.1, ..., 1e-8), else -1. */
 function decimalsOf(g: number): number {
@@ -184,6 +191,8 @@ export abstract class RecordingImporter<S extends SymBase> {
   protected readonly otherSymbols = new Set<string>();
   /** Extra facts for the header's meta. */
   protected readonly meta: Record<string, string | number | boolean> = {};
+  /** Settlements the mark stream showed that were not derived, by reason (fundingNotes). */
+  private readonly fundingNotDerived: Record<string, number> = {};
 
   constructor(
     protected readonly o: ImportOptions,
@@ -446,6 +455,41 @@ export abstract class RecordingImporter<S extends SymBase> {
   }
 
   // ---- output ------------------------------------------------------------------------------------
+
+  // ---- funding settlements -------------------------------------------------------------------------
+
+  /**
+   * A mark-stream message of `s` (receive time `t`, exchange time `et`) announcing the next
+   * funding time `next` and the rate `rate` for it (undefined: not given). A settlement it shows
+   * (funding-times.ts) is written as a `funding` event at the rate announced for it and the
+   * symbol's last mark before this message, stamped `t`, with `et` the settlement time, and
+   * counted in `added.derivedFunding`: true. One it shows that is not derived (the time moved too
+   * early, or no mark yet) returns its reason: the caller counts it (`fundingNotDerivedBy`, or as
+   * the message's skip when it gives no event). Call it before the message's own mark is kept.
+   */
+  protected announcedFunding(s: S, t: number, et: number, next: number | undefined, rate: string | undefined): true | string | undefined {
+    this.summary.added.derivedFunding ??= 0;
+    const seen = s.funding.see(next, rate, et);
+    if (seen === undefined) return undefined;
+    if (seen === 'early') return `${this.names.fundingTime} moved more than a minute before its time came (no settlement assumed)`;
+    if (s.lastMark === undefined) return R_FUNDING_NO_MARK;
+    if (this.emit({ t, et: seen.at, k: 'funding', s: s.name, r: seen.rate, p: s.lastMark }, t, true)) this.summary.added.derivedFunding++;
+    return true;
+  }
+
+  /** Counts a settlement the mark stream showed and that was not derived, though its message gave an event. */
+  protected fundingNotDerivedBy(reason: string): void {
+    this.fundingNotDerived[reason] = (this.fundingNotDerived[reason] ?? 0) + 1;
+  }
+
+  /** After reading: the derived settlements into the header's meta, and the note on those not derived (undefined: none). */
+  protected fundingNotes(): string | undefined {
+    if (this.summary.added.derivedFunding !== undefined) this.meta.derivedFunding = this.summary.added.derivedFunding;
+    const nd = Object.entries(this.fundingNotDerived);
+    if (nd.length === 0) return undefined;
+    this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
+    return `funding settlements not derived (the ${this.names.messagesNoun} gave their marks): ${this.meta.fundingNotDerived}`;
+  }
 
   /**
    * Writes an event (receive time `t`); `added` events (derived, gaps) are not counted as input.

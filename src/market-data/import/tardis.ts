@@ -18,9 +18,10 @@
  * - `derivative_ticker`: `mark` from mark_price (index = index_price, or the mark when empty; `r`
  *   funding_rate, or the last one seen, or 0; `n` funding_timestamp, or the last one seen, or the
  *   next 8-hour boundary); a row without mark_price gives no mark (counted). A `funding` event is
- *   derived when funding_timestamp moves forward: the settlement at the previous funding_timestamp
- *   took place, at the last funding_rate seen before the move and the last mark; it is stamped with
- *   the receive time of the row that shows the move, `et` the settlement time.
+ *   derived when funding_timestamp moves forward (funding-times.ts, importer.ts): the settlement at
+ *   the previous funding_timestamp took place, at the last funding_rate seen before the move and
+ *   the last mark; it is stamped with the receive time of the row that shows the move, `et` the
+ *   settlement time.
  * - Without derivative_ticker for a symbol, marks are derived (importer.ts) and the header says so.
  */
 import { statSync } from 'node:fs';
@@ -35,13 +36,9 @@ const R_BEFORE_SNAPSHOT = 'incremental_book_L2 message before the first snapshot
 const R_TRADE_SIDE = "trade with side 'unknown' (the venue did not say the taker's side)";
 const R_QUOTE_EMPTY = 'quote with an empty side';
 const R_NO_MARK = 'derivative_ticker row without mark_price (and no funding settlement)';
-const R_FUNDING_NO_MARK = 'funding settlement before any mark price of its symbol';
 const R_MARK_NO_GRID = 'derivative_ticker mark before two different prices of its symbol were seen (no price grid to put it on; pass --tick)';
 /** Rows of each book, quotes and trades file read ahead for the price grid of the marks. */
 const PRIME_ROWS = 5_000;
-const R_FUNDING_EARLY = 'funding_timestamp moved more than a minute before its time came (no settlement assumed)';
-/** How long before the funding time a move of funding_timestamp still counts as its settlement. */
-const FUNDING_SLACK_MS = 60_000;
 
 interface SymState extends SymBase {
   exchange: string;
@@ -49,8 +46,6 @@ interface SymState extends SymBase {
   seq: number;
   /** The last incremental_book_L2 message of the symbol was a snapshot. */
   inSnapshot: boolean;
-  fundingTs: number | undefined;
-  fundingRate: string | undefined;
 }
 
 /** An incremental_book_L2 message being gathered from its rows. */
@@ -73,19 +68,17 @@ export class TardisImporter extends RecordingImporter<SymState> {
   private readonly tickerSymbols = new Set<string>();
   private quotesImported = false;
   private marksRounded = 0;
-  /** Settlements a ticker row implied but that were not derived (the row gave its mark), by reason. */
-  private readonly fundingNotDerived: Record<string, number> = {};
   private lines = 0;
   /** The row (or first row of the book message) being read, for where(). */
   private cur: { file: number; line: number } | undefined;
 
   constructor(o: ImportOptions) {
-    super(o, { id: 'tardis', quoteStream: 'quote', markStream: 'derivative_ticker mark_price', messagesNoun: 'Tardis rows' });
+    super(o, { id: 'tardis', quoteStream: 'quote', markStream: 'derivative_ticker mark_price', messagesNoun: 'Tardis rows', fundingTime: 'funding_timestamp' });
     this.summary.added.derivedFunding = 0;
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'derivative_ticker: mark_price and index_price (the mark when empty), rounded half up to the price grid; funding settlements where funding_timestamp moves forward', this.o), exchange: '', seq: 0, inSnapshot: false, fundingTs: undefined, fundingRate: undefined };
+    return { ...symBase(name, 'derivative_ticker: mark_price and index_price (the mark when empty), rounded half up to the price grid; funding settlements where funding_timestamp moves forward', this.o), exchange: '', seq: 0, inSnapshot: false };
   }
 
   protected override marksGiven(s: SymState): boolean {
@@ -128,17 +121,13 @@ export class TardisImporter extends RecordingImporter<SymState> {
     }
     for (const s of shas) this.summary.sources.push(await s);
     this.meta.rows = this.lines;
-    this.meta.derivedFunding = this.summary.added.derivedFunding ?? 0;
     const notes: string[] = [];
     if (this.marksRounded > 0) {
       this.meta.marksRounded = this.marksRounded;
       notes.push(`${this.marksRounded} mark prices rounded to the price grid`);
     }
-    const nd = Object.entries(this.fundingNotDerived);
-    if (nd.length > 0) {
-      this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
-      notes.push(`funding settlements not derived (the rows gave their marks): ${this.meta.fundingNotDerived}`);
-    }
+    const funding = this.fundingNotes();
+    if (funding !== undefined) notes.push(funding);
     if (this.meta.rowsOutOfOrder !== undefined) notes.push(`${this.meta.rowsOutOfOrder} rows earlier than the row before them in their file, stamped with its time`);
     if (notes.length > 0) this.summary.notes = [...(this.summary.notes ?? []), ...notes];
     this.meta.exchanges = [...new Set([...this.syms.values()].map((s) => s.exchange))].join(', ');
@@ -265,27 +254,16 @@ export class TardisImporter extends RecordingImporter<SymState> {
 
   private ticker(s: SymState, r: Extract<TardisRow, { kind: 'derivative_ticker' }>): void {
     const ft = r.fundingTs !== '' ? Math.floor(Number(r.fundingTs) / 1000) : undefined;
-    let settled = false;
-    let notSettled: string | undefined;
-    if (ft !== undefined && s.fundingTs !== undefined && ft > s.fundingTs) {
-      // The settlement at the previous funding_timestamp took place, at the rate announced for it.
-      // A minute's slack: some venues roll the next funding time just before the settlement.
-      if (s.fundingTs - r.et > FUNDING_SLACK_MS) notSettled = R_FUNDING_EARLY;
-      else if (s.lastMark === undefined) notSettled = R_FUNDING_NO_MARK;
-      else {
-        if (this.emit({ t: r.t, et: s.fundingTs, k: 'funding', s: s.name, r: s.fundingRate ?? '0', p: s.lastMark }, r.t, true)) this.summary.added.derivedFunding = (this.summary.added.derivedFunding ?? 0) + 1;
-        settled = true;
-      }
-    }
-    if (ft !== undefined) s.fundingTs = ft;
-    if (r.fundingRate !== '') s.fundingRate = signedDecimal(r.fundingRate) ?? r.fundingRate;
+    const seen = this.announcedFunding(s, r.t, r.et, ft, r.fundingRate !== '' ? (signedDecimal(r.fundingRate) ?? r.fundingRate) : undefined);
+    const settled = seen === true;
+    const notSettled = typeof seen === 'string' ? seen : undefined;
     if (r.markPrice === '') {
       // The row gives no event: it is counted once, by the reason that matters most.
       if (!settled) this.skip(notSettled ?? R_NO_MARK);
       return;
     }
     // The row gives its mark; the settlement it implied is not derived: said in the header.
-    if (notSettled !== undefined) this.fundingNotDerived[notSettled] = (this.fundingNotDerived[notSettled] ?? 0) + 1;
+    if (notSettled !== undefined) this.fundingNotDerivedBy(notSettled);
     this.markSeen(s, r.t);
     const p = this.onGrid(s, r.markPrice);
     if (p === undefined) {
@@ -295,8 +273,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
     const i = r.indexPrice !== '' ? (this.onGrid(s, r.indexPrice) ?? p) : p;
     if (p !== r.markPrice) this.marksRounded++;
     s.lastMark = p;
-    const n = s.fundingTs ?? nextFunding(r.et);
-    this.emit({ t: r.t, et: r.et, k: 'mark', s: s.name, p, i, r: s.fundingRate ?? '0', n }, r.t);
+    const n = s.funding.next ?? nextFunding(r.et);
+    this.emit({ t: r.t, et: r.et, k: 'mark', s: s.name, p, i, r: s.funding.rate ?? '0', n }, r.t);
   }
 
   /** A row of an incremental_book_L2 message: its level, noted (on the grid) as its row is read. */
