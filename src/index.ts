@@ -28,7 +28,8 @@ export type { AmendIntent, BracketIntent, CancelAllIntent, CancelIntent, Intent,
 export type { TrackedOrderView, LocalState } from './bot/execution/order-tracker';
 export { RISK_CODES, TRADING_STATES, type RiskCode, type TradingState, type Decision } from './bot/risk/decision';
 export type { RiskLimits } from './bot/risk/limits';
-export { Bot, type BotOptions, type StrategySlot, type BotStateStore, type SavedBotState } from './bot/bot';
+export { Bot, type BotOptions, type StrategySlot } from './bot/bot';
+export type { BotStateStore, SavedBotState, KillRecord } from './bot/state/saved-state';
 export type { Venue, VenueEvent, StreamStatus } from './bot/venue/venue';
 export { SimVenue } from './bot/venue/sim-venue';
 export type { OrderRecord, PositionRecord, UserAssetRecord, TradeRecord, ConditionOrderRecord, StrategyOrderRecord } from './protocol/records';

@@ -23,7 +23,8 @@ import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { isLateAmend } from './execution/refusals';
 import { OrderTracker } from './execution/order-tracker';
-import { RiskEngine, type RiskMemory } from './risk/risk-engine';
+import { RiskEngine } from './risk/risk-engine';
+import type { BotStateStore, KillRecord } from './state/saved-state';
 import type { RiskLimits } from './risk/limits';
 import { StateCache } from './state/cache';
 import { PositionPoll } from './state/position-poll';
@@ -44,24 +45,6 @@ export interface StrategySlot {
   params: Record<string, unknown>;
   /** The module file the definition was loaded from, when loaded from one: named in its errors. */
   module?: string;
-}
-
-export interface SavedBotState {
-  savedAt: number;
-  strategies: Record<string, unknown>;
-  /** The loss limits' references (the day's first equity reading, the peak). */
-  risk?: RiskMemory;
-  /**
-   * Strategies an operator paused, by id, with why (the pause's reason): a restart keeps them
-   * paused. Someone paused them because something was wrong; a crash or a restart must not
-   * resume them behind that person's back.
-   */
-  paused?: Record<string, string>;
-}
-
-export interface BotStateStore {
-  load(): Promise<SavedBotState | undefined>;
-  save(state: SavedBotState): Promise<void>;
 }
 
 export interface BotOptions {
@@ -154,6 +137,8 @@ export class Bot {
   private readonly refusals: RefusalLog;
   /** The strategies' errors: counted, published, a strategy stopped past the limit (strategy/errors.ts). */
   private readonly faults: StrategyFaults<RunningStrategy>;
+  /** The kill switch an operator pulled, kept in the state file (SavedBotState.halted). */
+  private killRecord: KillRecord | undefined;
   private readonly seenFills = new SeenFills();
   /** Positions over REST beside the stream's (pollPositionsMs). */
   private readonly positionPoll: PositionPoll;
@@ -340,12 +325,20 @@ export class Bot {
     const risk = this.risk.memory();
     const paused: Record<string, string> = {};
     for (const r of this.running) if (r.paused !== undefined) paused[r.slot.id] = r.paused;
-    await this.opts.store.save({ savedAt: this.opts.clock.now(), strategies, ...(risk === undefined ? {} : { risk }), ...(Object.keys(paused).length === 0 ? {} : { paused }) });
+    await this.opts.store.save({
+      savedAt: this.opts.clock.now(),
+      strategies,
+      ...(risk === undefined ? {} : { risk }),
+      ...(Object.keys(paused).length === 0 ? {} : { paused }),
+      ...(this.killRecord === undefined ? {} : { halted: this.killRecord }),
+    });
   }
 
   /** Kill switch: HALTED, then every order of the account cancelled. */
-  async kill(reason: string): Promise<void> {
+  async kill(reason: string, opts: { keep?: boolean; at?: number } = {}): Promise<void> {
     this.risk.setState('HALTED', `kill switch: ${reason}`);
+    // Saved with the state (see SavedBotState.halted) unless the config's killSwitch pulled it.
+    if (opts.keep !== false) this.killRecord = { reason, at: opts.at ?? this.opts.clock.now() };
     for (const r of this.running) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
     await this.executor.idle();
     for (const s of this.symbols.keys()) {

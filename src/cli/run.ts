@@ -29,6 +29,8 @@ interface RunArgs {
   file: string;
   check: boolean;
   level: LogLevel | undefined;
+  /** Start without the kill switch an earlier run saved in the state file. */
+  clearKill: boolean;
 }
 
 function parseRunArgs(argv: string[]): RunArgs | 'help' {
@@ -38,7 +40,7 @@ function parseRunArgs(argv: string[]): RunArgs | 'help' {
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: { check: { type: 'boolean' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { check: { type: 'boolean' }, 'clear-kill': { type: 'boolean' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
     throw new UsageError(errMessage(e));
@@ -47,7 +49,7 @@ function parseRunArgs(argv: string[]): RunArgs | 'help' {
   if (parsed.positionals.length !== 1) throw new UsageError(`expected exactly one config file, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.join(' ')}`);
   const lv = parsed.values['log-level'];
   if (lv !== undefined && !(LOG_LEVELS as readonly string[]).includes(lv)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${lv}'`);
-  return { file: parsed.positionals[0], check: parsed.values.check === true, level: lv as LogLevel | undefined };
+  return { file: parsed.positionals[0], check: parsed.values.check === true, level: lv as LogLevel | undefined, clearKill: parsed.values['clear-kill'] === true };
 }
 
 /** What a newcomer most likely has to do about a failed start (the venue's answer is in err). */
@@ -168,7 +170,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     return 0;
   }
   const logger = createRuntimeLogger({ level: args.level ?? config.logging.level, fd: 1, base: { name: 'perpkit-run' } });
-  const daemon = new BotDaemon({ config, logger, env });
+  const daemon = new BotDaemon({ config, logger, env, clearKill: args.clearKill });
   let exitWith: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => {
     exitWith = resolve;

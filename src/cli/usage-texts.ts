@@ -115,6 +115,8 @@ Secrets come from the environment variables the config names, never from the fil
 Options:
   --check              validate the config (and that its env vars are set), construct the
                        strategies (their create(), with no venue), then exit
+  --clear-kill         start without the kill switch an earlier run pulled: it is kept in the
+                       state file, and a restart starts HALTED until started with this
   --log-level <level>  override logging.level (${LOG_LEVELS.join(', ')})
   -h, --help           show this text
 

@@ -55,6 +55,8 @@ export interface DaemonOptions {
   venueUnreachableMs?: number;
   /** How long the public stream may be down before /healthz says the market data is stale; default 10 s. */
   publicStreamDownMs?: number;
+  /** Start without the kill switch an earlier run saved in the state file (`perpkit run --clear-kill`). */
+  clearKill?: boolean;
 }
 
 /** Default of DaemonOptions.publicStreamDownMs. */
@@ -152,7 +154,7 @@ export class BotDaemon {
     this.notifier = notifier;
     const reachability = new VenueReachability(clock, this.opts.venueUnreachableMs ?? c.notify?.venueUnreachableMs ?? VENUE_UNREACHABLE_MS);
     this.reachability = reachability;
-    const wired = wireBot(settingsFromConfig(c, strategies), {
+    const wired = wireBot({ ...settingsFromConfig(c, strategies), clearKill: this.opts.clearKill === true }, {
       venue,
       clock,
       scheduler: this.opts.scheduler ?? new SystemScheduler(),
@@ -206,7 +208,14 @@ export class BotDaemon {
       }
     }
     try {
-      const { restoredOrders } = await wired.start();
+      const { restoredOrders, keptKill, clearedKill } = await wired.start();
+      if (keptKill !== undefined) {
+        this.log.warn(
+          { reason: keptKill.reason, at: new Date(keptKill.at).toISOString(), stateFile: c.stateFile },
+          'trading is HALTED: the kill switch pulled in an earlier run is kept across restarts (state file); every order was cancelled again. To trade again: stop the bot and start it with perpkit run --clear-kill',
+        );
+      }
+      if (clearedKill !== undefined) this.log.warn({ reason: clearedKill.reason, at: new Date(clearedKill.at).toISOString() }, 'the kill switch pulled in an earlier run is cleared (--clear-kill): trading resumes');
       status.running = true;
       status.pnl(); // the PnL baseline: equity as the bot found it
       if (c.http) await this.listen(c.http.host, c.http.port);

@@ -15,7 +15,7 @@
 import { isRecord } from '../core/config-errors';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { BotStateStore, SavedBotState } from '../bot/bot';
+import type { BotStateStore, KillRecord, SavedBotState } from '../bot/state/saved-state';
 import type { OrderTracker, TrackedOrder } from '../bot/execution/order-tracker';
 import { makeDir } from '../core/dirs';
 import { isDecimalString } from '../core/decimal';
@@ -92,6 +92,12 @@ function parsePaused(v: unknown): Record<string, string> | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** The kill switch as saved; undefined when malformed. */
+function parseHalted(v: unknown): KillRecord | undefined {
+  if (!isRecord(v) || typeof v.reason !== 'string' || typeof v.at !== 'number') return undefined;
+  return { reason: v.reason, at: v.at };
+}
+
 /** The loss limits' references as saved; undefined (a fresh start of them) when absent or malformed. */
 function parseRiskMemory(v: unknown): RiskMemory | undefined {
   if (!isRecord(v) || !Number.isSafeInteger(v.day) || typeof v.dayStartEquity !== 'string' || typeof v.peakEquity !== 'string') return undefined;
@@ -144,6 +150,12 @@ export class FileStateStore implements BotStateStore {
     // A file written before pauses were saved has no such key: nothing is paused.
     const paused = parsePaused(doc.paused);
     if (paused !== undefined) state.paused = paused;
+    if (doc.halted !== undefined) {
+      // Read as it is or refused: a kill switch lost to a typo would trade again unseen.
+      const halted = parseHalted(doc.halted);
+      if (halted === undefined) throw new StateFileError(this.file, `"halted" must be {"reason": text, "at": ms}, got ${JSON.stringify(doc.halted)}; remove it to trade again, or mend it`);
+      state.halted = halted;
+    }
     this.last = state;
     return state;
   }
@@ -156,6 +168,7 @@ export class FileStateStore implements BotStateStore {
     const doc: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: state.savedAt, strategies: state.strategies, orders: this.ordersSource?.() ?? [] };
     if (state.risk !== undefined) doc.risk = state.risk;
     if (state.paused !== undefined) doc.paused = state.paused;
+    if (state.halted !== undefined) doc.halted = state.halted;
     const listenKey = this.listenKeySource?.();
     if (listenKey !== undefined) doc.listenKey = listenKey;
     const run = this.chain.then(() => this.write(doc));

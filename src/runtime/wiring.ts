@@ -9,6 +9,7 @@
  */
 import type { Clock, Scheduler } from '../core/clock';
 import { Bot, type BotOptions, type StrategySlot } from '../bot/bot';
+import type { KillRecord } from '../bot/state/saved-state';
 import type { StrategyErrorLimit } from '../bot/strategy/errors';
 import type { RiskLimits } from '../bot/risk/limits';
 import type { Venue } from '../bot/venue/venue';
@@ -28,6 +29,8 @@ export interface BotSettings {
   strategyErrors?: StrategyErrorLimit | false;
   /** Start HALTED (kill switch engaged from the config). */
   killSwitch: boolean;
+  /** Start without the kill switch an earlier run saved in the state file (`perpkit run --clear-kill`). */
+  clearKill?: boolean;
 }
 
 export interface Injected {
@@ -42,8 +45,11 @@ export interface Injected {
 
 export interface WiredBot {
   bot: Bot;
-  /** Restores saved orders, honours the kill switch, starts the bot (connect, reconcile, trade). */
-  start(): Promise<{ restoredOrders: number }>;
+  /**
+   * Restores saved orders, honours the kill switch (the config's, or one an earlier run saved),
+   * starts the bot (connect, reconcile, trade). Says which saved kill switch it kept or cleared.
+   */
+  start(): Promise<{ restoredOrders: number; keptKill?: KillRecord; clearedKill?: KillRecord }>;
 }
 
 export function settingsFromConfig(config: BotConfig, strategies: StrategySlot[]): BotSettings {
@@ -70,16 +76,21 @@ export function wireBot(settings: BotSettings, injected: Injected): WiredBot {
     bot,
     async start() {
       let restoredOrders = 0;
+      let savedKill: KillRecord | undefined;
       if (store) {
         store.trackOrders(bot.tracker);
         const saved = await store.read();
         if (saved) restoredOrders = restoreOrders(bot.tracker, saved.orders, new Set(settings.strategies.map((s) => s.id)), injected.clock.now());
+        savedKill = saved?.halted;
       }
+      const keptKill = settings.clearKill === true ? undefined : savedKill;
       if (settings.killSwitch) bot.risk.setState('HALTED', 'kill switch set in the config');
+      else if (keptKill !== undefined) bot.risk.setState('HALTED', `kill switch: ${keptKill.reason}`);
       await bot.start();
       // Halted from the start: whatever the venue still holds from an earlier run is cancelled.
-      if (settings.killSwitch) await bot.kill('kill switch set in the config');
-      return { restoredOrders };
+      if (keptKill !== undefined) await bot.kill(keptKill.reason, { at: keptKill.at });
+      if (settings.killSwitch) await bot.kill('kill switch set in the config', { keep: false });
+      return { restoredOrders, ...(keptKill !== undefined ? { keptKill } : {}), ...(settings.clearKill === true && savedKill !== undefined ? { clearedKill: savedKill } : {}) };
     },
   };
 }

@@ -4,7 +4,8 @@
  * in memory only: each restart began a fresh day's loss budget (a probe: REDUCING at a loss of
  * 5.6 USDT, restarted, bought again, REDUCING at 6.3 more, with maxDailyLoss 1).
  */
-import { Bot, type BotStateStore, type SavedBotState } from '../../src/bot/bot';
+import { Bot } from '../../src/bot/bot';
+import type { BotStateStore, SavedBotState } from '../../src/bot/state/saved-state';
 import { SimVenue } from '../../src/bot/venue/sim-venue';
 import { ManualClock, ManualScheduler } from '../../src/core/clock';
 import { Dec } from '../../src/core/decimal';

@@ -483,7 +483,7 @@ describe('bot daemon on the local exchange', () => {
   });
 
   it('with killSwitch: true starts HALTED, adopts the orders its strategies left and cancels them', async () => {
-    const { userId, username, file } = await setup({ killSwitch: true });
+    const { userId, username, file } = await setup({ killSwitch: true, stateFile: './state.json' });
     // Orders of an earlier run of strategy 'mm' (the clientOrderId prefix says whose they are).
     const bot = new PerpClient({ baseUrl: ex.url });
     await bot.login(username, PASSWORD);
@@ -498,7 +498,54 @@ describe('bot daemon on the local exchange', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(openOrders(userId)).toHaveLength(0);
     expect(await d.stop('test')).toBe(0);
+    // The config keeps this kill switch: the state file does not (a start with killSwitch: false trades).
+    expect((JSON.parse(readFileSync(path.join(path.dirname(file), 'state.json'), 'utf8')) as { halted?: unknown }).halted).toBeUndefined();
     await bot.close();
+  });
+
+  it('the kill switch outlasts a restart (state file) until the bot is started with clearKill; the config killSwitch is not saved', async () => {
+    const { userId, file } = await setup({ stateFile: './state.json' });
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    const d1 = daemonFor(file);
+    stopAfter.push(d1);
+    await d1.start();
+    await until(() => openOrders(userId).length === 2);
+    await d1.kill('SIGUSR2');
+    expect(openOrders(userId)).toHaveLength(0);
+    const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { halted?: { reason: string; at: number } };
+    expect(saved.halted?.reason).toBe('SIGUSR2');
+    // A crash and a restart (systemd): before, it started ACTIVE and quoted within a second.
+    expect(await d1.stop('crash')).toBe(0);
+    const from = logLines.length;
+    const d2 = daemonFor(file);
+    stopAfter.push(d2);
+    await d2.start();
+    expect(d2.bot.risk.state).toBe('HALTED');
+    expect(d2.bot.risk.reason).toBe('kill switch: SIGUSR2');
+    const warned = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string });
+    expect(warned).toContainEqual(expect.objectContaining({ level: 40, reason: 'SIGUSR2', msg: expect.stringContaining('trading is HALTED: the kill switch pulled in an earlier run is kept across restarts') as unknown }));
+    await new Promise((r) => setTimeout(r, 800));
+    expect(openOrders(userId)).toHaveLength(0);
+    expect(await d2.stop('restart')).toBe(0);
+    expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { halted?: unknown }).halted).toMatchObject({ reason: 'SIGUSR2', at: saved.halted?.at });
+
+    // Cleared on purpose: trading resumes, and the state file forgets it.
+    const d3 = new BotDaemon({ config: loadBotConfig(file), logger, env, defaultMetrics: false, clearKill: true });
+    stopAfter.push(d3);
+    await d3.start();
+    expect(d3.bot.risk.state).toBe('ACTIVE');
+    await until(() => openOrders(userId).length === 2);
+    expect(await d3.stop('test')).toBe(0);
+    expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { halted?: unknown }).halted).toBeUndefined();
+  });
+
+  it('a state file whose halted entry is malformed is refused, not read as no kill switch', async () => {
+    const { file } = await setup({ stateFile: './state.json' });
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    writeFileSync(stateFile, JSON.stringify({ format: 'perpkit-bot-state', version: 1, savedAt: 0, strategies: {}, orders: [], halted: { reason: 'SIGUSR2' } }));
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    await expect(d.start()).rejects.toThrow(`${stateFile}: "halted" must be {"reason": text, "at": ms}, got {"reason":"SIGUSR2"}; remove it to trade again, or mend it`);
   });
 
   it('a strategy that keeps throwing: logged with id and stack, counted, stopped, its orders cancelled, REDUCING, degraded', async () => {
