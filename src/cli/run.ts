@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { SystemClock } from '../core/clock';
 import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
-import { StrategyCreateError } from '../bot/strategy/errors';
+import { StrategyCreateError, StrategyVenueConfigError } from '../bot/strategy/errors';
 import { EXPIRED_UNFILLED } from '../bot/execution/refusals';
 import { EXIT_STRATEGY_ERRORS } from './exit-codes';
 import { argsMessage, usageFailure } from './usage';
@@ -190,6 +190,12 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (e instanceof StrategyCreateError) {
       logger.fatal({ err: e.describe(configDir), strategy: e.strategyId, module: e.module, where: e.where, stack: e.thrownStack }, 'the bot could not start: a strategy could not be created');
       return 1;
+    }
+    if (e instanceof StrategyVenueConfigError) {
+      // A config error the venue told (systemd's RestartPreventExitStatus=2: a restart would not fix it).
+      logger.fatal({ err: e.message, strategy: e.strategyId }, 'the bot could not start: config error');
+      process.stderr.write(`perpkit run: config error: ${config.file}: ${e.message}\n`);
+      return 2;
     }
     const err = errMessage(e);
     const hint = startHint(err, config);

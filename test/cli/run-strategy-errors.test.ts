@@ -99,3 +99,25 @@ it('exits 0 after SIGINT when no strategy threw, with no exit line', async () =>
   expect(r.stderr).not.toMatch(/exit 3/);
   expect(r.code).toBe(0);
 }, 40_000);
+
+// A symbol the venue does not list passed --check (only the venue can tell) and failed the start
+// with exit 1, so systemd's RestartPreventExitStatus=2 did not apply and it restarted in vain.
+it('a strategy symbol the venue does not list is a config error at start: exit 2, one line naming the config', async () => {
+  const u = await ex.createUser({ balance: '100000' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-run-symbol-'));
+  const file = path.join(dir, 'bot.yaml');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+      strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSD', quantity: '0.01' } }],
+      logging: { level: 'silent' },
+    }),
+  );
+  const child = spawn(process.execPath, [BIN, 'run', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOT_PASSWORD: u.password } });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  expect(stderr).toBe(`perpkit run: config error: ${file}: strategy mm: the venue has no symbol BTCUSD (it lists BTCUSDT, ETHUSDT)\n`);
+  expect(code).toBe(2);
+}, 40_000);

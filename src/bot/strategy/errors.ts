@@ -115,6 +115,21 @@ export function strategyErrorLine(e: { strategyId: string; where: string; messag
 }
 
 /**
+ * A strategy's config does not fit the venue it runs on (a symbol the venue does not list): a
+ * config error only the venue could tell, so `--check` passes it and the start refuses it (exit
+ * 2, as every config error: restarting would not fix it).
+ */
+export class StrategyVenueConfigError extends Error {
+  constructor(
+    readonly strategyId: string,
+    message: string,
+  ) {
+    super(`strategy ${strategyId}: ${message}`);
+    this.name = 'StrategyVenueConfigError';
+  }
+}
+
+/**
  * A strategy's `create()` threw (its own code, or an import that fails at first use such as a
  * class a package does not export): the bot cannot run it, so it does not start. Names the
  * strategy, its module file and the hook, with the top stack frame.

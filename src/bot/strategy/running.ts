@@ -8,6 +8,7 @@ import type { BotEventType } from '../bus/events';
 import { MARKET_DATA_TYPES, type Strategy, type StrategyContext, type StrategyDefinition } from './api';
 import { strategyContext, type ContextDeps } from './context';
 import { createStrategy, type SlotToCreate } from './create';
+import { StrategyVenueConfigError } from './errors';
 import { StrategyHooks } from './hooks';
 import { checkParams, unknownParamText } from './params-check';
 import type { WallClockWatch } from './wall-clock';
@@ -55,7 +56,7 @@ export function runStrategy(slot: SlotToCreate, d: RunDeps): { running: RunningS
   const params = checked.params;
   const symbols = def.symbols(params);
   for (const s of symbols) {
-    if (!d.symbols.has(s)) throw new Error(`strategy ${slot.id}: the venue has no symbol ${s} (${listedSymbols([...d.symbols.keys()])})`);
+    if (!d.symbols.has(s)) throw new StrategyVenueConfigError(slot.id, `the venue has no symbol ${s} (${listedSymbols([...d.symbols.keys()])})`);
   }
   // Made before the record it changes (timers, halt): create() may keep it, not use it.
   const made: { running?: RunningStrategy } = {};
