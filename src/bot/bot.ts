@@ -292,7 +292,7 @@ export class Bot {
       cancelledConditions = await cancelConditionOrders(deps, (cid) => ids.has(this.strategyOf(cid) ?? ''));
     }
     const flattened = this.opts.flattenOnStop === true ? await flattenPositions(deps, this.opts.flattenTimeoutMs ?? 3000) : undefined;
-    this.codeLog.flush((key, repeats, last) => this.opts.logger.info({ ...last, repeats }, `${key}: ${repeats} more since the last line`));
+    this.codeLog.flush();
     // A state that cannot be saved does not keep the streams open: the stop goes on, and says so.
     let stateNotSaved: string | undefined;
     try {

@@ -16,6 +16,8 @@ interface Window {
   more: number;
   last: Record<string, unknown>;
   cancel: (() => void) | undefined;
+  /** Writes the count: the window's own line, at its level. */
+  close: () => void;
 }
 
 export class CodeLog {
@@ -34,19 +36,30 @@ export class CodeLog {
       return;
     }
     write(fields, msg);
-    const opened: Window = { more: 0, last: fields, cancel: undefined };
+    const opened: Window = {
+      more: 0,
+      last: fields,
+      cancel: undefined,
+      close: () => {
+        if (opened.more > 0) write({ ...opened.last, repeats: opened.more, windowMs: this.intervalMs }, `${msg} (${opened.more} more of this code in the last ${this.intervalMs / 1000} s)`);
+      },
+    };
     this.windows.set(key, opened);
     opened.cancel = this.scheduler.after(this.intervalMs, () => {
       this.windows.delete(key);
-      if (opened.more > 0) write({ ...opened.last, repeats: opened.more, windowMs: this.intervalMs }, `${msg} (${opened.more} more of this code in the last ${this.intervalMs / 1000} s)`);
+      opened.close();
     });
   }
 
-  /** Logs the counts of the open windows now and stops their timers (at stop). */
-  flush(write: (key: string, repeats: number, last: Record<string, unknown>) => void): void {
-    for (const [key, w] of this.windows) {
+  /**
+   * Logs the counts of the open windows now, each as its window would have closed (the same
+   * message and level), and stops their timers (at stop). It once wrote the internal key
+   * (`denial:mm:BOT_STOPPING: 41 more since the last line`).
+   */
+  flush(): void {
+    for (const w of this.windows.values()) {
       w.cancel?.();
-      if (w.more > 0) write(key, w.more, w.last);
+      w.close();
     }
     this.windows.clear();
   }
