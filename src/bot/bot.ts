@@ -548,7 +548,7 @@ export class Bot {
 
   /** Errors and state of each strategy. */
   strategyHealth(): StrategyHealth[] {
-    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError, paused: r.paused, halted: r.halted }));
+    return this.running.map((r) => ({ id: r.slot.id, errors: r.errors, stopped: r.stopped, lastError: r.lastError, paused: r.paused, halted: r.halted, blocked: r.denials.blocked() }));
   }
 
   /** Pauses, resumes or cancels the orders of one strategy for an operator (controls.ts). */
@@ -581,9 +581,12 @@ export class Bot {
       const cancel = intent.kind === 'cancel' || intent.kind === 'cancelAll';
       const d = this.closing && !cancel ? stoppingDenial() : r.paused !== undefined && !cancel ? pausedDenial(r.slot.id, r.paused) : this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
       if (!d.ok) {
-        this.bus.publish({ type: 'denial', time: this.opts.clock.now(), strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
+        const now = this.opts.clock.now();
+        if (!cancel && r.denials.denied(d.code, d.reason, now)) this.opts.logger.warn({ strategy: r.slot.id, code: d.code }, `strategy ${r.slot.id} trades nothing: ${r.denials.blocked() ?? ''}`);
+        this.bus.publish({ type: 'denial', time: now, strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
         continue;
       }
+      if (!cancel) r.denials.passed();
       this.executor.enqueue(r.slot.id, intent);
     }
   }

@@ -478,6 +478,8 @@ export class BotDaemon {
           ...(h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []),
           // A strategy that said it stopped trading for good (ctx.halt): the process works, the strategy does not trade.
           ...(h.halted !== undefined ? [`strategy ${h.id} halted: ${h.halted}`] : []),
+          // Every order it asked for denied (a quantity the grid rounds to nothing): it trades nothing.
+          ...(h.blocked !== undefined ? [`strategy ${h.id} trades nothing: ${h.blocked}`] : []),
         ])];
         // Without the public stream the strategies see no marks, trades or book: a market maker's
         // quotes stay where the market was. The process works (orders can be cancelled): degraded.

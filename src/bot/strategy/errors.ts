@@ -98,6 +98,8 @@ export interface StrategyHealth {
   paused?: string | undefined;
   /** Why the strategy said it stopped trading for good (`ctx.halt`), when it did. */
   halted?: string | undefined;
+  /** Why it trades nothing, when the risk engine has denied every order it asked for a while (risk/denial-streak.ts). */
+  blocked?: string | undefined;
 }
 
 /** The first `at ...` line of a stack, with absolute paths under `baseDir` made relative. */

@@ -8,6 +8,7 @@ import type { BotEventType } from '../bus/events';
 import { MARKET_DATA_TYPES, type Strategy, type StrategyContext, type StrategyDefinition } from './api';
 import { strategyContext, type ContextDeps } from './context';
 import { createStrategy, type SlotToCreate } from './create';
+import { DenialStreak } from '../risk/denial-streak';
 import { StrategyVenueConfigError } from './errors';
 import { StrategyHooks } from './hooks';
 import { checkParams, unknownParamText } from './params-check';
@@ -32,6 +33,8 @@ export interface RunningStrategy {
   paused: string | undefined;
   /** Set when the strategy said it stopped trading for good (`ctx.halt`). */
   halted: string | undefined;
+  /** Its orders denied by the risk engine since the last that passed (a strategy that trades nothing). */
+  denials: DenialStreak;
 }
 
 /** The market-data event types, as bus event types. */
@@ -69,7 +72,7 @@ export function runStrategy(slot: SlotToCreate, d: RunDeps): { running: RunningS
   for (const t of market ?? []) {
     if (!MARKET_EVENT.has(t)) throw new Error(`strategy ${slot.id}: marketData lists '${String(t)}'; each entry must be one of ${MARKET_DATA_TYPES.join(', ')}`);
   }
-  const running: RunningStrategy = { slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined, halted: undefined };
+  const running: RunningStrategy = { slot, strategy, hooks, ctx, timers: new Map(), market, errors: 0, recentErrors: new Fifo<number>(), lastError: undefined, stopped: undefined, paused: undefined, halted: undefined, denials: new DenialStreak() };
   made.running = running;
   return { running, symbols };
 }
