@@ -110,9 +110,14 @@ export function runTroubles(daemon: BotDaemon): string | undefined {
  * (EXIT_STRATEGY_ERRORS) when it finished but a strategy threw while the bot ran, the rule of
  * `perpkit backtest`, so that a script or a supervisor can tell a clean run from one whose
  * strategy failed; with the line that says why (each strategy that threw, how often, its last
- * error). A stop that failed keeps its code (1): that is the worse news.
+ * error). A stop that failed keeps its code (1): that is the worse news, and so is 1 when the
+ * bot's own pipeline threw (a bug of perpkit's, not the strategy's: `perpkit backtest` exits 1 too).
  */
 export function runOutcome(daemon: BotDaemon, stopCode: number): { code: number; why: string | undefined } {
+  const pipeline = daemon.bot.stats.pipelineErrors;
+  if (stopCode === 0 && pipeline > 0) {
+    return { code: 1, why: `exit 1: the bot's own pipeline threw ${pipeline} time(s) during the run (last: ${daemon.bot.lastPipelineError ?? 'unknown'}); a bug to report, with the log` };
+  }
   const thrown = stopCode === 0 ? strategyErrorCount(daemon) : 0;
   if (thrown === 0) return { code: stopCode, why: undefined };
   const each = daemon.bot

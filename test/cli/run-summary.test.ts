@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { request } from 'undici';
 import { startTestExchange, type TestExchange } from '../helpers/exchange';
 import type { BotDaemon } from '../../src/runtime/daemon';
-import { runTroubles } from '../../src/cli/run';
+import { runOutcome, runTroubles } from '../../src/cli/run';
 import { freePort } from '../helpers/ports';
 import { ROOT, ensureBuilt } from './exchange-proc';
 
@@ -73,4 +73,17 @@ it('orders rejected on arrival and orders expired with nothing filled are said, 
   const stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 2, ordersExpiredUnfilled: 3, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
   const daemon = { bot: { stats, strategyHealth: () => [], risk: { state: 'ACTIVE', reason: '' } } } as unknown as BotDaemon;
   expect(runTroubles(daemon)).toBe('2 order(s) rejected on arrival (makerOnly that would have taken liquidity), 3 order(s) expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce)');
+});
+
+// The bot's own pipeline threw (a bug of perpkit's): the run ended 0 (or 3 when a strategy threw
+// too) though /healthz said degraded for it; perpkit backtest exits 1 for the same.
+it("a run in which the bot's own pipeline threw exits 1 after a stop that finished, saying so", () => {
+  const stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 2, pipelineErrors: 2 };
+  const health = [{ id: 'mm', errors: 1, stopped: undefined, lastError: 'onMark: x' }];
+  const daemon = { bot: { stats, strategyHealth: () => health, lastPipelineError: 'handler of markPrice: handler bug', risk: { state: 'ACTIVE', reason: '' } } } as unknown as BotDaemon;
+  expect(runOutcome(daemon, 0)).toEqual({ code: 1, why: "exit 1: the bot's own pipeline threw 2 time(s) during the run (last: handler of markPrice: handler bug); a bug to report, with the log" });
+  stats.pipelineErrors = 0;
+  expect(runOutcome(daemon, 0).code).toBe(3);
+  health[0].errors = 0;
+  expect(runOutcome(daemon, 0)).toEqual({ code: 0, why: undefined });
 });
