@@ -148,8 +148,12 @@ export class Bot {
    * one line with their count per denialLogIntervalMs (a venue that fails every call for an hour
    * would otherwise write a line per call: megabytes a minute).
    */
-  private reportError(e: unknown, context: string, level: 'error' | 'warn' = 'error'): void {
+  private reportError(e: unknown, context: string, given?: 'error' | 'warn'): void {
     this.stats.errors++;
+    // A venue error the SDK calls retryable (a 503, a dropped connection) is one the bot recovers
+    // from (it asks again, settles by query, reconciles): warn, so that error lines are the ones
+    // to look at (a fault storm once gave 65 error lines, all of them handled).
+    const level = given ?? ((e as { retryable?: unknown } | null)?.retryable === true ? 'warn' : 'error');
     const code = (e as { code?: unknown } | null)?.code;
     const kind = typeof code === 'string' ? code : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     const log = this.opts.logger;

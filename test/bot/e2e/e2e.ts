@@ -4,7 +4,7 @@
  * request the bot's client writes (so "what was sent" is read off the wire, not off a mock).
  */
 import { SystemClock, SystemScheduler } from '../../../src/core/clock';
-import { Bot, type StrategySlot } from '../../../src/bot/bot';
+import { Bot, type BotOptions, type StrategySlot } from '../../../src/bot/bot';
 import type { BotEvent } from '../../../src/bot/bus/events';
 import type { RiskCode } from '../../../src/bot/risk/decision';
 import type { RiskLimits } from '../../../src/bot/risk/limits';
@@ -127,10 +127,10 @@ export class World {
     return { client, transport };
   }
 
-  async bot(client: PerpClient, strategies: StrategySlot[], risk: RiskLimits = {}, opts: { silenceTimeoutMs?: number; cancelOnStop?: boolean } = {}): Promise<E2EBot> {
-    const { cancelOnStop, ...venueOpts } = opts;
+  async bot(client: PerpClient, strategies: StrategySlot[], risk: RiskLimits = {}, opts: { silenceTimeoutMs?: number; cancelOnStop?: boolean; logger?: BotOptions['logger'] } = {}): Promise<E2EBot> {
+    const { cancelOnStop, logger, ...venueOpts } = opts;
     const venue = new LiveVenue({ client, ...venueOpts });
-    const bot = new Bot({ venue, strategies, risk, clock: new SystemClock(), scheduler: new SystemScheduler(), logger: silentLogger, cancelOnStop });
+    const bot = new Bot({ venue, strategies, risk, clock: new SystemClock(), scheduler: new SystemScheduler(), logger: logger ?? silentLogger, cancelOnStop });
     const events: BotEvent[] = [];
     bot.bus.subscribeAll((e) => events.push(e));
     this.bots.push(bot);

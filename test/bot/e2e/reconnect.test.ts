@@ -4,6 +4,7 @@
  * silence while orders work), reconcile over REST, and end with its tracker and cache equal to
  * the venue's truth.
  */
+import type { BotOptions } from '../../../src/bot/bot';
 import { World, bid, botView, controllable, until, venueTruth, type Account, type E2EBot } from './e2e';
 
 describe('e2e: reconnect and reconciliation after stream faults', () => {
@@ -20,7 +21,7 @@ describe('e2e: reconnect and reconciliation after stream faults', () => {
   });
 
   /** A bot with three resting bids, all acknowledged. */
-  async function botWithBids(opts: { silenceTimeoutMs?: number } = {}): Promise<{ acct: Account; b: E2EBot }> {
+  async function botWithBids(opts: { silenceTimeoutMs?: number; logger?: BotOptions['logger'] } = {}): Promise<{ acct: Account; b: E2EBot }> {
     const acct = await w.account();
     const s = controllable(['BTCUSDT'], () => [bid('49000'), bid('48990'), bid('48980')]);
     const b = await w.bot(acct.client, [{ id: 's', definition: s.definition, params: {} }], {}, opts);
@@ -78,7 +79,9 @@ describe('e2e: reconnect and reconciliation after stream faults', () => {
     }
   });
   it('fills a query found are fetched again when the trades endpoint failed, not lost', async () => {
-    const { acct, b } = await botWithBids({ silenceTimeoutMs: 300 });
+    const lines: Array<{ level: string; fields: Record<string, unknown> }> = [];
+    const at = (level: string) => (fields: object) => void lines.push({ level, fields: fields as Record<string, unknown> });
+    const { acct, b } = await botWithBids({ silenceTimeoutMs: 300, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
     const gw = w.ex.server.ws;
     const admin = { 'x-admin-token': w.ex.adminToken };
     const fault = async (body: Record<string, unknown>): Promise<void> => {
@@ -98,6 +101,10 @@ describe('e2e: reconnect and reconciliation after stream faults', () => {
       // Asked again (after 1, 2, 4, 8 s, then at each reconciliation): the fill reaches the strategy once.
       await until(() => b.events.some((e) => e.type === 'fill' && e.fill.clientOrderId === ids.filled), 'the fill fetched once the endpoint answers', 20_000);
       expect(b.events.filter((e) => e.type === 'fill' && e.fill.clientOrderId === ids.filled)).toHaveLength(1);
+      // A 503 is retryable and the bot recovered from it: warn, not error.
+      const fetchLines = lines.filter((l) => String(l.fields.context).startsWith('order fills of BTCUSDT order'));
+      expect(fetchLines.length).toBeGreaterThan(0);
+      expect(new Set(fetchLines.map((l) => l.level))).toEqual(new Set(['warn']));
     } finally {
       gw.silence(acct.userId, false);
       await w.ex.call('POST', '/v1/admin/faults', { headers: admin, body: { fault: 'all', on: false } });
