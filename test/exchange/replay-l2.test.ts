@@ -141,6 +141,46 @@ describe('local exchange replay with the L2 fill model', () => {
     expect(again.engine.tradeHistory('u1', { symbol: S }).list).toEqual(core.engine.tradeHistory('u1', { symbol: S }).list);
   });
 
+  it('moves the last price on every recorded trade: a stop on last price (CONTRACT_PRICE) triggers, and public trades show the market', async () => {
+    const file = recording(dir);
+    const clock = new TestClock();
+    clock.freeze(T0);
+    const ex = await startTestExchange({ auth: { accessTokenTtlMs: 24 * 3600_000 } }, { clock });
+    running.push(ex);
+    const user = await ex.createUser({ balance: '100000' });
+    const client = new PerpClient({ baseUrl: ex.url, clock });
+    await client.login(user.username, user.password);
+    let step = 0;
+    let failure: unknown;
+    const replay = new ReplayService({
+      core: ex.server.core,
+      files: [file],
+      speed: 'max',
+      fill: { book: 'l2', queue: { model: 'risk-averse' } },
+      lockStep: {
+        before: (x) => clock.freeze(x.t),
+        barrier: async () => {
+          if (++step !== 3) return;
+          try {
+            // Sells 0.1 once the last price is 60000.0 or lower: the recorded sales reach no order of the user's.
+            await client.orders.placeConditionOrder({ symbol: S, type: 'STOP_MARKET', side: 'SELL', quantity: '0.100', stopPrice: '60000.0', workingType: 'CONTRACT_PRICE', clientOrderId: 'stop' });
+          } catch (e) {
+            failure = e;
+          }
+        },
+      },
+    });
+    await replayToEnd(replay);
+    expect(failure).toBeUndefined();
+    const engine = ex.server.core.engine;
+    expect(engine.marketState(S).lastPrice).toBe('60000');
+    const stop = engine.conditionHistory(user.userId, { symbol: S }).list.find((c) => c.clientOrderId === 'stop');
+    expect(stop?.conditionStatus).toBe('TRIGGERED');
+    // The recorded trades are the market's public trades, as the top model's re-enactment shows them.
+    const trades = (await client.market.getMarketTrades({ symbol: S, limit: 10 })).list;
+    expect(trades.filter((t) => t.price === '60000').map((t) => t.quantity)).toEqual(expect.arrayContaining(['0.6', '0.5']));
+  });
+
   it('refuses --queue without --fill-book l2, and an unknown queue model, naming the known ones', async () => {
     const { exchangeConfigFromArgs } = await import('../../src/cli/exchange');
     const rec = recording(dir);

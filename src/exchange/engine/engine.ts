@@ -424,6 +424,11 @@ export class Engine {
     this.run(() => this.market.setMarkPrice(symbol, markPrice, indexPrice));
   }
 
+  /** A recorded trade of the rest of the market that reached no order here (market/market.ts): moves the last price, fires what it triggers. */
+  marketTrade(symbol: string, price: string, quantity: string, side: Side): void {
+    this.run(() => this.market.marketTrade(symbol, price, quantity, side));
+  }
+
   setFundingRate(symbol: string, rate: string): void {
     this.run(() => this.funding.setRate(symbol, rate));
   }

@@ -98,6 +98,9 @@ class CoreSink implements ReplaySink {
   setFundingRate(symbol: string, rate: string): unknown {
     return this.exec({ k: 'setFundingRate', symbol, rate });
   }
+  marketTrade(symbol: string, price: string, quantity: string, side: 'BUY' | 'SELL'): unknown {
+    return this.exec({ k: 'marketTrade', symbol, price, quantity, side });
+  }
   queryOrder(userId: string, ref: OrderRef): { status: string } {
     return this.core.engine.queryOrder(userId, ref);
   }

@@ -3,7 +3,7 @@
  * (with the time stamp they were applied at) and replays them on start; applying the same
  * commands at the same stamps rebuilds the same state (the engine is deterministic).
  */
-import type { Permission, PositionMode } from '../../core/enums';
+import type { Permission, PositionMode, Side } from '../../core/enums';
 import { ErrorCodes, VenueError } from '../../core/errors';
 import type { Engine } from '../engine/engine';
 import type {
@@ -37,7 +37,8 @@ export type Command =
   | { k: 'setMarginMode'; userId: string; input: SetMarginModeInput }
   | { k: 'setMarkPrice'; symbol: string; markPrice: string; indexPrice?: string }
   | { k: 'setFundingRate'; symbol: string; rate: string }
-  | { k: 'settleFunding'; symbol: string; rate?: string };
+  | { k: 'settleFunding'; symbol: string; rate?: string }
+  | { k: 'marketTrade'; symbol: string; price: string; quantity: string; side: Side };
 
 export type CommandKind = Command['k'];
 
@@ -102,5 +103,8 @@ export function applyCommand(engine: Engine, accounts: AccountsState, cmd: Comma
       return {};
     case 'settleFunding':
       return engine.settleFunding(cmd.symbol, cmd.rate);
+    case 'marketTrade':
+      engine.marketTrade(cmd.symbol, cmd.price, cmd.quantity, cmd.side);
+      return {};
   }
 }

@@ -1,5 +1,7 @@
 /** The market side of a symbol: mark and index price, the book's depth and the market summary. */
 import { formatDec } from '../../../core/decimal';
+import type { Side } from '../../../core/enums';
+import { ErrorCodes, VenueError } from '../../../core/errors';
 import { ASK, BID } from '../book/order-book';
 import { ticksOf } from '../orders/prepare';
 import type { EngineState, SymbolState } from '../state';
@@ -26,6 +28,28 @@ export class Market {
     });
     s.follow.marketMoved(st);
     s.follow.marginMoved(st);
+  }
+
+  /**
+   * A trade of the rest of the market that reached no order in this book (the `l2` replay: a
+   * recorded trade is matched against the participants' queues outside the engine, tape.ts):
+   * the last price moves to it, so conditions on last price (CONTRACT_PRICE stops, take-profits,
+   * trailing stops) follow the market as they do when a trade is re-enacted in the book, and the
+   * public trade stream shows it (`quantity` steps, 0: the trade was all participants' fills, which
+   * came out as trades of their own). No account or position changes.
+   */
+  marketTrade(symbol: string, price: string, quantity: string, side: Side): void {
+    const s = this.s;
+    const st = s.sym(symbol);
+    const ticks = ticksOf(st.spec, price, 'price');
+    const steps = st.spec.step.toUnits(quantity);
+    if (steps === undefined || steps < 0) throw new VenueError(ErrorCodes.OFF_GRID_OR_OUT_OF_RANGE, `quantity ${quantity} is not a multiple of the step size ${st.spec.step.size} of ${st.spec.name}`, 'quantity');
+    st.market.last = ticks;
+    if (steps > 0) {
+      const tradeNo = s.nextTradeId++;
+      s.out.push({ kind: 'trade', symbol: st.spec.name, time: s.clock.now(), tradeId: String(tradeNo), price: st.spec.tick.fromUnits(ticks), quantity: st.spec.step.fromUnits(steps), side });
+    }
+    s.follow.marketMoved(st);
   }
 
   private rateTextOf(st: SymbolState): string {

@@ -25,6 +25,12 @@ export interface ReplaySink {
   placeOrderStatus?(userId: string, input: PlaceOrderInput): string;
   /** Optional: `cancelOrder` without an answer (the engine's). */
   cancelOrderQuiet?(userId: string, ref: OrderRef): void;
+  /**
+   * Needed by the `l2` book mode: a recorded trade (or the rest of it, `quantity` '0' when
+   * participants' fills took it all) that the book mode matched outside the engine: the engine's
+   * last price moves to it and what it triggers fires (the engine's `marketTrade`).
+   */
+  marketTrade?(symbol: string, price: string, quantity: string, side: 'BUY' | 'SELL'): unknown;
   /** Needed by the `l2` book mode: resting orders priced at a limit or better (the engine's). */
   restingThrough?(symbol: string, side: 'BUY' | 'SELL', limitTicks: number, exactly?: boolean): RestingOrder[];
   /**

@@ -81,6 +81,8 @@ export class TapeReplayer {
    * but the status: the forms that format no record where the sink has them (the engine's).
    */
   private readonly quiet: Pick<L2Sink, 'placeOrder' | 'cancelOrder' | 'orderProgress'>;
+  /** `l2`: the sink's `marketTrade` (every recorded trade moves the last price, as a re-enacted one does). */
+  private readonly marketTrade: NonNullable<ReplaySink['marketTrade']> | undefined;
 
   constructor(
     private readonly sink: ReplaySink,
@@ -99,6 +101,8 @@ export class TapeReplayer {
       const sink = this.sink;
       const resting = sink.restingThrough?.bind(sink);
       if (resting === undefined) throw new Error('the l2 book mode needs a sink that lists resting orders (restingThrough)');
+      if (sink.marketTrade === undefined) throw new Error('the l2 book mode needs a sink that takes the market\'s trades (marketTrade)');
+      this.marketTrade = sink.marketTrade.bind(sink);
       const levels = opts.depthLevels ?? 50;
       if (!(Number.isInteger(levels) && levels >= 0 && levels <= 150)) throw new RangeError(`depthLevels must be an integer from 0 to 150, got ${levels}`);
       const tape = new Set([this.maker, this.taker]);
@@ -255,7 +259,10 @@ export class TapeReplayer {
 
   /**
    * `l2` mode: a recorded trade fills the participants' resting orders the queue model lets it
-   * reach (l2-tape.ts), by a tape taker IOC at the trade price for exactly that quantity.
+   * reach (l2-tape.ts), by a tape taker IOC at the trade price for exactly that quantity. Then the
+   * sink hears of the trade (`marketTrade`, with what the participants did not take): the last
+   * price moves to it, so stops, take-profits and trailing stops on last price see every recorded
+   * trade as they do when the `top` mode re-enacts it in the book.
    */
   private queueTrade(symbol: string, price: string, qty: string, side: 'BUY' | 'SELL'): void {
     const info = this.specs.get(symbol);
@@ -266,10 +273,11 @@ export class TapeReplayer {
       this.stats.skipped.offGrid++;
       return;
     }
-    const fill = l2.tradeFills(symbol, ticks, steps, side);
+    let fill = l2.tradeFills(symbol, ticks, steps, side);
     if (fill > 0) {
       if (fill < info.minSteps || ticks * fill < info.minNotionalUnits) {
         l2.unfillable();
+        fill = 0;
       } else {
         this.stats.replayed++;
         for (let left = fill; left > 0; ) {
@@ -278,6 +286,13 @@ export class TapeReplayer {
           guard(this.stats, () => this.quiet.placeOrder(this.taker, { symbol, type: 'LIMIT', side, price, quantity: info.step.fromUnits(q), timeInForce: 'IOC', clientOrderId: `tape-t-${++this.n}` }));
         }
       }
+    }
+    const rest = fill === 0 ? qty : steps > fill ? info.step.fromUnits(steps - fill) : '0';
+    try {
+      settle(this.stats, (this.marketTrade as NonNullable<ReplaySink['marketTrade']>)(symbol, price, rest, side));
+    } catch (err) {
+      if (!(err instanceof VenueError)) throw err;
+      this.stats.refusals++;
     }
   }
 

@@ -59,6 +59,7 @@ function plainSink(engine: Engine): ReplaySink {
     placeOrderStatus: (u, i) => engine.placeOrderStatus(u, i),
     cancelOrderQuiet: (u, r) => engine.cancelOrderQuiet(u, r),
     restingThrough: (s, side, l, e) => engine.restingThrough(s, side, l, e),
+    marketTrade: (s, p, q, side) => engine.marketTrade(s, p, q, side),
   };
 }
 
