@@ -191,6 +191,8 @@ export class BacktestRun {
     this.bounds = new QuietBounds(header.symbols, this.resting, replayer);
     // L2: the recorded levels a taking order can reach go into the book around it.
     const taking = fill.book === 'l2' ? { before: (o: PlaceOrderParams) => replayer.beforeTaker(o.symbol, o.side, o.type === 'MARKET' ? undefined : o.price, o.quantity), after: () => replayer.afterTaker() } : undefined;
+    // And around the orders the engine places itself: triggered stops, strategy orders' entries.
+    if (fill.book === 'l2') this.engine.setTakingHook({ before: (symbol, side, limit, qty) => replayer.beforeTaker(symbol, side, limit, qty), after: () => replayer.afterTaker() });
     this.sim = new SimVenue({ engine: this.engine, userId: PARTICIPANT, clock: this.clock, depthLevels: 0, taking });
     this.venue = new LatencyVenue(this.sim, this.scheduler, this.cfg.latency);
     this.bot = new Bot({ venue: this.venue, strategies: this.opts.slots, risk: this.cfg.risk, clock: this.clock, scheduler: this.scheduler, logger: this.loggerOf(this.clock), wallClock: this.wallClock });
@@ -336,7 +338,7 @@ export class BacktestRun {
         return;
       case 'quote':
         // The top of the book between L2 messages: the tape quotes follow it as they follow a
-        // depth line's best levels (the L2 book itself is not replayed yet).
+        // depth line's best levels; with fill.book: l2 it also sets those levels of the L2 book.
         this.result.events.quotes++;
         this.replayer.apply(e);
         if (this.started && this.bot.wants('depth')) this.venue.inject({ type: 'depth', time: e.t, symbol: e.s, data: { bids: [[e.bp, e.bq]], asks: [[e.ap, e.aq]] } }, e.et);

@@ -68,7 +68,7 @@ import { OrderQueries, type OrderHistoryFilter, type RestingOrder } from './orde
 import { Positions } from './positions/positions';
 import { PositionViews } from './positions/views';
 import { exportEngineState, importEngineState, type EngineSnapshot } from './snapshot';
-import { INSURANCE_ACCOUNT, EngineState } from './state';
+import { INSURANCE_ACCOUNT, EngineState, type TakingHook } from './state';
 import { indexEveryClientId } from './orders/client-ids';
 import { StrategyOrders } from './strategies/strategy-orders';
 import { SymbolSpec, type SymbolConfig } from './symbols';
@@ -183,6 +183,15 @@ export class Engine {
    */
   muteEvents(userId: string): void {
     this.s.muted.add(userId);
+  }
+
+  /**
+   * A hook around the orders the engine places itself that may take liquidity (triggered
+   * conditions' orders, strategy orders' sub-orders; state.ts `TakingHook`): a replay's `l2`
+   * book mode walks the recorded levels for them as for a participant's own orders.
+   */
+  setTakingHook(hook: TakingHook | undefined): void {
+    this.s.taking = hook;
   }
 
   /**

@@ -93,6 +93,17 @@ export function posKey(symbol: string, side: string): string {
   return k;
 }
 
+/**
+ * The owner's hook around an order the engine places itself that may take liquidity (a triggered
+ * condition's order, a strategy order's sub-order): a replay's `l2` book mode puts the recorded
+ * levels it may reach into the book first and takes them out after, as around a participant's
+ * own taking order (engine/market/tape.ts `beforeTaker`, `afterTaker`). `limit` undefined: MARKET.
+ */
+export interface TakingHook {
+  before(symbol: string, side: 'BUY' | 'SELL', limit: string | undefined, quantity: string): void;
+  after(): void;
+}
+
 export class EngineState {
   readonly symbols = new Map<string, SymbolState>();
   readonly accounts = new Map<string, EngineAccount>();
@@ -120,6 +131,8 @@ export class EngineState {
   private lastEmitted: EngineOrder | undefined;
   private lastEmittedRecord: OrderRecord | undefined;
   readonly marginExempt = new Set<string>();
+  /** Around the orders the engine places itself (see TakingHook); none by default. */
+  taking: TakingHook | undefined = undefined;
   follow: FollowUps = {
     strategyTouched: () => undefined,
     conditionTriggered: () => undefined,

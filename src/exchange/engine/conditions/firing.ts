@@ -13,6 +13,7 @@ import { liveOrderIdOf } from '../orders/client-ids';
 import type { EngineState, SymbolState } from '../state';
 import { orderTimeInForce } from './conditions';
 import { stopFires, trailingStep } from './triggers';
+import { placedByEngine } from './taking';
 
 /** priceProtect: a CONTRACT_PRICE trigger is held while last and mark differ by more than this. */
 const PRICE_PROTECT_TRIGGER = new Dec('0.05');
@@ -85,12 +86,16 @@ export class ConditionFiring {
       return;
     }
     c.status = 'TRIGGERED';
-    // The condition's update (with the id its order will get) goes out before the order's own.
-    c.triggeredOrderId = s.nextOrderId;
-    s.emitCondition(c);
-    // The order inherits the condition's clientOrderId, so a client can attribute it.
-    if (liveOrderIdOf(acct, c.clientOrderId) === undefined) prepared.clientOrderId = c.clientOrderId;
-    const order = this.matching.commit(prepared, { conditionId: c.id, strategyId: c.strategyId || undefined });
+    const p = prepared;
+    // The order takes liquidity as a participant's own would (an l2 replay's levels around it).
+    const order = placedByEngine(s, p, () => {
+      // The condition's update (with the id its order will get) goes out before the order's own.
+      c.triggeredOrderId = s.nextOrderId;
+      s.emitCondition(c);
+      // The order inherits the condition's clientOrderId, so a client can attribute it.
+      if (liveOrderIdOf(acct, c.clientOrderId) === undefined) p.clientOrderId = c.clientOrderId;
+      return this.matching.commit(p, { conditionId: c.id, strategyId: c.strategyId || undefined });
+    });
     if (c.strategyId) s.follow.conditionTriggered(c, order.id);
   }
 }

@@ -109,6 +109,9 @@ interface Placed {
 
 const sideOf = (side: Side): TickSide => (side === 'BUY' ? BIDS : ASKS);
 
+/** The status a sink answered a placement with, when it says one at once (a status, or a record with one). */
+const statusOf = (r: unknown): unknown => (typeof r === 'string' ? r : typeof r === 'object' && r !== null && 'status' in r ? r.status : undefined);
+
 export class L2Tape {
   readonly stats: L2Stats;
   readonly queue: QueueModel;
@@ -399,6 +402,9 @@ export class L2Tape {
       try {
         const r = this.sink.placeOrder(this.maker, { symbol, type: 'LIMIT', side: side === 'BUY' ? 'SELL' : 'BUY', price: g.tick.fromUnits(p), quantity: g.step.fromUnits(left), timeInForce: 'GTC', makerOnly: true, clientOrderId });
         if (isThenable(r)) r.then(undefined, () => undefined);
+        // Refused as crossing a resting order (makerOnly) without a throw, the engine's status
+        // answer: not a level to walk, and nothing of a market order's quantity is met there.
+        if (statusOf(r) === 'REJECTED') continue;
       } catch {
         // Below the minimum notional, or crossing a resting order (makerOnly): not a level to walk.
         continue;

@@ -11,6 +11,7 @@ import type { PlaceConditionInput, PlaceOrderInput, PlaceStrategyInput, Strategy
 import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from '../model';
 import type { Matching } from '../orders/matching';
 import { stepsOf, ticksOf, type OrderIntake, type PreparedOrder } from '../orders/prepare';
+import { placedByEngine } from '../conditions/taking';
 import { liveOrderIdOf } from '../orders/client-ids';
 import type { Positions } from '../positions/positions';
 import { strategyRecord } from '../records';
@@ -177,7 +178,9 @@ export class StrategyOrders {
       }
     }
     if (sub.kind === 'order') {
-      const o = this.matching.commit(p as PreparedOrder, { strategyId: strat.id });
+      const order = p as PreparedOrder;
+      // The order takes liquidity as a participant's own would (an l2 replay's levels around it).
+      const o = placedByEngine(this.s, order, () => this.matching.commit(order, { strategyId: strat.id }));
       sub.orderId = o.id;
     } else {
       const c = this.conditions.commit(p as PreparedCondition, strat.id);
