@@ -63,6 +63,10 @@ describe('fill.book l2 over v1 depth lines (the shipped synthetic sample)', () =
         expect(Number(f.quantity)).toBeLessThanOrEqual(Number(levels[i][1]));
       });
     }
+    // The levels taken are those beyond the best (the tape quote) that the orders filled at; a
+    // market order puts in as many levels as its whole quantity would need, so some stay untouched.
+    expect(l2.levelsTaken).toBe(buys.length - 1 + sells.length - 1);
+    expect(l2.levelsPlaced).toBeGreaterThanOrEqual(l2.levelsTaken);
     expect(reportNotices(report)).toContain(`The recorded L2 book comes from ${depths.length} depth lines, each a snapshot of the top levels (at most 10 a side) that replaced the book: levels deeper than that are unknown, so an order walking past them finds no recorded liquidity there, and the book between two lines is the earlier one.`);
     expect(reportNotices(report).some((n) => n.includes('no L2 snapshot'))).toBe(false);
 
@@ -90,6 +94,10 @@ describe('fill.book l2 over v1 depth lines (the shipped synthetic sample)', () =
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`  fill: l2 book, queue risk-averse: ${depths.length} snapshots (${depths.length} of them depth lines) and 0 deltas applied`);
+    // The levels the orders took from, and those put in the book for them: report.json's counts.
+    const l2 = (JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { data: { tape: { l2: { levelsTaken: number; levelsPlaced: number } } } }).data.tape.l2;
+    expect(l2.levelsTaken).toBeGreaterThan(0);
+    expect(r.stdout).toContain(`, 2 taking orders took from ${l2.levelsTaken} levels beyond the best (of ${l2.levelsPlaced} put in the book for them)\n`);
     expect(r.stdout).toContain('  data: the recorded L2 book comes from depth lines, each a snapshot of the top levels (at most 10 a side): deeper levels are unknown\n');
     expect(r.stdout).not.toContain('no L2 snapshot');
   });

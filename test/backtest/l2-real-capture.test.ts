@@ -121,5 +121,7 @@ describeWithSharedData('fill.book l2 on the real Binance capture: last price, an
     expect(stop.prices).toEqual([...stop.prices].sort((a, b) => b - a));
     expect(o.report.finalPositions.filter((p) => p.quantity !== '0')).toEqual([]);
     expect(o.result.tape.l2?.takers).toBe(2);
+    // Each took from every level beyond the best it filled at (the best is the tape quote).
+    expect(o.result.tape.l2?.levelsTaken).toBe(entry.prices.length - 1 + stop.prices.length - 1);
   });
 });

@@ -44,6 +44,7 @@ import { isThenable, levelSteps, type SpecInfo } from './tape-specs';
 import { ParticipantOrders } from './l2-participants';
 import { queueModel, type QueueModel, type QueueModelName, type QueueOptions, type QueuePos } from './queue';
 import { UpdateIds } from './l2-update-ids';
+import { ErrorCodes, VenueError } from '../../../core/errors';
 
 type Side = 'BUY' | 'SELL';
 
@@ -81,7 +82,7 @@ export interface L2Stats {
   /** Orders of a participant that could take liquidity, and the deeper levels put in the book for them. */
   takers: number;
   levelsPlaced: number;
-  /** Level quantity a participant took, as a count of levels marked taken. */
+  /** Of the levels put in, those the orders took from (in part or in whole): marked taken until the data updates them. */
   levelsTaken: number;
   /** Quotes older (by update id) than the book's last delta, whose levels were not applied. */
   staleQuotes: number;
@@ -426,8 +427,10 @@ export class L2Tape {
       try {
         const o = this.sink.orderProgress?.(this.maker, ref);
         done = o?.executedQty === undefined ? 0 : (l.g.step.toUnits(o.executedQty) ?? 0);
-      } catch {
-        done = 0;
+      } catch (e) {
+        // Not found: it ended and was forgotten (a backtest's tape forgets its final orders), and
+        // only filling ends it before the cancel below: the whole level was taken.
+        done = e instanceof VenueError && e.code === ErrorCodes.ORDER_NOT_FOUND ? l.steps : 0;
       }
       if (done > 0) {
         const taken = this.sym(l.symbol).taken[l.side];

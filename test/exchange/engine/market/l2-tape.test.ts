@@ -128,6 +128,30 @@ describe('TapeReplayer l2 book mode: taking orders walk the recorded levels', ()
     expect(tape.stats.l2).toMatchObject({ takers: 3, levelsTaken: 3 });
   });
 
+  it('a level taken in whole stays taken with a tape that forgets its filled orders (as a backtest\'s does)', () => {
+    const { engine, tape } = setup();
+    for (const u of [TAPE_MAKER, TAPE_TAKER]) engine.forgetFinalOrders(u);
+    market(tape);
+    const buy = (qty: string, id: string): void => {
+      tape.beforeTaker(S, 'BUY', '100.2', qty);
+      try {
+        engine.placeOrder('a', { symbol: S, type: 'LIMIT', side: 'BUY', price: '100.2', quantity: qty, timeInForce: 'IOC', clientOrderId: id });
+      } finally {
+        tape.afterTaker();
+      }
+    };
+    // 1 at the quote (100.1), all 2 of 100.2: that level's order filled and was forgotten.
+    buy('3', 'take1');
+    expect(executed(engine, 'a', 'take1')).toBe('3');
+    expect(tape.stats.l2).toMatchObject({ takers: 1, levelsPlaced: 1, levelsTaken: 1 });
+    // Nothing is left at 100.2 until the data says otherwise (the quote at 100.1 was taken too).
+    buy('1', 'take2');
+    expect(executed(engine, 'a', 'take2')).toBe('0');
+    tape.apply(delta([], [['100.2', '2']]));
+    buy('1', 'take3');
+    expect(executed(engine, 'a', 'take3')).toBe('1');
+  });
+
   it('a market order walks as deep as its quantity needs', () => {
     const { engine, tape } = setup();
     market(tape);
