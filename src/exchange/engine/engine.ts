@@ -435,7 +435,10 @@ export class Engine {
 
   /** A recorded trade of the rest of the market that reached no order here (market/market.ts): moves the last price, fires what it triggers. */
   marketTrade(symbol: string, price: string, quantity: string, side: Side): void {
-    this.run(() => this.market.marketTrade(symbol, price, quantity, side));
+    // With no condition waiting on the symbol, nothing reads the move before the next command,
+    // which settles the deferred tape quotes itself: one per recorded trade would undo the deferral.
+    if (!this.market.conditionsWait(symbol)) this.market.marketTrade(symbol, price, quantity, side);
+    else this.run(() => this.market.marketTrade(symbol, price, quantity, side));
   }
 
   setFundingRate(symbol: string, rate: string): void {

@@ -52,6 +52,11 @@ export class Market {
     s.follow.marketMoved(st);
   }
 
+  /** True when conditions wait on the symbol (a market trade may fire them). */
+  conditionsWait(symbol: string): boolean {
+    return this.s.sym(symbol).conditions.length > 0;
+  }
+
   private rateTextOf(st: SymbolState): string {
     const r = st.market.fundingRate;
     if (st.rateText === undefined || st.rateText.of !== r) st.rateText = { of: r, text: formatDec(r) };
