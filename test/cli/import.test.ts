@@ -99,7 +99,7 @@ describe('perpkit data inspect (compiled CLI)', () => {
     expect(runCli(['import', 'binance-futures', input, '--out', rec]).code).toBe(0);
     const text = runCli(['data', 'inspect', rec]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/5 events: mark 2, quote 2, trade 1/);
+    expect(text.stdout).toMatch(/5 events: quote 2, mark 2, trade 1/);
     expect(text.stdout).toMatch(/feed latency \(receive - exchange time, ms\) of 3 events: min -1270/);
     const json = runCli(['data', 'inspect', rec, '--json']);
     expect(json.code).toBe(0);

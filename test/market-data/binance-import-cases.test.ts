@@ -256,7 +256,7 @@ describe('import binance-futures: hand-made inputs', () => {
     const out = path.join(dir, 'range.jsonl.gz');
     const s = await importBinanceFutures({ files: [input], out, from: T + 1000, to: T + 4000 });
     const { events: ev } = await events(out);
-    expect(ev.map((e) => e.k)).toEqual(['snapshot', 'mark', 'quote', 'book', 'mark', 'quote']);
+    expect(ev.map((e) => e.k)).toEqual(['snapshot', 'quote', 'mark', 'book', 'quote', 'mark']);
     expect(ev[0]).toEqual({ t: T + 1500, k: 'snapshot', s: 'BTCUSDT', u: 105, b: [['100.00', '1.100'], ['99.90', '2.000']], a: [['100.10', '1.500']] });
     expect(s.skipped).toEqual({ 'message before --from': 2 });
     expect(s.stoppedAt).toMatch(/:6$/);

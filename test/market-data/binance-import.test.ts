@@ -9,6 +9,8 @@ import { inspectRecording } from '../../src/market-data/inspect';
 import type { Level, RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { readRecording } from '../../src/market-data/reader';
 import { stringify } from 'yaml';
+import { initFiles } from '../../src/cli/init-files';
+import { reportNotices } from '../../src/backtest/report/html';
 import { BINANCE_BTCUSDT, describeWithSharedData } from '../helpers/shared-data';
 
 const README_SHA256 = '0ad7b3a0f5cff220761ea890cfd6e3c15f6899edc7f94637ec915043d7a72251';
@@ -187,5 +189,47 @@ describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BIN
     expect(r.report.fills.length).toBeGreaterThan(0);
     expect(r.report.data.marks.BTCUSDT.source).toBe('derived');
     expect(r.result.audit.frozenMismatch).toEqual([]);
+  }, 60_000);
+  test('every derived mark comes right after the quote it is computed from (same receive time, its mid down to the tick), never before it', () => {
+    let marks = 0;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      if (e.k !== 'mark') continue;
+      marks++;
+      const q = events[i - 1];
+      expect(q.k).toBe('quote');
+      if (q.k !== 'quote') continue;
+      expect(q.t).toBe(e.t);
+      // The mid in tenths (the tick), rounded down: the mark's value.
+      const mid = Math.floor((Math.round(Number(q.bp) * 10) + Math.round(Number(q.ap) * 10)) / 2);
+      expect(Math.round(Number(e.p) * 10)).toBe(mid);
+    }
+    expect(marks).toBe(summary.added.derivedMarks);
+  });
+
+  test("the dip buyer of perpkit init on the capture: its stop-loss (on the mark) finds the quote it is computed from, and no stop's order expires unfilled", async () => {
+    // The probe's config/dip-real.yaml: the stop triggered at 23:58:34.023 on a mark written
+    // before its quote, its MARKET order found no bid (recorded sells had just taken it) and
+    // expired, and the position stayed open for the rest of the run.
+    const strategy = (initFiles({ name: 'dip', perpkitSpec: '*' }).get('src/strategy.ts') ?? '').replace("from 'perpkit'", `from ${JSON.stringify(path.resolve(__dirname, '../../src/index'))}`);
+    writeFileSync(path.join(dir, 'dip.ts'), strategy);
+    const cfgFile = path.join(dir, 'dip.yaml');
+    writeFileSync(
+      cfgFile,
+      stringify({
+        data: { files: ['btcusdt.jsonl.gz'] },
+        account: { balance: '10000' },
+        fees: { maker: '0.0002', taker: '0.0005' },
+        latency: { placeMs: 20, cancelMs: 20, amendMs: 20 },
+        risk: { maxOrderNotional: '5000', maxPositionNotional: '5000', maxOpenOrders: 5, priceBand: '0.05' },
+        strategies: [{ id: 'dip', module: './dip.ts', params: { symbol: 'BTCUSDT', size: '0.01', dipBps: 2, takeProfitBps: 5, stopLossBps: 3 } }],
+      }),
+    );
+    const r = await backtest(loadBacktestConfig(cfgFile), { cache: false });
+    const s = r.report.summary;
+    expect(s.triggeredExpiredUnfilled).toBe(0);
+    expect(reportNotices(r.report).join('\n')).not.toMatch(/no depth or quote line had come since/);
+    // The stops that triggered closed what they were to close: more than one round trip.
+    expect(s.trades).toBeGreaterThan(1);
   }, 60_000);
 });

@@ -225,6 +225,19 @@ describe('import tardis: merge order, other data types, options', () => {
     expect(header.meta?.rowsOutOfOrder).toBe(1);
   });
 
+  test('quotes without derivative_ticker: each derived mark comes right after the quote it is computed from, never before it', async () => {
+    const o = out();
+    await importTardis({ files: [QUOTES, TRADES], out: o });
+    const { events } = await read(o);
+    const marks = events.map((e, i) => [e, i] as const).filter(([e]) => e.k === 'mark');
+    expect(marks.length).toBeGreaterThan(0);
+    for (const [m, i] of marks) {
+      const q = events[i - 1];
+      expect(q).toMatchObject({ k: 'quote', t: m.t });
+      if (q.k === 'quote' && m.k === 'mark') expect(Number(m.p)).toBe(Math.floor(((Number(q.bp) + Number(q.ap)) / 2) * 10) / 10);
+    }
+  });
+
   test('book_snapshot_5: a snapshot and a quote per row; without derivative_ticker, marks are derived from the quotes', async () => {
     const o = out();
     const s = await importTardis({ files: [SNAP5, TRADES], out: o });

@@ -271,8 +271,9 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       this.noteQty(s, bq);
       this.noteQty(s, aq);
       s.hasQuotes = true;
-      this.deriveMark(s, t, bp, ap);
       this.emitText('quote', `{"t":${t},"et":${et},"k":"quote","s":"${sym}","bp":"${bp}","bq":"${bq}","ap":"${ap}","aq":"${aq}"${m.u.type === F_INT ? `,"u":${m.u.num}` : ''}}`, t);
+      // After the quote it is computed from: a mark before it moved stops on a top the tape did not show yet.
+      this.deriveMark(s, t, bp, ap);
       return;
     }
     if (kind === K_TRADE || kind === K_AGG_TRADE) {
@@ -429,8 +430,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         this.noteQty(s, q.bq);
         this.noteQty(s, q.aq);
         s.hasQuotes = true;
-        this.deriveMark(s, t, q.bp, q.ap);
         this.emit(q, t);
+        this.deriveMark(s, t, q.bp, q.ap);
         return;
       }
       case 'trade':

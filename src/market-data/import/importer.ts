@@ -11,9 +11,9 @@
  * - **Counting.** Every input message becomes one event or a skip counted by reason.
  * - **Specs.** Tick and step are the largest grids every price and quantity of the symbol lie on
  *   (the greatest common divisor), unless --tick/--step say; the other fields are defaults.
- * - **Marks.** Without a mark price stream, marks are derived: the mid of the first quote of each
- *   second of receive time (or of the rebuilt book's top when there are no quotes), rounded down to
- *   the tick, index = mark, funding rate 0, the next 8-hour funding time; the header says so.
+ * - **Marks.** Without a mark price stream, marks are derived, each after the line it comes from:
+ *   the mid of the first quote of each second of receive time (or of the rebuilt book's top), down
+ *   to the tick, index = mark, funding rate 0, the next 8-hour funding time; the header says so.
  */
 import { once } from 'node:events';
 import { createWriteStream, existsSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -242,8 +242,9 @@ export class TardisImporter extends RecordingImporter<SymState> {
         this.noteQty(s, r.bq);
         this.noteQty(s, r.aq);
         s.hasQuotes = true;
-        this.deriveMark(s, r.t, r.bp, r.ap);
         this.emit({ t: r.t, et: r.et, k: 'quote', s: s.name, bp: r.bp, bq: r.bq, ap: r.ap, aq: r.aq }, r.t);
+        // After the quote it is computed from (as every derived mark): never ahead of the top the tape shows.
+        this.deriveMark(s, r.t, r.bp, r.ap);
         return true;
       }
       case 'derivative_ticker':
