@@ -10,7 +10,7 @@
 import { QUEUE_MODELS, type QueueModelName, type QueueOptions } from '../../exchange/engine/market/queue';
 import { RANKABLE_METRICS } from '../report/metrics';
 import { ConfigError, describeValue, isRecord, joinPath as join } from '../../core/config-errors';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readConfigYaml } from '../../core/config-text';
 import { withRotatedParts } from '../../market-data/reader';
 import * as path from 'node:path';
@@ -183,6 +183,12 @@ export function parseBacktestConfig(doc: unknown, opts: ParseOptions): BacktestC
   const filesRaw = typeof d.files === 'string' ? [d.files] : d.files;
   if (!Array.isArray(filesRaw) || filesRaw.length === 0) r.fail('data.files', 'a recording file or a non-empty list of them (.jsonl.gz)', filesRaw);
   const files = filesRaw.map((f, i) => path.resolve(baseDir, r.str(f, `data.files[${i}]`)));
+  // The same file twice replayed once without a word (two overlapping files are refused).
+  const real = files.map((f) => (existsSync(f) ? realpathSync(f) : f));
+  real.forEach((f, i) => {
+    const first = real.indexOf(f);
+    if (first !== i) throw new BacktestConfigError(r.file, `data.files[${i}]`, `each recording once (data.files[${first}] names this file too)`, files[i]);
+  });
   const from = r.time(d.from, 'data.from');
   const to = r.time(d.to, 'data.to');
   if (from !== undefined && to !== undefined && to <= from) r.fail('data.to', `a time after data.from (${new Date(from).toISOString()})`, d.to);
