@@ -279,7 +279,7 @@ test('orders that end REJECTED on arrival (makerOnly that would take) follow the
   const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { summary: { ordersRejected: number; ordersAccepted: number }; strategies: Record<string, { ordersRejected: number }> };
   expect(report.summary).toMatchObject({ ordersAccepted: 1, ordersRejected: 1 });
   expect(report.strategies.x.ordersRejected).toBe(1);
-  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('Orders accepted / rejected on arrival / expired unfilled / cancels / rejections / denials</td><td>1 / 1 / 0 / 0 / 0 / 0</td>');
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('Orders accepted / rejected on arrival / expired unfilled / expired partly filled / cancels / rejections / denials</td><td>1 / 1 / 0 / 0 / 0 / 0 / 0</td>');
 });
 
 test('market orders that expire with nothing filled (no tape quote to take) are counted on the summary and in the report', async () => {
@@ -309,7 +309,7 @@ test('market orders that expire with nothing filled (no tape quote to take) are 
   expect(report.strategies.t.ordersExpiredUnfilled).toBe(s.ordersExpiredUnfilled);
   // It used to say "orders N accepted; denials 0; rejections 0" with most of them never filled.
   expect(r.stdout).toContain(`\n  orders ${s.ordersAccepted} accepted, ${s.ordersExpiredUnfilled} expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce); denials 0; rejections 0\n`);
-  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(`<td>${s.ordersAccepted} / 0 / ${s.ordersExpiredUnfilled} / 0 / 0 / 0</td>`);
+  expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(`<td>${s.ordersAccepted} / 0 / ${s.ordersExpiredUnfilled} / 0 / 0 / 0 / 0</td>`);
 });
 
 // Ctrl+C ended the process at once without a word (exit 130, nothing said, an empty output folder left).

@@ -34,6 +34,8 @@ export class BusBooks {
         if (c && e.executionType === 'REJECTED') c.ordersRejected++;
         if (c && isExpiredUnfilled(e)) c.ordersExpiredUnfilled++;
         if (c && isTriggeredExpiredUnfilled(e)) c.triggeredExpiredUnfilled++;
+        // Filled in part, the rest expired: apart from those that filled nothing.
+        if (c && e.executionType === 'EXPIRED' && !isExpiredUnfilled(e)) c.ordersExpiredPartial++;
         if (c && e.executionType === 'CANCELED') c.cancels++;
         return;
       }

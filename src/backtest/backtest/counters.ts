@@ -11,6 +11,8 @@ export interface StrategyCounters {
   ordersExpiredUnfilled: number;
   /** Of those, the orders a triggered stop or take-profit placed: the position it was to close stayed open. */
   triggeredExpiredUnfilled: number;
+  /** Orders that ended EXPIRED after filling in part: a MARKET or IOC order that took what liquidity there was, the rest expired. */
+  ordersExpiredPartial: number;
   rejections: number;
   denials: number;
   cancels: number;
@@ -58,7 +60,7 @@ export interface BotErrorRow {
   at: string;
 }
 
-export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, firstDenialByCode: {}, errors: 0, firstError: null, wallClockReads: 0, firstWallClockRead: null, stopped: null });
+export const newCounters = (): StrategyCounters => ({ ordersAccepted: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, triggeredExpiredUnfilled: 0, ordersExpiredPartial: 0, rejections: 0, denials: 0, cancels: 0, denialsByCode: {}, rejectionsByCode: {}, firstRejectionByCode: {}, firstDenialByCode: {}, errors: 0, firstError: null, wallClockReads: 0, firstWallClockRead: null, stopped: null });
 
 
 /**

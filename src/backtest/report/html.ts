@@ -37,10 +37,16 @@ export function strategyErrorText(s: BacktestReport['summary']): string {
  * Orders that came to nothing without an error code, after the accepted count: `, 11 rejected on
  * arrival (makerOnly ...), 67 expired with nothing filled (...)`, or nothing.
  */
-export function ordersRejectedText(s: Pick<BacktestReport['summary'], 'ordersRejected' | 'ordersExpiredUnfilled'>): string {
+export function ordersRejectedText(s: Pick<BacktestReport['summary'], 'ordersRejected' | 'ordersExpiredUnfilled' | 'ordersExpiredPartial'>): string {
   const rejected = s.ordersRejected > 0 ? `, ${s.ordersRejected} rejected on arrival (makerOnly orders that would have taken liquidity)` : '';
-  return s.ordersExpiredUnfilled > 0 ? `${rejected}, ${s.ordersExpiredUnfilled} ${EXPIRED_UNFILLED}` : rejected;
+  const unfilled = s.ordersExpiredUnfilled > 0 ? `${rejected}, ${s.ordersExpiredUnfilled} ${EXPIRED_UNFILLED}` : rejected;
+  // Reports written before the count existed have none.
+  const partial = s.ordersExpiredPartial ?? 0;
+  return partial > 0 ? `${unfilled}, ${partial} ${EXPIRED_PARTIAL}` : unfilled;
 }
+
+/** What the summary calls an order that filled in part and expired with the rest. */
+export const EXPIRED_PARTIAL = 'expired partly filled (a MARKET or IOC order that took the liquidity there was; the rest expired)';
 
 /**
  * The first rejection of each venue code, what the venue said (`10001: [mm] amend: <message>`),
@@ -268,11 +274,11 @@ export function renderHtml(r: BacktestReport): string {
     .map((sym, k) => `<section><h2>${esc(sym)} mark price, ${durationText(data.candleSec * 1000)} candles, with fills (${r.fills.filter((f) => f.symbol === sym).length}); position below</h2><div class="legend" id="price-legend-${k}">${esc(sym)}: hover a candle for its OHLC and fills</div><div class="chart price" id="price-${k}"></div><p class="note" id="price-note-${k}"></p></section>`)
     .join('\n');
   const stratTable = table(
-    ['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Closing fills won', 'Accepted', 'Rejected on arrival', 'Expired unfilled', 'Cancels', 'Rejections', 'Denials', 'Errors'],
-    Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), usd(x.volume), usd(x.fees), usd(x.realizedPnl), pct(x.fillWinRate, 'n/a'), String(x.ordersAccepted), String(x.ordersRejected), String(x.ordersExpiredUnfilled), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]),
+    ['Strategy', 'Fills', 'Volume', 'Fees', 'Realized PnL', 'Closing fills won', 'Accepted', 'Rejected on arrival', 'Expired unfilled', 'Expired partly filled', 'Cancels', 'Rejections', 'Denials', 'Errors'],
+    Object.entries(r.strategies).map(([id, x]) => [id, String(x.fills), usd(x.volume), usd(x.fees), usd(x.realizedPnl), pct(x.fillWinRate, 'n/a'), String(x.ordersAccepted), String(x.ordersRejected), String(x.ordersExpiredUnfilled), String(x.ordersExpiredPartial ?? 0), String(x.cancels), String(x.rejections), String(x.denials), x.stopped === null ? String(x.errors) : `${x.errors} (stopped: ${x.stopped.reason})`]),
   );
   const counters: Array<[string, string]> = [
-    ['Orders accepted / rejected on arrival / expired unfilled / cancels / rejections / denials', `${s.ordersAccepted} / ${s.ordersRejected} / ${s.ordersExpiredUnfilled} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
+    ['Orders accepted / rejected on arrival / expired unfilled / expired partly filled / cancels / rejections / denials', `${s.ordersAccepted} / ${s.ordersRejected} / ${s.ordersExpiredUnfilled} / ${s.ordersExpiredPartial ?? 0} / ${s.cancels} / ${s.rejections} / ${s.denials}`],
     ['Denials by risk code', codes(s.denialsByCode)],
     ['First denial of each code', firstRejectionLines(s, 'firstDenialByCode').join(' | ') || 'none'],
     ['Rejections by venue code', codes(s.rejectionsByCode)],

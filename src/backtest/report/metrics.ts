@@ -58,6 +58,8 @@ export interface Summary extends Ratios {
   ordersExpiredUnfilled: number;
   /** Of those, orders a triggered stop or take-profit placed: the position it was to close stayed open. */
   triggeredExpiredUnfilled: number;
+  /** Orders ended EXPIRED after filling in part (the rest found no liquidity): not in `ordersExpiredUnfilled`. */
+  ordersExpiredPartial: number;
   cancels: number;
   rejections: number;
   denials: number;
@@ -226,7 +228,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
   const rt = ratios(initial.toNumber(), r.samples.map((s) => ({ time: s.time, equity: Number(s.equity) })), r.endTime - r.startTime, c.maxDrawdown);
   const ts = tradeStats(trades);
   const counters = Object.values(r.strategies);
-  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'ordersExpiredUnfilled' | 'triggeredExpiredUnfilled' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
+  const sum = (k: 'ordersAccepted' | 'ordersRejected' | 'ordersExpiredUnfilled' | 'triggeredExpiredUnfilled' | 'ordersExpiredPartial' | 'cancels' | 'rejections' | 'denials'): number => counters.reduce((s, x) => s + x[k], 0);
   const gross = t.realized.plus(r.finalAsset.unrealizedPnl);
   const bench = benchmarkCurve(r);
   return {
@@ -257,6 +259,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     ordersRejected: sum('ordersRejected'),
     ordersExpiredUnfilled: sum('ordersExpiredUnfilled'),
     triggeredExpiredUnfilled: sum('triggeredExpiredUnfilled'),
+    ordersExpiredPartial: sum('ordersExpiredPartial'),
     cancels: sum('cancels'),
     rejections: sum('rejections'),
     denials: sum('denials'),
@@ -391,6 +394,7 @@ export function perStrategy(r: BacktestResult): Record<string, StrategyRow> {
       ordersRejected: c.ordersRejected,
       ordersExpiredUnfilled: c.ordersExpiredUnfilled,
       triggeredExpiredUnfilled: c.triggeredExpiredUnfilled,
+      ordersExpiredPartial: c.ordersExpiredPartial,
       cancels: c.cancels,
       rejections: c.rejections,
       denials: c.denials,
