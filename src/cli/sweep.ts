@@ -8,7 +8,9 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
+import { BacktestConfigError, loadBacktestConfig, type BacktestConfig } from '../backtest/backtest/config';
+import { codeChange, sweepCode, type SweepCode } from '../backtest/sweep/code';
+import { strategyCodes, type DefinitionCache } from '../backtest/backtest/strategy-module';
 import type { JobResult } from '../backtest/sweep/job';
 import { preparedSweep, runSweep, sweepId, type SweepOutcome } from '../backtest/sweep/sweep';
 import { runHalving } from '../backtest/sweep/halving';
@@ -31,6 +33,9 @@ import { SWEEP_USAGE } from './usage-texts';
 import { makeDirSync } from '../core/dirs';
 
 const RESULTS = 'results.jsonl';
+
+/** --resume over rows of other strategy code: refused (exit 2) with this one line. */
+class SweepCodeChanged extends Error {}
 /** A local sweep with no job finishing for this long prints a progress line. */
 const HEARTBEAT_MS = 10_000;
 
@@ -38,7 +43,8 @@ const HEARTBEAT_MS = 10_000;
  * The rows of an earlier run of this sweep; another sweep's file is refused, not mixed in. With
  * `ignore` (a run that was not asked to resume), such a file is no rows, and `ignore` says why.
  */
-function resumeRows(file: string, id: string, ignore: ((why: string) => void) | undefined, notice: (m: string) => void): JobResult[] {
+function resumeRows(file: string, sweep: { id: string; code: SweepCode; cfg: BacktestConfig }, ignore: ((why: string) => void) | undefined, notice: (m: string) => void): JobResult[] {
+  const { id } = sweep;
   if (!existsSync(file)) return [];
   const out: JobResult[] = [];
   const text = readFileSync(file, 'utf8');
@@ -46,7 +52,7 @@ function resumeRows(file: string, id: string, ignore: ((why: string) => void) | 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (line.trim() === '') continue;
-    let row: { sweep?: unknown; result?: JobResult };
+    let row: { sweep?: unknown; code?: unknown; result?: JobResult };
     try {
       row = JSON.parse(line) as typeof row;
     } catch {
@@ -61,6 +67,15 @@ function resumeRows(file: string, id: string, ignore: ((why: string) => void) | 
         return [];
       }
       throw new BacktestConfigError(file, `line ${i + 1}`, 'a JSON line written by perpkit sweep', line.slice(0, 60));
+    }
+    // Rows of other strategy code: said as such (their id differs too), naming the strategy.
+    const changed = row.sweep === id ? undefined : codeChange(sweep.cfg, row.code, sweep.code);
+    if (changed !== undefined) {
+      if (ignore !== undefined) {
+        ignore(`its rows were computed with other code: ${changed}`);
+        return [];
+      }
+      throw new SweepCodeChanged(`cannot resume from ${file}: its rows were computed with other code: ${changed}; --resume does not mix two versions of the code: --overwrite starts afresh and drops them, or give another --out`);
     }
     if (row.sweep !== id) {
       if (ignore !== undefined) {
@@ -129,7 +144,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Once: the points are checked here (Ctrl+C stops that), and the jobs go to the run as they are.
     // Seconds for a large grid, with nothing else to show: said, so the wait is not a hang.
     if (!quiet) process.stderr.write("sweep: checking the sweep's points before any job runs (Ctrl+C stops)\n");
-    const { jobs: prepared } = await preparedSweep(cfg, stop.signal);
+    const definitions: DefinitionCache = new Map();
+    const { jobs: prepared } = await preparedSweep(cfg, stop.signal, definitions);
     totalJobs = prepared.length;
     const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;
     // A data.from..data.to without events failed every job (exit 1) where a backtest refuses it (exit 2).
@@ -156,13 +172,16 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     }
     makeDirSync(out);
     const data = await Promise.all(cfg.data.files.map((f) => sha256File(f)));
-    const id = sweepId(readFileSync(cfg.file, 'utf8'), prepared, data.map((d) => d.sha256));
+    // The strategies' code as this process loaded it (the points' check loaded them): in the id, every row and sweep.json.
+    const codes = sweepCode(cfg, definitions);
+    const id = sweepId(readFileSync(cfg.file, 'utf8'), prepared, data.map((d) => d.sha256), codes);
     // On the queue the same command resumes (docs/backtesting.md): the rows of this sweep are kept,
     // also when the Redis that held its jobs is gone; --resume also runs the failed ones again.
     const said = (m: string): void => void process.stderr.write(`${m}\n`);
-    const earlier = values.resume === true ? resumeRows(resultsFile, id, undefined, said) : sameCommandResumes ? resumeRows(resultsFile, id, (why) => said(`perpkit sweep: not resuming from ${resultsFile}: ${why}; starting this sweep afresh`), said) : [];
+    const rowsOf = { id, code: codes, cfg };
+    const earlier = values.resume === true ? resumeRows(resultsFile, rowsOf, undefined, said) : sameCommandResumes ? resumeRows(resultsFile, rowsOf, (why) => said(`perpkit sweep: not resuming from ${resultsFile}: ${why}; starting this sweep afresh`), said) : [];
     const done = earlier.filter((r) => r.error === undefined || values.resume !== true);
-    writeFileSync(resultsFile, done.map((r) => `${JSON.stringify({ sweep: id, result: r })}\n`).join(''));
+    writeFileSync(resultsFile, done.map((r) => `${JSON.stringify({ sweep: id, code: codes, result: r })}\n`).join(''));
     const keptFailed = done.filter((r) => r.error !== undefined).length;
     if (!quiet && done.length > 0) process.stderr.write(`resuming: ${done.length} points done, kept from ${resultsFile}${keptFailed > 0 ? ` (${keptFailed} of them failed; --resume runs those again)` : ''}\n`);
     doneRows = done.length;
@@ -176,7 +195,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     let lastSaid = performance.now();
     const onResult = (r: JobResult, n: number, total: number): void => {
       lastSaid = performance.now();
-      appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
+      appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, code: codes, result: r })}\n`);
       doneRows++;
       if (r.error !== undefined) failedSoFar++;
       if (r.error !== undefined) failedRows++;
@@ -196,7 +215,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     if (search.halving !== undefined) {
       const jobs = prepared;
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
-        appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, result: r })}\n`);
+        appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, code: codes, result: r })}\n`);
         doneRows++;
         if (r.error !== undefined) failedRows++;
         phaseResult(phase)(r, n, total);
@@ -237,7 +256,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // What ranked the rows, only: with an objective, sweep.metric (its default, sharpe, when the
     // config has none) ranked nothing, and a reader of the file took it for the ranking figure.
     const byMetric = cfg.sweep.search?.objective === undefined;
-    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, ...(byMetric ? { metric: cfg.sweep.metric } : {}), order: objective.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, counts, rows: o.ranked };
+    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, ...(byMetric ? { metric: cfg.sweep.metric } : {}), order: objective.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, code: Object.fromEntries(strategyCodes(cfg, definitions).map((c) => [c.id, { module: c.module, ...c.code }])), counts, rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys, objective.name));
     const md = toMarkdown(o.ranked, o.keys, objective.name);
@@ -300,6 +319,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       const again = halving ? 'a halving sweep does not resume from them: running the same command again collects what the queue still holds and runs the rest' : 'run the same command again to resume (they are not run again)';
       process.stderr.write(`perpkit sweep: ${e.message}; ${doneRows} job(s) done (${failedRows} failed), their results kept in ${resultsFile}; ${again}\n`);
       return 1;
+    }
+    if (e instanceof SweepCodeChanged) {
+      process.stderr.write(`perpkit sweep: ${e.message}\n`);
+      return 2;
     }
     return reportFailure('sweep', e, values.debug === true);
   } finally {

@@ -393,7 +393,9 @@ export const WORKER_USAGE = `perpkit worker --queue redis://host:port [options]
 
 Runs the jobs of sweeps submitted with perpkit sweep --queue, on worker threads, until stopped.
 Every job names its config and data files by path and sha256; this worker refuses a job whose
-files here have other bytes (the job fails with the reason).
+files here have other bytes (the job fails with the reason). A strategy module is loaded once per
+thread and kept: restart the worker after changing a strategy (a job submitted with other
+strategy code than this worker loaded fails, saying so).
 
 Options:
   --queue <url>        the Redis of the queue (redis://[user:password@]host:port[/db])

@@ -221,6 +221,32 @@ test('a job that leaves a real timer behind fails on its own row; the long-lived
   expect(w.err()).not.toMatch(/stray timer of the late job/);
 });
 
+test('a long-lived worker whose loaded strategy code is not the code a sweep was submitted with fails its jobs, naming the strategy, instead of running stale code', async () => {
+  const code = (n: number): string => `module.exports.default = {
+  name: 'edited', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ v: Number(raw.v ?? 0) }),
+  create: () => ({ onMark: () => [] }),
+};
+// version ${n}
+`;
+  writeFileSync(path.join(dir, 'edited.js'), code(1));
+  const cfgE = writeConfig(dir, 'edited.yaml', { strategies: [{ id: 'e', module: './edited.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'e.v': [1, 2] } } });
+  const w = worker(redis.url);
+  const a = cli(['sweep', cfgE, '--queue', redis.url, '--quiet', '--out', path.join(dir, 'edited-a')]);
+  expect(await a.exited).toBe(0);
+  // The worker has loaded version 1; the file now holds version 2, and the sweep is submitted with it.
+  writeFileSync(path.join(dir, 'edited.js'), code(2));
+  const b = cli(['sweep', cfgE, '--queue', redis.url, '--quiet', '--out', path.join(dir, 'edited-b')]);
+  expect(await b.exited).toBe(1);
+  expect(b.err()).toMatch(/perpkit sweep: 2 of 2 jobs failed; first: job 0 \{"e\.v":1\}: strategy e \(\.\/edited\.js\): the code this worker loaded \(sha256 [0-9a-f]{16}, .*\) is not the code the sweep was submitted with \(sha256 [0-9a-f]{16}\): refusing to run other code; restart the worker \(perpkit worker\)/);
+  // Restarted, the worker loads the files as they are and runs the jobs (--resume reruns the failed ones).
+  w.child.kill('SIGINT');
+  await w.exited;
+  worker(redis.url);
+  const c = cli(['sweep', cfgE, '--queue', redis.url, '--quiet', '--out', path.join(dir, 'edited-b'), '--resume']);
+  expect(await c.exited).toBe(0);
+});
+
 test('a worker SIGKILLed mid-job: its job runs again on another worker, counted once, same table', async () => {
   const out = path.join(dir, 'killed');
   const a = worker(redis.url);

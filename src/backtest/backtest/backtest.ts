@@ -7,7 +7,7 @@ import { checkDataFiles, type BacktestConfig } from './config';
 import { openSource } from './open-source';
 import type { BacktestResult } from './result';
 import { runBacktest, type BacktestLogger, type RunOptions } from './run';
-import { strategySlots, type DefinitionCache } from './strategy-module';
+import { strategyCodes, strategySlots, type DefinitionCache } from './strategy-module';
 
 export interface BacktestOptions {
   /** The strategies' `ctx.log` lines and the bot's; a function gets the replay clock (run.ts `BacktestLogger`). */
@@ -37,9 +37,11 @@ export interface BacktestOutcome {
 
 export async function backtest(cfg: BacktestConfig, opts: BacktestOptions = {}): Promise<BacktestOutcome> {
   checkDataFiles(cfg);
-  const slots = strategySlots(cfg, opts.definitions);
+  const definitions = opts.definitions ?? new Map();
+  const slots = strategySlots(cfg, definitions);
   const { source, kind, cacheBuildMs } = await openSource(cfg.data.files, { cache: opts.cache ?? cfg.data.cache, onNotice: opts.onNotice });
   const result = await runBacktest(cfg, { slots, source, logger: opts.logger, onProgress: opts.onProgress, fullTape: opts.fullTape, signal: opts.signal });
   const listed = new Set(cfg.data.listed ?? cfg.data.files);
-  return { report: buildReport(cfg, result), result, sourceKind: kind, cacheBuildMs, files: cfg.data.files, rotatedParts: cfg.data.files.filter((f) => !listed.has(f)) };
+  const code = strategyCodes(cfg, definitions).map((c) => c.code);
+  return { report: buildReport(cfg, result, code), result, sourceKind: kind, cacheBuildMs, files: cfg.data.files, rotatedParts: cfg.data.files.filter((f) => !listed.has(f)) };
 }

@@ -9,10 +9,19 @@ import { checkConfigParams } from '../../bot/strategy/params-check';
 import { loadStrategySource, StrategySourceError } from '../../bot/strategy-source';
 import type { StrategySlot } from '../../bot/bot';
 import { BacktestConfigError, type BacktestConfig } from './config';
+import { strategyCodeOf, type StrategyCode } from './strategy-code';
 
-export function loadStrategyDefinition(spec: string, baseDir: string, file: string, at: string): { file: string; definition: AnyStrategyDefinition } {
+/** A strategy module loaded: its file, its definition, and its code as loaded (strategy-code.ts). */
+export interface LoadedStrategy {
+  file: string;
+  definition: AnyStrategyDefinition;
+  code: StrategyCode;
+}
+
+export function loadStrategyDefinition(spec: string, baseDir: string, file: string, at: string): LoadedStrategy {
   try {
-    return loadStrategySource(spec, baseDir);
+    const loaded = loadStrategySource(spec, baseDir);
+    return { ...loaded, code: strategyCodeOf(loaded.file) };
   } catch (e) {
     if (e instanceof StrategySourceError) throw new BacktestConfigError(file, at, e.expected, e.got);
     throw e;
@@ -24,7 +33,7 @@ export function loadStrategyDefinition(spec: string, baseDir: string, file: stri
  * resolves each once, not once per point (resolving an example checks its build against every
  * source file of the examples: 100,000 points took most of a minute before the first job).
  */
-export type DefinitionCache = Map<string, { file: string; definition: AnyStrategyDefinition }>;
+export type DefinitionCache = Map<string, LoadedStrategy>;
 
 /** Slots for the bot, with parameters checked by each definition (a bad one is a config error). */
 export function strategySlots(cfg: BacktestConfig, cache?: DefinitionCache): StrategySlot[] {
@@ -36,17 +45,31 @@ export function checkedSlots(cfg: BacktestConfig, cache?: DefinitionCache): { sl
   const decoded: unknown[] = [];
   const slots = cfg.strategies.map((s, i) => {
     const at = `strategies[${i}]`;
-    const key = `${cfg.baseDir}\0${s.module}`;
-    let loaded = cache?.get(key);
-    if (loaded === undefined) {
-      loaded = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `${at}.module`);
-      cache?.set(key, loaded);
-    }
-    const { file: module, definition } = loaded;
+    const { file: module, definition } = loadedStrategy(cfg, i, cache);
     decoded.push(checkConfigParams(definition, s.params, `${at}.params`, (p) => new BacktestConfigError(cfg.file, p.at, p.expected, p.got)).params);
     return { id: s.id, definition, params: s.params, module };
   });
   return { slots, decoded };
+}
+
+/** The module of `cfg.strategies[i]`, loaded once per cache (a config error when it does not load). */
+function loadedStrategy(cfg: BacktestConfig, i: number, cache: DefinitionCache | undefined): LoadedStrategy {
+  const s = cfg.strategies[i];
+  const key = `${cfg.baseDir}\0${s.module}`;
+  let loaded = cache?.get(key);
+  if (loaded === undefined) {
+    loaded = loadStrategyDefinition(s.module, cfg.baseDir, cfg.file, `strategies[${i}].module`);
+    cache?.set(key, loaded);
+  }
+  return loaded;
+}
+
+/**
+ * Each strategy's code as this process loaded it, by strategy id, in config order: part of a
+ * run's identity (report.json `identity.strategies[].code`, a sweep's rows and jobs).
+ */
+export function strategyCodes(cfg: BacktestConfig, cache?: DefinitionCache): Array<{ id: string; module: string; code: StrategyCode }> {
+  return cfg.strategies.map((s, i) => ({ id: s.id, module: s.module, code: loadedStrategy(cfg, i, cache).code }));
 }
 
 /** Symbols the strategies trade (their market-data subscriptions); `decoded`: their params() already made (checkedSlots). */

@@ -1,6 +1,6 @@
 /**
  * Two backtest runs side by side (`perpkit report compare a/ b/`): what differs in what produced
- * them (parameters, data, models, config hash), the headline figures of each with the
+ * them (parameters, strategy code, data, models, config hash), the headline figures of each with the
  * difference, and both equity curves on one chart as a return from the start (so runs with
  * different balances compare). Reads report.json files only.
  */
@@ -10,6 +10,7 @@ import { CHART_LIBRARY_NOTE, chartLibrary } from './chart-script';
 import { esc, iso, jsonForScript, num2, pct, usd } from './format';
 import { durationText, ratioText } from './ratios';
 import { REPORT_FORMAT, type BacktestReport } from './report';
+import type { StrategyCode } from '../backtest/strategy-code';
 
 /** A report.json, from its directory or its path; one-line errors that name the file and the rule. */
 export function loadReport(where: string): { file: string; report: BacktestReport } {
@@ -41,7 +42,10 @@ export function identityRows(a: BacktestReport, b: BacktestReport): Row[] {
   const line = (r: BacktestReport): Record<string, string> => {
     const id = r.identity;
     const out: Record<string, string> = {};
-    for (const s of id.strategies) out[`strategy ${s.id}`] = `${s.module} ${JSON.stringify(s.params)}`;
+    for (const s of id.strategies) {
+      out[`strategy ${s.id}`] = `${s.module} ${JSON.stringify(s.params)}`;
+      out[`strategy ${s.id} code`] = codeText(s.code);
+    }
     id.data.forEach((d, i) => (out[`data ${i + 1}`] = `${d.file} sha256 ${d.sha256.slice(0, 16)}`));
     out['time range'] = `${iso(id.range.start)} to ${iso(id.range.end)} (${durationText(id.range.end - id.range.start)})`;
     out['mark prices'] = id.marks.join('; ');
@@ -57,6 +61,11 @@ export function identityRows(a: BacktestReport, b: BacktestReport): Row[] {
   const lb = line(b);
   const keys = [...Object.keys(la), ...Object.keys(lb).filter((k) => !(k in la))];
   return keys.map((k): Row => [k, la[k] ?? '(none)', lb[k] ?? '(none)', la[k] === lb[k] ? 'same' : 'differs']);
+}
+
+/** A strategy's code as compared: its hash and the files hashed (report.json identity.strategies[].code). */
+export function codeText(code: StrategyCode | undefined): string {
+  return code === undefined ? '(not recorded: a report of an older perpkit)' : `sha256 ${code.sha256} of ${code.files.join(', ')}`;
 }
 
 /** The headline figures of both runs and their difference (b - a) where it means something. */
@@ -94,7 +103,7 @@ export function compareText(a: BacktestReport, b: BacktestReport, names: [string
   const w = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c].length)));
   const cut = (s: string, n: number): string => (s.length > 60 ? `${s.slice(0, 59)}…` : s.padEnd(Math.min(60, n)));
   const diffs = identityRows(a, b).filter((r) => r[3] === 'differs');
-  const what = diffs.length === 0 ? 'Nothing differs in what produced them (same strategy, parameters, data, models and config hash).\n' : `What differs in what produced them:\n${diffs.map((r) => `  ${r[0]}\n    a: ${r[1]}\n    b: ${r[2]}\n`).join('')}`;
+  const what = diffs.length === 0 ? 'Nothing differs in what produced them (same strategy, strategy code, parameters, data, models and config hash).\n' : `What differs in what produced them:\n${diffs.map((r) => `  ${r[0]}\n    a: ${r[1]}\n    b: ${r[2]}\n`).join('')}`;
   return `a: ${names[0]}\nb: ${names[1]}\n${rows.map((r) => r.map((c, i) => cut(c, w[i])).join('  ').trimEnd()).join('\n')}\n${what}`;
 }
 

@@ -194,7 +194,7 @@ export function reportNotices(r: BacktestReport): string[] {
 function identityTable(r: BacktestReport): string {
   const id = r.identity;
   const rows: Array<[string, string | { html: string }]> = [
-    ...id.strategies.map((s): [string, string | { html: string }] => [`Strategy ${s.id}`, { html: `<b>${esc(s.module)}</b> <code>${esc(JSON.stringify(s.params))}</code>` }]),
+    ...id.strategies.map((s): [string, string | { html: string }] => [`Strategy ${s.id}`, { html: `<b>${esc(s.module)}</b> <code>${esc(JSON.stringify(s.params))}</code>${s.code === undefined ? '' : ` <code class="hash">code sha256 ${esc(s.code.sha256)} (${esc(s.code.files.join(', '))})</code>`}` }]),
     ...id.data.map((d, i): [string, string | { html: string }] => [i === 0 ? 'Data' : '', { html: `${esc(d.file)} (${(d.bytes / 1e6).toFixed(1)} MB) <code class="hash">sha256 ${esc(d.sha256)}</code>` }]),
     ['Time range', `${iso(id.range.start)} to ${iso(id.range.end)} (${durationText(id.range.end - id.range.start)})${id.range.from !== null || id.range.to !== null ? `; configured ${id.range.from === null ? 'start' : iso(id.range.from)} to ${id.range.to === null ? 'end' : iso(id.range.to)}` : ''}`],
     ['Mark prices', id.marks.join('; ')],

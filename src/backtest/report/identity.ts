@@ -1,17 +1,20 @@
 /**
  * What produced a report: strategy, parameters, data files (sha256, size, the time range
  * replayed), how marks were obtained, the fill and latency models, the perpkit version and the
- * hash of the effective config. Two reports with the same identity came from the same inputs;
- * sweep points differ in their parameters and so in their config hash.
+ * hash of the effective config, and each strategy's code as loaded (strategy-code.ts). Two
+ * reports with the same identity came from the same inputs; sweep points differ in their
+ * parameters and so in their config hash.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BacktestConfig } from '../backtest/config';
 import type { BacktestResult } from '../backtest/result';
+import type { StrategyCode } from '../backtest/strategy-code';
 
 export interface ReportIdentity {
-  strategies: Array<{ id: string; module: string; params: Record<string, unknown> }>;
+  /** `code`: the module's code as the run loaded it (absent from reports built without loading modules). */
+  strategies: Array<{ id: string; module: string; params: Record<string, unknown>; code?: StrategyCode }>;
   data: Array<{ file: string; bytes: number; sha256: string }>;
   /** The time range replayed (first to last event applied), and the one configured. */
   range: { start: number; end: number; from: number | null; to: number | null };
@@ -67,14 +70,14 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export function identityOf(cfg: BacktestConfig, r: BacktestResult, effectiveConfig: unknown, relFiles: string[]): ReportIdentity {
+export function identityOf(cfg: BacktestConfig, r: BacktestResult, effectiveConfig: unknown, relFiles: string[], code?: ReadonlyArray<StrategyCode | undefined>): ReportIdentity {
   const marks = r.symbols.map((s) => {
     const m = r.marks[s];
     return m === undefined ? `${s}: recorded from the venue's mark price stream` : `${s}: ${m.source}, ${m.method}`;
   });
   const l = cfg.latency;
   return {
-    strategies: cfg.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
+    strategies: cfg.strategies.map((s, i) => ({ id: s.id, module: s.module, params: s.params, ...(code?.[i] !== undefined ? { code: code[i] } : {}) })),
     data: cfg.data.files.map((f, i) => ({ file: relFiles[i], bytes: statSync(f).size, sha256: fileSha256(f) })),
     range: { start: r.startTime, end: r.endTime, from: cfg.data.from ?? null, to: cfg.data.to ?? null },
     marks,

@@ -5,6 +5,7 @@
  */
 import { configRelative, type BacktestConfig } from '../backtest/config';
 import type { BacktestResult, FillRow } from '../backtest/result';
+import type { StrategyCode } from '../backtest/strategy-code';
 import { identityOf, type ReportIdentity } from './identity';
 import { benchmarkCurve, perStrategy, periodFor, periods, summarize, type PeriodRow, type StrategyRow, type Summary } from './metrics';
 import { round } from './round';
@@ -70,7 +71,8 @@ export interface BacktestReport {
   engine: { audit: BacktestResult['audit']; bot: BacktestResult['botStats'] };
 }
 
-export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestReport {
+/** `code`: each strategy's code as the run loaded it, in config order (strategyCodes), for the identity. */
+export function buildReport(cfg: BacktestConfig, r: BacktestResult, code?: ReadonlyArray<StrategyCode | undefined>): BacktestReport {
   let peak = -Infinity;
   const equity = r.samples.map((s): [number, string, number, ...string[]] => {
     const e = Number(s.equity);
@@ -98,7 +100,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult): BacktestRep
   return {
     format: REPORT_FORMAT,
     version: 2,
-    identity: identityOf(cfg, r, config, files),
+    identity: identityOf(cfg, r, config, files, code),
     config,
     data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), gaps: r.gaps, silences: r.silences, importSkipped: r.importSkipped, tape: r.tape },
     summary: summarize(r, trades),

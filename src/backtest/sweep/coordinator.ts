@@ -57,11 +57,11 @@ export interface QueuedSweepOutcome extends SweepOutcome {
   queueId: string;
 }
 
-/** The sweep's identity on the queue: its config's bytes, its points and seeds, its data's bytes. */
+/** The sweep's identity on the queue: its config's bytes, its points and seeds, its data's bytes, its strategies' code. */
 export function queueSweepId(files: JobFiles, jobs: SweepJob[]): string {
   const h = createHash('sha256').update(files.config.sha256);
   for (const d of files.data) h.update(`\0${d.sha256}`);
-  h.update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed, j.window ?? null, j.keepEquity === true])));
+  h.update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed, j.window ?? null, j.keepEquity === true, j.code ?? null])));
   return h.digest('hex').slice(0, 16);
 }
 

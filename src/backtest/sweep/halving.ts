@@ -74,7 +74,7 @@ export async function runHalving(cfg: BacktestConfig, spec: HalvingSpec, objecti
     const base = offset;
     const jobs: SweepJob[] = alive.map((pi, k) => {
       const index = r === 0 ? pi : base + k;
-      return { configFile: jobConfigFile(cfg), index, point: points[pi].point, seed: jobSeed(s.seed, index), window: windows[r] };
+      return { configFile: jobConfigFile(cfg), index, point: points[pi].point, seed: jobSeed(s.seed, index), window: windows[r], ...(points[pi].code !== undefined ? { code: points[pi].code } : {}) };
     });
     offset += r === 0 ? points.length : alive.length;
     const res = await run(jobs, `halving round ${r + 1}/${spec.rounds}`);

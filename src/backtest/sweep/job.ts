@@ -11,6 +11,7 @@ import type { DefinitionCache } from '../backtest/strategy-module';
 import type { Summary } from '../report/metrics';
 import { strategyErrorText } from '../report/html';
 import type { Point } from './points';
+import { staleCode, type SweepCode } from './code';
 
 export interface SweepJob {
   /** Absolute path of the backtest config. */
@@ -22,6 +23,11 @@ export interface SweepJob {
   window?: { from: number; to: number };
   /** Return the equity curve too (walk-forward test windows, to stitch them). */
   keepEquity?: boolean;
+  /**
+   * Each strategy's code as the coordinator loaded it (code.ts): a thread whose loaded code
+   * differs fails the job rather than run other code. Absent: not checked.
+   */
+  code?: SweepCode;
 }
 
 export interface JobResult {
@@ -59,7 +65,8 @@ export function applyPoint(cfg: BacktestConfig, point: Point): BacktestConfig {
  * local sweep runs thousands of jobs, each of which resolved its modules anew (for an example
  * strategy, a stat of every example source file). A module that fails to resolve is not kept.
  * Node's module cache already kept a loaded module's code for the thread's life: a changed
- * strategy file reaches a long-lived worker when it is restarted, as before.
+ * strategy file reaches a long-lived worker when it is restarted, and until then the worker fails
+ * the jobs submitted with the changed code (their `code`), naming the strategy.
  */
 const definitions: DefinitionCache = new Map();
 
@@ -72,6 +79,8 @@ export async function runJob(job: SweepJob): Promise<JobResult> {
   try {
     const loaded = applyPoint(loadBacktestConfig(job.configFile), job.point);
     const cfg = job.window === undefined ? loaded : { ...loaded, data: { ...loaded.data, from: job.window.from, to: job.window.to } };
+    const stale = job.code === undefined ? undefined : staleCode(cfg, job.code, definitions);
+    if (stale !== undefined) return { index: job.index, point: job.point, seed: job.seed, summary: undefined, error: stale };
     const { report } = await backtest(cfg, { definitions });
     const s = report.summary;
     const error = s.strategyErrors > 0 ? `strategies threw ${s.strategyErrors} times; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}` : undefined;

@@ -12,6 +12,7 @@ import { eachPoint, jobSeed, sweepPoints, type Point } from './points';
 import { runPool, throwIfStopped } from './pool';
 import { objectiveOf } from './options';
 import { rankBy, type RankedRow } from './table';
+import { sweepCode, type SweepCode } from './code';
 
 /** How long checkPoints runs between turns of the event loop (where a stop signal is seen). */
 const YIELD_EVERY_MS = 50;
@@ -71,8 +72,7 @@ export async function stoppableSweepJobs(cfg: BacktestConfig, signal?: AbortSign
  * misspelt or wrongly typed parameter, or a symbol the data lacks, is found now, not after every
  * job failed on it.
  */
-export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[], signal?: AbortSignal): Promise<void> {
-  const definitions: DefinitionCache = new Map();
+export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[], signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<void> {
   const turn = yielder(signal);
   for (const job of jobs) {
     // A large grid takes seconds here: Ctrl+C (its handler runs between turns) stops it meanwhile.
@@ -115,16 +115,19 @@ export interface SweepRunOptions {
 /**
  * The sweep's jobs, once its block, data files, points and objective are checked (a bad one
  * throws before anything runs): the start of a sweep on threads or on the queue alike. `signal`
- * stops it (SweepStopped) while it checks the points.
+ * stops it (SweepStopped) while it checks the points. Each job gets the strategies' code as
+ * loaded here; `definitions` keeps the modules loaded (for the caller's sweepCode).
  */
-export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
+export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
   const sweep = cfg.sweep;
   if (!sweep) throw new Error(`${cfg.file}: the config has no sweep block`);
   const jobs = await stoppableSweepJobs(cfg, signal);
   checkDataFiles(cfg);
   const header = mergeHeaders(await fileHeaders(cfg.data.files));
-  await checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol), signal);
+  await checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol), signal, definitions);
   objectiveOf(cfg);
+  const code = sweepCode(cfg, definitions);
+  for (const j of jobs) j.code = code;
   return { sweep, jobs };
 }
 
@@ -157,12 +160,14 @@ export function rankResults(cfg: BacktestConfig, results: JobResult[]): RankedRo
 }
 
 /**
- * Identity of a sweep for --resume: its config file's bytes, its points and the sha256 of each of
+ * Identity of a sweep for --resume: its config file's bytes, its points, the sha256 of each of
  * its recordings (without them, a recording written anew under the same name resumed with the
- * rows of the old data, and mixed them with the new in one table).
+ * rows of the old data, and mixed them with the new in one table) and its strategies' code (an
+ * edited strategy mixed rows of the old code and the new).
  */
-export function sweepId(configText: string, jobs: SweepJob[], dataSha256: readonly string[]): string {
+export function sweepId(configText: string, jobs: SweepJob[], dataSha256: readonly string[], code: SweepCode): string {
   const h = createHash('sha256').update(configText).update(JSON.stringify(jobs.map((j) => [j.index, j.point, j.seed])));
   for (const d of dataSha256) h.update(`\0${d}`);
+  for (const id of Object.keys(code).sort()) h.update(`\0${id}:${code[id]}`);
   return h.digest('hex').slice(0, 16);
 }

@@ -88,7 +88,9 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   const { from, to } = range;
   const cuts = windowsWithin(cfg, spec, from, to);
   const P = points.length;
-  const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}) });
+  // The code the sweep's points were prepared with (preparedSweep): every window runs that code.
+  const code = points[0]?.code;
+  const job = (index: number, point: Point, window: { from: number; to: number }, keepEquity: boolean): SweepJob => ({ configFile: jobConfigFile(cfg), index, point, seed: jobSeed(s.seed, index), window, ...(keepEquity ? { keepEquity } : {}), ...(code !== undefined ? { code } : {}) });
 
   const trainJobs = cuts.flatMap((c, w) => points.map((p) => job(P + w * P + p.index, p.point, c.train, false)));
   const trained = await run(trainJobs, 'walk-forward training');
