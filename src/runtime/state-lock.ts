@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { isRecord } from '../core/config-errors';
 import { makeDir } from '../core/dirs';
 import { errMessage } from '../core/errors';
+import { isProcessAlive } from '../core/processes';
 import { StateFileError } from './state-store';
 
 export interface LockHolder {
@@ -43,12 +44,7 @@ async function readHolder(file: string): Promise<LockHolder | undefined> {
 function mayBeRunning(h: LockHolder, file: string): boolean {
   if (h.host !== hostname()) return true;
   if (h.pid === process.pid) return heldHere.has(file);
-  try {
-    process.kill(h.pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isProcessAlive(h.pid);
 }
 
 export class StateFileLock {

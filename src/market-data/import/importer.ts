@@ -16,8 +16,7 @@
  *   to the tick, index = mark, funding rate 0, the next 8-hour funding time; the header says so.
  */
 import { once } from 'node:events';
-import { createWriteStream, existsSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { createWriteStream, existsSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
 import { fromScaledInt, toScaledInt, toScaledIntIn } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
@@ -27,6 +26,7 @@ import type { L2Book } from '../l2-book';
 import { AnnouncedFunding } from '../funding-times';
 import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
+import { removeStaleTemps } from './stale-temps';
 
 /**
  * gzip level of imported recordings. 5, not the recorder's 6: compression is the larger half of an
@@ -129,46 +129,6 @@ function distinct(seen: Set<number>, text: string, start: number, end: number): 
   const v = toScaledIntIn(text, start, end, SCALE);
   if (v !== undefined && v > 0) seen.add(v);
   return seen.size >= TRUSTED_VALUES ? undefined : seen;
-}
-
-/** Is a process of this id running (one that may still be writing its temporary files)? */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: unknown }).code === 'EPERM';
-  }
-}
-
-/**
- * Removes the temporary files an import to `out` left when it was killed (`kill -9`, a power
- * loss: no cleanup ran), `<out>.body-<pid>.tmp` and `<out>.<pid>.tmp` of a process that is gone;
- * those of a running import are left alone. Returns the paths removed.
- */
-export function removeStaleTemps(out: string): string[] {
-  const dir = dirname(out);
-  const name = basename(out);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const n of names.sort()) {
-    if (!n.startsWith(`${name}.`)) continue;
-    const m = /^(?:body-)?(\d+)\.tmp$/.exec(n.slice(name.length + 1));
-    if (m === null || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-    const p = join(dir, n);
-    try {
-      unlinkSync(p);
-      removed.push(p);
-    } catch {
-      // Gone already, or not ours to remove: left.
-    }
-  }
-  return removed;
 }
 
 export abstract class RecordingImporter<S extends SymBase> {
