@@ -60,7 +60,11 @@ describe('local exchange replay with the L2 fill model', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('queues a resting bid behind the recorded level, walks a crossing buy through the recorded asks, ', async () => {
+  /**
+   * Replays the recording in lock step on a frozen clock through the L2 model, running `atStep3`
+   * (the user's orders) at the third barrier; the replay has run to its end when it resolves.
+   */
+  async function replayWithOrders(atStep3: (client: PerpClient) => Promise<unknown>): Promise<{ ex: TestExchange; client: PerpClient; userId: string; replay: ReplayService }> {
     const file = recording(dir);
     const clock = new TestClock();
     clock.freeze(T0);
@@ -81,8 +85,7 @@ describe('local exchange replay with the L2 fill model', () => {
         barrier: async () => {
           if (++step !== 3) return;
           try {
-            await client.orders.placeOrder({ symbol: S, type: 'LIMIT', side: 'BUY', price: '60000.0', quantity: '0.200', timeInForce: 'GTC', clientOrderId: 'rest' });
-            await client.orders.placeOrder({ symbol: S, type: 'LIMIT', side: 'BUY', price: '60000.6', quantity: '0.600', timeInForce: 'IOC', clientOrderId: 'take' });
+            await atStep3(client);
           } catch (e) {
             failure = e;
           }
@@ -91,12 +94,20 @@ describe('local exchange replay with the L2 fill model', () => {
     });
     await replayToEnd(replay);
     expect(failure).toBeUndefined();
+    return { ex, client, userId: user.userId, replay };
+  }
+
+  it('queues a resting bid behind the recorded level, walks a crossing buy through the recorded asks, ', async () => {
+    const { ex, userId, replay } = await replayWithOrders(async (client) => {
+      await client.orders.placeOrder({ symbol: S, type: 'LIMIT', side: 'BUY', price: '60000.0', quantity: '0.200', timeInForce: 'GTC', clientOrderId: 'rest' });
+      await client.orders.placeOrder({ symbol: S, type: 'LIMIT', side: 'BUY', price: '60000.6', quantity: '0.600', timeInForce: 'IOC', clientOrderId: 'take' });
+    });
     expect(replay.finished).toBe(true);
 
     const engine = ex.server.core.engine;
-    const order = (cid: string): { executedQty: string; status: string } => engine.queryOrder(user.userId, { symbol: S, clientOrderId: cid });
+    const order = (cid: string): { executedQty: string; status: string } => engine.queryOrder(userId, { symbol: S, clientOrderId: cid });
     expect(order('take')).toMatchObject({ executedQty: '0.6', status: 'FILLED' });
-    const fills = engine.tradeHistory(user.userId, { symbol: S }).list.map((t) => [t.price, t.quantity]).reverse();
+    const fills = engine.tradeHistory(userId, { symbol: S }).list.map((t) => [t.price, t.quantity]).reverse();
     expect(fills).toEqual([['60000.5', '0.3'], ['60000.6', '0.3'], ['60000', '0.1']]);
     expect(order('rest')).toMatchObject({ executedQty: '0.1', status: 'PARTIALLY_FILLED' });
     expect(replay.stats?.l2).toMatchObject({ queue: 'risk-averse', snapshots: 1, queueHeld: 1, atPriceFills: 1, takers: 1, levelsPlaced: 1 });
@@ -142,39 +153,11 @@ describe('local exchange replay with the L2 fill model', () => {
   });
 
   it('moves the last price on every recorded trade: a stop on last price (CONTRACT_PRICE) triggers, and public trades show the market', async () => {
-    const file = recording(dir);
-    const clock = new TestClock();
-    clock.freeze(T0);
-    const ex = await startTestExchange({ auth: { accessTokenTtlMs: 24 * 3600_000 } }, { clock });
-    running.push(ex);
-    const user = await ex.createUser({ balance: '100000' });
-    const client = new PerpClient({ baseUrl: ex.url, clock });
-    await client.login(user.username, user.password);
-    let step = 0;
-    let failure: unknown;
-    const replay = new ReplayService({
-      core: ex.server.core,
-      files: [file],
-      speed: 'max',
-      fill: { book: 'l2', queue: { model: 'risk-averse' } },
-      lockStep: {
-        before: (x) => clock.freeze(x.t),
-        barrier: async () => {
-          if (++step !== 3) return;
-          try {
-            // Sells 0.1 once the last price is 60000.0 or lower: the recorded sales reach no order of the user's.
-            await client.orders.placeConditionOrder({ symbol: S, type: 'STOP_MARKET', side: 'SELL', quantity: '0.100', stopPrice: '60000.0', workingType: 'CONTRACT_PRICE', clientOrderId: 'stop' });
-          } catch (e) {
-            failure = e;
-          }
-        },
-      },
-    });
-    await replayToEnd(replay);
-    expect(failure).toBeUndefined();
+    // Sells 0.1 once the last price is 60000.0 or lower: the recorded sales reach no order of the user's.
+    const { ex, client, userId } = await replayWithOrders((c) => c.orders.placeConditionOrder({ symbol: S, type: 'STOP_MARKET', side: 'SELL', quantity: '0.100', stopPrice: '60000.0', workingType: 'CONTRACT_PRICE', clientOrderId: 'stop' }));
     const engine = ex.server.core.engine;
     expect(engine.marketState(S).lastPrice).toBe('60000');
-    const stop = engine.conditionHistory(user.userId, { symbol: S }).list.find((c) => c.clientOrderId === 'stop');
+    const stop = engine.conditionHistory(userId, { symbol: S }).list.find((c) => c.clientOrderId === 'stop');
     expect(stop?.conditionStatus).toBe('TRIGGERED');
     // The recorded trades are the market's public trades, as the top model's re-enactment shows them.
     const trades = (await client.market.getMarketTrades({ symbol: S, limit: 10 })).list;
