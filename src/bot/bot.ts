@@ -586,7 +586,7 @@ export class Bot {
       const d = this.closing && !cancel ? stoppingDenial() : r.paused !== undefined && !cancel ? pausedDenial(r.slot.id, r.paused) : this.risk.check(intent, { state: this.cache, symbols: this.symbols, tracker: this.tracker, clock: this.opts.clock, pending: this.executor.pendingOrders });
       if (!d.ok) {
         const now = this.opts.clock.now();
-        if (!cancel && r.denials.denied(d.code, d.reason, now)) this.opts.logger.warn({ strategy: r.slot.id, code: d.code }, `strategy ${r.slot.id} trades nothing: ${r.denials.blocked() ?? ''}`);
+        if (!cancel && r.denials.denied(d.code, d.reason, now)) this.opts.logger.warn({ strategy: r.slot.id, lastDenial: d.code }, `strategy ${r.slot.id} trades nothing: ${r.denials.blocked() ?? ''}`);
         this.bus.publish({ type: 'denial', time: now, strategyId: r.slot.id, intent, code: d.code, reason: d.reason });
         continue;
       }
