@@ -176,51 +176,38 @@ export class Engine {
   }
 
   /**
-   * Stops the private events (order, condition, strategy order, account) of a user whom nobody
-   * listens to, such as a backtest's tape accounts: building their records (an account update
-   * formats the asset and every position) is most of the cost of a tape order. The user's state,
-   * queries and public trades are unaffected.
+   * Stops the private events of a user nobody listens to (a backtest's tape accounts): building
+   * them is most of what a tape order costs. State, queries and public trades are unaffected.
    */
   muteEvents(userId: string): void {
     this.s.muted.add(userId);
   }
 
-  /**
-   * A hook around the orders the engine places itself that may take liquidity (triggered
-   * conditions' orders, strategy orders' sub-orders; state.ts `TakingHook`): a replay's `l2`
-   * book mode walks the recorded levels for them as for a participant's own orders.
-   */
+  /** Around the orders the engine places itself (state.ts `TakingHook`): a replay's l2 book walks its levels for them. */
   setTakingHook(hook: TakingHook | undefined): void {
     this.s.taking = hook;
   }
 
   /**
-   * Lets the owner say whose account, condition and strategy-order events are wanted, e.g. the
-   * local exchange: only users with a private stream open (a stream carries live events only, so
-   * a user who connects later has missed nothing it would have been sent). Those events of other
-   * users are not built; an account update (asset and every position of the symbol, formatted)
-   * is the dearest part of an order. Order events always come out: they also tell market data
-   * that a book changed.
+   * Whose account, condition and strategy-order events are wanted (the local exchange: users with
+   * a private stream open; a stream carries live events only). Those of others are not built: an
+   * account update is the dearest part of an order. Order events always come out (market data).
    */
   setPrivateEventFilter(wanted: (userId: string) => boolean): void {
     this.s.privateFilter = wanted;
   }
 
   /**
-   * Orders of this user are neither checked against nor freeze margin: for a replay's tape
-   * accounts, whose balance stands for the rest of the market (the check could never fail, and
-   * working it out is most of what a tape quote costs), and it is never liquidated. Fills still
-   * settle into its wallet and positions, and funding, as for anyone.
+   * No margin check or freeze for this user's orders, and no liquidation: a replay's tape accounts
+   * stand for the rest of the market. Fills, positions and funding settle as for anyone.
    */
   exemptFromMargin(userId: string): void {
     this.s.marginExempt.add(userId);
   }
 
   /**
-   * The user's orders are dropped from the engine once final: no order history, and queries for
-   * them answer ORDER_NOT_FOUND. For accounts whose history nobody reads, such as a replay's tape,
-   * which places an order or two per recorded trade or depth line: without this the engine's
-   * memory grows with the length of the recording. Trades and account changes are kept.
+   * The user's orders are dropped once final (queries answer ORDER_NOT_FOUND): for a replay's tape,
+   * whose orders would grow memory with the recording. Trades and account changes are kept.
    */
   forgetFinalOrders(userId: string): void {
     // From now on the account's client id index is kept whole (orders/client-ids.ts).
