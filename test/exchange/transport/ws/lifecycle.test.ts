@@ -4,8 +4,10 @@ describe('ws heartbeat, cleanup and shutdown', () => {
   let w: World;
   afterEach(() => w.close());
 
+  // deadAfterMs 600, not 150: under a full test run (two jest workers on two cores) an event-loop
+  // stall past 150 ms cut the healthy clients too. The bounds leave 400 ms for such a stall.
   it('pings every pingIntervalMs; a client that never answers is cut within deadAfterMs, healthy ones stay', async () => {
-    w = await startWorld({ ws: { pingIntervalMs: 50, deadAfterMs: 150 } });
+    w = await startWorld({ ws: { pingIntervalMs: 100, deadAfterMs: 600 } });
     await w.createUser('a');
     const healthy = await w.connect(w.publicUrl());
     const healthyPrivate = await w.connect(w.privateUrl(w.listenKeys.create('a').listenKey));
@@ -17,24 +19,24 @@ describe('ws heartbeat, cleanup and shutdown', () => {
     const closed = await mute.closed;
     const lived = Date.now() - opened;
     expect(closed.code).toBe(1006);
-    expect(lived).toBeGreaterThanOrEqual(140);
-    expect(lived).toBeLessThan(150 + 100);
+    expect(lived).toBeGreaterThanOrEqual(590);
+    expect(lived).toBeLessThan(600 + 400);
     await new Promise((r) => setTimeout(r, 400));
     expect(healthy.ws.readyState).toBe(healthy.ws.OPEN);
     expect(healthyPrivate.ws.readyState).toBe(healthyPrivate.ws.OPEN);
-    expect(pings).toBeGreaterThanOrEqual(8);
+    expect(pings).toBeGreaterThanOrEqual(6);
     expect(w.gateway.connectionCount).toBe(2);
   });
 
   it('a client that answered for a while and then stops reading is cut', async () => {
-    w = await startWorld({ ws: { pingIntervalMs: 50, deadAfterMs: 150 } });
+    w = await startWorld({ ws: { pingIntervalMs: 100, deadAfterMs: 600 } });
     const c = await w.connect(w.publicUrl());
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 800));
     expect(w.gateway.connectionCount).toBe(1);
     c.ws.pause();
     const paused = Date.now();
-    await until(() => w.gateway.connectionCount === 0, 2000, 'the paused client to be cut');
-    expect(Date.now() - paused).toBeLessThan(150 + 50 + 100);
+    await until(() => w.gateway.connectionCount === 0, 5000, 'the paused client to be cut');
+    expect(Date.now() - paused).toBeLessThan(600 + 100 + 400);
   });
 
   it('many connections opened and closed leave no listeners and no index entries behind', async () => {
