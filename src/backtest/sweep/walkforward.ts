@@ -156,7 +156,10 @@ export function walkForwardMarkdown(o: WalkForwardOutcome, keys: string[]): stri
   o.windows.forEach((w, i) => {
     const r = w.result;
     const testCell = r === null ? (w.best === null ? 'not run: no point ranked in training' : 'not run') : r.error !== null ? `FAILED: ${r.error}` : pct(r.return);
-    lines.push(`| ${i} | ${iso(w.train.from)} to ${iso(w.train.to)} | ${iso(w.test.from)} to ${iso(w.test.to)} | ${w.best === null ? '-' : keys.map((k) => `${k}=${String(w.best?.point[k])}`).join(', ')} | ${num(w.best?.score ?? null)} | ${testCell.replace(/\|/g, '\\|')} | ${num(r?.score ?? null)} | ${r?.fills ?? '-'} |`);
+    // A test window the objective does not score (sweep.minTrades) said why, as walkforward.json
+    // does: its return still counts in the stitched curve (the point traded there, however little).
+    const testScore = r !== null && r.excluded !== null ? `not scored: ${r.excluded} (its return counts in the stitched curve)` : num(r?.score ?? null);
+    lines.push(`| ${i} | ${iso(w.train.from)} to ${iso(w.train.to)} | ${iso(w.test.from)} to ${iso(w.test.to)} | ${w.best === null ? '-' : keys.map((k) => `${k}=${String(w.best?.point[k])}`).join(', ')} | ${num(w.best?.score ?? null)} | ${testCell.replace(/\|/g, '\\|')} | ${testScore.replace(/\|/g, '\\|')} | ${r?.fills ?? '-'} |`);
   });
   return `${lines.join('\n')}\n`;
 }
