@@ -203,8 +203,10 @@ export class BotDaemon {
       this.stateLock = lock;
       if (!got.held) this.log.warn({ stateFile: c.stateFile, lockFile: lock.file, err: got.why }, 'the state file could not be locked: nothing stops a second bot from using it');
       else if (got.tookOverFrom !== undefined) {
+        // An unreadable lock: its bot died while writing it, so a pid of 0 would only mislead.
         const t = got.tookOverFrom;
-        this.log.warn({ stateFile: c.stateFile, pid: t.pid, host: t.host, since: t.since }, `the state file's lock was left by a bot that is no longer running (pid ${t.pid}): the last run did not stop cleanly; taken over`);
+        const who = t === 'unreadable' ? 'an unreadable lock' : `pid ${t.pid}`;
+        this.log.warn({ stateFile: c.stateFile, ...(t === 'unreadable' ? {} : { pid: t.pid, host: t.host, since: t.since }) }, `the state file's lock was left by a bot that is no longer running (${who}): the last run did not stop cleanly; taken over`);
       }
     }
     try {

@@ -25,7 +25,7 @@ export interface LockHolder {
 }
 
 /** Held: the lock is this process's (maybe taken over from a bot no longer running); not held: it could not be made (the state file's folder cannot be written either). */
-export type LockOutcome = { held: true; tookOverFrom?: LockHolder } | { held: false; why: string };
+export type LockOutcome = { held: true; tookOverFrom?: LockHolder | 'unreadable' } | { held: false; why: string };
 
 /** Lock files this process holds, by absolute path (two daemons in one process are two bots too). */
 const heldHere = new Set<string>();
@@ -58,7 +58,7 @@ export class StateFileLock {
   /** Takes the lock; throws StateFileError when another bot holds it. */
   async acquire(now: number): Promise<LockOutcome> {
     const me: LockHolder = { pid: process.pid, host: hostname(), since: now };
-    let tookOverFrom: LockHolder | undefined;
+    let tookOverFrom: LockHolder | 'unreadable' | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
         await makeDir(path.dirname(this.file));
@@ -82,7 +82,7 @@ export class StateFileLock {
         );
       }
       // Left by a bot no longer running (or unreadable: a crash while it was written).
-      tookOverFrom = holder ?? { pid: 0, host: 'unknown', since: 0 };
+      tookOverFrom = holder ?? 'unreadable';
       await fs.rm(this.file, { force: true });
     }
   }
