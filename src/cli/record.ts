@@ -212,7 +212,9 @@ export async function runRecord(argv: string[]): Promise<number> {
           () => {
             process.off('SIGINT', onSignal);
             process.off('SIGTERM', onSignal);
-            process.stdout.write(`closed ${recorder.stats.files.join(', ')} (${recorder.stats.events} events, ${recorder.stats.gaps} gaps${recorder.stats.dropped > 0 ? `, ${recorder.stats.dropped} events dropped: the disk fell more than 32 MiB behind` : ''})\n`);
+            const st = recorder.stats;
+            const late = st.late > 0 ? `, ${st.late} pushes stamped up to ${st.lateMaxMs} ms before the line before them, written at its time (venue time in et)` : '';
+            process.stdout.write(`closed ${st.files.join(', ')} (${st.events} events, ${st.gaps} gaps${late}${st.dropped > 0 ? `, ${st.dropped} events dropped: the disk fell more than 32 MiB behind` : ''})\n`);
             resolve(0);
           },
           (e: unknown) => {

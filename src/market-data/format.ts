@@ -90,8 +90,8 @@ export type RecordedEvent =
   /** v2: a full L2 book (replaces the book); `u` is the update id it is at. */
   | { t: number; et?: number; k: 'snapshot'; s: string; u: number; b: Level[]; a: Level[] }
   /** A full top-of-book snapshot. */
-  | { t: number; k: 'depth'; s: string; b: Level[]; a: Level[] }
-  | { t: number; k: 'ticker'; s: string; last: string; high: string; low: string; vol: string; qvol: string }
+  | { t: number; et?: number; k: 'depth'; s: string; b: Level[]; a: Level[] }
+  | { t: number; et?: number; k: 'ticker'; s: string; last: string; high: string; low: string; vol: string; qvol: string }
   /** A funding settlement at mark price `p` with rate `r`. */
   | { t: number; et?: number; k: 'funding'; s: string; r: string; p: string }
   /** A private-stream event, verbatim. */

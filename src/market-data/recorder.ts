@@ -6,7 +6,10 @@
  * - Times: `t` is the venue's eventTime for pushes; polls and gaps are stamped in the venue's time
  *   too, as this clock plus the venue's lead over it at the last push, and never before the line
  *   before them. Stamped by this clock alone, a local clock 5 s ahead of the venue wrote a gap
- *   line 5 s after the events that followed it, and every reader refused the file.
+ *   line 5 s after the events that followed it, and every reader refused the file. A push that
+ *   arrives stamped earlier than the line before it (a poll line was stamped while it was in
+ *   flight, or the other stream's push came first) is written at that line's time with the
+ *   venue's stamp in `et`, and counted (stats.late).
  * - Reconnects: the SDK reconnects and re-subscribes by itself; every reconnect of the public
  *   stream and every resync of the private one (reconnect, seq gap, silence, new listenKey)
  *   writes a `gap` line from the last event before the loss, so a consumer knows data may be
@@ -103,6 +106,14 @@ export interface RecorderStats {
   fundings: number;
   files: string[];
   dropped: number;
+  /**
+   * Pushes that arrived stamped earlier than the line before them (another stream's push, or a
+   * poll or gap line stamped while they were in flight): written at that line's time, with the
+   * venue's stamp kept in `et` (private lines keep it in the event), so the file stays in time
+   * order. `lateMaxMs` is the largest step back.
+   */
+  late: number;
+  lateMaxMs: number;
 }
 
 const ALL_KINDS: PublicTopicKind[] = ['trade', 'markPrice', 'depth', 'ticker'];
@@ -125,6 +136,8 @@ export class Recorder {
   private events = 0;
   private gaps = 0;
   private fundings = 0;
+  private late = 0;
+  private lateMaxMs = 0;
   private stopped = false;
   private polling = false;
   private failure: Error | undefined;
@@ -137,7 +150,7 @@ export class Recorder {
   }
 
   get stats(): RecorderStats {
-    return { events: this.events, gaps: this.gaps, fundings: this.fundings, files: [...(this.writer?.files ?? [])], dropped: this.writer?.dropped ?? 0 };
+    return { events: this.events, gaps: this.gaps, fundings: this.fundings, files: [...(this.writer?.files ?? [])], dropped: this.writer?.dropped ?? 0, late: this.late, lateMaxMs: this.lateMaxMs };
   }
 
   /** Fetches the specs, opens the file and subscribes. Throws when a symbol is unknown to the venue. */
@@ -225,7 +238,11 @@ export class Recorder {
 
   private write(e: RecordedEvent): void {
     if (this.stopped || this.failure !== undefined || !this.writer) return;
-    if (e.t > this.lastT) this.lastT = e.t;
+    if (e.t < this.lastT) {
+      this.late++;
+      this.lateMaxMs = Math.max(this.lateMaxMs, this.lastT - e.t);
+      e = e.k === 'private' || e.k === 'positions' || e.k === 'gap' ? { ...e, t: this.lastT } : { ...e, t: this.lastT, et: e.t };
+    } else this.lastT = e.t;
     const dropped = this.writer.dropped;
     try {
       this.writer.write(e);

@@ -6,6 +6,8 @@ import type { PerpClient } from '../../src/client';
 import { Recorder, type RecorderVenue } from '../../src/market-data/recorder';
 import { readRecording } from '../../src/market-data/reader';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
+import { Subject } from 'rxjs';
+import type { PublicPush } from '../../src/protocol/ws';
 import { startClientEnv, waitFor, type ClientEnv } from '../client/support/env';
 
 function venueOf(client: PerpClient): RecorderVenue {
@@ -112,6 +114,43 @@ describe('Recorder against the local exchange', () => {
     const venueNow = system.now();
     for (const e of events) expect(Math.abs(e.t - venueNow)).toBeLessThan(4000);
   }, 30000);
+
+  // A push is stamped by the venue when it is sent; a gap or poll line by this process when it is
+  // written. A push still in flight then (or the other stream's) arrived stamped before the line
+  // written ahead of it, and the file went back in time (seen on a loaded CI machine).
+  it('a push stamped before the line before it is written at that line\'s time, with the venue\'s stamp in et, and counted', async () => {
+    const specs = (await env.client().market.getSymbols({})).symbols;
+    const pushes = new Subject<PublicPush>();
+    const notices = new Subject<{ type: string; reconnect?: boolean }>();
+    let now = 1_000;
+    const venue: RecorderVenue = {
+      getSymbols: async () => specs,
+      getPositions: async () => [],
+      publicStream: () => ({ pushes$: pushes, notices$: notices, start: async () => undefined, subscribe: async () => undefined, stop: () => undefined, reconnectNow: () => undefined }),
+      privateStream: () => {
+        throw new Error('not asked for');
+      },
+    };
+    const out = join(mkdtempSync(join(tmpdir(), 'perpkit-rec-late-')), 'rec.jsonl.gz');
+    const rec = new Recorder({ venue, source: 'test', symbols: ['BTCUSDT'], out, flushMs: 0, clock: { now: () => now }, scheduler: new SystemScheduler() });
+    await rec.start();
+    const trade = (t: number, id: string): PublicPush => ({ event: 'trade', symbol: 'BTCUSDT', eventTime: t, data: { tradeId: id, price: '50000', quantity: '0.01', side: 'BUY', time: t } });
+    pushes.next(trade(1_000, '1'));
+    now = 1_500;
+    notices.next({ type: 'close' });
+    notices.next({ type: 'open', reconnect: true });
+    pushes.next(trade(1_200, '2'));
+    pushes.next(trade(1_600, '3'));
+    await rec.stop();
+    const { events } = await readAll(rec.stats.files);
+    expect(events.map((e) => [e.k, e.t, 'et' in e ? e.et : undefined])).toEqual([
+      ['trade', 1_000, undefined],
+      ['gap', 1_500, undefined],
+      ['trade', 1_500, 1_200],
+      ['trade', 1_600, undefined],
+    ]);
+    expect(rec.stats).toMatchObject({ late: 1, lateMaxMs: 300 });
+  });
 
   it('refuses a symbol the venue does not list', async () => {
     const c = env.client();
