@@ -45,12 +45,23 @@ export const HTTP = c.object(
   { description: 'Health, metrics, kill endpoints and the dashboard.' },
 );
 
+/** Heartbeat of the venue's streams; the SDK's defaults. ping + pong bounds how long a half-open connection goes unnoticed. */
+export const VENUE_STREAM = c.object(
+  {
+    pingIntervalMs: c.int(1000, 600_000, { default: 20_000, description: 'Ping the venue this long after the last frame from it, on both streams, ms.' }),
+    pongTimeoutMs: c.int(500, 600_000, { default: 10_000, description: 'No pong or other frame this long after a ping: the connection is dead and is replaced, ms.' }),
+    silenceTimeoutMs: c.int(1000, 86_400_000, { default: 60_000, description: 'No private event this long while orders work: reconcile over REST, ms.' }),
+  },
+  { description: "Heartbeat of the venue's streams: a half-open connection is noticed within pingIntervalMs + pongTimeoutMs." },
+);
+
 /** The sections of the file, in the order the docs list them. */
 export const BOT_SECTIONS = {
   venue: c.object(
     {
       baseUrl: c.string({ pattern: '^https?://[^/\\s]+/?$', description: 'Origin of the venue, such as http://127.0.0.1:8080.' }),
       auth,
+      stream: VENUE_STREAM,
     },
     { required: ['baseUrl', 'auth'] },
   ),

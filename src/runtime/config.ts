@@ -18,7 +18,7 @@ import { readConfigYaml } from '../core/config-text';
 import { isDecimalString, plainNumberText } from '../core/decimal';
 import { intRange, keysOf, defaultOf } from '../core/config-schema';
 import { LOG_LEVELS, type LogLevel } from '../core/log';
-import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS } from './config-schema';
+import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, NOTIFY, NOTIFY_TARGET, RISK, STRATEGY, STRATEGY_ERRORS, VENUE_STREAM } from './config-schema';
 import type { TSchema } from '@sinclair/typebox';
 import { readRiskLimits, type RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
@@ -33,10 +33,17 @@ export interface StrategyConfig {
   params: Record<string, unknown>;
 }
 
+/** Heartbeat of the venue's streams (config-schema.ts VENUE_STREAM), ms. */
+export interface VenueStreamConfig {
+  pingIntervalMs: number;
+  pongTimeoutMs: number;
+  silenceTimeoutMs: number;
+}
+
 export interface BotConfig {
   /** The file the config came from, as given (shown in errors; '' when built in code). */
   file: string;
-  venue: { baseUrl: string; auth: VenueAuthConfig };
+  venue: { baseUrl: string; auth: VenueAuthConfig; stream: VenueStreamConfig };
   strategies: StrategyConfig[];
   risk: RiskLimits;
   pollPositionsMs: number;
@@ -162,6 +169,13 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
   } else {
     r.fail('venue.auth', '{ username, passwordEnv } (JWT login) or { apiKeyEnv, secretEnv } (API-key signing)', authRaw);
   }
+  const VS = VENUE_STREAM.properties;
+  const streamRaw = venueRaw.stream === undefined ? {} : r.object(venueRaw.stream, 'venue.stream', keysOf(VENUE_STREAM));
+  const stream: VenueStreamConfig = {
+    pingIntervalMs: r.int(streamRaw.pingIntervalMs, 'venue.stream.pingIntervalMs', VS.pingIntervalMs),
+    pongTimeoutMs: r.int(streamRaw.pongTimeoutMs, 'venue.stream.pongTimeoutMs', VS.pongTimeoutMs),
+    silenceTimeoutMs: r.int(streamRaw.silenceTimeoutMs, 'venue.stream.silenceTimeoutMs', VS.silenceTimeoutMs),
+  };
 
   if (!Array.isArray(top.strategies) || top.strategies.length === 0) r.fail('strategies', 'a non-empty list of { id, module, params }', top.strategies);
   const seen = new Set<string>();
@@ -239,7 +253,7 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
 
   return {
     file,
-    venue: { baseUrl: baseUrl.replace(/\/$/, ''), auth },
+    venue: { baseUrl: baseUrl.replace(/\/$/, ''), auth, stream },
     strategies,
     risk,
     pollPositionsMs: r.int(top.pollPositionsMs, 'pollPositionsMs', S.pollPositionsMs),

@@ -108,5 +108,7 @@ export async function connectLiveVenue(config: BotConfig, creds: VenueCredential
   });
   // keepSignedIn: a restart of the venue forgets sessions, and the bot must not stop trading for it.
   if (creds.kind === 'password') await client.login(creds.username, creds.password, { keepSignedIn: true });
-  return { client, venue: new LiveVenue({ client, ...(clock ? { clock } : {}) }) };
+    const { pingIntervalMs, pongTimeoutMs, silenceTimeoutMs } = config.venue.stream;
+  const heartbeat = { pingIntervalMs, pongTimeoutMs };
+  return { client, venue: new LiveVenue({ client, silenceTimeoutMs, privateStream: heartbeat, publicStream: heartbeat, ...(clock ? { clock } : {}) }) };
 }

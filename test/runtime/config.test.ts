@@ -29,6 +29,7 @@ describe('bot config validation', () => {
     expect(c.stateFile).toBe(path.join(dir, 'state', 'x.json'));
     expect(c.http).toEqual({ host: '127.0.0.1', port: 0, killTokenEnv: undefined });
     expect(c.venue.auth).toEqual({ kind: 'password', username: 'alice', passwordEnv: 'BOT_PW' });
+    expect(c.venue.stream).toEqual({ pingIntervalMs: 20_000, pongTimeoutMs: 10_000, silenceTimeoutMs: 60_000 });
   });
 
   it.each([
@@ -44,6 +45,8 @@ describe('bot config validation', () => {
     ['auth of neither kind', { ...valid(), venue: { baseUrl: 'http://x:1', auth: { token: 'abc' } } }, 'venue.auth', /username, passwordEnv.*apiKeyEnv, secretEnv/, /keys token/],
     ['a secret written into the file', { ...valid(), venue: { baseUrl: 'http://x:1', auth: { username: 'a', password: 'hunter2' } } }, 'venue.auth.password', /passwordEnv/, /unknown key 'password'/],
     ['a strategy id that cannot prefix clientOrderIds', { ...valid(), strategies: [{ id: 'market-maker', module: 'market-maker' }] }, 'strategies[0].id', /letters, digits or _/, /market-maker/],
+    ['a pong deadline too short to mean anything', { ...valid(), venue: { ...(valid().venue as object), stream: { pongTimeoutMs: 100 } } }, 'venue.stream.pongTimeoutMs', /whole number from 500/, /100/],
+    ['an unknown stream setting', { ...valid(), venue: { ...(valid().venue as object), stream: { pingMs: 1000 } } }, 'venue.stream.pingMs', /pingIntervalMs/, /unknown key/],
     ['a missing strategies list', { venue: valid().venue }, 'strategies', /non-empty list/, /missing/],
   ])('refuses %s, naming file, path, expected and got', (_name, doc, at, expected, got) => {
     const e = errorOf(() => parseBotConfig(doc, FILE));

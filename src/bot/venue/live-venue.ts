@@ -12,7 +12,7 @@ import type { BatchResult } from '../../protocol/rest/common';
 import type { MarkPriceData, SymbolSpec } from '../../protocol/rest/market';
 import type { PlaceOrderParams, PlaceStrategyParams, PlaceStrategyResult } from '../../protocol/rest/orders';
 import type { PublicTopic } from '../../protocol/ws';
-import { NotFoundError, type PerpClient, type PrivateStream, type PrivateStreamOptions, type PublicStream, type ResyncReason } from '../../client';
+import { NotFoundError, type PerpClient, type PrivateStream, type PrivateStreamOptions, type PublicStream, type PublicStreamOptions, type ResyncReason } from '../../client';
 import type { AmendParams, OrderRef, StreamStatus, Venue, VenueEvent } from './venue';
 
 export interface LiveVenueOptions {
@@ -26,6 +26,8 @@ export interface LiveVenueOptions {
    * connection goes unnoticed.
    */
   privateStream?: Partial<Pick<PrivateStreamOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'reconnectBackoff' | 'handshakeTimeoutMs' | 'keepAliveIntervalMs'>>;
+  /** The same for the public stream of the bot's symbols. */
+  publicStream?: Partial<Pick<PublicStreamOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'reconnectBackoff' | 'handshakeTimeoutMs'>>;
 }
 
 const RESYNC_STATUS: Record<ResyncReason, StreamStatus> = {
@@ -46,6 +48,7 @@ export class LiveVenue implements Venue {
   private readonly subs: Subscription[] = [];
   private readonly silenceTimeoutMs: number | undefined;
   private readonly streamOptions: LiveVenueOptions['privateStream'];
+  private readonly publicStreamOptions: LiveVenueOptions['publicStream'];
   /**
    * The listenKey of an earlier run (the daemon's state file), tried before a new one is created
    * (PrivateStreamOptions.listenKey). Set before start().
@@ -57,6 +60,7 @@ export class LiveVenue implements Venue {
     this.clock = opts.clock ?? new SystemClock();
     this.silenceTimeoutMs = opts.silenceTimeoutMs;
     this.streamOptions = opts.privateStream;
+    this.publicStreamOptions = opts.publicStream;
   }
 
   private emitStream(stream: 'private' | 'public', status: StreamStatus, detail: string): void {
@@ -98,7 +102,7 @@ export class LiveVenue implements Venue {
     await priv.start();
     this.emitStream('private', 'connected', 'private stream open');
     if (marketSymbols.length > 0) {
-      const pub = this.client.publicStream();
+      const pub = this.client.publicStream({ ...this.publicStreamOptions });
       this.pub = pub;
       this.subs.push(
         pub.pushes$.subscribe((p) => {
