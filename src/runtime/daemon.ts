@@ -493,7 +493,9 @@ export class BotDaemon {
         if (this.stateSaveError !== undefined) reasons.push(`the state file is not being saved: ${this.stateSaveError}`);
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
-        this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons });
+        // Paused by an operator is healthy (as HALTED is), but a probe can see it: strategy id -> why.
+        const paused = Object.fromEntries(this.bot.strategyHealth().flatMap((h) => (h.paused !== undefined ? [[h.id, h.paused]] : [])));
+        this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons, ...(Object.keys(paused).length > 0 ? { paused } : {}) });
         return;
       }
       case 'GET /metrics': {

@@ -147,6 +147,9 @@ describe('dashboard API on a running bot', () => {
     expect(paused.status).toBe(200);
     expect(await paused.json()).toMatchObject({ ok: true, status: 'paused' });
     expect((await act(url, '/api/strategies/mm/pause')).status).toBe(409);
+    // Healthy as asked, and a probe can see what was paused.
+    const health = async (): Promise<Record<string, unknown>> => (await (await fetch(`${url}/healthz`)).json()) as Record<string, unknown>;
+    expect(await health()).toMatchObject({ status: 'ok', paused: { mm: expect.any(String) } });
     const cancelled = await act(url, '/api/strategies/mm/cancel-orders');
     expect(await cancelled.json()).toMatchObject({ ok: true, cancelled: 2 });
     expect(w.openOrders(userId)).toHaveLength(0);
@@ -155,6 +158,7 @@ describe('dashboard API on a running bot', () => {
     expect(w.openOrders(userId)).toHaveLength(0);
     expect((await act(url, '/api/strategies/mm/resume')).status).toBe(200);
     await until(() => w.openOrders(userId).length === 2, 5000, 'quotes after resume');
+    expect(await health()).not.toHaveProperty('paused');
     const snap = (await (await fetch(`${url}/api/snapshot`, { headers: auth })).json()) as Snapshot;
     const actions = snap.events.filter((e) => e.kind === 'action').map((e) => e.text);
     expect(actions).toEqual([
