@@ -215,6 +215,11 @@ export async function runExchange(argv: string[]): Promise<number> {
   try {
     started = await server.start();
   } catch (e) {
+    if (e instanceof ConfigError) {
+      await server.stop().catch(() => undefined);
+      process.stderr.write(`perpkit exchange: ${e.message}\n`);
+      return 2;
+    }
     logger.error({ err: e instanceof Error ? e.message : String(e) }, 'could not start the exchange');
     await server.stop().catch(() => undefined);
     const msg = e instanceof Error ? e.message : String(e);

@@ -41,6 +41,17 @@ describe('perpkit exchange (compiled CLI)', () => {
     expect(r.stderr).toMatch(/x\.yaml:\d+: symbols\[1\]\.tickSize: expected a positive decimal string in quotes/);
   });
 
+  it('a configured fault for a user the exchange does not have exits 2 naming the file, the entry and its users (it started without a word)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-cfg-'));
+    const f = path.join(dir, 'faults.yaml');
+    writeFileSync(f, 'port: 0\nusers:\n  - { username: alice, password: "pw-alice-1", balance: "1000" }\nfaults:\n  - { fault: http5xx, status: 503, userId: "99999999" }\n');
+    const r = runCli(['exchange', '--config', f]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.stderr).toMatch(new RegExp(`\\nperpkit exchange: ${f.replace(/[.]/g, '\\.')}: faults\\[0\\]\\.userId: expected the userId of a user of this exchange \\(alice \\d+\\), got "99999999"\n`));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+  });
+
   it('a misspelt PERPKIT_LOG_LEVEL: one line naming the variable and the levels, exit 2 (it was a pino stack trace, exit 1)', () => {
     for (const args of [['exchange', '--port', '0'], ['record', '--config', 'config/record.yaml', '--out', path.join(tmpdir(), 'never.jsonl.gz')]]) {
       const r = runCli(args, { PERPKIT_LOG_LEVEL: 'verbose' });

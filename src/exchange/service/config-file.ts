@@ -219,7 +219,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
   );
   const optStr: V<string | undefined> = withSchema((v, p) => c.str(v, p), { type: 'string', minLength: 1 });
   const d = DEFAULT_CONFIG;
-  return c.obj<ExchangeConfig>(
+  return c.obj<Omit<ExchangeConfig, 'file'>>(
     {
       host: c.str,
       port: c.int(0, 65535),
@@ -311,7 +311,7 @@ export function loadConfigFile(file: string): ExchangeConfig {
   } catch (e) {
     throw textError(file, { expected: 'a readable YAML file', got: unreadableText(e) });
   }
-  return relativeTo(parseConfigText(text, file), path.dirname(path.resolve(file)));
+  return { ...relativeTo(parseConfigText(text, file), path.dirname(path.resolve(file))), file };
 }
 
 /**

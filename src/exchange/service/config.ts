@@ -69,6 +69,8 @@ export interface ExchangeConfig {
   version: string;
   /** Fault-injection switches on from the start (faults.ts, docs/reliability.md); normally empty. */
   faults: FaultSetting[];
+  /** The config file it came from (messages name it); absent for a config built in code. */
+  file?: string;
 }
 
 export const DEFAULT_CONFIG: ExchangeConfig = {

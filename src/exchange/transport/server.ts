@@ -25,6 +25,7 @@ import { JwtSigner } from './auth/jwt';
 import type { Principal } from './auth/principal';
 import { SessionStore } from './auth/sessions';
 import { DEFAULT_CONFIG, type ExchangeConfig } from '../service/config';
+import { ConfigError } from '../service/config-file';
 import { ExchangeCore } from '../service/exchange-core';
 import { openDurableCore } from '../service/durable-core';
 import { DroppedByFault, FaultSwitches } from './faults';
@@ -146,6 +147,7 @@ export class ExchangeServer {
     // Computed now so the first login of an unknown user costs no more than any other.
     void decoyHash();
     await this.createConfiguredUsers();
+    this.checkFaultUsers();
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => reject(err);
       this.httpServer.once('error', onError);
@@ -166,6 +168,19 @@ export class ExchangeServer {
     this.sweepTimer.unref();
     this.log.info({ url: this.started.url }, 'exchange HTTP server listening');
     return this.started;
+  }
+
+  /**
+   * A configured fault for a user the exchange does not have would never fire: refused (a
+   * ConfigError), as the admin API refuses the same body.
+   */
+  private checkFaultUsers(): void {
+    const { faults, file } = this.core.config;
+    faults.forEach((f, i) => {
+      if (f.userId === undefined || this.core.accounts.users.has(f.userId)) return;
+      const users = [...this.core.accounts.byUsername.values()].map((u) => `${u.username} ${u.userId}`);
+      throw new ConfigError(file ?? '', `faults[${i}].userId`, `expected the userId of a user of this exchange (${users.length === 0 ? 'it has none' : users.join(', ')}), got "${f.userId}"`);
+    });
   }
 
   /** Users of the config that the journal does not already hold (a restart must not duplicate them). */
