@@ -89,12 +89,17 @@ test('a bare 503 on an order: outcome unknown, settled by query (here: the order
 });
 
 test('a venue 50002 envelope on an order: no effect by protocol, the error is ServiceUnavailableError (retryable)', async () => {
-  const c = await proxiedClient();
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'debug' }, { write: (s: string) => lines.push(JSON.parse(s) as { level: number; msg: string }) });
+  const c = await proxiedClient({ logger });
   const body = JSON.stringify({ code: 50002, message: 'busy', data: null, requestId: 'r-1' });
   proxy.add({ method: 'POST', path: '/v1/private/order/place', times: 1, action: { kind: 'respond', status: 503, body } });
   const err = await c.orders.placeOrder(order).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ServiceUnavailableError);
   expect(err).toMatchObject({ retryable: true, venueCode: 50002, httpStatus: 503, requestId: 'r-1' });
+  // Not a warning that contradicts the venue ("outcome unknown" of a request that had no effect).
+  expect(lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+  expect(lines.filter((l) => /no effect; confirming/.test(l.msg)).map((l) => l.level)).toEqual([30]);
 });
 
 test('5xx on a read is retried with backoff; each retry is logged at debug, not as a warning', async () => {

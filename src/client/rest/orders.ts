@@ -30,13 +30,13 @@ export interface OrderSafetyOptions {
   resolveBackoff: BackoffOptions;
 }
 
-/** Whether an error leaves an order request's outcome unknown (it may or may not have been placed). */
 /** What the stream's working-order tracking learns from a placement answered over REST. */
 export interface AcceptedOrder {
   orderId: string;
   status: string;
 }
 
+/** Whether an error leaves an order request's outcome unknown (it may or may not have been placed). */
 export function isUnknownOutcome(err: unknown): boolean {
   if (err instanceof NetworkError || err instanceof RequestTimeoutError || err instanceof MalformedResponseError) return true;
   return err instanceof ServiceUnavailableError;
@@ -271,7 +271,10 @@ export class OrdersApi {
     unresolved: () => string[] = () => clientOrderIds,
   ): Promise<T> {
     const log = this.core.log;
-    log.warn({ clientOrderIds, err: (original as Error).message }, 'order request outcome unknown; settling by clientOrderId');
+    // A venue that said the request had no effect (50001/50002 in its envelope) is taken at its
+    // word only once the queries agree: said so at info, not as an unknown outcome.
+    if (hadNoEffect(original)) log.info({ clientOrderIds, err: (original as Error).message }, 'the venue says the order request had no effect; confirming by clientOrderId');
+    else log.warn({ clientOrderIds, err: (original as Error).message }, 'order request outcome unknown; settling by clientOrderId');
     let lastProbeError: unknown;
     for (let i = 0; i < this.safety.resolveAttempts; i++) {
       await sleep(this.core.opts.timers, backoffDelay(i, this.safety.resolveBackoff));
