@@ -121,7 +121,7 @@ export class Bot {
       clientIds: this.clientIds,
       clock: opts.clock,
       scheduler: opts.scheduler,
-      onError: (e, context) => this.reportError(e, context),
+      onError: (e, context, level) => this.reportError(e, context, level),
       onFillsFound: (o, fills, sid) => this.onFillsFound(o, fills, sid),
       onStaleView: (reason) => this.reconcile(reason),
     });

@@ -44,7 +44,8 @@ export interface ExecutorOptions {
   /** Queries made to settle an unknown outcome before concluding the order was not placed. */
   unknownRetries?: number;
   unknownRetryDelayMs?: number;
-  onError?: (error: unknown, context: string) => void;
+  /** A failure the executor recovers from; `level` when it is not the error's own (warn: a retryable one). */
+  onError?: (error: unknown, context: string, level?: 'error' | 'warn') => void;
   /**
    * Fills of an order that a query showed and the stream had not delivered (it was down, or is
    * late): the venue's trade records of the order, for the bot to publish those it has not seen.
@@ -62,7 +63,7 @@ export class OrderExecutor {
   private readonly queue: Queued[] = [];
   private running: Promise<void> | undefined;
   private reconciling: Promise<void> | undefined;
-  private readonly o: Required<Omit<ExecutorOptions, 'onError' | 'onFillsFound' | 'onStaleView'>> & Pick<ExecutorOptions, 'onFillsFound' | 'onStaleView'> & { onError: (error: unknown, context: string) => void };
+  private readonly o: Required<Omit<ExecutorOptions, 'onError' | 'onFillsFound' | 'onStaleView'>> & Pick<ExecutorOptions, 'onFillsFound' | 'onStaleView'> & { onError: (error: unknown, context: string, level?: 'error' | 'warn') => void };
   /** Calls in flight, so a stop can wait for them. */
   private inFlight = 0;
   /**
@@ -507,7 +508,13 @@ export class OrderExecutor {
     // Asked enough times: the venue has no such order, so it was never placed (an order already
     // final here has nothing left to learn).
     this.unconfirmedFinals.delete(cid);
-    if (!OrderTracker.isFinal(t.state)) this.apply(cid, 'notFound');
+    if (OrderTracker.isFinal(t.state)) return;
+    // An order the venue had acknowledged (it gave an id) and no longer knows: the venue lost it
+    // (a local exchange restarted without its data directory), not an order never placed.
+    if (t.orderId !== '') {
+      this.o.onError(new Error(`order ${cid} (venue id ${t.orderId}, ${t.state}, ${t.executedQty} of ${t.quantity} filled) is unknown to the venue now: it lost the order (restarted without its data?); taken as ended with no further fills`), 'reconcile', 'warn');
+    }
+    this.apply(cid, 'notFound');
   }
 
   private sleep(ms: number): Promise<void> {
