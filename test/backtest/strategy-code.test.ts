@@ -4,7 +4,7 @@
  * `sweep --resume` refuses rows computed with other code (it mixed two versions in one table).
  * Real CLI processes: each loads the files as they are when it starts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureBuilt, runCli } from '../cli/exchange-proc';
 import { recording, writeConfig } from './fixtures';
@@ -68,6 +68,16 @@ test('report.json records the code of the module and of the local file it import
     // The same code: nothing differs.
     const same = runCli(['report', 'compare', a, again, '--out', path.join(dir, 'cmp-same.html')]);
     expect(same.stdout).toMatch(/Nothing differs in what produced them \(same strategy, strategy code, /);
+    // A report of an older perpkit has no code hash: not known to differ, and said so.
+    const old = path.join(dir, 'bt-old');
+    mkdirSync(old, { recursive: true });
+    const doc = JSON.parse(readFileSync(path.join(a, 'report.json'), 'utf8')) as { identity: { strategies: Array<{ code?: unknown }> } };
+    delete doc.identity.strategies[0].code;
+    writeFileSync(path.join(old, 'report.json'), JSON.stringify(doc));
+    const older = runCli(['report', 'compare', old, again, '--out', path.join(dir, 'cmp-old.html')]);
+    expect(older.code).toBe(0);
+    expect(older.stdout).not.toMatch(/What differs/);
+    expect(older.stdout).toContain('Nothing else differs in what produced them (same strategy, parameters, data, models and config hash).\nNot known (one report does not record it: written by an older perpkit): strategy f code\n');
   } finally {
     writeFileSync(path.join(dir, 'lib.js'), LIB('BUY', 'SELL'));
   }

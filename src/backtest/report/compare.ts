@@ -60,12 +60,16 @@ export function identityRows(a: BacktestReport, b: BacktestReport): Row[] {
   const la = line(a);
   const lb = line(b);
   const keys = [...Object.keys(la), ...Object.keys(lb).filter((k) => !(k in la))];
-  return keys.map((k): Row => [k, la[k] ?? '(none)', lb[k] ?? '(none)', la[k] === lb[k] ? 'same' : 'differs']);
+  // A code hash one report lacks (written by an older perpkit) is not known to differ.
+  const unknown = (k: string): boolean => k.endsWith(' code') && (la[k] === NOT_RECORDED || lb[k] === NOT_RECORDED);
+  return keys.map((k): Row => [k, la[k] ?? '(none)', lb[k] ?? '(none)', la[k] === lb[k] ? 'same' : unknown(k) ? 'not known' : 'differs']);
 }
+
+const NOT_RECORDED = '(not recorded: a report of an older perpkit)';
 
 /** A strategy's code as compared: its hash and the files hashed (report.json identity.strategies[].code). */
 export function codeText(code: StrategyCode | undefined): string {
-  return code === undefined ? '(not recorded: a report of an older perpkit)' : `sha256 ${code.sha256} of ${code.files.join(', ')}`;
+  return code === undefined ? NOT_RECORDED : `sha256 ${code.sha256} of ${code.files.join(', ')}`;
 }
 
 /** The headline figures of both runs and their difference (b - a) where it means something. */
@@ -103,7 +107,9 @@ export function compareText(a: BacktestReport, b: BacktestReport, names: [string
   const w = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c].length)));
   const cut = (s: string, n: number): string => (s.length > 60 ? `${s.slice(0, 59)}…` : s.padEnd(Math.min(60, n)));
   const diffs = identityRows(a, b).filter((r) => r[3] === 'differs');
-  const what = diffs.length === 0 ? 'Nothing differs in what produced them (same strategy, strategy code, parameters, data, models and config hash).\n' : `What differs in what produced them:\n${diffs.map((r) => `  ${r[0]}\n    a: ${r[1]}\n    b: ${r[2]}\n`).join('')}`;
+  const unknown = identityRows(a, b).filter((r) => r[3] === 'not known');
+  const notKnown = unknown.length === 0 ? '' : `Not known (one report does not record it: written by an older perpkit): ${unknown.map((r) => r[0]).join(', ')}\n`;
+  const what = diffs.length === 0 ? `Nothing ${unknown.length === 0 ? '' : 'else '}differs in what produced them (same strategy, ${unknown.length === 0 ? 'strategy code, ' : ''}parameters, data, models and config hash).\n${notKnown}` : `What differs in what produced them:\n${diffs.map((r) => `  ${r[0]}\n    a: ${r[1]}\n    b: ${r[2]}\n`).join('')}${notKnown}`;
   return `a: ${names[0]}\nb: ${names[1]}\n${rows.map((r) => r.map((c, i) => cut(c, w[i])).join('  ').trimEnd()).join('\n')}\n${what}`;
 }
 
