@@ -12,7 +12,4 @@ try {
   }
   throw err;
 }
-cli.main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.stderr.write(`perpkit: ${err && err.stack ? err.stack : String(err)}\n`); process.exitCode = 1; },
-);
+cli.runAsProcess(process.argv.slice(2));

@@ -57,3 +57,19 @@ export async function main(argv: string[]): Promise<number> {
   process.stderr.write(`perpkit: unknown command '${cmd}' (perpkit --help lists the commands)\n`);
   return 2;
 }
+
+/** Runs the CLI as a process: the exit code of `main`, or 1 with the stack of what escaped it (bin/perpkit.js). */
+export function runAsProcess(argv: string[]): void {
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`perpkit: ${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+// `node dist/src/cli/main.js <command>` runs it too (it did nothing and exited 0).
+if (require.main === module) runAsProcess(process.argv.slice(2));

@@ -1,8 +1,9 @@
 /** Every `perpkit` command answers --help with its usage and examples, on stdout, exit 0. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ensureBuilt, runCli } from './exchange-proc';
+import { ROOT, ensureBuilt, runCli } from './exchange-proc';
 
 const COMMANDS = ['exchange', 'run', 'demo', 'record', 'synth', 'backtest', 'sweep', 'worker', 'report'];
 /** Commands whose --help is also checked for its exit codes (init, import, download, data have subcommand-shaped usage). */
@@ -11,6 +12,11 @@ const ALL = [...COMMANDS, 'init', 'import', 'download', 'data'];
 beforeAll(() => ensureBuilt(), 120_000);
 
 describe('perpkit --help', () => {
+  it('the compiled main.js run directly is the CLI too (it did nothing and exited 0)', () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'nope'], { cwd: ROOT, encoding: 'utf8', timeout: 20000 });
+    expect([r.status, r.stderr]).toEqual([2, "perpkit: unknown command 'nope' (perpkit --help lists the commands)\n"]);
+  });
+
   it.each([['--help'], ['-h'], ['help'], ['(no arguments)']])('perpkit %s lists every command, with examples', (arg) => {
     const r = runCli(arg === '(no arguments)' ? [] : [arg]);
     expect(r.code).toBe(0);
