@@ -29,7 +29,7 @@ describeWithSharedData('example strategies on the imported Binance capture (conf
     dir = mkdtempSync(path.join(tmpdir(), 'perpkit-binance-examples-'));
     recording = path.join(dir, 'btcusdt-20240808.jsonl.gz');
     await importBinanceFutures({ files: [capture], out: recording });
-  }, 60000);
+  }, 180_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function run(name: string): Promise<BacktestOutcome> {
@@ -133,5 +133,5 @@ describeWithSharedData('example strategies on the imported Binance capture (conf
     expect(fromJson.report.summary.fills).toBeGreaterThan(10);
     expect(reportJson(fromCache.report)).toBe(reportJson(fromJson.report));
     expect(fromCache.result.tape).toEqual(fromJson.result.tape);
-  }, 60_000);
+  }, 180_000);
 });
