@@ -3,7 +3,7 @@
  * restart mid-run that adopts the open orders instead of quoting twice, then SIGTERM.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as net from 'node:net';
@@ -72,6 +72,18 @@ describe('perpkit run --check constructs the strategies (their create(), with no
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^perpkit run: strategy bb could not be created: \[bb\] create\(\): create exploded \(at .*throwcreate\.js:1:\d+\)\); module throwcreate\.js\n$/);
     expect(r.stdout).toBe('');
+  });
+
+  it('the top frame keeps the real path when the config path is relative (a "bot/" inside it was cut out)', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'perpkit-run-rel-'));
+    mkdirSync(path.join(root, 'mybot', 'bot'), { recursive: true });
+    mkdirSync(path.join(root, 'mybot', 'src'));
+    const module = path.join(root, 'mybot', 'src', 'x.js');
+    writeFileSync(module, strategy(`() => { throw new Error('create exploded'); }`));
+    writeFileSync(path.join(root, 'mybot', 'bot', 'bot.yaml'), JSON.stringify({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'bb', module: '../src/x.js' }] }));
+    const r = spawnSync(process.execPath, [BIN, 'run', 'bot/bot.yaml', '--check'], { cwd: path.join(root, 'mybot'), encoding: 'utf8', env: { ...process.env, P: 'x' }, timeout: 20000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`(${module}:1:`);
   });
 
   it('says ok when every strategy is created, and which ones need the venue for their create()', () => {

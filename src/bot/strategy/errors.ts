@@ -107,8 +107,12 @@ export function stackTop(stack: string, baseDir: string | undefined): string {
   const line = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
   if (line === undefined) return '';
   if (baseDir === undefined) return line.trim();
-  const prefix = baseDir.endsWith(path.sep) ? baseDir : `${baseDir}${path.sep}`;
-  return line.trim().split(prefix).join('');
+  const abs = path.resolve(baseDir);
+  const prefix = abs.endsWith(path.sep) ? abs : `${abs}${path.sep}`;
+  // Only where a path starts (after "(", a space or file://): a relative "bot/" cut out of the
+  // middle of another path made one that does not exist.
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return line.trim().replace(new RegExp(`(^|[\\s(]|file://)${escaped}`, 'g'), '$1');
 }
 
 /** One strategy error as every command shows it: `[id] where: message (top stack frame)`. */
