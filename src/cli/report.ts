@@ -3,7 +3,7 @@
  * (an output directory or the file itself). Prints the figures and the differences in what
  * produced them, and writes compare.html.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompareInputError, compareText, loadReport, renderCompareHtml } from '../backtest/report/compare';
@@ -35,6 +35,10 @@ export function runReportCli(argv: string[]): number {
     if (existsSync(out) && statSync(out).isDirectory()) throw new CompareInputError(`--out ${values.out ?? 'compare.html'}: expected the path of the HTML file to write, got a folder`);
     const a = loadReport(rest[0]);
     const b = loadReport(rest[1]);
+    // Never over an input, nor over a file that is not a comparison written before (a rerun may replace its own).
+    const given = values.out ?? 'compare.html';
+    if (out === path.resolve(a.file) || out === path.resolve(b.file)) throw new CompareInputError(`--out ${given}: expected the path of the HTML file to write, got one of the reports compared`);
+    if (existsSync(out) && !isComparePage(out)) throw new CompareInputError(`--out ${given}: expected a new file or a comparison written before, got an existing file that is not one (nothing written; give another path)`);
     const names: [string, string] = [rest[0], rest[1]];
     // Its folder is made as backtest --out makes its own (a missing one was a bare ENOENT, exit 1).
     makeDirSync(path.dirname(out));
@@ -49,4 +53,10 @@ export function runReportCli(argv: string[]): number {
     process.stderr.write(`perpkit report compare: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
     return 1;
   }
+}
+
+/** Whether `file` is a page `report compare` wrote (its title says so). */
+function isComparePage(file: string): boolean {
+  const head = readFileSync(file, 'utf8').slice(0, 512);
+  return head.startsWith('<!doctype html>') && head.includes('<title>perpkit compare ');
 }

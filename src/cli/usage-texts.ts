@@ -423,7 +423,8 @@ differs in what produced them (parameters, data, models, config hash), and write
 with both equity curves (docs/backtesting.md).
 
 Options:
-  --out <file>   the HTML file (default: ./compare.html)
+  --out <file>   the HTML file (default: ./compare.html); a comparison written before is
+                 replaced, any other existing file is refused
   -h, --help     show this text
 
 Exit codes: 0 done; 2 bad input (a missing or unreadable report.json, an older report format).

@@ -122,5 +122,18 @@ describe('perpkit report compare', () => {
     const folder = runCli(['report', 'compare', path.join(dir, 'out-a'), path.join(dir, 'out-b'), '--out', dir]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toBe(`perpkit report compare: --out ${dir}: expected the path of the HTML file to write, got a folder\n`);
+    // Over an input report (it wrote HTML into report.json), or over a file that is not a comparison: refused, nothing written.
+    const input = path.join(dir, 'out-a', 'report.json');
+    const before = readFileSync(input, 'utf8');
+    const over = runCli(['report', 'compare', path.join(dir, 'out-a'), path.join(dir, 'out-b'), '--out', input]);
+    expect([over.code, over.stderr]).toEqual([2, `perpkit report compare: --out ${input}: expected the path of the HTML file to write, got one of the reports compared\n`]);
+    expect(readFileSync(input, 'utf8')).toBe(before);
+    const notes = path.join(dir, 'notes.txt');
+    writeFileSync(notes, 'my notes\n');
+    const other = runCli(['report', 'compare', path.join(dir, 'out-a'), path.join(dir, 'out-b'), '--out', notes]);
+    expect([other.code, other.stderr]).toEqual([2, `perpkit report compare: --out ${notes}: expected a new file or a comparison written before, got an existing file that is not one (nothing written; give another path)\n`]);
+    expect(readFileSync(notes, 'utf8')).toBe('my notes\n');
+    // A comparison written before is replaced (a rerun).
+    expect(runCli(['report', 'compare', path.join(dir, 'out-a'), path.join(dir, 'out-b'), '--out', path.join(dir, 'compare-out', 'cmp.html')]).code).toBe(0);
   });
 });
