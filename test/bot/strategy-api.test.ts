@@ -190,6 +190,19 @@ describe('typed hooks', () => {
     expect(w.events.some((e) => e.type === 'strategyError')).toBe(false);
   });
 
+  it.each([
+    ['a misspelt hook (it was never called, and the strategy traded nothing without a word)', { onMarkPrice: () => undefined }, /whose onMarkPrice is not a hook \(hooks: onEvent, onTrade, onMark, /],
+    ['a hook that is not a function', { onMark: 5 }, /whose onMark is a number \(expected a function\)/],
+    ['a misspelt bar kind (it failed deep inside as "tick bar count ... got undefined")', { onBar: () => undefined, bars: { tme: 5000 } }, /whose bars is \{"tme":5000\} \(expected exactly one of \{ time: ms \}, \{ volume: quantity \}, \{ trades: count \}\)/],
+    ['two bar kinds', { onBar: () => undefined, bars: { time: 5000, volume: 1 } }, /whose bars is \{"time":5000,"volume":1\}/],
+    ['a bar interval of 0', { onBar: () => undefined, bars: { time: 0 } }, /whose bars\.time is 0 \(expected a whole number of ms, at least 1\)/],
+    ['a bar interval as text', { onBar: () => undefined, bars: { time: '5s' } }, /whose bars\.time is "5s"/],
+  ])('create() returning %s is refused at start, naming the strategy', async (_what, returned, message) => {
+    const bad = defineStrategy<Record<string, unknown>>({ name: 'bad', symbols: () => ['BTCUSDT'], params: () => ({}), create: () => returned as never });
+    await expect(botWorld([{ id: 'b', definition: bad, params: {} }])).rejects.toThrow(message);
+    await expect(botWorld([{ id: 'b', definition: bad, params: {} }])).rejects.toThrow(/strategy b could not be created: \[b\] create\(\): create\(\) returned a strategy whose /);
+  });
+
   it('onBar without bars (or bars without onBar) is refused at start', async () => {
     const half = defineStrategy<Record<string, unknown>>({ name: 'half', symbols: () => ['BTCUSDT'], params: () => ({}), create: () => ({ onBar: () => undefined }) });
     await expect(botWorld([{ id: 'h', definition: half, params: {} }])).rejects.toThrow(/onBar hook but declares no bars/);

@@ -8,7 +8,7 @@ import { StateCache } from '../state/cache';
 import type { AnyStrategyDefinition, GridRounding, Market, Strategy, StrategyContext, StrategyDefinition, StrategyLogger } from './api';
 import { symbolAccess } from './context';
 import { StrategyCreateError } from './errors';
-import { StrategyHooks } from './hooks';
+import { StrategyHooks, strategyProblems } from './hooks';
 import { checkParams } from './params-check';
 
 /** `create(ctx)` of one strategy; throws StrategyCreateError for what it throws or a missing strategy. */
@@ -22,6 +22,8 @@ export function createStrategy(id: string, module: string | undefined, definitio
   if (typeof strategy !== 'object' || strategy === null) {
     throw new StrategyCreateError(id, module, new Error(`create() returned ${strategy === null ? 'null' : typeof strategy}; it must return the strategy's hooks, e.g. { onMark(e) { ... } }`));
   }
+  const problems = strategyProblems(strategy as Record<string, unknown>);
+  if (problems.length > 0) throw new StrategyCreateError(id, module, new Error(`create() returned a strategy whose ${problems.join('; ')}`));
   return strategy as Strategy;
 }
 
@@ -92,7 +94,7 @@ export function dryCreateStrategies(slots: readonly SlotToCreate[], clock: Clock
       }
       throw e;
     }
-    // The hooks' own checks (bars without onBar, ...), as at start.
+    // Bar builders made as at start.
     new StrategyHooks(strategy, new Set(symbols));
   }
   return { needVenue };

@@ -17,6 +17,38 @@ export const BAR_TIMER = '@bars';
 /** Hooks taking events (all but the lifecycle ones). */
 const EVENT_HOOKS = ['onEvent', 'onTrade', 'onMark', 'onQuote', 'onBook', 'onBar', 'onFill', 'onOrder', 'onStrategyOrder', 'onRefused', 'onRiskState', 'onTimer'] as const;
 
+/** Every member a strategy (what create() returns) may have. */
+const MEMBERS: ReadonlySet<string> = new Set([...EVENT_HOOKS, 'onStart', 'onStop', 'saveState', 'restoreState', 'bars']);
+const BAR_RULES: Record<string, { ok: (v: unknown) => boolean; rule: string }> = {
+  time: { ok: (v) => Number.isInteger(v) && (v as number) >= 1, rule: 'a whole number of ms, at least 1' },
+  volume: { ok: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0, rule: 'a positive number (base quantity per bar)' },
+  trades: { ok: (v) => Number.isInteger(v) && (v as number) >= 1, rule: 'a whole number of trades, at least 1' },
+};
+
+/**
+ * What keeps what create() returned from being a strategy, one phrase each (empty when nothing):
+ * a hook name no hook has (a misspelt `onMarkPrice` was never called, and the strategy traded
+ * nothing without a word), a hook that is not a function, and `bars` that are not exactly one of
+ * `{ time }`, `{ volume }`, `{ trades }` with a valid value, or bars without `onBar` (or the reverse).
+ */
+export function strategyProblems(s: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const hookNames = [...MEMBERS].filter((m) => m.startsWith('on'));
+  for (const k of Object.keys(s)) {
+    if (/^on[A-Z]/.test(k) && !MEMBERS.has(k)) out.push(`${k} is not a hook (hooks: ${hookNames.join(', ')})`);
+    else if (MEMBERS.has(k) && k !== 'bars' && s[k] !== undefined && typeof s[k] !== 'function') out.push(`${k} is ${s[k] === null ? 'null' : `a ${typeof s[k]}`} (expected a function)`);
+  }
+  const bars = s.bars;
+  if (bars !== undefined) {
+    const keys = typeof bars === 'object' && bars !== null ? Object.keys(bars) : [];
+    const v = keys.length === 1 ? (bars as Record<string, unknown>)[keys[0]] : undefined;
+    if (keys.length !== 1 || !(keys[0] in BAR_RULES)) out.push(`bars is ${JSON.stringify(bars) ?? String(bars)} (expected exactly one of { time: ms }, { volume: quantity }, { trades: count })`);
+    else if (!BAR_RULES[keys[0]].ok(v)) out.push(`bars.${keys[0]} is ${JSON.stringify(v) ?? String(v)} (expected ${BAR_RULES[keys[0]].rule})`);
+    if (typeof s.onBar !== 'function') out.push('it declares bars but has no onBar hook');
+  } else if (typeof s.onBar === 'function') out.push('it has an onBar hook but declares no bars (e.g. bars: { time: 60_000 })');
+  return out;
+}
+
 export class StrategyHooks {
   private readonly bars = new Map<string, BarBuilder>();
   /** The hook being called: where an exception came from. */
@@ -34,8 +66,7 @@ export class StrategyHooks {
     /** In a backtest: counts the strategy's reads of the wall clock (wall-clock.ts). */
     private readonly wallClock?: { watch: WallClockWatch; strategyId: string },
   ) {
-    if (s.bars !== undefined && s.onBar === undefined) throw new Error('the strategy declares bars but has no onBar hook');
-    if (s.onBar !== undefined && s.bars === undefined) throw new Error('the strategy has an onBar hook but declares no bars (e.g. bars: { time: 60_000 })');
+    // Its shape was checked by createStrategy (strategyProblems).
     if (s.bars !== undefined) for (const sym of symbols) this.bars.set(sym, barsOf(s.bars));
     this.takesEvents = EVENT_HOOKS.some((h) => typeof s[h] === 'function');
   }
