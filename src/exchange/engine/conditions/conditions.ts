@@ -13,6 +13,8 @@ import { stepsOf, ticksOf } from '../orders/prepare';
 import type { Positions } from '../positions/positions';
 import { conditionRecord } from '../records';
 import { conditionFinal, fail, page, type EngineState, type SymbolState } from '../state';
+import type { SymbolSpec } from '../symbols';
+import { refuseReservedClientId } from '../orders/client-ids';
 import type { PositionSide } from '../../../core/enums';
 
 /** Most waiting condition orders a user may have on one symbol (30010). */
@@ -45,6 +47,60 @@ export interface PreparedCondition {
   clientOrderId: string;
 }
 
+/** What checkConditionShape resolves: prices in ticks (0 where they do not apply), quantity in steps (0 with closePosition). */
+export interface ConditionShape {
+  qty: number;
+  price: number;
+  stopPrice: number;
+  activatePrice: number;
+  callbackRate: string;
+}
+
+/**
+ * The rules of a condition request that need neither the account nor the market: price,
+ * stopPrice, activatePrice and callbackRate by type, quantity or closePosition, the grid. A
+ * strategy order checks its waiting sub-orders with these at acceptance; `prepare` runs them for
+ * every condition order, then what depends on the mark, the position and the account.
+ */
+export function checkConditionShape(spec: SymbolSpec, input: PlaceConditionInput): ConditionShape {
+  const closePosition = input.closePosition ?? false;
+  const isLimit = input.type === 'STOP_LIMIT' || input.type === 'TAKE_PROFIT_LIMIT';
+  const trailing = input.type === 'TRAILING_STOP';
+  let price = 0;
+  if (isLimit) {
+    if (input.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, `price is required for ${input.type}`, 'price');
+    price = ticksOf(spec, input.price, 'price');
+  } else if (input.price !== undefined) {
+    fail(ErrorCodes.INVALID_PARAMETER, `price must not be given for ${input.type}: it places a MARKET order`, 'price');
+  }
+  let stopPrice = 0;
+  let activatePrice = 0;
+  // A decimal field is a decimal string: "0" where it does not apply, as for the other prices.
+  let callbackRate = '0';
+  if (trailing) {
+    if (input.callbackRate === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'callbackRate is required for TRAILING_STOP', 'callbackRate');
+    const rate = new Dec(input.callbackRate);
+    if (rate.lt(CALLBACK_MIN) || rate.gt(CALLBACK_MAX)) fail(ErrorCodes.INVALID_PARAMETER, `callbackRate is a percentage from ${CALLBACK_MIN} to ${CALLBACK_MAX}, got ${input.callbackRate}`, 'callbackRate');
+    callbackRate = formatDec(rate);
+    if (input.activatePrice !== undefined) activatePrice = ticksOf(spec, input.activatePrice, 'activatePrice');
+    if (input.stopPrice !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'stopPrice must not be given for TRAILING_STOP: use activatePrice and callbackRate', 'stopPrice');
+  } else {
+    if (input.stopPrice === undefined) fail(ErrorCodes.MISSING_PARAMETER, `stopPrice is required for ${input.type}`, 'stopPrice');
+    stopPrice = ticksOf(spec, input.stopPrice, 'stopPrice');
+    if (input.activatePrice !== undefined || input.callbackRate !== undefined) {
+      fail(ErrorCodes.INVALID_PARAMETER, `activatePrice and callbackRate apply only to TRAILING_STOP, not ${input.type}`, input.activatePrice !== undefined ? 'activatePrice' : 'callbackRate');
+    }
+  }
+  let qty = 0;
+  if (closePosition) {
+    if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed on trigger', 'quantity');
+  } else {
+    if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
+    qty = stepsOf(spec, input.quantity, 'quantity');
+  }
+  return { qty, price, stopPrice, activatePrice, callbackRate };
+}
+
 export class Conditions {
   constructor(
     private readonly s: EngineState,
@@ -56,57 +112,26 @@ export class Conditions {
     const st = this.s.sym(input.symbol);
     const spec = st.spec;
     const positionSide = this.positions.positionSideFor(acct, input.positionSide);
-    const closePosition = input.closePosition ?? false;
-    const isLimit = input.type === 'STOP_LIMIT' || input.type === 'TAKE_PROFIT_LIMIT';
-    const trailing = input.type === 'TRAILING_STOP';
-    let price = 0;
-    if (isLimit) {
-      if (input.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, `price is required for ${input.type}`, 'price');
-      price = ticksOf(spec, input.price, 'price');
-    } else if (input.price !== undefined) {
-      fail(ErrorCodes.INVALID_PARAMETER, `price must not be given for ${input.type}: it places a MARKET order`, 'price');
-    }
-    let stopPrice = 0;
-    let activatePrice = 0;
-    // A decimal field is a decimal string: "0" where it does not apply, as for the other prices.
-    let callbackRate = '0';
-    if (trailing) {
-      if (input.callbackRate === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'callbackRate is required for TRAILING_STOP', 'callbackRate');
-      const rate = new Dec(input.callbackRate);
-      if (rate.lt(CALLBACK_MIN) || rate.gt(CALLBACK_MAX)) fail(ErrorCodes.INVALID_PARAMETER, `callbackRate is a percentage from ${CALLBACK_MIN} to ${CALLBACK_MAX}, got ${input.callbackRate}`, 'callbackRate');
-      callbackRate = formatDec(rate);
-      if (input.activatePrice !== undefined) activatePrice = ticksOf(spec, input.activatePrice, 'activatePrice');
-      if (input.stopPrice !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'stopPrice must not be given for TRAILING_STOP: use activatePrice and callbackRate', 'stopPrice');
-    } else {
-      if (input.stopPrice === undefined) fail(ErrorCodes.MISSING_PARAMETER, `stopPrice is required for ${input.type}`, 'stopPrice');
-      stopPrice = ticksOf(spec, input.stopPrice, 'stopPrice');
-      if (input.activatePrice !== undefined || input.callbackRate !== undefined) {
-        fail(ErrorCodes.INVALID_PARAMETER, `activatePrice and callbackRate apply only to TRAILING_STOP, not ${input.type}`, input.activatePrice !== undefined ? 'activatePrice' : 'callbackRate');
+    const shape = checkConditionShape(spec, input);
+    if (input.type !== 'TRAILING_STOP' && input.priceProtect) {
+      const mark = this.s.markDec(st);
+      const dev = spec.tick.decOf(shape.stopPrice).minus(mark).abs().div(mark);
+      if (dev.gt(PRICE_PROTECT_PLACE)) {
+        fail(ErrorCodes.PRICE_PROTECTION, `priceProtect: stopPrice ${input.stopPrice ?? ''} is ${formatDec(dev.times(100), 2)} % from mark price ${spec.tick.fromUnits(st.market.mark)}, more than ${formatDec(PRICE_PROTECT_PLACE.times(100))} %`, 'stopPrice');
       }
-      if (input.priceProtect) {
-        const mark = this.s.markDec(st);
-        const dev = spec.tick.decOf(stopPrice).minus(mark).abs().div(mark);
-        if (dev.gt(PRICE_PROTECT_PLACE)) {
-          fail(ErrorCodes.PRICE_PROTECTION, `priceProtect: stopPrice ${input.stopPrice} is ${formatDec(dev.times(100), 2)} % from mark price ${spec.tick.fromUnits(st.market.mark)}, more than ${formatDec(PRICE_PROTECT_PLACE.times(100))} %`, 'stopPrice');
-        }
-      }
-    }
-    let qty = 0;
-    if (closePosition) {
-      if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed on trigger', 'quantity');
-    } else {
-      if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
-      qty = stepsOf(spec, input.quantity, 'quantity');
     }
     if (input.timeInForce === 'GTE_GTC' && this.positions.positionQty(acct, spec.name, positionSide) === 0) {
       fail(ErrorCodes.REDUCE_ONLY_WOULD_INCREASE, `GTE_GTC condition order needs an open ${positionSide} position on ${spec.name} to close`, 'timeInForce');
     }
-    if (input.clientOrderId !== undefined && acct.conditions.some((c) => c.status === 'NEW' && c.clientOrderId === input.clientOrderId)) {
-      fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${input.clientOrderId}' is already used by a waiting condition order`, 'clientOrderId');
+    if (input.clientOrderId !== undefined) {
+      if (acct.conditions.some((c) => c.status === 'NEW' && c.clientOrderId === input.clientOrderId)) {
+        fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${input.clientOrderId}' is already used by a waiting condition order`, 'clientOrderId');
+      }
+      refuseReservedClientId(acct, input.clientOrderId);
     }
     const waiting = st.conditions.filter((c) => c.userId === acct.userId).length;
     if (waiting >= MAX_OPEN_CONDITIONS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_CONDITIONS_PER_SYMBOL} waiting condition orders per symbol`);
-    return { acct, st, input, positionSide, qty, price, stopPrice, activatePrice, callbackRate, clientOrderId: input.clientOrderId ?? '' };
+    return { acct, st, input, positionSide, ...shape, clientOrderId: input.clientOrderId ?? '' };
   }
 
   commit(p: PreparedCondition, strategyId: number): EngineCondition {

@@ -22,7 +22,8 @@
  */
 import { numericId } from '../../../core/ids';
 import type { EngineAccount, EngineOrder } from '../model';
-import type { EngineState } from '../state';
+import { ErrorCodes } from '../../../core/errors';
+import { fail, type EngineState } from '../state';
 
 export const autoClientId = (id: number): string => `auto-${id}`;
 
@@ -143,4 +144,45 @@ export function indexEveryClientId(s: Pick<EngineState, 'forgetful' | 'ordersByI
   // Entries no order in the history explains (an index restored from a snapshot) stay.
   for (const [k, v] of acct.lastClientIds) if (!m.has(k)) m.set(k, v);
   acct.lastClientIds = m;
+}
+
+/**
+ * The client ids of strategy sub-orders not placed yet (`PENDING`) are reserved: no other order,
+ * condition order or sub-order may take one (30002, as an open order's) until that sub-order is
+ * placed or dropped, so it cannot be refused for its own id when its driver fires. Kept beside
+ * the account, not part of its state (it follows from the account's strategy orders): built from
+ * them when first needed (an account restored from a snapshot), then kept by strategy-orders.ts.
+ */
+const RESERVED = new WeakMap<EngineAccount, Map<string, { strategyId: number; subId: number }>>();
+
+function reservedOf(acct: EngineAccount): Map<string, { strategyId: number; subId: number }> {
+  let m = RESERVED.get(acct);
+  if (m === undefined) {
+    m = new Map();
+    for (const st of acct.strategies) {
+      if (st.status !== 'WORKING') continue;
+      for (const sub of st.subs) if (sub.status === 'PENDING' && sub.clientOrderId !== '') m.set(sub.clientOrderId, { strategyId: st.id, subId: sub.subId });
+    }
+    RESERVED.set(acct, m);
+  }
+  return m;
+}
+
+/** Refuses (30002) a client id a pending strategy sub-order of the account holds. */
+export function refuseReservedClientId(acct: EngineAccount, cid: string, field = 'clientOrderId'): void {
+  if (acct.strategies.length === 0) return;
+  const r = reservedOf(acct).get(cid);
+  if (r !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${cid}' is reserved by sub-order ${r.subId} of strategy order ${r.strategyId}, which is not placed yet`, field);
+}
+
+/** A strategy sub-order waits to be placed: its client id is reserved until then. */
+export function reserveClientId(acct: EngineAccount, cid: string, strategyId: number, subId: number): void {
+  if (cid !== '') reservedOf(acct).set(cid, { strategyId, subId });
+}
+
+/** A strategy sub-order no longer waits (placed, cancelled): its client id is free for it, or anyone. */
+export function releaseClientId(acct: EngineAccount, cid: string, strategyId: number): void {
+  if (cid === '') return;
+  const m = reservedOf(acct);
+  if (m.get(cid)?.strategyId === strategyId) m.delete(cid);
 }

@@ -16,7 +16,7 @@ import { isReducing, type Positions } from '../positions/positions';
 import { moneyDown, moneyUp } from '../records';
 import { fail, type EngineState, type SymbolState } from '../state';
 import type { SymbolSpec } from '../symbols';
-import { liveOrderIdOf } from './client-ids';
+import { liveOrderIdOf, refuseReservedClientId } from './client-ids';
 
 /** Most open normal orders a user may have on one symbol (30010). */
 export const MAX_OPEN_ORDERS_PER_SYMBOL = 200;
@@ -70,6 +70,46 @@ export function stepsOf(spec: SymbolSpec, s: string, field: string): number {
   return q;
 }
 
+/** What checkOrderShape resolves: the given price (0 for MARKET or a BBO priceType) and quantity (0 with closePosition). */
+export interface OrderShape {
+  price: number;
+  qty: number;
+  reducing: boolean;
+}
+
+/**
+ * The rules of an order request that need neither the account, the book nor the market: makerOnly,
+ * price and priceType by type, quantity or closePosition, the grid, and the minimum notional of a
+ * given price (an order that only reduces has none). A strategy order checks its waiting
+ * sub-orders with these at acceptance; `prepare` runs them for every order.
+ */
+export function checkOrderShape(spec: SymbolSpec, input: PlaceOrderInput, positionSide: PositionSide): OrderShape {
+  const tif = input.timeInForce ?? 'GTC';
+  const priceType = input.priceType ?? 0;
+  const closePosition = input.closePosition ?? false;
+  if ((input.makerOnly ?? false) && (input.type !== 'LIMIT' || tif !== 'GTC')) fail(ErrorCodes.INVALID_PARAMETER, 'makerOnly applies only to LIMIT orders with timeInForce GTC', 'makerOnly');
+  let price = 0;
+  if (input.type === 'LIMIT') {
+    if (priceType === 0) {
+      if (input.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'price is required for LIMIT orders with priceType 0', 'price');
+      price = ticksOf(spec, input.price, 'price');
+    }
+  } else {
+    if (input.price !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'price must not be given for MARKET orders', 'price');
+    if (priceType !== 0) fail(ErrorCodes.INVALID_PARAMETER, 'priceType applies only to LIMIT orders', 'priceType');
+  }
+  const reducing = isReducing({ reduceOnly: input.reduceOnly ?? false, closePosition, side: input.side, positionSide });
+  let qty = 0;
+  if (closePosition) {
+    if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed', 'quantity');
+  } else {
+    if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
+    qty = stepsOf(spec, input.quantity, 'quantity');
+    if (!reducing && price !== 0) checkMinNotional(spec, price, qty, 'order');
+  }
+  return { price, qty, reducing };
+}
+
 export class OrderIntake {
   private readonly memos = new Map<SymbolSpec, MarginMemo>();
 
@@ -85,44 +125,29 @@ export class OrderIntake {
     const spec = st.spec;
     const positions = this.positions;
     const positionSide = positions.positionSideFor(acct, input.positionSide);
-    const tif = input.timeInForce ?? 'GTC';
-    const makerOnly = input.makerOnly ?? false;
     const priceType = input.priceType ?? 0;
     const closePosition = input.closePosition ?? false;
     if (input.clientOrderId !== undefined) {
       const live = liveOrderIdOf(acct, input.clientOrderId);
       if (live !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `clientOrderId '${input.clientOrderId}' is already used by open order ${live}`, 'clientOrderId');
+      refuseReservedClientId(acct, input.clientOrderId);
     }
-    if (makerOnly && (input.type !== 'LIMIT' || tif !== 'GTC')) fail(ErrorCodes.INVALID_PARAMETER, 'makerOnly applies only to LIMIT orders with timeInForce GTC', 'makerOnly');
-    let price = 0;
-    if (input.type === 'LIMIT') {
-      if (priceType === 0) {
-        if (input.price === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'price is required for LIMIT orders with priceType 0', 'price');
-        price = ticksOf(spec, input.price, 'price');
-      } else {
-        price = this.bboPrice(st, input.side, priceType);
-      }
-    } else {
-      if (input.price !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'price must not be given for MARKET orders', 'price');
-      if (priceType !== 0) fail(ErrorCodes.INVALID_PARAMETER, 'priceType applies only to LIMIT orders', 'priceType');
-    }
-    const reducing = isReducing({ reduceOnly: input.reduceOnly ?? false, closePosition, side: input.side, positionSide });
+    const shape = checkOrderShape(spec, input, positionSide);
+    // A BBO price comes from the book; the rules of the request alone are checkOrderShape's.
+    const price = input.type === 'LIMIT' && priceType !== 0 ? this.bboPrice(st, input.side, priceType) : shape.price;
+    const reducing = shape.reducing;
     const closable = positions.closable(acct, spec.name, input.side, positionSide);
-    let qty: number;
+    let qty = shape.qty;
     if (closePosition) {
-      if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed', 'quantity');
       if (closable === 0) fail(ErrorCodes.REDUCE_ONLY_WOULD_INCREASE, `closePosition: there is no ${positionSide} position on ${spec.name} that a ${input.side} order would close`, 'closePosition');
       qty = closable;
-    } else {
-      if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
-      qty = stepsOf(spec, input.quantity, 'quantity');
-      if (reducing) {
-        if (closable === 0) fail(ErrorCodes.REDUCE_ONLY_WOULD_INCREASE, `reduce-only ${input.side} order would not reduce the ${positionSide} position on ${spec.name} (position is ${spec.step.fromUnits(positions.positionQty(acct, spec.name, positionSide))})`, 'reduceOnly');
-        qty = Math.min(qty, closable);
-      }
+    } else if (reducing) {
+      if (closable === 0) fail(ErrorCodes.REDUCE_ONLY_WOULD_INCREASE, `reduce-only ${input.side} order would not reduce the ${positionSide} position on ${spec.name} (position is ${spec.step.fromUnits(positions.positionQty(acct, spec.name, positionSide))})`, 'reduceOnly');
+      qty = Math.min(qty, closable);
     }
     const refTicks = price !== 0 ? price : this.referencePrice(st, input.side);
-    if (!reducing) checkMinNotional(spec, refTicks, qty, 'order');
+    // A given price's minimum notional is checkOrderShape's; a book price's is checked here.
+    if (!reducing && shape.price === 0) checkMinNotional(spec, refTicks, qty, 'order');
     const openCount = acct.openCountBySymbol.get(spec.name) ?? 0;
     if (openCount >= MAX_OPEN_ORDERS_PER_SYMBOL) fail(ErrorCodes.TOO_MANY_OPEN_ORDERS, `at most ${MAX_OPEN_ORDERS_PER_SYMBOL} open orders per symbol; ${spec.name} has ${openCount}`);
     let frozenPerStep = ZERO_RATE;

@@ -6,17 +6,17 @@ import { numericId } from '../../../core/ids';
 import type { DrivenOn, SubOrderStatus } from '../../../core/enums';
 import { ErrorCodes, VenueError } from '../../../core/errors';
 import type { StrategyOrderRecord } from '../../../protocol/records';
-import { orderTimeInForce, type Conditions, type PreparedCondition } from '../conditions/conditions';
+import { checkConditionShape, orderTimeInForce, type Conditions, type PreparedCondition } from '../conditions/conditions';
 import type { PlaceConditionInput, PlaceOrderInput, PlaceStrategyInput, StrategySubOrderInput } from '../inputs';
 import type { EngineAccount, EngineCondition, EngineOrder, EngineStrategy, EngineSubOrder } from '../model';
 import type { Matching } from '../orders/matching';
-import { stepsOf, ticksOf, type OrderIntake, type PreparedOrder } from '../orders/prepare';
+import { checkOrderShape, stepsOf, ticksOf, type OrderIntake, type PreparedOrder } from '../orders/prepare';
 import { placedByEngine } from '../conditions/taking';
-import { liveOrderIdOf } from '../orders/client-ids';
+import { liveOrderIdOf, refuseReservedClientId, releaseClientId, reserveClientId } from '../orders/client-ids';
 import type { Positions } from '../positions/positions';
 import { strategyRecord } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
-import { normalizeStrategy, type Driver } from './structure';
+import { normalizeStrategy, type Driver, type NormalizedSub } from './structure';
 
 interface CheckedSub {
   price: number;
@@ -48,10 +48,13 @@ export class StrategyOrders {
     const acct = s.acct(userId);
     const subs = normalizeStrategy(input);
     const st = s.sym(subs[0].input.symbol, 'subOrderList[0].symbol');
-    // Check every sub-order against the symbol now, so a malformed one fails the whole request.
-    const checked = subs.map((x, i) => this.checkSub(acct, x.input, i));
+    // A refusal names the sub-order by its place in the request.
+    const index = (x: NormalizedSub): number => input.subOrderList.indexOf(x.input);
+    // Check every sub-order now as its own endpoint would (all but margin, position and market),
+    // so one that could never be placed fails the whole request.
+    const checked = subs.map((x) => this.checkSub(acct, x.input, index(x)));
     const immediate = subs.filter((x) => x.first?.action !== 'PLACE_ORDER' && x.second?.action !== 'PLACE_ORDER');
-    this.checkClientIds(acct, subs.map((x) => x.input), immediate.map((x) => x.input));
+    this.checkClientIds(acct, subs, index);
     // The first immediate sub-order must be placeable now (margin, position): else nothing is applied.
     const firstPrepared = this.prepareSub(acct, immediate[0].input);
     const now = s.clock.now();
@@ -67,6 +70,7 @@ export class StrategyOrders {
     };
     s.strategiesById.set(strat.id, strat);
     acct.strategies.push(strat);
+    for (const sub of strat.subs) if (sub.status === 'PENDING') reserveClientId(acct, sub.clientOrderId, strat.id, sub.subId);
     for (const x of immediate) {
       const sub = strat.subs[x.input.strategySubId - 1];
       this.placeSub(strat, sub, x === immediate[0] ? firstPrepared : undefined);
@@ -104,68 +108,60 @@ export class StrategyOrders {
 
   /**
    * A client order id is unique among the user's open orders (30002): two sub-orders may not share
-   * one, nor may a sub-order placed now take that of an open order. (The second of such legs was
+   * one, nor may a sub-order take that of an open order (a condition sub-order: of a waiting
+   * condition order), or one a pending sub-order of another strategy order holds. A sub-order that
+   * waits holds its id from now on (client-ids.ts `reserveClientId`). (The second of such legs was
    * accepted and ended REJECTED at once, the strategy order WORKING with a leg missing.)
    */
-  private checkClientIds(acct: EngineAccount, all: readonly StrategySubOrderInput[], now: readonly StrategySubOrderInput[]): void {
+  private checkClientIds(acct: EngineAccount, subs: readonly NormalizedSub[], index: (x: NormalizedSub) => number): void {
     const seen = new Map<string, number>();
-    all.forEach((x, i) => {
-      const cid = x.clientOrderId;
-      if (cid === undefined) return;
+    for (const x of subs) {
+      const cid = x.input.clientOrderId;
+      if (cid === undefined) continue;
+      const i = index(x);
       const j = seen.get(cid);
       if (j !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `subOrderList[${i}]: clientOrderId '${cid}' is also subOrderList[${j}]'s`, `subOrderList[${i}].clientOrderId`);
       seen.set(cid, i);
-    });
-    for (const x of now) {
-      const live = x.clientOrderId === undefined || (x.type !== 'LIMIT' && x.type !== 'MARKET') ? undefined : liveOrderIdOf(acct, x.clientOrderId);
-      const i = all.indexOf(x);
-      if (live !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `subOrderList[${i}]: clientOrderId '${x.clientOrderId ?? ''}' is already used by open order ${live}`, `subOrderList[${i}].clientOrderId`);
+      const isOrder = x.input.type === 'LIMIT' || x.input.type === 'MARKET';
+      const live = isOrder ? liveOrderIdOf(acct, cid) : undefined;
+      if (live !== undefined) fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `subOrderList[${i}]: clientOrderId '${cid}' is already used by open order ${live}`, `subOrderList[${i}].clientOrderId`);
+      if (!isOrder && acct.conditions.some((c) => c.status === 'NEW' && c.clientOrderId === cid)) {
+        fail(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID, `subOrderList[${i}]: clientOrderId '${cid}' is already used by a waiting condition order`, `subOrderList[${i}].clientOrderId`);
+      }
+      named(i, () => refuseReservedClientId(acct, cid));
     }
   }
 
-  /** Static checks of one sub-order (grid, required fields) without placing it. */
+  /**
+   * The checks of one sub-order that need neither the account's margin and positions nor the
+   * market (checkOrderShape, checkConditionShape: those of the single endpoints, with their
+   * messages), without placing it; a waiting one gets the rest when its driver fires.
+   */
   private checkSub(acct: EngineAccount, x: StrategySubOrderInput, i: number): CheckedSub {
-    try {
+    return named(i, () => {
       const spec = this.s.sym(x.symbol).spec;
+      const positionSide = this.positions.positionSideFor(acct, x.positionSide);
+      if (x.type === 'LIMIT' || x.type === 'MARKET') checkOrderShape(spec, orderInputOf(x), positionSide);
+      else checkConditionShape(spec, conditionInputOf(x));
+      // The detail shows the request's figures until the sub-order is placed (a BBO one's given price too).
       const price = x.price !== undefined ? ticksOf(spec, x.price, 'price') : 0;
       const qty = x.quantity !== undefined ? stepsOf(spec, x.quantity, 'quantity') : 0;
       const stopPrice = x.stopPrice !== undefined ? ticksOf(spec, x.stopPrice, 'stopPrice') : 0;
       const activatePrice = x.activatePrice !== undefined ? ticksOf(spec, x.activatePrice, 'activatePrice') : 0;
-      this.positions.positionSideFor(acct, x.positionSide);
-      // A LIMIT one with a BBO priceType (1..4) takes its price from the book when it is placed.
-      const bbo = x.type === 'LIMIT' && (x.priceType ?? 0) !== 0;
-      if ((x.type === 'LIMIT' || x.type === 'STOP_LIMIT' || x.type === 'TAKE_PROFIT_LIMIT') && x.price === undefined && !bbo) fail(ErrorCodes.MISSING_PARAMETER, `price is required for ${x.type}`, 'price');
-      if (!(x.closePosition ?? false) && x.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
-      if (x.type !== 'LIMIT' && x.type !== 'MARKET' && x.type !== 'TRAILING_STOP' && x.stopPrice === undefined) fail(ErrorCodes.MISSING_PARAMETER, `stopPrice is required for ${x.type}`, 'stopPrice');
       return { price, qty, stopPrice, activatePrice };
-    } catch (e) {
-      if (e instanceof VenueError) throw new VenueError(e.code, `subOrderList[${i}]: ${e.message}`, `subOrderList[${i}].${e.field ?? ''}`.replace(/\.$/, ''));
-      throw e;
-    }
+    });
   }
 
   private prepareSub(acct: EngineAccount, x: StrategySubOrderInput): PreparedOrder | PreparedCondition {
-    if (x.type === 'LIMIT' || x.type === 'MARKET') {
-      const tif = x.timeInForce === undefined ? undefined : orderTimeInForce(x.timeInForce);
-      const input: PlaceOrderInput = {
-        symbol: x.symbol, type: x.type, side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
-        timeInForce: tif, reduceOnly: x.reduceOnly, makerOnly: x.makerOnly, closePosition: x.closePosition, clientOrderId: x.clientOrderId,
-        priceType: x.priceType, placeType: x.placeType,
-      };
-      return this.intake.prepare(acct, stripUndefined(input));
-    }
-    const input: PlaceConditionInput = {
-      symbol: x.symbol, type: x.type, side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
-      timeInForce: x.timeInForce, reduceOnly: x.reduceOnly, clientOrderId: x.clientOrderId, stopPrice: x.stopPrice,
-      workingType: x.workingType, priceProtect: x.priceProtect, activatePrice: x.activatePrice, callbackRate: x.callbackRate,
-      closePosition: x.closePosition,
-    };
-    return this.conditions.prepare(acct, stripUndefined(input));
+    if (x.type === 'LIMIT' || x.type === 'MARKET') return this.intake.prepare(acct, orderInputOf(x));
+    return this.conditions.prepare(acct, conditionInputOf(x));
   }
 
   /** Places a sub-order now; a refusal makes the sub-order REJECTED. */
   private placeSub(strat: EngineStrategy, sub: EngineSubOrder, prepared?: PreparedOrder | PreparedCondition): void {
     const acct = this.s.owner(strat.userId);
+    // Its client id was held for it while it waited.
+    releaseClientId(acct, sub.clientOrderId, strat.id);
     let p = prepared;
     if (!p) {
       try {
@@ -239,6 +235,8 @@ export class StrategyOrders {
       }
     }
     for (const x of strat.subs) this.syncSub(x);
+    const acct = this.s.owner(strat.userId);
+    for (const x of strat.subs) if (x.status !== 'PENDING') releaseClientId(acct, x.clientOrderId, strat.id);
     if (strat.subs.every((x) => subFinal(x.status))) {
       const first = strat.subs[0];
       const firstOrder = first.orderId ? this.s.ordersById.get(first.orderId) : undefined;
@@ -303,6 +301,36 @@ function subOf(x: StrategySubOrderInput, first: Driver | undefined, second: Driv
     firstFired: false,
     secondFired: false,
   };
+}
+
+/** The order request of a normal sub-order (LIMIT, MARKET). */
+function orderInputOf(x: StrategySubOrderInput): PlaceOrderInput {
+  const tif = x.timeInForce === undefined ? undefined : orderTimeInForce(x.timeInForce);
+  return stripUndefined({
+    symbol: x.symbol, type: x.type as PlaceOrderInput['type'], side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
+    timeInForce: tif, reduceOnly: x.reduceOnly, makerOnly: x.makerOnly, closePosition: x.closePosition, clientOrderId: x.clientOrderId,
+    priceType: x.priceType, placeType: x.placeType,
+  });
+}
+
+/** The condition request of a condition sub-order. */
+function conditionInputOf(x: StrategySubOrderInput): PlaceConditionInput {
+  return stripUndefined({
+    symbol: x.symbol, type: x.type as PlaceConditionInput['type'], side: x.side, positionSide: x.positionSide, price: x.price, quantity: x.quantity,
+    timeInForce: x.timeInForce, reduceOnly: x.reduceOnly, clientOrderId: x.clientOrderId, stopPrice: x.stopPrice,
+    workingType: x.workingType, priceProtect: x.priceProtect, activatePrice: x.activatePrice, callbackRate: x.callbackRate,
+    closePosition: x.closePosition,
+  });
+}
+
+/** Runs `fn`, naming sub-order `i` of the request in the message and field of a refusal. */
+function named<T>(i: number, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof VenueError) throw new VenueError(e.code, `subOrderList[${i}]: ${e.message}`, `subOrderList[${i}].${e.field ?? ''}`.replace(/\.$/, ''));
+    throw e;
+  }
 }
 
 /** A copy without the keys whose value is undefined (inputs treat absent and undefined alike). */
