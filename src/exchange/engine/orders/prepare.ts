@@ -4,6 +4,7 @@
  * anything. A request that fails here throws a VenueError and leaves no trace.
  */
 import { formatDec } from '../../../core/decimal';
+import { formatUnits } from '../../../core/money-units';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { Margin } from '../accounts/margin';
@@ -119,8 +120,12 @@ export class OrderIntake {
     private readonly positions: Positions,
   ) {}
 
-  /** Resolves and checks an order request; changes nothing. Throws VenueError. */
-  prepare(acct: EngineAccount, input: PlaceOrderInput): PreparedOrder {
+  /**
+   * Resolves and checks an order request; changes nothing. Throws VenueError. `held`: margin
+   * (money units) the account must keep besides, for orders of the same request not placed yet
+   * (a strategy order's sub-orders placed at once).
+   */
+  prepare(acct: EngineAccount, input: PlaceOrderInput, held = 0n): PreparedOrder {
     const st = this.s.sym(input.symbol);
     const spec = st.spec;
     const positions = this.positions;
@@ -158,8 +163,9 @@ export class OrderIntake {
         const memo = this.memoOf(spec);
         memo.lookup(refTicks, opening, qty, leverage);
         const required = memo.required;
-        if (!this.margin.covers(acct, required)) {
-          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${moneyUp(rateDec(required))} USDT at ${leverage}x, available is ${moneyDown(this.margin.availableOf(acct))} USDT`);
+        if (!this.margin.covers(acct, required, -held)) {
+          const besides = held === 0n ? '' : ` (${formatUnits(held)} USDT of it held for the request's sub-orders before this one)`;
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${moneyUp(rateDec(required))} USDT at ${leverage}x, available is ${moneyDown(this.margin.availableOf(acct))} USDT${besides}`);
         }
         // A MARKET order, or a LIMIT one IOC or FOK, never rests: its margin is checked here, and
         // it freezes none while it is matched (the account's frozen margin, quoted by its fills'

@@ -3,6 +3,7 @@
  * rules of their structure (structure.ts), as their orders and conditions move.
  */
 import { numericId } from '../../../core/ids';
+import { ceilUnits, times } from '../accounts/margin-rate';
 import type { DrivenOn, SubOrderStatus } from '../../../core/enums';
 import { ErrorCodes, VenueError } from '../../../core/errors';
 import type { StrategyOrderRecord } from '../../../protocol/records';
@@ -55,8 +56,15 @@ export class StrategyOrders {
     const checked = subs.map((x) => this.checkSub(acct, x.input, index(x)));
     const immediate = subs.filter((x) => x.first?.action !== 'PLACE_ORDER' && x.second?.action !== 'PLACE_ORDER');
     this.checkClientIds(acct, subs, index);
-    // The first immediate sub-order must be placeable now (margin, position): else nothing is applied.
-    const firstPrepared = this.prepareSub(acct, immediate[0].input);
+    // Every sub-order the request places now (OCO: both) must be placeable now (margin, position,
+    // market), each with the margin of those before it held back as if they rested: else nothing
+    // is applied, and the refusal names the sub-order.
+    let held = 0n;
+    const prepared = immediate.map((x) => {
+      const p = named(index(x), () => this.prepareSub(acct, x.input, held));
+      if ('frozenPerStep' in p) held += ceilUnits(times(p.frozenPerStep, p.qty));
+      return p;
+    });
     const now = s.clock.now();
     const strat: EngineStrategy = {
       id: s.nextStrategyId++,
@@ -71,10 +79,9 @@ export class StrategyOrders {
     s.strategiesById.set(strat.id, strat);
     acct.strategies.push(strat);
     for (const sub of strat.subs) if (sub.status === 'PENDING') reserveClientId(acct, sub.clientOrderId, strat.id, sub.subId);
-    for (const x of immediate) {
-      const sub = strat.subs[x.input.strategySubId - 1];
-      this.placeSub(strat, sub, x === immediate[0] ? firstPrepared : undefined);
-    }
+    // The first goes in as prepared; the others are prepared again, after what the ones before did
+    // (a fill moves the position and the book). One refused only then becomes REJECTED.
+    immediate.forEach((x, i) => this.placeSub(strat, strat.subs[x.input.strategySubId - 1], i === 0 ? prepared[0] : undefined));
     s.emitStrategy(strat);
     this.queue(strat.id);
     return strategyRecord(strat, (id) => s.ordersById.get(id));
@@ -152,8 +159,8 @@ export class StrategyOrders {
     });
   }
 
-  private prepareSub(acct: EngineAccount, x: StrategySubOrderInput): PreparedOrder | PreparedCondition {
-    if (x.type === 'LIMIT' || x.type === 'MARKET') return this.intake.prepare(acct, orderInputOf(x));
+  private prepareSub(acct: EngineAccount, x: StrategySubOrderInput, held = 0n): PreparedOrder | PreparedCondition {
+    if (x.type === 'LIMIT' || x.type === 'MARKET') return this.intake.prepare(acct, orderInputOf(x), held);
     return this.conditions.prepare(acct, conditionInputOf(x));
   }
 

@@ -97,3 +97,44 @@ describe("strategy orders: a waiting sub-order's client id is reserved", () => {
     expect(codeOf(() => w2.engine.placeOrder('b', limit('BUY', '40000', '0.1', { clientOrderId: 'exit' })))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
   });
 });
+
+describe('strategy orders: every sub-order the request places at once is checked before anything is applied', () => {
+  // The probe's case: mark 3000 on ETHUSDT, an OCO whose stop is 200 % from mark with priceProtect.
+  const eth = (x: Partial<StrategySubOrderInput>): StrategySubOrderInput => ({ strategySubId: 1, symbol: 'ETHUSDT', type: 'LIMIT', side: 'BUY', price: '2000', quantity: '0.1', ...x });
+  const stop = eth({ strategySubId: 2, type: 'STOP_MARKET', price: undefined, stopPrice: '9000', priceProtect: true });
+
+  it("an OCO whose second leg is refused (priceProtect 30013) fails whole, with that leg's error; nothing is placed", () => {
+    const w = world();
+    const alone = refusal(() => w.engine.placeCondition('b', { symbol: 'ETHUSDT', type: 'STOP_MARKET', side: 'BUY', stopPrice: '9000', quantity: '0.1', priceProtect: true }));
+    expect(alone).toMatch(new RegExp(`^${ErrorCodes.PRICE_PROTECTION} priceProtect: stopPrice 9000 `));
+    expect(refusal(() => w.engine.placeStrategy('b', { strategyType: 'OCO', subOrderList: [eth({}), stop] }))).toBe(alone.replace(' priceProtect', ' subOrderList[1]: priceProtect'));
+    nothingPlaced(w);
+    expect(w.drain()).toEqual([]);
+  });
+
+  it('an OCO whose second leg lacks margin (30003) fails whole; the first leg\'s margin counts against it', () => {
+    const w = world({ balance: '1000' });
+    // Each leg alone fits 1000 USDT at 20x (600 USDT each); both together do not.
+    const leg = (id: number, price: string): StrategySubOrderInput => ({ strategySubId: id, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price, quantity: '0.3' });
+    const r = refusal(() => w.engine.placeStrategy('b', { strategyType: 'OCO', subOrderList: [leg(1, '40000'), leg(2, '40000')] }));
+    expect(r).toMatch(new RegExp(`^${ErrorCodes.INSUFFICIENT_MARGIN} subOrderList\\[1\\]: insufficient margin: .*held for the request's sub-orders before this one\\)$`));
+    nothingPlaced(w);
+    expect(w.engine.asset('b').frozenMargin).toBe('0');
+    // One of them alone is accepted.
+    expect(w.engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '40000', quantity: '0.3' }).status).toBe('NEW');
+  });
+
+  it('an OCO whose second leg is GTE_GTC with no position (30004) fails whole', () => {
+    const w = world();
+    const r = refusal(() => w.engine.placeStrategy('b', { strategyType: 'OCO', subOrderList: [eth({}), eth({ strategySubId: 2, type: 'STOP_MARKET', price: undefined, stopPrice: '3100', timeInForce: 'GTE_GTC' })] }));
+    expect(r).toBe(`${ErrorCodes.REDUCE_ONLY_WOULD_INCREASE} subOrderList[1]: GTE_GTC condition order needs an open BOTH position on ETHUSDT to close`);
+    nothingPlaced(w);
+  });
+
+  it('the refusal names the sub-order by its place in the request, the first one too', () => {
+    const w = world({ balance: '10' });
+    const r = refusal(() => w.engine.placeStrategy('b', { strategyType: 'OCO', subOrderList: [stop, eth({ strategySubId: 1, price: '2000', quantity: '1' })] }));
+    expect(r).toMatch(new RegExp(`^${ErrorCodes.INSUFFICIENT_MARGIN} subOrderList\\[1\\]: insufficient margin`));
+    nothingPlaced(w);
+  });
+});
