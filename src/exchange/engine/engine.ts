@@ -8,7 +8,7 @@
  * happens before any mutation, so a command that throws a VenueError has changed nothing.
  *
  * This file is the facade: it builds the bounded contexts over one shared state (state.ts),
- * wires their follow-up signals, frames each command (follow-up work and account updates run
+ * wires their follow-up signals, frames each command (frame.ts: follow-up work and account updates run
  * when the outermost command ends) and exposes the public API. The logic lives in the contexts:
  *
  *   accounts/     ledger (accounts, deposits, wallet movements, frozen margin), margin figures
@@ -68,6 +68,8 @@ import { OrderQueries, type OrderHistoryFilter, type RestingOrder } from './orde
 import { Positions } from './positions/positions';
 import { PositionViews } from './positions/views';
 import { exportEngineState, importEngineState, type EngineSnapshot } from './snapshot';
+import { CommandFrame } from './frame';
+import { conditionRecord } from './records';
 import { INSURANCE_ACCOUNT, EngineState, type TakingHook } from './state';
 import { indexEveryClientId } from './orders/client-ids';
 import { StrategyOrders } from './strategies/strategy-orders';
@@ -98,7 +100,7 @@ export class Engine {
   private readonly market: Market;
   /** A replay tape's quotes in ticks and steps, by order id: the same outcome as placeOrderStatus and cancelOrderQuiet (market/quote-orders.ts). */
   readonly tapeQuotes: QuoteOrders;
-  private nesting = 0;
+  private readonly frames: CommandFrame;
 
   constructor(opts: EngineOptions) {
     const s = (this.s = new EngineState(opts.clock));
@@ -116,7 +118,8 @@ export class Engine {
     this.strategies = new StrategyOrders(s, positions, intake, matching, this.conditions);
     this.funding = new Funding(s, this.ledger);
     this.market = new Market(s);
-    this.tapeQuotes = new QuoteOrders(s, intake, matching, (fn) => this.frame(fn));
+    this.frames = new CommandFrame(s, () => this.tapeQuotes.settle(), () => this.positionViews.flushAccountUpdates());
+    this.tapeQuotes = new QuoteOrders(s, intake, matching, (fn) => this.frames.frame(fn));
     const liquidation = new Liquidation(s, this.ledger, this.margin, positions, intake, matching);
     s.follow = {
       strategyTouched: (id, amended) => this.strategies.queue(id, amended),
@@ -145,34 +148,9 @@ export class Engine {
     return this.s.out.length;
   }
 
-  /** Runs a command: deferred tape quotes settle first; follow-up work and account updates happen when the outermost one ends. */
+  /** Runs a command in the frame (frame.ts): follow-up work and account updates run before it answers. */
   private run<T>(fn: () => T): T {
-    if (this.nesting === 0) this.tapeQuotes.settle();
-    return this.frame(fn);
-  }
-
-  private frame<T>(fn: () => T): T {
-    this.nesting++;
-    let result: T;
-    try {
-      result = fn();
-    } finally {
-      this.nesting--;
-    }
-    if (this.nesting === 0) {
-      this.nesting++;
-      try {
-        const work = this.s.work;
-        for (let guard = 0; work.length > 0; guard++) {
-          if (guard > 100000) throw new Error('engine follow-up work did not settle');
-          (work.shift() as () => void)();
-        }
-        this.positionViews.flushAccountUpdates();
-      } finally {
-        this.nesting--;
-      }
-    }
-    return result;
+    return this.frames.run(fn);
   }
 
   /**
@@ -359,8 +337,9 @@ export class Engine {
 
   // ---------------------------------------------------------------- condition and strategy orders
 
+  /** Answers the condition as the command left it: one whose trigger is met fired in it (TRIGGERED). */
   placeCondition(userId: string, input: PlaceConditionInput): ConditionOrderRecord {
-    return this.run(() => this.conditions.place(userId, input));
+    return conditionRecord(this.run(() => this.conditions.place(userId, input)));
   }
 
   cancelCondition(userId: string, symbol: string, conditionId: string): ConditionOrderRecord {
@@ -375,8 +354,9 @@ export class Engine {
     return this.conditions.history(userId, f);
   }
 
+  /** Answers the strategy order as the command left it, once its sub-orders were driven (ALL_DONE if all ended). */
   placeStrategy(userId: string, input: PlaceStrategyInput): StrategyOrderRecord {
-    return this.run(() => this.strategies.place(userId, input));
+    return this.strategies.recordOf(this.run(() => this.strategies.place(userId, input)));
   }
 
   strategy(userId: string, strategyId: string): StrategyOrderRecord {

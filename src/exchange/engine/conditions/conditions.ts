@@ -173,9 +173,9 @@ export class Conditions {
     return c;
   }
 
-  place(userId: string, input: PlaceConditionInput): ConditionOrderRecord {
-    const acct = this.s.acct(userId);
-    return conditionRecord(this.commit(this.prepare(acct, input), 0));
+  /** Places a condition order; the caller answers with its record once the command's follow-ups ran (engine.ts). */
+  place(userId: string, input: PlaceConditionInput): EngineCondition {
+    return this.commit(this.prepare(this.s.acct(userId), input), 0);
   }
 
   cancel(userId: string, symbol: string, conditionId: string): ConditionOrderRecord {

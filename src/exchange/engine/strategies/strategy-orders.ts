@@ -44,7 +44,8 @@ export class StrategyOrders {
     private readonly conditions: Conditions,
   ) {}
 
-  place(userId: string, input: PlaceStrategyInput): StrategyOrderRecord {
+  /** Places a strategy order; the caller answers with `recordOf` once the command's follow-ups drove it (engine.ts). */
+  place(userId: string, input: PlaceStrategyInput): EngineStrategy {
     const s = this.s;
     const acct = s.acct(userId);
     const subs = normalizeStrategy(input);
@@ -84,7 +85,11 @@ export class StrategyOrders {
     immediate.forEach((x, i) => this.placeSub(strat, strat.subs[x.input.strategySubId - 1], i === 0 ? prepared[0] : undefined));
     s.emitStrategy(strat);
     this.queue(strat.id);
-    return strategyRecord(strat, (id) => s.ordersById.get(id));
+    return strat;
+  }
+
+  recordOf(strat: EngineStrategy): StrategyOrderRecord {
+    return strategyRecord(strat, (id) => this.s.ordersById.get(id));
   }
 
   get(userId: string, strategyId: string): StrategyOrderRecord {
