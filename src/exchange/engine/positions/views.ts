@@ -295,10 +295,9 @@ export class PositionViews {
     const mode = marginModeFromCode(input.marginMode);
     const s = this.s.settingsOf(acct, st.spec.name);
     if (s.marginMode !== mode) {
-      const hasPosition = [...acct.positions.values()].some((p) => p.symbol === st.spec);
-      const hasOrders = [...acct.openOrders.values()].some((o) => o.symbol === st.spec);
-      if (hasPosition || hasOrders) {
-        fail(ErrorCodes.MARGIN_MODE_LOCKED, `margin mode of ${st.spec.name} cannot change while there is an open ${hasPosition ? 'position' : 'order'} on it`, 'marginMode');
+      const what = openOnSymbol(acct, st);
+      if (what !== undefined) {
+        fail(ErrorCodes.MARGIN_MODE_LOCKED, `margin mode of ${st.spec.name} cannot change while there is an open ${what} on it`, 'marginMode');
       }
       s.marginMode = mode;
       this.s.touch(acct, 'MARGIN_MODE', st.spec.name);
@@ -312,4 +311,17 @@ export class PositionViews {
     const s = acct.settings.get(st.spec.name) ?? { leverage: Math.min(DEFAULT_LEVERAGE, st.spec.maxLeverage), marginMode: 'CROSS' as MarginMode };
     return { symbol: st.spec.name, marginMode: marginModeToCode(s.marginMode), leverage: s.leverage };
   }
+}
+
+/**
+ * What keeps the margin mode of a symbol from changing (PROTOCOL.md section 4: an open position or
+ * open orders), or undefined. Open orders include a waiting condition order, as on Binance-style
+ * venues: it places an order on the symbol later, which would open under the new mode. A strategy
+ * order's pending sub-order always waits on its sub-order 1 (structure.ts), a live order or
+ * condition order on the same symbol, so it keeps the mode through that one.
+ */
+function openOnSymbol(acct: EngineAccount, st: SymbolState): string | undefined {
+  if ([...acct.positions.values()].some((p) => p.symbol === st.spec)) return 'position';
+  if ([...acct.openOrders.values()].some((o) => o.symbol === st.spec)) return 'order';
+  return st.conditions.some((c) => c.userId === acct.userId) ? 'condition order' : undefined;
 }
