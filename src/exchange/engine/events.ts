@@ -17,4 +17,10 @@ export type EngineEvent =
   | { kind: 'trade'; symbol: string; time: number; tradeId: string; price: string; quantity: string; side: Side }
   | { kind: 'markPrice'; symbol: string; time: number; markPrice: string; indexPrice: string; fundingRate: string; nextFundingTime: number }
   | { kind: 'funding'; symbol: string; time: number; fundingRate: string; markPrice: string }
+  /**
+   * An order the engine placed itself was refused: a fired condition's (the condition ends REJECTED,
+   * or EXPIRED with nothing to close) or a strategy sub-order's when its driver fired (REJECTED).
+   * Not a wire event: the records say only the status; the local exchange logs this.
+   */
+  | { kind: 'refused'; userId: string; symbol: string; time: number; conditionId: string; strategyId: string; strategySubId: number; status: 'REJECTED' | 'EXPIRED'; code: number; message: string }
   | { kind: 'liquidation'; userId: string; symbol: string; time: number; positionSide: string; quantity: string; markPrice: string };

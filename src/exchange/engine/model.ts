@@ -60,6 +60,16 @@ export interface EngineOrder {
   frozen: bigint;
 }
 
+/**
+ * The refusal of an order the engine placed itself (a fired condition's, a strategy sub-order's):
+ * the code and message a user placing it would have got. The wire records have no field for it
+ * (PROTOCOL.md section 3); the engine's `refused` event carries it, and the local exchange logs it.
+ */
+export interface Refusal {
+  code: number;
+  message: string;
+}
+
 export interface EngineCondition {
   id: number;
   userId: string;
@@ -92,6 +102,8 @@ export interface EngineCondition {
   /** Trailing state: activated, and the best price seen since activation (ticks). */
   trailActive: boolean;
   trailExtreme: number;
+  /** Why its order was refused when it fired (REJECTED, or EXPIRED with nothing to close); only then. */
+  refusal?: Refusal;
 }
 
 export interface EngineSubOrder {
@@ -127,6 +139,8 @@ export interface EngineSubOrder {
   reached: Set<string>;
   firstFired: boolean;
   secondFired: boolean;
+  /** Why the sub-order could not be placed when its driver fired (REJECTED); only then. */
+  refusal?: Refusal;
 }
 
 export interface EngineStrategy {

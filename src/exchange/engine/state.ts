@@ -259,6 +259,15 @@ export class EngineState {
     this.out.push({ kind: 'condition', userId: c.userId, time: this.clock.now(), record: conditionRecord(c) });
   }
 
+  /**
+   * An order the engine placed itself was refused (events.ts `refused`): emitted whoever listens,
+   * as it is rare and the local exchange logs it (a muted tape account's excepted).
+   */
+  emitRefused(e: Omit<Extract<EngineEvent, { kind: 'refused' }>, 'kind' | 'time'>): void {
+    if (this.muted.has(e.userId)) return;
+    this.out.push({ kind: 'refused', time: this.clock.now(), ...e });
+  }
+
   emitStrategy(s: EngineStrategy): void {
     if (!this.wantsPrivate(s.userId)) return;
     this.out.push({ kind: 'strategy', userId: s.userId, time: this.clock.now(), record: strategyRecord(s, (id) => this.ordersById.get(id)) });

@@ -115,7 +115,10 @@ export class ExchangeServer {
     this.pages = opts.pages;
     this.listenKeys = new ListenKeyStore(clock, config.listenKey.ttlMs, config.listenKey.maxPerUser);
     this.marketData = opts.marketData ?? new MarketDataStore(config.symbols.map((s) => s.symbol));
-    this.onCoreEvents = (events) => this.marketData.onEvents(events);
+    this.onCoreEvents = (events) => {
+      this.marketData.onEvents(events);
+      logRefusals(this.log, events);
+    };
     this.core.emitter.on('events', this.onCoreEvents);
     // Without a configured secret, tokens die with the process, like the in-memory refresh tokens.
     this.jwt = new JwtSigner(config.auth.jwtSecret !== undefined ? Buffer.from(config.auth.jwtSecret, 'utf8') : randomBytes(32));
@@ -464,4 +467,17 @@ export async function startExchange(config: ExchangeConfigOverrides = {}, opts: 
     throw e;
   }
   return server;
+}
+
+/**
+ * Why an order the engine placed itself was refused (a fired condition's, a strategy sub-order's):
+ * the records and streams say only REJECTED (or EXPIRED); the code and message are logged here
+ * (docs/local-exchange.md, "Logs").
+ */
+function logRefusals(log: Logger, events: readonly EngineEvent[]): void {
+  for (const e of events) {
+    if (e.kind !== 'refused') continue;
+    const { userId, symbol, conditionId, strategyId, strategySubId, status, code, message } = e;
+    log.info({ userId, symbol, conditionId, strategyId, strategySubId, status, code, reason: message }, conditionId !== '' ? 'condition order fired, its order refused' : 'strategy sub-order refused when its driver fired');
+  }
 }

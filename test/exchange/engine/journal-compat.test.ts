@@ -130,6 +130,24 @@ describe('journal compatibility', () => {
       old.referenceId = c.referenceId;
     }));
     expect(renamedFunding).toBe(234);
+    // An eighth: a condition whose order was refused when it fired, and a strategy sub-order refused
+    // when its driver fired, keep the refusal's code and message (`refusal`, model.ts), where the
+    // engine kept only the status. Every condition that ended so has one, and only those; nothing
+    // else about them differs.
+    type Refused = { status: string; refusal?: { code: number; message: string } };
+    const conditionsNow = (state as unknown as { conditions: Refused[] }).conditions;
+    const subsNow = (state as unknown as { strategies: Array<{ subs: Refused[] }> }).strategies.flatMap((x) => x.subs);
+    let withRefusal = 0;
+    for (const x of [...conditionsNow, ...subsNow]) {
+      const refusedCondition = conditionsNow.includes(x) && (x.status === 'REJECTED' || x.status === 'EXPIRED');
+      expect(x.refusal !== undefined || !refusedCondition).toBe(true);
+      if (x.refusal === undefined) continue;
+      withRefusal++;
+      expect(['REJECTED', 'EXPIRED']).toContain(x.status);
+      expect(x.refusal.message).not.toBe('');
+      delete x.refusal;
+    }
+    expect(withRefusal).toBe(25);
     expect(state).toEqual(was);
     const accountsOf = (v: unknown): AccountState[] => (v as { accounts: AccountState[] }).accounts;
     const rebased = new Map<string, { symbol: string; margin: string; change: Dec }>();

@@ -80,8 +80,11 @@ export class ConditionFiring {
       prepared = this.intake.prepare(acct, input);
     } catch (e) {
       if (!(e instanceof VenueError)) throw e;
-      c.status = e.code === ErrorCodes.REDUCE_ONLY_WOULD_INCREASE ? 'EXPIRED' : 'REJECTED';
+      const status = e.code === ErrorCodes.REDUCE_ONLY_WOULD_INCREASE ? 'EXPIRED' : 'REJECTED';
+      c.status = status;
+      c.refusal = { code: e.code, message: e.message };
       s.emitCondition(c);
+      s.emitRefused({ userId: c.userId, symbol: spec.name, conditionId: String(c.id), strategyId: c.strategyId ? String(c.strategyId) : '', strategySubId: subIdOf(s, c), status, code: e.code, message: e.message });
       if (c.strategyId) s.follow.strategyTouched(c.strategyId);
       return;
     }
@@ -98,4 +101,10 @@ export class ConditionFiring {
     });
     if (c.strategyId) s.follow.conditionTriggered(c, order.id);
   }
+}
+
+/** The strategySubId of the sub-order a condition is (0 for a condition of its own). */
+function subIdOf(s: EngineState, c: EngineCondition): number {
+  if (!c.strategyId) return 0;
+  return s.strategiesById.get(c.strategyId)?.subs.find((x) => x.conditionId === c.id)?.subId ?? 0;
 }

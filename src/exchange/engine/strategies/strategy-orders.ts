@@ -182,6 +182,8 @@ export class StrategyOrders {
         if (!(e instanceof VenueError)) throw e;
         sub.status = 'REJECTED';
         sub.reached.add('REJECTED');
+        sub.refusal = { code: e.code, message: e.message };
+        this.s.emitRefused({ userId: strat.userId, symbol: strat.symbol.name, conditionId: '', strategyId: String(strat.id), strategySubId: sub.subId, status: 'REJECTED', code: e.code, message: e.message });
         return;
       }
     }
