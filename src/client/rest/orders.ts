@@ -21,6 +21,7 @@ import {
 import { sleep } from '../timers';
 import type { ClientOrderIdGenerator } from './client-order-id';
 import type { RequestOptions, RestCore } from './core';
+import { CREATED_AT_TOLERANCE_MS, madeByRequest, type OrderShape } from './order-match';
 import { paginate } from './paginate';
 
 export interface OrderSafetyOptions {
@@ -60,6 +61,7 @@ export class OrdersApi {
   /** POST /v1/private/order/place. Sets `clientOrderId` when absent; settles lost answers by it. */
   async placeOrder(params: O.PlaceOrderParams, ro?: RequestOptions): Promise<O.PlaceOrderResult> {
     const p: O.PlaceOrderParams = params.clientOrderId === undefined ? { ...params, clientOrderId: this.ids.next() } : params;
+    const sentAt = this.core.opts.clock.now();
     try {
       const r = await this.core.call('placeOrder', p, ro);
       this.onAccepted([r]);
@@ -67,7 +69,8 @@ export class OrdersApi {
     } catch (err) {
       if (!isUnknownOutcome(err)) throw err;
       const cid = p.clientOrderId as string;
-      const rec = await this.settle(err, [cid], () => this.findOrder(p.symbol, cid));
+      const notBefore = await this.notBefore(sentAt);
+      const rec = await this.settle(err, [cid], () => this.findOrder(p, notBefore));
       this.onAccepted([rec]);
       return { orderId: rec.orderId, clientOrderId: rec.clientOrderId, status: rec.status, timestamp: rec.createdAt };
     }
@@ -76,6 +79,7 @@ export class OrdersApi {
   /** POST /v1/private/order/batch-place (at most 20). Every order gets a clientOrderId. */
   async batchPlaceOrders(params: O.BatchPlaceParams, ro?: RequestOptions): Promise<O.BatchPlaceResult> {
     const orders = params.orders.map((o) => (o.clientOrderId === undefined ? { ...o, clientOrderId: this.ids.next() } : o));
+    const sentAt = this.core.opts.clock.now();
     try {
       const r = await this.core.call('batchPlaceOrders', { orders }, ro);
       this.onAccepted(r.results.filter((x) => x.success));
@@ -83,6 +87,7 @@ export class OrdersApi {
     } catch (err) {
       if (!isUnknownOutcome(err)) throw err;
       const results: (BatchResultItem | undefined)[] = orders.map(() => undefined);
+      const notBefore = await this.notBefore(sentAt);
       const items = await this.settle(
         err,
         orders.map((o) => o.clientOrderId as string),
@@ -90,7 +95,7 @@ export class OrdersApi {
           for (let i = 0; i < orders.length; i++) {
             if (results[i] !== undefined) continue;
             const o = orders[i] as O.PlaceOrderParams;
-            const rec = await this.findOrder(o.symbol, o.clientOrderId as string);
+            const rec = await this.findOrder(o, notBefore);
             if (rec !== undefined) results[i] = { index: i, success: true, code: 0, message: 'success', orderId: rec.orderId, clientOrderId: rec.clientOrderId, status: rec.status };
           }
           return results.every((x) => x !== undefined) ? (results as BatchResultItem[]) : undefined;
@@ -105,12 +110,14 @@ export class OrdersApi {
   /** POST /v1/private/order/place-condition. Sets `clientOrderId`; settles lost answers by it. */
   async placeConditionOrder(params: O.PlaceConditionParams, ro?: RequestOptions): Promise<O.PlaceConditionResult> {
     const p: O.PlaceConditionParams = params.clientOrderId === undefined ? { ...params, clientOrderId: this.ids.next() } : params;
+    const sentAt = this.core.opts.clock.now();
     try {
       return await this.core.call('placeConditionOrder', p, ro);
     } catch (err) {
       if (!isUnknownOutcome(err)) throw err;
       const cid = p.clientOrderId as string;
-      const rec = await this.settle(err, [cid], () => this.findCondition(p.symbol, cid));
+      const notBefore = await this.notBefore(sentAt);
+      const rec = await this.settle(err, [cid], () => this.findCondition(p, notBefore));
       return { conditionId: rec.conditionId, conditionStatus: rec.conditionStatus, timestamp: rec.createdAt };
     }
   }
@@ -122,16 +129,18 @@ export class OrdersApi {
   async placeStrategyOrder(params: O.PlaceStrategyParams, ro?: RequestOptions): Promise<O.PlaceStrategyResult> {
     const subOrderList = params.subOrderList.map((s) => (s.clientOrderId === undefined ? { ...s, clientOrderId: this.ids.next() } : s));
     const p: O.PlaceStrategyParams = { ...params, subOrderList };
+    const sentAt = this.core.opts.clock.now();
     try {
       return await this.core.call('placeStrategyOrder', p, ro);
     } catch (err) {
       if (!isUnknownOutcome(err)) throw err;
       const cids = subOrderList.map((s) => s.clientOrderId as string);
+      const notBefore = await this.notBefore(sentAt);
       const st = await this.settle(err, cids, async (): Promise<ResponseOf<'getStrategyOrder'> | undefined> => {
         for (const s of subOrderList) {
-          const rec = await this.findOrder(s.symbol, s.clientOrderId as string);
+          const rec = await this.findOrder(s, notBefore);
           if (rec?.strategyId !== undefined) return this.core.call('getStrategyOrder', { strategyId: rec.strategyId });
-          const cond = await this.findCondition(s.symbol, s.clientOrderId as string);
+          const cond = await this.findCondition(s, notBefore);
           if (cond?.strategyId !== undefined) return this.core.call('getStrategyOrder', { strategyId: cond.strategyId });
         }
         return undefined;
@@ -241,22 +250,50 @@ export class OrdersApi {
 
   // ---------------------------------------------------------------- settling unknown outcomes
 
-  private async findOrder(symbol: string, clientOrderId: string): Promise<OrderRecord | undefined> {
+  /**
+   * The earliest `createdAt` (venue ms) an order made by a request sent at local time `sentAt` can
+   * carry: the send time on the venue's clock as the client knows it, less CREATED_AT_TOLERANCE_MS.
+   * A client that never synced its clock (a JWT session, or autoTimeSync off) asks GET /v1/time
+   * once here, without adopting the answer for signing; if that fails too, the local clock is used.
+   */
+  private async notBefore(sentAt: number): Promise<number> {
+    const { clock } = this.core.opts;
+    let offset = this.core.offset.offset;
+    if (!this.core.offset.synced) {
+      try {
+        const t0 = clock.now();
+        const { serverTime } = await this.core.call('getTime', undefined);
+        offset = Math.round(serverTime - (t0 + clock.now()) / 2);
+      } catch {
+        // The lost answer may well be followed by more network trouble; the queries will say.
+      }
+    }
+    return sentAt + offset - CREATED_AT_TOLERANCE_MS;
+  }
+
+  /**
+   * The order this request made, by clientOrderId. The venue answers the latest order with that id,
+   * which may be an older, final one (ids are unique only among live orders): taken only when
+   * created since the request was sent and matching it, else not found (yet).
+   */
+  private async findOrder(want: OrderShape & { clientOrderId?: string }, notBefore: number): Promise<OrderRecord | undefined> {
     try {
-      return await this.core.call('getOrder', { symbol, clientOrderId });
+      const rec = await this.core.call('getOrder', { symbol: want.symbol, clientOrderId: want.clientOrderId as string });
+      return madeByRequest(rec, want, notBefore) ? rec : undefined;
     } catch (err) {
       if (err instanceof NotFoundError) return undefined;
       throw err;
     }
   }
 
-  private async findCondition(symbol: string, clientOrderId: string): Promise<ConditionOrderRecord | undefined> {
-    const current = await this.core.call('getCurrentConditionOrders', { symbol });
-    const hit = current.list.find((c) => c.clientOrderId === clientOrderId);
+  /** The condition order this request made, by clientOrderId: live ones first, then history; same rule as findOrder. */
+  private async findCondition(want: OrderShape & { clientOrderId?: string }, notBefore: number): Promise<ConditionOrderRecord | undefined> {
+    const mine = (c: ConditionOrderRecord): boolean => c.clientOrderId === want.clientOrderId && madeByRequest(c, want, notBefore);
+    const current = await this.core.call('getCurrentConditionOrders', { symbol: want.symbol });
+    const hit = current.list.find(mine);
     if (hit !== undefined) return hit;
-    const hist = await this.core.call('getConditionOrderHistory', { symbol, pageSize: 100 });
-    const old = hist.list.find((c) => c.clientOrderId === clientOrderId);
-    return old;
+    const hist = await this.core.call('getConditionOrderHistory', { symbol: want.symbol, pageSize: 100 });
+    return hist.list.find(mine);
   }
 
   /**
