@@ -41,8 +41,15 @@ export class PerpkitError extends Error {
 
 /** Connection refused, reset or closed before a complete answer. */
 export class NetworkError extends PerpkitError {
-  constructor(message: string, ctx: ErrorContext = {}) {
+  /**
+   * False when no connection was ever made (refused, no route, name not resolved, connect
+   * timeout): the request cannot have reached the venue, so it had no effect, even an order.
+   * True when it may have been sent (a connection cut or reset mid-request).
+   */
+  readonly requestMayHaveBeenSent: boolean;
+  constructor(message: string, ctx: ErrorContext = {}, requestMayHaveBeenSent = true) {
     super('PERPKIT_ERR_NETWORK', message, true, ctx);
+    this.requestMayHaveBeenSent = requestMayHaveBeenSent;
   }
 }
 
@@ -191,6 +198,8 @@ export function errorFromVenue(
 /** Whether the venue certainly did not act on the request (so even an order may be sent again). */
 export function hadNoEffect(err: unknown): boolean {
   if (!(err instanceof PerpkitError)) return false;
+  // No connection was ever made: nothing was sent.
+  if (err instanceof NetworkError && !err.requestMayHaveBeenSent) return true;
   if (err instanceof RateLimitError || err instanceof ValidationError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
     return true;
   }

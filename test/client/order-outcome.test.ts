@@ -4,7 +4,9 @@
  * order that had it is final (PROTOCOL.md section 3), so an older order with the same id is never
  * taken for the one the lost request made.
  */
-import { PerpClient, UnknownOrderOutcomeError } from '../../src/client';
+import pino from 'pino';
+import { NetworkError, PerpClient, UnknownOrderOutcomeError, hadNoEffect } from '../../src/client';
+import { freePort } from '../helpers/ports';
 import { startClientEnv, type ClientEnv } from './support/env';
 
 let env: ClientEnv;
@@ -78,4 +80,27 @@ test('condition order: a cancelled condition in the history with the same client
   await dropNext(userId, '/v1/private/order/place-condition', 'reject');
   const err = await client.orders.placeConditionOrder({ ...cond, stopPrice: '39000', clientOrderId: 'reuse-c1' }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(UnknownOrderOutcomeError);
+});
+
+test('a refused connection on an order sent nothing: a retryable NetworkError with no effect, retried, never settled by queries', async () => {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'debug' }, { write: (s: string) => lines.push(JSON.parse(s) as { level: number; msg: string }) });
+  const c = env.client({
+    baseUrl: `http://127.0.0.1:${await freePort()}`,
+    apiKey: { apiKey: 'k', secret: 's' },
+    autoTimeSync: false,
+    maxRetries: 1,
+    retryBackoff: { baseMs: 5, maxMs: 10 },
+    logger,
+    ...SAFETY,
+  });
+  const err = await c.orders.placeOrder({ ...order, clientOrderId: 'refused-1' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(NetworkError);
+  expect(err).not.toBeInstanceOf(UnknownOrderOutcomeError);
+  expect(err).toMatchObject({ retryable: true, requestMayHaveBeenSent: false });
+  expect((err as Error).message).toMatch(/ECONNREFUSED.*not sent/);
+  expect(hadNoEffect(err)).toBe(true);
+  // Nothing was sent, so sending again is safe: retried once (maxRetries 1); no settling.
+  expect(lines.filter((l) => l.msg === 'retrying request')).toHaveLength(1);
+  expect(lines.filter((l) => /settling|outcome unknown/.test(l.msg))).toEqual([]);
 });

@@ -3,8 +3,9 @@
  * endpoint registry), authenticate (JWT or API-key signature with the synced clock), send, decode
  * the envelope, map errors to classes, validate `data` against the endpoint's schema. Retries:
  * reads on retryable errors with backoff; anything after a 429 (the venue did nothing) once the
- * client-wide gate opens; once after a token refresh on 20001 and after a time sync on 20003.
- * Order-creating requests are never resent here on network errors, timeouts or 5xx: their
+ * client-wide gate opens; anything, orders too, after a connection that was never made (nothing
+ * was sent), with backoff; once after a token refresh on 20001 and after a time sync on 20003.
+ * Order-creating requests are never resent here on other network errors, timeouts or 5xx: their
  * outcome is unknown and the orders resource settles it by clientOrderId.
  */
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { backoffDelay, type BackoffOptions } from '../backoff';
 import {
   AuthenticationError,
   MalformedResponseError,
+  NetworkError,
   PerpkitError,
   RateLimitError,
   RequestAbortedError,
@@ -225,7 +227,9 @@ export class RestCore {
         const mayRetry =
           attempt < this.opts.maxRetries &&
           err.retryable &&
-          (err instanceof RateLimitError || (!creating && (readOnly || (err instanceof ServiceUnavailableError && err.venueCode !== undefined))));
+          (err instanceof RateLimitError ||
+            (err instanceof NetworkError && !err.requestMayHaveBeenSent) ||
+            (!creating && (readOnly || (err instanceof ServiceUnavailableError && err.venueCode !== undefined))));
         if (!mayRetry) throw err;
         const delay = err instanceof RateLimitError ? 0 : backoffDelay(attempt, this.opts.retryBackoff);
         attempt++;

@@ -37,9 +37,13 @@ export interface AcceptedOrder {
   status: string;
 }
 
-/** Whether an error leaves an order request's outcome unknown (it may or may not have been placed). */
+/**
+ * Whether an error leaves an order request's outcome unknown (it may or may not have been placed).
+ * A connection that was never made (refused, no route, connect timeout) sent nothing: not unknown.
+ */
 export function isUnknownOutcome(err: unknown): boolean {
-  if (err instanceof NetworkError || err instanceof RequestTimeoutError || err instanceof MalformedResponseError) return true;
+  if (err instanceof NetworkError) return err.requestMayHaveBeenSent;
+  if (err instanceof RequestTimeoutError || err instanceof MalformedResponseError) return true;
   return err instanceof ServiceUnavailableError;
 }
 

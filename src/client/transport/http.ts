@@ -16,6 +16,25 @@ function undici(): typeof import('undici') {
   return require('undici') as typeof import('undici');
 }
 
+/**
+ * Error codes of a connection that was never established, so no byte of the request was sent:
+ * Node's connect and DNS errors (which undici passes through) and undici's connect timeout. A
+ * connection lost after it was made (ECONNRESET, UND_ERR_SOCKET "other side closed", EPIPE,
+ * ETIMEDOUT, which can also come from an open socket) may have carried the request and is not
+ * listed. TLS handshake failures are not listed either: they need a fix, not a retry.
+ */
+export const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path with the query string, as signed. */
@@ -87,7 +106,9 @@ export class UndiciTransport implements HttpTransport {
       if (req.signal?.aborted) throw new RequestAbortedError({ ...ctx, cause: err });
       const code = (err as { code?: unknown }).code;
       const msg = err instanceof Error ? err.message : String(err);
-      throw new NetworkError(`${req.method} ${req.target.split('?')[0]} failed: ${typeof code === 'string' ? `${code} ` : ''}${msg}`, { ...ctx, cause: err });
+      const notConnected = typeof code === 'string' && NOT_CONNECTED_CODES.has(code);
+      const what = `${req.method} ${req.target.split('?')[0]} failed: ${typeof code === 'string' ? `${code} ` : ''}${msg}`;
+      throw new NetworkError(notConnected ? `${what} (no connection was made: the request was not sent)` : what, { ...ctx, cause: err }, !notConnected);
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
