@@ -208,3 +208,48 @@ test('a malformed success answer is a MalformedResponseError naming the endpoint
   expect(err).toMatchObject({ endpoint: 'getVolumeStats', field: 'data.volume30d', requestId: 'r-bad' });
   expect((err as Error).message).toContain('getVolumeStats');
 });
+
+describe('iterateCurrentOrders and int64 order ids (pages answered by the proxy where the exchange has no such ids)', () => {
+  const page = (list: object[]): string => JSON.stringify({ code: 0, message: 'success', data: { list, total: list.length }, requestId: 'r-page' });
+  async function openOrder(c: PerpClient): Promise<object> {
+    await c.orders.placeOrder(order);
+    return (await c.orders.getCurrentOrders({ symbol: 'BTCUSDT', limit: 1 })).list[0] as object;
+  }
+  const collect = async (it: AsyncIterable<{ orderId: string }>): Promise<string[]> => {
+    const ids: string[] = [];
+    for await (const o of it) ids.push(o.orderId);
+    return ids;
+  };
+
+  test('a 19-digit id is followed as the cursor, exactly, to the next page', async () => {
+    const c = await proxiedClient();
+    const rec = await openOrder(c);
+    const big = '9223372036854775000';
+    proxy.add({ method: 'GET', path: '/v1/private/order/current', times: 1, action: { kind: 'respond', status: 200, body: page([{ ...rec, orderId: big }]) } });
+    const before = proxy.seenTargets.length;
+    // The second page comes from the exchange: nothing is above that cursor.
+    expect(await collect(c.orders.iterateCurrentOrders({ symbol: 'BTCUSDT', limit: 1 }))).toEqual([big]);
+    const asked = proxy.seenTargets.slice(before).filter((t) => t.startsWith('GET /v1/private/order/current'));
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toContain(`lastOrderId=${big}`);
+  });
+
+  test('a full page that does not move past the cursor, or an id that is no integer, throws instead of ending silently', async () => {
+    const c = await proxiedClient();
+    const rec = await openOrder(c);
+    proxy.add({ method: 'GET', path: '/v1/private/order/current', times: 1, action: { kind: 'respond', status: 200, body: page([{ ...rec, orderId: '5' }]) } });
+    const stuck = await collect(c.orders.iterateCurrentOrders({ limit: 1, lastOrderId: '5' })).catch((e: unknown) => e);
+    expect(stuck).toBeInstanceOf(MalformedResponseError);
+    expect(stuck).toMatchObject({ endpoint: 'getCurrentOrders', field: 'data.list[0].orderId' });
+    expect((stuck as Error).message).toMatch(/not above the cursor 5/);
+    proxy.add({ method: 'GET', path: '/v1/private/order/current', times: 1, action: { kind: 'respond', status: 200, body: page([{ ...rec, orderId: 'ord-7' }]) } });
+    const odd = await collect(c.orders.iterateCurrentOrders({ limit: 1 })).catch((e: unknown) => e);
+    expect(odd).toBeInstanceOf(MalformedResponseError);
+    expect((odd as Error).message).toMatch(/"ord-7", not a base-10 integer id/);
+  });
+
+  test('a numeric cursor is still accepted (ids below 2^53)', async () => {
+    const c = await proxiedClient();
+    expect(await collect(c.orders.iterateCurrentOrders({ lastOrderId: Number.MAX_SAFE_INTEGER }))).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { ErrorCodes } from '../../src/core/errors';
-import { parseQueryInt, validateCancelAll, validateEmptyBody, validateEmptyQuery, validateLogin, validateOrderHistory, validatePlaceOrder } from '../../src/protocol';
+import { parseQueryInt, validateCancelAll, validateCurrentOrders, validateEmptyBody, validateEmptyQuery, validateLogin, validateOrderHistory, validatePlaceOrder } from '../../src/protocol';
 import { errorOf, json } from './helpers';
 
 describe('query integers', () => {
@@ -22,6 +22,27 @@ describe('query integers', () => {
       expect(e.message).toMatch(/pageSize/);
     },
   );
+
+  it('a well-formed integer out of range is refused naming the range, however many digits it has', () => {
+    for (const s of ['9007199254740992', '9223372036854775807', '123456789012345678901234567890']) {
+      const e = errorOf(() => parseQueryInt(s, 'x'));
+      expect([e.code, e.field]).toEqual([ErrorCodes.INVALID_PARAMETER, 'x']);
+      expect(e.message).toMatch(/must be an integer between -9007199254740991 and 9007199254740991/);
+      expect(e.message).not.toMatch(/digits only/);
+    }
+    const e = errorOf(() => validateOrderHistory({ startTime: '99999999999999999999' }));
+    expect(e.field).toBe('startTime');
+    expect(e.message).toMatch(/must be an integer between 0 and \d+, got 99999999999999999999$/);
+  });
+
+  it('lastOrderId is an int64 cursor kept as text: the whole range, not rounded', () => {
+    for (const s of ['0', '9007199254740993', '9223372036854775807']) expect(validateCurrentOrders({ lastOrderId: s }).lastOrderId).toBe(s);
+    for (const s of ['9223372036854775808', '-1', '01', '1e3', ' 1']) {
+      const e = errorOf(() => validateCurrentOrders({ lastOrderId: s }));
+      expect([e.code, e.field]).toEqual([ErrorCodes.INVALID_PARAMETER, 'lastOrderId']);
+      expect(e.message).toMatch(/between 0 and 9223372036854775807/);
+    }
+  });
 
   it('converts query integers to numbers in the output', () => {
     expect(validateOrderHistory({ page: '3', pageSize: '100', startTime: '1700000000000', type: '2' })).toEqual({

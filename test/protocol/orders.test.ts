@@ -240,7 +240,7 @@ describe('order queries', () => {
 
   it.each<[string, (q: unknown) => unknown, Record<string, string> | undefined, unknown]>([
     ['current orders default limit', validateCurrentOrders, undefined, { limit: 100 }],
-    ['current orders with cursor', validateCurrentOrders, { symbol: 'BTCUSDT', limit: '1', lastOrderId: '99' }, { symbol: 'BTCUSDT', limit: 1, lastOrderId: 99 }],
+    ['current orders with cursor', validateCurrentOrders, { symbol: 'BTCUSDT', limit: '1', lastOrderId: '99' }, { symbol: 'BTCUSDT', limit: 1, lastOrderId: '99' }],
     ['current condition orders', validateCurrentConditionOrders, { symbol: 'ETHUSDT' }, { symbol: 'ETHUSDT' }],
     ['order history defaults', validateOrderHistory, {}, { page: 1, pageSize: 20 }],
     ['order history filters', validateOrderHistory, { symbol: 'BTCUSDT', orderId: '5', clientOrderId: 'c', type: '1', side: '2', status: '6' }, { symbol: 'BTCUSDT', orderId: '5', clientOrderId: 'c', type: 1, side: 2, status: 6, page: 1, pageSize: 20 }],

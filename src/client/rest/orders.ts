@@ -237,17 +237,28 @@ export class OrdersApi {
     return paginate((p) => this.getTrades(p, ro), params);
   }
 
-  /** Every open order, following the `lastOrderId` cursor. */
+  /**
+   * Every open order, ascending by id, following the `lastOrderId` cursor (the last id of each
+   * full page; ids are int64 and kept as text, never rounded). An answer the cursor cannot follow
+   * (an id that is not a base-10 integer, a full page that does not move past the cursor) throws
+   * MalformedResponseError naming it, rather than ending the iteration early.
+   */
   async *iterateCurrentOrders(params: O.CurrentOrdersParams = {}, ro?: RequestOptions): AsyncGenerator<OrderRecord, void, undefined> {
     const limit = params.limit ?? 100;
-    let cursor = params.lastOrderId;
+    let cursor = params.lastOrderId === undefined ? undefined : String(params.lastOrderId);
     for (;;) {
       const r = await this.getCurrentOrders({ ...params, limit, lastOrderId: cursor }, ro);
       for (const o of r.list) yield o;
       if (r.list.length < limit) return;
-      const last = r.list[r.list.length - 1] as OrderRecord;
-      const next = Number(last.orderId);
-      if (!Number.isSafeInteger(next) || next === cursor) return;
+      const i = r.list.length - 1;
+      const next = (r.list[i] as OrderRecord).orderId;
+      const field = `data.list[${i}].orderId`;
+      if (!/^(?:0|[1-9]\d*)$/.test(next)) {
+        throw new MalformedResponseError('getCurrentOrders', field, `is ${JSON.stringify(next.slice(0, 64))}, not a base-10 integer id: the lastOrderId cursor cannot follow it to the next page`);
+      }
+      if (cursor !== undefined && /^\d+$/.test(cursor) && BigInt(next) <= BigInt(cursor)) {
+        throw new MalformedResponseError('getCurrentOrders', field, `is ${next}, not above the cursor ${cursor}: the next page would not move on`);
+      }
       cursor = next;
     }
   }

@@ -187,10 +187,19 @@ export interface CurrentOrdersParams {
   symbol?: string;
   /** 1..100, default 100. */
   limit?: number;
-  /** Cursor: only orders with a smaller id (newest first). */
-  lastOrderId?: number;
+  /**
+   * Cursor: only orders with a larger id, ascending by id (pass the last orderId of a page to get
+   * the next). An int64 (0 to 2^63-1): give it as the orderId string; a number is accepted for
+   * ids below 2^53 (larger ones would be rounded).
+   */
+  lastOrderId?: string | number;
 }
-export type CurrentOrdersRequest = WithDefaults<CurrentOrdersParams, 'limit'>;
+export interface CurrentOrdersRequest {
+  symbol?: string;
+  limit: number;
+  /** The int64 cursor as base-10 text. */
+  lastOrderId?: string;
+}
 export type CurrentOrdersResult = ListResult<OrderRecord>;
 export const CURRENT_ORDERS_LIMIT_DEFAULT = 100;
 export const CURRENT_ORDERS_LIMIT_MAX = 100;

@@ -239,12 +239,31 @@ export class FieldReader {
   reqInt(k: string, min: number, max: number): number {
     const v = this.raw(k);
     if (v === undefined) throw missing(`${this.path(k)} is required`, this.path(k));
-    return this.checkRange(k, this.toInt(k, v), min, max);
+    return this.checkRange(k, this.toInt(k, v, min, max), min, max);
   }
 
   optInt(k: string, min: number, max: number): number | undefined {
     const v = this.raw(k);
-    return v === undefined ? undefined : this.checkRange(k, this.toInt(k, v), min, max);
+    return v === undefined ? undefined : this.checkRange(k, this.toInt(k, v, min, max), min, max);
+  }
+
+  /**
+   * An int64 identifier or cursor (lastOrderId), 0 to 2^63-1, as its base-10 text: a JS number
+   * would round ids above 2^53. A query value must be plain digits; a JSON value may be such a
+   * string or a safe integer number.
+   */
+  optInt64Id(k: string): string | undefined {
+    const v = this.raw(k);
+    if (v === undefined) return undefined;
+    const f = this.path(k);
+    const rule = `a base-10 integer between 0 and ${INT64_MAX}`;
+    let s: string;
+    if (typeof v === 'string') s = v;
+    else if (!this.query && typeof v === 'number' && Number.isSafeInteger(v)) s = String(v);
+    else throw invalid(`${f} must be ${rule}${this.query ? '' : ' (a string, or a JSON integer number below 2^53)'}, got ${jsonTypeOf(v)}`, f);
+    if (!UINT_RE.test(s)) throw invalid(`${f} must be ${rule} (digits only: no sign, spaces, leading zeros, fraction or exponent), got ${JSON.stringify(s.slice(0, 64))}`, f);
+    if (BigInt(s) > INT64_MAX) throw invalid(`${f} must be ${rule}, got ${JSON.stringify(s.slice(0, 64))}`, f);
+    return s;
   }
 
   /**
@@ -275,11 +294,11 @@ export class FieldReader {
     return this.optIntEnum(k, allowed) as T;
   }
 
-  private toInt(k: string, v: unknown): number {
+  private toInt(k: string, v: unknown, min = -Number.MAX_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
     const f = this.path(k);
     if (this.query) {
       if (typeof v !== 'string') throw invalid(`${f} must be a query string value, got ${jsonTypeOf(v)}`, f);
-      return parseQueryInt(v, f);
+      return parseQueryInt(v, f, min, max);
     }
     if (typeof v !== 'number') throw invalid(`${f} must be a JSON integer number, got ${jsonTypeOf(v)}`, f);
     if (!Number.isSafeInteger(v)) throw invalid(`${f} must be a whole number within the safe integer range, got ${v}`, f);
@@ -289,8 +308,7 @@ export class FieldReader {
   private checkRange(k: string, n: number, min: number, max: number): number {
     if (n < min || n > max) {
       const f = this.path(k);
-      const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}`;
-      throw invalid(`${f} must be an integer ${range}, got ${n}`, f);
+      throw invalid(`${f} must be an integer ${rangeText(min, max)}, got ${n}`, f);
     }
     return n;
   }
@@ -306,20 +324,28 @@ export class FieldReader {
   }
 }
 
-const QUERY_INT_RE = /^(?:0|-?[1-9]\d{0,15})$/;
+/** Any number of digits: a well-formed integer too large is a range error, not a format error. */
+const QUERY_INT_RE = /^(?:0|-?[1-9]\d*)$/;
+const UINT_RE = /^(?:0|[1-9]\d*)$/;
+const INT64_MAX = 9223372036854775807n;
+
+function rangeText(min: number, max: number): string {
+  return `between ${min} and ${max}`;
+}
 
 /**
  * Query integers are plain base-10: no sign other than "-", no leading zeros, spaces, fractions or
  * exponents. Number() alone would accept "1e3", " 1", "0x10" and "1.0"; a typo would then pass as
- * some other number.
+ * some other number. A well-formed integer outside `min`..`max` (by default the safe integer
+ * range) is refused naming that range, compared exactly (a 19-digit value is not rounded first).
  */
-export function parseQueryInt(s: string, field: string): number {
+export function parseQueryInt(s: string, field: string, min = -Number.MAX_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
   if (!QUERY_INT_RE.test(s)) {
-    throw invalid(`${field} must be a base-10 integer such as "20" (digits only: no "+", spaces, leading zeros, fraction or exponent), got ${JSON.stringify(s)}`, field);
+    throw invalid(`${field} must be a base-10 integer such as "20" (digits only: no "+", spaces, leading zeros, fraction or exponent), got ${JSON.stringify(s.slice(0, 64))}`, field);
   }
-  const n = Number(s);
-  if (!Number.isSafeInteger(n)) throw invalid(`${field} must be within the safe integer range, got ${JSON.stringify(s)}`, field);
-  return n;
+  const b = BigInt(s);
+  if (b < BigInt(min) || b > BigInt(max)) throw invalid(`${field} must be an integer ${rangeText(min, max)}, got ${s.length > 64 ? `${s.slice(0, 64)}...` : s}`, field);
+  return Number(s);
 }
 
 function checkKeys(o: Record<string, unknown>, keys: KeySet, prefix: string): void {

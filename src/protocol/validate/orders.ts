@@ -280,7 +280,7 @@ export function validateCurrentOrders(input: unknown): CurrentOrdersRequest {
   return {
     symbol: r.optString('symbol', SYMBOL),
     limit: r.optInt('limit', 1, CURRENT_ORDERS_LIMIT_MAX) ?? CURRENT_ORDERS_LIMIT_DEFAULT,
-    lastOrderId: r.optInt('lastOrderId', 0, Number.MAX_SAFE_INTEGER),
+    lastOrderId: r.optInt64Id('lastOrderId'),
   };
 }
 

@@ -29,6 +29,8 @@ export interface FaultProxy {
   add(rule: FaultRule): void;
   /** Requests seen, as `METHOD path`. */
   seen: string[];
+  /** Requests seen with their query string, as `METHOD path?query`. */
+  seenTargets: string[];
   /** Requests that reached the exchange. */
   forwarded: string[];
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const t = new URL(target);
   const rules: FaultRule[] = [];
   const seen: string[] = [];
+  const seenTargets: string[] = [];
   const forwarded: string[] = [];
   const sockets = new Set<Socket>();
   const agent = new http.Agent({ keepAlive: true });
@@ -59,6 +62,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     seen.push(`${req.method} ${path}`);
+    seenTargets.push(`${req.method} ${req.url ?? ''}`);
     const i = rules.findIndex((r) => (r.method === undefined || r.method === req.method) && (r.path === undefined || path.startsWith(r.path)));
     const rule = i >= 0 ? rules[i] : undefined;
     if (rule !== undefined && --rule.times <= 0) rules.splice(i, 1);
@@ -125,6 +129,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     url: `http://127.0.0.1:${port}`,
     add: (r) => rules.push(r),
     seen,
+    seenTargets,
     forwarded,
     async close() {
       for (const s of sockets) s.destroy();

@@ -76,6 +76,13 @@ describe('normal orders', () => {
     const next = await callA('GET', '/v1/private/order/current', { query: { lastOrderId: String(first.orderId) } });
     expect((next.body.data.list as Rec[]).every((o) => Number(o.orderId) > Number(first.orderId))).toBe(true);
     expect((await callA('GET', '/v1/private/order/current', { query: { limit: 101 } })).body.code).toBe(10001);
+    // lastOrderId is int64: the whole range is a cursor (past every id here), beyond it a range error.
+    for (const big of ['9007199254740993', '9223372036854775807']) {
+      const r = await callA('GET', '/v1/private/order/current', { query: { lastOrderId: big } });
+      expect([r.body.code, r.body.data?.list]).toEqual([0, []]);
+    }
+    const over = await callA('GET', '/v1/private/order/current', { query: { lastOrderId: '9223372036854775808' } });
+    expect([over.body.code, over.body.message]).toEqual([10001, expect.stringMatching(/lastOrderId must be a base-10 integer between 0 and 9223372036854775807/)]);
 
     const hist = await callA('GET', '/v1/private/order/history', { query: { symbol: 'BTCUSDT', type: 1, side: 1, status: 1, page: 1, pageSize: 1 } });
     expect(hist.body.data.total).toBeGreaterThanOrEqual(2);

@@ -22,6 +22,16 @@ async function runBatch<T>(items: BatchItem<T>[], clientIdOf: (v: T) => string, 
   return { successCount, failedCount: results.length - successCount, results };
 }
 
+/**
+ * The engine's cursor for an int64 `lastOrderId` (base-10 text). The engine numbers orders with a
+ * safe-integer counter, so a cursor above 2^53-1 is past every id it has, exactly as 2^53-1 is.
+ */
+function engineCursor(lastOrderId: string | undefined): number | undefined {
+  if (lastOrderId === undefined) return undefined;
+  const b = BigInt(lastOrderId);
+  return b > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(b);
+}
+
 export const orderHandlers = {
   placeOrder: async (ctx, req) => {
     const o = await ctx.deps.core.execute<OrderRecord>({ k: 'placeOrder', userId: userOf(ctx), input: req });
@@ -38,7 +48,7 @@ export const orderHandlers = {
     return { strategyId: s.strategyId, strategyStatus: s.strategyStatus, timestamp: s.bookTime };
   },
   getOrder: (ctx, req) => ctx.deps.core.engine.queryOrder(userOf(ctx), req),
-  getCurrentOrders: (ctx, req) => ctx.deps.core.engine.currentOrders(userOf(ctx), req),
+  getCurrentOrders: (ctx, req) => ctx.deps.core.engine.currentOrders(userOf(ctx), { ...req, lastOrderId: engineCursor(req.lastOrderId) }),
   getCurrentConditionOrders: (ctx, req) => ctx.deps.core.engine.currentConditions(userOf(ctx), req.symbol),
   getOrderHistory: (ctx, req) =>
     ctx.deps.core.engine.orderHistory(userOf(ctx), {
