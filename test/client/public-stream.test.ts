@@ -3,6 +3,7 @@ import { firstValueFrom, filter } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { PerpClient, StreamError, type PublicStream, type StreamNotice } from '../../src/client';
+import type { PublicTopic } from '../../src/protocol/ws';
 import { freePort } from '../helpers/ports';
 import { startClientEnv, waitFor, type ClientEnv } from './support/env';
 
@@ -156,4 +157,96 @@ test('a stopped stream refuses to start again (its observables are complete) ins
   await priv.stop();
   await expect(priv.start()).rejects.toThrow(/stopped and cannot be started again; make a new one with client.privateStream\(\)/);
   expect(priv.connected).toBe(false);
+});
+
+describe('refused topics never deafen the others', () => {
+  /** Moves the mark price of `symbol` until `got()` says a push arrived. */
+  async function markUntil(symbol: string, from: number, got: () => boolean, what: string): Promise<void> {
+    let price = from;
+    await waitFor(async () => {
+      await env.admin('/market/mark-price', { symbol, markPrice: String(price++) });
+      await new Promise((r) => setTimeout(r, 50));
+      return got();
+    }, 3000, what);
+  }
+
+  test('a bad topic subscribed before start(): dropped and reported on connect; the good topics get their pushes, after a reconnect too', async () => {
+    const s = client.publicStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 } });
+    const notices: StreamNotice[] = [];
+    s.notices$.subscribe((n) => notices.push(n));
+    const marks: string[] = [];
+    s.markPrice$('BTCUSDT').subscribe({ next: (p) => marks.push(p.data.markPrice), error: () => undefined });
+    let tradeError: unknown;
+    s.trades$('NOPEUSDT').subscribe({ error: (e: unknown) => (tradeError = e) });
+    // Before start() nothing can be acknowledged: recorded, resolves at once (documented).
+    await s.subscribe(['ticker:NOPEUSDT']);
+    try {
+      await s.start();
+      await markUntil('BTCUSDT', 51000, () => marks.length > 0, 'a markPrice push despite the refused topics');
+      await waitFor(() => tradeError !== undefined, 3000, 'the refused topic$ observer to error');
+      expect(tradeError).toBeInstanceOf(StreamError);
+      expect(tradeError).toMatchObject({ venueCode: 10003 });
+      expect([...s.topics]).toEqual(['markPrice:BTCUSDT']);
+      const errors = notices.filter((n) => n.type === 'error').map((n) => String((n as { error: Error }).error.message));
+      expect(errors).toHaveLength(2);
+      expect(errors.join('\n')).toMatch(/trade:NOPEUSDT dropped/);
+      expect(errors.join('\n')).toMatch(/ticker:NOPEUSDT dropped/);
+
+      s.reconnectNow();
+      await waitFor(() => notices.some((n) => n.type === 'open' && n.reconnect), 5000, 'reopen');
+      const before = marks.length;
+      await markUntil('BTCUSDT', 52000, () => marks.length > before, 'a markPrice push after the reconnect');
+      expect(notices.filter((n) => n.type === 'error')).toHaveLength(2);
+    } finally {
+      s.stop();
+    }
+  });
+
+  test('subscribe() while reconnecting settles with the acknowledgement of the new connection', async () => {
+    const s = client.publicStream({ reconnectBackoff: { baseMs: 50, maxMs: 200 } });
+    await s.start();
+    try {
+      s.reconnectNow();
+      expect(s.connected).toBe(false);
+      const good = s.subscribe(['markPrice:ETHUSDT']);
+      const bad = s.subscribe(['depth:NOPEUSDT']).catch((e: unknown) => e);
+      await good;
+      expect(s.connected).toBe(true);
+      const err = await bad;
+      expect(err).toBeInstanceOf(StreamError);
+      expect(err).toMatchObject({ venueCode: 10003 });
+      expect((err as Error).message).toMatch(/depth:NOPEUSDT/);
+      expect([...s.topics]).toEqual(['markPrice:ETHUSDT']);
+    } finally {
+      s.stop();
+    }
+  });
+
+  test('a subscribe split over frames with one refused: the venue is left with what the stream wants (nothing added)', async () => {
+    for (const [topics, opts] of [
+      // The probe's case: 51 topics, the 51st refused (the first frame had been acknowledged and kept by the venue).
+      [[...Array<PublicTopic>(50).fill('markPrice:ETHUSDT'), 'trade:NOPEUSDT'], {}],
+      // Distinct topics over frames of 2: the first frame is unsubscribed again.
+      [['markPrice:ETHUSDT', 'ticker:ETHUSDT', 'trade:NOPEUSDT'], { topicsPerFrame: 2 }],
+    ] as Array<[PublicTopic[], { topicsPerFrame?: number }]>) {
+      const s = client.publicStream({ ...opts });
+      await s.start();
+      try {
+        await expect(s.subscribe(topics)).rejects.toMatchObject({ venueCode: 10003 });
+        expect([...s.topics]).toEqual([]);
+        // From here (the refusal, and any roll-back, acknowledged) no ETHUSDT push may come.
+        const got: string[] = [];
+        s.pushes$.subscribe((p) => got.push(`${p.event}:${p.symbol}`));
+        // A topic of the stream's own, to know when pushes of that mark move have arrived.
+        await s.subscribe(['markPrice:BTCUSDT']);
+        await env.admin('/market/mark-price', { symbol: 'ETHUSDT', markPrice: '3111' });
+        await markUntil('BTCUSDT', 53000, () => got.includes('markPrice:BTCUSDT'), 'a BTCUSDT push');
+        await env.admin('/market/mark-price', { symbol: 'ETHUSDT', markPrice: '3112' });
+        await markUntil('BTCUSDT', 54000, () => got.filter((g) => g === 'markPrice:BTCUSDT').length > 1, 'a second BTCUSDT push');
+        expect(got.filter((g) => g.endsWith(':ETHUSDT'))).toEqual([]);
+      } finally {
+        s.stop();
+      }
+    }
+  });
 });
