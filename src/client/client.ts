@@ -51,18 +51,29 @@ export interface PerpClientOptions {
 }
 
 /**
- * Refuses an origin that is not a URL of one of `protocols`, naming the option and what it holds:
- * '127.0.0.1:8080' failed at the first request with undici's bare "Invalid URL".
+ * Refuses an origin that is not a URL of one of `protocols`, or that has more than an origin (a
+ * path, query, fragment or credentials), naming the option and what it holds: '127.0.0.1:8080'
+ * failed at the first request with undici's bare "Invalid URL", 'http://host:8080/v1' with
+ * undici's bare "invalid url" (the SDK adds the /v1/... paths itself).
  */
 function checkOrigin(option: string, value: unknown, protocols: string[], example: string): void {
-  let protocol: string | undefined;
+  let url: URL | undefined;
   try {
-    protocol = typeof value === 'string' ? new URL(value).protocol : undefined;
+    url = typeof value === 'string' ? new URL(value) : undefined;
   } catch {
-    protocol = undefined;
+    url = undefined;
   }
-  if (protocol === undefined || !protocols.includes(protocol)) {
+  if (url === undefined || !protocols.includes(url.protocol)) {
     throw new TypeError(`PerpClient: ${option} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, such as ${example}; got ${JSON.stringify(value)}`);
+  }
+  const extra = [
+    url.pathname !== '/' && url.pathname !== '' ? `path ${JSON.stringify(url.pathname)}` : undefined,
+    url.search !== '' ? `query ${JSON.stringify(url.search)}` : undefined,
+    url.hash !== '' ? `fragment ${JSON.stringify(url.hash)}` : undefined,
+    url.username !== '' || url.password !== '' ? 'credentials' : undefined,
+  ].filter((x) => x !== undefined);
+  if (extra.length > 0) {
+    throw new TypeError(`PerpClient: ${option} must be an origin only (scheme, host and optional port), such as ${example}, without ${extra.join(', ')}; got ${JSON.stringify(value)}`);
   }
 }
 

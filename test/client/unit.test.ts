@@ -309,6 +309,20 @@ describe('PerpClient options', () => {
     expect(() => new PerpClient(opts)).toThrow(`PerpClient: ${option} must be a URL starting with ${protocols}, such as ${example}; got ${got}`);
   });
 
+  it.each([
+    ['baseUrl', 'http://127.0.0.1:8080/v1', 'path "/v1"'],
+    ['baseUrl', 'http://127.0.0.1:8080/v1/', 'path "/v1/"'],
+    ['baseUrl', 'http://127.0.0.1:8080?x=1', 'query "?x=1"'],
+    ['baseUrl', 'http://127.0.0.1:8080/#top', 'fragment "#top"'],
+    ['baseUrl', 'http://u:p@127.0.0.1:8080', 'credentials'],
+    ['wsUrl', 'ws://127.0.0.1:8080/v1/ws', 'path "/v1/ws"'],
+  ])('%s with more than an origin (%j) is refused at construction, naming what is extra', (option, value, extra) => {
+    // A path used to pass, and the first request failed with undici's bare "invalid url".
+    const opts = option === 'baseUrl' ? { baseUrl: value } : { baseUrl: 'http://127.0.0.1:8080', wsUrl: value };
+    const example = option === 'baseUrl' ? 'http://127.0.0.1:8080' : 'ws://127.0.0.1:8080';
+    expect(() => new PerpClient(opts)).toThrow(`PerpClient: ${option} must be an origin only (scheme, host and optional port), such as ${example}, without ${extra}; got ${JSON.stringify(value)}`);
+  });
+
   it('takes http, https and a trailing slash', async () => {
     for (const baseUrl of ['http://127.0.0.1:8080', 'https://venue.example', 'http://127.0.0.1:8080/']) await new PerpClient({ baseUrl }).close();
   });
