@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock';
 import type { ApiKeyCredentials } from './auth/credentials';
+import { RECV_WINDOW_MAX } from './auth/signer';
 import { JwtSession } from './auth/credentials';
 import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
 import { createClientLogger } from './logger';
@@ -30,9 +31,9 @@ export interface PerpClientOptions {
   apiKey?: ApiKeyCredentials;
   /** Start with an access token obtained elsewhere (no refresh cookie: it cannot be renewed). */
   accessToken?: { accessToken: string; accessExpire: number };
-  /** Default per-request timeout, ms; default 10 s. */
+  /** Default per-request timeout, ms (an integer from 1 to 2^31-1); default 10 s. */
   timeoutMs?: number;
-  /** Retries of reads on retryable errors; default 2. */
+  /** Retries of reads on retryable errors (0 to 1000); default 2. */
   maxRetries?: number;
   retryBackoff?: BackoffOptions;
   /** Renew the access token this long before it expires, ms; default 60 s. */
@@ -77,6 +78,43 @@ function checkOrigin(option: string, value: unknown, protocols: string[], exampl
   }
 }
 
+/** The longest delay a Node timer takes, ms (longer ones fire at once). */
+const TIMER_MAX_MS = 2_147_483_647;
+
+/**
+ * Refuses a numeric option outside its rule, naming the option, the rule and the value: a
+ * timeoutMs of -1 made every call fail "no answer within -1 ms", a recvWindow of 70000 got every
+ * signed call refused by the venue (10001).
+ */
+function checkInt(option: string, value: number | undefined, min: number, max: number, unit = ''): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const got = typeof value === 'number' ? String(value) : JSON.stringify(value);
+    throw new RangeError(`PerpClient: ${option} must be an integer from ${min} to ${max}${unit}; got ${got}`);
+  }
+}
+
+function checkBackoff(option: string, b: BackoffOptions | undefined): void {
+  if (b === undefined) return;
+  checkInt(`${option}.baseMs`, b.baseMs, 0, TIMER_MAX_MS, ' (ms)');
+  checkInt(`${option}.maxMs`, b.maxMs, 0, TIMER_MAX_MS, ' (ms)');
+}
+
+/** The recvWindow the venue takes (PROTOCOL.md section 2: at most 60000 ms). */
+function checkApiKey(option: string, creds: ApiKeyCredentials | undefined): void {
+  checkInt(`${option}.recvWindow`, creds?.recvWindow, 1, RECV_WINDOW_MAX, ' (ms, PROTOCOL.md section 2)');
+}
+
+function checkOptions(opts: PerpClientOptions): void {
+  checkInt('timeoutMs', opts.timeoutMs, 1, TIMER_MAX_MS, ' (ms)');
+  checkInt('maxRetries', opts.maxRetries, 0, 1000);
+  checkBackoff('retryBackoff', opts.retryBackoff);
+  checkInt('refreshAheadMs', opts.refreshAheadMs, 0, TIMER_MAX_MS, ' (ms)');
+  checkApiKey('apiKey', opts.apiKey);
+  checkInt('orderSafety.resolveAttempts', opts.orderSafety?.resolveAttempts, 0, 1000);
+  checkBackoff('orderSafety.resolveBackoff', opts.orderSafety?.resolveBackoff);
+}
+
 export class PerpClient {
   readonly orders: OrdersApi;
   readonly positions: PositionsApi;
@@ -94,6 +132,7 @@ export class PerpClient {
   constructor(opts: PerpClientOptions) {
     checkOrigin('baseUrl', opts.baseUrl, ['http:', 'https:'], 'http://127.0.0.1:8080');
     if (opts.wsUrl !== undefined) checkOrigin('wsUrl', opts.wsUrl, ['ws:', 'wss:'], 'ws://127.0.0.1:8080');
+    checkOptions(opts);
     const base = opts.baseUrl.replace(/\/$/, '');
     this.wsOrigin = opts.wsUrl ?? base.replace(/^http/, 'ws');
     this.clock = opts.clock ?? SYSTEM_CLOCK;
@@ -150,6 +189,7 @@ export class PerpClient {
 
   /** Switches to API-key signing (drops any JWT session). */
   useApiKey(creds: ApiKeyCredentials): void {
+    checkApiKey('useApiKey(creds)', creds);
     this.core.useSession(undefined);
     this.core.useApiKey(creds);
   }

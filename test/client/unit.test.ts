@@ -1,7 +1,7 @@
 /** Unit tests of the client's pure parts: no server, fake timers where time matters. */
 import { createHmac } from 'node:crypto';
 import { ManualClock } from '../../src/core/clock';
-import { PerpClient } from '../../src/client/client';
+import { PerpClient, type PerpClientOptions } from '../../src/client/client';
 import {
   AuthenticationError,
   ClockOffset,
@@ -321,6 +321,30 @@ describe('PerpClient options', () => {
     const opts = option === 'baseUrl' ? { baseUrl: value } : { baseUrl: 'http://127.0.0.1:8080', wsUrl: value };
     const example = option === 'baseUrl' ? 'http://127.0.0.1:8080' : 'ws://127.0.0.1:8080';
     expect(() => new PerpClient(opts)).toThrow(`PerpClient: ${option} must be an origin only (scheme, host and optional port), such as ${example}, without ${extra}; got ${JSON.stringify(value)}`);
+  });
+
+  it.each<[string, Partial<PerpClientOptions>, string]>([
+    ['timeoutMs -1', { timeoutMs: -1 }, 'timeoutMs must be an integer from 1 to 2147483647 (ms); got -1'],
+    ['timeoutMs 0', { timeoutMs: 0 }, 'timeoutMs must be an integer from 1 to 2147483647 (ms); got 0'],
+    ['timeoutMs NaN', { timeoutMs: NaN }, 'timeoutMs must be an integer from 1 to 2147483647 (ms); got NaN'],
+    ['maxRetries -1', { maxRetries: -1 }, 'maxRetries must be an integer from 0 to 1000; got -1'],
+    ['recvWindow 70000', { apiKey: { apiKey: 'k', secret: 's', recvWindow: 70000 } }, 'apiKey.recvWindow must be an integer from 1 to 60000 (ms, PROTOCOL.md section 2); got 70000'],
+    ['recvWindow 0', { apiKey: { apiKey: 'k', secret: 's', recvWindow: 0 } }, 'apiKey.recvWindow must be an integer from 1 to 60000 (ms, PROTOCOL.md section 2); got 0'],
+    ['resolveAttempts 1.5', { orderSafety: { resolveAttempts: 1.5 } }, 'orderSafety.resolveAttempts must be an integer from 0 to 1000; got 1.5'],
+    ['retryBackoff.baseMs -5', { retryBackoff: { baseMs: -5, maxMs: 10 } }, 'retryBackoff.baseMs must be an integer from 0 to 2147483647 (ms); got -5'],
+  ])('%s is refused at construction, naming the option, the rule and the value', (_, opts, message) => {
+    // They used to be taken: every call then failed ("no answer within -1 ms"), or the venue refused
+    // every signed call with 10001 (recvWindow above 60000).
+    const make = (): PerpClient => new PerpClient({ baseUrl: 'http://127.0.0.1:8080', ...opts });
+    expect(make).toThrow(RangeError);
+    expect(make).toThrow(`PerpClient: ${message}`);
+  });
+
+  it('useApiKey refuses a recvWindow the venue would refuse', async () => {
+    const c = new PerpClient({ baseUrl: 'http://127.0.0.1:8080' });
+    expect(() => c.useApiKey({ apiKey: 'k', secret: 's', recvWindow: 60001 })).toThrow('PerpClient: useApiKey(creds).recvWindow must be an integer from 1 to 60000');
+    c.useApiKey({ apiKey: 'k', secret: 's', recvWindow: 60000 });
+    await c.close();
   });
 
   it('takes http, https and a trailing slash', async () => {
