@@ -160,7 +160,10 @@ export class OrdersApi {
     return this.core.call('getOrder', params, ro);
   }
 
-  /** GET /v1/private/order/current: open orders, newest first, `lastOrderId` cursor. */
+  /**
+   * GET /v1/private/order/current: open orders, ascending by id; `lastOrderId` (the last orderId of
+   * the previous page, as a string) gives the orders with a larger id.
+   */
   getCurrentOrders(params: O.CurrentOrdersParams = {}, ro?: RequestOptions): Promise<O.CurrentOrdersResult> {
     return this.core.call('getCurrentOrders', params, ro);
   }
