@@ -1,5 +1,5 @@
 /** Authentication paths against the local exchange: sessions, refresh, signatures, clock, permissions. */
-import { AuthenticationError, PerpClient, PermissionDeniedError } from '../../src/client';
+import { AuthenticationError, PerpClient, PermissionDeniedError, RequestAbortedError, RequestTimeoutError } from '../../src/client';
 import { TestClock } from '../helpers/exchange';
 import { startClientEnv, type ClientEnv } from './support/env';
 
@@ -52,6 +52,18 @@ test('a rotated refresh cookie cannot be used twice (20006)', async () => {
   replay.core.useSession(Object.assign(Object.create(Object.getPrototypeOf(copy) as object) as typeof copy, copy, { refreshCookie: stale }));
   await expect(replay.public.refreshToken()).rejects.toMatchObject({ venueCode: 20006 });
   await replay.close();
+});
+
+test('refreshToken takes the request options: timeoutMs bounds the request, signal ends the wait', async () => {
+  const { client } = await env.jwtClient({ clock });
+  const before = client.session?.accessToken;
+  expect((await client.public.refreshToken({ timeoutMs: 5000 })).accessToken).not.toBe(before);
+  await env.admin('/faults', { on: true, fault: 'delayMs', ms: 600, pathPrefix: '/v1/public/user/refresh-token', count: 1 });
+  await expect(client.public.refreshToken({ timeoutMs: 50 })).rejects.toBeInstanceOf(RequestTimeoutError);
+  const ac = new AbortController();
+  ac.abort();
+  await expect(client.public.refreshToken({ signal: ac.signal })).rejects.toBeInstanceOf(RequestAbortedError);
+  await env.admin('/faults', { fault: 'all', on: false });
 });
 
 test('a used agent-SSO ticket is refused (20007)', async () => {

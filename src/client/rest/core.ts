@@ -315,9 +315,10 @@ export class RestCore {
 
   /**
    * Renews the access token with the refresh cookie; concurrent callers share one request (the
-   * cookie rotates, so two refreshes in parallel would make one of them fail).
+   * cookie rotates, so two refreshes in parallel would make one of them fail). `timeoutMs` bounds
+   * that request when this call starts it (a refresh already under way keeps its own).
    */
-  refreshSession(force: boolean): Promise<void> {
+  refreshSession(force: boolean, timeoutMs?: number): Promise<void> {
     if (!force && this.session !== undefined && this.session.accessExpire - this.venueNow() >= this.opts.refreshAheadMs) return Promise.resolve();
     this.refreshing ??= (async () => {
       try {
@@ -325,7 +326,7 @@ export class RestCore {
           throw new AuthenticationError('no refresh cookie: log in first (login() or an agent-SSO exchange)', { endpoint: 'refreshToken' });
         }
         try {
-          const { data, res } = await this.callRaw('refreshToken', undefined);
+          const { data, res } = await this.callRaw('refreshToken', undefined, { timeoutMs });
           this.adoptSession(data, res);
           this.log.debug({ accessExpire: data.accessExpire }, 'access token renewed');
         } catch (err) {

@@ -3,6 +3,7 @@
  * methods also install the session on the client (access token and refresh cookie).
  */
 import type * as Pub from '../../protocol/rest/public';
+import { RequestAbortedError } from '../errors';
 import type { RequestOptions, RestCore } from './core';
 
 export class PublicApi {
@@ -30,9 +31,30 @@ export class PublicApi {
     return data;
   }
 
-  /** POST /v1/public/user/refresh-token with the session's cookie (rotated by the answer). */
-  async refreshToken(): Promise<Pub.RefreshTokenResult> {
-    await this.core.refreshSession(true);
+  /**
+   * POST /v1/public/user/refresh-token with the session's cookie (rotated by the answer). It shares
+   * a refresh already under way. `timeoutMs` bounds the request this call starts; `signal` ends
+   * the wait (RequestAbortedError) but not the request itself: the venue rotates the cookie, and a
+   * refresh whose answer were thrown away would leave the session unable to renew.
+   */
+  async refreshToken(ro: RequestOptions = {}): Promise<Pub.RefreshTokenResult> {
+    const { signal } = ro;
+    if (signal?.aborted === true) throw new RequestAbortedError({ endpoint: 'refreshToken' });
+    const refreshing = this.core.refreshSession(true, ro.timeoutMs);
+    if (signal === undefined) await refreshing;
+    else {
+      refreshing.catch(() => undefined);
+      let onAbort = (): void => undefined;
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(new RequestAbortedError({ endpoint: 'refreshToken' }));
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        await Promise.race([refreshing, aborted]);
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    }
     const s = this.core.session;
     return { accessToken: s?.accessToken ?? '', accessExpire: s?.accessExpire ?? 0 };
   }
