@@ -72,7 +72,8 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   }
   if (o.help) return 'help';
   const base: ExchangeConfig = o.config !== undefined ? loadConfigFile(o.config) : structuredClone(DEFAULT_CONFIG);
-  const cfg: ExchangeConfig = { ...base };
+  // The file rides along for messages of checks made at start (a fault's unknown userId).
+  const cfg: ExchangeConfig = { ...base, ...(o.config !== undefined ? { file: o.config } : {}) };
   if (o.host !== undefined) {
     if (o.host === '') throw new UsageError('--host must not be empty');
     cfg.host = o.host;

@@ -311,7 +311,7 @@ export function loadConfigFile(file: string): ExchangeConfig {
   } catch (e) {
     throw textError(file, { expected: 'a readable YAML file', got: unreadableText(e) });
   }
-  return { ...relativeTo(parseConfigText(text, file), path.dirname(path.resolve(file))), file };
+  return relativeTo(parseConfigText(text, file), path.dirname(path.resolve(file)));
 }
 
 /**

@@ -69,7 +69,7 @@ export interface ExchangeConfig {
   version: string;
   /** Fault-injection switches on from the start (faults.ts, docs/reliability.md); normally empty. */
   faults: FaultSetting[];
-  /** The config file it came from (messages name it); absent for a config built in code. */
+  /** The config file it came from (messages name it): set by `perpkit exchange --config`; absent otherwise. */
   file?: string;
 }
 
