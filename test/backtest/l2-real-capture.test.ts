@@ -100,7 +100,7 @@ describeWithSharedData('fill.book l2 on the real Binance capture: last price, an
     expect(stops(l2).length).toBeGreaterThan(2);
     // The l2 run kept its queue model: the entries filled by recorded trades past their queue.
     expect(l2.result.tape.l2?.queueFills).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   /** Fills of the bracket's entry (`e`) or stop-loss (`s`) order: prices in order, and the quantity in all, in steps of 0.001. */
   const leg = (o: BacktestOutcome, end: string): { prices: number[]; steps: number } => {
@@ -123,5 +123,5 @@ describeWithSharedData('fill.book l2 on the real Binance capture: last price, an
     expect(o.result.tape.l2?.takers).toBe(2);
     // Each took from every level beyond the best it filled at (the best is the tape quote).
     expect(o.result.tape.l2?.levelsTaken).toBe(entry.prices.length - 1 + stop.prices.length - 1);
-  });
+  }, 120_000);
 });
