@@ -18,6 +18,7 @@ import { SystemClock } from '../core/clock';
 import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
 import { StrategyCreateError, StrategyVenueConfigError } from '../bot/strategy/errors';
+import { symbolPath } from '../bot/strategy/symbol-path';
 import { EXPIRED_UNFILLED } from '../bot/execution/refusals';
 import { EXIT_STRATEGY_ERRORS } from './exit-codes';
 import { argsMessage, usageFailure } from './usage';
@@ -199,7 +200,10 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (e instanceof StrategyVenueConfigError) {
       // A config error the venue told (systemd's RestartPreventExitStatus=2: a restart would not fix it).
       logger.fatal({ err: e.message, strategy: e.strategyId }, 'the bot could not start: config error');
-      process.stderr.write(`perpkit run: config error: ${config.file}: ${e.message}\n`);
+      // At the key that names the symbol, with its line, as every other config error.
+      const at = e.unknownSymbol === undefined ? undefined : symbolPath(slots, e.unknownSymbol.symbol);
+      const located = at === undefined || e.unknownSymbol === undefined ? undefined : new BotConfigError(config.file, at, `a symbol the venue lists (${e.unknownSymbol.listed}; strategy ${e.strategyId})`, e.unknownSymbol.symbol).locate().message;
+      process.stderr.write(`perpkit run: config error: ${located ?? `${config.file}: ${e.message}`}\n`);
       return 2;
     }
     const err = errMessage(e);

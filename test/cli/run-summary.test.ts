@@ -151,9 +151,10 @@ it('exits 0 after SIGINT when no strategy threw, with no exit line', async () =>
 
 // A symbol the venue does not list passed --check (only the venue can tell) and failed the start
 // with exit 1, so systemd's RestartPreventExitStatus=2 did not apply and it restarted in vain.
-it('a strategy symbol the venue does not list is a config error at start: exit 2, one line naming the config', async () => {
+// It named no line or key, as every other config error does (a user probe): now at the parameter.
+it('a strategy symbol the venue does not list is a config error at start: exit 2, one line naming the config, its line and the key', async () => {
   const { stderr, exited, file } = await spawnRun(() => ({ strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSD', quantity: '0.01' } }] }));
   const code = await exited;
-  expect(stderr()).toBe(`perpkit run: config error: ${file}: strategy mm: the venue has no symbol BTCUSD (it lists BTCUSDT, ETHUSDT)\n`);
+  expect(stderr()).toMatch(new RegExp(`^perpkit run: config error: ${file.replace(/[.]/g, '\\.')}:\\d+: strategies\\[0\\]\\.params\\.symbol: expected a symbol the venue lists \\(it lists BTCUSDT, ETHUSDT; strategy mm\\), got BTCUSD\n$`));
   expect(code).toBe(2);
 }, 40_000);

@@ -8,6 +8,7 @@ import type { AnyStrategyDefinition, StrategyDefinition } from '../../bot/strate
 import { checkConfigParams } from '../../bot/strategy/params-check';
 import { loadStrategySource, StrategySourceError } from '../../bot/strategy-source';
 import type { StrategySlot } from '../../bot/bot';
+import { symbolPath } from '../../bot/strategy/symbol-path';
 import { BacktestConfigError, type BacktestConfig } from './config';
 import { strategyCodeOf, type StrategyCode } from './strategy-code';
 
@@ -80,25 +81,6 @@ export function slotSymbols(slots: StrategySlot[], decoded?: readonly unknown[])
     for (const sym of def.symbols(decoded === undefined ? def.params(s.params) : decoded[i])) out.add(sym);
   }
   return [...out].sort();
-}
-
-/**
- * The config path that makes a strategy trade `symbol`, for an error about it: the parameter that
- * holds the name (`strategies[0].params.symbol`, `strategies[1].params.symbols[2]`), else the
- * strategy's `params`. Slots are in the config's order.
- */
-export function symbolPath(slots: StrategySlot[], symbol: string): string | undefined {
-  for (let i = 0; i < slots.length; i++) {
-    const s = slots[i];
-    const def = s.definition as unknown as StrategyDefinition<unknown>;
-    if (!def.symbols(def.params(s.params)).includes(symbol)) continue;
-    for (const [k, v] of Object.entries(s.params)) {
-      if (v === symbol) return `strategies[${i}].params.${k}`;
-      if (Array.isArray(v) && v.includes(symbol)) return `strategies[${i}].params.${k}[${v.indexOf(symbol)}]`;
-    }
-    return `strategies[${i}].params`;
-  }
-  return undefined;
 }
 
 /**

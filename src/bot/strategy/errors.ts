@@ -129,6 +129,8 @@ export class StrategyVenueConfigError extends Error {
   constructor(
     readonly strategyId: string,
     message: string,
+    /** The symbol the venue lacks and what it lists, for an error at the config key that names it. */
+    readonly unknownSymbol?: { symbol: string; listed: string },
   ) {
     super(`strategy ${strategyId}: ${message}`);
     this.name = 'StrategyVenueConfigError';

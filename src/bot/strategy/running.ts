@@ -59,7 +59,10 @@ export function runStrategy(slot: SlotToCreate, d: RunDeps): { running: RunningS
   const params = checked.params;
   const symbols = def.symbols(params);
   for (const s of symbols) {
-    if (!d.symbols.has(s)) throw new StrategyVenueConfigError(slot.id, `the venue has no symbol ${s} (${listedSymbols([...d.symbols.keys()])})`);
+    if (!d.symbols.has(s)) {
+      const listed = listedSymbols([...d.symbols.keys()]);
+      throw new StrategyVenueConfigError(slot.id, `the venue has no symbol ${s} (${listed})`, { symbol: s, listed });
+    }
   }
   // Made before the record it changes (timers, halt): create() may keep it, not use it.
   const made: { running?: RunningStrategy } = {};
