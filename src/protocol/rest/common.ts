@@ -67,4 +67,5 @@ export type EmptyParams = Record<string, never>;
  * A validated batch item. Item-level mistakes do not fail the request: the server answers them as
  * failed `results[]` entries, with the error's code and message, next to the good orders.
  */
-export type BatchItem<T> = { ok: true; value: T } | { ok: false; error: VenueError };
+/** A batch item as validated; a refused one keeps the clientOrderId it was sent with (a string, echoed in its result). */
+export type BatchItem<T> = { ok: true; value: T } | { ok: false; error: VenueError; clientOrderId?: string };

@@ -8,6 +8,9 @@ import { FieldReader, invalid, jsonTypeOf, type KeySet } from './fields';
  * request fails). Each item is then validated on its own and a bad one becomes a failed item, so
  * the server can answer it in `results[]` next to the good ones (PROTOCOL.md section 3).
  */
+/** Longest clientOrderId echoed back in a refused item's result (longer ones are invalid anyway). */
+const ECHOED_ID_MAX = 64;
+
 export function readBatch<T>(r: FieldReader, key: string, keys: KeySet, item: (r: FieldReader) => T): BatchItem<T>[] {
   const arr = r.reqArray(key);
   const f = r.path(key);
@@ -18,13 +21,16 @@ export function readBatch<T>(r: FieldReader, key: string, keys: KeySet, item: (r
   const out: BatchItem<T>[] = new Array<BatchItem<T>>(arr.length);
   for (let i = 0; i < arr.length; i++) {
     const prefix = `${f}[${i}]`;
+    const v: unknown = arr[i];
     try {
-      const v: unknown = arr[i];
       const ir = FieldReader.body(v, keys, `${prefix}.`, () => invalid(`${prefix} must be a JSON object, got ${jsonTypeOf(v)}`, prefix));
       out[i] = { ok: true, value: item(ir) };
     } catch (e) {
       if (!(e instanceof VenueError)) throw e;
-      out[i] = { ok: false, error: e };
+      // Its result carries the clientOrderId it was sent with, as the engine's refusals do: a
+      // client matching results by it found "" for the items that failed here.
+      const cid = typeof v === 'object' && v !== null ? (v as Record<string, unknown>).clientOrderId : undefined;
+      out[i] = typeof cid === 'string' && cid.length <= ECHOED_ID_MAX ? { ok: false, error: e, clientOrderId: cid } : { ok: false, error: e };
     }
   }
   return out;

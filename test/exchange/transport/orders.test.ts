@@ -130,6 +130,12 @@ describe('normal orders', () => {
     expect((await callA('POST', '/v1/private/order/batch-place', { body: { orders: [] } })).body.code).toBe(10001);
   });
 
+  it('a batch item refused by validation echoes the clientOrderId it was sent with, as engine refusals do', async () => {
+    const r = await callA('POST', '/v1/private/order/batch-place', { body: { orders: [limit('BUY', '38000', '0.01', { clientOrderId: 'bv-1', timeInForce: 'NOPE' }), limit('BUY', '38000.05', '0.01', { clientOrderId: 'bv-2' })] } });
+    const results = r.body.data.results as Rec[];
+    expect(results.map((x) => [x.code, x.clientOrderId])).toEqual([[10004, 'bv-1'], [30005, 'bv-2']]);
+  });
+
   it('cancel-all returns {accepted: true} and cancels', async () => {
     await callA('POST', '/v1/private/order/place', { body: limit('BUY', '30000') });
     const r = await callA('POST', '/v1/private/order/batch-cancel-all', { body: { symbol: 'BTCUSDT', cancelType: 0 } });

@@ -14,7 +14,7 @@ async function runBatch<T>(items: BatchItem<T>[], clientIdOf: (v: T) => string, 
   const answered = valid.length > 0 ? (await run(valid)).results : [];
   let next = 0;
   const results: BatchResultItem[] = items.map((it, index) => {
-    if (!it.ok) return { index, success: false, code: it.error.code, message: it.error.message, orderId: '', clientOrderId: '', status: '' };
+    if (!it.ok) return { index, success: false, code: it.error.code, message: it.error.message, orderId: '', clientOrderId: it.clientOrderId ?? '', status: '' };
     const r = answered[next++];
     return { ...r, index, clientOrderId: r.clientOrderId || clientIdOf(it.value) };
   });
