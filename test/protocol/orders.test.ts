@@ -90,7 +90,7 @@ describe('validatePlaceOrder', () => {
     ['MARKET with price', { ...limit, type: 'MARKET' }, P, 'price', /omitted for MARKET/],
     ['MARKET with a BBO priceType', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '1', priceType: 2 }, P, 'priceType', /./],
     ['price next to a BBO priceType', { ...limit, priceType: 3 }, P, 'price', /priceType is 3/],
-    ['quantity with closePosition', { ...limit, closePosition: true }, P, 'quantity', /omitted when closePosition/],
+    ['quantity with closePosition', { ...limit, closePosition: true }, P, 'quantity', /omitted when closePosition is true \(the whole position is closed\), got "0\.01"$/],
     // strictness
     ['unknown field', { ...limit, stopPrice: '1' }, P, 'stopPrice', /unknown field 'stopPrice'/],
   ])('%s', (_, body, code, field, msg) => {

@@ -255,7 +255,9 @@ export class ExchangeServer {
       return;
     }
     const requestId = newRequestId();
-    const json = JSON.stringify(errorEnvelope({ code: ErrorCodes.INVALID_PARAMETER, message: 'malformed HTTP request' }, requestId));
+    // Say which rule: a request line and headers over node's limit (a 100 KB query) is not "malformed".
+    const message = err.code === 'HPE_HEADER_OVERFLOW' ? `request line and headers over ${http.maxHeaderSize} bytes (a query string that long: send fewer or shorter parameters)` : `malformed HTTP request${err.code !== undefined ? ` (${err.code})` : ''}`;
+    const json = JSON.stringify(errorEnvelope({ code: ErrorCodes.INVALID_PARAMETER, message }, requestId));
     socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${json}`);
   }
 

@@ -55,7 +55,7 @@ import { CLIENT_ORDER_ID, ID, PAGING_KEYS, PLACE_TYPE, SYMBOL, TIME_RANGE_KEYS, 
 function checkQuantity(r: FieldReader, quantity: string | undefined, closePosition: boolean): void {
   if (closePosition) {
     if (quantity !== undefined) {
-      throw invalid(`${r.path('quantity')} must be omitted when closePosition is true (the whole position is closed)`, r.path('quantity'));
+      throw invalid(`${r.path('quantity')} must be omitted when closePosition is true (the whole position is closed), got ${JSON.stringify(quantity)}`, r.path('quantity'));
     }
   } else if (quantity === undefined) {
     throw missing(`${r.path('quantity')} is required unless closePosition is true`, r.path('quantity'));

@@ -158,7 +158,13 @@ describe('bad input never 5xx and never hangs', () => {
   it('a malformed request line gets an envelope too', async () => {
     const raw = await rawHttp(ex.url, 'BLAH\r\n\r\n');
     expect(raw).toMatch(/^HTTP\/1\.1 400/);
-    expect(envelopeOf(raw)).toMatchObject({ code: 10001, data: null });
+    expect(envelopeOf(raw)).toMatchObject({ code: 10001, data: null, message: expect.stringMatching(/^malformed HTTP request \(HPE_\w+\)$/) });
+  });
+
+  it('a request line over the header limit (a 100 KB query) is said as such, not as "malformed"', async () => {
+    const raw = await rawHttp(ex.url, `GET /v1/public/market/symbols?x=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(raw).toMatch(/^HTTP\/1\.1 400/);
+    expect(envelopeOf(raw)).toMatchObject({ code: 10001, message: expect.stringMatching(/^request line and headers over \d+ bytes/) });
   });
 
   it('an unexpected exception is 50001 without internals in the message', async () => {

@@ -88,7 +88,7 @@ export function checkOrderShape(spec: SymbolSpec, input: PlaceOrderInput, positi
   const tif = input.timeInForce ?? 'GTC';
   const priceType = input.priceType ?? 0;
   const closePosition = input.closePosition ?? false;
-  if ((input.makerOnly ?? false) && (input.type !== 'LIMIT' || tif !== 'GTC')) fail(ErrorCodes.INVALID_PARAMETER, 'makerOnly applies only to LIMIT orders with timeInForce GTC', 'makerOnly');
+  if ((input.makerOnly ?? false) && (input.type !== 'LIMIT' || tif !== 'GTC')) fail(ErrorCodes.INVALID_PARAMETER, `makerOnly applies only to LIMIT orders with timeInForce GTC, got ${input.type} ${tif}`, 'makerOnly');
   let price = 0;
   if (input.type === 'LIMIT') {
     if (priceType === 0) {

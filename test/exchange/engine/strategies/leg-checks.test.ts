@@ -35,7 +35,7 @@ describe('strategy orders: a waiting sub-order is checked at acceptance as its o
   it.each([
     ['a trailing stop callbackRate out of 0.1..10', { type: 'TRAILING_STOP' as const, price: undefined, callbackRate: '50', reduceOnly: true }, 'placeCondition', `${ErrorCodes.INVALID_PARAMETER} subOrderList[1]: callbackRate is a percentage from 0.1 to 10, got 50`],
     ['a LIMIT below the minimum notional', { price: '2', quantity: '0.01' }, 'placeOrder', `${ErrorCodes.BELOW_MIN_NOTIONAL} subOrderList[1]: order notional 0.02 is below the minimum notional 5 of BTCUSDT`],
-    ['makerOnly with IOC', { makerOnly: true, timeInForce: 'IOC' as const }, 'placeOrder', `${ErrorCodes.INVALID_PARAMETER} subOrderList[1]: makerOnly applies only to LIMIT orders with timeInForce GTC`],
+    ['makerOnly with IOC', { makerOnly: true, timeInForce: 'IOC' as const }, 'placeOrder', `${ErrorCodes.INVALID_PARAMETER} subOrderList[1]: makerOnly applies only to LIMIT orders with timeInForce GTC, got LIMIT IOC`],
     ['a price on a STOP_MARKET', { type: 'STOP_MARKET' as const, stopPrice: '48000' }, 'placeCondition', `${ErrorCodes.INVALID_PARAMETER} subOrderList[1]: price must not be given for STOP_MARKET: it places a MARKET order`],
   ])('%s: refused with the endpoint\'s code and message, naming the sub-order; nothing is placed', (_n, leg, endpoint, expected) => {
     const w = world();
