@@ -340,6 +340,13 @@ describe('PerpClient options', () => {
     expect(make).toThrow(`PerpClient: ${message}`);
   });
 
+  it('a per-request timeoutMs outside the rule is refused before anything is sent', async () => {
+    const c = new PerpClient({ baseUrl: 'http://127.0.0.1:1' });
+    await expect(c.public.getTime({ timeoutMs: -1 })).rejects.toThrow('getTime: timeoutMs must be an integer from 1 to 2147483647 (ms); got -1');
+    await expect(c.public.getTime({ timeoutMs: 0 })).rejects.toThrow(RangeError);
+    await c.close();
+  });
+
   it('useApiKey refuses a recvWindow the venue would refuse', async () => {
     const c = new PerpClient({ baseUrl: 'http://127.0.0.1:8080' });
     expect(() => c.useApiKey({ apiKey: 'k', secret: 's', recvWindow: 60001 })).toThrow('PerpClient: useApiKey(creds).recvWindow must be an integer from 1 to 60000');

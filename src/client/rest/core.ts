@@ -195,6 +195,9 @@ export class RestCore {
   }
 
   async callRaw<K extends ClientEndpoint>(name: K, params: ParamsOf<K> | undefined, ro: RequestOptions = {}): Promise<{ data: ResponseOf<K>; res: HttpResponse }> {
+    // As the client's own timeoutMs is checked when it is made: -1 or 0 failed every call as a timeout.
+    const t = ro.timeoutMs;
+    if (t !== undefined && (!Number.isInteger(t) || t < 1 || t > 2_147_483_647)) throw new RangeError(`${name}: timeoutMs must be an integer from 1 to 2147483647 (ms); got ${String(t)}`);
     const ep = ENDPOINTS[name];
     const prepared = prepareRequest(name, params as object | undefined);
     const readOnly = ep.method === 'GET';
