@@ -166,7 +166,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     if (values.resume !== true && values.overwrite !== true && !sameCommandResumes) {
       const rows = existingRows(resultsFile);
       if (rows > 0) {
-        process.stderr.write(`perpkit sweep: ${out} holds ${rows} row(s) of an earlier sweep in ${RESULTS}: --resume continues that sweep (the same config and data), --overwrite starts afresh and drops them, or give another --out\n`);
+        // A halving sweep refuses --resume (above): offering it sent the user from one refusal to the other.
+        const ways = search.halving !== undefined ? 'a halving sweep does not resume: --overwrite runs it afresh and drops them, or give another --out' : '--resume continues that sweep (the same config and data), --overwrite starts afresh and drops them, or give another --out';
+        process.stderr.write(`perpkit sweep: ${out} holds ${rows} row(s) of an earlier sweep in ${RESULTS}: ${ways}\n`);
         return 2;
       }
     }

@@ -301,3 +301,19 @@ test('a sweep into a folder holding an earlier sweep\'s rows is refused without 
   expect(fresh.code).toBe(0);
   expect(fresh.stderr).toMatch(/job \d done \(1\/2 done, 0 failed\)\njob \d done \(2\/2 done, 0 failed\)/);
 });
+
+// Probe item 5: the refusal offered --resume, which a halving sweep refuses in turn.
+test('a halving sweep into a folder holding its rows is refused with the ways that work (not --resume)', () => {
+  const cfg = writeConfig(dir, 'again-halving.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 600_000).toISOString() },
+    strategies: [{ id: 'm', module: './modes.js', params: {} }],
+    sweep: { metric: 'totalPnl', halving: { eta: 2, rounds: 2 }, params: { 'm.mode': ['ok', 'ok2'] } },
+  });
+  const out = path.join(dir, 'again-halving-out');
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']).code).toBe(0);
+  const rowCount = readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').length;
+  const again = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toBe(`perpkit sweep: ${out} holds ${rowCount} row(s) of an earlier sweep in results.jsonl: a halving sweep does not resume: --overwrite runs it afresh and drops them, or give another --out\n`);
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet', '--overwrite']).code).toBe(0);
+});
