@@ -361,7 +361,8 @@ Options:
   --resume         keep the finished rows of an earlier run of the same sweep (results.jsonl in the
                    output directory) and run only the other points, the failed ones again
   --overwrite      start afresh in an output directory whose results.jsonl holds rows of an earlier
-                   sweep (refused without it or --resume: exit 2, nothing dropped)
+                   sweep (refused without it or --resume: exit 2, nothing dropped; a halving sweep
+                   does not resume: --overwrite or another --out)
   --quiet          no per-job lines (nor the progress line every 10 s without one)
   --debug          print the stack of an error (errors are one line without it)
   -h, --help       show this text
@@ -369,6 +370,8 @@ Options:
 With sweep.walkForward it also writes walkforward.json and walkforward.md (the best training point
 of each window on the next test window, the stitched out-of-sample return beside the in-sample
 optimum's); with sweep.halving, halving.json (each round's data slice, points and survivors).
+A point that never traded (0 fills) ranks after every point that traded; its row and the summary
+line say so.
 
 Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep that dies keeps
 its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy

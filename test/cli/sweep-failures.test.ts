@@ -317,3 +317,43 @@ test('a halving sweep into a folder holding its rows is refused with the ways th
   expect(again.stderr).toBe(`perpkit sweep: ${out} holds ${rowCount} row(s) of an earlier sweep in results.jsonl: a halving sweep does not resume: --overwrite runs it afresh and drops them, or give another --out\n`);
   expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet', '--overwrite']).code).toBe(0);
 });
+
+// Probe item 7: every point that traded lost to fees, so a point that never traded (PnL 0, 0
+// fills) was rank 1 in the table, sweep.md and sweep.html (a green heatmap cell), with no word.
+test('a point that never traded ranks after every point that traded, and the table, sweep.md, sweep.html and the summary say so', () => {
+  writeFileSync(path.join(dir, 'idle.js'), `module.exports.default = {
+  name: 'idle', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'],
+  params: (raw) => ({ go: String(raw.go), at: Number(raw.at ?? 5) }),
+  create: (ctx) => {
+    let n = 0;
+    return {
+      onMark() {
+        n++;
+        if (ctx.params.go !== 'yes' || (n !== ctx.params.at && n !== ctx.params.at + 1)) return [];
+        return [{ kind: 'place', symbol: 'BTCUSDT', side: n === ctx.params.at ? 'BUY' : 'SELL', type: 'MARKET', quantity: ctx.quantity.round('0.01') }];
+      },
+    };
+  },
+};
+`);
+  const cfg = writeConfig(dir, 'idle.yaml', { strategies: [{ id: 'i', module: './idle.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'i.go': ['yes', 'no'], 'i.at': [5, 9] } } });
+  const out = path.join(dir, 'idle-out');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']);
+  expect(r.code).toBe(0);
+  const doc = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Array<{ rank: number; index: number; metric: number; noTrades: boolean; summary: { fills: number; totalPnl: string } }> };
+  // The premise: every point that traded lost (fees), so by PnL alone the idle points came first.
+  const traded = doc.rows.filter((x) => x.summary.fills > 0);
+  expect(traded).toHaveLength(2);
+  for (const x of traded) expect(Number(x.summary.totalPnl)).toBeLessThan(0);
+  expect(doc.rows.map((x) => [x.rank, x.summary.fills > 0, x.noTrades])).toEqual([[1, true, false], [2, true, false], [3, false, true], [4, false, true]]);
+  expect(r.stdout).toMatch(/, 2 never traded \(0 fills; ranked after every point that traded\); ranked by totalPnl/);
+  const md = readFileSync(path.join(out, 'sweep.md'), 'utf8').trim().split('\n');
+  expect(md[4]).toMatch(/^\| 3 \| \d \| \d \| no \| .* \| no trades \(0 fills\): ranked after every point that traded \|$/);
+  expect(readFileSync(path.join(out, 'sweep.csv'), 'utf8')).toMatch(/no trades \(0 fills\): ranked after every point that traded\n/);
+  const html = readFileSync(path.join(out, 'sweep.html'), 'utf8');
+  expect(html).toContain('2 of 4 points never traded (0 fills)');
+  expect(html).toContain('"idle":true');
+  // Run again, the table is the same bytes (determinism; resume rebuilds it from the same rows).
+  expect(runCli(['sweep', cfg, '--out', out, '--workers', '2', '--quiet', '--resume']).code).toBe(0);
+  expect(JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8'))).toEqual(doc);
+});

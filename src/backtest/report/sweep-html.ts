@@ -15,6 +15,9 @@ import { fileSha256, perpkitVersion } from './identity';
 import type { Summary } from './metrics';
 import { round } from './round';
 
+/** What sweep.md, sweep.csv and sweep.html say of a ranked point that never traded. */
+export const NO_TRADES_NOTE = 'no trades (0 fills): ranked after every point that traded';
+
 type Value = string | number | boolean;
 
 /** A ranked row as sweep.json holds it. */
@@ -25,6 +28,8 @@ export interface SweepRow {
   metric: number | null;
   summary: Summary | null;
   error: string | null;
+  /** The point finished without a fill (ranked after those that traded): not a result to read as one. */
+  noTrades?: boolean;
 }
 
 export interface SweepDoc {
@@ -66,12 +71,13 @@ export function neighbourhoods(rows: SweepRow[], keys: string[]): Neighbourhood[
   return rows.map((r, i) => {
     const ms: number[] = [];
     rows.forEach((o, j) => {
-      if (j === i || o.metric === null) return;
+      // A point that never traded has a figure computed from nothing: no neighbour to compare with.
+      if (j === i || o.metric === null || o.noTrades === true) return;
       if (pos[j].every((p, d) => Math.abs(p - pos[i][d]) <= 1)) ms.push(o.metric);
     });
     if (ms.length === 0) return { count: 0, min: null, max: null, mean: null, excess: null };
     const mean = ms.reduce((s, v) => s + v, 0) / ms.length;
-    return { count: ms.length, min: round(Math.min(...ms)), max: round(Math.max(...ms)), mean: round(mean), excess: r.metric === null ? null : round(r.metric - mean) };
+    return { count: ms.length, min: round(Math.min(...ms)), max: round(Math.max(...ms)), mean: round(mean), excess: r.metric === null || r.noTrades === true ? null : round(r.metric - mean) };
   });
 }
 
@@ -100,6 +106,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
   const nb = neighbourhoods(doc.rows, keys);
   const failed = doc.rows.filter((r) => r.error !== null).length;
   const nulls = doc.rows.filter((r) => r.error === null && r.metric === null).length;
+  const idle = doc.rows.filter((r) => r.noTrades === true && r.metric !== null).length;
   const files = cfg.data.files.map((f) => `${configRelative(cfg.baseDir, f)} (sha256 ${fileSha256(f)})`);
   const ident = table(['', ''], [
     ['Config', path.basename(cfg.file)],
@@ -116,6 +123,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
     const why = note ? Object.values(note).find((n) => n !== null) : undefined;
     notes.push(`${nulls} point(s) have no ${by}${why ? ` (${why})` : ''}: they rank after those that do. Rank by a figure every run has (totalPnl, return) for short runs.`);
   }
+  if (idle > 0) notes.push(`${idle} of ${doc.rows.length} points never traded (0 fills): their figures are computed from nothing; they rank after every point that traded and the heatmap shows them as "no trades".`);
   const head = ['Rank', 'Job', ...keys, ...byColumn, ...COLUMNS.map((c) => c[1]), `Neighbours' ${by} (min..max, mean)`, 'vs neighbours', 'Error'];
   const body = doc.rows.map((r, i) => {
     const n = nb[i];
@@ -127,11 +135,11 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
       ...COLUMNS.map(([f, , show]): [string, string] => (r.summary ? [show(r.summary), sortKey(r.summary[f])] : ['', ''])),
       [n.count === 0 ? 'none' : `${num2(n.min)}..${num2(n.max)}, ${num2(n.mean)} (${n.count})`, sortKey(n.mean)],
       [n.excess === null ? '' : `${n.excess >= 0 ? '+' : ''}${num2(n.excess)}`, sortKey(n.excess)],
-      [r.error ?? '', r.error ?? ''],
+      [r.error ?? (r.noTrades === true ? NO_TRADES_NOTE : ''), r.error ?? (r.noTrades === true ? NO_TRADES_NOTE : '')],
     ];
     return `<tr>${cells.map(([t, v]) => `<td data-v="${esc(v)}">${esc(t)}</td>`).join('')}</tr>`;
   });
-  const data = { keys, metric: by, order: doc.order, rows: doc.rows.map((r) => ({ point: r.point, metric: r.metric })) };
+  const data = { keys, metric: by, order: doc.order, rows: doc.rows.map((r) => ({ point: r.point, metric: r.metric, idle: r.noTrades === true })) };
   const opts = (sel: number): string => keys.map((k, i) => `<option value="${i}"${i === sel ? ' selected' : ''}>${esc(k)}</option>`).join('');
   const heat = keys.length >= 2
     ? `<p>x <select id="hx">${opts(0)}</select> y <select id="hy">${opts(1)}</select> <span class="note" id="heat-note"></span></p><div id="heatmap"></div>`
@@ -142,7 +150,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
 body{font:14px/1.4 system-ui,sans-serif;margin:20px auto;max-width:1200px;padding:0 12px;color:#222}h1{font-size:20px}h2{font-size:15px;margin:20px 0 4px}
 table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}td:first-child,th:first-child{text-align:left}
 table.identity td{text-align:left}#ranked th{cursor:pointer;background:#f7f7f7;user-select:none}#ranked th.sorted{background:#e3f2fd}
-#heatmap td{min-width:54px;text-align:center;font-size:12px}#heatmap th{background:#f7f7f7}.note{color:#666;font-size:12px}
+#heatmap td{min-width:54px;text-align:center;font-size:12px}#heatmap th{background:#f7f7f7}.note{color:#666;font-size:12px}#heatmap td.idle{color:#888;background:#eee}
 .notices{background:#fff8e1;border:1px solid #f9a825;padding:8px 8px 8px 28px}
 </style></head><body>
 <h1>Sweep: ${esc(path.basename(cfg.file))}, ranked by ${esc(by)}</h1>
@@ -187,13 +195,14 @@ function heat() {
   var kx = D.keys[Number(hx.value)], ky = D.keys[Number(hy.value)];
   var note = document.getElementById('heat-note');
   if (kx === ky) { out.innerHTML = ''; note.textContent = 'choose two different parameters'; return; }
-  var xs = [], ys = [], cell = {}, better = D.order === 'desc' ? 1 : -1;
+  var xs = [], ys = [], cell = {}, idle = {}, better = D.order === 'desc' ? 1 : -1;
   D.rows.forEach(function (r) {
     var x = r.point[kx], y = r.point[ky];
     if (xs.indexOf(x) < 0) xs.push(x);
     if (ys.indexOf(y) < 0) ys.push(y);
-    if (r.metric === null) return;
     var k = JSON.stringify([x, y]);
+    if (r.idle) { idle[k] = true; return; }
+    if (r.metric === null) return;
     if (cell[k] === undefined || (r.metric - cell[k]) * better > 0) cell[k] = r.metric;
   });
   xs.sort(cmp); ys.sort(cmp);
@@ -204,7 +213,7 @@ function heat() {
     h += '<tr><th>' + e(y) + '</th>';
     xs.forEach(function (x) {
       var v = cell[JSON.stringify([x, y])];
-      if (v === undefined) { h += '<td class="empty">n/a</td>'; return; }
+      if (v === undefined) { h += idle[JSON.stringify([x, y])] ? '<td class="idle">no trades</td>' : '<td class="empty">n/a</td>'; return; }
       var f = hi > lo ? (v - lo) / (hi - lo) : 0.5;
       if (better < 0) f = 1 - f;
       var c = 'hsl(' + Math.round(f * 120) + ',65%,' + Math.round(78 - f * 18) + '%)';

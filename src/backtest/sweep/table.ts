@@ -3,6 +3,7 @@
  * last), ties broken by job index, so it is a total order and independent of worker count.
  */
 import type { Summary } from '../report/metrics';
+import { NO_TRADES_NOTE } from '../report/sweep-html';
 import type { JobResult } from './job';
 
 export interface RankedRow {
@@ -16,7 +17,15 @@ export interface RankedRow {
   error: string | null;
   /** Why a job that did not fail is not ranked (sweep.minTrades, a non-finite objective). */
   excluded: string | null;
+  /**
+   * The job finished without a fill: its figures were computed from nothing (a PnL of 0 is no
+   * result). Ranked after every point that traded; the table, sweep.md and sweep.html say so.
+   */
+  noTrades: boolean;
 }
+
+/** A job that finished with a summary and no fill. */
+export const tradedNothing = (r: JobResult): boolean => r.error === undefined && r.summary !== undefined && r.summary.fills === 0;
 
 /** What a result ranks by, or why it is not ranked. */
 export type Scorer = (r: JobResult) => { value: number } | { excluded: string };
@@ -40,7 +49,8 @@ export function naReason(s: Summary, metric: string): string {
 
 /**
  * A failed job (its error set, even with a summary: a strategy that threw), an excluded one and a
- * figure that is not a finite number rank last, by job index.
+ * figure that is not a finite number rank last, by job index; a job without a fill ranks after
+ * every job that traded.
  */
 export function rank(results: JobResult[], metric: string, order: 'asc' | 'desc'): RankedRow[] {
   return rankBy(results, (r) => {
@@ -54,14 +64,17 @@ export function rank(results: JobResult[], metric: string, order: 'asc' | 'desc'
 export function rankBy(results: JobResult[], score: Scorer, order: 'asc' | 'desc'): RankedRow[] {
   const rows = results.map((r) => {
     const s = score(r);
-    return { r, m: 'value' in s ? s.value : null, why: 'excluded' in s && r.error === undefined ? s.excluded : null };
+    return { r, m: 'value' in s ? s.value : null, why: 'excluded' in s && r.error === undefined ? s.excluded : null, idle: tradedNothing(r) };
   });
+  // Three tiers: ranked points that traded, ranked points that never did (a figure computed from
+  // nothing: a PnL of 0 beat every point that lost to fees), then those not ranked.
   rows.sort((a, b) => {
     if (a.m === null || b.m === null) return a.m === null && b.m === null ? a.r.index - b.r.index : a.m === null ? 1 : -1;
+    if (a.idle !== b.idle) return a.idle ? 1 : -1;
     const d = order === 'desc' ? b.m - a.m : a.m - b.m;
     return d !== 0 ? d : a.r.index - b.r.index;
   });
-  return rows.map(({ r, m, why }, i) => ({ rank: i + 1, index: r.index, seed: r.seed, point: r.point, metric: m, summary: r.summary ?? null, error: r.error ?? null, excluded: why }));
+  return rows.map(({ r, m, why, idle }, i) => ({ rank: i + 1, index: r.index, seed: r.seed, point: r.point, metric: m, summary: r.summary ?? null, error: r.error ?? null, excluded: why, noTrades: idle }));
 }
 
 /**
@@ -82,7 +95,7 @@ export function toCsv(rows: RankedRow[], keys: string[], ranking?: string): stri
   const ranked = rankColumn(ranking);
   const head = ['rank', 'job', ...keys, ...ranked, ...COLUMNS, 'error'];
   const lines = [head.map(csvCell).join(',')];
-  for (const r of rows) lines.push([r.rank, r.index, ...keys.map((k) => r.point[k]), ...ranked.map(() => r.metric), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : '')), r.error ?? r.excluded ?? ''].map(csvCell).join(','));
+  for (const r of rows) lines.push([r.rank, r.index, ...keys.map((k) => r.point[k]), ...ranked.map(() => r.metric), ...COLUMNS.map((c) => (r.summary ? r.summary[c] : '')), r.error ?? r.excluded ?? (r.noTrades ? NO_TRADES_NOTE : '')].map(csvCell).join(','));
   return `${lines.join('\n')}\n`;
 }
 
@@ -98,7 +111,7 @@ export function toMarkdown(rows: RankedRow[], keys: string[], ranking?: string):
     const failed = r.error !== null || r.summary === null;
     // A row not ranked has no such figure: '-', and why in the last column.
     const figures = [...ranked.map(() => (failed ? 'FAILED' : r.metric === null ? '-' : r.metric)), ...COLUMNS.map((c) => (r.error !== null || r.summary === null ? 'FAILED' : r.summary[c]))];
-    const note = r.error ?? (r.excluded === null ? '' : `not ranked: ${r.excluded}`);
+    const note = r.error ?? (r.excluded !== null ? `not ranked: ${r.excluded}` : r.noTrades ? NO_TRADES_NOTE : '');
     out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...figures, note].map((v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`);
   }
   return `${out.join('\n')}\n`;
