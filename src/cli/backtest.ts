@@ -10,6 +10,7 @@ import { backtest } from '../backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
 import { reportFailure } from './failure';
 import { missingOutDir, outDirProblem, removeMadeDir } from './out-dir';
+import { outContents, outRefusal } from './backtest-out';
 import { signalExit, stopOnSignals } from './stop-signal';
 import { progressLine } from '../backtest/backtest/progress';
 import { botErrorText, firstRejectionLines, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
@@ -59,7 +60,7 @@ function ratiosLine(s: BacktestReport['summary']): string {
 }
 
 export async function runBacktestCli(argv: string[]): Promise<number> {
-  let values: { out?: string; 'no-cache'?: boolean; 'full-tape'?: boolean; 'allow-strategy-errors'?: boolean; 'strategy-logs'?: boolean; debug?: boolean; quiet?: boolean; help?: boolean };
+  let values: { out?: string; overwrite?: boolean; 'no-cache'?: boolean; 'full-tape'?: boolean; 'allow-strategy-errors'?: boolean; 'strategy-logs'?: boolean; debug?: boolean; quiet?: boolean; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -68,6 +69,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         out: { type: 'string' },
+        overwrite: { type: 'boolean' },
         'no-cache': { type: 'boolean' },
         'full-tape': { type: 'boolean' },
         'allow-strategy-errors': { type: 'boolean' },
@@ -107,6 +109,14 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     if (outBad !== undefined) {
       if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', 'a directory (created if missing)', `${out}: ${outBad}`);
       process.stderr.write(`perpkit backtest: --out ${values.out}: expected a directory (created if missing), got ${outBad}\n`);
+      return 2;
+    }
+    // An earlier backtest's own files are replaced (the summary says so); anything else there is
+    // refused before the run without --overwrite (sweep and import refuse the same way).
+    const held = outContents(out);
+    if (held.others.length > 0 && values.overwrite !== true) {
+      if (values.out === undefined) throw new BacktestConfigError(cfg.file, 'report.out', "a folder holding nothing but an earlier backtest's output (--overwrite writes beside other things, or give another --out)", outRefusal(out, held.others));
+      process.stderr.write(`perpkit backtest: --out ${values.out}: expected a folder holding nothing but an earlier backtest's output, got ${outRefusal(out, held.others)}\n`);
       return 2;
     }
     const t0 = performance.now();
@@ -160,7 +170,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
           .filter((n) => !n.startsWith('Strategies threw') && !n.startsWith("The bot's own pipeline threw") && !n.startsWith('Risk ratios') && !n.includes('marks are derived') && !n.includes('L2 book/snapshot events were read') && !n.startsWith('The recorded L2 book comes from partial book depth'))
           .map((n) => `  note: ${n}\n`)
           .join('') +
-        `  wrote ${path.join(out, 'report.json')}, report.html, run.json\n`,
+        `  wrote ${path.join(out, 'report.json')}, report.html, run.json${held.own.length > 0 ? ` (replacing an earlier backtest's ${held.own.join(', ')})` : ''}\n`,
     );
     if (s.botErrors > 0) {
       process.stderr.write(`perpkit backtest: the bot's own pipeline threw ${s.botErrors} times (first: ${botErrorText(s).split('; first: ')[1] ?? ''}); this is a bug in perpkit or in a bus handler, and the results are in doubt. Exit 1\n`);

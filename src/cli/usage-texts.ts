@@ -319,7 +319,11 @@ Replays the config's recording through its strategies, the risk engine and the e
 a virtual clock, and writes report.json, report.html and run.json (docs/backtesting.md).
 
 Options:
-  --out <dir>                output directory (default: report.out of the config, else backtest-out beside the config file)
+  --out <dir>                output directory (default: report.out of the config, else backtest-out beside the config file);
+                             an earlier backtest's report.json, report.html and run.json there are replaced (the
+                             summary says so), a folder holding anything else is refused (exit 2)
+  --overwrite                write into an output directory holding other things too (only the backtest's
+                             three files are replaced; nothing else is removed)
   --no-cache                 read the JSON lines, do not build or use the binary replay cache
   --full-tape                re-enact every recorded trade through the engine (slower; same fills)
   --allow-strategy-errors    exit 0 even when a strategy threw (the report still says so)
@@ -330,7 +334,8 @@ Options:
   -h, --help                 show this text
 
 Exit codes: 0 done; 1 the backtest itself failed (also when the bot's own pipeline threw: the
-summary's "bot errors" line); 2 bad input (config, data); 3 a strategy threw or returned a
+summary's "bot errors" line); 2 bad input (config, data, an output directory holding what is not
+a backtest's output, without --overwrite); 3 a strategy threw or returned a
 malformed intent (see the summary's "strategy errors" line and report.html), unless
 --allow-strategy-errors, or its create() threw (the backtest cannot run).
 
