@@ -21,7 +21,7 @@ import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { sha256File } from '../backtest/sweep/files';
 import { rangeWithoutEvents, recordingSpan } from '../backtest/backtest/open-source';
-import { runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
+import { annualizedText, runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 import { intRange } from '../core/config-schema';
@@ -292,7 +292,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
       writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
       const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
-      process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${pct(wf.outOfSample.annualized)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${pct(wf.inSample?.annualized)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} job(s) failed; wrote walkforward.json, walkforward.md\n`);
+      process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${annualizedText(wf.outOfSample.annualized, wf.outOfSample.spanMs)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${annualizedText(wf.inSample?.annualized, wf.inSample?.spanMs)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} job(s) failed; wrote walkforward.json, walkforward.md\n`);
       if (wf.failed.length > 0) {
         process.stderr.write(`perpkit sweep: ${wf.failed.length} walk-forward job(s) failed; first: job ${wf.failed[0].index}: ${wf.failed[0].error ?? ''}\n`);
         code = 1;

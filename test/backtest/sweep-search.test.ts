@@ -10,7 +10,7 @@ import { SYNTH_EPOCH } from '../../src/market-data/synth';
 import { annualized, objectiveOf } from '../../src/backtest/sweep/options';
 import { jobSeed } from '../../src/backtest/sweep/points';
 import { sweepJobs } from '../../src/backtest/sweep/sweep';
-import { walkForwardWindows, type JobRunner } from '../../src/backtest/sweep/walkforward';
+import { annualizedNa, walkForwardWindows, type JobRunner } from '../../src/backtest/sweep/walkforward';
 import { runHalving, sliceMinTrades } from '../../src/backtest/sweep/halving';
 import { searchOf } from '../../src/backtest/sweep/options';
 import type { Summary } from '../../src/backtest/report/metrics';
@@ -296,4 +296,25 @@ test('successive halving: sweep.minTrades is asked of each slice in proportion t
     expect(r.summary?.trades).toBe(Math.round(tradesPerMinute[job?.point ?? -1] * 16));
   }
   expect(h.ranked.map((r) => r.index)).toEqual([4, 5]);
+});
+
+// Probe item 10: walk-forward raised minutes of data to a year's power ("-0.004% (annualized
+// -99.933%)") where the report's ratios say n/a under 30 days.
+test('walk-forward gives no annualized figure under 30 days of data, and says why, in stdout, walkforward.json and walkforward.md', () => {
+  const cfg = writeConfig(dir, 'wf-ann.yaml', { sweep: { metric: 'totalPnl', walkForward: { train: '6m', test: '3m' }, params: { 'mm.minSpreadBps': ['2'] } } });
+  const out = path.join(dir, 'wf-ann');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']);
+  expect(r.code).toBe(0);
+  const wf = JSON.parse(readFileSync(path.join(out, 'walkforward.json'), 'utf8')) as { inSample: { annualized: number | null; annualizedNote: string }; outOfSample: { annualized: number | null; annualizedNote: string; spanMs: number }; ratio: number | null };
+  expect(wf.outOfSample.annualized).toBeNull();
+  expect(wf.outOfSample.annualizedNote).toBe(`n/a: ${wf.outOfSample.spanMs / 60_000} min of data, needs ≥ 30 days`);
+  expect(wf.inSample.annualized).toBeNull();
+  expect(wf.inSample.annualizedNote).toMatch(/^n\/a: .* of data, needs ≥ 30 days$/);
+  expect(wf.ratio).toBeNull();
+  expect(r.stdout).toMatch(/out-of-sample return -?[\d.]+% \(annualized n\/a: \d+ min of data, needs ≥ 30 days\) against the in-sample optimum's -?[\d.]+% \(annualized n\/a: .* of data, needs ≥ 30 days\); ratio -;/);
+  const md = readFileSync(path.join(out, 'walkforward.md'), 'utf8');
+  expect(md).toMatch(/\| annualized \| n\/a: .* of data, needs ≥ 30 days \| n\/a: \d+ min of data, needs ≥ 30 days \|/);
+  expect(md).toContain('(the annualized returns are n/a: under 30 days of data)');
+  expect(annualizedNa(30 * 86_400_000)).toBeNull();
+  expect(annualizedNa(30 * 86_400_000 - 1)).toMatch(/^n\/a: /);
 });

@@ -17,6 +17,7 @@ import { annualized, type Objective, type WalkForwardSpec } from './options';
 import type { Point } from './points';
 import { jobSeed } from './points';
 import { rankBy } from './table';
+import { durationText, MIN_RATIO_DAYS } from '../report/ratios';
 
 /** Runs jobs; the results are indexed by job index. */
 export type JobRunner = (jobs: SweepJob[], phase: string) => Promise<JobResult[]>;
@@ -37,9 +38,10 @@ export interface WalkForwardOutcome {
   spec: WalkForwardSpec;
   range: { from: number; to: number };
   windows: WalkForwardWindow[];
-  inSample: { index: number; point: Point; score: number; return: number; annualized: number; spanMs: number } | null;
-  outOfSample: { return: number; annualized: number; spanMs: number; windows: number; equity: Array<[number, number]> };
-  /** Out-of-sample annualized return over the in-sample optimum's; null when that is not positive. */
+  /** `annualized`: null under MIN_RATIO_DAYS of data, `annualizedNote` says why (annualizedNa). */
+  inSample: { index: number; point: Point; score: number; return: number; annualized: number | null; annualizedNote?: string | null; spanMs: number } | null;
+  outOfSample: { return: number; annualized: number | null; annualizedNote?: string | null; spanMs: number; windows: number; equity: Array<[number, number]> };
+  /** Out-of-sample annualized return over the in-sample optimum's; null when that is not positive or either is n/a. */
   ratio: number | null;
   /** Training and test jobs that failed. */
   failed: JobResult[];
@@ -123,14 +125,32 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
     used++;
   });
   const oosReturn = carry - 1;
-  const oosAnn = annualized(oosReturn, spanMs);
+  const oosNote = annualizedNa(spanMs);
+  const oosAnn = oosNote === null ? annualized(oosReturn, spanMs) : null;
 
   const best = rankBy(full.filter((r) => r !== undefined), (r) => objective.score(r), objective.order)[0];
   const bestResult = best === undefined ? undefined : full[best.index];
   const isSpan = bestResult?.span === undefined ? 0 : bestResult.span.end - bestResult.span.start;
-  const inSample = best === undefined || best.metric === null || bestResult?.summary === undefined ? null : { index: best.index, point: best.point, score: best.metric, return: bestResult.summary.return, annualized: annualized(bestResult.summary.return, isSpan), spanMs: isSpan };
-  const ratio = inSample !== null && inSample.annualized > 0 && used > 0 && Number.isFinite(oosAnn) ? oosAnn / inSample.annualized : null;
-  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, spanMs, windows: used, equity }, ratio, failed };
+  const isNote = annualizedNa(isSpan);
+  const inSample = best === undefined || best.metric === null || bestResult?.summary === undefined ? null : { index: best.index, point: best.point, score: best.metric, return: bestResult.summary.return, annualized: isNote === null ? annualized(bestResult.summary.return, isSpan) : null, annualizedNote: isNote, spanMs: isSpan };
+  const inAnn = inSample?.annualized ?? null;
+  const ratio = inAnn !== null && inAnn > 0 && used > 0 && oosAnn !== null && Number.isFinite(oosAnn) ? oosAnn / inAnn : null;
+  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, annualizedNote: oosNote, spanMs, windows: used, equity }, ratio, failed };
+}
+
+/**
+ * Why a return over `spanMs` has no annualized figure, or null when it has one: the rule of the
+ * report's ratios (MIN_RATIO_DAYS of data). Minutes of data raised to a year's power read
+ * `-0.004% (annualized -99.933%)`.
+ */
+export function annualizedNa(spanMs: number): string | null {
+  return spanMs < MIN_RATIO_DAYS * 86_400_000 ? `n/a: ${durationText(spanMs)} of data, needs ≥ ${MIN_RATIO_DAYS} days` : null;
+}
+
+/** An annualized figure as the outputs show it: the percentage, or why there is none. */
+export function annualizedText(v: number | null | undefined, spanMs: number | undefined): string {
+  if (v !== null && v !== undefined) return pct(v);
+  return spanMs === undefined ? '-' : (annualizedNa(spanMs) ?? '-');
 }
 
 const pct = (v: number | null): string => (v === null || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
@@ -145,10 +165,10 @@ export function walkForwardMarkdown(o: WalkForwardOutcome, keys: string[]): stri
     `| figure | in-sample optimum | out-of-sample (stitched) |`,
     `|---|---|---|`,
     `| return | ${pct(o.inSample?.return ?? null)} | ${pct(o.outOfSample.return)} |`,
-    `| annualized | ${pct(o.inSample?.annualized ?? null)} | ${pct(o.outOfSample.annualized)} |`,
+    `| annualized | ${annualizedText(o.inSample?.annualized, o.inSample?.spanMs)} | ${annualizedText(o.outOfSample.annualized, o.outOfSample.spanMs)} |`,
     `| point | ${o.inSample === null ? '-' : keys.map((k) => `${k}=${String(o.inSample?.point[k])}`).join(', ')} | per window, below |`,
     '',
-    `Out-of-sample / in-sample annualized return: **${num(o.ratio)}**${o.ratio === null ? ' (no positive in-sample optimum, or no test window ran)' : ''}.`,
+    `Out-of-sample / in-sample annualized return: **${num(o.ratio)}**${o.ratio === null ? (o.outOfSample.annualized === null || (o.inSample !== null && o.inSample.annualized === null) ? ` (the annualized returns are n/a: under ${MIN_RATIO_DAYS} days of data)` : ' (no positive in-sample optimum, or no test window ran)') : ''}.`,
     '',
     `| window | train | test | best point | train ${o.objective} | test return | test ${o.objective} | test fills |`,
     `|---|---|---|---|---|---|---|---|`,
