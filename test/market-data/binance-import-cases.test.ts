@@ -115,6 +115,16 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [lone], out, symbol: 'ETHUSDT' })).rejects.toThrow(/:2: a depth snapshot without a symbol and no depth message in its file to say whose it is/);
   });
 
+  // Probe item 11: "import: 100% (../raw/part2.gz, line 93954)" for a file of 43,954 lines: the
+  // line was the count over every file read.
+  test('progress names the line within the file it names, not the count over every file', async () => {
+    const first = file([ticker(T, 1, '100.00', '100.10'), ticker(T + 10, 2, '100.00', '100.10'), ticker(T + 20, 3, '100.00', '100.10')]);
+    const second = file([ticker(T + 30, 4, '100.00', '100.10'), ticker(T + 40, 5, '100.00', '100.10')]);
+    const seen: string[] = [];
+    await importBinanceFutures({ files: [second, first], out: path.join(dir, 'progress.jsonl.gz'), progressEvery: 1, onProgress: (p) => seen.push(`${path.basename(p.file) === path.basename(first) ? 'first' : 'second'}:${p.line}/${p.lines}`) });
+    expect(seen).toEqual(['first:1/1', 'first:2/2', 'first:3/3', 'second:1/4', 'second:2/5', 'second:2/5']);
+  });
+
   test('several files are read as one stream in receive-time order (capture lines by their prefix, plain JSON lines by E)', async () => {
     const ethTicker = (t: number, u: number): string => line(t, 'ethusdt@bookTicker', { e: 'bookTicker', u, s: 'ETHUSDT', b: '20.00', B: '1.000', a: '20.01', A: '2.000', T: t + 1270, E: t + 1270 });
     const a = file([ticker(T, 1, '100.00', '100.10'), ticker(T + 20, 2, '100.00', '100.10'), ticker(T + 40, 3, '100.00', '100.10')]);

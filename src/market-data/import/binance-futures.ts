@@ -327,7 +327,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       else this.skip(it.skip);
       if (++rows % every === 0) {
         this.o.signal?.throwIfAborted();
-        this.o.onProgress?.({ file: it.where.replace(/:\d+$/, ''), lines: rows, bytesDone: 0, bytesTotal: total });
+        this.o.onProgress?.({ file: it.where.replace(/:\d+$/, ''), line: Number(/:(\d+)$/.exec(it.where)?.[1] ?? 0), lines: rows, bytesDone: 0, bytesTotal: total });
         if (this.chunk.length >= 1 << 16) await this.flushChunk();
       } else if (this.chunk.length >= 1 << 20) await this.flushChunk();
     }

@@ -117,9 +117,10 @@ export async function readCaptures(
   const every = o.progressEvery ?? 100_000;
   let lines = 0;
   let file = files[0];
+  let fileLine = 0;
   const progress = (): void => {
     o.signal?.throwIfAborted();
-    o.onProgress?.({ file, lines, bytesDone: cursors.reduce((n, c) => n + c.bytesRead, 0), bytesTotal: total });
+    o.onProgress?.({ file, line: fileLine, lines, bytesDone: cursors.reduce((n, c) => n + c.bytesRead, 0), bytesTotal: total });
   };
   try {
     for (const c of cursors) {
@@ -129,6 +130,7 @@ export async function readCaptures(
     for (let c = next(); c !== undefined; c = next()) {
       file = c.file;
       const text = c.take();
+      fileLine = c.line;
       let go: boolean;
       try {
         go = line(text, c.file, c.line);

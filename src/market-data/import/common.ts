@@ -45,6 +45,9 @@ export interface ImportOptions {
 
 export interface ImportProgress {
   file: string;
+  /** The line of `file` reached (the progress line shows it: `line` of a file must be its own). */
+  line: number;
+  /** Lines read so far over every file. */
   lines: number;
   bytesDone: number;
   bytesTotal: number;

@@ -96,24 +96,26 @@ export class TardisImporter extends RecordingImporter<SymState> {
       this.checkKinds(merge);
       if (this.o.tick === undefined && merge.files.some((f) => f.kind === 'derivative_ticker')) await this.primeGrid(merge);
       const every = this.o.progressEvery ?? 100_000;
-      const progress = (file: string): void => {
+      let last = { file: this.o.files[0], line: 0 };
+      const progress = (file: string, line: number): void => {
         this.o.signal?.throwIfAborted();
-        this.o.onProgress?.({ file, lines: this.lines, bytesDone: merge.files.reduce((n, f) => n + f.bytesRead(), 0), bytesTotal: total });
+        this.o.onProgress?.({ file, line, lines: this.lines, bytesDone: merge.files.reduce((n, f) => n + f.bytesRead(), 0), bytesTotal: total });
       };
       for (;;) {
         if (merge.needsRead !== undefined) await merge.fill();
         const row = merge.take();
         if (row === undefined) break;
         this.lines++;
+        last = { file: this.o.files[row.file], line: row.line };
         if (!this.row(row)) {
           this.summary.stoppedAt = this.whereOf(row);
           break;
         }
-        if (this.lines % every === 0) progress(this.o.files[row.file]);
+        if (this.lines % every === 0) progress(last.file, last.line);
         if (this.chunk.length >= 1 << 16) await this.flushChunk();
       }
       this.flushGroup();
-      progress(this.o.files[this.o.files.length - 1]);
+      progress(last.file, last.line);
       const late = merge.files.reduce((k, f) => k + f.outOfOrder, 0);
       if (late > 0) this.meta.rowsOutOfOrder = late;
     } finally {
