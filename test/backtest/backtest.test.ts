@@ -172,19 +172,21 @@ describe('backtest', () => {
     const base = { data: { files: ['x.jsonl.gz'] }, strategies: [{ id: 'mm', module: 'market-maker' }] };
     expect(bad({ ...base, latency: { placeMs: -1 } })).toBe(`${f}: latency.placeMs: expected an integer from 0 to 60000, got number -1`);
     expect(bad({ ...base, risk: { maxDrawdon: '0.1' } })).toMatch(/risk\.maxDrawdon: expected one of the keys .*maxDrawdown.*, got unknown key 'maxDrawdon'/);
-    expect(bad({ ...base, fees: { maker: 'cheap', taker: '0.0005' } })).toMatch(/fees\.maker: expected a decimal number as a string .*, got string "cheap"/);
+    expect(bad({ ...base, fees: { maker: 'cheap', taker: '0.0005' } })).toBe(`${f}: fees.maker: expected a decimal such as "0.0002" (a string, or a YAML number that prints as written), got string "cheap"`);
     // A sign passed as "non-negative": a balance of -5 failed mid-run (exit 1, no line), a risk
     // limit of -1 or 0 denied every order of a run that exited 0.
     // A balance's example is a balance (it was "0.0002", a fee's), a limit's a limit.
-    expect(bad({ ...base, account: { balance: -5 } })).toBe(`${f}: account.balance: expected a non-negative decimal number as a string (e.g. "10000"), got number -5`);
+    expect(bad({ ...base, account: { balance: -5 } })).toBe(`${f}: account.balance: expected a non-negative decimal such as "10000" (a string, or a YAML number that prints as written), got number -5`);
+    // Probe item 12: a YAML number is accepted (the schema's c.decimal), so the rule does not ask for a string.
+    expect(bad({ ...base, account: { balance: 10000 } })).toBe('no error');
     expect(bad({ ...base, account: { balance: '10000.123456789' } })).toBe(`${f}: account.balance: expected a USDT amount of at most 8 decimal places, got string "10000.123456789"`);
-    expect(bad({ ...base, risk: { maxOrderNotional: '-1' } })).toBe(`${f}: risk.maxOrderNotional: expected a non-negative decimal number as a string (e.g. "20000" or "0.05"), got string "-1"`);
+    expect(bad({ ...base, risk: { maxOrderNotional: '-1' } })).toBe(`${f}: risk.maxOrderNotional: expected a positive decimal such as "20000" or "0.05", got string "-1"`);
     expect(bad({ ...base, risk: { maxOrderNotional: '0' } })).toBe(`${f}: risk.maxOrderNotional: expected a positive decimal such as "20000" or "0.05", got string "0"`);
     // A fraction of the peak: 1 or more could never be reached (the limit off without a word).
     expect(bad({ ...base, risk: { maxDrawdown: '1' } })).toBe(`${f}: risk.maxDrawdown: expected a fraction of the equity peak below 1, such as "0.2", got string "1"`);
     // A YAML number as written: it was refused as "1e-7".
-    expect(bad({ ...base, risk: { maxOrderNotional: -0.0000001 } })).toBe(`${f}: risk.maxOrderNotional: expected a non-negative decimal number as a string (e.g. "20000" or "0.05"), got number -0.0000001`);
-    expect(bad({ ...base, risk: { priceBand: '-0.05' } })).toMatch(/risk\.priceBand: expected a non-negative decimal/);
+    expect(bad({ ...base, risk: { maxOrderNotional: -0.0000001 } })).toBe(`${f}: risk.maxOrderNotional: expected a positive decimal such as "20000" or "0.05", got number -0.0000001`);
+    expect(bad({ ...base, risk: { priceBand: '-0.05' } })).toMatch(/risk\.priceBand: expected a positive decimal such as "20000" or "0\.05", got string "-0\.05"/);
     expect(bad({ ...base, fees: { maker: '-0.0001', taker: '0.0005' } })).toBe('no error');
     expect(bad({ ...base, fill: { book: 'l2', queueShape: 'log', queuePower: 3 } })).toBe(`${f}: fill.queueShape: expected to be set only with fill.queue: probabilistic, got string "log"`);
     expect(bad({ ...base, fill: { book: 'l2', queue: 'probabilistic', queueShape: 'log', queuePower: 3 } })).toBe('no error');

@@ -145,14 +145,19 @@ class Reader {
     const s = typeof v === 'number' && Number.isFinite(v) ? plainNumberText(v) : v;
     // isDecimalString takes a sign: '-5' was a "non-negative decimal" (a balance of -5 then failed
     // mid-run, a risk limit of -1 denied every order).
-    if (typeof s !== 'string' || !isDecimalString(s) || (!allowNegative && s.startsWith('-')) || /e/i.test(s)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal number as a string (e.g. ${example})`, v);
+    // The schema (c.decimal) takes a YAML number too: the rule said "as a string" of a number it accepted.
+    if (!this.isDec(s, allowNegative)) this.fail(at, `a ${allowNegative ? '' : 'non-negative '}decimal such as ${example} (a string, or a YAML number that prints as written)`, v);
     return s;
   }
 
-  /** A decimal above zero (a limit: 0 or less would deny every order). */
+  private isDec(s: unknown, allowNegative: boolean): s is string {
+    return typeof s === 'string' && isDecimalString(s) && (allowNegative || !s.startsWith('-')) && !/e/i.test(s);
+  }
+
+  /** A decimal above zero (a limit: 0 or less would deny every order); one rule for -5 and 0 alike. */
   positiveDec(v: unknown, at: string): string {
-    const s = this.dec(v, at, false, '"20000" or "0.05"');
-    if (new Dec(s).isZero()) this.fail(at, 'a positive decimal such as "20000" or "0.05"', v);
+    const s = typeof v === 'number' && Number.isFinite(v) ? plainNumberText(v) : v;
+    if (!this.isDec(s, false) || new Dec(s).isZero()) this.fail(at, 'a positive decimal such as "20000" or "0.05"', v);
     return s;
   }
 
