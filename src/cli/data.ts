@@ -3,7 +3,8 @@
  * `perpkit data repair <recording> --out <file>`: the whole part of a file its writer left torn
  * (src/market-data/repair.ts). A file that is not a recording is one line on stderr and exit 2.
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { MAGIC as CACHE_MAGIC } from '../backtest/backtest/cache-format';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
@@ -67,6 +68,8 @@ export async function runData(argv: string[]): Promise<number> {
     if (sub === 'repair' && positionals.length > 1) throw new Error(`repair takes one file, got ${positionals.length} (${positionals.join(' ')}); repair each torn file on its own`);
     for (const f of positionals) if (!existsSync(f)) throw new Error(`${f}: no such file`);
     for (const f of positionals) if (statSync(f).isDirectory()) throw new Error(`${f}: expected a recording file, got a folder`);
+    // A replay cache (binary) was read as JSON lines, and its bytes quoted as a bad line.
+    for (const f of positionals) if (isReplayCache(f)) throw new Error(`${f}: expected a recording file, got a replay cache (the binary copy perpkit backtest builds beside a recording); inspect its recording instead: perpkit data inspect ${f.replace(/\.perpkit-cache$/, '')}`);
     files = positionals;
     json = o.json === true;
     if (sub === 'repair') {
@@ -105,5 +108,16 @@ export async function runData(argv: string[]): Promise<number> {
     }
     process.stderr.write(`perpkit data: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
     return 1;
+  }
+}
+
+/** Whether the file begins with the replay cache's magic bytes (src/backtest/backtest/cache-format.ts). */
+function isReplayCache(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(CACHE_MAGIC.length);
+    return readSync(fd, head, 0, head.length, 0) === head.length && head.toString('latin1') === CACHE_MAGIC;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -289,7 +289,8 @@ parts beside its first file, x.1.jsonl.gz, ..., after it) and
 prints its time range, symbols, events per kind, gaps, feed latency percentiles (receive time
 minus exchange time), crossed or locked books, and how the L2 book rebuilt from snapshot + book
 events agrees with the quote events: exactly where their update ids coincide (should be 100 %),
-and in receive order (the staleness of the sparser depth stream).
+and in receive order (the staleness of the sparser depth stream). A replay cache
+(<recording>.perpkit-cache, built by a backtest) is not a recording: give its recording.
 
 'repair' reads a recording file cut short by a crash of its writer (a recorder killed, a power
 loss: a gzip stream with no end, or a last line written in part) and writes everything before the

@@ -14,7 +14,11 @@ import type { StrategyCode } from '../backtest/strategy-code';
 
 /** A report.json, from its directory or its path; one-line errors that name the file and the rule. */
 export function loadReport(where: string): { file: string; report: BacktestReport } {
-  const file = existsSync(where) && statSync(where).isDirectory() ? path.join(where, 'report.json') : where;
+  const dir = existsSync(where) && statSync(where).isDirectory();
+  const file = dir ? path.join(where, 'report.json') : where;
+  // A sweep's folder said only "report.json: no such file".
+  const sweepFiles = dir && !existsSync(file) ? ['sweep.json', 'results.jsonl'].filter((f) => existsSync(path.join(where, f))) : [];
+  if (sweepFiles.length > 0) throw new CompareInputError(`${where}: a sweep's folder (${sweepFiles.join(', ')}), not a backtest's: compare takes two backtest output folders or their report.json; a sweep's points are compared in its sweep.md and sweep.html, or run perpkit backtest on the points to compare and compare those`);
   if (!existsSync(file)) throw new CompareInputError(`${file}: no such file (give a backtest output directory or its report.json)`);
   let doc: unknown;
   try {

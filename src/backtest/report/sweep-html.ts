@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { configRelative, type BacktestConfig } from '../backtest/config';
-import { esc, jsonForScript, num2, pct, table, usd } from './format';
+import { esc, jsonForScript, num2, pct, usd } from './format';
 import { fileSha256, perpkitVersion } from './identity';
 import type { Summary } from './metrics';
 import { round } from './round';
@@ -108,14 +108,15 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
   const nulls = doc.rows.filter((r) => r.error === null && r.metric === null).length;
   const idle = doc.rows.filter((r) => r.noTrades === true && r.metric !== null).length;
   const files = cfg.data.files.map((f) => `${configRelative(cfg.baseDir, f)} (sha256 ${fileSha256(f)})`);
-  const ident = table(['', ''], [
+  // Rows of a name and its value, as report.html's identity: an empty header row was drawn above them.
+  const ident = identityTable([
     ['Config', path.basename(cfg.file)],
     ['Strategies', cfg.strategies.map((s) => `${s.id}: ${s.module} ${JSON.stringify(s.params)}`).join('; ')],
     ['Data', files.join('; ')],
     ['Swept', `${keys.join(', ')} (${doc.method}, ${doc.rows.length} points)`],
     ['Ranked by', `${by} (${doc.order === 'desc' ? 'larger is better' : 'smaller is better'})`],
     ['perpkit', perpkitVersion()],
-  ], ' id="identity" class="identity"');
+  ]);
   const notes: string[] = [];
   if (failed > 0) notes.push(`${failed} of ${doc.rows.length} points failed; their rows say why and they rank last.`);
   if (nulls > 0) {
@@ -163,6 +164,10 @@ ${notes.length === 0 ? '' : `<ul class="notices" id="notices">${notes.map((n) =>
 <script>${SWEEP_SCRIPT}</script>
 </body></html>
 `;
+}
+
+function identityTable(rows: Array<[string, string]>): string {
+  return `<table id="identity" class="identity"><tbody>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</tbody></table>`;
 }
 
 /** Sorting and the heatmap, in the page (no library: a table and colours). */
