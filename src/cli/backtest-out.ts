@@ -1,6 +1,7 @@
 /**
  * What a backtest's output folder holds before the run: its own files of an earlier backtest
- * (replaced: rerunning `npm run backtest` must work) or anything else (refused without
+ * (replaced: rerunning `npm run backtest` must work), folders of perpkit's output nested in it
+ * (left alone), or anything else (refused without
  * --overwrite: `--out data` wrote the reports beside the recordings, and a report of another run
  * was replaced without a word).
  */
@@ -27,13 +28,27 @@ const isReport = (file: string): boolean => {
   }
 };
 
-/** The entries of `dir` (which exists), split into a backtest's own files and the others, by name. */
+/**
+ * A folder of perpkit's output nested in the output folder (empty, or holding a backtest's
+ * report.json, a sweep's sweep.json or results.jsonl): `perpkit init`'s project writes its
+ * backtest to backtest-out and the getting-started strategy's to backtest-out/dip-buyer, and a
+ * sweep of backtest-out/mm to backtest-out/mm-sweep. A backtest writes only its three files at the
+ * top, so such a folder is left as it is and does not stop a rerun.
+ */
+const isNestedOutput = (dir: string): boolean => {
+  const names = readdirSync(dir);
+  return names.length === 0 || names.some((n) => n === 'report.json' || n === 'sweep.json' || n === 'results.jsonl');
+};
+
+/** The entries of `dir` (which exists), split into a backtest's own files and the others. */
 export function outContents(dir: string): OutContents {
   const own: string[] = [];
   const others: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const ours = (BACKTEST_FILES as readonly string[]).includes(name) && (name !== 'report.json' || isReport(path.join(dir, name)));
-    (ours ? own : others).push(name);
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const at = path.join(dir, e.name);
+    if (e.isDirectory() && isNestedOutput(at)) continue;
+    const ours = e.isFile() && (BACKTEST_FILES as readonly string[]).includes(e.name) && (e.name !== 'report.json' || isReport(at));
+    (ours ? own : others).push(e.isDirectory() ? `${e.name}/` : e.name);
   }
   return { own, others };
 }

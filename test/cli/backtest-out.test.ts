@@ -29,6 +29,20 @@ test('a folder holding an earlier backtest\'s report is replaced, and the summar
   // The config's report.out (the default folder of `npm run backtest`) reruns the same way.
   expect(runCli(['backtest', cfg, '--quiet']).code).toBe(0);
   expect(runCli(['backtest', cfg, '--quiet']).code).toBe(0);
+  // perpkit's output nested in it (getting-started's backtest-out/dip-buyer beside init's
+  // backtest-out, a sweep's backtest-out/mm-sweep) does not stop a rerun, and is left as it is.
+  const nested = path.join(out, 'dip-buyer');
+  expect(runCli(['backtest', cfg, '--out', nested, '--quiet']).code).toBe(0);
+  mkdirSync(path.join(out, 'mm-sweep'));
+  writeFileSync(path.join(out, 'mm-sweep', 'results.jsonl'), '');
+  expect(runCli(['backtest', cfg, '--out', out, '--quiet']).code).toBe(0);
+  expect(readdirSync(nested).sort()).toEqual(['report.html', 'report.json', 'run.json']);
+  // A folder of something else is refused, named as a folder.
+  mkdirSync(path.join(out, 'notes'));
+  writeFileSync(path.join(out, 'notes', 'a.txt'), 'x\n');
+  const refused = runCli(['backtest', cfg, '--out', out, '--quiet']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain(`got ${out} holding an entry that is not (notes/); --overwrite`);
 });
 
 test('a folder holding anything else is refused before the run (exit 2, one line, nothing written); --overwrite writes beside it', () => {
