@@ -400,7 +400,7 @@ export class Bot {
         break;
       }
       case 'condition':
-        this.bus.publish({ type: 'condition', time, condition: v.data });
+        this.bus.publish(v.refusal === undefined ? { type: 'condition', time, condition: v.data } : { type: 'condition', time, condition: v.data, refusal: v.refusal });
         break;
       case 'strategyOrder':
         this.bus.publish({ type: 'strategyOrder', time, strategyOrder: v.data });

@@ -14,7 +14,7 @@ import type { RestingOrders } from './resting-orders';
  * Bus event types booked (see `BusBooks.observe`). Only these: a catch-all handler would count as
  * a listener for market data, and the bot would publish every recorded trade for nobody.
  */
-export const BOOKED = ['order', 'fill', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError'] as const satisfies readonly BotEventType[];
+export const BOOKED = ['order', 'fill', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError', 'condition'] as const satisfies readonly BotEventType[];
 
 export class BusBooks {
   constructor(
@@ -83,6 +83,13 @@ export class BusBooks {
       case 'strategyStopped':
         this.result.strategies[e.strategyId].stopped = { time: e.time, reason: e.reason };
         return;
+      case 'condition': {
+        const c = e.condition;
+        if (c.conditionStatus !== 'REJECTED') return;
+        this.result.conditionsRejected++;
+        this.result.firstConditionRejection ??= { time: e.time, symbol: c.symbol, conditionId: c.conditionId, type: c.type, code: e.refusal?.code ?? 0, message: e.refusal?.message ?? '' };
+        return;
+      }
       case 'botError':
         this.result.firstBotError ??= { time: e.time, context: e.context, message: e.message, at: stackTop(e.stack, this.baseDir) };
         return;

@@ -51,6 +51,17 @@ export interface RejectionRow {
 }
 
 /** An unexpected exception of the bot's own pipeline (a `botError`): the run's results are in doubt. */
+/** A condition order that fired and whose order was refused (REJECTED): when, which, and why when the venue said. */
+export interface ConditionRejectionRow {
+  time: number;
+  symbol: string;
+  conditionId: string;
+  type: string;
+  /** The code and message a request would have got (`0` / `''` when the venue did not say). */
+  code: number;
+  message: string;
+}
+
 export interface BotErrorRow {
   time: number;
   /** Where: `handler of markPrice`, `flush`, ... */

@@ -152,6 +152,8 @@ export class BacktestRun {
       audit: { deposits: '0', fees: '0', walletsMinusCost: '0', insurance: '0', netQtyBySymbol: {}, frozenMismatch: [] },
       botStats: { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 },
       firstBotError: null,
+      conditionsRejected: 0,
+      firstConditionRejection: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
       silences: { count: 0, ms: 0, longest: null, first: [] },

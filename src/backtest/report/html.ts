@@ -172,6 +172,11 @@ export function reportNotices(r: BacktestReport): string[] {
   if (s.triggeredExpiredUnfilled > 0) {
     out.push(`${s.triggeredExpiredUnfilled} order(s) ${TRIGGERED_EXPIRED_UNFILLED}: the stop or take-profit triggered when the tape had no quote on the side it takes (a recorded trade had gone through the last one, and no depth or quote line had come since). The PnL holds the losses of staying in, not those of the exit the strategy asked for.`);
   }
+  const rejected = s.firstConditionRejection;
+  if ((s.conditionsRejected ?? 0) > 0 && rejected !== null && rejected !== undefined) {
+    const why = rejected.code === 0 ? 'the venue did not say why' : `${rejected.code} ${rejected.message}`;
+    out.push(`${s.conditionsRejected} condition order(s) fired and the venue refused the order each placed (REJECTED): the position it was to open or close stayed as it was. First: ${rejected.symbol} ${rejected.type} ${rejected.conditionId} at ${new Date(rejected.time).toISOString()}: ${why}.`);
+  }
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
   if (s.botErrors > 0) out.push(`The bot's own pipeline threw ${s.botErrors} time(s): ${botErrorText(s)}. This is a bug, not a strategy's error; the figures are in doubt.`);

@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
-import { newCounters, type BotErrorRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type BotErrorRow, type ConditionRejectionRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow, SilenceRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
@@ -83,6 +83,9 @@ export interface Summary extends Ratios {
   /** Unexpected exceptions of the bot's own pipeline, and the first: the figures are in doubt. */
   botErrors: number;
   firstBotError: BotErrorRow | null;
+  /** Condition orders that fired and whose order the venue refused (REJECTED), and the first with its reason. */
+  conditionsRejected: number;
+  firstConditionRejection: ConditionRejectionRow | null;
   /**
    * What of the range the data does not hold: the recording's `gap` events in it (`data.gaps`),
    * and its silences longer than a minute (`data.silences`: no event at all, marked by a gap or
@@ -277,6 +280,8 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     wallClockReaders: Object.fromEntries(Object.entries(r.strategies).flatMap(([id, x]) => (x.firstWallClockRead === null ? [] : [[id, x.firstWallClockRead]])).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     botErrors: r.botStats.pipelineErrors,
     firstBotError: r.firstBotError,
+    conditionsRejected: r.conditionsRejected,
+    firstConditionRejection: r.firstConditionRejection,
     gaps: r.gaps.count,
     silences: r.silences.count,
     silentMs: r.silences.ms,

@@ -8,7 +8,7 @@ import type { MarkPriceData, PriceLevel, PublicTrade } from '../../protocol/rest
 import type { TickerPushData } from '../../protocol/ws';
 import type { RiskCode, TradingState } from '../risk/decision';
 import type { Intent } from '../strategy/intents';
-import type { StreamStatus } from '../venue/venue';
+import type { StreamStatus, VenueRefusal } from '../venue/venue';
 
 export interface Fill {
   symbol: string;
@@ -44,7 +44,8 @@ export type BotEvent =
   /** A strategy that kept throwing was stopped: no more events, its orders cancelled. */
   | { type: 'strategyStopped'; time: number; strategyId: string; reason: string }
   | { type: 'fill'; time: number; fill: Fill; strategyId: string | undefined }
-  | { type: 'condition'; time: number; condition: ConditionOrderRecord }
+  /** `refusal`: why the order it placed when it fired was refused, when the venue says (venue.ts). */
+  | { type: 'condition'; time: number; condition: ConditionOrderRecord; refusal?: VenueRefusal }
   | { type: 'strategyOrder'; time: number; strategyOrder: StrategyOrderRecord }
   | { type: 'position'; time: number; position: PositionRecord; source: 'stream' | 'poll' }
   | { type: 'account'; time: number; asset: UserAssetRecord }

@@ -45,6 +45,8 @@ export class SimVenue implements Venue {
   readonly events: Observable<VenueEvent> = this.out.events;
   private market = new Set<string>();
   private readonly depthLevels: number;
+  /** The reason of a fired condition's refused order, until the condition's update that follows it. */
+  private refusal: { conditionId: string; code: number; message: string } | undefined;
   private readonly taking: SimVenueOptions['taking'];
   /** Books the events of one pump changed (reused: pump runs after every engine call). */
   private readonly touched = new Set<string>();
@@ -96,9 +98,17 @@ export class SimVenue implements Venue {
         this.out.emit({ type: 'order', time: e.time, data: orderUpdateOf(e.order, e.executionType, e.fill), order: e.order });
         return;
       }
-      case 'condition':
-        if (e.userId === this.userId) this.out.emit({ type: 'condition', time: e.time, data: e.record });
+      case 'refused':
+        // Comes just before the condition's update (conditions/firing.ts): handed over with it.
+        if (e.userId === this.userId && e.conditionId !== '') this.refusal = { conditionId: e.conditionId, code: e.code, message: e.message };
         return;
+      case 'condition': {
+        if (e.userId !== this.userId) return;
+        const r = this.refusal;
+        this.refusal = undefined;
+        this.out.emit(r !== undefined && r.conditionId === e.record.conditionId ? { type: 'condition', time: e.time, data: e.record, refusal: { code: r.code, message: r.message } } : { type: 'condition', time: e.time, data: e.record });
+        return;
+      }
       case 'strategy':
         if (e.userId === this.userId) this.out.emit({ type: 'strategyOrder', time: e.time, data: e.record });
         return;

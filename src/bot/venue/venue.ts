@@ -24,10 +24,17 @@ export type StreamStatus =
   /** No private events for a while although orders are working: the stream may be stuck. */
   | 'silent';
 
+/** Why a venue refused an order it placed itself (a fired condition's): the code and message a request would have got. */
+export interface VenueRefusal {
+  code: number;
+  message: string;
+}
+
 export type VenueEvent =
   /** `order`: the order record of `data` alone, when the venue holds it apart (in-process venues), so it need not be split off again. */
   | { type: 'order'; time: number; data: OrderTradeUpdateData; order?: OrderRecord }
-  | { type: 'condition'; time: number; data: ConditionOrderRecord }
+  /** `refusal`: why the order a fired condition placed was refused, when the venue says (in-process venues; the wire has no field for it). */
+  | { type: 'condition'; time: number; data: ConditionOrderRecord; refusal?: VenueRefusal }
   | { type: 'strategyOrder'; time: number; data: StrategyOrderRecord }
   | { type: 'account'; time: number; data: AccountUpdateData }
   | { type: 'trade'; time: number; symbol: string; data: PublicTrade }

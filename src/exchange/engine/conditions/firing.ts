@@ -83,8 +83,9 @@ export class ConditionFiring {
       const status = e.code === ErrorCodes.REDUCE_ONLY_WOULD_INCREASE ? 'EXPIRED' : 'REJECTED';
       c.status = status;
       c.refusal = { code: e.code, message: e.message };
-      s.emitCondition(c);
+      // The reason first: an in-process venue hands it over with the condition's update (sim-venue.ts).
       s.emitRefused({ userId: c.userId, symbol: spec.name, conditionId: String(c.id), strategyId: c.strategyId ? String(c.strategyId) : '', strategySubId: subIdOf(s, c), status, code: e.code, message: e.message });
+      s.emitCondition(c);
       if (c.strategyId) s.follow.strategyTouched(c.strategyId);
       return;
     }
