@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { NetworkError, PerpClient, UnknownOrderOutcomeError, hadNoEffect } from '../../src/client';
 import { freePort } from '../helpers/ports';
-import { startClientEnv, type ClientEnv } from './support/env';
+import { BRACKET_OTOCO, startClientEnv, type ClientEnv } from './support/env';
 
 let env: ClientEnv;
 
@@ -108,13 +108,6 @@ test('a refused connection on an order sent nothing: a retryable NetworkError wi
 test('strategy order whose answer is lost after it was placed: still settled through its first sub-order', async () => {
   const { client, userId } = await trader();
   await dropNext(userId, '/v1/private/order/place-strategy', 'accept');
-  const r = await client.orders.placeStrategyOrder({
-    strategyType: 'OTOCO',
-    subOrderList: [
-      { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '42000', quantity: '0.01' },
-      { strategySubId: 2, symbol: 'BTCUSDT', type: 'TAKE_PROFIT_MARKET', side: 'SELL', stopPrice: '55000', quantity: '0.01', reduceOnly: true, firstDrivenId: 1, firstDrivenOn: 'FILLED', firstTrigger: 'PLACE_ORDER', secondDrivenId: 3, secondDrivenOn: 'PARTIALLY_FILLED_OR_FILLED', secondTrigger: 'CANCEL_ORDER' },
-      { strategySubId: 3, symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '40000', quantity: '0.01', reduceOnly: true, firstDrivenId: 1, firstDrivenOn: 'FILLED', firstTrigger: 'PLACE_ORDER', secondDrivenId: 2, secondDrivenOn: 'PARTIALLY_FILLED_OR_FILLED', secondTrigger: 'CANCEL_ORDER' },
-    ],
-  });
+  const r = await client.orders.placeStrategyOrder(BRACKET_OTOCO);
   expect(r.strategyStatus).toBe('WORKING');
 });

@@ -4,7 +4,7 @@
  * and run in order.
  */
 import { PerpClient, ValidationError, NotFoundError, OrderRejectedError } from '../../src/client';
-import { startClientEnv, waitFor, type ClientEnv } from './support/env';
+import { BRACKET_OTOCO, startClientEnv, waitFor, type ClientEnv } from './support/env';
 
 let env: ClientEnv;
 let c: PerpClient;
@@ -183,14 +183,7 @@ describe('orders', () => {
   });
 
   test('orders.placeStrategyOrder', async () => {
-    const r = await c.orders.placeStrategyOrder({
-      strategyType: 'OTOCO',
-      subOrderList: [
-        { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '42000', quantity: '0.01' },
-        { strategySubId: 2, symbol: 'BTCUSDT', type: 'TAKE_PROFIT_MARKET', side: 'SELL', stopPrice: '55000', quantity: '0.01', reduceOnly: true, firstDrivenId: 1, firstDrivenOn: 'FILLED', firstTrigger: 'PLACE_ORDER', secondDrivenId: 3, secondDrivenOn: 'PARTIALLY_FILLED_OR_FILLED', secondTrigger: 'CANCEL_ORDER' },
-        { strategySubId: 3, symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '40000', quantity: '0.01', reduceOnly: true, firstDrivenId: 1, firstDrivenOn: 'FILLED', firstTrigger: 'PLACE_ORDER', secondDrivenId: 2, secondDrivenOn: 'PARTIALLY_FILLED_OR_FILLED', secondTrigger: 'CANCEL_ORDER' },
-      ],
-    });
+    const r = await c.orders.placeStrategyOrder(BRACKET_OTOCO);
     expect(r.strategyStatus).toBe('WORKING');
     const st = await c.orders.getStrategyOrder({ strategyId: r.strategyId });
     expect(st.subOrders).toHaveLength(3);

@@ -62,3 +62,13 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs 
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** A LIMIT BUY 0.01 BTCUSDT at 42000 with a take-profit at 55000 and a stop at 40000, one cancelling the other (an OTOCO). */
+export const BRACKET_OTOCO = {
+  strategyType: 'OTOCO' as const,
+  subOrderList: [
+    { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT' as const, side: 'BUY' as const, price: '42000', quantity: '0.01' },
+    { strategySubId: 2, symbol: 'BTCUSDT', type: 'TAKE_PROFIT_MARKET' as const, side: 'SELL' as const, stopPrice: '55000', quantity: '0.01', reduceOnly: true, firstDrivenId: 1, firstDrivenOn: 'FILLED' as const, firstTrigger: 'PLACE_ORDER' as const, secondDrivenId: 3, secondDrivenOn: 'PARTIALLY_FILLED_OR_FILLED' as const, secondTrigger: 'CANCEL_ORDER' as const },
+    { strategySubId: 3, symbol: 'BTCUSDT', type: 'STOP_MARKET' as const, side: 'SELL' as const, stopPrice: '40000', quantity: '0.01', reduceOnly: true, firstDrivenId: 1, firstDrivenOn: 'FILLED' as const, firstTrigger: 'PLACE_ORDER' as const, secondDrivenId: 2, secondDrivenOn: 'PARTIALLY_FILLED_OR_FILLED' as const, secondTrigger: 'CANCEL_ORDER' as const },
+  ],
+};

@@ -47,6 +47,17 @@ export function codeOf(fn: () => unknown): number {
   throw new Error('expected a VenueError, but the call succeeded');
 }
 
+/** The refusal a call throws, as "code message"; 'accepted' when it throws nothing. */
+export function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof VenueError) return `${e.code} ${e.message}`;
+    throw e;
+  }
+  return 'accepted';
+}
+
 export function orderEvents(evs: EngineEvent[], userId?: string): Array<{ exec: string; status: string; orderId: string }> {
   const out: Array<{ exec: string; status: string; orderId: string }> = [];
   for (const e of evs) {

@@ -4,18 +4,9 @@
  * order's pending sub-order each place an order there later, which would open under the new mode.
  * (They did not: the mode changed under a waiting stop.)
  */
-import { ErrorCodes, VenueError } from '../../../../src/core/errors';
-import { world } from '../helpers';
+import { ErrorCodes } from '../../../../src/core/errors';
+import { refusal, world } from '../helpers';
 
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof VenueError) return `${e.code} ${e.message}`;
-    throw e;
-  }
-  return 'accepted';
-}
 
 const isolated = { symbol: 'BTCUSDT', marginMode: 2 as const };
 

@@ -3,9 +3,9 @@
  * that need neither margin, position nor market), and client ids, those of waiting sub-orders
  * included. Such legs were accepted and ended REJECTED when their driver fired, with no reason.
  */
-import { ErrorCodes, VenueError } from '../../../../src/core/errors';
+import { ErrorCodes } from '../../../../src/core/errors';
 import type { PlaceStrategyInput, StrategySubOrderInput } from '../../../../src/exchange/engine/inputs';
-import { codeOf, limit, world, type World } from '../helpers';
+import { codeOf, limit, refusal, world, type World } from '../helpers';
 
 const entry: StrategySubOrderInput = { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50000', quantity: '1' };
 const oto = (leg: Partial<StrategySubOrderInput>): PlaceStrategyInput => ({
@@ -13,16 +13,6 @@ const oto = (leg: Partial<StrategySubOrderInput>): PlaceStrategyInput => ({
   subOrderList: [entry, { strategySubId: 2, symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '52000', quantity: '1', ...leg }],
 });
 
-/** The refusal a call throws, as "code message". */
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof VenueError) return `${e.code} ${e.message}`;
-    throw e;
-  }
-  return 'accepted';
-}
 
 /** Nothing of the request was applied: no order, no condition, no strategy order. */
 function nothingPlaced(w: World): void {
