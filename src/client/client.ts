@@ -19,7 +19,7 @@ import { PublicApi } from './rest/public';
 import { UserApi } from './rest/user';
 import { PrivateStream, type PrivateStreamOptions } from './streams/private';
 import { PublicStream, type PublicStreamOptions } from './streams/public';
-import { NODE_TIMERS, SYSTEM_CLOCK, type Timers } from './timers';
+import { NODE_TIMERS, SYSTEM_CLOCK, TIMER_MAX_MS, type Timers } from './timers';
 import { UndiciTransport, type HttpTransport, type UndiciTransportOptions } from './transport/http';
 
 export interface PerpClientOptions {
@@ -79,7 +79,6 @@ function checkOrigin(option: string, value: unknown, protocols: string[], exampl
 }
 
 /** The longest delay a Node timer takes, ms (longer ones fire at once). */
-const TIMER_MAX_MS = 2_147_483_647;
 
 /**
  * Refuses a numeric option outside its rule, naming the option, the rule and the value: a

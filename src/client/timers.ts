@@ -4,6 +4,9 @@
  */
 import { SystemClock, type Clock } from '../core/clock';
 
+/** The longest delay Node's timers take (2^31 - 1 ms); a timeout option is checked against it. */
+export const TIMER_MAX_MS = 2_147_483_647;
+
 export interface TimerHandle {
   unref?(): unknown;
   ref?(): unknown;

@@ -476,7 +476,8 @@ export class BotDaemon {
           ...(s !== undefined && s.privateStream !== 'connected' ? [`private stream ${s.privateStream}`] : []),
           ...(failing !== undefined ? [`venue unreachable: every call has failed for ${Math.round(failing.forMs / 1000)} s (${failing.failures} calls; last: ${failing.lastMethod}: ${failing.lastError})`] : []),
         ];
-        const reasons = [...down, ...this.bot.strategyHealth().flatMap((h) => [
+        const health = this.bot.strategyHealth();
+        const reasons = [...down, ...health.flatMap((h) => [
           ...(h.stopped !== undefined ? [`strategy ${h.id} stopped: ${h.stopped}`] : h.errors > 0 ? [`strategy ${h.id} threw ${h.errors} times; last: ${h.lastError ?? ''}`] : []),
           // A strategy that said it stopped trading for good (ctx.halt): the process works, the strategy does not trade.
           ...(h.halted !== undefined ? [`strategy ${h.id} halted: ${h.halted}`] : []),
@@ -494,7 +495,7 @@ export class BotDaemon {
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
         // Paused by an operator is healthy (as HALTED is), but a probe can see it: strategy id -> why.
-        const paused = Object.fromEntries(this.bot.strategyHealth().flatMap((h) => (h.paused !== undefined ? [[h.id, h.paused]] : [])));
+        const paused = Object.fromEntries(health.flatMap((h) => (h.paused !== undefined ? [[h.id, h.paused]] : [])));
         this.json(res, healthy ? 200 : 503, { status, phase: this.phase, privateStream: s?.privateStream ?? 'unknown', state: s?.state, reasons, ...(Object.keys(paused).length > 0 ? { paused } : {}) });
         return;
       }

@@ -27,7 +27,7 @@ import {
   errorFromVenue,
 } from '../errors';
 import { RateGate } from '../rate-gate';
-import { sleep, type Timers } from '../timers';
+import { sleep, TIMER_MAX_MS, type Timers } from '../timers';
 import type { HttpResponse, HttpTransport } from '../transport/http';
 import { RESPONSE_SCHEMAS } from '../validate/responses';
 import { SchemaError, type Schema } from '../validate/schema';
@@ -197,7 +197,7 @@ export class RestCore {
   async callRaw<K extends ClientEndpoint>(name: K, params: ParamsOf<K> | undefined, ro: RequestOptions = {}): Promise<{ data: ResponseOf<K>; res: HttpResponse }> {
     // As the client's own timeoutMs is checked when it is made: -1 or 0 failed every call as a timeout.
     const t = ro.timeoutMs;
-    if (t !== undefined && (!Number.isInteger(t) || t < 1 || t > 2_147_483_647)) throw new RangeError(`${name}: timeoutMs must be an integer from 1 to 2147483647 (ms); got ${String(t)}`);
+    if (t !== undefined && (!Number.isInteger(t) || t < 1 || t > TIMER_MAX_MS)) throw new RangeError(`${name}: timeoutMs must be an integer from 1 to ${TIMER_MAX_MS} (ms); got ${String(t)}`);
     const ep = ENDPOINTS[name];
     const prepared = prepareRequest(name, params as object | undefined);
     const readOnly = ep.method === 'GET';

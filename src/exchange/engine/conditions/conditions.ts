@@ -9,7 +9,7 @@ import { ErrorCodes } from '../../../core/errors';
 import type { ConditionOrderRecord } from '../../../protocol/records';
 import type { PlaceConditionInput } from '../inputs';
 import type { EngineAccount, EngineCondition } from '../model';
-import { stepsOf, ticksOf } from '../orders/prepare';
+import { quantitySteps, ticksOf } from '../orders/prepare';
 import type { Positions } from '../positions/positions';
 import { conditionRecord } from '../records';
 import { conditionFinal, fail, page, type EngineState, type SymbolState } from '../state';
@@ -91,13 +91,7 @@ export function checkConditionShape(spec: SymbolSpec, input: PlaceConditionInput
       fail(ErrorCodes.INVALID_PARAMETER, `activatePrice and callbackRate apply only to TRAILING_STOP, not ${input.type}`, input.activatePrice !== undefined ? 'activatePrice' : 'callbackRate');
     }
   }
-  let qty = 0;
-  if (closePosition) {
-    if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed on trigger', 'quantity');
-  } else {
-    if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
-    qty = stepsOf(spec, input.quantity, 'quantity');
-  }
+  const qty = quantitySteps(spec, input.quantity, closePosition, 'the whole position is closed on trigger');
   return { qty, price, stopPrice, activatePrice, callbackRate };
 }
 

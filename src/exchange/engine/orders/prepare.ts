@@ -100,15 +100,22 @@ export function checkOrderShape(spec: SymbolSpec, input: PlaceOrderInput, positi
     if (priceType !== 0) fail(ErrorCodes.INVALID_PARAMETER, 'priceType applies only to LIMIT orders', 'priceType');
   }
   const reducing = isReducing({ reduceOnly: input.reduceOnly ?? false, closePosition, side: input.side, positionSide });
-  let qty = 0;
-  if (closePosition) {
-    if (input.quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, 'quantity must not be given with closePosition=true: the whole position is closed', 'quantity');
-  } else {
-    if (input.quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
-    qty = stepsOf(spec, input.quantity, 'quantity');
-    if (!reducing && price !== 0) checkMinNotional(spec, price, qty, 'order');
-  }
+  const qty = quantitySteps(spec, input.quantity, closePosition, 'the whole position is closed');
+  if (!closePosition && !reducing && price !== 0) checkMinNotional(spec, price, qty, 'order');
   return { price, qty, reducing };
+}
+
+/**
+ * A request's quantity in steps, or 0 with closePosition (which excludes it): the one rule of
+ * orders and condition orders. `closed` ends the message of a quantity given with closePosition.
+ */
+export function quantitySteps(spec: SymbolSpec, quantity: string | undefined, closePosition: boolean, closed: string): number {
+  if (closePosition) {
+    if (quantity !== undefined) fail(ErrorCodes.INVALID_PARAMETER, `quantity must not be given with closePosition=true: ${closed}`, 'quantity');
+    return 0;
+  }
+  if (quantity === undefined) fail(ErrorCodes.MISSING_PARAMETER, 'quantity is required unless closePosition is true', 'quantity');
+  return stepsOf(spec, quantity, 'quantity');
 }
 
 export class OrderIntake {
