@@ -3,7 +3,7 @@
  * line, `listening on http://<host>:<port>`, once requests are accepted (tests and scripts wait
  * for it); logs go to stderr through pino.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { envLogLevel } from './log-level';
@@ -11,9 +11,9 @@ import { SystemClock } from '../core/clock';
 import type { ReplayServiceOptions } from '../exchange/market/replay-service';
 import { QUEUE_MODELS, type QueueModelName } from '../exchange/engine/market/queue';
 import { marketServices, type MarketServices } from '../exchange/market/market-services';
-import { yamlLineOf } from '../core/yaml-lines';
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
-import { ConfigError, loadConfigFile } from '../exchange/service/config-file';
+import { ConfigError } from '../core/config-errors';
+import { loadConfigFile } from '../exchange/service/config-file';
 import { openDurableCore } from '../exchange/service/durable-core';
 import { HeapWatch } from '../exchange/service/heap-watch';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
@@ -102,7 +102,7 @@ export function exchangeConfigFromArgs(argv: string[]): ExchangeConfig | 'help' 
   if (replay && o.market === undefined && o.config !== undefined) {
     const file = cfg.market.slice('replay:'.length);
     const why = !existsSync(file) ? 'no such file' : !statSync(file).isFile() ? 'a folder, not a file' : undefined;
-    if (why !== undefined) throw new ConfigError(o.config, 'market', `expected replay:<a recording file>, got ${cfg.market}: ${why}`, yamlLineOf(readFileSync(o.config, 'utf8'), 'market'));
+    if (why !== undefined) throw new ConfigError(o.config, 'market', 'replay:<a recording file>', `${cfg.market}: ${why}`).locate();
   }
   return cfg;
 }

@@ -6,12 +6,16 @@ import { plainNumberText } from './decimal';
  * Errors of configuration files (bot, backtest, exchange), all in one shape: the file, the path
  * inside it (`strategies[0].params.quantity`), what was expected and what was found, and once
  * located (`locate()`) the line of the YAML file: `bot.yaml:12: risk.maxDrawdown: expected ...`.
+ * A rule that is not "expected X, got Y" (`unknown key; expected one of ...`, `symbol X is listed
+ * twice`) is said in its own words: `ConfigError.because(file, at, text)`.
  */
 export class ConfigError extends Error {
   /** 1-based line in the file, once located. */
   line: number | undefined;
   /** 1-based column, where one is known (a YAML syntax error). */
   column: number | undefined;
+  /** The rule and what was found in one text, for an error made with `because` (else undefined). */
+  detail: string | undefined;
 
   constructor(
     readonly file: string,
@@ -24,9 +28,18 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 
+  /** An error whose rule and finding are one text: `file:line: at: <detail>`. */
+  static because(file: string, at: string, detail: string): ConfigError {
+    const e = new ConfigError(file, at, '', '');
+    e.detail = detail;
+    e.message = e.render();
+    return e;
+  }
+
   private render(): string {
-    const where = `${this.file || '(config)'}${this.line === undefined ? '' : `:${this.line}`}${this.column === undefined ? '' : `:${this.column}`}`;
-    return `${where}: ${this.at === '' ? '' : `${this.at}: `}expected ${this.expected}, got ${this.got}`;
+    // A config built in code has no file: the message starts with the path.
+    const where = this.file === '' ? '' : `${this.file}${this.line === undefined ? '' : `:${this.line}`}${this.column === undefined ? '' : `:${this.column}`}: `;
+    return `${where}${this.at === '' ? '' : `${this.at}: `}${this.detail ?? `expected ${this.expected}, got ${this.got}`}`;
   }
 
   /** Puts the error at a line (and column) of the file: `x.yaml:12:3: ...`. */

@@ -5,7 +5,7 @@
  */
 export { startExchange, mergeConfig, ExchangeServer, type ExchangeServerOptions, type ExchangeConfigOverrides } from './transport/server';
 /** What startExchange throws for a config it refuses (e.g. a user login would refuse). */
-export { ConfigError } from './service/config-file';
+export { ConfigError } from '../core/config-errors';
 export { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode, type ConfiguredUser, type ConfiguredApiKey } from './service/config';
 export { ExchangeCore, type ExchangeCoreOptions } from './service/exchange-core';
 export { Engine } from './engine/engine';

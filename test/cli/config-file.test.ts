@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_CONFIG } from '../../src/exchange/service/config';
-import { ConfigError, loadConfigFile, parseConfigText } from '../../src/exchange/service/config-file';
+import { ConfigError } from '../../src/core/config-errors';
+import { loadConfigFile, parseConfigText } from '../../src/exchange/service/config-file';
 
 const F = 'my.yaml';
 

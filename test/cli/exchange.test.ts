@@ -47,7 +47,7 @@ describe('perpkit exchange (compiled CLI)', () => {
     writeFileSync(f, 'port: 0\nusers:\n  - { username: alice, password: "pw-alice-1", balance: "1000" }\nfaults:\n  - { fault: http5xx, status: 503, userId: "99999999" }\n');
     const r = runCli(['exchange', '--config', f]);
     rmSync(dir, { recursive: true, force: true });
-    expect(r.stderr).toMatch(new RegExp(`\\nperpkit exchange: ${f.replace(/[.]/g, '\\.')}: faults\\[0\\]\\.userId: expected the userId of a user of this exchange \\(alice \\d+\\), got "99999999"\n`));
+    expect(r.stderr).toMatch(new RegExp(`\\nperpkit exchange: ${f.replace(/[.]/g, '\\.')}:\\d+: faults\\[0\\]\\.userId: expected the userId of a user of this exchange \\(alice \\d+\\), got "99999999"\n`));
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
   });

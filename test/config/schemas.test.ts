@@ -131,7 +131,7 @@ describe('the published files, as an editor reads them (ajv, JSON Schema 2020-12
       ['users:\n  - { username: abc, password: b, balance: "1", positionMode: SOLO }\n', 'users[0].positionMode'],
     ] as const) {
       expect(exchange(parse(text))).toBe(false);
-      expect(() => parseConfigText(text, 'x.yaml')).toThrow(expect.objectContaining({ path: at }) as unknown as Error);
+      expect(() => parseConfigText(text, 'x.yaml')).toThrow(expect.objectContaining({ at }) as unknown as Error);
     }
     expect(exchange(parse('port: 0\nsymbols:\n  - { symbol: BTCUSDT, takerFee: "0.0004" }\n'))).toBe(true);
   });

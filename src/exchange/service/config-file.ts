@@ -12,36 +12,14 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseConfigYaml, unreadableText, type ConfigTextProblem } from '../../core/config-text';
 import { decimalStringProblem } from '../../core/decimal';
-import { yamlLineOf } from '../../core/yaml-lines';
 import { PERMISSIONS, POSITION_MODES } from '../../core/enums';
 import { VenueError } from '../../core/errors';
 import { validateFaultSetting } from '../../protocol/validate/admin';
 import { usernameProblem } from '../../protocol/validate/public';
 import { USERNAME } from '../../protocol/validate/rules';
 import { SymbolSpec, type MarginTier, type SymbolConfig } from '../engine/symbols';
+import { ConfigError } from '../../core/config-errors';
 import { DEFAULT_CONFIG, type ConfiguredApiKey, type ConfiguredUser, type ExchangeConfig, type MarketMode } from './config';
-
-export class ConfigError extends Error {
-  /** 1-based line of `path` in the file, when known: `x.yaml:12: symbols[1].tickSize: ...`. */
-  readonly line: number | undefined;
-  /** 1-based column, where one is known (a YAML syntax error). */
-  readonly column: number | undefined;
-
-  constructor(
-    readonly file: string,
-    readonly path: string,
-    readonly detail: string,
-    line?: number,
-    column?: number,
-  ) {
-    // A config built in code (startExchange) has no file: the message starts with the path.
-    const where = file === '' ? '' : `${file}${line === undefined ? '' : `:${line}`}${column === undefined ? '' : `:${column}`}: `;
-    super(`${where}${path === '' ? '' : `${path}: `}${detail}`);
-    this.name = 'ConfigError';
-    this.line = line;
-    this.column = column;
-  }
-}
 
 /** JSON Schema of what a validator accepts: the validators below carry theirs (`.schema`). */
 type JsonSchema = Record<string, unknown>;
@@ -67,7 +45,7 @@ class Checker {
   constructor(readonly file: string) {}
 
   fail(path: string, expected: string, got: unknown): never {
-    throw new ConfigError(this.file, path, `expected ${expected}, got ${describe(got)}`);
+    throw new ConfigError(this.file, path, expected, describe(got));
   }
 
   str: V<string> = withSchema((v, p) => (typeof v === 'string' && v.length > 0 ? v : this.fail(p, 'a non-empty string', v)), { type: 'string', minLength: 1 });
@@ -122,13 +100,13 @@ class Checker {
       const src = v as Record<string, unknown>;
       const keys = Object.keys(fields);
       for (const k of Object.keys(src)) {
-        if (!keys.includes(k)) throw new ConfigError(this.file, join(p, k), `unknown key; expected one of ${keys.join(', ')}`);
+        if (!keys.includes(k)) throw ConfigError.because(this.file, join(p, k), `unknown key; expected one of ${keys.join(', ')}`);
       }
       const out: Record<string, unknown> = { ...(base ?? {}) };
       for (const k of keys) {
         const val = src[k];
         if (val === undefined || val === null) {
-          if (required.includes(k as keyof T) && out[k] === undefined) throw new ConfigError(this.file, join(p, k), 'is required');
+          if (required.includes(k as keyof T) && out[k] === undefined) throw ConfigError.because(this.file, join(p, k), 'is required');
           continue;
         }
         out[k] = (fields as Record<string, V<unknown>>)[k](val, join(p, k));
@@ -150,7 +128,7 @@ function usernameText(problem: string): string {
 export function checkConfiguredUsers(users: readonly ConfiguredUser[], file = ''): void {
   users.forEach((u, i) => {
     const problem = usernameProblem(u.username);
-    if (problem !== undefined) throw new ConfigError(file, `users[${i}].username`, usernameText(problem));
+    if (problem !== undefined) throw ConfigError.because(file, `users[${i}].username`, usernameText(problem));
   });
 }
 
@@ -191,7 +169,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
       const spec = new SymbolSpec(s);
       if (spec.tick.toUnits(s.markPrice) === undefined) throw new RangeError(`markPrice ${s.markPrice} is not a multiple of tickSize ${s.tickSize}`);
     } catch (e) {
-      throw new ConfigError(c.file, p, e instanceof Error ? e.message.replace(`${s.symbol}: `, '') : String(e));
+      throw ConfigError.because(c.file, p, e instanceof Error ? e.message.replace(`${s.symbol}: `, '') : String(e));
     }
     return s;
   }, symbolSchema);
@@ -200,7 +178,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
   const username: V<string> = withSchema(
     (v, p) => {
       const problem = usernameProblem(v);
-      if (problem !== undefined) throw new ConfigError(c.file, p, usernameText(problem));
+      if (problem !== undefined) throw ConfigError.because(c.file, p, usernameText(problem));
       return v as string;
     },
     { type: 'string', minLength: USERNAME.min, maxLength: USERNAME.max },
@@ -233,7 +211,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
         const list = c.list(symbol, 1)(v, p);
         const seen = new Set<string>();
         list.forEach((s, i) => {
-          if (seen.has(s.symbol)) throw new ConfigError(c.file, `${p}[${i}].symbol`, `symbol ${s.symbol} is listed twice`);
+          if (seen.has(s.symbol)) throw ConfigError.because(c.file, `${p}[${i}].symbol`, `symbol ${s.symbol} is listed twice`);
           seen.add(s.symbol);
         });
         return list;
@@ -242,7 +220,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
         const list = c.list(user)(v, p);
         const seen = new Set<string>();
         list.forEach((u, i) => {
-          if (seen.has(u.username)) throw new ConfigError(c.file, `${p}[${i}].username`, `username ${u.username} is listed twice`);
+          if (seen.has(u.username)) throw ConfigError.because(c.file, `${p}[${i}].username`, `username ${u.username} is listed twice`);
           seen.add(u.username);
         });
         return list;
@@ -262,7 +240,7 @@ function buildValidator(c: Checker): V<ExchangeConfig> {
               return validateFaultSetting(v);
             } catch (e) {
               const field = e instanceof VenueError && e.field !== undefined ? `.${e.field}` : '';
-              throw new ConfigError(c.file, `${p}${field}`, e instanceof Error ? e.message : String(e));
+              throw ConfigError.because(c.file, `${p}${field}`, e instanceof Error ? e.message : String(e));
             }
           },
           { type: 'object', description: 'A fault switched on from the start, as the body of POST /v1/admin/faults (docs/reliability.md).' },
@@ -294,13 +272,14 @@ export function parseConfigText(text: string, file: string): ExchangeConfig {
     return configFromValue(parsed.value, file);
   } catch (e) {
     // The same error, with the line of its key in the file.
-    if (e instanceof ConfigError && e.path !== '' && e.line === undefined) throw new ConfigError(e.file, e.path, e.detail, yamlLineOf(text, e.path));
+    if (e instanceof ConfigError) throw e.locate(text);
     throw e;
   }
 }
 
 function textError(file: string, p: ConfigTextProblem): ConfigError {
-  return new ConfigError(file, '', `expected ${p.expected}, got ${p.got}`, p.line, p.column);
+  const e = new ConfigError(file, '', p.expected, p.got);
+  return p.line === undefined ? e : e.placeAt(p.line, p.column);
 }
 
 /** Reads and validates a config file; a missing or unreadable file is a ConfigError too. */

@@ -25,7 +25,7 @@ import { JwtSigner } from './auth/jwt';
 import type { Principal } from './auth/principal';
 import { SessionStore } from './auth/sessions';
 import { DEFAULT_CONFIG, type ExchangeConfig } from '../service/config';
-import { ConfigError } from '../service/config-file';
+import { ConfigError } from '../../core/config-errors';
 import { ExchangeCore } from '../service/exchange-core';
 import { openDurableCore } from '../service/durable-core';
 import { DroppedByFault, FaultSwitches } from './faults';
@@ -182,7 +182,7 @@ export class ExchangeServer {
     faults.forEach((f, i) => {
       if (f.userId === undefined || this.core.accounts.users.has(f.userId)) return;
       const users = [...this.core.accounts.byUsername.values()].map((u) => `${u.username} ${u.userId}`);
-      throw new ConfigError(file ?? '', `faults[${i}].userId`, `expected the userId of a user of this exchange (${users.length === 0 ? 'it has none' : users.join(', ')}), got "${f.userId}"`);
+      throw new ConfigError(file ?? '', `faults[${i}].userId`, `the userId of a user of this exchange (${users.length === 0 ? 'it has none' : users.join(', ')})`, `"${f.userId}"`).locate();
     });
   }
 
