@@ -13,7 +13,7 @@ import { missingOutDir, outDirProblem, removeMadeDir } from './out-dir';
 import { outContents, outRefusal } from './backtest-out';
 import { signalExit, stopOnSignals } from './stop-signal';
 import { progressLine } from '../backtest/backtest/progress';
-import { botErrorText, firstRejectionLines, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
+import { botErrorText, firstRejectionLines, l2UnknownText, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
 import { StrategyCreateError } from '../bot/strategy/errors';
 import { num2, pct, usd } from '../backtest/report/format';
 import { durationText, ratioText } from '../backtest/report/ratios';
@@ -38,7 +38,8 @@ function dataNotes(r: BacktestResult): string {
   if (l2 !== undefined) {
     const of = [...(l2.depthLines > 0 ? [`${l2.depthLines} of them depth lines`] : []), ...(r.booksAtFrom > 0 ? [`${r.booksAtFrom} the book as recorded up to data.from`] : [])];
     out += `  fill: l2 book, queue ${l2.queue}: ${l2.snapshots} snapshots${of.length > 0 ? ` (${of.join(', ')})` : ''} and ${l2.deltas} deltas applied, ${l2.queueFills} trades reached resting orders, ${l2.takers} taking orders took from ${l2.levelsTaken} levels beyond the best (of ${l2.levelsPlaced} put in the book for them)\n`;
-    if (l2.deltasSkipped > 0) out += `  data: ${l2.deltasSkipped} L2 deltas skipped while a book was unknown after a gap (until its next snapshot)\n`;
+    if (l2.deltasSkipped > 0) out += `  data: ${l2.deltasSkipped} L2 deltas skipped while a book was unknown after a gap or at a file's start (until its next snapshot)\n`;
+    if (l2.snapshots > 0 && r.l2Unknown.length > 0) out += `  data: ${l2UnknownText(r.l2Unknown)}: only the quotes' best levels stood in the book there\n`;
     if (l2.unfillable > 0) out += `  fill: ${l2.unfillable} queue fills below the symbol's minimum quantity or notional could not be placed\n`;
     if (l2.depthLines > 0) out += `  data: the recorded L2 book comes from depth lines, each a snapshot of the top levels (at most ${l2.depthLineLevels} a side): deeper levels are unknown\n`;
     if (r.partialDepth !== undefined) out += `  data: the recorded L2 book comes from partial book depth, each message a snapshot of the top levels (${r.partialDepth}): deeper levels are unknown\n`;

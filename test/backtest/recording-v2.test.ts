@@ -19,26 +19,26 @@ import { expectSameJson } from '../helpers/same-json';
 
 const T0 = 1_723_161_600_000;
 
-/** Two minutes of a v2 recording: quotes, trades, derived marks, one snapshot and one book delta. */
-function v2Recording(dir: string, withSnapshot = true): { quotes: number } {
+/** Two minutes of a v2 recording from `t0`: quotes, trades, derived marks, one snapshot and one book delta. */
+function v2Recording(dir: string, withSnapshot = true, name = 'rec.jsonl.gz', t0 = T0): { quotes: number } {
   const spec = synthSymbolsOf().find((s) => s.spec.symbol === 'BTCUSDT')!.spec;
   const header: RecordingHeader = {
-    type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: T0, symbols: [spec], part: 0,
+    type: 'header', format: 'perpkit-recording', version: 2, source: 'import:test', startTime: t0, symbols: [spec], part: 0,
     marks: { BTCUSDT: { source: 'derived', method: 'mid price sampled each second' } },
   };
-  const ev: RecordedEvent[] = withSnapshot ? [{ t: T0, et: T0 + 1270, k: 'snapshot', s: 'BTCUSDT', u: 100, b: [['60000.0', '1.000']], a: [['60000.5', '1.000']] }] : [];
+  const ev: RecordedEvent[] = withSnapshot ? [{ t: t0, et: t0 + 1270, k: 'snapshot', s: 'BTCUSDT', u: 100, b: [['60000.0', '1.000']], a: [['60000.5', '1.000']] }] : [];
   let quotes = 0;
   for (let i = 0; i < 120; i++) {
-    const t = T0 + i * 1000;
+    const t = t0 + i * 1000;
     const mid = 60000 + (i % 10) * 2;
     ev.push({ t: t + 1, et: t + 1271, k: 'quote', s: 'BTCUSDT', bp: `${mid}.0`, bq: '0.500', ap: `${mid}.5`, aq: '0.700', u: 100 + i });
     quotes++;
-    ev.push({ t: t + 2, k: 'mark', s: 'BTCUSDT', p: `${mid}.2`, i: `${mid}.2`, r: '0', n: T0 + 8 * 3_600_000 });
+    ev.push({ t: t + 2, k: 'mark', s: 'BTCUSDT', p: `${mid}.2`, i: `${mid}.2`, r: '0', n: t0 + 8 * 3_600_000 });
     if (i === 5) ev.push({ t: t + 3, et: t + 1273, k: 'book', s: 'BTCUSDT', U: 101, u: 105, pu: 100, b: [['60000.0', '0']], a: [['60010.5', '2.000']] });
     ev.push({ t: t + 500, et: t + 1770, k: 'trade', s: 'BTCUSDT', id: String(1000 + i), p: i % 2 === 0 ? `${mid - 10}.0` : `${mid + 10}.5`, q: '0.050', side: i % 2 === 0 ? 'SELL' : 'BUY' });
   }
   const text = [header, ...ev].map((l) => JSON.stringify(l)).join('\n') + '\n';
-  writeFileSync(path.join(dir, 'rec.jsonl.gz'), gzipSync(text));
+  writeFileSync(path.join(dir, name), gzipSync(text));
   return { quotes };
 }
 
@@ -491,5 +491,34 @@ describe('what a recording holds, as a backtest meets it', () => {
     v2Recording(dir);
     const b = await backtest(cfg, { cache: false });
     expect(reportNotices(b.report).filter((t) => t.includes('does not fit'))).toEqual([]);
+  });
+});
+
+describe('backtest with the L2 fill model over two files, the second without an L2 snapshot', () => {
+  test('the first file\'s book does not carry over: the second file\'s delta is skipped, the file is named in report data and report.html; cache and JSON lines agree; a range starting in the second file is handed no book', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-v2-twofiles-'));
+    v2Recording(dir, true, 'a.jsonl.gz');
+    // The next two minutes, imported alone: no snapshot, its one delta goes on from update id 100.
+    v2Recording(dir, false, 'b.jsonl.gz', T0 + 120_000);
+    const cfg = loadBacktestConfig(writeConfig(dir, 'l2.yaml', { data: { files: ['a.jsonl.gz', 'b.jsonl.gz'] }, latency: { placeMs: 0 }, fill: { book: 'l2' }, strategies: [MM] }));
+    const a = await backtest(cfg, { cache: false });
+    // The first file's delta is applied to its snapshot's book; the second's finds no book of its file.
+    expect(a.result.tape.l2).toMatchObject({ snapshots: 1, deltas: 1, deltasSkipped: 1 });
+    expect(a.result.l2Unknown).toEqual(['b.jsonl.gz']);
+    expect(a.report.data.l2Unknown).toEqual(['b.jsonl.gz']);
+    expect(reportNotices(a.report)).toContain("fill.book is l2, but a file holds no L2 snapshot (b.jsonl.gz; report data.l2Unknown), and a recorded book does not carry over from the file before: there only the quotes' best levels stood in the book; queue positions and walks through deeper levels are not those of the recorded market (the import reports why a file has no snapshot).");
+    const c = await backtest(cfg, { cache: true });
+    expect(c.sourceKind).toBe('cache');
+    expect(reportJson(c.report)).toBe(reportJson(a.report));
+    // data.from inside the second file: the book kept before the range is not the first file's.
+    const from = loadBacktestConfig(writeConfig(dir, 'from.yaml', { data: { files: ['a.jsonl.gz', 'b.jsonl.gz'], from: new Date(T0 + 150_000).toISOString() }, latency: { placeMs: 0 }, fill: { book: 'l2' }, strategies: [MM] }));
+    const f = await backtest(from, { cache: false });
+    expect(f.result.booksAtFrom).toBe(0);
+    expect(f.result.l2Unknown).toEqual(['b.jsonl.gz']);
+    // Both files with a snapshot: nothing is listed, both deltas are applied.
+    v2Recording(dir, true, 'b.jsonl.gz', T0 + 120_000);
+    const b = await backtest(cfg, { cache: false });
+    expect(b.result.tape.l2).toMatchObject({ snapshots: 2, deltas: 2, deltasSkipped: 0 });
+    expect(b.result.l2Unknown).toEqual([]);
   });
 });

@@ -82,6 +82,11 @@ export class BooksBeforeRange {
     }
   }
 
+  /** Another recording file begins: every book unknown until its next snapshot (the fill model's rule, l2-tape.ts forgetBooks). */
+  forgetBooks(): void {
+    for (const k of this.books.values()) k.known = false;
+  }
+
   /** At the range's first event: each known book to the fill model, as a snapshot. Returns how many. */
   handTo(replayer: TapeReplayer): number {
     let n = 0;

@@ -82,6 +82,12 @@ export interface BacktestResult {
    * from the events before it), handed to the fill model as snapshots at the range's first event.
    */
   booksAtFrom: number;
+  /**
+   * `fill.book: l2`: the files of the range (relative to the config's folder) in which no recorded
+   * book was known: no snapshot in them, and a book does not carry over from the file before. Only
+   * the quotes' best levels stood in the book there.
+   */
+  l2Unknown: string[];
   /** Input messages the import did not turn into events, by reason, from the recordings' headers (summed over files). */
   importSkipped: Record<string, number>;
   fills: FillRow[];

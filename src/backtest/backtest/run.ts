@@ -24,7 +24,7 @@ import { TapeReplayer } from '../../exchange/engine/market/tape';
 import { TAPE_BALANCE, TAPE_MAKER, TAPE_TAKER } from '../../exchange/engine/market/tape-sink';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import type { RecordedEvent, RecordingHeader } from '../../market-data/format';
-import { BacktestConfigError, type BacktestConfig } from './config';
+import { BacktestConfigError, configRelative, type BacktestConfig } from './config';
 import { liquidationCount, newCounters, type StrategyCounters } from './counters';
 import { BOOKED, BusBooks } from './bus-books';
 import { WallClockWatch } from '../../bot/strategy/wall-clock';
@@ -158,6 +158,7 @@ export class BacktestRun {
       gaps: { count: 0, first: [] },
       silences: { count: 0, ms: 0, longest: null, first: [] },
       booksAtFrom: 0,
+      l2Unknown: [],
       importSkipped: {},
     };
   }
@@ -420,9 +421,30 @@ export class BacktestRun {
     // The L2 fill model on a range that starts inside the data: the books as recorded up to its start.
     const before = this.cfg.fill.book === 'l2' && from > -Infinity ? new BooksBeforeRange(source.header) : undefined;
     const silences = new SilenceBooks(this.result.silences, this.cfg.baseDir);
+    const l2 = this.cfg.fill.book === 'l2';
+    /** The recording file of the current batch, and the events applied and L2 snapshots taken before it began. */
+    let file = '';
+    let appliedAtFileStart = 0;
+    let snapshotsAtFileStart = 0;
+    const snapshots = (): number => (ready ? (this.replayer.stats.l2?.snapshots ?? 0) : 0);
+    // fill.book l2: a file of the range with no snapshot (nor the book as recorded up to data.from) is listed.
+    const endFile = (): void => {
+      if (l2 && ready && this.result.events.applied > appliedAtFileStart && snapshots() === snapshotsAtFileStart) this.result.l2Unknown.push(configRelative(this.cfg.baseDir, file));
+    };
     while (!stop) {
       const batch = await source.next();
       if (!batch) break;
+      if (l2 && batch.count > 0 && source.origin(0).file !== file) {
+        // Another recording: its books are unknown until its own snapshot (a book never carries over).
+        if (file !== '') {
+          endFile();
+          if (ready) this.replayer.forgetBooks();
+          else before?.forgetBooks();
+        }
+        file = source.origin(0).file;
+        appliedAtFileStart = this.result.events.applied;
+        snapshotsAtFileStart = snapshots();
+      }
       silences.startBatch(this.result.events.applied);
       const cols = batch.trades;
       for (let i = 0; i < batch.count; i++) {
@@ -486,6 +508,7 @@ export class BacktestRun {
       }
       silences.endBatch(source, this.result.events.applied);
     }
+    endFile();
     if (!ready) {
       // Read to the end, so the error can say where the data is.
       for (let b = await source.next(); b !== undefined; b = await source.next()) if (b.count > 0) lastRead = b.time(b.count - 1);

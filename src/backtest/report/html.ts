@@ -185,6 +185,7 @@ export function reportNotices(r: BacktestReport): string[] {
   const l2 = r.data.tape.l2;
   if (l2 !== undefined && r.data.partialDepth !== undefined) out.push(`The recorded L2 book comes from partial book depth, each message a snapshot of the top levels (${r.data.partialDepth}): levels deeper than that are unknown, so an order walking past them finds no recorded liquidity there.`);
   if (l2 !== undefined && l2.depthLines > 0) out.push(`The recorded L2 book comes from ${l2.depthLines} depth lines, each a snapshot of the top levels (at most ${l2.depthLineLevels} a side) that replaced the book: levels deeper than that are unknown, so an order walking past them finds no recorded liquidity there, and the book between two lines is the earlier one.`);
+  if (l2 !== undefined && l2.snapshots > 0 && r.data.l2Unknown.length > 0) out.push(`fill.book is l2, but ${l2UnknownText(r.data.l2Unknown)}: there only the quotes' best levels stood in the book; queue positions and walks through deeper levels are not those of the recorded market (the import reports why a file has no snapshot).`);
   if (l2 !== undefined && l2.snapshots === 0) out.push(`fill.book is l2, but the data has no L2 snapshot: the recorded book was never known, so only the quotes' best levels stood in it${l2.deltasSkipped > 0 ? ` and ${l2.deltasSkipped} L2 deltas were skipped` : ''}; queue positions and walks through deeper levels are not those of the recorded market (the import reports why it has no snapshot).`);
   const skipped = tapeSkipsText(r.data.tape);
   if (skipped !== undefined) out.push(`The recording does not fit the symbols' grids and limits everywhere: ${skipped} (report data.tape); fills and marks around them are not those of the recorded market.`);
@@ -194,6 +195,13 @@ export function reportNotices(r: BacktestReport): string[] {
     out.push(`${r.data.events.unused} L2 book/snapshot events were read but not used by the tape fill model (fill.book is top)${why}.`);
   }
   return out;
+}
+
+/** The files of a run in which no recorded L2 book was known, for the notes (report data.l2Unknown). */
+export function l2UnknownText(files: readonly string[]): string {
+  const named = files.slice(0, 5).join(', ');
+  const more = files.length > 5 ? ` and ${files.length - 5} more` : '';
+  return `${files.length === 1 ? 'a file holds' : `${files.length} files hold`} no L2 snapshot (${named}${more}; report data.l2Unknown), and a recorded book does not carry over from the file before`;
 }
 
 function identityTable(r: BacktestReport): string {

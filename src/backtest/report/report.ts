@@ -48,6 +48,8 @@ export interface BacktestReport {
     silences: BacktestResult['silences'];
     /** Input messages the import left out, by reason (the recording header's `skipped`). */
     importSkipped: BacktestResult['importSkipped'];
+    /** fill.book l2: files of the range in which no recorded book was known (no snapshot in them). */
+    l2Unknown: BacktestResult['l2Unknown'];
     tape: BacktestResult['tape'];
   };
   summary: Summary;
@@ -102,7 +104,7 @@ export function buildReport(cfg: BacktestConfig, r: BacktestResult, code?: Reado
     version: 2,
     identity: identityOf(cfg, r, config, files, code),
     config,
-    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), gaps: r.gaps, silences: r.silences, importSkipped: r.importSkipped, tape: r.tape },
+    data: { symbols: r.symbols, startTime: r.startTime, endTime: r.endTime, events: r.events, marks: r.marks, ...(r.partialDepth !== undefined ? { partialDepth: r.partialDepth } : {}), gaps: r.gaps, silences: r.silences, importSkipped: r.importSkipped, l2Unknown: r.l2Unknown, tape: r.tape },
     summary: summarize(r, trades),
     periods: periods(r, { ms: cfg.report.periodMs }),
     returns: { period: unit, rows: periods(r, unit) },

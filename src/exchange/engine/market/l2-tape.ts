@@ -26,7 +26,8 @@
  *   the line's are unknown until the next (counted in `depthLines`, the most levels a side in
  *   `depthLineLevels`).
  * - A `gap` marks the symbol's book unknown: `book` deltas are skipped (counted) until the next
- *   `snapshot`; quotes and trades go on.
+ *   `snapshot`; quotes and trades go on. So does the start of another recording file (`forgetBooks`):
+ *   a book never carries over from one file to the next.
  * - Newest by update id: the venue's update ids order the book's states (Binance: a `quote`'s `u`
  *   and a delta's `U`..`u` count the same updates), but the quote and depth streams arrive each in
  *   its own order, so a quote can be received after a delta that is newer than it (967 of the
@@ -195,6 +196,15 @@ export class L2Tape {
       default:
         return;
     }
+  }
+
+  /**
+   * Every book unknown until its next snapshot, as after a gap of the whole stream: at the start of
+   * another recording file (a book never carries over from the file before; a file that goes on
+   * from it starts with a snapshot, as imports write them).
+   */
+  forgetBooks(): void {
+    for (const s of this.symbols.values()) s.known = false;
   }
 
   /**

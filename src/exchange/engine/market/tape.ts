@@ -133,6 +133,11 @@ export class TapeReplayer {
     return ticks === undefined ? 0 : (this.l2?.levelOf(symbol, side, ticks) ?? 0);
   }
 
+  /** `l2`: every recorded book unknown until its next snapshot (another recording file begins; l2-tape.ts forgetBooks). */
+  forgetBooks(): void {
+    this.l2?.forgetBooks();
+  }
+
   /** Applies one recorded event. Refusals by the sink are counted, never thrown. */
   apply(e: RecordedEvent): void {
     switch (e.k) {
