@@ -403,7 +403,7 @@ export class Bot {
         this.bus.publish(v.refusal === undefined ? { type: 'condition', time, condition: v.data } : { type: 'condition', time, condition: v.data, refusal: v.refusal });
         break;
       case 'strategyOrder':
-        this.bus.publish({ type: 'strategyOrder', time, strategyOrder: v.data });
+        this.bus.publish(v.refusals === undefined ? { type: 'strategyOrder', time, strategyOrder: v.data } : { type: 'strategyOrder', time, strategyOrder: v.data, refusals: v.refusals });
         break;
       case 'trade':
         this.marketDataAt.set(v.symbol, this.opts.clock.now());

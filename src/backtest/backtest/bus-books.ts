@@ -14,9 +14,12 @@ import type { RestingOrders } from './resting-orders';
  * Bus event types booked (see `BusBooks.observe`). Only these: a catch-all handler would count as
  * a listener for market data, and the bot would publish every recorded trade for nobody.
  */
-export const BOOKED = ['order', 'fill', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError', 'condition'] as const satisfies readonly BotEventType[];
+export const BOOKED = ['order', 'fill', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError', 'condition', 'strategyOrder'] as const satisfies readonly BotEventType[];
 
 export class BusBooks {
+  /** Strategy-order legs already counted as REJECTED (`strategyId:subId`): a record repeats its legs. */
+  private readonly legsCounted = new Set<string>();
+
   constructor(
     private readonly result: BacktestResult,
     private readonly resting: RestingOrders,
@@ -88,6 +91,19 @@ export class BusBooks {
         if (c.conditionStatus !== 'REJECTED') return;
         this.result.conditionsRejected++;
         this.result.firstConditionRejection ??= { time: e.time, symbol: c.symbol, conditionId: c.conditionId, type: c.type, code: e.refusal?.code ?? 0, message: e.refusal?.message ?? '' };
+        return;
+      }
+      case 'strategyOrder': {
+        const so = e.strategyOrder;
+        for (const leg of so.subOrders) {
+          if (leg.status !== 'REJECTED') continue;
+          const key = `${so.strategyId}:${leg.strategySubId}`;
+          if (this.legsCounted.has(key)) continue;
+          this.legsCounted.add(key);
+          this.result.legsRejected++;
+          const why = e.refusals?.find((r) => r.strategySubId === leg.strategySubId);
+          this.result.firstLegRejection ??= { time: e.time, symbol: leg.symbol, strategyId: so.strategyId, strategyType: so.strategyType, strategySubId: leg.strategySubId, type: leg.type, code: why?.code ?? 0, message: why?.message ?? '' };
+        }
         return;
       }
       case 'botError':

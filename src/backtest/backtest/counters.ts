@@ -50,7 +50,6 @@ export interface RejectionRow {
   message: string;
 }
 
-/** An unexpected exception of the bot's own pipeline (a `botError`): the run's results are in doubt. */
 /** A condition order that fired and whose order was refused (REJECTED): when, which, and why when the venue said. */
 export interface ConditionRejectionRow {
   time: number;
@@ -61,6 +60,22 @@ export interface ConditionRejectionRow {
   code: number;
   message: string;
 }
+
+/** A strategy order's leg (sub-order) that ended REJECTED: when, which, and why when the venue said. */
+export interface LegRejectionRow {
+  time: number;
+  symbol: string;
+  strategyId: string;
+  strategyType: string;
+  strategySubId: number;
+  /** The leg's type (LIMIT, STOP_MARKET, ...). */
+  type: string;
+  /** As in ConditionRejectionRow: `0` / `''` when the venue did not say. */
+  code: number;
+  message: string;
+}
+
+/** An unexpected exception of the bot's own pipeline (a `botError`): the run's results are in doubt. */
 
 export interface BotErrorRow {
   time: number;

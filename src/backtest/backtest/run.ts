@@ -154,6 +154,8 @@ export class BacktestRun {
       firstBotError: null,
       conditionsRejected: 0,
       firstConditionRejection: null,
+      legsRejected: 0,
+      firstLegRejection: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
       silences: { count: 0, ms: 0, longest: null, first: [] },

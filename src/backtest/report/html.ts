@@ -177,6 +177,11 @@ export function reportNotices(r: BacktestReport): string[] {
     const why = rejected.code === 0 ? 'the venue did not say why' : `${rejected.code} ${rejected.message}`;
     out.push(`${s.conditionsRejected} condition order(s) fired and the venue refused the order each placed (REJECTED): the position it was to open or close stayed as it was. First: ${rejected.symbol} ${rejected.type} ${rejected.conditionId} at ${new Date(rejected.time).toISOString()}: ${why}.`);
   }
+  const leg = s.firstLegRejection;
+  if ((s.legsRejected ?? 0) > 0 && leg !== null && leg !== undefined) {
+    const why = leg.code === 0 ? 'the venue did not say why' : `${leg.code} ${leg.message}`;
+    out.push(`${s.legsRejected} leg(s) of strategy orders ended REJECTED: the order or stop each was to place never stood (a bracket's exit among them leaves its position unprotected). First: ${leg.symbol} ${leg.strategyType} ${leg.strategyId} leg ${leg.strategySubId} (${leg.type}) at ${new Date(leg.time).toISOString()}: ${why}.`);
+  }
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);
   if (s.botErrors > 0) out.push(`The bot's own pipeline threw ${s.botErrors} time(s): ${botErrorText(s)}. This is a bug, not a strategy's error; the figures are in doubt.`);

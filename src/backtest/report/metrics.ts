@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
-import { newCounters, type BotErrorRow, type ConditionRejectionRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type BotErrorRow, type ConditionRejectionRow, type LegRejectionRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow, SilenceRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
@@ -86,6 +86,9 @@ export interface Summary extends Ratios {
   /** Condition orders that fired and whose order the venue refused (REJECTED), and the first with its reason. */
   conditionsRejected: number;
   firstConditionRejection: ConditionRejectionRow | null;
+  /** Legs of strategy orders that ended REJECTED, and the first with its reason. */
+  legsRejected: number;
+  firstLegRejection: LegRejectionRow | null;
   /**
    * What of the range the data does not hold: the recording's `gap` events in it (`data.gaps`),
    * and its silences longer than a minute (`data.silences`: no event at all, marked by a gap or
@@ -282,6 +285,8 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     firstBotError: r.firstBotError,
     conditionsRejected: r.conditionsRejected,
     firstConditionRejection: r.firstConditionRejection,
+    legsRejected: r.legsRejected,
+    firstLegRejection: r.firstLegRejection,
     gaps: r.gaps.count,
     silences: r.silences.count,
     silentMs: r.silences.ms,

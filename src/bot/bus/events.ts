@@ -8,7 +8,7 @@ import type { MarkPriceData, PriceLevel, PublicTrade } from '../../protocol/rest
 import type { TickerPushData } from '../../protocol/ws';
 import type { RiskCode, TradingState } from '../risk/decision';
 import type { Intent } from '../strategy/intents';
-import type { StreamStatus, VenueRefusal } from '../venue/venue';
+import type { LegRefusal, StreamStatus, VenueRefusal } from '../venue/venue';
 
 export interface Fill {
   symbol: string;
@@ -46,7 +46,8 @@ export type BotEvent =
   | { type: 'fill'; time: number; fill: Fill; strategyId: string | undefined }
   /** `refusal`: why the order it placed when it fired was refused, when the venue says (venue.ts). */
   | { type: 'condition'; time: number; condition: ConditionOrderRecord; refusal?: VenueRefusal }
-  | { type: 'strategyOrder'; time: number; strategyOrder: StrategyOrderRecord }
+  /** `refusals`: why legs it placed now were refused, when the venue says (venue.ts). */
+  | { type: 'strategyOrder'; time: number; strategyOrder: StrategyOrderRecord; refusals?: LegRefusal[] }
   | { type: 'position'; time: number; position: PositionRecord; source: 'stream' | 'poll' }
   | { type: 'account'; time: number; asset: UserAssetRecord }
   | { type: 'trade'; time: number; symbol: string; trade: PublicTrade }

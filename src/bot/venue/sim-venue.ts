@@ -17,7 +17,7 @@ import type { Engine } from '../../exchange/engine/engine';
 import { wireSpecOf } from '../../exchange/engine/symbols';
 import type { EngineEvent } from '../../exchange/engine/events';
 import { VenueEmitter } from './emitter';
-import type { AmendParams, OrderRef, Venue, VenueEvent, VenueListener } from './venue';
+import type { AmendParams, LegRefusal, OrderRef, Venue, VenueEvent, VenueListener } from './venue';
 
 export interface SimVenueOptions {
   engine: Engine;
@@ -47,6 +47,8 @@ export class SimVenue implements Venue {
   private readonly depthLevels: number;
   /** The reason of a fired condition's refused order, until the condition's update that follows it. */
   private refusal: { conditionId: string; code: number; message: string } | undefined;
+  /** The reasons of a strategy order's refused legs, until the strategy order's update that follows them. */
+  private readonly legRefusals = new Map<string, LegRefusal[]>();
   private readonly taking: SimVenueOptions['taking'];
   /** Books the events of one pump changed (reused: pump runs after every engine call). */
   private readonly touched = new Set<string>();
@@ -100,7 +102,14 @@ export class SimVenue implements Venue {
       }
       case 'refused':
         // Comes just before the condition's update (conditions/firing.ts): handed over with it.
-        if (e.userId === this.userId && e.conditionId !== '') this.refusal = { conditionId: e.conditionId, code: e.code, message: e.message };
+        if (e.userId !== this.userId) return;
+        if (e.conditionId !== '') this.refusal = { conditionId: e.conditionId, code: e.code, message: e.message };
+        else if (e.strategyId !== '') {
+          // A leg the strategy order placed (strategies/strategy-orders.ts): before the strategy's update.
+          const legs = this.legRefusals.get(e.strategyId) ?? [];
+          legs.push({ strategySubId: e.strategySubId, code: e.code, message: e.message });
+          this.legRefusals.set(e.strategyId, legs);
+        }
         return;
       case 'condition': {
         if (e.userId !== this.userId) return;
@@ -109,9 +118,13 @@ export class SimVenue implements Venue {
         this.out.emit(r !== undefined && r.conditionId === e.record.conditionId ? { type: 'condition', time: e.time, data: e.record, refusal: { code: r.code, message: r.message } } : { type: 'condition', time: e.time, data: e.record });
         return;
       }
-      case 'strategy':
-        if (e.userId === this.userId) this.out.emit({ type: 'strategyOrder', time: e.time, data: e.record });
+      case 'strategy': {
+        if (e.userId !== this.userId) return;
+        const legs = this.legRefusals.size === 0 ? undefined : this.legRefusals.get(e.record.strategyId);
+        if (legs !== undefined) this.legRefusals.delete(e.record.strategyId);
+        this.out.emit(legs !== undefined ? { type: 'strategyOrder', time: e.time, data: e.record, refusals: legs } : { type: 'strategyOrder', time: e.time, data: e.record });
         return;
+      }
       case 'account':
         if (e.userId === this.userId) this.out.emit({ type: 'account', time: e.time, data: { reason: e.reason, userAsset: e.asset, positions: e.positions } });
         return;

@@ -30,12 +30,18 @@ export interface VenueRefusal {
   message: string;
 }
 
+/** Why a strategy order's leg (sub-order) was refused when the strategy order placed it. */
+export interface LegRefusal extends VenueRefusal {
+  strategySubId: number;
+}
+
 export type VenueEvent =
   /** `order`: the order record of `data` alone, when the venue holds it apart (in-process venues), so it need not be split off again. */
   | { type: 'order'; time: number; data: OrderTradeUpdateData; order?: OrderRecord }
   /** `refusal`: why the order a fired condition placed was refused, when the venue says (in-process venues; the wire has no field for it). */
   | { type: 'condition'; time: number; data: ConditionOrderRecord; refusal?: VenueRefusal }
-  | { type: 'strategyOrder'; time: number; data: StrategyOrderRecord }
+  /** `refusals`: why the legs it placed now were refused, when the venue says (in-process venues; the wire has no field for it). */
+  | { type: 'strategyOrder'; time: number; data: StrategyOrderRecord; refusals?: LegRefusal[] }
   | { type: 'account'; time: number; data: AccountUpdateData }
   | { type: 'trade'; time: number; symbol: string; data: PublicTrade }
   | { type: 'markPrice'; time: number; symbol: string; data: MarkPriceData }
