@@ -94,6 +94,26 @@ describe('bad input never 5xx and never hangs', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
 
+  it('a key given twice in one object is refused (10001, naming it) and nothing is placed; the same key in two objects is not a repeat', async () => {
+    const order = (side: string): string => `"symbol":"BTCUSDT","type":"LIMIT","side":"${side}","price":"40000","quantity":"0.01"`;
+    const cases: Array<[string, string]> = [
+      [`{${order('BUY')},"side":"SELL"}`, 'side'],
+      // Written with an escape, still the same key; a ':' inside a value does not hide it.
+      [`{${order('BUY')},"clientOrderId":"a:b","s\u0069de":"SELL"}`, 'side'],
+      [`{"orders":[{${order('BUY')},"price":"39000"}]}`, 'price'],
+    ];
+    for (const [body, key] of cases) {
+      const r = await ex.call<Rec>('POST', body.startsWith('{"orders"') ? '/v1/private/order/batch-place' : '/v1/private/order/place', { token, body });
+      expect({ body, code: r.body.code, message: r.body.message }).toEqual({ body, code: 10001, message: `field '${key}' is given more than once in one object; give it once` });
+    }
+    const open = await ex.call<{ total: number }>('GET', '/v1/private/order/current', { token });
+    expect(open.body.data.total).toBe(0);
+    // Each order of a batch has its own keys: accepted.
+    const batch = await ex.call<Rec>('POST', '/v1/private/order/batch-place', { token, body: `{"orders":[{${order('BUY')}},{${order('BUY')}}]}` });
+    expect(batch.body.code).toBe(0);
+    await ex.call('POST', '/v1/private/order/cancel-all', { token, body: '{"symbol":"BTCUSDT"}' });
+  });
+
   it('unknown fields, huge and negative numbers, exponents, wrong types: 4xx with a message naming the field', async () => {
     const base = { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '40000', quantity: '0.01' };
     const cases: Rec[] = [
