@@ -7,7 +7,7 @@
 import type { Scheduler } from '../core/clock';
 import type { EventBus } from './bus/event-bus';
 import type { BotEventOf } from './bus/events';
-import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, isExpiredUnfilled, isLateAmend, isTriggeredExpiredUnfilled } from './execution/refusals';
+import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL, isExpiredUnfilled, isLateAmend, isTriggeredExpiredUnfilled, unplacedAfterFill } from './execution/refusals';
 import type { StrategyLogger } from './strategy/api';
 
 type Write = (fields: Record<string, unknown>, msg: string) => void;
@@ -87,6 +87,26 @@ export class RefusalLog {
         return;
       }
       codeLog.note(`rejection:${e.strategyId}:${e.code}`, (f, m) => log.warn(f, m), { strategy: e.strategyId, code: e.code, reason: e.message, intent: e.intent.kind }, `the venue rejected an order: ${e.code}`);
+    });
+    // Legs of strategy orders that will never stand: refused, or never placed though their driver
+    // traded. Said once per leg (a strategy order's updates repeat every leg).
+    const said = new Set<string>();
+    bus.subscribe('strategyOrder', (e) => {
+      const so = e.strategyOrder;
+      const at = { strategyOrder: so.strategyId, type: so.strategyType, symbol: so.subOrders[0]?.symbol };
+      const unplaced = unplacedAfterFill(so);
+      for (const leg of so.subOrders) {
+        const key = `${so.strategyId}:${leg.strategySubId}`;
+        if (leg.status === 'REJECTED' && !said.has(key)) {
+          said.add(key);
+          const why = e.refusals?.find((r) => r.strategySubId === leg.strategySubId);
+          codeLog.note('strategy-leg-rejected', (f, m) => log.warn(f, m), { ...at, leg: leg.strategySubId, legType: leg.type, ...(why ? { code: why.code, reason: why.message } : {}) }, 'a strategy order leg was refused (REJECTED): the order or stop it was to place never stood');
+        } else if (unplaced.includes(leg) && !said.has(key)) {
+          said.add(key);
+          codeLog.note('strategy-leg-unplaced', (f, m) => log.warn(f, m), { ...at, leg: leg.strategySubId, legType: leg.type }, `a strategy order leg ${UNPLACED_AFTER_FILL}`);
+        }
+      }
+      if (so.strategyStatus !== 'WORKING') for (const leg of so.subOrders) said.delete(`${so.strategyId}:${leg.strategySubId}`);
     });
   }
 

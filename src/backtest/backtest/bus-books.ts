@@ -6,7 +6,7 @@
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import { stackTop } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
-import { isExpiredUnfilled, isTriggeredExpiredUnfilled } from '../../bot/execution/refusals';
+import { isExpiredUnfilled, isTriggeredExpiredUnfilled, unplacedAfterFill } from '../../bot/execution/refusals';
 import type { BacktestResult } from './result';
 import type { RestingOrders } from './resting-orders';
 
@@ -95,14 +95,23 @@ export class BusBooks {
       }
       case 'strategyOrder': {
         const so = e.strategyOrder;
+        const unplaced = unplacedAfterFill(so);
         for (const leg of so.subOrders) {
-          if (leg.status !== 'REJECTED') continue;
+          const rejected = leg.status === 'REJECTED';
+          if (!rejected && !unplaced.includes(leg)) continue;
           const key = `${so.strategyId}:${leg.strategySubId}`;
           if (this.legsCounted.has(key)) continue;
           this.legsCounted.add(key);
-          this.result.legsRejected++;
           const why = e.refusals?.find((r) => r.strategySubId === leg.strategySubId);
-          this.result.firstLegRejection ??= { time: e.time, symbol: leg.symbol, strategyId: so.strategyId, strategyType: so.strategyType, strategySubId: leg.strategySubId, type: leg.type, code: why?.code ?? 0, message: why?.message ?? '' };
+          const row = { time: e.time, symbol: leg.symbol, strategyId: so.strategyId, strategyType: so.strategyType, strategySubId: leg.strategySubId, type: leg.type, code: why?.code ?? 0, message: why?.message ?? '' };
+          const r = this.result;
+          if (rejected) {
+            r.legsRejected++;
+            r.firstLegRejection ??= row;
+          } else {
+            r.legsUnplaced++;
+            r.firstLegUnplaced ??= row;
+          }
         }
         return;
       }

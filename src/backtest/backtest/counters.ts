@@ -61,8 +61,8 @@ export interface ConditionRejectionRow {
   message: string;
 }
 
-/** A strategy order's leg (sub-order) that ended REJECTED: when, which, and why when the venue said. */
-export interface LegRejectionRow {
+/** A strategy order's leg (sub-order) that never stood (REJECTED, or never placed): when, which, and why when the venue said. */
+export interface LegRow {
   time: number;
   symbol: string;
   strategyId: string;

@@ -156,6 +156,8 @@ export class BacktestRun {
       firstConditionRejection: null,
       legsRejected: 0,
       firstLegRejection: null,
+      legsUnplaced: 0,
+      firstLegUnplaced: null,
       quietTrades: 0,
       gaps: { count: 0, first: [] },
       silences: { count: 0, ms: 0, longest: null, first: [] },

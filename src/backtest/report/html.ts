@@ -15,7 +15,7 @@ import type { BacktestReport } from './report';
 import type { SilenceRow } from '../backtest/result';
 import { LONG_SILENCE_MS } from '../../market-data/silence';
 import { strategyErrorLine } from '../../bot/strategy/errors';
-import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED } from '../../bot/execution/refusals';
+import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL } from '../../bot/execution/refusals';
 
 /** Trades listed in the page (all of them are in report.json). */
 const MAX_TRADE_ROWS = 500;
@@ -181,6 +181,10 @@ export function reportNotices(r: BacktestReport): string[] {
   if ((s.legsRejected ?? 0) > 0 && leg !== null && leg !== undefined) {
     const why = leg.code === 0 ? 'the venue did not say why' : `${leg.code} ${leg.message}`;
     out.push(`${s.legsRejected} leg(s) of strategy orders ended REJECTED: the order or stop each was to place never stood (a bracket's exit among them leaves its position unprotected). First: ${leg.symbol} ${leg.strategyType} ${leg.strategyId} leg ${leg.strategySubId} (${leg.type}) at ${new Date(leg.time).toISOString()}: ${why}.`);
+  }
+  const unplaced = s.firstLegUnplaced;
+  if ((s.legsUnplaced ?? 0) > 0 && unplaced !== null && unplaced !== undefined) {
+    out.push(`${s.legsUnplaced} leg(s) of strategy orders ${UNPLACED_AFTER_FILL}. First: ${unplaced.symbol} ${unplaced.strategyType} ${unplaced.strategyId} leg ${unplaced.strategySubId} (${unplaced.type}) at ${new Date(unplaced.time).toISOString()}.`);
   }
   if (s.sharpe === null && s.ratioNotes.sharpe !== null && s.ratioNotes.sharpe.includes('needs')) out.push(`Risk ratios (Sharpe, Sortino, Calmar) are not shown: ${s.ratioNotes.sharpe.replace(/^n\/a: /, '')}. A ratio from ${durationText(span)} of returns says nothing about a year.`);
   if (s.strategyErrors > 0) out.push(`Strategies threw ${s.strategyErrors} time(s): ${strategyErrorText(s)}. The figures are those of failing strategies.`);

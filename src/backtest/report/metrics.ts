@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
-import { newCounters, type BotErrorRow, type ConditionRejectionRow, type LegRejectionRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type BotErrorRow, type ConditionRejectionRow, type LegRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
 import type { BacktestResult, FillRow, SilenceRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
@@ -88,7 +88,10 @@ export interface Summary extends Ratios {
   firstConditionRejection: ConditionRejectionRow | null;
   /** Legs of strategy orders that ended REJECTED, and the first with its reason. */
   legsRejected: number;
-  firstLegRejection: LegRejectionRow | null;
+  firstLegRejection: LegRow | null;
+  /** Legs of strategy orders never placed although the leg that was to place them traded (a bracket's exits after a partly filled entry), and the first. */
+  legsUnplaced: number;
+  firstLegUnplaced: LegRow | null;
   /**
    * What of the range the data does not hold: the recording's `gap` events in it (`data.gaps`),
    * and its silences longer than a minute (`data.silences`: no event at all, marked by a gap or
@@ -287,6 +290,8 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     firstConditionRejection: r.firstConditionRejection,
     legsRejected: r.legsRejected,
     firstLegRejection: r.firstLegRejection,
+    legsUnplaced: r.legsUnplaced,
+    firstLegUnplaced: r.firstLegUnplaced,
     gaps: r.gaps.count,
     silences: r.silences.count,
     silentMs: r.silences.ms,

@@ -3,6 +3,7 @@
  * and whether a rejection was only an amend too late for its order.
  */
 import { ErrorCodes } from '../../core/errors';
+import type { StrategyOrderRecord, StrategySubOrderRecord } from '../../protocol/records';
 import type { Intent } from '../strategy/intents';
 
 /**
@@ -49,4 +50,22 @@ export const TRIGGERED_EXPIRED_UNFILLED = 'placed by a triggered stop or take-pr
  */
 export function isTriggeredExpiredUnfilled(e: { executionType: string; order: { executedQty: string; conditionId?: string } }): boolean {
   return isExpiredUnfilled(e) && e.order.conditionId !== undefined && e.order.conditionId !== '' && e.order.conditionId !== '0';
+}
+
+/** What the bot's log, the backtest's counters and its notes call a leg that never stood. */
+export const UNPLACED_AFTER_FILL = 'was never placed although the leg that was to place it traded (a bracket whose entry ended partly filled: that part of the position has no take-profit or stop-loss on the venue)';
+
+/**
+ * The legs of a strategy order that ended CANCELED without ever being placed although a leg that
+ * was to place them had traded: an OTOCO bracket places its exits only when the entry is FILLED,
+ * so an entry cancelled or expired after a partial fill leaves that position with no exit at all.
+ */
+export function unplacedAfterFill(so: StrategyOrderRecord): StrategySubOrderRecord[] {
+  return so.subOrders.filter((leg) => leg.status === 'CANCELED' && !leg.orderId && !leg.conditionId && (placedBy(so, leg.firstDrivenId, leg.firstTrigger) || placedBy(so, leg.secondDrivenId, leg.secondTrigger)));
+}
+
+/** Whether the leg at position `driverId` (1-based, as the venue numbers drivers) was to place another and traded. */
+function placedBy(so: StrategyOrderRecord, driverId: number, action: string): boolean {
+  const driver = driverId > 0 ? so.subOrders[driverId - 1] : undefined;
+  return action === 'PLACE_ORDER' && driver !== undefined && !/^0(?:\.0*)?$/.test(driver.executedQty);
 }
