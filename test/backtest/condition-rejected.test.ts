@@ -36,36 +36,6 @@ test('a fired stop whose order is refused for margin: the bot hears why, the bac
   }
 });
 
-test('a strategy order leg refused when its driver fills: the bot hears why with the strategy order, the backtest books count it once with the reason', async () => {
-  const w = await botWorld([{ id: 's', definition: scripted(['BTCUSDT'], {}), params: {} }]);
-  try {
-    await w.setMark('BTCUSDT', '50000');
-    const s = w.engine.placeStrategy('bot', {
-      strategyType: 'OTO',
-      subOrderList: [
-        { strategySubId: 1, symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '50000', quantity: '0.1' },
-        { strategySubId: 2, symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'SELL', stopPrice: '40000', quantity: '0.1', reduceOnly: true, priceProtect: true, workingType: 'MARK_PRICE' },
-      ],
-    });
-    w.venue.pump();
-    // The entry fills; its stop leg, 20 % from the mark with priceProtect, is refused when placed.
-    await w.marketOrder('BTCUSDT', 'SELL', '0.1');
-    const updates = w.events.flatMap((e) => (e.type === 'strategyOrder' && e.strategyOrder.strategyId === s.strategyId ? [e] : []));
-    const withReason = updates.filter((e) => e.refusals !== undefined);
-    expect(withReason.map((e) => e.refusals)).toEqual([[{ strategySubId: 2, code: ErrorCodes.PRICE_PROTECTION, message: 'priceProtect: stopPrice 40000 is 20 % from mark price 50000, more than 10 %' }]]);
-
-    const result = { legsRejected: 0, firstLegRejection: null } as unknown as BacktestResult;
-    const books = new BusBooks(result, {} as RestingOrders, '/');
-    for (const e of w.events) if (e.type === 'strategyOrder') books.observe(e);
-    // Seen again in later updates of the same strategy order: counted once.
-    books.observe(updates[updates.length - 1]);
-    expect(result.legsRejected).toBe(1);
-    expect(result.firstLegRejection).toMatchObject({ symbol: 'BTCUSDT', strategyId: s.strategyId, strategyType: 'OTO', strategySubId: 2, type: 'STOP_MARKET', code: ErrorCodes.PRICE_PROTECTION });
-  } finally {
-    await w.stop();
-  }
-});
-
 test('the report says how many strategy order legs were refused, and the first with its reason', async () => {
   const { dir } = await recording(2);
   const { report } = await backtest(loadBacktestConfig(writeConfig(dir, 'bt.yaml', {})), { cache: false });

@@ -89,7 +89,7 @@ test('a bracket cancelled before its entry traded, or one whose entry filled: no
   }
 });
 
-test('a leg refused when its driver fires: said at warn with the venue reason the in-process venue gives', async () => {
+test('a leg refused when its driver fires: the in-process venue gives the reason with the strategy order; said once at warn, counted once by a backtest', async () => {
   const w = await botWorld([{ id: 's', definition: scripted(['BTCUSDT'], {}), params: {} }]);
   try {
     await w.setMark('BTCUSDT', '50000');
@@ -101,10 +101,21 @@ test('a leg refused when its driver fires: said at warn with the venue reason th
       ],
     });
     w.venue.pump();
+    // The entry fills; its stop leg, 20 % from the mark with priceProtect, is refused when placed.
     await w.marketOrder('BTCUSDT', 'SELL', '0.1');
+    const updates = w.events.flatMap((e) => (e.type === 'strategyOrder' ? [e] : []));
+    expect(updates.filter((e) => e.refusals !== undefined).map((e) => e.refusals)).toEqual([[{ strategySubId: 2, code: ErrorCodes.PRICE_PROTECTION, message: 'priceProtect: stopPrice 40000 is 20 % from mark price 50000, more than 10 %' }]]);
     const { lines, bus } = logCapture();
-    for (const e of w.events) if (e.type === 'strategyOrder') bus.publish(e);
+    const result = { legsRejected: 0, firstLegRejection: null, legsUnplaced: 0, firstLegUnplaced: null } as unknown as BacktestResult;
+    const books = new BusBooks(result, {} as RestingOrders, '/');
+    // Seen again in later updates of the same strategy order: said and counted once.
+    for (const e of [...updates, updates[updates.length - 1]]) {
+      bus.publish(e);
+      books.observe(e);
+    }
     expect(lines.filter((l) => l.level === 'warn')).toEqual([{ level: 'warn', msg: 'a strategy order leg was refused (REJECTED): the order or stop it was to place never stood', fields: expect.objectContaining({ type: 'OTO', leg: 2, legType: 'STOP_MARKET', code: ErrorCodes.PRICE_PROTECTION }) as unknown }]);
+    expect([result.legsRejected, result.legsUnplaced]).toEqual([1, 0]);
+    expect(result.firstLegRejection).toMatchObject({ symbol: 'BTCUSDT', strategyType: 'OTO', strategySubId: 2, type: 'STOP_MARKET', code: ErrorCodes.PRICE_PROTECTION });
   } finally {
     await w.stop();
   }
