@@ -43,7 +43,8 @@ import type { OrderRef, PlaceOrderInput } from '../inputs';
 import type { RestingOrder } from '../orders/queries';
 import { isThenable, levelSteps, type SpecInfo } from './tape-specs';
 import { ParticipantOrders } from './l2-participants';
-import { queueModel, type QueueModel, type QueueModelName, type QueueOptions, type QueuePos } from './queue';
+import { queueModel, type QueueModel, type QueueOptions, type QueuePos } from './queue';
+import { newL2Stats, type L2Stats } from './tape-sink';
 import { UpdateIds } from './l2-update-ids';
 import { ErrorCodes, VenueError } from '../../../core/errors';
 
@@ -57,38 +58,6 @@ export interface L2Sink {
   restingThrough(symbol: string, side: Side, limitTicks: number, exactly?: boolean): RestingOrder[];
   /** Changes whenever the symbol's resting orders do: the participants' orders are read again only then. */
   bookVersion?(symbol: string): number;
-}
-
-export interface L2Stats {
-  queue: QueueModelName;
-  /** `snapshot` and `book` events applied; deltas skipped while the book was unknown after a gap. */
-  snapshots: number;
-  /** Of the snapshots, v1 `depth` lines (each the top of the book), and the most levels a side one held. */
-  depthLines: number;
-  depthLineLevels: number;
-  deltas: number;
-  deltasSkipped: number;
-  /** Queue positions set (orders that joined a level), and queue updates from level changes. */
-  joined: number;
-  depthUpdates: number;
-  /** Recorded trades that reached resting orders. */
-  queueFills: number;
-  /** Order fills by a trade priced through the order, and by a trade at its price past its queue. */
-  throughFills: number;
-  atPriceFills: number;
-  /** Trades at a resting order's price that its queue position kept from filling it. */
-  queueHeld: number;
-  /** Fills the queue model allowed that the engine could not place (below the minimum quantity or notional). */
-  unfillable: number;
-  /** Orders of a participant that could take liquidity, and the deeper levels put in the book for them. */
-  takers: number;
-  levelsPlaced: number;
-  /** Of the levels put in, those the orders took from (in part or in whole): marked taken until the data updates them. */
-  levelsTaken: number;
-  /** Quotes older (by update id) than the book's last delta, whose levels were not applied. */
-  staleQuotes: number;
-  /** Levels of deltas older than the quote that set them, not applied. */
-  staleLevels: number;
 }
 
 interface SymbolL2 {
@@ -136,7 +105,7 @@ export class L2Tape {
     this.orders = new ParticipantOrders(sink, isTape, () => {
       if (this.positions.size > 4096) this.prune();
     });
-    this.stats = { queue: this.queue.name, snapshots: 0, depthLines: 0, depthLineLevels: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0, staleQuotes: 0, staleLevels: 0 };
+    this.stats = newL2Stats(this.queue.name);
   }
 
   private sym(symbol: string): SymbolL2 {

@@ -5,9 +5,8 @@
 import type { SymbolSpec } from '../../../protocol/rest/market';
 import type { OrderRef, PlaceOrderInput } from '../inputs';
 import type { RestingOrder } from '../orders/queries';
-import type { L2Stats } from './l2-tape';
 import type { TapeQuoteSink } from './quote-orders';
-import type { QueueOptions } from './queue';
+import type { QueueModelName, QueueOptions } from './queue';
 
 /** What the replayer drives. The engine satisfies it directly; the local exchange adapts core.execute. */
 export interface ReplaySink {
@@ -100,4 +99,41 @@ export interface TapeStats {
   refusals: number;
   /** The `l2` book mode's queue model and counts (absent in the `top` mode). */
   l2?: L2Stats;
+}
+
+/** The `l2` book mode's counts (l2-tape.ts). */
+export interface L2Stats {
+  queue: QueueModelName;
+  /** `snapshot` and `book` events applied; deltas skipped while the book was unknown (after a gap, or at another file's start). */
+  snapshots: number;
+  /** Of the snapshots, v1 `depth` lines (each the top of the book), and the most levels a side one held. */
+  depthLines: number;
+  depthLineLevels: number;
+  deltas: number;
+  deltasSkipped: number;
+  /** Queue positions set (orders that joined a level), and queue updates from level changes. */
+  joined: number;
+  depthUpdates: number;
+  /** Recorded trades that reached resting orders. */
+  queueFills: number;
+  /** Order fills by a trade priced through the order, and by a trade at its price past its queue. */
+  throughFills: number;
+  atPriceFills: number;
+  /** Trades at a resting order's price that its queue position kept from filling it. */
+  queueHeld: number;
+  /** Fills the queue model allowed that the engine could not place (below the minimum quantity or notional). */
+  unfillable: number;
+  /** Orders of a participant that could take liquidity, and the deeper levels put in the book for them. */
+  takers: number;
+  levelsPlaced: number;
+  /** Of the levels put in, those the orders took from (in part or in whole): marked taken until the data updates them. */
+  levelsTaken: number;
+  /** Quotes older (by update id) than the book's last delta, whose levels were not applied. */
+  staleQuotes: number;
+  /** Levels of deltas older than the quote that set them, not applied. */
+  staleLevels: number;
+}
+
+export function newL2Stats(queue: QueueModelName): L2Stats {
+  return { queue, snapshots: 0, depthLines: 0, depthLineLevels: 0, deltas: 0, deltasSkipped: 0, joined: 0, depthUpdates: 0, queueFills: 0, throughFills: 0, atPriceFills: 0, queueHeld: 0, unfillable: 0, takers: 0, levelsPlaced: 0, levelsTaken: 0, staleQuotes: 0, staleLevels: 0 };
 }
