@@ -75,6 +75,28 @@ export interface LegRow {
   message: string;
 }
 
+/**
+ * Orders the venue placed itself that never stood, counted with the first of each kind: condition
+ * orders that fired and whose order was refused (REJECTED: the position they were to close or open
+ * stayed as it was), legs of strategy orders (brackets, OCO, OTO) that ended REJECTED, and legs
+ * never placed although the leg that was to place them traded (bot/execution/refusals.ts
+ * unplacedAfterFill: a bracket's exits after a partly filled entry). In the result and the summary.
+ */
+export interface VenuePlacedRefusals {
+  conditionsRejected: number;
+  firstConditionRejection: ConditionRejectionRow | null;
+  legsRejected: number;
+  firstLegRejection: LegRow | null;
+  legsUnplaced: number;
+  firstLegUnplaced: LegRow | null;
+}
+
+/** The counts of `r` alone (the summary copies them from the result). */
+export function venuePlacedRefusals(r: VenuePlacedRefusals): VenuePlacedRefusals {
+  const { conditionsRejected, firstConditionRejection, legsRejected, firstLegRejection, legsUnplaced, firstLegUnplaced } = r;
+  return { conditionsRejected, firstConditionRejection, legsRejected, firstLegRejection, legsUnplaced, firstLegUnplaced };
+}
+
 /** An unexpected exception of the bot's own pipeline (a `botError`): the run's results are in doubt. */
 
 export interface BotErrorRow {

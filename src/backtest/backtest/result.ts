@@ -5,7 +5,7 @@ import type { Engine } from '../../exchange/engine/engine';
 import type { TapeReplayer } from '../../exchange/engine/market/tape';
 import type { MarkProvenance } from '../../market-data/format';
 import type { Silence } from '../../market-data/silence';
-import type { BotErrorRow, ConditionRejectionRow, LegRow, StrategyCounters } from './counters';
+import type { BotErrorRow, StrategyCounters, VenuePlacedRefusals } from './counters';
 
 /** A fill of the run: the bot's fill (without the position side) with its time and strategy. */
 export type FillRow = Omit<Fill, 'positionSide'> & { time: number; strategyId: string };
@@ -47,7 +47,7 @@ export interface EquitySample {
   grossNotional: string;
 }
 
-export interface BacktestResult {
+export interface BacktestResult extends VenuePlacedRefusals {
   /** Symbols the strategies trade (sample columns). */
   symbols: string[];
   startTime: number;
@@ -103,15 +103,6 @@ export interface BacktestResult {
   botStats: Bot['stats'];
   /** The first unexpected exception of the bot's pipeline (`botStats.pipelineErrors` counts them). */
   firstBotError: BotErrorRow | null;
-  /** Condition orders that fired and whose order was refused (REJECTED: the position they were to close or open stayed as it was), and the first. */
-  conditionsRejected: number;
-  firstConditionRejection: ConditionRejectionRow | null;
-  /** Legs of strategy orders (brackets, OCO, OTO...) that ended REJECTED (the order or stop they were to place never stood), and the first. */
-  legsRejected: number;
-  firstLegRejection: LegRow | null;
-  /** Legs of strategy orders never placed although the leg that was to place them traded (refusals.ts unplacedAfterFill), and the first. */
-  legsUnplaced: number;
-  firstLegUnplaced: LegRow | null;
   /**
    * Recorded trades taken on the columnar quiet-trade path (binary cache only). A speed figure,
    * not part of the report: the same data from JSON lines gives the same report with 0 here.

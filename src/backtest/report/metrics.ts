@@ -17,7 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { EX_ZERO, compare, decOfExact, exactOfText, plus, times } from '../../core/exact';
-import { newCounters, type BotErrorRow, type ConditionRejectionRow, type LegRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow } from '../backtest/counters';
+import { newCounters, type BotErrorRow, type RejectionRow, type StrategyCounters, type StrategyErrorRow, type VenuePlacedRefusals, venuePlacedRefusals } from '../backtest/counters';
 import type { BacktestResult, FillRow, SilenceRow } from '../backtest/result';
 import { ratios, type Ratios } from './ratios';
 import { money, round, share } from './round';
@@ -25,7 +25,7 @@ import { tradeStats, type Trade } from './trades';
 
 export { round } from './round';
 
-export interface Summary extends Ratios {
+export interface Summary extends Ratios, VenuePlacedRefusals {
   initialBalance: string;
   finalEquity: string;
   totalPnl: string;
@@ -83,15 +83,6 @@ export interface Summary extends Ratios {
   /** Unexpected exceptions of the bot's own pipeline, and the first: the figures are in doubt. */
   botErrors: number;
   firstBotError: BotErrorRow | null;
-  /** Condition orders that fired and whose order the venue refused (REJECTED), and the first with its reason. */
-  conditionsRejected: number;
-  firstConditionRejection: ConditionRejectionRow | null;
-  /** Legs of strategy orders that ended REJECTED, and the first with its reason. */
-  legsRejected: number;
-  firstLegRejection: LegRow | null;
-  /** Legs of strategy orders never placed although the leg that was to place them traded (a bracket's exits after a partly filled entry), and the first. */
-  legsUnplaced: number;
-  firstLegUnplaced: LegRow | null;
   /**
    * What of the range the data does not hold: the recording's `gap` events in it (`data.gaps`),
    * and its silences longer than a minute (`data.silences`: no event at all, marked by a gap or
@@ -286,12 +277,7 @@ export function summarize(r: BacktestResult, trades: Trade[]): Summary {
     wallClockReaders: Object.fromEntries(Object.entries(r.strategies).flatMap(([id, x]) => (x.firstWallClockRead === null ? [] : [[id, x.firstWallClockRead]])).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     botErrors: r.botStats.pipelineErrors,
     firstBotError: r.firstBotError,
-    conditionsRejected: r.conditionsRejected,
-    firstConditionRejection: r.firstConditionRejection,
-    legsRejected: r.legsRejected,
-    firstLegRejection: r.firstLegRejection,
-    legsUnplaced: r.legsUnplaced,
-    firstLegUnplaced: r.firstLegUnplaced,
+    ...venuePlacedRefusals(r),
     gaps: r.gaps.count,
     silences: r.silences.count,
     silentMs: r.silences.ms,
