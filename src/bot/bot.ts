@@ -23,6 +23,7 @@ import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { isLateAmend } from './execution/refusals';
 import { OrderTracker } from './execution/order-tracker';
+import { reconcileAtStart } from './execution/start-reconcile';
 import { RiskEngine } from './risk/risk-engine';
 import type { BotStateStore, KillRecord } from './state/saved-state';
 import type { RiskLimits } from './risk/limits';
@@ -92,6 +93,8 @@ export class Bot {
   private readonly marketDataAt = new Map<string, number>();
   private unsubscribeVenue: (() => void) | undefined;
   private started = false;
+  /** The start's reconciliation succeeded: the bot knows its orders, and a stop may cancel them (else it touches nothing). */
+  private reconciled = false;
   private stopped = false;
   /** Set once the strategies' onStop intents are in: from then on only cancels go out. */
   private closing = false;
@@ -151,8 +154,7 @@ export class Bot {
   private reportError(e: unknown, context: string, given?: 'error' | 'warn'): void {
     this.stats.errors++;
     // A venue error the SDK calls retryable (a 503, a dropped connection) is one the bot recovers
-    // from (it asks again, settles by query, reconciles): warn, so that error lines are the ones
-    // to look at (a fault storm once gave 65 error lines, all of them handled).
+    // from (asks again, settles by query, reconciles): warn, so that error lines are the ones to look at.
     const level = given ?? ((e as { retryable?: unknown } | null)?.retryable === true ? 'warn' : 'error');
     const code = (e as { code?: unknown } | null)?.code;
     const kind = typeof code === 'string' ? code : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -221,8 +223,9 @@ export class Bot {
         this.faults.threw(r, 'restoreState', e);
       }
     }
-    // Adopt what the venue already holds (orders from before a restart) before trading.
-    await this.executor.reconcile('start', (cid) => this.strategyOf(cid));
+    // Adopt what the venue already holds (orders from before a restart) before trading: asked again while the venue is busy, else the start fails.
+    await reconcileAtStart(() => this.executor.reconcile('start', (cid) => this.strategyOf(cid), true), (ms) => new Promise((r) => this.opts.scheduler.after(ms, r)), this.opts.logger);
+    this.reconciled = true;
     try {
       this.cache.setAsset(await this.opts.venue.account());
       for (const s of marketSymbols) this.cache.setMark(s, await this.opts.venue.markPrice(s));
@@ -282,16 +285,15 @@ export class Bot {
           this.faults.threw(r, 'onStop', e);
         }
       }
-      if (this.opts.cancelOnStop) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
+      if (this.opts.cancelOnStop && this.reconciled) this.executor.enqueue(r.slot.id, { kind: 'cancelAll' });
     }
-    // Strategies still hear about their orders and fills while the stop drains (their saved
-    // state stays true), but what they ask for in answer is not sent: a grid that re-places each
-    // level its stop cancels would otherwise leave a fresh ladder on the venue.
+    // Strategies still hear about their orders and fills while the stop drains, but what they ask
+    // for in answer is not sent: a grid would otherwise re-place each level its stop cancels.
     this.closing = true;
     await this.executor.idle();
     const deps = this.stopDeps();
     let cancelledConditions: ConditionOrderRecord[] = [];
-    if (this.opts.cancelOnStop) {
+    if (this.opts.cancelOnStop && this.reconciled) {
       const ids = new Set(this.running.map((r) => r.slot.id));
       cancelledConditions = await cancelConditionOrders(deps, (cid) => ids.has(this.strategyOf(cid) ?? ''));
     }

@@ -22,7 +22,7 @@ import { AUTH_API_KEY, AUTH_PASSWORD, BOT_CONFIG, BOT_SECTIONS, HTTP, NOTIFY, NO
 import type { TSchema } from '@sinclair/typebox';
 import { readRiskLimits, type RiskLimits } from '../bot/risk/limits';
 import { DEFAULT_STRATEGY_ERRORS, type StrategyErrorLimit } from '../bot/strategy/errors';
-import { parseDashboardConfig, type DashboardConfig } from './dashboard/config';
+import { isLoopbackHost, parseDashboardConfig, type DashboardConfig } from './dashboard/config';
 
 export type VenueAuthConfig = { kind: 'password'; username: string; passwordEnv: string } | { kind: 'apiKey'; apiKeyEnv: string; secretEnv: string };
 
@@ -198,6 +198,8 @@ export function parseBotConfig(doc: unknown, file: string): BotConfig {
     const o = r.object(top.http, 'http', keysOf(HTTP));
     const host = o.host === undefined ? defaultOf<string>(HTTP.properties.host) : r.string(o.host, 'http.host', 'an address to listen on such as 127.0.0.1');
     const killTokenEnv = o.killTokenEnv === undefined ? undefined : r.envName(o.killTokenEnv, 'http.killTokenEnv');
+    // POST /kill halts trading and cancels every order: open to the network only behind a token, as the dashboard is.
+    if (killTokenEnv === undefined && !isLoopbackHost(host)) r.fail('http.killTokenEnv', `a token variable, since http.host ${host} is not a loopback address (POST /kill halts trading and cancels every order)`, undefined);
     http = {
       host,
       port: r.int(o.port, 'http.port', HTTP.properties.port),

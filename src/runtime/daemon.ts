@@ -134,6 +134,21 @@ export class BotDaemon {
     const dashboardToken = resolveDashboardToken(c, this.env);
     const strategies = this.opts.strategies ?? loadStrategySlots(c);
     const clock = this.opts.clock ?? new SystemClock();
+    // The port first: a start that cannot listen (a second instance of this config) fails before it
+    // signs in, so it never adopts, then cancels, the running bot's orders. Until the bot is up the
+    // server answers 503 (phase starting).
+    if (c.http) await this.listen(c.http.host, c.http.port);
+    try {
+      await this.startBot(dashboardToken, strategies, clock);
+    } catch (e) {
+      // Whatever failed, the port is given back (stop() closes it too when the bot had started).
+      await this.closeServer();
+      throw e;
+    }
+  }
+
+  private async startBot(dashboardToken: string | undefined, strategies: StrategySlot[], clock: Clock): Promise<void> {
+    const c = this.config;
     let venue = this.opts.venue;
     if (!venue) {
       const creds = resolveCredentials(c, this.env);
@@ -220,7 +235,7 @@ export class BotDaemon {
       if (clearedKill !== undefined) this.log.warn({ reason: clearedKill.reason, at: new Date(clearedKill.at).toISOString() }, 'the kill switch pulled in an earlier run is cleared (--clear-kill): trading resumes');
       status.running = true;
       status.pnl(); // the PnL baseline: equity as the bot found it
-      if (c.http) await this.listen(c.http.host, c.http.port);
+      this.logDashboard();
       this.warnPaused(bot, c);
       if (store) {
         // At once: the listenKey just made must be on disk if the process dies before the first
@@ -431,12 +446,14 @@ export class BotDaemon {
     const a = server.address() as AddressInfo;
     this.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
     this.log.info({ url: this.url }, 'health and metrics server listening');
-    if (this.dashboard) {
-      // `token` only when the dashboard has one, and never its value: the logger shows it as
-      // [redacted] (a secret's name), which says a token is needed without saying which.
-      const tokenEnv = this.config.http?.dashboard?.tokenEnv;
-      this.log.info({ url: `${this.url}/`, ...(tokenEnv === undefined ? {} : { token: true }) }, 'dashboard served');
-    }
+  }
+
+  private logDashboard(): void {
+    if (!this.dashboard || this.url === undefined) return;
+    // `token` only when the dashboard has one, and never its value: the logger shows it as
+    // [redacted] (a secret's name), which says a token is needed without saying which.
+    const tokenEnv = this.config.http?.dashboard?.tokenEnv;
+    this.log.info({ url: `${this.url}/`, ...(tokenEnv === undefined ? {} : { token: true }) }, 'dashboard served');
   }
 
   private closeServer(): Promise<void> {
@@ -458,6 +475,11 @@ export class BotDaemon {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = `${req.method ?? 'GET'} ${url.pathname}`;
     req.resume(); // bodies are not used; drain them so the connection can be reused
+    if (this.botRef === undefined) {
+      // Listening before the bot is up (start): nothing to show or act on yet.
+      this.json(res, 503, { status: 'unhealthy', phase: this.phase, reasons: [`phase ${this.phase}`] });
+      return;
+    }
     if (this.dashboard && (await this.dashboard.handle(req, res, url))) return;
     switch (route) {
       case 'GET /healthz': {
@@ -534,7 +556,9 @@ export class BotDaemon {
 
 /**
  * SIGINT/SIGTERM stop the daemon gracefully and resolve `exit` with its code; a second one while
- * stopping exits at once with 1 (the operator insists). SIGUSR2 engages the kill switch.
+ * stopping exits at once with 1 (the operator insists). SIGHUP (the terminal the bot ran in went
+ * away: a dropped ssh session) is a graceful stop too, said at warn: by default it ended the
+ * process at once, its orders left working and nothing saved or logged. SIGUSR2 engages the kill switch.
  * Returns a function that removes the handlers.
  */
 export function installSignalHandlers(daemon: BotDaemon, log: Logger, exit: (code: number) => void): () => void {
@@ -546,7 +570,8 @@ export function installSignalHandlers(daemon: BotDaemon, log: Logger, exit: (cod
       return;
     }
     stopping = true;
-    log.info({ signal: sig }, 'signal received');
+    if (sig === 'SIGHUP') log.warn({ signal: sig }, 'SIGHUP: the terminal the bot ran in went away; stopping gracefully (run it under systemd, or nohup, to keep it running)');
+    else log.info({ signal: sig }, 'signal received');
     void daemon.stop(`signal ${sig}`).then(exit, () => exit(1));
   };
   const onKill = (): void => {
@@ -554,10 +579,12 @@ export function installSignalHandlers(daemon: BotDaemon, log: Logger, exit: (cod
   };
   process.on('SIGINT', onStop);
   process.on('SIGTERM', onStop);
+  process.on('SIGHUP', onStop);
   process.on('SIGUSR2', onKill);
   return () => {
     process.off('SIGINT', onStop);
     process.off('SIGTERM', onStop);
+    process.off('SIGHUP', onStop);
     process.off('SIGUSR2', onKill);
   };
 }

@@ -130,8 +130,11 @@ export class FileStateStore implements BotStateStore {
     try {
       text = await fs.readFile(this.file, 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      // A path through a regular file, a folder, no permission: a mistake in the config, said as one.
+      const why = code === 'ENOTDIR' ? 'a part of its folder path is a file, not a folder' : code === 'EISDIR' ? 'it is a folder; name a file' : code === 'EACCES' || code === 'EPERM' ? 'no permission to read it' : undefined;
+      throw new StateFileError(this.file, `cannot be read: ${why ?? (e instanceof Error ? e.message : String(e))}${why === undefined ? '' : ` (${code})`}`);
     }
     let doc: unknown;
     try {

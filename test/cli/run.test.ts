@@ -110,6 +110,17 @@ describe('perpkit run: a state file that cannot be read', () => {
       expect(r.stderr).toMatch(new RegExp(`^perpkit run: cannot read the state file: ${state.replace(/[.]/g, '\\.')}: not valid JSON \\([^\n]*\\); move it away to start fresh\n$`));
     }
   });
+
+  // A folder path through a regular file was a stack trace and exit 1 (systemd restarts exit 1).
+  it('a state path through a regular file: the same one line and exit 2, by --check and by the run', () => {
+    const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'mm', module: 'market-maker' }], stateFile: 'notadir/state.json' });
+    writeFileSync(path.join(path.dirname(file), 'notadir'), 'a file');
+    const state = path.join(path.dirname(file), 'notadir', 'state.json');
+    for (const extra of [['--check'], []]) {
+      const r = spawnSync(process.execPath, [BIN, 'run', file, ...extra], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, P: 'x' }, timeout: 20000 });
+      expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `perpkit run: cannot read the state file: ${state}: cannot be read: a part of its folder path is a file, not a folder (ENOTDIR)\n`]);
+    }
+  });
 });
 
 describe('perpkit run: crash and restart against the local exchange', () => {
@@ -180,6 +191,26 @@ describe('perpkit run: crash and restart against the local exchange', () => {
     expect(ms).toBeLessThan(5000);
     expect(open()).toEqual([]);
     expect(second.out()).not.toContain(u.password);
+  }, 60_000);
+
+  // A dropped ssh session (SIGHUP) ended the bot at once with 129: its quotes left working, nothing saved or logged.
+  it('SIGHUP is a graceful stop, said at warn: quotes cancelled, exit 0', async () => {
+    const u = await ex.createUser({ balance: '100000' });
+    const file = writeConfig({
+      venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } },
+      strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+      cancelOnStop: true,
+      http: { port: 0 },
+      logging: { level: 'info' },
+    });
+    const open = () => ex.server.core.engine.currentOrders(u.userId, { symbol: 'BTCUSDT' }).list.length;
+    const bot = start(file, u.password);
+    await until(() => open() === 2, 15000, 'quoting');
+    bot.child.kill('SIGHUP');
+    const { code } = await bot.exited;
+    expect(code).toBe(0);
+    expect(open()).toBe(0);
+    expect(bot.out()).toMatch(/"level":40,[^\n]*"msg":"SIGHUP: the terminal the bot ran in went away; stopping gracefully/);
   }, 60_000);
 
   it('http.port in use: exit 1, and one line on stderr naming the port and the config key (it was a JSON log line on stdout only)', async () => {

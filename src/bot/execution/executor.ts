@@ -528,15 +528,16 @@ export class OrderExecutor {
    * fate of every live tracked order the venue no longer lists, adoption of our orders it does.
    * New sends wait until this is done.
    */
-  reconcile(reason: string, strategyOf: (cid: string) => string | undefined): Promise<void> {
+  reconcile(reason: string, strategyOf: (cid: string) => string | undefined, strict = false): Promise<void> {
     if (this.reconciling) return this.reconciling;
-    this.reconciling = this.doReconcile(reason, strategyOf).finally(() => {
+    this.reconciling = this.doReconcile(reason, strategyOf, strict).finally(() => {
       this.reconciling = undefined;
     });
     return this.reconciling;
   }
 
-  private async doReconcile(reason: string, strategyOf: (cid: string) => string | undefined): Promise<void> {
+  /** `strict`: a failed read of the venue is thrown (the start's, start-reconcile.ts), not only reported. */
+  private async doReconcile(reason: string, strategyOf: (cid: string) => string | undefined, strict: boolean): Promise<void> {
     let open: OrderRecord[];
     try {
       open = await this.call('open-orders', () => this.o.venue.openOrders());
@@ -544,6 +545,7 @@ export class OrderExecutor {
       this.o.cache.replacePositions(positions);
       for (const p of positions) this.o.bus.publish({ type: 'position', time: this.now(), position: p, source: 'poll' });
     } catch (e) {
+      if (strict) throw e;
       this.o.onError(e, 'reconcile');
       return;
     }

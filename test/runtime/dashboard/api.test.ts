@@ -64,10 +64,15 @@ describe('dashboard configuration', () => {
   it('is off unless configured, and refuses a non-loopback bind without a token', () => {
     expect(parseBotConfig({ ...base, http: { port: 0 } }, 'bot.yaml').http?.dashboard).toBeUndefined();
     expect(parseBotConfig({ ...base, http: { port: 0, dashboard: true } }, 'bot.yaml').http?.dashboard).toEqual({ tokenEnv: undefined });
-    expect(() => parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0, dashboard: true } }, 'bot.yaml')).toThrow(
+    expect(() => parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0, killTokenEnv: 'K', dashboard: true } }, 'bot.yaml')).toThrow(
       'bot.yaml: http.dashboard.tokenEnv: expected a token variable, since http.host 0.0.0.0 is not a loopback address (the dashboard can pause strategies and engage the kill switch), got no tokenEnv',
     );
-    expect(parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0, dashboard: { tokenEnv: 'T' } } }, 'bot.yaml').http?.dashboard).toEqual({ tokenEnv: 'T' });
+    expect(parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0, killTokenEnv: 'K', dashboard: { tokenEnv: 'T' } } }, 'bot.yaml').http?.dashboard).toEqual({ tokenEnv: 'T' });
+    // POST /kill open to the network without a token was accepted silently, while the dashboard was refused.
+    expect(() => parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0 } }, 'bot.yaml')).toThrow(
+      'bot.yaml: http.killTokenEnv: expected a token variable, since http.host 0.0.0.0 is not a loopback address (POST /kill halts trading and cancels every order), got nothing (the key is missing)',
+    );
+    expect(parseBotConfig({ ...base, http: { host: '0.0.0.0', port: 0, killTokenEnv: 'K' } }, 'bot.yaml').http?.killTokenEnv).toBe('K');
     expect(() => parseBotConfig({ ...base, http: { port: 0, dashboard: { token: 'x' } } }, 'bot.yaml')).toThrow("bot.yaml: http.dashboard.token: expected one of the known keys tokenEnv, got unknown key 'token'");
     expect(() => parseBotConfig({ ...base, http: { port: 0, dashboard: 'yes' } }, 'bot.yaml')).toThrow('http.dashboard: expected true, false or { tokenEnv: NAME }, got string "yes"');
     // Not a way around the kill token.
