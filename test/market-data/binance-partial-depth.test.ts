@@ -17,6 +17,7 @@ import { reportNotices } from '../../src/backtest/report/html';
 import type { Level, RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
 import { L2Book } from '../../src/market-data/l2-book';
+import { compareDecimalStrings } from '../../src/core/decimal';
 import { readRecording } from '../../src/market-data/reader';
 import { ensureBuilt, runCli } from '../cli/exchange-proc';
 import { BINANCE_BTCUSDT, describeWithSharedData } from '../helpers/shared-data';
@@ -24,6 +25,23 @@ import { BINANCE_BTCUSDT, describeWithSharedData } from '../helpers/shared-data'
 const ROOT = path.resolve(__dirname, '..', '..');
 const LEVELS = 20;
 const EVERY_MS = 250;
+
+/**
+ * The best `n` levels of one side of a book, best first: the first `n` of what `L2Book.levels()`
+ * gives, without sorting the whole side (~1,000 levels) at each of the ~1,400 messages, which
+ * was most of this suite's set-up.
+ */
+function topLevels(side: ReadonlyMap<string, string>, n: number, better: (a: string, b: string) => boolean): Level[] {
+  const top: Level[] = [];
+  for (const [p, q] of side) {
+    if (top.length === n && !better(p, top[n - 1][0])) continue;
+    let i = top.length;
+    while (i > 0 && better(p, top[i - 1][0])) i--;
+    top.splice(i, 0, [p, q]);
+    if (top.length > n) top.pop();
+  }
+  return top;
+}
 
 async function read(file: string): Promise<{ header: RecordingHeader; events: RecordedEvent[] }> {
   const all: unknown[] = [];
@@ -52,8 +70,9 @@ describeWithSharedData('partial book depth (@depth20) captures, made from the sh
     const line = (t: number, stream: string, data: object): string => `${t}000000 ${JSON.stringify({ stream, data })}`;
     for (const e of (await read(full)).events) {
       if (synced && e.t >= next) {
-        const { bids, asks } = book.levels();
-        const m = { t: e.t, u: book.lastUpdateId, b: bids.slice(0, LEVELS), a: asks.slice(0, LEVELS) };
+        const b = topLevels(book.bids, LEVELS, (x, y) => compareDecimalStrings(x, y) > 0);
+        const a = topLevels(book.asks, LEVELS, (x, y) => compareDecimalStrings(x, y) < 0);
+        const m = { t: e.t, u: book.lastUpdateId, b, a };
         written.push(m);
         lines.push(line(m.t, 'btcusdt@depth20', { e: 'depthUpdate', E: m.t, T: m.t, s: 'BTCUSDT', U: m.u - 1, u: m.u, pu: m.u - 2, b: m.b, a: m.a }));
         next = e.t + EVERY_MS;
