@@ -4,6 +4,15 @@ import { Dec } from '../../../../src/core/decimal';
 import { Engine } from '../../../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS } from '../../../../src/exchange/engine/symbols';
 import type { AccountChangeRecord, TradeRecord } from '../../../../src/protocol/records';
+import { expectSameJson } from '../../../helpers/same-json';
+
+/**
+ * The checks below run over tens of thousands of entries: each loop collects what is wrong (as
+ * `toBe` would see it, Object.is) and one expect says it is nothing, instead of an expect per
+ * entry, which was most of this suite's time.
+ */
+const differs = (got: readonly unknown[], want: readonly unknown[]): boolean => got.length !== want.length || got.some((g, i) => !Object.is(g, want[i]));
+const show = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 
 describe('history columns', () => {
   it('a short first chunk grows as it fills; a value past 64 bits in it keeps every entry', () => {
@@ -17,12 +26,14 @@ describe('history columns', () => {
         n.set(i, f, i * 0.5 + f);
       }
     }
+    const wrong: string[] = [];
     for (let i = 0; i < 5_000; i++) {
       for (let f = 0; f < 3; f++) {
-        expect(b.get(i, f)).toBe(big(i, f));
-        expect(n.get(i, f)).toBe(i * 0.5 + f);
+        if (!Object.is(b.get(i, f), big(i, f))) wrong.push(`bigint ${i},${f}: ${b.get(i, f)}, expected ${big(i, f)}`);
+        if (!Object.is(n.get(i, f), i * 0.5 + f)) wrong.push(`number ${i},${f}: ${n.get(i, f)}, expected ${i * 0.5 + f}`);
       }
     }
+    expect(wrong).toEqual([]);
   });
 
   it('keep every entry across chunks; a money value past 64 bits turns only its chunk into bigints, nothing wraps', () => {
@@ -33,10 +44,13 @@ describe('history columns', () => {
       n.set(i, 0, 1_700_000_000_000 + i);
       b.set(i, 0, i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
     }
+    const wrong: string[] = [];
     for (let i = 0; i < 10_000; i++) {
-      expect(n.get(i, 0)).toBe(1_700_000_000_000 + i);
-      expect(b.get(i, 0)).toBe(i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i));
+      const want = i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i);
+      if (!Object.is(n.get(i, 0), 1_700_000_000_000 + i)) wrong.push(`number ${i}: ${n.get(i, 0)}, expected ${1_700_000_000_000 + i}`);
+      if (!Object.is(b.get(i, 0), want)) wrong.push(`bigint ${i}: ${b.get(i, 0)}, expected ${want}`);
     }
+    expect(wrong).toEqual([]);
   });
 });
 
@@ -74,21 +88,29 @@ describe('account history kept in columns', () => {
   }
 
   function checkChanges(list: AccountChangeRecord[], balance: string): void {
+    const keys = ['assetType', 'amount', 'walletBalanceBefore', 'walletBalanceAfter', 'frozenBalanceBefore', 'frozenBalanceAfter', 'changeType', 'referenceId', 'createdAt', 'symbol'];
+    const wrong: string[] = [];
     let wallet = new Dec(balance);
     for (const c of [...list].reverse()) {
-      expect(new Dec(c.walletBalanceBefore).eq(wallet)).toBe(true);
+      if (!new Dec(c.walletBalanceBefore).eq(wallet)) wrong.push(`${show(c)}: before is not ${wallet.toString()}`);
       wallet = wallet.plus(c.amount);
-      expect(new Dec(c.walletBalanceAfter).eq(wallet)).toBe(true);
-      expect(Object.keys(c)).toEqual(['assetType', 'amount', 'walletBalanceBefore', 'walletBalanceAfter', 'frozenBalanceBefore', 'frozenBalanceAfter', 'changeType', 'referenceId', 'createdAt', 'symbol']);
+      if (!new Dec(c.walletBalanceAfter).eq(wallet)) wrong.push(`${show(c)}: after is not ${wallet.toString()}`);
+      if (differs(Object.keys(c), keys)) wrong.push(`${show(c)}: keys ${Object.keys(c).join(',')}`);
     }
+    expect(wrong).toEqual([]);
   }
 
   function checkTrades(user: string, list: TradeRecord[]): void {
+    const keys = ['fillId', 'tradeId', 'orderId', 'symbol', 'side', 'roleType', 'price', 'quantity', 'tradeValue', 'handlingFee', 'realizedPnl', 'positionSide', 'createdAt'];
+    const wrong: string[] = [];
     for (const t of list) {
-      expect(Object.keys(t)).toEqual(['fillId', 'tradeId', 'orderId', 'symbol', 'side', 'roleType', 'price', 'quantity', 'tradeValue', 'handlingFee', 'realizedPnl', 'positionSide', 'createdAt']);
-      expect(new Dec(t.price).times(t.quantity).eq(t.tradeValue)).toBe(true);
-      expect({ price: t.price, quantity: t.quantity, fee: t.handlingFee, pnl: t.realizedPnl, role: t.roleType, tradeId: t.tradeId }).toEqual(told.get(`${user}/${t.fillId}`));
+      if (differs(Object.keys(t), keys)) wrong.push(`${show(t)}: keys ${Object.keys(t).join(',')}`);
+      if (!new Dec(t.price).times(t.quantity).eq(t.tradeValue)) wrong.push(`${show(t)}: tradeValue is not price x quantity`);
+      const shown = { price: t.price, quantity: t.quantity, fee: t.handlingFee, pnl: t.realizedPnl, role: t.roleType, tradeId: t.tradeId };
+      const said = told.get(`${user}/${t.fillId}`);
+      if (said === undefined || differs(Object.values(shown), Object.values(said)) || differs(Object.keys(shown), Object.keys(said))) wrong.push(`${show(t)}: the fill event said ${show(said)}`);
     }
+    expect(wrong).toEqual([]);
   }
 
   it.each([
@@ -118,16 +140,22 @@ describe('account history kept in columns', () => {
     expect(window.list.map((t) => t.createdAt)).toEqual(Array.from({ length: 11 }, (_, i) => T0 + 1_010_000 - i * 1000));
     // The statistics read the logs entry by entry, oldest first: the figures the records show, in money units.
     const data = engine.accountData('taker');
-    expect(data.trades.toArray()).toEqual([...trades.list].reverse());
-    expect(data.changes.toArray()).toEqual([...all.list].reverse());
+    expectSameJson(data.trades.toArray(), [...trades.list].reverse());
+    expectSameJson(data.changes.toArray(), [...all.list].reverse());
     const units = (s: string): bigint => BigInt(new Dec(s).times(1e8).toFixed(0));
     const oldest = [...trades.list].reverse();
+    const wrong: string[] = [];
     oldest.forEach((t, i) => {
-      expect([data.trades.createdAt(i), data.trades.valueUnits(i), data.trades.feeUnits(i)]).toEqual([t.createdAt, units(t.tradeValue), units(t.handlingFee)]);
+      const got = [data.trades.createdAt(i), data.trades.valueUnits(i), data.trades.feeUnits(i)];
+      const want = [t.createdAt, units(t.tradeValue), units(t.handlingFee)];
+      if (differs(got, want)) wrong.push(`trade ${i}: ${show(got)}, expected ${show(want)}`);
     });
     [...all.list].reverse().forEach((c, i) => {
-      expect([data.changes.createdAt(i), data.changes.changeType(i), data.changes.amountUnits(i), data.changes.walletAfterUnits(i)]).toEqual([c.createdAt, c.changeType, units(c.amount), units(c.walletBalanceAfter)]);
+      const got = [data.changes.createdAt(i), data.changes.changeType(i), data.changes.amountUnits(i), data.changes.walletAfterUnits(i)];
+      const want = [c.createdAt, c.changeType, units(c.amount), units(c.walletBalanceAfter)];
+      if (differs(got, want)) wrong.push(`change ${i}: ${show(got)}, expected ${show(want)}`);
     });
+    expect(wrong).toEqual([]);
   });
 
   it('a snapshot holds the same records; after a restore, old and new entries read as one history', () => {
@@ -136,8 +164,8 @@ describe('account history kept in columns', () => {
     const changesBefore = engine.accountChanges('maker', { pageSize: 100_000 });
     const snap = JSON.parse(JSON.stringify(engine.exportState()));
     const maker = snap.accounts.find((a: { userId: string }) => a.userId === 'maker');
-    expect(maker.trades).toEqual([...before.list].reverse());
-    expect(maker.changes).toEqual([...changesBefore.list].reverse());
+    expectSameJson(maker.trades, [...before.list].reverse());
+    expectSameJson(maker.changes, [...changesBefore.list].reverse());
 
     const restored = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
     restored.importState(snap);
@@ -147,11 +175,11 @@ describe('account history kept in columns', () => {
     note(restored);
     const after = restored.tradeHistory('maker', { pageSize: 100_000 });
     expect(after.total).toBe(before.total + 1);
-    expect(after.list.slice(1)).toEqual(before.list);
+    expectSameJson(after.list.slice(1), before.list);
     expect(after.list[0]).toMatchObject({ price: '50000', quantity: '0.002', roleType: 'maker' });
     checkTrades('maker', after.list);
     const changesAfter = restored.accountChanges('maker', { pageSize: 100_000 });
-    expect(changesAfter.list.slice(-changesBefore.total)).toEqual(changesBefore.list);
+    expectSameJson(changesAfter.list.slice(-changesBefore.total), changesBefore.list);
     checkChanges(changesAfter.list, '0');
     // The statistics' accessors read restored records and new entries alike.
     const view = restored.accountData('maker').changes;
