@@ -1,4 +1,5 @@
 import { Dec, formatDec } from '../../src/core/decimal';
+import { mismatches } from '../helpers/mismatches';
 import { compare, div, divInt, formatExact, formatQuotient, formatScaled, minus, parseExact, plus, quotientAt, roundToInteger, times, type Exact } from '../../src/core/exact';
 
 /** A random plain decimal of up to `digits` significant digits and `scale` fraction digits, signed. */
@@ -24,6 +25,7 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
   };
 
   it('sums, differences, products, quotients, comparisons and rounding on random values (incl. results past 60 digits)', () => {
+    const m = mismatches();
     for (let i = 0; i < 4000; i++) {
       const maxDigits = i % 4 === 0 ? 70 : 25;
       const as = randomDecimal(rnd, maxDigits);
@@ -32,19 +34,20 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
       const b = parseExact(bs);
       const A = new Dec(as);
       const B = new Dec(bs);
-      expect(text(plus(a, b))).toBe(A.plus(B).toFixed());
-      expect(text(minus(a, b))).toBe(A.minus(B).toFixed());
-      expect(text(times(a, b))).toBe(A.times(B).toFixed());
-      if (!B.isZero()) expect(text(div(a, b))).toBe(A.div(B).toFixed());
+      m.same(() => `${as} + ${bs}`, text(plus(a, b)), A.plus(B).toFixed());
+      m.same(() => `${as} - ${bs}`, text(minus(a, b)), A.minus(B).toFixed());
+      m.same(() => `${as} x ${bs}`, text(times(a, b)), A.times(B).toFixed());
+      if (!B.isZero()) m.same(() => `${as} / ${bs}`, text(div(a, b)), A.div(B).toFixed());
       const k = 1 + Math.floor(rnd() * 125);
-      expect(text(divInt(a, k))).toBe(A.div(k).toFixed());
-      expect(compare(a, b)).toBe(A.comparedTo(B));
+      m.same(() => `${as} / ${k} (divInt)`, text(divInt(a, k)), A.div(k).toFixed());
+      m.same(() => `compare(${as}, ${bs})`, compare(a, b), A.comparedTo(B));
       const dp = Math.floor(rnd() * 10);
-      expect(formatExact(a, dp)).toBe(formatDec(A, dp));
-      expect(roundToInteger(a, 'down').toString()).toBe(A.toDecimalPlaces(0, Dec.ROUND_DOWN).toFixed());
-      expect(roundToInteger(a, 'up').toString()).toBe(A.toDecimalPlaces(0, Dec.ROUND_UP).toFixed());
-      expect(roundToInteger(a, 'half-even').toString()).toBe(A.toDecimalPlaces(0, Dec.ROUND_HALF_EVEN).toFixed());
+      m.same(() => `formatExact(${as}, ${dp})`, formatExact(a, dp), formatDec(A, dp));
+      m.same(() => `roundToInteger(${as}, down)`, roundToInteger(a, 'down').toString(), A.toDecimalPlaces(0, Dec.ROUND_DOWN).toFixed());
+      m.same(() => `roundToInteger(${as}, up)`, roundToInteger(a, 'up').toString(), A.toDecimalPlaces(0, Dec.ROUND_UP).toFixed());
+      m.same(() => `roundToInteger(${as}, half-even)`, roundToInteger(a, 'half-even').toString(), A.toDecimalPlaces(0, Dec.ROUND_HALF_EVEN).toFixed());
     }
+    m.expectNone();
   });
 
   it('prints scaled integers as Dec prints them: every count of trailing zeros, values below one, any sign and scale', () => {
@@ -97,14 +100,16 @@ describe('exact decimals on bigint give the digits Dec (decimal.js, 60 significa
     const viaDec = (a: Exact, b: Exact, dp: number): string => formatDec(new Dec(text(a)).div(new Dec(text(b))), dp);
 
     it('on random operands, short ones (the one-step path) and past 60 digits (the two-step path)', () => {
+      const m = mismatches();
       for (let i = 0; i < 4000; i++) {
         const a = parseExact(randomDecimal(rnd, i % 4 === 0 ? 70 : 25));
         const b = parseExact(randomDecimal(rnd, i % 4 === 1 ? 70 : 25));
         if (b.m === 0n) continue;
         const dp = Math.floor(rnd() * 12);
-        expect(formatQuotient(a, b, dp)).toBe(viaDec(a, b, dp));
-        expect(formatQuotient(a, b, dp)).toBe(formatExact(div(a, b), dp));
+        m.same(() => `formatQuotient(${text(a)}, ${text(b)}, ${dp}) against Dec`, formatQuotient(a, b, dp), viaDec(a, b, dp));
+        m.same(() => `formatQuotient(${text(a)}, ${text(b)}, ${dp}) against formatExact(div)`, formatQuotient(a, b, dp), formatExact(div(a, b), dp));
       }
+      m.expectNone();
     });
 
     it('on quotients at and a hair beside a half-way point of the last place', () => {
