@@ -1,5 +1,6 @@
 import { Dec, Grid, Money, Price, Quantity, compareDecimalStrings, decimalStringProblem, formatDec, fromScaledInt, isDecimalString, toScaledInt } from '../../src/core';
 import fc from 'fast-check';
+import { mismatches } from '../helpers/mismatches';
 
 describe('decimal strings', () => {
   it.each([
@@ -133,6 +134,7 @@ describe('Grid, Price, Quantity', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed / 2147483648;
     };
+    const m = mismatches();
     for (const size of ['0.1', '0.5', '0.25', '0.001', '1', '5', '0.00000001', '0.0003', '7']) {
       const grid = new Grid(size);
       for (let i = 0; i < 300; i++) {
@@ -141,10 +143,11 @@ describe('Grid, Price, Quantity', () => {
         // Long quotients as a strategy makes them (mark x factor / 10,000), and exact ties.
         const d = i % 3 === 0 ? base.times(new Dec(10000).minus(new Dec(rnd() * 10))).div(10000) : i % 3 === 1 ? new Dec(size).times(Math.floor(rnd() * 1000)).plus(new Dec(size).div(2)) : base;
         for (const [mode, r] of [['down', Dec.ROUND_DOWN], ['up', Dec.ROUND_UP], ['nearest', Dec.ROUND_HALF_EVEN]] as const) {
-          expect(grid.unitsOfDec(d, mode)).toBe(d.div(new Dec(size)).toDecimalPlaces(0, r).toNumber());
+          m.same(() => `grid ${size}: unitsOfDec(${d.toFixed()}, ${mode})`, grid.unitsOfDec(d, mode), d.div(new Dec(size)).toDecimalPlaces(0, r).toNumber());
         }
       }
     }
+    m.expectNone();
   });
 });
 
@@ -186,11 +189,13 @@ describe('compareDecimalStrings', () => {
   it('agrees with exact Dec comparison on random grid prices', () => {
     let seed = 7;
     const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const m = mismatches();
     for (let i = 0; i < 2000; i++) {
       const a = fromScaledInt(next() % 10_000_000 - 5_000_000, next() % 5);
       const b = fromScaledInt(next() % 10_000_000 - 5_000_000, next() % 5);
-      expect(compareDecimalStrings(a, b)).toBe(new Dec(a).comparedTo(new Dec(b)));
+      m.same(() => `compareDecimalStrings(${a}, ${b})`, compareDecimalStrings(a, b), new Dec(a).comparedTo(new Dec(b)));
     }
+    m.expectNone();
   });
 });
 

@@ -3,6 +3,7 @@ import { Dec } from '../../../../src/core/decimal';
 import { decOfUnits, formatUnits, parseUnits, unitsOfDec } from '../../../../src/core/money-units';
 import { Engine } from '../../../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS, SymbolSpec } from '../../../../src/exchange/engine/symbols';
+import { mismatches } from '../../../helpers/mismatches';
 
 describe('integer money units (balances and frozen margin)', () => {
   it('formats and parses exactly, far beyond 2^53 units, and refuses what is not a whole unit', () => {
@@ -29,6 +30,7 @@ describe('integer money units (balances and frozen margin)', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed / 2147483648;
     };
+    const m = mismatches();
     for (const spec of specs) {
       const ts = BigInt(spec.tick.unitScaled);
       const ss = BigInt(spec.step.unitScaled);
@@ -44,13 +46,14 @@ describe('integer money units (balances and frozen margin)', () => {
       for (let i = 0; i < 2000; i++) cases.push([Math.floor(rnd() * 2 ** (10 + rnd() * 43)), Math.floor(rnd() * 2 ** (1 + rnd() * 40))]);
       for (const [t, q] of cases) {
         const units = BigInt(t) * ts * BigInt(q) * ss;
-        expect(spec.notionalUnits(t, q)).toBe(units);
-        expect(spec.notionalMoney(t, q)).toBe(units * factor);
-        expect(spec.notionalMoney(t, -q)).toBe(-units * factor);
-        expect(spec.tick.exactOf(t).m).toBe(BigInt(t) * ts);
-        expect(spec.step.exactOf(-q).m).toBe(-BigInt(q) * ss);
+        m.same(() => `${spec.name} notionalUnits(${t}, ${q})`, spec.notionalUnits(t, q), units);
+        m.same(() => `${spec.name} notionalMoney(${t}, ${q})`, spec.notionalMoney(t, q), units * factor);
+        m.same(() => `${spec.name} notionalMoney(${t}, ${-q})`, spec.notionalMoney(t, -q), -units * factor);
+        m.same(() => `${spec.name} tick.exactOf(${t}).m`, spec.tick.exactOf(t).m, BigInt(t) * ts);
+        m.same(() => `${spec.name} step.exactOf(${-q}).m`, spec.step.exactOf(-q).m, -BigInt(q) * ss);
       }
     }
+    m.expectNone();
   });
 
   it('a symbol whose price x quantity could fall between two money units is refused at start, naming the sizes', () => {
