@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { BotConfigError, loadBotConfig, resolveCredentials, resolveKillToken, resolveNotifyTargets, type BotConfig } from '../runtime/config';
 import { LOG_LEVELS, type LogLevel } from '../core/log';
 import { BotDaemon, installSignalHandlers } from '../runtime/daemon';
-import { errMessage } from '../core/errors';
+import { ErrorCodes, errMessage } from '../core/errors';
 import { createRuntimeLogger } from '../runtime/logger';
 import { FileStateStore, StateFileError } from '../runtime/state-store';
 import { loadStrategySlots } from '../runtime/strategy-loader';
@@ -19,7 +19,7 @@ import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
 import { StrategyCreateError, StrategyVenueConfigError } from '../bot/strategy/errors';
 import { symbolPath } from '../bot/strategy/symbol-path';
-import { EXPIRED_UNFILLED } from '../bot/execution/refusals';
+import { EXPIRED_UNFILLED, venueCodeOf } from '../bot/execution/refusals';
 import { EXIT_STRATEGY_ERRORS } from './exit-codes';
 import { argsMessage, usageFailure } from './usage';
 import { RUN_USAGE } from './usage-texts';
@@ -68,6 +68,16 @@ export function startHint(err: string, config: BotConfig): string | undefined {
     return `the venue refused the API key: check ${config.venue.auth.apiKeyEnv} and ${config.venue.auth.secretEnv}, and that the key has TRADE permission`;
   }
   return undefined;
+}
+
+/**
+ * The venue refused the configured credentials (wrong password or secret, a key without TRADE
+ * permission): a config error that no restart fixes (exit 2, which the systemd unit does not
+ * restart: restarted, it would only sign in and be refused again every few seconds).
+ */
+function refusedCredentials(e: unknown): boolean {
+  const code = venueCodeOf(e) ?? (e instanceof Error ? venueCodeOf(e.cause) : undefined);
+  return code === ErrorCodes.WRONG_CREDENTIALS || code === ErrorCodes.BAD_SIGNATURE || code === ErrorCodes.PERMISSION_DENIED;
 }
 
 /** Times the strategies erred while the bot ran: threw, or returned what the bot refuses (as a backtest's `strategyErrors`). */
@@ -211,7 +221,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     logger.fatal(hint === undefined ? { err } : { err, hint }, 'the bot could not start');
     // Also where a person starting the bot looks: the log is JSON lines on stdout.
     process.stderr.write(`perpkit run: the bot could not start: ${err}${hint === undefined ? '' : `; ${hint}`}\n`);
-    return 1;
+    return refusedCredentials(e) ? 2 : 1;
   }
   const code = await exited;
   removeSignals();

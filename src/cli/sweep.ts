@@ -14,7 +14,7 @@ import { strategyCodes, type DefinitionCache } from '../backtest/backtest/strate
 import type { JobResult } from '../backtest/sweep/job';
 import { preparedSweep, runSweep, sweepId, type SweepOutcome } from '../backtest/sweep/sweep';
 import { runHalving } from '../backtest/sweep/halving';
-import { runQueuedJobs, runQueuedSweep, type QueueProgress } from '../backtest/sweep/coordinator';
+import type { QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
@@ -89,6 +89,14 @@ function resumeRows(file: string, sweep: { id: string; code: SweepCode; cfg: Bac
   return out;
 }
 
+
+/**
+ * The queue's coordinator, loaded only by a sweep that uses it: BullMQ and its Redis client are a
+ * quarter of a second of every start otherwise (a sweep on worker threads, and each CLI test).
+ */
+function coordinator(): Promise<typeof import('../backtest/sweep/coordinator')> {
+  return import('../backtest/sweep/coordinator');
+}
 export async function runSweepCli(argv: string[]): Promise<number> {
   let values: { workers?: string; out?: string; queue?: string; 'grace-ms'?: string; quiet?: boolean; debug?: boolean; resume?: boolean; overwrite?: boolean; help?: boolean };
   let positionals: string[];
@@ -209,7 +217,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     /** Runs a phase's jobs (walk-forward windows, halving rounds) where the sweep runs. */
     const runner = (log: (phase: string) => (r: JobResult, n: number, total: number) => void): JobRunner =>
       values.queue !== undefined
-        ? async (jobs, phase) => (await runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase), signal: stop.signal })).results
+        ? async (jobs, phase) => (await (await coordinator()).runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase), signal: stop.signal })).results
         : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase), signal: stop.signal });
     const where = values.queue !== undefined ? `the queue at ${redactUrl(values.queue)}` : `${workers} worker(s)`;
     let o: SweepOutcome;
@@ -227,7 +235,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
       process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data${r.minTrades > 0 ? ` (minTrades ${r.minTrades})` : ''}, ${r.failed} failed, kept ${r.kept.length > 0 ? `points ${r.kept.join(', ')}` : '-'}`).join('\n')}\n`);
     } else if (values.queue !== undefined) {
-      o = await runQueuedSweep(cfg, { jobs: prepared, url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
+      o = await (await coordinator()).runQueuedSweep(cfg, { jobs: prepared, url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
       // Jobs may run for minutes: a line every HEARTBEAT_MS without one says the sweep is alive.

@@ -193,6 +193,16 @@ describe('perpkit run: crash and restart against the local exchange', () => {
     expect(second.out()).not.toContain(u.password);
   }, 60_000);
 
+  // Exit 1 made the systemd unit sign in again with the refused password every few seconds.
+  it('credentials the venue refuses: exit 2 (a config error no restart fixes), saying which', async () => {
+    const u = await ex.createUser({ balance: '100000' });
+    const file = writeConfig({ venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } }, strategies: [{ id: 'mm', module: 'market-maker' }], http: { port: 0 } });
+    const bot = start(file, 'not-the-password');
+    const { code } = await bot.exited;
+    expect(code).toBe(2);
+    expect(bot.out()).toMatch(/perpkit run: the bot could not start: [^\n]*20005[^\n]*; the venue refused user/);
+  }, 60_000);
+
   // A dropped ssh session (SIGHUP) ended the bot at once with 129: its quotes left working, nothing saved or logged.
   it('SIGHUP is a graceful stop, said at warn: quotes cancelled, exit 0', async () => {
     const u = await ex.createUser({ balance: '100000' });

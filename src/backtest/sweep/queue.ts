@@ -5,7 +5,7 @@
  * so an unreachable or vanished Redis becomes one clear error.
  */
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
+import type { Redis as RedisClient } from 'ioredis';
 import type { SweepJob } from './job';
 import type { JobFiles } from './files';
 
@@ -58,7 +58,7 @@ export function redactUrl(url: string): string {
 const RETRY_MS = 250;
 
 export interface QueueConnection {
-  redis: Redis;
+  redis: RedisClient;
   /** The last connection error seen ('' when none), for the one-line message. */
   lastError(): string;
   /** Resolves when the connection gave up (Redis unreachable for longer than the grace time). */
@@ -74,6 +74,9 @@ export interface QueueConnection {
 export function connectQueue(url: string, graceMs: number): QueueConnection {
   let last = '';
   const attempts = Math.max(1, Math.ceil(graceMs / RETRY_MS));
+  // Loaded here, not at the top: the CLI reads the URL checks above without a Redis client's load time.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Redis } = require('ioredis') as { Redis: typeof RedisClient };
   const redis = new Redis(url, {
     maxRetriesPerRequest: null,
     connectionName: `perpkit@${hostname()}:${process.pid}`,
