@@ -14,7 +14,7 @@ import { marketServices, type MarketServices } from '../exchange/market/market-s
 import { DEFAULT_CONFIG, type ExchangeConfig, type MarketMode } from '../exchange/service/config';
 import { ConfigError } from '../core/config-errors';
 import { loadConfigFile } from '../exchange/service/config-file';
-import { openDurableCore } from '../exchange/service/durable-core';
+import { DataDirInUseError, openDurableCore } from '../exchange/service/durable-core';
 import { HeapWatch } from '../exchange/service/heap-watch';
 import { ExchangeServer, type ServerService } from '../exchange/transport/server';
 import { EXCHANGE_PAGE_PATH, exchangePage, userPositions } from '../runtime/dashboard/exchange-page';
@@ -167,12 +167,17 @@ export async function runExchange(argv: string[]): Promise<number> {
   try {
     durable = await openDurableCore(config, clock, logger);
   } catch (e) {
-    // A data directory that cannot be one (a file, no permission) is bad input; anything else
-    // (a damaged snapshot or journal) a failure. One line either way, the stack with the log level debug.
+    // A data directory that cannot be one (a file, no permission) or that another exchange uses is
+    // bad input; anything else (a damaged marker or snapshot) a failure. One line either way, the
+    // stack with the log level debug.
     const { code, syscall } = e as { code?: unknown; syscall?: unknown };
     // ENOENT from mkdir: a folder that cannot be made where its parent is (under /proc).
     const bad = code === 'EEXIST' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || (code === 'ENOENT' && syscall === 'mkdir');
     logger.debug({ err: e }, 'could not open the data directory');
+    if (e instanceof DataDirInUseError) {
+      process.stderr.write(`perpkit exchange: data directory ${config.dataDir ?? ''}: ${e.message}\n`);
+      return 2;
+    }
     process.stderr.write(`perpkit exchange: data directory ${config.dataDir ?? ''}: ${bad ? 'expected a directory this user can write (created if missing), got ' : ''}${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
     return bad ? 2 : 1;
   }
@@ -184,7 +189,7 @@ export async function runExchange(argv: string[]): Promise<number> {
     market = await marketServices({ core, market: config.market, seed: config.seed, logger, replaySpeed: replaySpeedFromArgs(argv), replayFill, fundingWhenOff: true });
   } catch (e) {
     process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
-    await core.close().catch(() => undefined);
+    await core.close({ final: false }).catch(() => undefined);
     return 2;
   }
   const services: ServerService[] = [...market.services];
@@ -196,31 +201,29 @@ export async function runExchange(argv: string[]): Promise<number> {
   const server = new ExchangeServer({ core, logger, services, pages: page.handle });
 
   const tReplay = performance.now();
-  const replayed = await core.recover((events) => server.marketData.onEvents(events));
+  let replayed: number;
+  try {
+    replayed = await core.recover((events) => server.marketData.onEvents(events));
+  } catch (e) {
+    // A damaged journal (JournalCorruptError names the file and line) is reported as a damaged
+    // marker is: one line, exit 1, the stack with the log level debug. Nothing is written.
+    logger.debug({ err: e }, 'could not replay the journal');
+    await server.stop().catch(() => undefined);
+    process.stderr.write(`perpkit exchange: data directory ${config.dataDir ?? ''}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    return 1;
+  }
   const replayMs = performance.now() - tReplay;
   logger.info(
     { snapshotSeq: durable.stats.snapshotSeq, snapshotLoadMs: Math.round(durable.stats.snapshotLoadMs), replayed, replayMs: Math.round(replayMs), perSecond: replayMs > 0 ? Math.round((replayed * 1000) / replayMs) : undefined },
     'state recovered',
   );
-  // A long tail makes the next start slow too: fold it into a snapshot now.
-  if (config.snapshotEvery > 0 && replayed >= config.snapshotEvery) await durable.snapshot();
-  try {
-    await market.init();
-  } catch (e) {
-    process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
-    await server.stop().catch(() => undefined);
-    return 2;
-  }
 
+  // The port before anything is written (the market's own users, the configured ones, a
+  // snapshot): a start that cannot listen leaves the data directory as it found it.
   let started: { url: string };
   try {
-    started = await server.start();
+    await server.listen();
   } catch (e) {
-    if (e instanceof ConfigError) {
-      await server.stop().catch(() => undefined);
-      process.stderr.write(`perpkit exchange: ${e.message}\n`);
-      return 2;
-    }
     logger.error({ err: e instanceof Error ? e.message : String(e) }, 'could not start the exchange');
     await server.stop().catch(() => undefined);
     const msg = e instanceof Error ? e.message : String(e);
@@ -228,10 +231,31 @@ export async function runExchange(argv: string[]): Promise<number> {
     process.stderr.write(`perpkit exchange: cannot listen on ${config.host}:${config.port}: ${msg}${hint}\n`);
     return 1;
   }
+  try {
+    await market.init();
+  } catch (e) {
+    process.stderr.write(`perpkit exchange: --market ${config.market}: ${e instanceof Error ? e.message : String(e)}\n`);
+    await server.stop().catch(() => undefined);
+    return 2;
+  }
+  try {
+    started = await server.start();
+  } catch (e) {
+    await server.stop().catch(() => undefined);
+    if (e instanceof ConfigError) {
+      process.stderr.write(`perpkit exchange: ${e.message}\n`);
+      return 2;
+    }
+    logger.error({ err: e instanceof Error ? e.message : String(e) }, 'could not start the exchange');
+    process.stderr.write(`perpkit exchange: could not start: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  // A long tail makes the next start slow too: fold it into a snapshot now.
+  if (config.snapshotEvery > 0 && replayed >= config.snapshotEvery) await durable.snapshot();
   logger.info({ url: started.url, page: `${started.url}${EXCHANGE_PAGE_PATH}`, market: config.market, dataDir: config.dataDir, startupMs: Math.round(performance.now() - t0) }, 'exchange started');
-  process.stdout.write(`listening on ${started.url}\n`);
-
-  return new Promise<number>((resolve) => {
+  // The signal handlers before the listening line: a SIGTERM sent the moment it is read ended the
+  // process without a clean stop (the lock and the final snapshot left behind).
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const onSignal = (sig: NodeJS.Signals): void => {
       if (stopping) {
@@ -257,4 +281,6 @@ export async function runExchange(argv: string[]): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  process.stdout.write(`listening on ${started.url}\n`);
+  return stopped;
 }

@@ -3,6 +3,7 @@
  * command before its caller is answered, and snapshots (snapshot-store.ts) bound the replay at
  * start. Layout of the data directory:
  *
+ *   exchange.lock                   pid, host and start time of the exchange using it
  *   meta.json                       genesis time (the engine clock reading at creation)
  *   journal-<first seq>.jsonl       command log segments
  *   snapshot-<last seq>.json        full state after that command
@@ -11,6 +12,10 @@
  * Every `snapshotEvery` commands the state is captured at once (between two commands, so it is
  * consistent), the journal starts a new segment, and once the snapshot is on disk the older
  * snapshots and segments are deleted. `core.close()` flushes the journal and takes a final one.
+ *
+ * One exchange per data directory: the lock is taken before anything in it is read or written
+ * (two exchanges appended their own seqs to one journal, and the next start refused it as
+ * corrupt), and given up by `core.close()`.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -22,6 +27,24 @@ import { FileJournal, syncDir } from './file-journal';
 import type { CommandLog } from './journal';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotStore, exportAccounts, importAccounts, type ExchangeSnapshot } from './snapshot-store';
 import { makeDir } from '../../core/dirs';
+import { LockHeldError, PidLock } from '../../core/pid-lock';
+
+/** The lock file in a data directory. */
+export const DATA_DIR_LOCK = 'exchange.lock';
+
+/** Another exchange (that may be running) holds the data directory's lock. */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dir: string,
+    held: LockHeldError,
+  ) {
+    const h = held.holder;
+    super(
+      `in use by another exchange (pid ${h.pid} on ${h.host}, since ${new Date(h.since).toISOString()}): two exchanges on one data directory write over each other's journal; stop that exchange or give this one a --data-dir of its own (if no such exchange runs, remove ${held.file})`,
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
 
 /** The subset of a pino logger used here. */
 export interface DurabilityLogger {
@@ -31,6 +54,23 @@ export interface DurabilityLogger {
 }
 
 const silent: DurabilityLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Takes the data directory's lock (over one left by an exchange no longer running, with a warning). */
+async function lockDataDir(dir: string, now: number, logger: DurabilityLogger): Promise<PidLock> {
+  const lock = new PidLock(path.join(dir, DATA_DIR_LOCK));
+  let taken;
+  try {
+    taken = await lock.acquire(now);
+  } catch (e) {
+    if (e instanceof LockHeldError) throw new DataDirInUseError(dir, e);
+    throw e;
+  }
+  if (taken.tookOverFrom !== undefined) {
+    const from = taken.tookOverFrom === 'unreadable' ? { holder: 'unreadable' } : { pid: taken.tookOverFrom.pid, host: taken.tookOverFrom.host, since: new Date(taken.tookOverFrom.since).toISOString() };
+    logger.warn({ dir, lock: lock.file, ...from }, 'took over the lock of the data directory from an exchange no longer running');
+  }
+  return lock;
+}
 
 interface Meta {
   format: 'perpkit-data-dir';
@@ -88,6 +128,7 @@ class DurableLog implements CommandLog {
     private readonly wallClock: Clock,
     private readonly logger: DurabilityLogger,
     readonly stats: DurabilityStats,
+    private readonly lock: PidLock,
   ) {
     this.lastSnapshotSeq = stats.snapshotSeq;
   }
@@ -156,11 +197,19 @@ class DurableLog implements CommandLog {
       });
   }
 
-  async close(): Promise<void> {
-    await this.journal.flush();
-    await this.snapshotNow();
-    await this.snapshotting;
-    await this.journal.close();
+  /**
+   * Flushes the journal, takes a final snapshot (not with `final: false`: a start that did not
+   * complete writes nothing more), closes the journal and gives up the data directory's lock.
+   */
+  async close(opts: { final?: boolean } = {}): Promise<void> {
+    try {
+      await this.journal.flush();
+      if (opts.final !== false) await this.snapshotNow();
+      await this.snapshotting;
+      await this.journal.close();
+    } finally {
+      await this.lock.release();
+    }
   }
 }
 
@@ -187,21 +236,29 @@ export async function openDurableCore(config: ExchangeConfig, wallClock: Clock, 
   const dir = path.resolve(config.dataDir);
   // Created owner-only: what goes in it includes API secrets (docs/reliability.md "Threat model").
   await makeDir(dir, 0o700);
-  const meta = await readOrCreateMeta(dir, wallClock.now());
-  const store = new SnapshotStore(dir);
-  const t0 = performance.now();
-  const snap = await store.loadLatest((file, why) => logger.warn({ file, why }, 'skipping unreadable snapshot'));
-  const journal = new FileJournal({ dir, fsync: config.fsync, afterSeq: snap?.seq ?? 0 });
-  if (snap) stats.snapshotSeq = snap.seq;
-  const log = new DurableLog(journal, store, config.snapshotEvery, wallClock, logger, stats);
-  const core = new ExchangeCore({ config, wallClock, log, startTime: meta.genesis });
-  log.core = core;
-  if (snap) {
-    core.engine.importState(snap.engine);
-    importAccounts(core.accounts, snap.accounts);
-    core.restoredTo(snap.seq, snap.at);
-    stats.snapshotLoadMs = performance.now() - t0;
-    logger.info({ seq: snap.seq, ms: Math.round(stats.snapshotLoadMs) }, 'snapshot loaded');
+  const lock = await lockDataDir(dir, wallClock.now(), logger);
+  let core: ExchangeCore;
+  let log: DurableLog;
+  try {
+    const meta = await readOrCreateMeta(dir, wallClock.now());
+    const store = new SnapshotStore(dir);
+    const t0 = performance.now();
+    const snap = await store.loadLatest((file, why) => logger.warn({ file, why }, 'skipping unreadable snapshot'));
+    const journal = new FileJournal({ dir, fsync: config.fsync, afterSeq: snap?.seq ?? 0 });
+    if (snap) stats.snapshotSeq = snap.seq;
+    log = new DurableLog(journal, store, config.snapshotEvery, wallClock, logger, stats, lock);
+    core = new ExchangeCore({ config, wallClock, log, startTime: meta.genesis });
+    log.core = core;
+    if (snap) {
+      core.engine.importState(snap.engine);
+      importAccounts(core.accounts, snap.accounts);
+      core.restoredTo(snap.seq, snap.at);
+      stats.snapshotLoadMs = performance.now() - t0;
+      logger.info({ seq: snap.seq, ms: Math.round(stats.snapshotLoadMs) }, 'snapshot loaded');
+    }
+  } catch (e) {
+    await lock.release();
+    throw e;
   }
   return { core, stats, snapshot: () => log.snapshotNow(), snapshotSettled: () => log.settled() };
 }

@@ -158,10 +158,14 @@ export class ExchangeCore {
     }
   }
 
-  /** Stops accepting commands and closes the log (flushing it). */
-  async close(): Promise<void> {
+  /**
+   * Stops accepting commands and closes the log (flushing it). `final: false` for a start that
+   * did not complete, or a replay that failed: the log writes nothing more of its own (no final
+   * snapshot of a state that may be half-replayed).
+   */
+  async close(opts: { final?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.log.close();
+    await this.log.close(opts);
   }
 }

@@ -12,8 +12,11 @@ export interface CommandLog {
    * the caller then needs no await, one promise and microtask turn less per command.
    */
   append(entry: JournalEntry): Promise<void> | void;
-  /** Flushes what is buffered and releases the file. */
-  close(): Promise<void>;
+  /**
+   * Flushes what is buffered and releases the file. `final: false` (a start that did not
+   * complete): nothing more is written than what is buffered (no final snapshot).
+   */
+  close(opts?: { final?: boolean }): Promise<void>;
 }
 
 /** The log of an exchange without a data directory: nothing survives the process. */

@@ -103,6 +103,8 @@ export class ExchangeServer {
   private stopping = false;
   private stopPromise: Promise<void> | undefined;
   private started: { host: string; port: number; url: string } | undefined;
+  /** Set once the port is bound (`listen()`); `started` once `start()` completed. */
+  private bound: { host: string; port: number; url: string } | undefined;
   private readonly onCoreEvents: (events: EngineEvent[]) => void;
 
   constructor(opts: ExchangeServerOptions) {
@@ -143,14 +145,14 @@ export class ExchangeServer {
     for (const f of config.faults) this.faults.set(f);
   }
 
-  /** Listens, creates the configured users, starts services and the sweep timer. */
-  async start(): Promise<{ host: string; port: number; url: string }> {
-    if (this.started) return this.started;
+  /**
+   * Binds the port, and nothing else: a start that cannot listen (EADDRINUSE) fails here, before
+   * anything is written to the data directory. Requests before `start()` completes are answered
+   * BUSY. Safe to call twice.
+   */
+  async listen(): Promise<{ host: string; port: number; url: string }> {
+    if (this.bound) return this.bound;
     const { host, port } = this.core.config;
-    // Computed now so the first login of an unknown user costs no more than any other.
-    void decoyHash();
-    await this.createConfiguredUsers();
-    this.checkFaultUsers();
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => reject(err);
       this.httpServer.once('error', onError);
@@ -161,7 +163,19 @@ export class ExchangeServer {
     });
     const addr = this.httpServer.address() as AddressInfo;
     const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    this.started = { host: addr.address, port: addr.port, url: `http://${urlHost}:${addr.port}` };
+    this.bound = { host: addr.address, port: addr.port, url: `http://${urlHost}:${addr.port}` };
+    return this.bound;
+  }
+
+  /** Listens (when `listen()` was not called yet), creates the configured users, starts services and the sweep timer. */
+  async start(): Promise<{ host: string; port: number; url: string }> {
+    if (this.started) return this.started;
+    // Computed now so the first login of an unknown user costs no more than any other.
+    void decoyHash();
+    const bound = await this.listen();
+    await this.createConfiguredUsers();
+    this.checkFaultUsers();
+    this.started = bound;
     for (const s of this.services) s.start();
     this.sweepTimer = setInterval(() => {
       this.listenKeys.sweep();
@@ -169,8 +183,8 @@ export class ExchangeServer {
       this.rateLimiter.sweep();
     }, SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
-    this.log.info({ url: this.started.url }, 'exchange HTTP server listening');
-    return this.started;
+    this.log.info({ url: bound.url }, 'exchange HTTP server listening');
+    return bound;
   }
 
   /**
@@ -207,6 +221,8 @@ export class ExchangeServer {
   /**
    * Graceful stop: no new connections, in-flight requests get `drainTimeoutMs` to finish, then
    * services, the WebSocket gateway and the core (flushing the journal). Safe to call twice.
+   * After a start that did not complete, the core is closed without its final snapshot: a failed
+   * start writes nothing more into the data directory.
    */
   stop(): Promise<void> {
     this.stopPromise ??= this.doStop();
@@ -234,7 +250,7 @@ export class ExchangeServer {
     await this.ws.close();
     await closed;
     this.core.emitter.off('events', this.onCoreEvents);
-    await this.core.close();
+    await this.core.close({ final: this.started !== undefined });
     this.log.info('exchange HTTP server stopped');
   }
 
@@ -280,6 +296,7 @@ export class ExchangeServer {
         res.setHeader('Connection', 'close');
         throw new VenueError(ErrorCodes.BUSY, 'server is shutting down; retry against another instance or later');
       }
+      if (this.started === undefined) throw new VenueError(ErrorCodes.BUSY, 'server is starting; retry in a moment');
       endpointName = this.route(method, path);
       const ep: AnyEndpoint = ENDPOINTS[endpointName];
       let rawBody: Buffer;
@@ -462,6 +479,8 @@ export async function startExchange(config: ExchangeConfigOverrides = {}, opts: 
   const server = new ExchangeServer({ ...serverOpts, core, services });
   try {
     await core.recover((events) => server.marketData.onEvents(events));
+    // The port first: a start that cannot listen writes nothing into the data directory.
+    await server.listen();
     await market.init();
     await server.start();
   } catch (e) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ManualClock } from '../../../src/core/clock';
@@ -161,11 +161,15 @@ describe('snapshots', () => {
 
     // Snapshot + tail from the data directory (close() would add a final snapshot: a crash
     // does not, so restore from what the periodic snapshots left while the core still runs).
+    // From a copy, as a crash leaves it: the live core holds the directory's lock.
     await live.snapshotSettled();
     const snaps = readdirSync(dir).filter((f) => f.startsWith('snapshot-'));
     expect(snaps).toHaveLength(1);
+    const crashed = path.join(dir, 'crashed');
+    mkdirSync(crashed);
+    for (const f of readdirSync(dir)) if (f !== 'crashed') copyFileSync(path.join(dir, f), path.join(crashed, f));
     const restoredClock = new ManualClock(GENESIS);
-    const restored = await openDurableCore({ ...config, snapshotEvery: 0 }, restoredClock);
+    const restored = await openDurableCore({ ...config, dataDir: crashed, snapshotEvery: 0 }, restoredClock);
     expect(restored.stats.snapshotSeq).toBeGreaterThan(0);
     const tail = await restored.core.recover();
     expect(tail).toBeGreaterThan(0);
