@@ -4,9 +4,8 @@
  * loss) is taken over, and the caller is told so (to log it); a lock of a live process, or of
  * another host (which cannot be asked), throws LockHeldError.
  *
- * The exchange locks its data directory with it (exchange/service/durable-core.ts). The bot's
- * state-file lock (runtime/state-lock.ts) is the same idea written before this one: it could move
- * onto this class and keep only its own message.
+ * The exchange locks its data directory with it (exchange/service/durable-core.ts), the bot its
+ * state file (runtime/state-lock.ts), each with its own message.
  */
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
