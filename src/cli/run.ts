@@ -55,9 +55,12 @@ function parseRunArgs(argv: string[]): RunArgs | 'help' {
 
 /** What a newcomer most likely has to do about a failed start (the venue's answer is in err). */
 export function startHint(err: string, config: BotConfig): string | undefined {
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(err)) {
+  if (/ENOTFOUND|EAI_AGAIN/.test(err)) return `the host name of venue.baseUrl ${config.venue.baseUrl} does not resolve: check it in ${config.file}`;
+  if (/ECONNREFUSED/.test(err)) {
     return `nothing answers at venue.baseUrl ${config.venue.baseUrl}: is the exchange running there (perpkit exchange prints its URL)?`;
   }
+  if (/ERR_SSL_WRONG_VERSION_NUMBER|wrong version number/.test(err)) return `venue.baseUrl ${config.venue.baseUrl} is https:// but the server there speaks plain http: use http:// in ${config.file}`;
+  if (/not the \{code, message, data, requestId\} envelope/.test(err)) return `something answers at venue.baseUrl ${config.venue.baseUrl}, but not the venue's API: check the URL in ${config.file} (the local exchange prints its own)`;
   if (/\b20005\b/.test(err) && config.venue.auth.kind === 'password') {
     return `the venue refused user '${config.venue.auth.username}': create it first (local exchange: POST /v1/admin/users or users: in its config; docs/getting-started.md) and check ${config.venue.auth.passwordEnv}`;
   }

@@ -207,7 +207,8 @@ export class BotDaemon {
       this.metrics.attachNotifier(notifier.stats);
     }
     bot.bus.subscribe('riskState', (e) => this.log.warn({ state: e.state, reason: e.reason }, 'trading state changed'));
-    bot.bus.subscribe('stream', (e) => this.log.info({ stream: e.stream, status: e.status, detail: e.detail }, 'stream status'));
+    // A stream lost is what an operator looks for (the bot is blind to fills or market data until it is back): warn; back: info.
+    bot.bus.subscribe('stream', (e) => (e.status === 'connected' || e.status === 'reconnected' ? this.log.info : this.log.warn).call(this.log, { stream: e.stream, status: e.status, detail: e.detail }, 'stream status'));
     this.clockRef = clock;
     bot.bus.subscribe('reconciled', (e) => this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue'));
 

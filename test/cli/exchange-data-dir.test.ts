@@ -95,6 +95,7 @@ describe('perpkit exchange --data-dir', () => {
       const r = runCli(['exchange', '--config', cfg, '--port', String(port), '--data-dir', dir]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/perpkit exchange: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE/);
+      expect(r.stderr).toContain(`\nAnother process uses port ${port}: pick another with --port <n>`);
       expect(dirState(dir)).toEqual(before);
     } finally {
       rmSync(cfg, { force: true });

@@ -750,6 +750,10 @@ describe('bot daemon on the local exchange', () => {
       expect(down).toMatchObject({ status: 'unhealthy' });
       expect(down?.reasons[0]).toMatch(/^private stream (disconnected|reconnecting)/);
       await until(async () => (await fetch(`${d.httpUrl as string}/healthz`)).status === 200, 15_000);
+      // The stream lost is said at warn (it was info: nothing an operator filtering on warn saw), back at info.
+      const streamLines = logLines.map((l) => JSON.parse(l) as { level: number; msg: string; stream?: string; status?: string }).filter((l) => l.msg === 'stream status' && l.stream === 'private');
+      expect(streamLines.filter((l) => l.status === 'disconnected').map((l) => l.level)).toContain(40);
+      expect(new Set(streamLines.filter((l) => l.status === 'connected' || l.status === 'reconnected').map((l) => l.level))).toEqual(new Set([30]));
       expect(await d.stop('test')).toBe(0);
     } finally {
       await ex2.stop();

@@ -249,8 +249,8 @@ export class OrderExecutor {
     try {
       result = await this.call('batch-place', () => this.o.venue.placeOrders(orders));
     } catch (e) {
-      // No answer: the orders may or may not exist. Never resend; ask the venue.
-      this.o.onError(e, 'batch-place');
+      // No answer: the orders may or may not exist. Never resend; ask the venue (settle reports a query that fails).
+      this.o.onError(e, 'batch-place', 'warn');
       for (const p of orders) this.apply(p.clientOrderId as string, 'unknown');
       await Promise.all(orders.map((p) => this.settle(p.clientOrderId as string)));
       return;
@@ -394,7 +394,7 @@ export class OrderExecutor {
         // No answer (or one the SDK could not settle): the bracket may exist on the venue. It is
         // neither refused nor sent again; its entry is asked for by its client id, as a placement
         // without an answer is (its exits are adopted from the stream once the entry fills).
-        this.o.onError(e, i.kind);
+        this.o.onError(e, i.kind, 'warn');
         this.apply(`${base}e`, 'unknown');
         await this.settle(`${base}e`);
         return;
