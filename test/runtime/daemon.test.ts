@@ -750,6 +750,11 @@ describe('bot daemon on the local exchange', () => {
       expect(down).toMatchObject({ status: 'unhealthy' });
       expect(down?.reasons[0]).toMatch(/^private stream (disconnected|reconnecting)/);
       await until(async () => (await fetch(`${d.httpUrl as string}/healthz`)).status === 200, 15_000);
+      // Each request refused for the expired token said so at info (96 lines in 30 s once): debug now;
+      // what happens next is said once ('signed in again' at info, a failure at error).
+      const refused = logLines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.msg.startsWith('access token refused (20001)'));
+      expect(refused.length).toBeGreaterThan(0);
+      expect(new Set(refused.map((l) => l.level))).toEqual(new Set([20]));
       // The stream lost is said at warn (it was info: nothing an operator filtering on warn saw), back at info.
       const streamLines = logLines.map((l) => JSON.parse(l) as { level: number; msg: string; stream?: string; status?: string }).filter((l) => l.msg === 'stream status' && l.stream === 'private');
       expect(streamLines.filter((l) => l.status === 'disconnected').map((l) => l.level)).toContain(40);

@@ -217,7 +217,7 @@ export class RestCore {
         if (err instanceof RateLimitError) this.gate.block(err.retryAfterMs);
         if (err.venueCode === ErrorCodes.NOT_AUTHENTICATED && !refreshedOnce && this.canRefresh() && ep.auth !== 'none') {
           refreshedOnce = true;
-          this.log.info({ endpoint: name }, 'access token refused (20001); refreshing once and retrying');
+          this.log.debug({ endpoint: name }, 'access token refused (20001); refreshing once and retrying');
           await this.refreshSession(true);
           continue;
         }
