@@ -175,6 +175,12 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const configDir = path.dirname(config.file);
   if (args.check) {
+    // A state that could not be saved: the run would trade with it unsaved (degraded); a check says so.
+    const unsaved = config.stateFile === undefined ? undefined : await new FileStateStore(config.stateFile).unwritable();
+    if (unsaved !== undefined) {
+      process.stderr.write(`perpkit run: cannot write the state file ${config.stateFile}: ${unsaved}; a run would trade without saving its state (/healthz degraded)\n`);
+      return 2;
+    }
     // The strategies' create() runs as at start, with no venue: nothing is sent anywhere.
     let needVenue: string[];
     try {

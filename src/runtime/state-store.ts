@@ -163,6 +163,23 @@ export class FileStateStore implements BotStateStore {
     return state;
   }
 
+  /**
+   * Why the state could not be saved here, or undefined: the file's folder, or the nearest folder
+   * above it that exists (a save makes the rest), must be writable. A run without it trades with
+   * its state unsaved (health degraded); `perpkit run --check` says so beforehand.
+   */
+  async unwritable(): Promise<string | undefined> {
+    let dir = path.dirname(path.resolve(this.file));
+    while (!(await fs.stat(dir).then((st) => st.isDirectory(), () => false)) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+    // A real write (permission bits say nothing for root, nor of a read-only or pseudo file system).
+    try {
+      await fs.rm(await fs.mkdtemp(path.join(dir, '.perpkit-check-')), { recursive: true, force: true });
+      return undefined;
+    } catch (e) {
+      return `cannot create anything in ${dir} (${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))})`;
+    }
+  }
+
   async load(): Promise<SavedBotState | undefined> {
     return this.last ?? (await this.read());
   }

@@ -111,6 +111,18 @@ describe('perpkit run: a state file that cannot be read', () => {
     }
   });
 
+  // --check said ok; the run then traded with its state unsaved (degraded) and failed its stop.
+  it('--check: a state file whose folder cannot be written is exit 2, saying so; a folder still to be made is fine', () => {
+    const check = (stateFile: string) => {
+      const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'mm', module: 'market-maker' }], stateFile });
+      return spawnSync(process.execPath, [BIN, 'run', file, '--check'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, P: 'x' }, timeout: 20000 });
+    };
+    const bad = check('/proc/perpkit-nope/state.json');
+    expect([bad.status, bad.stdout, bad.stderr]).toEqual([2, '', 'perpkit run: cannot write the state file /proc/perpkit-nope/state.json: cannot create anything in /proc (ENOENT); a run would trade without saving its state (/healthz degraded)\n']);
+    const fine = check('state/deeper/state.json');
+    expect([fine.status, fine.stderr]).toEqual([0, '']);
+  });
+
   // A folder path through a regular file was a stack trace and exit 1 (systemd restarts exit 1).
   it('a state path through a regular file: the same one line and exit 2, by --check and by the run', () => {
     const file = writeConfig({ venue: { baseUrl: 'http://127.0.0.1:1', auth: { username: 'a', passwordEnv: 'P' } }, strategies: [{ id: 'mm', module: 'market-maker' }], stateFile: 'notadir/state.json' });
