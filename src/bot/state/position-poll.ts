@@ -3,6 +3,12 @@
  * events flow (DESIGN.md), and an account update the stream missed leaves the cache's positions
  * wrong. A difference is published as `positionMismatch` and reconciles; the poll's positions
  * replace the cache's either way.
+ *
+ * The venue's open orders are polled with them: an order's last event lost (a fill and its end,
+ * with the position's update delivered) left it working in the bot's view for good, the venue
+ * having ended it, while every position agreed (a fault soak ended so). An order the cache holds
+ * open that the venue did not list at two polls in a row (not an end the stream is about to
+ * deliver) reconciles too.
  */
 import type { Clock, Scheduler } from '../../core/clock';
 import type { EventBus } from '../bus/event-bus';
@@ -23,6 +29,8 @@ export interface PositionPollDeps {
 export class PositionPoll {
   private cancel: (() => void) | undefined;
   private stopped = false;
+  /** Client ids the cache held open that the venue did not list at the last poll. */
+  private unlisted = new Set<string>();
 
   constructor(private readonly d: PositionPollDeps) {}
 
@@ -55,6 +63,24 @@ export class PositionPoll {
     for (const d of differences) this.d.bus.publish({ type: 'positionMismatch', time, ...d });
     this.d.cache.replacePositions(polled);
     for (const p of polled) this.d.bus.publish({ type: 'position', time, position: p, source: 'poll' });
-    if (differences.length > 0) this.d.reconcile('position mismatch');
+    if (differences.length > 0) {
+      this.d.reconcile('position mismatch');
+      return;
+    }
+    let open;
+    try {
+      open = await this.d.venue.openOrders();
+    } catch (e) {
+      this.d.reportError(e, 'poll open orders', 'warn');
+      return;
+    }
+    const listed = new Set(open.map((o) => o.clientOrderId));
+    const unlisted = new Set(this.d.cache.openOrders().filter((o) => !listed.has(o.clientOrderId)).map((o) => o.clientOrderId));
+    const stale = [...unlisted].some((cid) => this.unlisted.has(cid));
+    this.unlisted = unlisted;
+    if (stale) {
+      this.unlisted.clear();
+      this.d.reconcile('open orders mismatch');
+    }
   }
 }
