@@ -6,6 +6,8 @@
 import { connect } from 'node:net';
 import { request } from 'undici';
 import { TestClock, startTestExchange, type TestExchange } from '../../helpers/exchange';
+import { parseJsonBody } from '../../../src/exchange/transport/http/json-body';
+import { VenueError } from '../../../src/core/errors';
 
 type Rec = Record<string, unknown>;
 
@@ -108,6 +110,19 @@ describe('bad input never 5xx and never hangs', () => {
     }
     const open = await ex.call<{ total: number }>('GET', '/v1/private/order/current', { token });
     expect(open.body.data.total).toBe(0);
+    // A body nested as deep as JSON.parse takes is walked without recursion: the key count once
+    // overflowed the stack on 100,000 nested arrays, a 500 (this server's bodyBytes is 4096: the
+    // parser is asked directly).
+    for (const deep of [`${'['.repeat(100_000)}${']'.repeat(100_000)}`, `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)},"b":1}`]) {
+      let parsed: unknown;
+      try {
+        parsed = parseJsonBody(Buffer.from(deep), 'application/json');
+      } catch (e) {
+        // JSON.parse itself may refuse it as nested too deeply: a 10005, never a RangeError.
+        expect(e).toBeInstanceOf(VenueError);
+      }
+      void parsed;
+    }
     // Each order of a batch has its own keys: accepted.
     const batch = await ex.call<Rec>('POST', '/v1/private/order/batch-place', { token, body: `{"orders":[{${order('BUY')}},{${order('BUY')}}]}` });
     expect(batch.body.code).toBe(0);

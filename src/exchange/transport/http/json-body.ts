@@ -66,17 +66,25 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
 function mayRepeatKeys(text: string, value: unknown): boolean {
   let colons = 0;
   for (let i = text.indexOf(':'); i !== -1; i = text.indexOf(':', i + 1)) colons++;
-  return colons > keyCount(value);
+  return colons > 0 && colons > keyCount(value);
 }
 
+/** Keys of every object in `v`, walked without recursion (a body may nest as deep as JSON.parse allows). */
 function keyCount(v: unknown): number {
-  if (typeof v !== 'object' || v === null) return 0;
   let n = 0;
-  if (Array.isArray(v)) {
-    for (const x of v) n += keyCount(x);
-    return n;
+  const todo: unknown[] = [v];
+  while (todo.length > 0) {
+    const x = todo.pop();
+    if (typeof x !== 'object' || x === null) continue;
+    if (Array.isArray(x)) {
+      for (const y of x) todo.push(y);
+      continue;
+    }
+    for (const k in x) {
+      n++;
+      todo.push((x as Record<string, unknown>)[k]);
+    }
   }
-  for (const k in v) n += 1 + keyCount((v as Record<string, unknown>)[k]);
   return n;
 }
 
