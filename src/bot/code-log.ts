@@ -7,7 +7,7 @@
 import type { Scheduler } from '../core/clock';
 import type { EventBus } from './bus/event-bus';
 import type { BotEventOf } from './bus/events';
-import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL, isExpiredUnfilled, isLateAmend, isTriggeredExpiredUnfilled, unplacedAfterFill } from './execution/refusals';
+import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL, isExpiredUnfilled, isLateAmend, isTriggeredExpiredUnfilled, legsNeverStood } from './execution/refusals';
 import type { StrategyLogger } from './strategy/api';
 
 type Write = (fields: Record<string, unknown>, msg: string) => void;
@@ -94,17 +94,13 @@ export class RefusalLog {
     bus.subscribe('strategyOrder', (e) => {
       const so = e.strategyOrder;
       const at = { strategyOrder: so.strategyId, type: so.strategyType, symbol: so.subOrders[0]?.symbol };
-      const unplaced = unplacedAfterFill(so);
-      for (const leg of so.subOrders) {
-        const key = `${so.strategyId}:${leg.strategySubId}`;
-        if (leg.status === 'REJECTED' && !said.has(key)) {
-          said.add(key);
+      for (const { leg, key, rejected } of legsNeverStood(so)) {
+        if (said.has(key)) continue;
+        said.add(key);
+        if (rejected) {
           const why = e.refusals?.find((r) => r.strategySubId === leg.strategySubId);
           codeLog.note('strategy-leg-rejected', (f, m) => log.warn(f, m), { ...at, leg: leg.strategySubId, legType: leg.type, ...(why ? { code: why.code, reason: why.message } : {}) }, 'a strategy order leg was refused (REJECTED): the order or stop it was to place never stood');
-        } else if (unplaced.includes(leg) && !said.has(key)) {
-          said.add(key);
-          codeLog.note('strategy-leg-unplaced', (f, m) => log.warn(f, m), { ...at, leg: leg.strategySubId, legType: leg.type }, `a strategy order leg ${UNPLACED_AFTER_FILL}`);
-        }
+        } else codeLog.note('strategy-leg-unplaced', (f, m) => log.warn(f, m), { ...at, leg: leg.strategySubId, legType: leg.type }, `a strategy order leg ${UNPLACED_AFTER_FILL}`);
       }
       if (so.strategyStatus !== 'WORKING') for (const leg of so.subOrders) said.delete(`${so.strategyId}:${leg.strategySubId}`);
     });

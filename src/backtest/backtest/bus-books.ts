@@ -6,7 +6,7 @@
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import { stackTop } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
-import { isExpiredUnfilled, isTriggeredExpiredUnfilled, unplacedAfterFill } from '../../bot/execution/refusals';
+import { isExpiredUnfilled, isTriggeredExpiredUnfilled, legsNeverStood } from '../../bot/execution/refusals';
 import type { BacktestResult } from './result';
 import type { RestingOrders } from './resting-orders';
 
@@ -17,7 +17,7 @@ import type { RestingOrders } from './resting-orders';
 export const BOOKED = ['order', 'fill', 'denial', 'rejection', 'strategyError', 'strategyStopped', 'botError', 'condition', 'strategyOrder'] as const satisfies readonly BotEventType[];
 
 export class BusBooks {
-  /** Strategy-order legs already counted as REJECTED (`strategyId:subId`): a record repeats its legs. */
+  /** Strategy-order legs already counted (refusals.ts legsNeverStood keys): a record repeats its legs. */
   private readonly legsCounted = new Set<string>();
 
   constructor(
@@ -95,11 +95,7 @@ export class BusBooks {
       }
       case 'strategyOrder': {
         const so = e.strategyOrder;
-        const unplaced = unplacedAfterFill(so);
-        for (const leg of so.subOrders) {
-          const rejected = leg.status === 'REJECTED';
-          if (!rejected && !unplaced.includes(leg)) continue;
-          const key = `${so.strategyId}:${leg.strategySubId}`;
+        for (const { leg, key, rejected } of legsNeverStood(so)) {
           if (this.legsCounted.has(key)) continue;
           this.legsCounted.add(key);
           const why = e.refusals?.find((r) => r.strategySubId === leg.strategySubId);

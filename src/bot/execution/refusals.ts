@@ -69,3 +69,17 @@ function placedBy(so: StrategyOrderRecord, driverId: number, action: string): bo
   const driver = driverId > 0 ? so.subOrders[driverId - 1] : undefined;
   return action === 'PLACE_ORDER' && driver !== undefined && !/^0(?:\.0*)?$/.test(driver.executedQty);
 }
+
+/** A leg of a strategy order that will never stand: refused (REJECTED), or never placed though its driver traded. */
+export interface LegNeverStood {
+  leg: StrategySubOrderRecord;
+  /** `strategyId:strategySubId`: a strategy order's updates repeat every leg, so readers say or count each once by it. */
+  key: string;
+  rejected: boolean;
+}
+
+/** The legs of `so` that will never stand (the bot's log and a backtest's counts read the same ones). */
+export function legsNeverStood(so: StrategyOrderRecord): LegNeverStood[] {
+  const unplaced = unplacedAfterFill(so);
+  return so.subOrders.flatMap((leg) => (leg.status === 'REJECTED' || unplaced.includes(leg) ? [{ leg, key: `${so.strategyId}:${leg.strategySubId}`, rejected: leg.status === 'REJECTED' }] : []));
+}
