@@ -36,7 +36,9 @@ const finalOrder = (id: number): fc.Arbitrary<EngineOrder> =>
     updateTime: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
     conditionId: fc.integer({ min: 0, max: 2 ** 40 }),
     strategyId: fc.integer({ min: 0, max: 2 ** 40 }),
-    frozenPerStep: fc.constantFrom(EX_ZERO, RATE),
+    // Equal values as other objects (a snapshot's rates are an object per order), and the same
+    // value written otherwise: each reads back with its own digits.
+    frozenPerStep: fc.constantFrom(EX_ZERO, RATE, { m: 123n, e: -9 }, { m: 1230n, e: -10 }, { m: 0n, e: 0 }),
     frozen: fc.constant(0n),
   });
 
