@@ -16,7 +16,7 @@ const schema = params({
   maxNotional: param.decimal({ default: '1000', description: 'Largest position, USDT at mark (the smaller of the two caps applies).' }),
   enterRate: param.decimal({ default: '0.0003', description: 'Enter when |funding rate| is at least this (0.0003 = 0.03 % per interval).' }),
   exitBeforeMs: param.integer({ min: 1000, max: 86_400_000, default: 1_800_000, description: 'Exit when the rate is against the position and funding is this close, ms.' }),
-  maxSlippageBps: param.decimal({ default: '10', description: 'How far through mark an entry or exit IOC limit may go, bps.' }),
+  maxSlippageBps: param.decimal({ default: '10', below: '10000', description: 'How far through mark an entry or exit IOC limit may go, bps (below 10000: a sell limit would be at zero).' }),
   maxLossBps: param.decimal({ default: '200', description: 'Exit when mark has moved this far against the entry price, bps.' }),
 });
 export type CarryParams = Params<typeof schema>;

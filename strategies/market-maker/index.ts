@@ -10,10 +10,10 @@ import { Dec, defineStrategy, isWorking, param, params, type Intent, type Params
 const schema = params({
   symbol: param.string({ default: 'BTCUSDT' }),
   quantity: param.decimal({ default: '0.01', description: 'Size of each quote, base asset.' }),
-  minSpreadBps: param.decimal({ default: '4', description: 'Narrowest full spread, basis points.' }),
+  minSpreadBps: param.decimal({ default: '4', below: '20000', description: 'Narrowest full spread, basis points (below 20000: the bid would be at zero).' }),
   volMultiplier: param.decimal({ default: '3', description: 'Spread per unit of volatility: spread = max(min, volMultiplier x sigma), sigma per update in bps.' }),
   maxInventory: param.decimal({ default: '0.1', description: 'Largest absolute position (base asset) before the adding side stops quoting.' }),
-  skewBps: param.decimal({ default: '3', description: 'Lean at full inventory, basis points of mark.' }),
+  skewBps: param.decimal({ default: '3', below: '10000', description: 'Lean at full inventory, basis points of mark (below 10000).' }),
   refreshMs: param.integer({ min: 50, max: 3_600_000, default: 1000, description: 'Re-quote at least this often, ms.' }),
   bookAware: param.boolean({ default: false, description: "Keep the quotes off the book's other side: a bid at most one tick under the best ask, an ask at least one tick over the best bid (reads depth; a makerOnly quote that would cross is refused by the venue)." }),
 });

@@ -22,7 +22,7 @@ const schema = params({
   atrPeriod: param.integer({ min: 1, max: 1000, default: 14 }),
   takeProfitAtr: param.decimal({ default: '3', description: 'Take-profit distance from the entry, in ATRs.' }),
   stopLossAtr: param.decimal({ default: '1.5', description: 'Stop-loss distance from the entry, in ATRs.' }),
-  entryOffsetBps: param.decimal({ default: '5', description: 'The entry LIMIT sits this far through the close (above for a buy), bps: a bounded-slippage market order.' }),
+  entryOffsetBps: param.decimal({ default: '5', below: '10000', description: 'The entry LIMIT sits this far through the close (above for a buy), bps: a bounded-slippage market order (below 10000: a sell entry would be at zero).' }),
   entryTimeoutBars: param.integer({ min: 1, max: 1000, default: 2, description: 'Bars an entry may stay unfilled before it is cancelled.' }),
 });
 export type TrendParams = Params<typeof schema>;

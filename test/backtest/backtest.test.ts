@@ -186,6 +186,8 @@ describe('backtest', () => {
     expect(bad({ ...base, risk: { maxDrawdown: '1' } })).toBe(`${f}: risk.maxDrawdown: expected a fraction of the equity peak below 1, such as "0.2", got string "1"`);
     // A YAML number as written: it was refused as "1e-7".
     expect(bad({ ...base, risk: { maxOrderNotional: -0.0000001 } })).toBe(`${f}: risk.maxOrderNotional: expected a positive decimal such as "20000" or "0.05", got number -0.0000001`);
+    expect(bad({ ...base, risk: { priceBand: 5 } })).toBe(`${f}: risk.priceBand: expected a fraction of mark below 1, such as "0.05" for 5 %, got number 5`);
+    expect(bad({ ...base, risk: { priceBand: '0.999' } })).toBe('no error');
     expect(bad({ ...base, risk: { priceBand: '-0.05' } })).toMatch(/risk\.priceBand: expected a positive decimal such as "20000" or "0\.05", got string "-0\.05"/);
     expect(bad({ ...base, fees: { maker: '-0.0001', taker: '0.0005' } })).toBe('no error');
     expect(bad({ ...base, fill: { book: 'l2', queueShape: 'log', queuePower: 3 } })).toBe(`${f}: fill.queueShape: expected to be set only with fill.queue: probabilistic, got string "log"`);

@@ -4,7 +4,7 @@
  * onto the grids, `isWorking`, symbol lookup that names the strategy's symbols, and parameters
  * declared once as a schema.
  */
-import { Dec, defineStrategy, isWorking, param, params, type BotEvent, type Intent, type Strategy, type StrategyContext } from '../../src/index';
+import { Dec, defineStrategy, isWorking, param, params, paramsJsonSchema, type BotEvent, type Intent, type Strategy, type StrategyContext } from '../../src/index';
 import { checkParams } from '../../src/bot/strategy/params-check';
 import { Bot } from '../../src/bot/bot';
 import { SimVenue } from '../../src/bot/venue/sim-venue';
@@ -280,6 +280,13 @@ describe('parameters as a schema', () => {
     expect(() => def.params({ level: '1', mode: 'medium' })).toThrow(`parameter 'mode' must be one of fast, slow, got "medium"`);
     expect(() => def.params({})).toThrow(`parameter 'level' must be a decimal of at least 0 such as "0.01", got nothing (it is required)`);
     expect(() => def.params({ level: '1', cap: '0.001' })).toThrow(`parameter 'cap' must be at least size, got 0.001`);
+    // A bound below: basis points of a price at 10000 or more would put the price at zero.
+    const bps = params({ skewBps: param.decimal({ default: '3', below: '10000' }) });
+    const bounded = defineStrategy({ name: 'bps', params: bps, symbols: () => ['BTCUSDT'], create: () => ({}) });
+    expect(() => bounded.params({ skewBps: '10000' })).toThrow(`parameter 'skewBps' must be a positive decimal below 10000 such as "0.01", got "10000"`);
+    expect(() => bounded.params({ skewBps: 100000 })).toThrow(`parameter 'skewBps' must be a positive decimal below 10000 such as "0.01", got 100000`);
+    expect(bounded.params({ skewBps: '9999.99' }).skewBps.toString()).toBe('9999.99');
+    expect(paramsJsonSchema(bps).properties).toMatchObject({ skewBps: { anyOf: [{ type: 'string' }, { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 10000 }] } });
   });
 
   it('an integer is taken written as text too, as a decimal is ("7" in YAML is a string); other text is refused on one line', () => {

@@ -39,6 +39,8 @@ describe('bot config validation', () => {
     ['an unknown risk limit', { ...valid(), risk: { maxOrderNotionl: '1' } }, 'risk.maxOrderNotionl', /maxOrderNotional/, /unknown key/],
     // A fraction: 1.5 could never be reached, and the limit was off without a word.
     ['a maxDrawdown of 1 or more', { ...valid(), risk: { maxDrawdown: '1.5' } }, 'risk.maxDrawdown', /fraction of the equity peak below 1/, /1\.5/],
+    // A fraction of mark: "5" meant as 5 % is 500 %, and the band checked nothing below mark.
+    ['a priceBand of 1 or more', { ...valid(), risk: { priceBand: '5' } }, 'risk.priceBand', /fraction of mark below 1, such as "0\.05" for 5 %/, /"5"/],
     // A YAML number is shown as written: it said "got number 1e-7".
     ['a tiny negative YAML number', { ...valid(), risk: { maxOrderNotional: -0.0000001 } }, 'risk.maxOrderNotional', /positive decimal/, /^number -0\.0000001$/],
     ['a port out of range', { ...valid(), http: { port: 70000 } }, 'http.port', /whole number from 0 to 65535/, /70000/],

@@ -34,15 +34,19 @@ export interface LimitsReader {
 
 /**
  * The `risk` block of a config (its keys already checked against RISK): positive decimals and
- * whole numbers, and `maxDrawdown` a fraction of the equity peak below 1 (1 or more could never be
- * reached: the limit would be off without a word).
+ * whole numbers; `maxDrawdown` a fraction of the equity peak below 1 (1 or more could never be
+ * reached: the limit would be off without a word), and `priceBand` a fraction of mark below 1
+ * (`priceBand: 5` meant as 5 % is 500 %: no buy price is below mark by that much, the band would
+ * check nothing on that side).
  */
 export function readRiskLimits(raw: Record<string, unknown>, r: LimitsReader): RiskLimits {
   const risk: RiskLimits = {};
   for (const k of RISK_DECIMALS) {
     if (raw[k] === undefined) continue;
     const v = r.decimal(raw[k], `risk.${k}`);
-    if (k === 'maxDrawdown' && !(Number(v) < 1)) r.fail(`risk.${k}`, 'a fraction of the equity peak below 1, such as "0.2"', v);
+    // What was found is said as written (a YAML number as a number).
+    if (k === 'maxDrawdown' && !(Number(v) < 1)) r.fail(`risk.${k}`, 'a fraction of the equity peak below 1, such as "0.2"', raw[k]);
+    if (k === 'priceBand' && !(Number(v) < 1)) r.fail(`risk.${k}`, 'a fraction of mark below 1, such as "0.05" for 5 %', raw[k]);
     risk[k] = v;
   }
   for (const k of RISK_INTEGERS) if (raw[k] !== undefined) risk[k] = r.int(raw[k], `risk.${k}`, RISK.properties[k]);

@@ -28,17 +28,28 @@ interface Common<T> {
   description?: string;
 }
 
-/** A decimal parameter, read exactly into a `Dec` (written as "0.01" or 0.01 in YAML). */
-function decimal(opts: Common<string> & { min?: 'positive' | 'nonNegative' } = {}) {
+/**
+ * A decimal parameter, read exactly into a `Dec` (written as "0.01" or 0.01 in YAML). `below`: a
+ * value it must stay under (basis points of a price below 10000, where the price it sets would
+ * reach zero), refused on decoding as a value out of its type is.
+ */
+function decimal(opts: Common<string> & { min?: 'positive' | 'nonNegative'; below?: string } = {}) {
   const positive = (opts.min ?? 'positive') === 'positive';
-  const rule = positive ? 'a positive decimal such as "0.01"' : 'a decimal of at least 0 such as "0.01"';
-  const encoded = Type.Union([Type.String({ pattern: positive ? POSITIVE_DECIMAL : NON_NEGATIVE_DECIMAL }), positive ? Type.Number({ exclusiveMinimum: 0 }) : Type.Number({ minimum: 0 })], {
+  const { below } = opts;
+  const rule = `${positive ? 'a positive decimal' : 'a decimal of at least 0'}${below !== undefined ? ` below ${below}` : ''} such as "0.01"`;
+  const num = Type.Number({ ...(positive ? { exclusiveMinimum: 0 } : { minimum: 0 }), ...(below !== undefined ? { exclusiveMaximum: Number(below) } : {}) });
+  const encoded = Type.Union([Type.String({ pattern: positive ? POSITIVE_DECIMAL : NON_NEGATIVE_DECIMAL }), num], {
     [RULE]: rule,
     ...(opts.default !== undefined ? { default: opts.default } : {}),
     ...(opts.description !== undefined ? { description: opts.description } : {}),
   });
+  const limit = below === undefined ? undefined : new Dec(below);
   return Type.Transform(encoded)
-    .Decode((v) => new Dec(typeof v === 'number' ? String(v) : v))
+    .Decode((v) => {
+      const d = new Dec(typeof v === 'number' ? String(v) : v);
+      if (limit !== undefined && d.gte(limit)) throw new RangeError(`expected ${rule}`);
+      return d;
+    })
     .Encode((d) => d.toString());
 }
 
