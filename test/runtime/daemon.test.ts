@@ -590,7 +590,8 @@ describe('bot daemon on the local exchange', () => {
     expect(metrics).toMatch(/perpkit_strategy_stopped\{strategy="bad"\} 1/);
     const errors = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; strategy?: string; err?: { stack: string } }).filter((l) => l.msg === 'strategy threw');
     expect(errors).toHaveLength(3);
-    expect(errors[0]).toMatchObject({ level: 50, strategy: 'bad' });
+    // The error's own type, as for every logged error (it said "type":"Object").
+    expect(errors[0]).toMatchObject({ level: 50, strategy: 'bad', err: { type: 'Error', message: expect.stringMatching(/^thrower fails on mark \d+$/) } });
     expect(errors[0].err?.stack).toMatch(/^Error: thrower fails on mark[^]*thrower\.js:\d+:\d+/);
     // The other strategy hears REDUCING, as from any risk state change: the market maker pulls its quotes.
     await until(() => openOrders(userId).length === 0);

@@ -50,7 +50,9 @@ export class StrategyFaults<R extends FaultRecord> {
   threw(r: R, where: string, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     const stack = err instanceof Error ? (err.stack ?? '') : '';
-    this.d.logger.error({ strategy: r.slot.id, where, err: { name: err instanceof Error ? err.name : typeof err, message, stack } }, 'strategy threw');
+    // The Error itself, as every error is logged (type from its class, message, stack); a thrown
+    // value that is not an Error is said as what it is.
+    this.d.logger.error({ strategy: r.slot.id, where, ...(err instanceof Error ? { err } : { thrown: message, thrownType: err === null ? 'null' : typeof err }) }, 'strategy threw');
     this.fault(r, where, message, stack);
   }
 
