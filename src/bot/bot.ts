@@ -132,7 +132,7 @@ export class Bot {
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
     this.refusals = new RefusalLog(this.codeLog, opts.logger, this.bus);
-    this.positionPoll = new PositionPoll({ venue: opts.venue, cache: this.cache, bus: this.bus, clock: opts.clock, scheduler: opts.scheduler, reportError: (e, context, level) => this.reportError(e, context, level), reconcile: (reason) => this.reconcile(reason) });
+    this.positionPoll = new PositionPoll({ venue: opts.venue, cache: this.cache, bus: this.bus, clock: opts.clock, scheduler: opts.scheduler, reportError: (e, context, level) => this.reportError(e, context, level), reconcile: (reason) => this.reconcile(reason), ours: (cid) => this.strategyOf(cid) !== undefined });
     this.faults = new StrategyFaults<RunningStrategy>({ logger: opts.logger, clock: opts.clock, bus: this.bus, stats: this.stats, limit: opts.strategyErrors ?? DEFAULT_STRATEGY_ERRORS, stop: (r, reason) => this.stopStrategy(r, reason) });
   }
 

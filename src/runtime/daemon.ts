@@ -210,7 +210,10 @@ export class BotDaemon {
     // A stream lost is what an operator looks for (the bot is blind to fills or market data until it is back): warn; back: info.
     bot.bus.subscribe('stream', (e) => (e.status === 'connected' || e.status === 'reconnected' ? this.log.info : this.log.warn).call(this.log, { stream: e.stream, status: e.status, detail: e.detail }, 'stream status'));
     this.clockRef = clock;
-    bot.bus.subscribe('reconciled', (e) => this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue'));
+    bot.bus.subscribe('reconciled', (e) => {
+      if (e.revived === undefined) this.log.info({ reason: e.reason, adopted: e.adopted, corrected: e.corrected }, 'reconciled with the venue');
+      else this.log.warn({ reason: e.reason, adopted: e.adopted, corrected: e.corrected, revived: e.revived, cancelled: e.cancelled }, 'reconciled with the venue: orders the bot had seen end were working at the venue again (restored from an older state?), and were cancelled');
+    });
 
     if (c.stateFile !== undefined) {
       // Before anything is sent: a second bot must not adopt, amend or cancel the first one's orders.

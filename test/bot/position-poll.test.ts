@@ -21,7 +21,7 @@ test('an order the venue ended whose end the bot never heard: reconciled at the 
   const venue = new SimVenue({ engine, userId: 'bot', clock });
   const cache = new StateCache();
   const reconciles: string[] = [];
-  const poll = new PositionPoll({ venue, cache, bus: new EventBus(), clock, scheduler: new ManualScheduler(clock), reportError: (e) => { throw e; }, reconcile: (r) => void reconciles.push(r) });
+  const poll = new PositionPoll({ venue, cache, bus: new EventBus(), clock, scheduler: new ManualScheduler(clock), reportError: (e) => { throw e; }, reconcile: (r) => void reconciles.push(r), ours: (cid) => cid.startsWith('mm-') });
   const kept = engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '49000', quantity: '0.01', clientOrderId: 'mm-kept' });
   const ghost = engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '48000', quantity: '0.01', clientOrderId: 'mm-ghost' });
   cache.applyOrder(kept);
@@ -37,6 +37,31 @@ test('an order the venue ended whose end the bot never heard: reconciled at the 
   expect(reconciles).toEqual(['open orders mismatch']);
   // Once the cache agrees (a reconciliation replaces its open orders), nothing more.
   cache.replaceOpenOrders(await venue.openOrders());
+  await poll.poll();
+  await poll.poll();
+  expect(reconciles).toEqual(['open orders mismatch']);
+});
+
+test('an order of ours working at the venue that the bot does not hold open (seen ended, or its NEW lost): reconciled at the second poll; others\' orders are not', async () => {
+  const clock = new ManualClock(1_700_000_000_000);
+  const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
+  engine.createAccount({ userId: 'bot', balance: '100000' });
+  engine.setMarkPrice('BTCUSDT', '50000');
+  const venue = new SimVenue({ engine, userId: 'bot', clock });
+  const cache = new StateCache();
+  const reconciles: string[] = [];
+  const poll = new PositionPoll({ venue, cache, bus: new EventBus(), clock, scheduler: new ManualScheduler(clock), reportError: (e) => { throw e; }, reconcile: (r) => void reconciles.push(r), ours: (cid) => cid.startsWith('mm-') });
+  // Someone else's order on the account: listed, never held by the bot's cache, never reconciled for.
+  engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '47000', quantity: '0.01', clientOrderId: 'manual-1' });
+  const back = engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '51000', quantity: '0.01', clientOrderId: 'mm-back' });
+  // The bot saw it end (the venue was then restored from an older state and lists it working).
+  cache.applyOrder({ ...back, status: 'CANCELED' });
+  await poll.poll();
+  expect(reconciles).toEqual([]);
+  await poll.poll();
+  expect(reconciles).toEqual(['open orders mismatch']);
+  engine.cancelOrder('bot', { symbol: 'BTCUSDT', clientOrderId: 'mm-back' });
+  engine.drain();
   await poll.poll();
   await poll.poll();
   expect(reconciles).toEqual(['open orders mismatch']);

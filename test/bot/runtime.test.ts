@@ -193,6 +193,25 @@ describe('bot runtime over the in-process venue', () => {
     expect(rec).toMatchObject({ adopted: 1 });
   });
 
+  it('an order it saw end that works at the venue again (the venue restored from an older state) is cancelled at the reconciliation, and said', async () => {
+    const def = scripted(['BTCUSDT'], { start: () => [bid('49990')] });
+    const w = await botWorld([{ id: 's', definition: def, params: {} }]);
+    const [o] = w.bot.tracker.live('s');
+    const older = w.engine.exportState();
+    w.engine.cancelOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId });
+    w.venue.pump();
+    await w.settle();
+    expect(w.bot.tracker.get(o.clientOrderId)?.state).toBe('CANCELED');
+    w.engine.importState(older);
+    expect(w.engine.queryOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId }).status).toBe('NEW');
+    (w.venue as unknown as { out: { emit(e: unknown): void } }).out.emit({ type: 'stream', time: w.clock.now(), stream: 'private', status: 'reconnected', detail: 'test' });
+    await w.settle();
+    // It worked on at the venue, managed by no strategy, until it filled.
+    expect(w.engine.queryOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId }).status).toBe('CANCELED');
+    expect(w.events.find((e) => e.type === 'reconciled' && e.reason.startsWith('reconnected'))).toMatchObject({ adopted: 0, revived: [o.clientOrderId], cancelled: 1 });
+    expect(w.bot.tracker.get(o.clientOrderId)?.state).toBe('CANCELED');
+  });
+
   it('polled positions that differ from the stream raise a mismatch and a reconciliation', async () => {
     const def = scripted(['BTCUSDT'], { start: () => [] });
     const w = await botWorld([{ id: 's', definition: def, params: {} }]);

@@ -62,7 +62,12 @@ export type BotEvent =
   | { type: 'rejection'; time: number; strategyId: string; intent: Intent; code: number; message: string }
   | { type: 'stream'; time: number; stream: 'private' | 'public'; status: StreamStatus; detail: string }
   | { type: 'riskState'; time: number; state: TradingState; reason: string }
-  | { type: 'reconciled'; time: number; reason: string; adopted: number; corrected: number }
+  /**
+   * `revived`: orders of ours the venue listed as working though the bot had seen them end (a
+   * venue restored from an older state), which the reconciliation cancelled (`cancelled` of them;
+   * absent when there were none).
+   */
+  | { type: 'reconciled'; time: number; reason: string; adopted: number; corrected: number; revived?: string[]; cancelled?: number }
   /** The tracker saw a transition its table forbids; it was not applied (reconciliation follows). */
   | { type: 'illegalTransition'; time: number; clientOrderId: string; from: string; input: string };
 

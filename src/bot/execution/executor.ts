@@ -18,12 +18,11 @@ import type { Venue } from '../venue/venue';
 import { ClientIdAllocator } from './client-ids';
 import { OrderTracker, type LocalState, type TrackerInput } from './order-tracker';
 import { venueCodeOf } from './refusals';
+import { OwedFills } from './owed-fills';
 import { BATCH_LIMIT, bracketSubOrders, chunks, placeParams, planTick, type AmendItem, type PlannedCancel, type PlannedPlace, type Queued } from './tick-plan';
 
 /** Orders made final by a REST answer kept for reconciliation until the stream confirms them. */
 const MAX_UNCONFIRMED = 1000;
-/** Waits before asking again for an order's fills after a failed fetch; then at each reconciliation. */
-const FILL_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000];
 /**
  * How long the stream gets to bring the end of an order the venue called final in answer to an
  * amend (30007) before the order is asked for: the end is normally on its way (a quote filled as
@@ -86,10 +85,13 @@ export class OrderExecutor {
   private readonly unconfirmedFinals = new Set<string>();
   /** Orders the venue called final in answer to an amend, waiting for the stream to say so. */
   private readonly endedAtVenue = new Set<string>();
-  /** Orders (by order id) whose trade records a query showed and no fetch has answered yet. */
-  private readonly fillsOwed = new Map<string, { order: OrderRecord; strategyId: string }>();
-  /** Orders whose fills are being fetched (one fetch and its retries at a time). */
-  private readonly fetchingFills = new Set<string>();
+  /** Fills a query showed that the stream may not have delivered, fetched until answered (owed-fills.ts). */
+  private readonly owedFills = new OwedFills({
+    fetch: (o) => this.call('order-fills', () => this.o.venue.orderFills(o.symbol, o.orderId)),
+    found: (o, fills, strategyId) => this.o.onFillsFound?.(o, fills, strategyId),
+    onError: (e, context) => this.o.onError(e, context),
+    sleep: (ms) => this.sleep(ms),
+  });
 
   constructor(opts: ExecutorOptions) {
     this.o = {
@@ -444,43 +446,7 @@ export class OrderExecutor {
       this.apply(o.clientOrderId, 'cancelFailed');
     }
     this.apply(o.clientOrderId, o.status, fromQuery);
-    if (fromQuery && Number(o.executedQty) > known && this.o.onFillsFound) void this.fetchFills(o, t.strategyId);
-  }
-
-  /**
-   * The trade records of an order whose query showed fills the stream may not have delivered.
-   * The tracker has taken the order's executed quantity already, so no later query shows these
-   * fills as new: a fetch that fails is owed, asked again after FILL_RETRY_DELAYS_MS and then at
-   * every reconciliation until it is answered (fills are published once each, by fill id). Once
-   * they were lost: a 30 s outage of the trades endpoint left a strategy 5 fills short for good.
-   */
-  private async fetchFills(o: OrderRecord, strategyId: string): Promise<void> {
-    this.fillsOwed.set(o.orderId, { order: o, strategyId });
-    if (this.fetchingFills.has(o.orderId)) return;
-    this.fetchingFills.add(o.orderId);
-    try {
-      for (let attempt = 0; ; attempt++) {
-        const owed = this.fillsOwed.get(o.orderId);
-        if (owed === undefined) return;
-        try {
-          const fills = await this.call('order-fills', () => this.o.venue.orderFills(owed.order.symbol, owed.order.orderId));
-          this.o.onFillsFound?.(owed.order, fills, owed.strategyId);
-          // A query that showed more fills meanwhile asked again: the loop fetches once more.
-          if (this.fillsOwed.get(o.orderId) !== owed) continue;
-          this.fillsOwed.delete(o.orderId);
-          return;
-        } catch (e) {
-          const last = attempt === FILL_RETRY_DELAYS_MS.length;
-          if (attempt === 0 || last) {
-            this.o.onError(e, `order fills of ${o.symbol} order ${o.orderId} (${o.clientOrderId}): ${last ? 'still not fetched; asked again at each reconciliation' : 'asked again shortly'}`);
-          }
-          if (last) return;
-          await this.sleep(FILL_RETRY_DELAYS_MS[attempt]);
-        }
-      }
-    } finally {
-      this.fetchingFills.delete(o.orderId);
-    }
+    if (fromQuery && Number(o.executedQty) > known && this.o.onFillsFound) void this.owedFills.fetch(o, t.strategyId);
   }
 
   /** Settles one order from the venue's answer, with bounded retries while it is not found. */
@@ -553,8 +519,17 @@ export class OrderExecutor {
     const openIds = new Set(open.map((o) => o.clientOrderId));
     let adopted = 0;
     let corrected = 0;
+    const revived: OrderRecord[] = [];
     for (const o of open) {
-      if (!this.o.tracker.get(o.clientOrderId) && strategyOf(o.clientOrderId) !== undefined) adopted++;
+      const held = this.o.tracker.get(o.clientOrderId);
+      // An order of ours the bot saw end, working at the venue again (a venue restored from an
+      // older state): no strategy manages it now, and a final order never reopens in the
+      // tracker. It worked on unmanaged until it filled; it is cancelled.
+      if (held !== undefined && OrderTracker.isFinal(held.state) && strategyOf(o.clientOrderId) !== undefined) {
+        revived.push(o);
+        continue;
+      }
+      if (!held && strategyOf(o.clientOrderId) !== undefined) adopted++;
       const before = this.o.tracker.get(o.clientOrderId)?.state;
       this.onOrderUpdate(o, strategyOf, true);
       if (before !== undefined && before !== this.o.tracker.get(o.clientOrderId)?.state) corrected++;
@@ -576,8 +551,27 @@ export class OrderExecutor {
       if (after?.state !== before || after.executedQty !== filled) corrected++;
     }
     // Fills owed since an earlier fetch failed: asked again now that the venue answers.
-    for (const { order, strategyId } of [...this.fillsOwed.values()]) void this.fetchFills(order, strategyId);
-    this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected });
+    this.owedFills.retry();
+    const cancelled = await this.cancelRevived(revived);
+    this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected, ...(revived.length > 0 ? { revived: revived.map((o) => o.clientOrderId), cancelled } : {}) });
+  }
+
+  /**
+   * Cancels orders of ours the venue listed as working though the bot had seen them end; returns
+   * how many the venue cancelled (one already ended since the list was read is not counted; a
+   * cancel that failed is reported, and the next reconciliation meets the order again).
+   */
+  private async cancelRevived(revived: OrderRecord[]): Promise<number> {
+    let cancelled = 0;
+    for (const chunk of chunks(revived, BATCH_LIMIT)) {
+      try {
+        const result = await this.call('batch-cancel', () => this.o.venue.cancelOrders(chunk.map((o) => ({ symbol: o.symbol, clientOrderId: o.clientOrderId }))));
+        cancelled += result.successCount;
+      } catch (e) {
+        this.o.onError(e, 'cancel of orders the venue listed working after they had ended');
+      }
+    }
+    return cancelled;
   }
 
   get callsInFlight(): number {

@@ -8,7 +8,9 @@
  * with the position's update delivered) left it working in the bot's view for good, the venue
  * having ended it, while every position agreed (a fault soak ended so). An order the cache holds
  * open that the venue did not list at two polls in a row (not an end the stream is about to
- * deliver) reconciles too.
+ * deliver) reconciles too, and so does an order of ours the venue listed working at two polls in
+ * a row that the cache did not hold (a lost NEW, or an order the bot saw end working again after
+ * the venue was restored from an older state: the reconciliation cancels that one).
  */
 import type { Clock, Scheduler } from '../../core/clock';
 import type { EventBus } from '../bus/event-bus';
@@ -24,6 +26,8 @@ export interface PositionPollDeps {
   /** A poll that failed: counted and logged as the bot's other errors are, at warn. */
   reportError: (e: unknown, context: string, level: 'warn') => void;
   reconcile: (reason: string) => void;
+  /** Whether a client order id is one of the bot's strategies'. */
+  ours: (clientOrderId: string) => boolean;
 }
 
 export class PositionPoll {
@@ -31,6 +35,8 @@ export class PositionPoll {
   private stopped = false;
   /** Client ids the cache held open that the venue did not list at the last poll. */
   private unlisted = new Set<string>();
+  /** Client ids of ours the venue listed open that the cache did not hold at the last poll. */
+  private unheld = new Set<string>();
 
   constructor(private readonly d: PositionPollDeps) {}
 
@@ -75,11 +81,16 @@ export class PositionPoll {
       return;
     }
     const listed = new Set(open.map((o) => o.clientOrderId));
-    const unlisted = new Set(this.d.cache.openOrders().filter((o) => !listed.has(o.clientOrderId)).map((o) => o.clientOrderId));
-    const stale = [...unlisted].some((cid) => this.unlisted.has(cid));
+    const heldOpen = this.d.cache.openOrders();
+    const held = new Set(heldOpen.map((o) => o.clientOrderId));
+    const unlisted = new Set(heldOpen.filter((o) => !listed.has(o.clientOrderId)).map((o) => o.clientOrderId));
+    const unheld = new Set(open.filter((o) => !held.has(o.clientOrderId) && this.d.ours(o.clientOrderId)).map((o) => o.clientOrderId));
+    const stale = [...unlisted].some((cid) => this.unlisted.has(cid)) || [...unheld].some((cid) => this.unheld.has(cid));
     this.unlisted = unlisted;
+    this.unheld = unheld;
     if (stale) {
       this.unlisted.clear();
+      this.unheld.clear();
       this.d.reconcile('open orders mismatch');
     }
   }
