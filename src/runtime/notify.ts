@@ -11,10 +11,10 @@
  * and the next one sent says how many were suppressed.
  */
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { Bot } from '../bot/bot';
 import type { BotEventOf } from '../bot/bus/events';
 import { Dec } from '../core/decimal';
+import { undici } from '../client/transport/http';
 
 export type AlertSeverity = 'info' | 'warning' | 'critical';
 
@@ -124,7 +124,7 @@ export class Notifier {
     let last = '';
     for (let i = 0; i < attempts && !this.closed; i++) {
       try {
-        const res = await request(target.url, {
+        const res = await undici().request(target.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),

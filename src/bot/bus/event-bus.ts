@@ -2,7 +2,7 @@
  * The event bus. Internally a plain dispatch table (no per-event RxJS operators on the hot path);
  * RxJS is the edge: `on(type)` and `all$` give Observables for users, metrics and wiring.
  */
-import { Observable } from 'rxjs';
+import { Observable } from '../../core/rx';
 import { Fifo } from '../../core/fifo';
 import type { BotEvent, BotEventOf, BotEventType } from './events';
 

@@ -4,7 +4,8 @@
  * listeners as plain functions and goes through the RxJS Subject only when it has subscribers,
  * so a replay of millions of events pays a function call per event, not a subscriber chain.
  */
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Subject } from '../../core/rx';
 import type { VenueEvent, VenueListener } from './venue';
 
 export class VenueEmitter {

@@ -4,7 +4,8 @@
  * alive, reconnect with backoff, and detect gaps and silence); every resync the streams ask for
  * becomes a `stream` event, on which the bot reconciles over REST.
  */
-import { Subject, type Observable, type Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import { Subject } from '../../core/rx';
 import type { Clock } from '../../core/clock';
 import { SystemClock } from '../../core/clock';
 import type { ConditionOrderRecord, OrderRecord, PositionRecord, TradeRecord, UserAssetRecord } from '../../protocol/records';

@@ -5,7 +5,7 @@
  * gaps, and says so on `notices$` / `resync$`, so the caller can reconcile over REST.
  */
 import type { Logger } from 'pino';
-import { Observable, Subject, filter, share } from 'rxjs';
+import { Observable, Subject, filter, share } from '../../core/rx';
 import type { Clock } from '../../core/clock';
 import { FINAL_ORDER_STATUSES, type OrderStatus } from '../../core/enums';
 import { PRIVATE_STREAM_PATH, type PrivateEvent, type PrivateEventDataMap, type PrivateEventOf } from '../../protocol/ws';

@@ -5,7 +5,7 @@
  * the last one leaves.
  */
 import type { Logger } from 'pino';
-import { Observable, Subject, filter, finalize, share } from 'rxjs';
+import { Observable, Subject, filter, finalize, share } from '../../core/rx';
 import type { PublicTopicKind } from '../../core/enums';
 import {
   PUBLIC_STREAM_PATH,

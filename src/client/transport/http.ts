@@ -7,11 +7,11 @@ import type { Pool } from 'undici';
 import { NetworkError, RequestAbortedError, RequestTimeoutError, type ErrorContext } from '../errors';
 
 /**
- * undici, loaded when the first transport is made. The public API exports the client, and every
- * strategy imports the public API: loaded with it, undici's ~110 modules cost every backtest,
- * sweep job and test ~60 ms at start for a network it never uses.
+ * undici, loaded when the first transport is made (or the first notification sent). The public
+ * API exports the client, and every strategy imports the public API: loaded with it, undici's ~110
+ * modules cost every backtest, sweep job and test ~60 ms at start for a network it never uses.
  */
-function undici(): typeof import('undici') {
+export function undici(): typeof import('undici') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('undici') as typeof import('undici');
 }
