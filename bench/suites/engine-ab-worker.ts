@@ -15,6 +15,8 @@ export interface AbWorkerData {
   seed: number;
   ops: number;
   block: number;
+  /** The makers' ended orders not kept (Engine.forgetFinalOrders): engine-ab.ts historyCostPart. */
+  forget?: boolean;
 }
 
 export type AbRequest = 'block' | 'audit';
@@ -38,7 +40,7 @@ function kitOf(root: string): EngineKit {
 const port = parentPort;
 if (port !== null) {
   const d = workerData as AbWorkerData;
-  const driver = new EngineDriver(d.crossFraction, d.seed, d.ops, kitOf(d.root));
+  const driver = new EngineDriver(d.crossFraction, d.seed, d.ops, kitOf(d.root), d.forget === true);
   port.on('message', (m: AbRequest) => {
     if (m === 'audit') {
       port.postMessage(driver.engine.audit().netQtyBySymbol.BTCUSDT === 0);

@@ -145,3 +145,47 @@ export function engineAbPart({ base, rounds, pairs }: AbSettings, label: string,
     },
   };
 }
+
+/**
+ * What keeping the history costs place+cancel: this build's driver with the makers' ended orders
+ * kept (as the exchange keeps them) and not kept (forgetFinalOrders, as a backtest's tape
+ * accounts are), each in its own thread (its own heap and collector), alternating blocks. A
+ * diagnostic, not a goal: the exchange keeps its history. On 2026-11-27 memory touched for the
+ * first time cost ~12 us a 4 KiB page on this machine, and the history is ~300-400 bytes an order.
+ */
+export function historyCostPart(seed: number): EnginePart {
+  return {
+    title: 'engine place+cancel, ended orders kept and not kept (threads, alternating blocks)',
+    async run(): Promise<BenchResult[]> {
+      const rounds = 16;
+      const ops = BLOCK * (rounds + WARMUP_BLOCKS);
+      const keep = new Side({ root: THIS_ROOT, crossFraction: 0, seed, ops, block: BLOCK });
+      const forget = new Side({ root: THIS_ROOT, crossFraction: 0, seed, ops, block: BLOCK, forget: true });
+      const kept: number[] = [];
+      const forgot: number[] = [];
+      try {
+        for (let i = 0; i < WARMUP_BLOCKS; i++) {
+          await keep.ask<number>('block');
+          await forget.ask<number>('block');
+        }
+        for (let r = 0; r < rounds; r++) {
+          const keepFirst = r % 2 === 0;
+          const a = await (keepFirst ? keep : forget).ask<number>('block');
+          const b = await (keepFirst ? forget : keep).ask<number>('block');
+          kept.push(keepFirst ? a : b);
+          forgot.push(keepFirst ? b : a);
+        }
+      } finally {
+        await Promise.all([keep.stop(), forget.stop()]);
+      }
+      const keptOps = (BLOCK * 1e9) / median(kept);
+      const forgotOps = (BLOCK * 1e9) / median(forgot);
+      const blocks = `median of ${rounds} blocks of ${BLOCK.toLocaleString('en-US')} ops`;
+      return [
+        { name: `engine place+cancel, ended orders kept (thread, ${blocks})`, value: Math.round(keptOps), unit: 'ops/s' },
+        { name: `engine place+cancel, ended orders not kept (diagnostic; thread, ${blocks})`, value: Math.round(forgotOps), unit: 'ops/s' },
+        { name: "keeping the history: share of place+cancel's time", value: round(100 * (1 - keptOps / forgotOps), 1), unit: '%' },
+      ];
+    },
+  };
+}

@@ -9,7 +9,7 @@ import {
   timerOverhead,
 } from '../harness';
 import type { BenchResult } from '../harness';
-import { abSettings, engineAbPart } from './engine-ab';
+import { abSettings, engineAbPart, historyCostPart } from './engine-ab';
 import { fullEnginePart, retainedHeapPart } from './engine-full';
 import { registerSuite } from './registry';
 
@@ -202,6 +202,7 @@ export const engineParts: EnginePart[] = [
   fullEnginePart('full engine place+cancel, 1,000 resting', 'engine place+cancel', 0, SEED + 200),
   fullEnginePart('full engine place+cancel with 10% crossing IOC orders', 'engine place+cancel 10% crossing', 0.1, SEED + 300),
   retainedHeapPart(),
+  historyCostPart(SEED + 200),
 ];
 
 registerSuite({
