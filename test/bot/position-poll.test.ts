@@ -13,7 +13,9 @@ import { SimVenue } from '../../src/bot/venue/sim-venue';
 import { Engine } from '../../src/exchange/engine/engine';
 import { DEFAULT_SYMBOLS } from '../../src/exchange/engine/symbols';
 
-test('an order the venue ended whose end the bot never heard: reconciled at the second poll that does not list it', async () => {
+
+/** An engine with the bot's account, its venue, the bot's cache and a poll that records the reconciliations it asks for; the bot's orders are mm-*. */
+function world() {
   const clock = new ManualClock(1_700_000_000_000);
   const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
   engine.createAccount({ userId: 'bot', balance: '100000' });
@@ -22,6 +24,11 @@ test('an order the venue ended whose end the bot never heard: reconciled at the 
   const cache = new StateCache();
   const reconciles: string[] = [];
   const poll = new PositionPoll({ venue, cache, bus: new EventBus(), clock, scheduler: new ManualScheduler(clock), reportError: (e) => { throw e; }, reconcile: (r) => void reconciles.push(r), ours: (cid) => cid.startsWith('mm-') });
+  return { engine, venue, cache, reconciles, poll };
+}
+
+test('an order the venue ended whose end the bot never heard: reconciled at the second poll that does not list it', async () => {
+  const { engine, venue, cache, reconciles, poll } = world();
   const kept = engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '49000', quantity: '0.01', clientOrderId: 'mm-kept' });
   const ghost = engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '48000', quantity: '0.01', clientOrderId: 'mm-ghost' });
   cache.applyOrder(kept);
@@ -43,14 +50,7 @@ test('an order the venue ended whose end the bot never heard: reconciled at the 
 });
 
 test('an order of ours working at the venue that the bot does not hold open (seen ended, or its NEW lost): reconciled at the second poll; others\' orders are not', async () => {
-  const clock = new ManualClock(1_700_000_000_000);
-  const engine = new Engine({ symbols: DEFAULT_SYMBOLS, clock, insuranceFund: '0' });
-  engine.createAccount({ userId: 'bot', balance: '100000' });
-  engine.setMarkPrice('BTCUSDT', '50000');
-  const venue = new SimVenue({ engine, userId: 'bot', clock });
-  const cache = new StateCache();
-  const reconciles: string[] = [];
-  const poll = new PositionPoll({ venue, cache, bus: new EventBus(), clock, scheduler: new ManualScheduler(clock), reportError: (e) => { throw e; }, reconcile: (r) => void reconciles.push(r), ours: (cid) => cid.startsWith('mm-') });
+  const { engine, cache, reconciles, poll } = world();
   // Someone else's order on the account: listed, never held by the bot's cache, never reconciled for.
   engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '47000', quantity: '0.01', clientOrderId: 'manual-1' });
   const back = engine.placeOrder('bot', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '51000', quantity: '0.01', clientOrderId: 'mm-back' });
