@@ -1,3 +1,4 @@
+import type { OrderRecord } from '../../src/protocol/records';
 import type { BatchResult } from '../../src/protocol/rest/common';
 import type { PlaceOrderParams } from '../../src/protocol/rest/orders';
 import type { Intent } from '../../src/bot/strategy/intents';
@@ -210,6 +211,27 @@ describe('bot runtime over the in-process venue', () => {
     expect(w.engine.queryOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId }).status).toBe('CANCELED');
     expect(w.events.find((e) => e.type === 'reconciled' && e.reason.startsWith('reconnected'))).toMatchObject({ adopted: 0, revived: [o.clientOrderId], cancelled: 1 });
     expect(w.bot.tracker.get(o.clientOrderId)?.state).toBe('CANCELED');
+  });
+
+  it('an order whose end the bot had, listed by a venue read just before it ended, is not taken for one that came back', async () => {
+    let stale: OrderRecord[] | undefined;
+    const wrap = (v: SimVenue): Venue => {
+      const list = v.openOrders.bind(v);
+      v.openOrders = async (...a: Parameters<Venue['openOrders']>) => stale ?? list(...a);
+      return v;
+    };
+    const def = scripted(['BTCUSDT'], { start: () => [bid('49990')] });
+    const w = await botWorld([{ id: 's', definition: def, params: {} }], {}, wrap);
+    const [o] = w.bot.tracker.live('s');
+    stale = await w.venue.openOrders();
+    w.engine.cancelOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId });
+    w.venue.pump();
+    await w.settle();
+    (w.venue as unknown as { out: { emit(e: unknown): void } }).out.emit({ type: 'stream', time: w.clock.now(), stream: 'private', status: 'reconnected', detail: 'test' });
+    await w.settle();
+    const rec = w.events.find((e) => e.type === 'reconciled' && e.reason.startsWith('reconnected'));
+    expect(rec).toBeDefined();
+    expect(rec).not.toHaveProperty('revived');
   });
 
   it('polled positions that differ from the stream raise a mismatch and a reconciliation', async () => {

@@ -552,26 +552,33 @@ export class OrderExecutor {
     }
     // Fills owed since an earlier fetch failed: asked again now that the venue answers.
     this.owedFills.retry();
-    const cancelled = await this.cancelRevived(revived);
-    this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected, ...(revived.length > 0 ? { revived: revived.map((o) => o.clientOrderId), cancelled } : {}) });
+    const back = await this.cancelRevived(revived);
+    this.o.bus.publish({ type: 'reconciled', time: this.now(), reason, adopted, corrected, ...(back.revived.length > 0 ? back : {}) });
   }
 
   /**
-   * Cancels orders of ours the venue listed as working though the bot had seen them end; returns
-   * how many the venue cancelled (one already ended since the list was read is not counted; a
-   * cancel that failed is reported, and the next reconciliation meets the order again).
+   * Cancels orders of ours the venue listed as working though the bot had seen them end. One the
+   * venue answers is already final or unknown had ended by the time it was asked (the list was
+   * read before an end the bot already had): not one that came back. A cancel that failed
+   * otherwise is reported; the next reconciliation meets the order again.
    */
-  private async cancelRevived(revived: OrderRecord[]): Promise<number> {
+  private async cancelRevived(listed: OrderRecord[]): Promise<{ revived: string[]; cancelled: number }> {
+    const revived: string[] = [];
     let cancelled = 0;
-    for (const chunk of chunks(revived, BATCH_LIMIT)) {
+    for (const chunk of chunks(listed, BATCH_LIMIT)) {
       try {
         const result = await this.call('batch-cancel', () => this.o.venue.cancelOrders(chunk.map((o) => ({ symbol: o.symbol, clientOrderId: o.clientOrderId }))));
-        cancelled += result.successCount;
+        for (const r of result.results) {
+          if (!r.success && (r.code === ErrorCodes.ORDER_FINAL || r.code === ErrorCodes.ORDER_NOT_FOUND)) continue;
+          revived.push(chunk[r.index].clientOrderId);
+          if (r.success) cancelled++;
+        }
       } catch (e) {
+        revived.push(...chunk.map((o) => o.clientOrderId));
         this.o.onError(e, 'cancel of orders the venue listed working after they had ended');
       }
     }
-    return cancelled;
+    return { revived, cancelled };
   }
 
   get callsInFlight(): number {
