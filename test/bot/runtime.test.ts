@@ -214,16 +214,16 @@ describe('bot runtime over the in-process venue', () => {
   });
 
   it('an order whose end the bot had, listed by a venue read just before it ended, is not taken for one that came back', async () => {
-    let stale: OrderRecord[] | undefined;
+    const stale: { list?: OrderRecord[] } = {};
     const wrap = (v: SimVenue): Venue => {
       const list = v.openOrders.bind(v);
-      v.openOrders = async (...a: Parameters<Venue['openOrders']>) => stale ?? list(...a);
+      v.openOrders = async (...a: Parameters<Venue['openOrders']>) => stale.list ?? list(...a);
       return v;
     };
     const def = scripted(['BTCUSDT'], { start: () => [bid('49990')] });
     const w = await botWorld([{ id: 's', definition: def, params: {} }], {}, wrap);
     const [o] = w.bot.tracker.live('s');
-    stale = await w.venue.openOrders();
+    stale.list = await w.venue.openOrders();
     w.engine.cancelOrder('bot', { symbol: 'BTCUSDT', clientOrderId: o.clientOrderId });
     w.venue.pump();
     await w.settle();
