@@ -93,31 +93,40 @@ interface Pair {
   thisNs: number[];
 }
 
-/** A fresh pair of threads, warmed up, then `rounds` alternating blocks; checks conservation after. */
-async function runPair(base: string, crossFraction: number, seed: number, rounds: number): Promise<Pair> {
+/**
+ * A fresh pair of threads, warmed up, then `rounds` alternating blocks (each side first in turn);
+ * checks conservation after. `a` and `b` are each side's worker data but the ops and block size.
+ */
+async function alternate(a: Omit<AbWorkerData, 'ops' | 'block'>, b: Omit<AbWorkerData, 'ops' | 'block'>, rounds: number): Promise<{ aNs: number[]; bNs: number[] }> {
   const ops = BLOCK * (rounds + WARMUP_BLOCKS);
-  const baseSide = new Side({ root: base, crossFraction, seed, ops, block: BLOCK });
-  const thisSide = new Side({ root: THIS_ROOT, crossFraction, seed, ops, block: BLOCK });
+  const sideA = new Side({ ...a, ops, block: BLOCK });
+  const sideB = new Side({ ...b, ops, block: BLOCK });
   try {
     for (let i = 0; i < WARMUP_BLOCKS; i++) {
-      await baseSide.ask<number>('block');
-      await thisSide.ask<number>('block');
+      await sideA.ask<number>('block');
+      await sideB.ask<number>('block');
     }
-    const pair: Pair = { baseNs: [], thisNs: [] };
+    const out = { aNs: [] as number[], bNs: [] as number[] };
     for (let r = 0; r < rounds; r++) {
-      const baseFirst = r % 2 === 0;
-      const a = await (baseFirst ? baseSide : thisSide).ask<number>('block');
-      const b = await (baseFirst ? thisSide : baseSide).ask<number>('block');
-      pair.baseNs.push(baseFirst ? a : b);
-      pair.thisNs.push(baseFirst ? b : a);
+      const aFirst = r % 2 === 0;
+      const x = await (aFirst ? sideA : sideB).ask<number>('block');
+      const y = await (aFirst ? sideB : sideA).ask<number>('block');
+      out.aNs.push(aFirst ? x : y);
+      out.bNs.push(aFirst ? y : x);
     }
-    for (const side of [baseSide, thisSide]) {
-      if (!(await side.ask<boolean>('audit'))) throw new Error(`engine bench A/B: ${side === baseSide ? 'the base build' : 'this build'} broke quantity conservation`);
+    for (const [side, which] of [[sideA, a], [sideB, b]] as const) {
+      if (!(await side.ask<boolean>('audit'))) throw new Error(`engine bench: the driver on ${which.root}${which.forget === true ? ' (ended orders not kept)' : ''} broke quantity conservation`);
     }
-    return pair;
+    return out;
   } finally {
-    await Promise.all([baseSide.stop(), thisSide.stop()]);
+    await Promise.all([sideA.stop(), sideB.stop()]);
   }
+}
+
+/** Paired blocks of the base build and this one. */
+async function runPair(base: string, crossFraction: number, seed: number, rounds: number): Promise<Pair> {
+  const { aNs, bNs } = await alternate({ root: base, crossFraction, seed }, { root: THIS_ROOT, crossFraction, seed }, rounds);
+  return { baseNs: aNs, thisNs: bNs };
 }
 
 export function engineAbPart({ base, rounds, pairs }: AbSettings, label: string, crossFraction: number, seed: number): EnginePart {
@@ -158,26 +167,7 @@ export function historyCostPart(seed: number): EnginePart {
     title: 'engine place+cancel, ended orders kept and not kept (threads, alternating blocks)',
     async run(): Promise<BenchResult[]> {
       const rounds = 16;
-      const ops = BLOCK * (rounds + WARMUP_BLOCKS);
-      const keep = new Side({ root: THIS_ROOT, crossFraction: 0, seed, ops, block: BLOCK });
-      const forget = new Side({ root: THIS_ROOT, crossFraction: 0, seed, ops, block: BLOCK, forget: true });
-      const kept: number[] = [];
-      const forgot: number[] = [];
-      try {
-        for (let i = 0; i < WARMUP_BLOCKS; i++) {
-          await keep.ask<number>('block');
-          await forget.ask<number>('block');
-        }
-        for (let r = 0; r < rounds; r++) {
-          const keepFirst = r % 2 === 0;
-          const a = await (keepFirst ? keep : forget).ask<number>('block');
-          const b = await (keepFirst ? forget : keep).ask<number>('block');
-          kept.push(keepFirst ? a : b);
-          forgot.push(keepFirst ? b : a);
-        }
-      } finally {
-        await Promise.all([keep.stop(), forget.stop()]);
-      }
+      const { aNs: kept, bNs: forgot } = await alternate({ root: THIS_ROOT, crossFraction: 0, seed }, { root: THIS_ROOT, crossFraction: 0, seed, forget: true }, rounds);
       const keptOps = (BLOCK * 1e9) / median(kept);
       const forgotOps = (BLOCK * 1e9) / median(forgot);
       const blocks = `median of ${rounds} blocks of ${BLOCK.toLocaleString('en-US')} ops`;

@@ -68,13 +68,16 @@ class Interned<T> {
 /**
  * Margin rates numbered by value (mantissa and exponent): the engine's rates are objects of its
  * margin memo, one per price, size and leverage met (sizes share a per-step value), and a rate
- * restored from a snapshot is an object per order; by value they are one entry each (the objects
- * met are indexed too, for the next lookup). A final order reads back the first object met of its
- * value: the same digits, which is what a snapshot writes.
+ * restored from a snapshot is an object per order; by value they are one entry each. A final
+ * order reads back the first object met of its value: the same digits, which is what a snapshot
+ * writes.
  */
 class Rates {
   readonly values: MarginRate[] = [];
-  /** Index by object: the engine's rates are few objects met again and again. */
+  /**
+   * Index of the objects kept in `values` (the engine's memo rates are met again and again). Only
+   * those: a snapshot's rates, an object per order, would all be kept alive here.
+   */
   private readonly byObject = new Map<MarginRate, number>();
   private readonly byMantissa = new Map<bigint, number[]>();
 
@@ -86,12 +89,11 @@ class Rates {
       same = [];
       this.byMantissa.set(r.m, same);
     }
-    let i = same.find((j) => this.values[j].e === r.e);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(r);
-      same.push(i);
-    }
+    const found = same.find((j) => this.values[j].e === r.e);
+    if (found !== undefined) return found;
+    const i = this.values.length;
+    this.values.push(r);
+    same.push(i);
     this.byObject.set(r, i);
     return i;
   }
