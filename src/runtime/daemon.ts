@@ -64,6 +64,14 @@ const PUBLIC_STREAM_DOWN_MS = 10_000;
 
 export type DaemonPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** A stop was asked for while the daemon was starting: the start ends at its next step (not an error). */
+class StoppedWhileStarting extends Error {
+  constructor() {
+    super('stopped while starting');
+    this.name = 'StoppedWhileStarting';
+  }
+}
+
 /** The most a stop waits beyond stopTimeoutMs for a venue that throttles the account (see doStop). */
 const MAX_THROTTLE_WAIT_MS = 60_000;
 
@@ -82,6 +90,8 @@ export class BotDaemon {
   /** Symbols whose market data is stale now (said once at warn), with the time of their last event. */
   private readonly staleSymbols = new Map<string, number>();
   private stopPromise: Promise<number> | undefined;
+  /** The start under way (or done); a stop during it waits for it. */
+  private starting: Promise<void> | undefined;
   /** One bot per state file (state-lock.ts): taken before the bot starts, given up when it stops. */
   private stateLock: StateFileLock | undefined;
   private killToken: string | undefined;
@@ -125,10 +135,21 @@ export class BotDaemon {
     return { phase: this.phase, ...this.statusRef.snapshot() };
   }
 
-  /** Connects, starts the bot (reconciling first), then the HTTP server and periodic saves. */
-  async start(): Promise<void> {
-    if (this.phase !== 'idle') throw new Error(`daemon already ${this.phase}`);
+  /**
+   * Connects, starts the bot (reconciling first), then the HTTP server and periodic saves. A stop
+   * asked for meanwhile (a SIGTERM a moment after the start) ends the start at its next step, or
+   * waits for the bot to be up and stops it: start() then resolves, and stop() says how it went.
+   */
+  start(): Promise<void> {
+    if (this.phase !== 'idle') return Promise.reject(new Error(`daemon already ${this.phase}`));
     this.phase = 'starting';
+    this.starting = this.doStart().catch((e: unknown) => {
+      if (!(e instanceof StoppedWhileStarting)) throw e;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
     const c = this.config;
     this.killToken = resolveKillToken(c, this.env);
     const dashboardToken = resolveDashboardToken(c, this.env);
@@ -156,6 +177,7 @@ export class BotDaemon {
       const live = await connectLiveVenue(c, creds, this.log, clock);
       this.client = live.client;
       venue = live.venue;
+      this.stopIfAsked('signed in');
     }
     const store = c.stateFile ? new FileStateStore(c.stateFile) : undefined;
     if (store && this.opts.venue === undefined && venue instanceof LiveVenue) {
@@ -228,6 +250,7 @@ export class BotDaemon {
         this.log.warn({ stateFile: c.stateFile, ...(t === 'unreadable' ? {} : { pid: t.pid, host: t.host, since: t.since }) }, `the state file's lock was left by a bot that is no longer running (${who}): the last run did not stop cleanly; taken over`);
       }
     }
+    this.stopIfAsked('took the state file lock');
     try {
       const { restoredOrders, keptKill, clearedKill } = await wired.start();
       if (keptKill !== undefined) {
@@ -237,6 +260,8 @@ export class BotDaemon {
         );
       }
       if (clearedKill !== undefined) this.log.warn({ reason: clearedKill.reason, at: new Date(clearedKill.at).toISOString() }, 'the kill switch pulled in an earlier run is cleared (--clear-kill): trading resumes');
+      // Started, but a stop was asked for meanwhile: it stops the bot now; no timers, no 'running'.
+      if (this.stopPromise !== undefined) return;
       status.running = true;
       status.pnl(); // the PnL baseline: equity as the bot found it
       this.logDashboard();
@@ -256,10 +281,19 @@ export class BotDaemon {
       // Said once everything is up (health answers 'ok' from here): the state file written too.
       this.log.info({ strategies: strategies.map((s) => ({ id: s.id, strategy: s.definition.name })), restoredOrders, state: bot.risk.state }, 'bot started');
     } catch (e) {
+      // A stop asked for during the start stops what the start had made (it waits for this).
+      if (this.stopPromise !== undefined) throw e;
       this.phase = 'running';
       await this.stop('start failed').catch(() => undefined);
       throw e;
     }
+  }
+
+  /** Ends the start at this step when a stop was asked for meanwhile (nothing more is signed in, adopted or sent). */
+  private stopIfAsked(step: string): void {
+    if (this.stopPromise === undefined) return;
+    this.log.info({ step }, 'a stop was asked for while starting: the start ends here');
+    throw new StoppedWhileStarting();
   }
 
   /**
@@ -362,11 +396,31 @@ export class BotDaemon {
   }
 
   private async doStop(reason: string): Promise<number> {
+    const starting = this.phase === 'starting' ? this.starting : undefined;
     this.phase = 'stopping';
     this.log.info({ reason, cancelOnStop: this.config.cancelOnStop }, 'stopping');
+    if (starting !== undefined) {
+      // The start ends at its next step (or the bot it started is stopped below); within stopTimeoutMs.
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        starting.then(
+          () => true,
+          () => true,
+        ),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), this.config.stopTimeoutMs);
+        }),
+      ]);
+      if (timer) clearTimeout(timer);
+      if (!ended) {
+        this.timedOut = true;
+        this.stopWaitedMs = this.config.stopTimeoutMs;
+        this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs }, 'the start did not end in time for the stop; orders may be open');
+      }
+    }
     if (this.saveTimer) clearInterval(this.saveTimer);
     if (this.staleTimer) clearInterval(this.staleTimer);
-    let code = 0;
+    let code = this.timedOut ? 1 : 0;
     const bot = this.botRef;
     if (bot) {
       if (this.statusRef) this.statusRef.running = false;

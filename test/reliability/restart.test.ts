@@ -107,7 +107,8 @@ describe('reliability: bot process killed with SIGKILL mid-burst', () => {
     const second = startBotProc(configFile, a.password);
     procs.push(second);
     const restartedAt = Date.now();
-    // Give the restarted bot time to adopt, re-quote and settle.
+    // Up (the killed bot's quotes alone would pass the check below), then time to adopt, re-quote and settle.
+    await until(async () => /"msg":"bot started"/.test(second.output()), () => `the restarted bot starts; output: ${second.output().slice(-2000)}`, 60000);
     await until(async () => {
       const o = await mmOpen(a);
       return o.bids <= 1 && o.asks <= 1 && o.bids + o.asks >= 1;
@@ -127,7 +128,7 @@ describe('reliability: bot process killed with SIGKILL mid-burst', () => {
     const duplicates = [...counts].filter(([, n]) => n > 1).map(([c]) => c);
     const positionAfter = (await a.client.positions.getPositions({ symbol: 'BTCUSDT' })).positions.map((p) => p.quantity);
     second.child.kill('SIGTERM');
-    await second.exited;
+    expect(await second.exited).toEqual({ code: 0, signal: null });
 
     // The killed bot's state-file lock was taken over, and said (warn: the last run did not stop cleanly).
     expect(second.output()).toContain(`the state file's lock was left by a bot that is no longer running (pid ${first.child.pid})`);

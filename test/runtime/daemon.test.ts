@@ -2,7 +2,7 @@
  * The daemon against a real local exchange over HTTP and WebSocket: health, metrics, the kill
  * switch, graceful stop, and a restart that adopts the orders of the previous run.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
@@ -193,6 +193,29 @@ describe('bot daemon on the local exchange', () => {
     await until(() => openOrders(userId).length === 2);
     expect(await d.stop('SIGTERM (test)')).toBe(0);
     expect(openOrders(userId)).toHaveLength(0);
+  });
+
+  it.each([
+    ['before it signed in', false],
+    ['after it took the state file lock', true],
+  ])('a stop while the bot is starting (SIGTERM %s) waits for the start: the lock is given up, no order is left, nothing runs on', async (_when, afterLock) => {
+    const { userId, file } = await setup({ stateFile: './state.json', stateSaveMs: 100 });
+    const lockFile = path.join(path.dirname(file), 'state.json.lock');
+    const d = daemonFor(file);
+    stopAfter.push(d);
+    const starting = d.start();
+    // The lock is taken before the bot signs in its streams, adopts and quotes.
+    if (afterLock) await until(() => existsSync(lockFile), 8000);
+    const code = await d.stop('signal SIGTERM (test)');
+    await starting;
+    expect(code).toBe(0);
+    expect(d.state).toBe('stopped');
+    expect(existsSync(lockFile)).toBe(false);
+    // Nothing went on after the stop: no quotes, no state saves, no lock taken again.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(openOrders(userId)).toEqual([]);
+    expect(existsSync(lockFile)).toBe(false);
+    expect(d.state).toBe('stopped');
   });
 
   it('a grid, which re-places each level whose order ends, leaves no order at a stop: after onStop only cancels go out', async () => {

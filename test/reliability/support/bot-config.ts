@@ -23,6 +23,6 @@ http:
   host: 127.0.0.1
   port: 0
 logging:
-  level: warn
+  level: info
 `;
 }
