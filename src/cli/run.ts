@@ -219,9 +219,8 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (e instanceof StrategyVenueConfigError) {
       // A config error the venue told (systemd's RestartPreventExitStatus=2: a restart would not fix it).
       logger.fatal({ err: e.message, strategy: e.strategyId }, 'the bot could not start: config error');
-      // At the key that names the symbol, with its line, as every other config error.
-      const at = e.unknownSymbol === undefined ? undefined : symbolPath(slots, e.unknownSymbol.symbol);
-      const located = at === undefined || e.unknownSymbol === undefined ? undefined : new BotConfigError(config.file, at, `a symbol the venue lists (${e.unknownSymbol.listed}; strategy ${e.strategyId})`, e.unknownSymbol.symbol).locate().message;
+      // At the key that names the symbol or the parameter, with its line, as every other config error.
+      const located = venueConfigError(e, config.file, slots)?.locate().message;
       process.stderr.write(`perpkit run: config error: ${located ?? `${config.file}: ${e.message}`}\n`);
       return 2;
     }
@@ -254,4 +253,16 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
   const outcome = runOutcome(daemon, code);
   if (outcome.why !== undefined) process.stderr.write(`perpkit run: ${outcome.why}\n`);
   return outcome.code;
+}
+
+/** A strategy's config refused by the venue's specs, at the config key that says it (undefined when none does). */
+function venueConfigError(e: StrategyVenueConfigError, file: string, slots: StrategySlot[]): BotConfigError | undefined {
+  if (e.unknownSymbol !== undefined) {
+    const at = symbolPath(slots, e.unknownSymbol.symbol);
+    return at === undefined ? undefined : new BotConfigError(file, at, `a symbol the venue lists (${e.unknownSymbol.listed}; strategy ${e.strategyId})`, e.unknownSymbol.symbol);
+  }
+  const p = e.refusedParam;
+  const i = slots.findIndex((s) => s.id === e.strategyId);
+  if (p === undefined || i < 0) return undefined;
+  return new BotConfigError(file, `strategies[${i}].params.${p.param}`, `${p.expected} (the venue's spec; strategy ${e.strategyId})`, p.got);
 }

@@ -12,7 +12,7 @@ import { Dec, defineStrategy, param, params, type Intent, type Params, type Stra
 
 const schema = params({
   symbol: param.string({ default: 'BTCUSDT' }),
-  quantity: param.decimal({ default: '0.01', description: 'Largest position, base asset.' }),
+  quantity: param.quantity({ default: '0.01', description: 'Largest position, base asset.' }),
   maxNotional: param.decimal({ default: '1000', description: 'Largest position, USDT at mark (the smaller of the two caps applies).' }),
   enterRate: param.decimal({ default: '0.0003', description: 'Enter when |funding rate| is at least this (0.0003 = 0.03 % per interval).' }),
   exitBeforeMs: param.integer({ min: 1000, max: 86_400_000, default: 1_800_000, description: 'Exit when the rate is against the position and funding is this close, ms.' }),

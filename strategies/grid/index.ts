@@ -15,7 +15,7 @@ import { Dec, defineStrategy, isWorking, param, params, type Intent, type Params
 
 const schema = params({
   symbol: param.string({ default: 'BTCUSDT' }),
-  quantity: param.decimal({ default: '0.001', description: "Size of each level's order, base asset." }),
+  quantity: param.quantity({ default: '0.001', description: "Size of each level's order, base asset." }),
   levels: param.integer({ min: 1, max: 50, default: 5, description: 'Levels on each side of the reference.' }),
   spacingBps: param.decimal({ default: '20', description: 'Distance between levels, basis points of the reference.' }),
   referencePrice: param.optional(param.decimal({ description: 'Centre of the grid; the first mark price when absent.' })),

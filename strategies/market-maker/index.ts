@@ -9,7 +9,7 @@ import { Dec, defineStrategy, isWorking, param, params, type Intent, type Params
 
 const schema = params({
   symbol: param.string({ default: 'BTCUSDT' }),
-  quantity: param.decimal({ default: '0.01', description: 'Size of each quote, base asset.' }),
+  quantity: param.quantity({ default: '0.01', description: 'Size of each quote, base asset.' }),
   minSpreadBps: param.decimal({ default: '4', below: '20000', description: 'Narrowest full spread, basis points (below 20000: the bid would be at zero).' }),
   volMultiplier: param.decimal({ default: '3', description: 'Spread per unit of volatility: spread = max(min, volMultiplier x sigma), sigma per update in bps.' }),
   maxInventory: param.decimal({ default: '0.1', description: 'Largest absolute position (base asset) before the adding side stops quoting.' }),

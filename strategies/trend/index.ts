@@ -15,7 +15,7 @@ import { Atr, Ema } from '../../src/indicators';
 
 const schema = params({
   symbol: param.string({ default: 'BTCUSDT' }),
-  quantity: param.decimal({ default: '0.001', description: 'Entry size, base asset.' }),
+  quantity: param.quantity({ default: '0.001', description: 'Entry size, base asset.' }),
   barMs: param.integer({ min: 1000, max: 86_400_000, default: 60_000, description: 'Bar length, ms.' }),
   fastPeriod: param.integer({ min: 1, max: 1000, default: 9 }),
   slowPeriod: param.integer({ min: 2, max: 1000, default: 21 }),

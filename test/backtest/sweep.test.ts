@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadBacktestConfig } from '../../src/backtest/backtest/config';
+import { fileHeaders } from '../../src/backtest/backtest/jsonl-source';
 import { runJob } from '../../src/backtest/sweep/job';
 import * as points from '../../src/backtest/sweep/points';
 import { sweepPoints } from '../../src/backtest/sweep/points';
@@ -32,7 +33,7 @@ describe('sweep', () => {
     const cfg = loadBacktestConfig(writeConfig(dir, 'once.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': { min: 1, max: 20, step: 1 }, 'mm.skewBps': { min: 1, max: 10, step: 1 } } } }));
     const load = jest.spyOn(strategySource, 'loadStrategySource');
     try {
-      await checkPoints(cfg, sweepJobs(cfg), ['BTCUSDT']);
+      await checkPoints(cfg, sweepJobs(cfg), (await fileHeaders([path.join(dir, 'rec.jsonl.gz')]))[0].symbols);
       expect(load).toHaveBeenCalledTimes(1);
       load.mockClear();
       // The run is given the jobs preparedSweep checked: the points are not checked a second time.

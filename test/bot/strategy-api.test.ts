@@ -5,7 +5,7 @@
  * declared once as a schema.
  */
 import { Dec, defineStrategy, isWorking, param, params, paramsJsonSchema, type BotEvent, type Intent, type Strategy, type StrategyContext } from '../../src/index';
-import { checkParams } from '../../src/bot/strategy/params-check';
+import { checkParams, quantityProblem } from '../../src/bot/strategy/params-check';
 import { Bot } from '../../src/bot/bot';
 import { SimVenue } from '../../src/bot/venue/sim-venue';
 import { ManualClock, ManualScheduler } from '../../src/core/clock';
@@ -340,6 +340,32 @@ describe('parameters as a schema', () => {
     expect(js.additionalProperties).toBe(false);
     expect(js.required).toEqual(['symbol', 'size', 'window', 'mode', 'level']);
     expect(js.properties.window.default).toBe(20);
+  });
+});
+
+describe('param.quantity: checked against its symbol spec', () => {
+  const def = defineStrategy({
+    name: 'q',
+    params: params({ market: param.string({ default: 'BTCUSDT' }), size: param.quantity({ symbol: 'market' }), other: param.decimal({ default: '0.0001' }) }),
+    symbols: (p) => [p.market],
+    create: () => ({}),
+  });
+  const btc = DEFAULT_SYMBOLS.find((s) => s.symbol === 'BTCUSDT');
+  const limits = (sym: string) => (sym === 'BTCUSDT' && btc !== undefined ? btc : undefined);
+
+  it('refuses a quantity that rounds down below the minimum, or one above the maximum; rounds as the strategies do', () => {
+    if (btc === undefined) throw new Error('BTCUSDT is a default symbol');
+    expect(quantityProblem(def, def.params({ size: '0.0019' }), limits)).toBeUndefined();
+    expect(quantityProblem(def, def.params({ size: '0.00099' }), limits)).toEqual({ param: 'size', expected: `a quantity of BTCUSDT from ${btc.minQty} to ${btc.maxQty} in steps of ${btc.stepSize} (0.00099 rounds down to 0: every order would be refused)`, got: '0.00099' });
+    const above = new Dec(btc.maxQty).plus(1).toString();
+    expect(quantityProblem(def, def.params({ size: above }), limits)?.param).toBe('size');
+    // A symbol whose spec is not known is the symbol check's to refuse; a plain decimal is not a quantity.
+    expect(quantityProblem(def, def.params({ market: 'NOPE', size: '0.00001' }), limits)).toBeUndefined();
+  });
+
+  it('names its symbol parameter, which params({...}) must declare', () => {
+    expect(() => params({ size: param.quantity() })).toThrow("parameter 'size' is a param.quantity of the symbol in parameter 'symbol', which these params do not declare: name it with param.quantity({ symbol: '...' })");
+    expect(JSON.parse(JSON.stringify(def.paramsSchema)).properties.size['x-quantity-of']).toBe('market');
   });
 });
 

@@ -153,6 +153,14 @@ test('a strategy symbol the recording does not hold is bad input: exit 2 at the 
   expect(r.stderr).toBe(`perpkit backtest: ${path.join(dir, 'sym.yaml')}:10: strategies[0].params.symbol: expected a symbol the recording holds (BTCUSDT), got ETHUSDT\n`);
 });
 
+test("a strategy quantity below the recording's minimum for its symbol is bad input: exit 2 at the parameter, before the replay", () => {
+  // qty.yaml: data (3 lines), account (2), strategies: / - id / module / params: / symbol / quantity -> line 11
+  const r = runCli(['backtest', writeConfig(dir, 'qty.yaml', { strategies: [{ ...MM, params: { ...MM.params, quantity: '0.0009' } }] }), '--out', path.join(dir, 'o10'), '--quiet']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^perpkit backtest: .*qty\.yaml:11: strategies\[0\]\.params\.quantity: expected a quantity of BTCUSDT from 0\.001 to \d+ in steps of 0\.001 \(0\.0009 rounds down to 0: every order would be refused\) \(the recording's spec\), got 0\.0009\n$/);
+  expect(existsSync(path.join(dir, 'o10', 'report.json'))).toBe(false);
+});
+
 test('data going back in time: the error names the file and line of the event that goes back, from the JSON lines or the replay cache', () => {
   const lines = gunzipSync(readFileSync(path.join(dir, 'rec.jsonl.gz'))).toString().split('\n');
   // A mark (never skipped by the quiet-trade path) past the middle, a minute back in time.

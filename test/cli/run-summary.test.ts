@@ -158,3 +158,12 @@ it('a strategy symbol the venue does not list is a config error at start: exit 2
   expect(stderr()).toMatch(new RegExp(`^perpkit run: config error: ${file.replace(/[.]/g, '\\.')}:\\d+: strategies\\[0\\]\\.params\\.symbol: expected a symbol the venue lists \\(it lists BTCUSDT, ETHUSDT; strategy mm\\), got BTCUSD\n$`));
   expect(code).toBe(2);
 }, 40_000);
+
+// A quantity below the symbol's step passed --check and the start: every order was denied
+// (counted, /healthz degraded after a minute) by a bot that otherwise ran as if all was well.
+it("a strategy quantity below the symbol's minimum on the venue is a config error at start: exit 2, at the parameter, nothing placed", async () => {
+  const { stderr, exited, file } = await spawnRun(() => ({ strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.0005' } }] }));
+  const code = await exited;
+  expect(stderr()).toMatch(new RegExp(`^perpkit run: config error: ${file.replace(/[.]/g, '\\.')}:\\d+: strategies\\[0\\]\\.params\\.quantity: expected a quantity of BTCUSDT from 0\\.001 to \\d+ in steps of 0\\.001 \\(0\\.0005 rounds down to 0: every order would be refused\\) \\(the venue's spec; strategy mm\\), got 0\\.0005\n$`));
+  expect(code).toBe(2);
+}, 40_000);

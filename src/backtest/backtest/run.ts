@@ -35,7 +35,7 @@ import { QuietBounds } from './quiet-bounds';
 import { LatencyVenue } from './latency-venue';
 import { SETTLE_TURNS, Settler, TURN } from './settler';
 import type { PlaceOrderParams } from '../../protocol/rest/orders';
-import { slotSymbols, unknownSymbol } from './strategy-module';
+import { refusedByData, slotSymbols } from './strategy-module';
 import { originText, type EventBatch, type EventSource, type LevelColumns, type QuoteColumns, type TradeColumns } from './source';
 import { VirtualScheduler } from './virtual-scheduler';
 import { rangeWithoutEvents } from './open-source';
@@ -172,9 +172,9 @@ export class BacktestRun {
     const partial = header.meta?.partialDepth;
     if (typeof partial === 'string') this.result.partialDepth = partial;
     this.result.importSkipped = { ...(header.skipped ?? {}) };
-    // Bad input (exit 2), at the parameter that names the symbol.
-    const unknown = unknownSymbol(this.cfg, this.opts.slots, header.symbols.map((s) => s.symbol));
-    if (unknown !== undefined) throw unknown;
+    // Bad input (exit 2), at the parameter that names the symbol or the quantity.
+    const refused = refusedByData(this.cfg, this.opts.slots, header.symbols);
+    if (refused !== undefined) throw refused;
     for (const s of this.symbols) this.needMark.add(s);
     this.clock = new ManualClock(t0);
     this.scheduler = new VirtualScheduler(this.clock);

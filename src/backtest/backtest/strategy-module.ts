@@ -5,7 +5,8 @@
  * strategies the same way, from the module name in the job, so a job carries names rather than code.
  */
 import type { AnyStrategyDefinition, StrategyDefinition } from '../../bot/strategy/api';
-import { checkConfigParams } from '../../bot/strategy/params-check';
+import { checkConfigParams, quantityProblem } from '../../bot/strategy/params-check';
+import type { SymbolSpec } from '../../protocol/rest/market';
 import { loadStrategySource, StrategySourceError } from '../../bot/strategy-source';
 import type { StrategySlot } from '../../bot/bot';
 import { symbolPath } from '../../bot/strategy/symbol-path';
@@ -84,14 +85,23 @@ export function slotSymbols(slots: StrategySlot[], decoded?: readonly unknown[])
 }
 
 /**
- * The refusal of a symbol the recording lacks (`known`: the symbols its header lists, in its
- * order): one a strategy trades, at the parameter that names it, or one `account.leverage` sets;
- * undefined when the recording holds every one. The one check of both the backtest (when its
- * replay starts) and the sweep (for every point, before any job runs: each job failed on it, exit 1).
+ * The refusal of a config the recording's symbols cannot run (`specs`: the symbols its header
+ * lists, in its order): a symbol a strategy trades, or one `account.leverage` sets, that the
+ * recording lacks; or a strategy's `param.quantity` that no order of its symbol could carry
+ * (quantityProblem). At the parameter or key that says it; undefined when all fit. The one check of
+ * both the backtest (when its replay starts) and the sweep (for every point, before any job runs:
+ * each job failed on it, exit 1).
  */
-export function unknownSymbol(cfg: BacktestConfig, slots: StrategySlot[], known: readonly string[], decoded?: readonly unknown[]): BacktestConfigError | undefined {
+export function refusedByData(cfg: BacktestConfig, slots: StrategySlot[], specs: readonly SymbolSpec[], decoded?: readonly unknown[]): BacktestConfigError | undefined {
+  const known = specs.map((s) => s.symbol);
   const holds = `a symbol the recording holds (${known.join(', ')})`;
   for (const s of slotSymbols(slots, decoded)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, symbolPath(slots, s) ?? 'strategies', holds, s);
   for (const s of Object.keys(cfg.account.leverage)) if (!known.includes(s)) return new BacktestConfigError(cfg.file, `account.leverage.${s}`, holds, s);
+  const bySymbol = new Map(specs.map((s) => [s.symbol, s]));
+  for (const [i, s] of slots.entries()) {
+    const def = s.definition as unknown as StrategyDefinition<unknown>;
+    const p = quantityProblem(s.definition, decoded === undefined ? def.params(s.params) : decoded[i], (sym) => bySymbol.get(sym));
+    if (p !== undefined) return new BacktestConfigError(cfg.file, `strategies[${i}].params.${p.param}`, `${p.expected} (the recording's spec)`, p.got);
+  }
   return undefined;
 }

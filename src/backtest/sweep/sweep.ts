@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BacktestConfigError, checkDataFiles, type BacktestConfig } from '../backtest/config';
-import { checkedSlots, unknownSymbol, type DefinitionCache } from '../backtest/strategy-module';
+import { checkedSlots, refusedByData, type DefinitionCache } from '../backtest/strategy-module';
 import { fileHeaders, mergeHeaders } from '../backtest/jsonl-source';
 import { openSource } from '../backtest/open-source';
 import { applyPoint, jobConfigFile, type JobResult, type SweepJob } from './job';
@@ -13,6 +13,7 @@ import { runPool, throwIfStopped } from './pool';
 import { objectiveOf } from './options';
 import { rankBy, type RankedRow } from './table';
 import { sweepCode, type SweepCode } from './code';
+import type { SymbolSpec } from '../../protocol/rest/market';
 
 /** How long checkPoints runs between turns of the event loop (where a stop signal is seen). */
 const YIELD_EVERY_MS = 50;
@@ -68,11 +69,11 @@ export async function stoppableSweepJobs(cfg: BacktestConfig, signal?: AbortSign
 
 /**
  * Every point's parameters through the strategies' own checks, and the symbols each point trades
- * against those the recording holds (`symbols`, as its header lists them), before any job runs: a
- * misspelt or wrongly typed parameter, or a symbol the data lacks, is found now, not after every
- * job failed on it.
+ * against those the recording holds (`symbols`, its header's specs), before any job runs: a
+ * misspelt or wrongly typed parameter, a symbol the data lacks, or a quantity no order of its
+ * symbol could carry, is found now, not after every job failed on it.
  */
-export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly string[], signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<void> {
+export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly SymbolSpec[], signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<void> {
   const turn = yielder(signal);
   for (const job of jobs) {
     // A large grid takes seconds here: Ctrl+C (its handler runs between turns) stops it meanwhile.
@@ -81,8 +82,8 @@ export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols
     try {
       const pointCfg = applyPoint(cfg, job.point);
       const { slots, decoded } = checkedSlots(pointCfg, definitions);
-      const unknown = symbols === undefined ? undefined : unknownSymbol(pointCfg, slots, symbols, decoded);
-      if (unknown !== undefined) throw unknown;
+      const refused = symbols === undefined ? undefined : refusedByData(pointCfg, slots, symbols, decoded);
+      if (refused !== undefined) throw refused;
     } catch (e) {
       if (!(e instanceof BacktestConfigError)) throw e;
       // A parameter the config itself holds (not one the point sets) is reported at its own line.
@@ -124,7 +125,7 @@ export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal, d
   const jobs = await stoppableSweepJobs(cfg, signal);
   checkDataFiles(cfg);
   const header = mergeHeaders(await fileHeaders(cfg.data.files));
-  await checkPoints(cfg, jobs, header.symbols.map((x) => x.symbol), signal, definitions);
+  await checkPoints(cfg, jobs, header.symbols, signal, definitions);
   objectiveOf(cfg);
   const code = sweepCode(cfg, definitions);
   for (const j of jobs) j.code = code;

@@ -123,9 +123,9 @@ export function strategyErrorLine(e: { strategyId: string; where: string; messag
 }
 
 /**
- * A strategy's config does not fit the venue it runs on (a symbol the venue does not list): a
- * config error only the venue could tell, so `--check` passes it and the start refuses it (exit
- * 2, as every config error: restarting would not fix it).
+ * A strategy's config does not fit the venue it runs on (a symbol the venue does not list, a
+ * quantity below the symbol's minimum): a config error only the venue could tell, so `--check`
+ * passes it and the start refuses it (exit 2, as every config error: restarting would not fix it).
  */
 export class StrategyVenueConfigError extends Error {
   constructor(
@@ -133,6 +133,8 @@ export class StrategyVenueConfigError extends Error {
     message: string,
     /** The symbol the venue lacks and what it lists, for an error at the config key that names it. */
     readonly unknownSymbol?: { symbol: string; listed: string },
+    /** The parameter the venue's spec refuses (a `param.quantity`), for an error at its key. */
+    readonly refusedParam?: { param: string; expected: string; got: string },
   ) {
     super(`strategy ${strategyId}: ${message}`);
     this.name = 'StrategyVenueConfigError';

@@ -9,8 +9,10 @@
  * A definition with a parameter schema (`paramsSchema`) knows its names without this: a key the
  * schema does not declare is unknown, and `params()` is not even called then.
  */
+import { Dec } from '../../core/decimal';
+import { Grid } from '../../core/values';
 import type { AnyStrategyDefinition, StrategyDefinition } from './api';
-import { paramNames } from './params';
+import { paramNames, quantityParams } from './params';
 
 export interface CheckedParams {
   /** What `params()` returned (undefined when a name is unknown and the definition has a schema). */
@@ -106,4 +108,39 @@ export function checkConfigParams(definition: AnyStrategyDefinition, raw: Record
   // The names the strategy reads are in `expected`: `got` says only what was found.
   if (checked.unknown.length > 0) throw fail({ at: `${at}.${checked.unknown[0]}`, expected: `a parameter the strategy reads (${checked.known.join(', ') || 'none'})`, got: unknownParamNames(checked) });
   return checked;
+}
+
+/** What a quantity is checked against: a symbol's quantity grid and limits (its spec). */
+export interface QuantityLimits {
+  stepSize: string;
+  minQty: string;
+  maxQty: string;
+}
+
+/**
+ * The first `param.quantity` of a definition whose value no order of its symbol could carry: it
+ * rounds down (as the strategies' `ctx.quantity.round` does) below the symbol's minimum, or it is
+ * above its maximum. `params`: what the definition's `params()` made; `limitsOf`: the symbol's spec
+ * where it is known (a symbol it does not know is another check's). Undefined when all fit.
+ */
+export function quantityProblem(definition: AnyStrategyDefinition, params: unknown, limitsOf: (symbol: string) => QuantityLimits | undefined): { param: string; expected: string; got: string } | undefined {
+  const schema = definition.paramsSchema;
+  if (schema === undefined || typeof params !== 'object' || params === null) return undefined;
+  const values = params as Record<string, unknown>;
+  for (const { name, symbolParam } of quantityParams(schema)) {
+    const q = values[name];
+    const symbol = values[symbolParam];
+    if (!(q instanceof Dec) || typeof symbol !== 'string') continue;
+    const spec = limitsOf(symbol);
+    if (spec === undefined) continue;
+    const steps = new Grid(spec.stepSize).unitsOfDec(q, 'down');
+    const minSteps = new Grid(spec.stepSize).unitsOfDec(new Dec(spec.minQty), 'up');
+    const range = `from ${spec.minQty} to ${spec.maxQty} in steps of ${spec.stepSize}`;
+    if (steps < minSteps) {
+      const rounded = new Grid(spec.stepSize).fromUnits(Math.max(steps, 0));
+      return { param: name, expected: `a quantity of ${symbol} ${range} (${q.toString()} rounds down to ${rounded}: every order would be refused)`, got: q.toString() };
+    }
+    if (q.gt(new Dec(spec.maxQty))) return { param: name, expected: `a quantity of ${symbol} ${range} (every order would be refused)`, got: q.toString() };
+  }
+  return undefined;
 }

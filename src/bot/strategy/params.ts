@@ -13,6 +13,8 @@ import { Dec } from '../../core/decimal';
 
 /** The rule text of a parameter, for error messages (`parameter 'x' must be <rule>, got ...`). */
 const RULE = 'x-rule';
+/** On a `param.quantity`: the parameter naming the symbol whose quantity grid and limits it is checked against. */
+const QUANTITY_OF = 'x-quantity-of';
 
 /** A plain decimal (no exponent, no sign): at least one non-zero digit for `positive`. */
 const NON_NEGATIVE_DECIMAL = '^(?:0|[1-9]\\d*)(?:\\.\\d+)?$';
@@ -51,6 +53,19 @@ function decimal(opts: Common<string> & { min?: 'positive' | 'nonNegative'; belo
       return d;
     })
     .Encode((d) => d.toString());
+}
+
+/**
+ * An order size in the base asset of the symbol another parameter names (`symbol`, by default), read
+ * as `decimal` is. Where the symbol's specs are known (the venue at a bot's start, a recording's
+ * header in a backtest or sweep), a quantity that rounds down below the symbol's minimum, or one above
+ * its maximum, is refused as a config error (quantityProblem): every order of it would be.
+ */
+function quantity(opts: Common<string> & { symbol?: string } = {}) {
+  const { symbol, ...rest } = opts;
+  const s = decimal(rest);
+  (s as TSchema & { [QUANTITY_OF]?: string })[QUANTITY_OF] = symbol ?? 'symbol';
+  return s;
 }
 
 /**
@@ -119,6 +134,7 @@ function boolean(opts: Common<boolean> = {}) {
  */
 export const param = {
   decimal,
+  quantity,
   integer,
   number,
   string,
@@ -137,6 +153,10 @@ export type ParamsInput<S extends TSchema> = Static<S>;
 
 /** Declares a strategy's parameters: `params({ symbol: param.string({ default: 'BTCUSDT' }), ... })`. */
 export function params<T extends TProperties>(properties: T, description?: string): TObject<T> {
+  for (const [name, sub] of Object.entries(properties)) {
+    const of = (sub as TSchema & { [QUANTITY_OF]?: unknown })[QUANTITY_OF];
+    if (typeof of === 'string' && !Object.prototype.hasOwnProperty.call(properties, of)) throw new Error(`parameter '${name}' is a param.quantity of the symbol in parameter '${of}', which these params do not declare: name it with param.quantity({ symbol: '...' })`);
+  }
   return Type.Object(properties, { additionalProperties: false, ...(description !== undefined ? { description } : {}) });
 }
 
@@ -183,4 +203,14 @@ export function decodeParams<S extends ParamsSchema>(schema: S, raw: Record<stri
 /** JSON Schema of a parameter schema (TypeBox's own keys dropped), for editors and docs. */
 export function paramsJsonSchema(schema: ParamsSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+/** The `param.quantity` parameters of a schema, with the parameter naming each one's symbol. */
+export function quantityParams(schema: ParamsSchema): Array<{ name: string; symbolParam: string }> {
+  const out: Array<{ name: string; symbolParam: string }> = [];
+  for (const [name, sub] of Object.entries(schema.properties)) {
+    const of = (sub as TSchema & { [QUANTITY_OF]?: unknown })[QUANTITY_OF];
+    if (typeof of === 'string') out.push({ name, symbolParam: of });
+  }
+  return out;
 }

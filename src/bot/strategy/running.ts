@@ -11,7 +11,7 @@ import { createStrategy, type SlotToCreate } from './create';
 import { DenialStreak } from '../risk/denial-streak';
 import { StrategyVenueConfigError } from './errors';
 import { StrategyHooks } from './hooks';
-import { checkParams, unknownParamText } from './params-check';
+import { checkParams, quantityProblem, unknownParamText } from './params-check';
 import type { WallClockWatch } from './wall-clock';
 
 export interface RunningStrategy {
@@ -64,6 +64,8 @@ export function runStrategy(slot: SlotToCreate, d: RunDeps): { running: RunningS
       throw new StrategyVenueConfigError(slot.id, `the venue has no symbol ${s} (${listed})`, { symbol: s, listed });
     }
   }
+  const q = quantityProblem(slot.definition, params, (sym) => d.symbols.get(sym));
+  if (q !== undefined) throw new StrategyVenueConfigError(slot.id, `parameter '${q.param}' must be ${q.expected} (the venue's spec), got ${q.got}`, undefined, q);
   // Made before the record it changes (timers, halt): create() may keep it, not use it.
   const made: { running?: RunningStrategy } = {};
   const ctx = strategyContext(slot.id, params, symbols, { ...d, emit: (list) => d.emit(made.running as RunningStrategy, list), target: () => made.running as RunningStrategy });
