@@ -1,18 +1,28 @@
 /**
- * Warns as the heap fills. The local exchange keeps every order, fill, balance change and closed
+ * Warns as memory fills. The local exchange keeps every order, fill, balance change and closed
  * position for its history endpoints, with no retention limit (docs/local-exchange.md,
- * "Capacity"), so a long, busy run grows until the process runs out of heap and is killed. The
- * log says so well before: once when the heap passes 70 % of its limit, again at 85 % and (as an
- * error) at 95 %, each with the figures and what to do. A level is said again only after the heap
- * has fallen 10 points below it (a restart without --data-dir, or a collection that freed much).
+ * "Capacity"), so a long, busy run grows until the process runs out of memory and is killed. Two
+ * things fill: node's heap, up to its limit; and the machine's memory, which also holds the typed
+ * arrays the ended orders' columns live in, outside the heap (~70 % of what an order keeps), so on
+ * a machine with little memory it is full before the heap is. The log says so well before: once
+ * when the fuller of the two passes 70 %, again at 85 % and (as an error) at 95 %, each with the
+ * figures and what to do. A level is said again only after it has fallen 10 points below it (a
+ * restart without --data-dir, or a collection that freed much).
  */
 import { getHeapStatistics } from 'node:v8';
+import { totalmem } from 'node:os';
 
 export interface HeapReading {
   /** Bytes in use on the JS heap. */
   used: number;
   /** Bytes the JS heap may grow to before the process fails. */
   limit: number;
+  /** Bytes the process holds in memory (its resident set: heap, typed arrays, code). */
+  rss?: number;
+  /** Of which typed arrays and buffers outside the heap. */
+  outside?: number;
+  /** Bytes of memory the process may have: a container's limit, or the machine's memory. */
+  memory?: number;
 }
 
 /** Shares of the heap limit that are warned about, in order. */
@@ -33,9 +43,17 @@ export interface HeapWatchOptions {
   read?: () => HeapReading;
 }
 
+/** A container's memory limit when there is one (node reports "none" as a huge number), else the machine's. */
+function processMemory(): number {
+  const total = totalmem();
+  const constrained = (process as NodeJS.Process & { constrainedMemory?: () => number | undefined }).constrainedMemory?.();
+  return constrained !== undefined && constrained > 0 && constrained < total ? constrained : total;
+}
+
 const readHeap = (): HeapReading => {
   const h = getHeapStatistics();
-  return { used: h.used_heap_size, limit: h.heap_size_limit };
+  const m = process.memoryUsage();
+  return { used: h.used_heap_size, limit: h.heap_size_limit, rss: m.rss, outside: m.arrayBuffers, memory: processMemory() };
 };
 
 const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
@@ -77,18 +95,30 @@ export class HeapWatch {
    * passed at once).
    */
   check(): number | undefined {
-    const { used, limit } = this.read();
-    if (!(limit > 0)) return undefined;
-    const share = used / limit;
+    const r = this.read();
+    const heapShare = r.limit > 0 ? r.used / r.limit : 0;
+    const memShare = r.rss !== undefined && r.memory !== undefined && r.memory > 0 ? r.rss / r.memory : 0;
+    if (!(r.limit > 0) && memShare === 0) return undefined;
+    const share = Math.max(heapShare, memShare);
     while (this.passed > 0 && share < HEAP_WARN_LEVELS[this.passed - 1] - REARM) this.passed--;
     let level: number | undefined;
     while (this.passed < HEAP_WARN_LEVELS.length && share >= HEAP_WARN_LEVELS[this.passed]) level = HEAP_WARN_LEVELS[this.passed++];
     if (level === undefined) return undefined;
     this.warnings++;
-    const fields = { heapUsedMB: mb(used), heapLimitMB: mb(limit), percent: Math.round(share * 100) };
-    const msg =
-      `heap ${fields.percent} % full (${fields.heapUsedMB} of ${fields.heapLimitMB} MB): the exchange keeps its whole history in memory, with no retention limit, ` +
-      'and stops when the heap is full; restart it (without --data-dir it starts empty), or give it more heap with NODE_OPTIONS=--max-old-space-size=<MB>';
+    const fields = {
+      heapUsedMB: mb(r.used),
+      heapLimitMB: mb(r.limit),
+      heapPercent: Math.round(heapShare * 100),
+      ...(r.rss !== undefined && r.memory !== undefined ? { rssMB: mb(r.rss), memoryMB: mb(r.memory), memoryPercent: Math.round(memShare * 100) } : {}),
+      ...(r.outside !== undefined ? { outsideHeapMB: mb(r.outside) } : {}),
+      percent: Math.round(share * 100),
+    };
+    const what =
+      memShare > heapShare
+        ? `memory ${fields.percent} % used (${mb(r.rss ?? 0)} of ${mb(r.memory ?? 0)} MB the process may have; ${mb(r.outside ?? 0)} MB of it outside the heap, in the history's columns)`
+        : `heap ${fields.percent} % full (${fields.heapUsedMB} of ${fields.heapLimitMB} MB)`;
+    const remedy = memShare > heapShare ? 'or run it on a machine with more memory' : 'or give it more heap with NODE_OPTIONS=--max-old-space-size=<MB>';
+    const msg = `${what}: the exchange keeps its whole history in memory, with no retention limit, and stops when memory is full; restart it (without --data-dir it starts empty), ${remedy}`;
     if (this.passed === HEAP_WARN_LEVELS.length) this.logger.error(fields, msg);
     else this.logger.warn(fields, msg);
     return level;

@@ -65,9 +65,36 @@ describe('HeapWatch', () => {
     expect(reads).toBe(after);
   });
 
-  test('the default reading is the process heap', () => {
+  test('the default reading is the process heap, and its memory against what the machine has', () => {
+    let reading: HeapReading | undefined;
     const w = new HeapWatch({ logger: quiet });
     // Far below 70 % in a test process: nothing to say, and no throw.
     expect(w.check()).toBeUndefined();
+    const spy = new HeapWatch({ logger: quiet, read: () => (reading = (w as unknown as { read: () => HeapReading }).read()) });
+    spy.check();
+    expect(reading?.rss).toBeGreaterThan(reading?.used ?? Infinity);
+    expect(reading?.outside).toBeGreaterThanOrEqual(0);
+    expect(reading?.memory).toBeGreaterThan(reading?.rss ?? Infinity);
+  });
+
+  // The history's typed arrays live outside the heap (~70 % of what an order keeps): on a machine
+  // with little memory the process runs out of it while the heap is still far from its limit.
+  test('memory that fills before the heap does is warned about, saying it is memory and how much is outside the heap', () => {
+    const said: Array<[string, Record<string, unknown>, string]> = [];
+    const logger = { warn: (o: object, m: string) => void said.push(['warn', o as Record<string, unknown>, m]), error: (o: object, m: string) => void said.push(['error', o as Record<string, unknown>, m]) };
+    const GB = 2 ** 30;
+    const readings: HeapReading[] = [
+      { used: 0.3 * GB, limit: 2 * GB, rss: 0.5 * GB, outside: 0.2 * GB, memory: 2 * GB },
+      { used: 0.5 * GB, limit: 2 * GB, rss: 1.5 * GB, outside: 0.9 * GB, memory: 2 * GB },
+      { used: 0.6 * GB, limit: 2 * GB, rss: 1.95 * GB, outside: 1.2 * GB, memory: 2 * GB },
+    ];
+    let i = 0;
+    const w = new HeapWatch({ logger, read: () => readings[i++] });
+    expect([w.check(), w.check(), w.check()]).toEqual([undefined, 0.7, 0.95]);
+    expect(said.map(([level, o]) => [level, o.percent, o.heapPercent, o.memoryPercent, o.outsideHeapMB])).toEqual([
+      ['warn', 75, 25, 75, 922],
+      ['error', 98, 30, 98, 1229],
+    ]);
+    expect(said[0][2]).toMatch(/^memory 75 % used \(1536 of 2048 MB the process may have; 922 MB of it outside the heap, in the history's columns\): .* or run it on a machine with more memory$/);
   });
 });
