@@ -84,7 +84,7 @@ export class DashboardView {
       this.add({ kind: 'rejection', level: 'warn', strategyId: e.strategyId, code: String(e.code), text: `${e.intent.kind} rejected by the venue: ${e.message}` });
     });
     on('riskState', (e) => this.add({ kind: 'riskState', level: e.state === 'ACTIVE' ? 'info' : 'warn', strategyId: undefined, code: e.state, text: `trading state ${e.state}: ${e.reason}` }));
-    on('reconciled', (e) => this.add({ kind: 'reconciled', level: e.corrected > 0 || e.revived !== undefined ? 'warn' : 'info', strategyId: undefined, code: undefined, text: `reconciled (${e.reason}): ${e.adopted} adopted, ${e.corrected} corrected${e.revived === undefined ? '' : `, ${e.revived.length} working again after they had ended (${e.cancelled ?? 0} cancelled)`}` }));
+    on('reconciled', (e) => this.add({ kind: 'reconciled', level: e.corrected > 0 || e.revived !== undefined ? 'warn' : 'info', strategyId: undefined, code: undefined, text: `reconciled (${e.reason}): ${e.adopted} order(s) adopted, ${e.corrected} order(s) the bot had otherwise set to the venue's state and fills${e.revived === undefined ? '' : `, ${e.revived.length} working again after they had ended (${e.cancelled ?? 0} cancelled)`}` }));
     on('stream', (e) => {
       this.streams[e.stream] = { status: e.status, detail: e.detail, since: e.time };
       this.add({ kind: 'stream', level: e.status === 'connected' || e.status === 'reconnected' ? 'info' : 'warn', strategyId: undefined, code: e.status, text: `${e.stream} stream ${e.status}${e.detail ? `: ${e.detail}` : ''}` });

@@ -51,3 +51,12 @@ it("folds the bot's errors: one journal entry per context per 10 s, the next one
   expect(texts).toEqual(['poll positions failed: 50002 service busy', 'query failed: 50002 service busy', 'poll positions failed: 50002 service busy (and 4 more since the last entry)']);
   view.close();
 });
+
+it("says what a reconciliation did in words: 'corrected' alone did not say what it corrected", async () => {
+  const w = await botWorld([{ id: 'mm', definition: scripted(['BTCUSDT'], {}), params: {} }]);
+  const journal = new EventJournal('t');
+  const view = new DashboardView({ bot: w.bot, status: new StatusTracker(w.bot), strategies: [], journal, clock: w.clock, phase: () => 'running', startedAt: w.clock.now() });
+  w.bot.bus.publish({ type: 'reconciled', time: w.clock.now(), reason: 'stream gap', adopted: 1, corrected: 2 });
+  expect(journal.latest(10, (e) => e.kind === 'reconciled').map((e) => [e.level, e.text])).toEqual([['warn', "reconciled (stream gap): 1 order(s) adopted, 2 order(s) the bot had otherwise set to the venue's state and fills"]]);
+  view.close();
+});
