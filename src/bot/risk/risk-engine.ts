@@ -83,6 +83,31 @@ function priceOf(intent: Intent): string | undefined {
 }
 
 /**
+ * The worst price a MARKET order that opens would fill at, as far as the bot can see: walked
+ * through the order book it holds for the symbol (a strategy that asks for depth), or the best
+ * price of its ticker; undefined when it holds neither (the band cannot be checked then). A
+ * reduce-only order is not held back: a stop-loss or a flatten must go out whatever the price.
+ */
+function marketFillPrice(intent: Intent & { kind: 'place' }, ctx: RiskContext): { price: string; from: string } | undefined {
+  if (intent.reduceOnly === true) return undefined;
+  const buy = intent.side === 'BUY';
+  const book = ctx.state.depth(intent.symbol);
+  const levels = book === undefined ? undefined : buy ? book.asks : book.bids;
+  if (levels !== undefined && levels.length > 0) {
+    const want = new Dec(intent.quantity);
+    let got = new Dec(0);
+    for (const [price, qty] of levels) {
+      got = got.plus(qty);
+      if (got.gte(want)) return { price, from: 'the order book the bot holds' };
+    }
+    return { price: levels[levels.length - 1][0], from: `at least: the ${levels.length} levels of the order book the bot holds have ${got.toString()}` };
+  }
+  const ticker = ctx.state.ticker(intent.symbol);
+  const best = ticker === undefined ? undefined : buy ? ticker.bestAsk : ticker.bestBid;
+  return best === undefined || best === '' || best === '0' ? undefined : { price: best, from: 'at least: the best price of the ticker' };
+}
+
+/**
  * What the loss limits measure from, kept across a restart (the state file): the UTC day's first
  * equity reading and the peak. Without it each restart began a fresh day's budget.
  */
@@ -263,7 +288,8 @@ export class RiskEngine {
   private checkBand(intent: Intent, ctx: RiskContext): Decision {
     const band = this.limits.priceBand;
     if (band === undefined) return ALLOW;
-    const price = priceOf(intent);
+    const market = intent.kind === 'place' && intent.type === 'MARKET' ? marketFillPrice(intent, ctx) : undefined;
+    const price = priceOf(intent) ?? market?.price;
     if (price === undefined) return ALLOW;
     const symbol = intent.kind === 'amend' ? ctx.tracker.get(intent.clientOrderId)?.symbol : 'symbol' in intent ? intent.symbol : undefined;
     const info = symbol === undefined ? undefined : ctx.symbols.get(symbol);
@@ -276,7 +302,8 @@ export class RiskEngine {
     const { scaled, den } = this.bandRatio(band);
     if (Math.abs(p - m) * den <= scaled * m) return ALLOW;
     const dev = new Dec(price).minus(mark).abs().div(mark);
-    return deny('PRICE_BAND', `price ${price} is ${dev.times(100).toFixed(2)} % from mark ${mark}, beyond the band of ${new Dec(band).times(100).toFixed()} %`);
+    const what = market === undefined || intent.kind !== 'place' ? `price ${price} is` : `a MARKET ${intent.side} of ${intent.quantity} would fill up to ${price} (${market.from}),`;
+    return deny('PRICE_BAND', `${what} ${dev.times(100).toFixed(2)} % from mark ${mark}, beyond the band of ${new Dec(band).times(100).toFixed()} %`);
   }
 
   private bandCache: { band: string; scaled: number; den: number } | undefined;
