@@ -26,6 +26,7 @@ import type { DashboardServer } from './dashboard/server';
 import { Notifier } from './notify';
 import { BotMetrics } from './metrics';
 import { StateFileLock } from './state-lock';
+import { StaleMarketData } from './stale-market-data';
 import { FileStateStore } from './state-store';
 import { StatusTracker, type BotStatus } from './status';
 import { loadStrategySlots } from './strategy-loader';
@@ -72,6 +73,17 @@ class StoppedWhileStarting extends Error {
   }
 }
 
+/** What `p` settles to, or 'timeout' when it has not in `ms`. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  const first = await Promise.race([p, timeout]);
+  if (timer) clearTimeout(timer);
+  return first;
+}
+
 /** The most a stop waits beyond stopTimeoutMs for a venue that throttles the account (see doStop). */
 const MAX_THROTTLE_WAIT_MS = 60_000;
 
@@ -87,8 +99,8 @@ export class BotDaemon {
   private server: http.Server | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
   private staleTimer: NodeJS.Timeout | undefined;
-  /** Symbols whose market data is stale now (said once at warn), with the time of their last event. */
-  private readonly staleSymbols = new Map<string, number>();
+  /** Symbols whose market data went stale (marketDataStaleMs): /healthz and the log. */
+  private staleWatch: StaleMarketData | undefined;
   private stopPromise: Promise<number> | undefined;
   /** The start under way (or done); a stop during it waits for it. */
   private starting: Promise<void> | undefined;
@@ -274,7 +286,9 @@ export class BotDaemon {
         this.saveTimer.unref();
       }
       if (c.marketDataStaleMs > 0) {
-        this.staleTimer = setInterval(() => this.watchMarketData(), Math.min(1000, c.marketDataStaleMs));
+        const watch = new StaleMarketData(bot, clock, c.marketDataStaleMs, this.log);
+        this.staleWatch = watch;
+        this.staleTimer = setInterval(() => this.phase === 'running' && watch.check(), Math.min(1000, c.marketDataStaleMs));
         this.staleTimer.unref();
       }
       this.phase = 'running';
@@ -294,40 +308,6 @@ export class BotDaemon {
     if (this.stopPromise === undefined) return;
     this.log.info({ step }, 'a stop was asked for while starting: the start ends here');
     throw new StoppedWhileStarting();
-  }
-
-  /**
-   * The strategies' symbols with no market data (trade, mark price, book, ticker) for longer than
-   * marketDataStaleMs: a replay that reached its end, a public stream that went silent while
-   * connected. The strategies then see a market that no longer moves.
-   */
-  private staleMarketData(): Array<{ symbol: string; forMs: number; last: number }> {
-    const limit = this.config.marketDataStaleMs;
-    const bot = this.botRef;
-    const clock = this.clockRef;
-    if (limit <= 0 || bot === undefined || clock === undefined) return [];
-    const now = clock.now();
-    const out: Array<{ symbol: string; forMs: number; last: number }> = [];
-    for (const [symbol, last] of bot.lastMarketData()) if (now - last > limit) out.push({ symbol, forMs: now - last, last });
-    return out;
-  }
-
-  /** Says once at warn when a symbol's market data goes stale, and at info when it comes again. */
-  private watchMarketData(): void {
-    if (this.phase !== 'running') return;
-    const stale = this.staleMarketData();
-    for (const x of stale) {
-      if (this.staleSymbols.has(x.symbol)) continue;
-      this.staleSymbols.set(x.symbol, x.last);
-      this.log.warn({ symbol: x.symbol, seconds: Math.round(x.forMs / 1000), marketDataStaleMs: this.config.marketDataStaleMs }, `no market data for ${x.symbol} for ${Math.round(x.forMs / 1000)} s (marketDataStaleMs ${this.config.marketDataStaleMs}): the strategies see a market that does not move; /healthz says degraded`);
-    }
-    const last = this.bot.lastMarketData();
-    for (const [symbol, before] of this.staleSymbols) {
-      if (stale.some((x) => x.symbol === symbol)) continue;
-      this.staleSymbols.delete(symbol);
-      const at = last.get(symbol) ?? before;
-      this.log.info({ symbol, seconds: Math.round((at - before) / 1000) }, `market data for ${symbol} again, after ${Math.round((at - before) / 1000)} s without`);
-    }
   }
 
   /**
@@ -401,18 +381,14 @@ export class BotDaemon {
     this.log.info({ reason, cancelOnStop: this.config.cancelOnStop }, 'stopping');
     if (starting !== undefined) {
       // The start ends at its next step (or the bot it started is stopped below); within stopTimeoutMs.
-      let timer: NodeJS.Timeout | undefined;
-      const ended = await Promise.race([
+      const ended = await within(
         starting.then(
-          () => true,
-          () => true,
+          () => 'ended',
+          () => 'ended',
         ),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), this.config.stopTimeoutMs);
-        }),
-      ]);
-      if (timer) clearTimeout(timer);
-      if (!ended) {
+        this.config.stopTimeoutMs,
+      );
+      if (ended === 'timeout') {
         this.timedOut = true;
         this.stopWaitedMs = this.config.stopTimeoutMs;
         this.log.error({ stopTimeoutMs: this.config.stopTimeoutMs }, 'the start did not end in time for the stop; orders may be open');
@@ -431,16 +407,7 @@ export class BotDaemon {
         },
         (e: unknown) => e,
       );
-      const within = async (ms: number): Promise<unknown> => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), ms);
-        });
-        const first = await Promise.race([stopped, timeout]);
-        if (timer) clearTimeout(timer);
-        return first;
-      };
-      let outcome = await within(this.config.stopTimeoutMs);
+      let outcome = await within(stopped, this.config.stopTimeoutMs);
       // Out of time while the venue throttles the account (a 429's Retry-After): the cancels are
       // waiting for it, and they go out first once it lifts. Wait for that, and then as long again
       // as a stop may take, rather than leave the orders behind; at most MAX_THROTTLE_WAIT_MS more.
@@ -450,7 +417,7 @@ export class BotDaemon {
         if (throttled <= 0 || waitedExtra + throttled > MAX_THROTTLE_WAIT_MS) break;
         waitedExtra += throttled + this.config.stopTimeoutMs;
         this.log.warn({ throttledMs: throttled, stopTimeoutMs: this.config.stopTimeoutMs }, 'the venue throttles this account: the stop waits for it to take the cancels');
-        outcome = await within(throttled + this.config.stopTimeoutMs);
+        outcome = await within(stopped, throttled + this.config.stopTimeoutMs);
       }
       this.stopWaitedMs = this.config.stopTimeoutMs + waitedExtra;
       if (outcome === 'timeout') {
@@ -570,7 +537,7 @@ export class BotDaemon {
         const publicDownMs = downSince === undefined || this.clockRef === undefined ? 0 : this.clockRef.now() - downSince;
         if (publicDownMs >= (this.opts.publicStreamDownMs ?? PUBLIC_STREAM_DOWN_MS)) reasons.push(`public stream disconnected for ${Math.round(publicDownMs / 1000)} s: marks, trades and book are stale`);
         // Connected, yet nothing comes for a symbol (a replay at its end, a silent stream): degraded too.
-        for (const x of this.staleMarketData()) reasons.push(`no market data for ${x.symbol} for ${Math.round(x.forMs / 1000)} s (marketDataStaleMs ${this.config.marketDataStaleMs}): marks, trades and book are stale`);
+        for (const x of this.staleWatch?.stale() ?? []) reasons.push(`no market data for ${x.symbol} for ${Math.round(x.forMs / 1000)} s (marketDataStaleMs ${this.config.marketDataStaleMs}): marks, trades and book are stale`);
         if (this.stateSaveError !== undefined) reasons.push(`the state file is not being saved: ${this.stateSaveError}`);
         if (this.bot.stats.pipelineErrors > 0) reasons.push(`the bot's own pipeline threw ${this.bot.stats.pipelineErrors} times; last: ${this.bot.lastPipelineError ?? ''}`);
         const status = !healthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'ok';
@@ -610,39 +577,4 @@ export class BotDaemon {
         this.json(res, 404, { error: `no route ${route}; routes: GET /healthz, GET /metrics, GET /status, POST /kill${this.dashboard ? ', GET / (dashboard), /api/...' : ''}` });
     }
   }
-}
-
-/**
- * SIGINT/SIGTERM stop the daemon gracefully and resolve `exit` with its code; a second one while
- * stopping exits at once with 1 (the operator insists). SIGHUP (the terminal the bot ran in went
- * away: a dropped ssh session) is a graceful stop too, said at warn: by default it ended the
- * process at once, its orders left working and nothing saved or logged. SIGUSR2 engages the kill switch.
- * Returns a function that removes the handlers.
- */
-export function installSignalHandlers(daemon: BotDaemon, log: Logger, exit: (code: number) => void): () => void {
-  let stopping = false;
-  const onStop = (sig: NodeJS.Signals): void => {
-    if (stopping) {
-      log.warn({ signal: sig }, 'second signal while stopping: exiting now');
-      exit(1);
-      return;
-    }
-    stopping = true;
-    if (sig === 'SIGHUP') log.warn({ signal: sig }, 'SIGHUP: the terminal the bot ran in went away; stopping gracefully (run it under systemd, or nohup, to keep it running)');
-    else log.info({ signal: sig }, 'signal received');
-    void daemon.stop(`signal ${sig}`).then(exit, () => exit(1));
-  };
-  const onKill = (): void => {
-    daemon.kill('signal SIGUSR2').catch((e: unknown) => log.error({ err: errMessage(e) }, 'kill switch failed'));
-  };
-  process.on('SIGINT', onStop);
-  process.on('SIGTERM', onStop);
-  process.on('SIGHUP', onStop);
-  process.on('SIGUSR2', onKill);
-  return () => {
-    process.off('SIGINT', onStop);
-    process.off('SIGTERM', onStop);
-    process.off('SIGHUP', onStop);
-    process.off('SIGUSR2', onKill);
-  };
 }
