@@ -2,7 +2,8 @@
  * The recorder's config file (`perpkit record --config`), described once: the loader (record.ts)
  * takes its keys and defaults from here, and schema/record.json is generated from it.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '../core/typebox';
+import type { Static } from '@sinclair/typebox';
 import { c } from '../core/config-schema';
 import { PUBLIC_TOPIC_KINDS } from '../core/enums';
 import { AUTH_API_KEY, AUTH_PASSWORD } from '../runtime/config-schema';

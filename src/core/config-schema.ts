@@ -6,7 +6,8 @@
  * The loaders still walk the document themselves to keep their one-line errors (file:line, key
  * path, expected, got) and the rules a schema cannot say (unique ids, paths, time ranges).
  */
-import { Type, type TInteger, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type } from './typebox';
+import type { TInteger, TObject, TOptional, TProperties, TSchema } from '@sinclair/typebox';
 
 /** The properties with every key but the required ones optional (as a config's keys are). */
 export type ConfigProperties<T extends TProperties, R extends keyof T> = { [K in keyof T]: K extends R ? T[K] : TOptional<T[K]> };

@@ -3,7 +3,8 @@
  * ranges and defaults from here, and schema/bot.json is generated from it. A new section is a
  * new entry of BOT_SECTIONS (and its reading in config.ts).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '../core/typebox';
+import type { Static } from '@sinclair/typebox';
 import { c } from '../core/config-schema';
 import { LOG_LEVELS } from '../core/log';
 import { RISK, STRATEGY } from '../bot/config-schema';

@@ -1,6 +1,6 @@
 /** Spawns the compiled `perpkit` CLI and waits for its listening line. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { statSync, readdirSync } from 'node:fs';
+import { existsSync, statSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -36,6 +36,8 @@ export function ensureBuilt(): void {
     spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-web.cjs')], { cwd: ROOT, stdio: 'ignore' });
     statSync(page);
   }
+  // TypeBox as one file (tools/build-vendor.cjs), made by npm run build after tsc.
+  if (!existsSync(path.join(ROOT, 'dist', 'src', 'vendor', 'typebox.js'))) spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-vendor.cjs')], { cwd: ROOT, stdio: 'ignore' });
   if (built >= newestMtime(path.join(ROOT, 'src'))) return;
   spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
   statSync(out);

@@ -4,7 +4,8 @@
  * schema/backtest.json is generated from it. A new key of the sweep block is a new entry of
  * SWEEP_KEYS (and its reading in config.ts).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '../../core/typebox';
+import type { Static } from '@sinclair/typebox';
 import { RISK, STRATEGY } from '../../bot/config-schema';
 import { c } from '../../core/config-schema';
 import { RANKABLE_METRICS } from '../report/metrics';

@@ -7,8 +7,8 @@
  * TypeBox rather than zod: its schemas *are* JSON Schema (no converter between what we check and
  * what we publish), it has no dependencies, and it ships CommonJS as well as ESM.
  */
-import { Type, type Static, type StaticDecode, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { TransformDecodeError, Value } from '@sinclair/typebox/value';
+import type { Static, StaticDecode, TObject, TProperties, TSchema } from '@sinclair/typebox';
+import { TransformDecodeError, Type, Value } from '../../core/typebox';
 import { Dec } from '../../core/decimal';
 
 /** The rule text of a parameter, for error messages (`parameter 'x' must be <rule>, got ...`). */
