@@ -2,8 +2,8 @@
 /**
  * `npm run prepare` (every `npm install`/`npm ci` in a checkout, git installs) and `prepack`
  * (`npm pack`, `npm publish`, with --clean): compiles TypeScript to dist/, bundles the web
- * pages (tools/build-web.cjs: the dashboard and the exchange page) into dist/web/, and TypeBox
- * into dist/src/vendor/ (tools/build-vendor.cjs: one file loads faster than its ~200 modules).
+ * pages (tools/build-web.cjs: the dashboard and the exchange page) into dist/web/, and TypeBox and
+ * yaml into dist/src/vendor/ (tools/build-vendor.cjs: one file loads faster than their modules).
  *
  * TypeScript is a dev dependency. Without it (`npm ci --omit=dev`) nothing is compiled and the
  * install still succeeds: an existing dist/ is used as it is, and a missing one is said plainly.

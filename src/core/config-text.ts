@@ -6,7 +6,7 @@
  * several lines (a snippet of the file with a caret).
  */
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from './yaml';
 
 /** Why a config file cannot be used as YAML; `line` and `column` (1-based) for a syntax error. */
 export interface ConfigTextProblem {

@@ -4,7 +4,8 @@
  * it, so a missing key points at its parent mapping, an unknown key at the key itself, a bad value
  * at the value.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from './yaml';
 
 /** Path tokens: keys and [index]es. Keys may hold dots (`mm.skewBps` under `sweep.params`). */
 function tokens(at: string): Array<string | number> {

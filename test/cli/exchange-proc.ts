@@ -36,8 +36,8 @@ export function ensureBuilt(): void {
     spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-web.cjs')], { cwd: ROOT, stdio: 'ignore' });
     statSync(page);
   }
-  // TypeBox as one file (tools/build-vendor.cjs), made by npm run build after tsc.
-  if (!existsSync(path.join(ROOT, 'dist', 'src', 'vendor', 'typebox.js'))) spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-vendor.cjs')], { cwd: ROOT, stdio: 'ignore' });
+  // TypeBox and yaml as one file each (tools/build-vendor.cjs), made by npm run build after tsc.
+  if (!['typebox', 'yaml'].every((b) => existsSync(path.join(ROOT, 'dist', 'src', 'vendor', `${b}.js`)))) spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-vendor.cjs')], { cwd: ROOT, stdio: 'ignore' });
   if (built >= newestMtime(path.join(ROOT, 'src'))) return;
   spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
   statSync(out);
