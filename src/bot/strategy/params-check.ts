@@ -133,11 +133,11 @@ export function quantityProblem(definition: AnyStrategyDefinition, params: unkno
     if (!(q instanceof Dec) || typeof symbol !== 'string') continue;
     const spec = limitsOf(symbol);
     if (spec === undefined) continue;
-    const steps = new Grid(spec.stepSize).unitsOfDec(q, 'down');
-    const minSteps = new Grid(spec.stepSize).unitsOfDec(new Dec(spec.minQty), 'up');
+    const grid = new Grid(spec.stepSize);
+    const steps = grid.unitsOfDec(q, 'down');
     const range = `from ${spec.minQty} to ${spec.maxQty} in steps of ${spec.stepSize}`;
-    if (steps < minSteps) {
-      const rounded = new Grid(spec.stepSize).fromUnits(Math.max(steps, 0));
+    if (steps < grid.unitsOfDec(new Dec(spec.minQty), 'up')) {
+      const rounded = grid.fromUnits(Math.max(steps, 0));
       return { param: name, expected: `a quantity of ${symbol} ${range} (${q.toString()} rounds down to ${rounded}: every order would be refused)`, got: q.toString() };
     }
     if (q.gt(new Dec(spec.maxQty))) return { param: name, expected: `a quantity of ${symbol} ${range} (every order would be refused)`, got: q.toString() };
