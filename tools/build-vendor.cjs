@@ -10,7 +10,6 @@
  *   node tools/build-vendor.cjs [--out <dir>]     (default dist/src/vendor)
  */
 const path = require('node:path');
-const esbuild = require('esbuild');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -21,6 +20,8 @@ const BUNDLES = {
 };
 
 function buildVendor(outDir = path.join(ROOT, 'dist', 'src', 'vendor')) {
+  // Here, not at the top: the test helpers read VENDOR_BUNDLES without loading esbuild.
+  const esbuild = require('esbuild');
   const out = [];
   for (const [name, contents] of Object.entries(BUNDLES)) {
     const outfile = path.join(outDir, `${name}.js`);
@@ -39,7 +40,7 @@ function buildVendor(outDir = path.join(ROOT, 'dist', 'src', 'vendor')) {
   return out;
 }
 
-module.exports = { buildVendor };
+module.exports = { buildVendor, VENDOR_BUNDLES: Object.keys(BUNDLES) };
 
 if (require.main === module) {
   const i = process.argv.indexOf('--out');

@@ -37,7 +37,9 @@ export function ensureBuilt(): void {
     statSync(page);
   }
   // TypeBox and yaml as one file each (tools/build-vendor.cjs), made by npm run build after tsc.
-  if (!['typebox', 'yaml'].every((b) => existsSync(path.join(ROOT, 'dist', 'src', 'vendor', `${b}.js`)))) spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-vendor.cjs')], { cwd: ROOT, stdio: 'ignore' });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { VENDOR_BUNDLES } = require(path.join(ROOT, 'tools', 'build-vendor.cjs')) as { VENDOR_BUNDLES: string[] };
+  if (!VENDOR_BUNDLES.every((b) => existsSync(path.join(ROOT, 'dist', 'src', 'vendor', `${b}.js`)))) spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-vendor.cjs')], { cwd: ROOT, stdio: 'ignore' });
   if (built >= newestMtime(path.join(ROOT, 'src'))) return;
   spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
   statSync(out);

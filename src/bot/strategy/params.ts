@@ -153,9 +153,8 @@ export type ParamsInput<S extends TSchema> = Static<S>;
 
 /** Declares a strategy's parameters: `params({ symbol: param.string({ default: 'BTCUSDT' }), ... })`. */
 export function params<T extends TProperties>(properties: T, description?: string): TObject<T> {
-  for (const [name, sub] of Object.entries(properties)) {
-    const of = (sub as TSchema & { [QUANTITY_OF]?: unknown })[QUANTITY_OF];
-    if (typeof of === 'string' && !Object.prototype.hasOwnProperty.call(properties, of)) throw new Error(`parameter '${name}' is a param.quantity of the symbol in parameter '${of}', which these params do not declare: name it with param.quantity({ symbol: '...' })`);
+  for (const { name, symbolParam: of } of quantitiesOf(properties)) {
+    if (!Object.prototype.hasOwnProperty.call(properties, of)) throw new Error(`parameter '${name}' is a param.quantity of the symbol in parameter '${of}', which these params do not declare: name it with param.quantity({ symbol: '...' })`);
   }
   return Type.Object(properties, { additionalProperties: false, ...(description !== undefined ? { description } : {}) });
 }
@@ -207,8 +206,12 @@ export function paramsJsonSchema(schema: ParamsSchema): Record<string, unknown> 
 
 /** The `param.quantity` parameters of a schema, with the parameter naming each one's symbol. */
 export function quantityParams(schema: ParamsSchema): Array<{ name: string; symbolParam: string }> {
+  return quantitiesOf(schema.properties);
+}
+
+function quantitiesOf(properties: TProperties): Array<{ name: string; symbolParam: string }> {
   const out: Array<{ name: string; symbolParam: string }> = [];
-  for (const [name, sub] of Object.entries(schema.properties)) {
+  for (const [name, sub] of Object.entries(properties)) {
     const of = (sub as TSchema & { [QUANTITY_OF]?: unknown })[QUANTITY_OF];
     if (typeof of === 'string') out.push({ name, symbolParam: of });
   }
