@@ -23,6 +23,7 @@ import type {
   WorkingType,
 } from '../../core/enums';
 import type { Dec } from '../../core/decimal';
+import type { NumberList } from '../../core/columns';
 import type { MarginRate } from './accounts/margin-rate';
 import type { ChangeLog, TradeLog } from './accounts/history';
 import type { ClosedPositions } from './positions/closed-positions';
@@ -210,7 +211,7 @@ export interface EngineAccount {
   /** clientOrderId -> latest order id with it, final or not; engine-made ids only where needed (orders/client-ids.ts). */
   lastClientIds: Map<string, number>;
   /** Ids of the account's orders, open and final, in creation order (the order history). */
-  orders: number[];
+  orders: NumberList;
   conditions: EngineCondition[];
   strategies: EngineStrategy[];
   /** Fills and balance changes, in columns (accounts/history.ts). */

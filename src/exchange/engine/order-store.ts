@@ -4,7 +4,7 @@
  * columns of numbers. A final order never changes again, and the history keeps
  * it for the life of the exchange: as an object it was about 330 bytes and four heap objects (the
  * order, its times, its engine-made client id), each copied and promoted by the young-generation
- * collector; in columns it is 88 bytes (and the client id the user gave) and none. A lookup of a final order builds an equal
+ * collector; in columns it is 84 bytes (and the client id the user gave) and none. A lookup of a final order builds an equal
  * object, with the same fields in the same order, for the caller to read.
  *
  * Iteration is in id order (creation order), over both.
@@ -137,6 +137,45 @@ function isAutoIdOf(s: string, id: number): boolean {
   return v === id;
 }
 
+/** Ids per page of the row index. */
+const ID_PAGE = 1024;
+/** Rows are held as row + 1 in 32 bits (0: none). */
+const MAX_ROWS = 2 ** 31 - 2;
+
+/**
+ * The row of each final order by id: row + 1 in pages of 32-bit typed arrays (0: none), outside the
+ * heap. As pages of a plain array (OrderTable) each page was a young object promoted by the
+ * collector and then visited, slot by slot, at every full collection, for the life of the exchange.
+ */
+class RowIndex {
+  private readonly pages: Array<Int32Array | undefined> = [];
+
+  get(id: number): number | undefined {
+    const page = this.pages[Math.floor(id / ID_PAGE)];
+    if (page === undefined) return undefined;
+    const v = page[id % ID_PAGE];
+    return v === 0 ? undefined : v - 1;
+  }
+
+  set(id: number, row: number): void {
+    const p = Math.floor(id / ID_PAGE);
+    let page = this.pages[p];
+    if (page === undefined) {
+      page = new Int32Array(ID_PAGE);
+      this.pages[p] = page;
+    }
+    page[id % ID_PAGE] = row + 1;
+  }
+
+  /** Rows in id order. */
+  *values(): IterableIterator<number> {
+    for (const page of this.pages) {
+      if (page === undefined) continue;
+      for (let i = 0; i < ID_PAGE; i++) if (page[i] !== 0) yield page[i] - 1;
+    }
+  }
+}
+
 /** Final orders in columns, by id. */
 class FinalOrders {
   /** Chunk c holds rows c x ROWS onward, FIELDS numbers a row. */
@@ -159,7 +198,7 @@ class FinalOrders {
   private readonly places = new Interned<string>();
   private readonly rates = new Rates();
   /** Row of each id. */
-  private readonly rows = new OrderTable<number>();
+  private readonly rows = new RowIndex();
   private n = 0;
 
   get size(): number {
@@ -169,7 +208,7 @@ class FinalOrders {
   /** Adds the order's row; false (nothing kept) when a field has a value the columns cannot hold. */
   add(o: EngineOrder): boolean {
     const code = codeOf(o);
-    if (code < 0) return false;
+    if (code < 0 || this.n >= MAX_ROWS) return false;
     const r = this.n++;
     const c = r >>> SHIFT;
     if (c === this.nums.length) {
@@ -212,7 +251,7 @@ class FinalOrders {
   }
 
   has(id: number): boolean {
-    return this.rows.has(id);
+    return this.rows.get(id) !== undefined;
   }
 
   get(id: number): EngineOrder | undefined {

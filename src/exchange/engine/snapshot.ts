@@ -16,6 +16,7 @@
  * (test/exchange/service/snapshot.test.ts guards this by listing the known keys).
  */
 import { Dec } from '../../core/decimal';
+import { NumberList } from '../../core/columns';
 import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { formatUnits, parseUnits } from '../../core/money-units';
 import { parseRate, rateText } from './accounts/margin-rate';
@@ -200,7 +201,7 @@ export function exportEngineState(refs: EngineStateRefs, c: EngineCounters): Eng
       reducingOpen: [...a.reducingOpen].map((o) => o.id),
       liveClientIds: liveClientIdsOf(a),
       lastClientIds: [...lastClientIdsOf(refs, a)],
-      orders: [...a.orders],
+      orders: a.orders.toArray(),
       conditions: a.conditions.map((x) => x.id),
       strategies: a.strategies.map((s) => s.id),
       // Records made for the snapshot: nothing later changes them.
@@ -290,7 +291,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       reducingOpen: new Set(a.reducingOpen.map((id) => need(refs.ordersById, id, 'order'))),
       liveClientIds: new Map(a.liveClientIds),
       lastClientIds: new Map(a.lastClientIds),
-      orders: a.orders.map((id) => need(refs.ordersById, id, 'order').id),
+      orders: NumberList.of(a.orders.map((id) => need(refs.ordersById, id, 'order').id)),
       conditions: a.conditions.map((id) => need(refs.conditionsById, id, 'condition')),
       strategies: a.strategies.map((id) => need(refs.strategiesById, id, 'strategy')),
       trades: new TradeLog(a.trades.map((t) => ({ ...t }))),

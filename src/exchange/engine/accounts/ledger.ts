@@ -3,6 +3,7 @@
  * record, and the margin frozen by open orders.
  */
 import { Dec } from '../../../core/decimal';
+import { NumberList } from '../../../core/columns';
 import type { ChangeType, PositionMode } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import { formatUnits, unitsOfDec } from '../../../core/money-units';
@@ -36,7 +37,7 @@ export class Ledger {
       reducingOpen: new Set(),
       liveClientIds: new Map(),
       lastClientIds: new Map(),
-      orders: [],
+      orders: new NumberList(),
       conditions: [],
       strategies: [],
       trades: new TradeLog(),

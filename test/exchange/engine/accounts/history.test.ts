@@ -1,4 +1,4 @@
-import { BigIntTable, NumberTable } from '../../../../src/core/columns';
+import { BigIntTable, NumberList, NumberTable } from '../../../../src/core/columns';
 import { ManualClock } from '../../../../src/core/clock';
 import { Dec } from '../../../../src/core/decimal';
 import { Engine } from '../../../../src/exchange/engine/engine';
@@ -51,6 +51,19 @@ describe('history columns', () => {
       if (!Object.is(b.get(i, 0), want)) wrong.push(`bigint ${i}: ${b.get(i, 0)}, expected ${want}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("an account's order id list keeps every id in order across chunks: at, iteration, filter, toArray, of", () => {
+    const ids = Array.from({ length: 9_000 }, (_, i) => 2 ** 40 + i * 3);
+    const l = new NumberList();
+    for (const id of ids) l.push(id);
+    expect(l.length).toBe(9_000);
+    expect([l.at(0), l.at(4_095), l.at(4_096), l.at(8_999)]).toEqual([ids[0], ids[4_095], ids[4_096], ids[8_999]]);
+    expect(differs([...l], ids)).toBe(false);
+    expect(differs(l.toArray(), ids)).toBe(false);
+    expect(differs(l.filter((v) => v % 2 === 0), ids.filter((v) => v % 2 === 0))).toBe(false);
+    expect(differs(NumberList.of(ids).toArray(), ids)).toBe(false);
+    expect(new NumberList().toArray()).toEqual([]);
   });
 });
 
