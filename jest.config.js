@@ -14,6 +14,14 @@ module.exports = {
   // 629 s -> 351-353 s on 2026-11-26. Two to three: 574 s -> 492 s on 2026-11-27 (a slower day of
   // this machine; with two, its two cores were busy 83 % of the run), every suite passing.
   maxWorkers: 3,
+  // How long a worker may take to end after its last test file before jest kills it and says "A
+  // worker process has failed to exit gracefully" (default 500 ms). On these machines a worker that
+  // ran backtests ends its event loop at once (no handle left: its exit handlers run within ~2 ms
+  // of jest's end message) but the process then takes 0.5-1 s to be gone, freeing its memory: a
+  // node process holding 2 GB took 280 ms from its exit handlers to its parent's exit event, and
+  // jest's workers hold more. A handle left open (a server, a socket, an interval) keeps a worker
+  // alive for good and is still reported.
+  workerGracefulExitTimeout: 3000,
   // One temporary folder per run (TMPDIR for the workers and every process they start), removed
   // at the end: test/helpers/temp-root-setup.ts.
   globalSetup: '<rootDir>/test/helpers/temp-root-setup.ts',
