@@ -25,20 +25,49 @@ const CHANGE_CODE = new Map<string, number>(CHANGE_TYPES.map((t, i) => [t, i]));
 /** Money units of a restored record's amount (records hold money to 8 places). */
 const unitsOf = (s: string): bigint => parseUnits(s) ?? unitsOfDec(new Dec(s));
 
-/** ChangeLog fields: money (amount, wallet after, frozen) and numbers (change type code, time). */
+/**
+ * ChangeLog fields: money (amount, wallet after, frozen) and numbers (change type code, time, the
+ * reference when it is an order id, the symbol's number in the log's list of symbols).
+ */
 const C_AMOUNT = 0;
 const C_AFTER = 1;
 const C_FROZEN = 2;
 const C_CODE = 0;
 const C_TIME = 1;
+const C_REF = 2;
+const C_SYMBOL = 3;
+/** C_REF of a reference that is text (kept apart); of the empty reference. */
+const REF_TEXT = -1;
+const REF_NONE = -2;
+
+/**
+ * Values met by a log, each numbered once, so that an entry holds a number in its columns. An
+ * entry's symbol was a reference in a plain array growing by one per entry: copied whole as it
+ * grew, and each copy promoted by the young-generation collector while small enough to be made
+ * there (as an account's order ids were: core/columns.ts NumberList).
+ */
+class Numbered<T> {
+  readonly values: T[] = [];
+  private readonly index = new Map<T, number>();
+
+  of(v: T): number {
+    let i = this.index.get(v);
+    if (i === undefined) {
+      i = this.values.length;
+      this.values.push(v);
+      this.index.set(v, i);
+    }
+    return i;
+  }
+}
 
 /** Balance changes: amount, wallet after, frozen, change type, reference, time, symbol. */
 export class ChangeLog extends RecordLog<AccountChangeRecord> {
   private readonly money = new BigIntTable(3);
-  private readonly nums = new NumberTable(2);
-  /** An order id (the reference of a fill's changes), or the reference's text. */
-  private readonly refs: Array<number | string> = [];
-  private readonly symbols: string[] = [];
+  private readonly nums = new NumberTable(4);
+  /** References that are text (funding, insurance cover), by entry; an order id is in C_REF. */
+  private readonly refTexts = new Map<number, string>();
+  private readonly symbols = new Numbered<string>();
 
   constructor(restored: readonly AccountChangeRecord[] = []) {
     super(restored);
@@ -52,8 +81,21 @@ export class ChangeLog extends RecordLog<AccountChangeRecord> {
     this.money.set(i, C_FROZEN, frozen);
     this.nums.set(i, C_CODE, CHANGE_CODE.get(changeType) as number);
     this.nums.set(i, C_TIME, createdAt);
-    this.refs.push(referenceId);
-    this.symbols.push(symbol);
+    if (typeof referenceId === 'number') {
+      this.nums.set(i, C_REF, referenceId);
+    } else if (referenceId === '') {
+      this.nums.set(i, C_REF, REF_NONE);
+    } else {
+      this.nums.set(i, C_REF, REF_TEXT);
+      this.refTexts.set(i, referenceId);
+    }
+    this.nums.set(i, C_SYMBOL, this.symbols.of(symbol));
+  }
+
+  /** The reference as the record shows it. */
+  private reference(k: number): string {
+    const ref = this.nums.get(k, C_REF);
+    return ref === REF_NONE ? '' : ref === REF_TEXT ? (this.refTexts.get(k) as string) : String(ref);
   }
 
   createdAt(i: number): number {
@@ -86,7 +128,6 @@ export class ChangeLog extends RecordLog<AccountChangeRecord> {
     const amount = this.money.get(k, C_AMOUNT);
     const after = this.money.get(k, C_AFTER);
     const frozen = formatUnits(this.money.get(k, C_FROZEN));
-    const ref = this.refs[k];
     return {
       assetType: 'USDT',
       amount: formatUnits(amount),
@@ -95,9 +136,9 @@ export class ChangeLog extends RecordLog<AccountChangeRecord> {
       frozenBalanceBefore: frozen,
       frozenBalanceAfter: frozen,
       changeType: CHANGE_TYPES[this.nums.get(k, C_CODE)],
-      referenceId: typeof ref === 'number' ? String(ref) : ref,
+      referenceId: this.reference(k),
       createdAt: this.nums.get(k, C_TIME),
-      symbol: this.symbols[k],
+      symbol: this.symbols.values[this.nums.get(k, C_SYMBOL)],
     };
   }
 
@@ -116,15 +157,17 @@ const T_FLAGS = 3;
 const T_TICKS = 4;
 const T_STEPS = 5;
 const T_TIME = 6;
+/** The symbol's number in the log's list of specs. */
+const T_SPEC = 7;
 const T_VALUE = 0;
 const T_FEE = 1;
 const T_REALIZED = 2;
 
 /** Fills: ids, symbol, sides, price in ticks, quantity in steps, value, fee and realized PnL in money units, time. */
 export class TradeLog extends RecordLog<TradeRecord> {
-  private readonly nums = new NumberTable(7);
+  private readonly nums = new NumberTable(8);
   private readonly money = new BigIntTable(3);
-  private readonly specs: SymbolSpec[] = [];
+  private readonly specs = new Numbered<SymbolSpec>();
 
   constructor(restored: readonly TradeRecord[] = []) {
     super(restored);
@@ -142,7 +185,7 @@ export class TradeLog extends RecordLog<TradeRecord> {
     this.money.set(i, T_VALUE, value);
     this.money.set(i, T_FEE, fee);
     this.money.set(i, T_REALIZED, realized);
-    this.specs.push(spec);
+    this.nums.set(i, T_SPEC, this.specs.of(spec));
   }
 
   createdAt(i: number): number {
@@ -152,7 +195,7 @@ export class TradeLog extends RecordLog<TradeRecord> {
 
   symbol(i: number): string {
     const r = this.restored.length;
-    return i < r ? this.restored[i].symbol : this.specs[i - r].name;
+    return i < r ? this.restored[i].symbol : this.specs.values[this.nums.get(i - r, T_SPEC)].name;
   }
 
   /** Price x quantity of the fill, in money units. */
@@ -174,7 +217,7 @@ export class TradeLog extends RecordLog<TradeRecord> {
   }
 
   protected build(k: number): TradeRecord {
-    const spec = this.specs[k];
+    const spec = this.specs.values[this.nums.get(k, T_SPEC)];
     const flags = this.nums.get(k, T_FLAGS);
     return {
       fillId: String(this.nums.get(k, T_FILL)),
