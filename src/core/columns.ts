@@ -81,6 +81,28 @@ export class BigIntTable extends Table<bigint> {
 }
 
 /**
+ * Values met, each numbered once (by identity: strings by value, objects by reference), so that a
+ * history's entry holds a small number in its columns instead of a reference: the account, symbol
+ * or place type of an ended order, the symbol of a fill or a balance change. A reference per entry
+ * in a plain array growing with the history was copied whole as it grew, and each copy promoted by
+ * the young-generation collector while small enough to be made there.
+ */
+export class Numbered<T> {
+  readonly values: T[] = [];
+  private readonly index = new Map<T, number>();
+
+  of(v: T): number {
+    let i = this.index.get(v);
+    if (i === undefined) {
+      i = this.values.length;
+      this.values.push(v);
+      this.index.set(v, i);
+    }
+    return i;
+  }
+}
+
+/**
  * An append-only list of numbers (an account's order ids, one per order for the life of the local
  * exchange), in a NumberTable's chunks. As a plain array it was copied whole each time it grew, the
  * young generation copied and promoted each new copy while it was small enough to be allocated

@@ -14,6 +14,7 @@ import { EX_ZERO } from '../../core/exact';
 import type { MarginRate } from './accounts/margin-rate';
 import type { EngineOrder } from './model';
 import { OrderTable } from './order-table';
+import { Numbered } from '../../core/columns';
 import type { SymbolSpec } from './symbols';
 
 /** Number fields of a final order, side by side in its chunk. */
@@ -49,21 +50,6 @@ const INDEXES = 4;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
-/** Values met, each numbered once (by identity: strings by value, objects by reference). */
-class Interned<T> {
-  readonly values: T[] = [];
-  private readonly index = new Map<T, number>();
-
-  of(v: T): number {
-    let i = this.index.get(v);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(v);
-      this.index.set(v, i);
-    }
-    return i;
-  }
-}
 
 /**
  * Margin rates numbered by value (mantissa and exponent): the engine's rates are objects of its
@@ -193,9 +179,9 @@ class FinalOrders {
   /** Condition and strategy ids of the rows placed by one (few are). */
   private readonly conditionIds = new Map<number, number>();
   private readonly strategyIds = new Map<number, number>();
-  private readonly users = new Interned<string>();
-  private readonly specs = new Interned<SymbolSpec>();
-  private readonly places = new Interned<string>();
+  private readonly users = new Numbered<string>();
+  private readonly specs = new Numbered<SymbolSpec>();
+  private readonly places = new Numbered<string>();
   private readonly rates = new Rates();
   /** Row of each id. */
   private readonly rows = new RowIndex();

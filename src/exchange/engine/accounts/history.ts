@@ -13,7 +13,7 @@
  * The statistics read the figures they sum (amounts, balances, trade values, fees) and the times
  * entry by entry, in money units, without a record being built (src/exchange/service/stats.ts).
  */
-import { BigIntTable, NumberTable, RecordLog } from '../../../core/columns';
+import { BigIntTable, NumberTable, Numbered, RecordLog } from '../../../core/columns';
 import { CHANGE_TYPES, POSITION_SIDES, SIDES, type ChangeType, type PositionSide, type RoleType, type Side } from '../../../core/enums';
 import { Dec } from '../../../core/decimal';
 import { formatUnits, parseUnits, unitsOfDec } from '../../../core/money-units';
@@ -39,27 +39,6 @@ const C_SYMBOL = 3;
 /** C_REF of a reference that is text (kept apart); of the empty reference. */
 const REF_TEXT = -1;
 const REF_NONE = -2;
-
-/**
- * Values met by a log, each numbered once, so that an entry holds a number in its columns. An
- * entry's symbol was a reference in a plain array growing by one per entry: copied whole as it
- * grew, and each copy promoted by the young-generation collector while small enough to be made
- * there (as an account's order ids were: core/columns.ts NumberList).
- */
-class Numbered<T> {
-  readonly values: T[] = [];
-  private readonly index = new Map<T, number>();
-
-  of(v: T): number {
-    let i = this.index.get(v);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(v);
-      this.index.set(v, i);
-    }
-    return i;
-  }
-}
 
 /** Balance changes: amount, wallet after, frozen, change type, reference, time, symbol. */
 export class ChangeLog extends RecordLog<AccountChangeRecord> {

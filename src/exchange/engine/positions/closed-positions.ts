@@ -5,7 +5,7 @@
  * with the same decimal arithmetic, digits and key order as when it was made at the close. Records
  * restored from a snapshot are kept as read.
  */
-import { BigIntTable, NumberTable, RecordLog } from '../../../core/columns';
+import { BigIntTable, NumberTable, Numbered, RecordLog } from '../../../core/columns';
 import { Dec, formatDec } from '../../../core/decimal';
 import { MARGIN_MODES, POSITION_SIDES, type MarginMode, type PositionSide } from '../../../core/enums';
 import { decOfUnits, formatUnits } from '../../../core/money-units';
@@ -41,7 +41,7 @@ export interface PositionHistoryEntry {
   long: boolean;
 }
 
-/** Fields: numbers (flags, leverage, trigger mode, quantities, times) and money (quotes, PnL, funding). */
+/** Fields: numbers (flags, leverage, trigger mode, quantities, times, the symbol's number) and money (quotes, PnL, funding). */
 const P_FLAGS = 0;
 const P_LEVERAGE = 1;
 const P_TRIGGER = 2;
@@ -50,14 +50,16 @@ const P_OPEN_QTY = 4;
 const P_CLOSE_QTY = 5;
 const P_OPENED = 6;
 const P_CLOSED = 7;
+/** The symbol's number in the log's list of specs. */
+const P_SPEC = 8;
 const P_OPEN_QUOTE = 0;
 const P_CLOSE_QUOTE = 1;
 const P_PNL = 2;
 const P_FUNDING = 3;
 
 export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
-  private readonly specs: SymbolSpec[] = [];
-  private readonly nums = new NumberTable(8);
+  private readonly specs = new Numbered<SymbolSpec>();
+  private readonly nums = new NumberTable(9);
   private readonly money = new BigIntTable(4);
   /** Whether each restored position was long (the record does not say). */
   private readonly restoredLong: readonly boolean[];
@@ -69,7 +71,6 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
 
   push(c: ClosedPosition): void {
     const i = this.n++;
-    this.specs.push(c.spec);
     // positionSide, marginMode and long, packed.
     this.nums.set(i, P_FLAGS, POSITION_SIDES.indexOf(c.positionSide) | (MARGIN_MODES.indexOf(c.marginMode) << 2) | (c.long ? 8 : 0));
     this.nums.set(i, P_LEVERAGE, c.leverage);
@@ -79,6 +80,7 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
     this.nums.set(i, P_CLOSE_QTY, c.closeQty);
     this.nums.set(i, P_OPENED, c.openedAt);
     this.nums.set(i, P_CLOSED, c.closedAt);
+    this.nums.set(i, P_SPEC, this.specs.of(c.spec));
     this.money.set(i, P_OPEN_QUOTE, c.openQuote);
     this.money.set(i, P_CLOSE_QUOTE, c.closeQuote);
     this.money.set(i, P_PNL, c.pnl);
@@ -87,7 +89,7 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
 
   symbol(i: number): string {
     const r = this.restored.length;
-    return i < r ? this.restored[i].symbol : this.specs[i - r].name;
+    return i < r ? this.restored[i].symbol : this.specs.values[this.nums.get(i - r, P_SPEC)].name;
   }
 
   long(i: number): boolean {
@@ -121,7 +123,7 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
   }
 
   protected build(k: number): PositionHistoryRecord {
-    const spec = this.specs[k];
+    const spec = this.specs.values[this.nums.get(k, P_SPEC)];
     const flags = this.nums.get(k, P_FLAGS);
     const leverage = this.nums.get(k, P_LEVERAGE);
     const closeQty = this.nums.get(k, P_CLOSE_QTY);
