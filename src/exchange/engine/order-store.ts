@@ -50,7 +50,6 @@ const INDEXES = 4;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
-
 /**
  * Margin rates numbered by value (mantissa and exponent): the engine's rates are objects of its
  * margin memo, one per price, size and leverage met (sizes share a per-step value), and a rate
