@@ -37,9 +37,10 @@ beforeAll(async () => {
 const params = { 'mm.minSpreadBps': ['2', '8'], 'mm.skewBps': ['1', '4'] };
 /**
  * The first 10 minutes of the recording: the objectives test's four sweeps rank the same four
- * points whatever the length of data (the walk-forward test needs the whole 20 minutes).
+ * points whatever the length of data (the walk-forward test takes the first 16 minutes, for three windows).
  */
-const tenMinutes = { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 10 * 60_000).toISOString() };
+const firstMinutes = (n: number): { files: string[]; from: string; to: string } => ({ files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + n * 60_000).toISOString() });
+const tenMinutes = firstMinutes(10);
 interface Row {
   index: number;
   metric: number | null;
@@ -113,7 +114,8 @@ test('objectives: calmar and returnOverDrawdown from the summary, a module funct
 });
 
 test('sweep.json of a sweep ranked by its metric records the metric and its order', () => {
-  const cfg = writeConfig(dir, 'bymetric.yaml', { sweep: { metric: 'totalPnl', order: 'asc', params: { 'mm.minSpreadBps': ['2'], 'mm.skewBps': ['1'] } } });
+  // Two minutes of data: what sweep.json records does not depend on the length.
+  const cfg = writeConfig(dir, 'bymetric.yaml', { data: firstMinutes(2), sweep: { metric: 'totalPnl', order: 'asc', params: { 'mm.minSpreadBps': ['2'], 'mm.skewBps': ['1'] } } });
   const out = path.join(dir, 'bymetric');
   expect(runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']).code).toBe(0);
   expect(JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8'))).toMatchObject({ metric: 'totalPnl', order: 'asc', objective: 'totalPnl' });
@@ -138,7 +140,8 @@ test("calmar is the report's Calmar, and a point whose report has none (too few 
 });
 
 test('walk-forward: windows, the best training point tested on the next window, stitched out-of-sample, ratio', async () => {
-  const cfg = writeConfig(dir, 'wf.yaml', { sweep: { objective: 'returnOverDrawdown', walkForward: { train: '6m', test: '3m' }, params } });
+  // 16 of the 20 minutes: three windows (the first 15 minutes; a fourth would need 18).
+  const cfg = writeConfig(dir, 'wf.yaml', { data: firstMinutes(16), sweep: { objective: 'returnOverDrawdown', walkForward: { train: '6m', test: '3m' }, params } });
   const out = path.join(dir, 'wf');
   const r = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--quiet']);
   expect(r.code).toBe(0);
@@ -307,7 +310,8 @@ test('successive halving: sweep.minTrades is asked of each slice in proportion t
 // Probe item 10: walk-forward raised minutes of data to a year's power ("-0.004% (annualized
 // -99.933%)") where the report's ratios say n/a under 30 days.
 test('walk-forward gives no annualized figure under 30 days of data, and says why, in stdout, walkforward.json and walkforward.md', () => {
-  const cfg = writeConfig(dir, 'wf-ann.yaml', { sweep: { metric: 'totalPnl', walkForward: { train: '6m', test: '3m' }, params: { 'mm.minSpreadBps': ['2'] } } });
+  // 12 minutes of data, two windows: the notes say why for any length under 30 days.
+  const cfg = writeConfig(dir, 'wf-ann.yaml', { data: firstMinutes(12), sweep: { metric: 'totalPnl', walkForward: { train: '6m', test: '3m' }, params: { 'mm.minSpreadBps': ['2'] } } });
   const out = path.join(dir, 'wf-ann');
   const r = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--quiet']);
   expect(r.code).toBe(0);

@@ -20,6 +20,8 @@ const MODES = `module.exports.default = {
     onStart() {
       if (ctx.params.mode === 'exit') process.exit(3);
       if (ctx.params.mode === 'loop') for (;;) {}
+      // Never ends either, but blocked rather than spinning: a long job that costs no CPU.
+      if (ctx.params.mode === 'hang') for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
       if (ctx.params.mode === 'throw') throw new Error('boom in onStart');
       return [];
     },
@@ -180,14 +182,16 @@ test('a job whose strategy leaves a real timer behind fails for it, on its own r
 });
 
 test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the running jobs end, the finished rows stay, one line says what to run next, exit 130', async () => {
-  const cfg = writeConfig(dir, 'stop.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'loop', 'loop'] } } });
+  // Jobs 1 and 2 never end, blocked rather than spinning: the ten seconds cost no CPU (two spinning
+  // jobs took ~20 s of CPU). Ending spinning jobs is tested by the timeout and the halving Ctrl+C.
+  const cfg = writeConfig(dir, 'stop.yaml', { strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'hang', 'hang'] } } });
   const out = path.join(dir, 'stop-out');
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'perpkit.js'), 'sweep', cfg, '--out', out, '--workers', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   try {
-    // Job 0 finishes; jobs 1 and 2 spin forever (no jobTimeoutMs): only Ctrl+C ends this sweep.
+    // Job 0 finishes; jobs 1 and 2 never end (no jobTimeoutMs): only Ctrl+C ends this sweep.
     const end = Date.now() + 60_000;
     while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     expect(err).toMatch(/job 0 done \(1\/3 done, 0 failed\)/);
