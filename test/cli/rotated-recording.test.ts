@@ -17,8 +17,10 @@ let dir: string;
 let whole: string;
 beforeAll(async () => {
   ensureBuilt();
-  ({ dir, file: whole } = await recording(30, 4));
-  // The same events, written as a recorder rotating every 11 min 40 s writes them.
+  // Twelve minutes in three parts: the reads compared do not depend on the length (it was 30
+  // minutes rotated every 11 min 40 s; each of the test's four backtests replays all of it).
+  ({ dir, file: whole } = await recording(12, 4));
+  // The same events, written as a recorder rotating every 4 min 40 s writes them.
   let header: RecordingHeader | undefined;
   const events: RecordedEvent[] = [];
   for await (const x of readRecording([whole])) {
@@ -26,7 +28,7 @@ beforeAll(async () => {
     else events.push(x);
   }
   const h = header as RecordingHeader;
-  const w = new RecordingWriter({ path: path.join(dir, 'rot.jsonl.gz'), source: h.source, symbols: h.symbols, startTime: h.startTime, rotateMs: 700_000 });
+  const w = new RecordingWriter({ path: path.join(dir, 'rot.jsonl.gz'), source: h.source, symbols: h.symbols, startTime: h.startTime, rotateMs: 280_000 });
   for (const e of events) if (!w.write(e)) await w.drained();
   await w.close();
   expect(w.files.map((f) => path.basename(f))).toEqual(['rot.jsonl.gz', 'rot.1.jsonl.gz', 'rot.2.jsonl.gz']);
