@@ -3,13 +3,65 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ROOT, ensureBuilt, runCli } from './exchange-proc';
+import { ROOT, ensureBuilt, runCli, runCliBatch, type CliRun } from './exchange-proc';
 
 const COMMANDS = ['exchange', 'run', 'demo', 'record', 'synth', 'backtest', 'sweep', 'worker', 'report'];
 /** Commands whose --help is also checked for its exit codes (init, import, download, data have subcommand-shaped usage). */
 const ALL = [...COMMANDS, 'init', 'import', 'download', 'data'];
 
-beforeAll(() => ensureBuilt(), 120_000);
+/** The top-level help's command lines. */
+const TOP: Array<[string, string[]]> = [['--help', ['--help']], ['-h', ['-h']], ['help', ['help']], ['(no arguments)', []]];
+// Each command's arguments before the bad flag: its subcommand or source, a positional.
+const LEAD: Array<[string, string[]]> = [['init', ['x']], ['exchange', []], ['run', ['x.yaml']], ['demo', []], ['record', []], ['synth', []], ['import', ['tardis']], ['download', ['binance-futures']], ['data', ['inspect']], ['backtest', ['x.yaml']], ['sweep', ['x.yaml']], ['worker', []], ['report', ['compare']]];
+const BAD: Array<[string[], string]> = [
+  [['backtest', 'x.yaml', '--out'], "perpkit backtest: Option '--out <value>' argument missing"],
+  [['sweep', 'x.yaml', '--workers'], "perpkit sweep: Option '--workers <value>' argument missing"],
+  [['sweep'], 'perpkit sweep: expected one config file, got none'],
+  [['backtest', 'a.yaml', 'b.yaml'], 'perpkit backtest: expected one config file, got a.yaml b.yaml'],
+  [['worker', '--queue', 'redis://h:1', '--concurrency', '0'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '0'"],
+  // A thread each: 100,000 of them were started (up to the number of jobs) until memory ran out.
+  [['worker', '--queue', 'redis://h:1', '--concurrency', '5000'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '5000'"],
+  [['sweep', 'x.yaml', '--workers', '100000'], "perpkit sweep: --workers must be a whole number from 0 to 256, got '100000'"],
+  // Options of the other way of running a sweep were ignored without a word.
+  [['sweep', 'x.yaml', '--queue', 'redis://h:1', '--workers', '4'], 'perpkit sweep: --workers applies to a sweep on local threads, not with --queue (each perpkit worker sets its own --concurrency)'],
+  [['sweep', 'x.yaml', '--grace-ms', '500'], 'perpkit sweep: --grace-ms applies with --queue only (how long Redis may be unreachable)'],
+  [['report'], "perpkit report: expected the subcommand 'compare', got nothing"],
+  [['init', 'x', '--name'], "perpkit init: Option '--name <value>' argument missing"],
+  // It wrote "perpkit": "" (any version) into package.json.
+  [['init', path.join(tmpdir(), `perpkit-never-${process.pid}`), '--perpkit', ''], "perpkit init: --perpkit must be a version range or a path, got ''"],
+  // These printed their usage on stdout and exited 2.
+  [['data'], 'perpkit data: expected a subcommand: inspect or repair'],
+  [['import'], 'perpkit import: expected a source: binance-futures, tardis'],
+  [['download'], 'perpkit download: expected a source: binance-futures'],
+  // An unset shell variable: it wrote report.json (or the sweep's table) into the current folder.
+  [['backtest', 'x.yaml', '--out', ''], 'perpkit backtest: --out must not be empty (the folder to write into)'],
+  [['sweep', 'x.yaml', '--out', ''], 'perpkit sweep: --out must not be empty (the folder to write into)'],
+  // Node's three lines said only on the third how to pass a negative number; the first was shown.
+  [['synth', '--out', 'x.jsonl.gz', '--hours', '-1'], "perpkit synth: Option '--hours' has no value, or a value starting with '-': write --hours=<value> for such a value"],
+];
+
+/**
+ * The command lines of the tables below, which end at once (usage, bad arguments), run by the
+ * CLI's main one after another in one process, as bin/perpkit.js runs one (a process each was ~60
+ * processes); what a command loads, an unknown command and main.js run directly are checked on
+ * processes of their own.
+ */
+let batch: Map<string, CliRun>;
+function ran(args: string[]): CliRun {
+  const r = batch.get(JSON.stringify(args));
+  if (r === undefined) throw new Error(`${JSON.stringify(args)} is not in the batch`);
+  return r;
+}
+
+beforeAll(() => {
+  ensureBuilt();
+  batch = runCliBatch([
+    ...TOP.map(([, args]) => args),
+    ...ALL.flatMap((cmd) => [[cmd, '--help'], [cmd, '-h']]),
+    ...LEAD.map(([cmd, lead]) => [cmd, ...lead, '--bogus']),
+    ...BAD.map(([args]) => args),
+  ]);
+}, 120_000);
 
 describe('perpkit --help', () => {
   it('the compiled main.js run directly is the CLI too (it did nothing and exited 0)', () => {
@@ -17,8 +69,8 @@ describe('perpkit --help', () => {
     expect([r.status, r.stderr]).toEqual([2, "perpkit: unknown command 'nope' (perpkit --help lists the commands)\n"]);
   });
 
-  it.each([['--help'], ['-h'], ['help'], ['(no arguments)']])('perpkit %s lists every command, with examples', (arg) => {
-    const r = runCli(arg === '(no arguments)' ? [] : [arg]);
+  it.each(TOP)('perpkit %s lists every command, with examples', (_arg, args) => {
+    const r = ran(args);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^perpkit <command>/);
@@ -29,7 +81,7 @@ describe('perpkit --help', () => {
 
   it.each(ALL)('perpkit %s --help prints its usage with an Example section and its exit codes', (cmd) => {
     for (const flag of ['--help', '-h']) {
-      const r = runCli([cmd, flag]);
+      const r = ran([cmd, flag]);
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toMatch(new RegExp(`^perpkit ${cmd}\\b`));
@@ -76,46 +128,18 @@ describe('perpkit --help', () => {
 });
 
 describe('perpkit <command> with bad arguments', () => {
-  // Each command's arguments before the bad flag: its subcommand or source, a positional.
-  const LEAD: Array<[string, string[]]> = [['init', ['x']], ['exchange', []], ['run', ['x.yaml']], ['demo', []], ['record', []], ['synth', []], ['import', ['tardis']], ['download', ['binance-futures']], ['data', ['inspect']], ['backtest', ['x.yaml']], ['sweep', ['x.yaml']], ['worker', []], ['report', ['compare']]];
-
   // backtest, sweep, worker and report printed their whole usage after the error (up to 40
   // lines), several commands node's hint about passing '--bogus' as a positional after '--', the
   // others a second line pointing at --help.
   it.each(LEAD)('perpkit %s: an unknown flag is one line naming it and where the options are, exit 2', (cmd, lead) => {
-    const r = runCli([cmd, ...lead, '--bogus']);
+    const r = ran([cmd, ...lead, '--bogus']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`perpkit ${cmd}: Unknown option '--bogus' (perpkit ${cmd} --help lists the options)\n`);
   });
 
-  it.each([
-    [['backtest', 'x.yaml', '--out'], "perpkit backtest: Option '--out <value>' argument missing"],
-    [['sweep', 'x.yaml', '--workers'], "perpkit sweep: Option '--workers <value>' argument missing"],
-    [['sweep'], 'perpkit sweep: expected one config file, got none'],
-    [['backtest', 'a.yaml', 'b.yaml'], 'perpkit backtest: expected one config file, got a.yaml b.yaml'],
-    [['worker', '--queue', 'redis://h:1', '--concurrency', '0'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '0'"],
-    // A thread each: 100,000 of them were started (up to the number of jobs) until memory ran out.
-    [['worker', '--queue', 'redis://h:1', '--concurrency', '5000'], "perpkit worker: --concurrency must be a whole number from 1 to 256, got '5000'"],
-    [['sweep', 'x.yaml', '--workers', '100000'], "perpkit sweep: --workers must be a whole number from 0 to 256, got '100000'"],
-    // Options of the other way of running a sweep were ignored without a word.
-    [['sweep', 'x.yaml', '--queue', 'redis://h:1', '--workers', '4'], 'perpkit sweep: --workers applies to a sweep on local threads, not with --queue (each perpkit worker sets its own --concurrency)'],
-    [['sweep', 'x.yaml', '--grace-ms', '500'], 'perpkit sweep: --grace-ms applies with --queue only (how long Redis may be unreachable)'],
-    [['report'], "perpkit report: expected the subcommand 'compare', got nothing"],
-    [['init', 'x', '--name'], "perpkit init: Option '--name <value>' argument missing"],
-    // It wrote "perpkit": "" (any version) into package.json.
-    [['init', path.join(tmpdir(), `perpkit-never-${process.pid}`), '--perpkit', ''], "perpkit init: --perpkit must be a version range or a path, got ''"],
-    // These printed their usage on stdout and exited 2.
-    [['data'], 'perpkit data: expected a subcommand: inspect or repair'],
-    [['import'], 'perpkit import: expected a source: binance-futures, tardis'],
-    [['download'], 'perpkit download: expected a source: binance-futures'],
-    // An unset shell variable: it wrote report.json (or the sweep's table) into the current folder.
-    [['backtest', 'x.yaml', '--out', ''], 'perpkit backtest: --out must not be empty (the folder to write into)'],
-    [['sweep', 'x.yaml', '--out', ''], 'perpkit sweep: --out must not be empty (the folder to write into)'],
-    // Node's three lines said only on the third how to pass a negative number; the first was shown.
-    [['synth', '--out', 'x.jsonl.gz', '--hours', '-1'], "perpkit synth: Option '--hours' has no value, or a value starting with '-': write --hours=<value> for such a value"],
-  ])('%j: one line on stderr, nothing on stdout, exit 2', (args, line) => {
-    const r = runCli(args);
+  it.each(BAD)('%j: one line on stderr, nothing on stdout, exit 2', (args, line) => {
+    const r = ran(args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`${line} (perpkit ${args[0]} --help lists the options)\n`);
