@@ -5,7 +5,6 @@
  * stay JSON.
  */
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import { REDACT_PATHS, SECRET_FIELDS } from '../client/logger';
 import type { LogLevel } from '../core/log';
 
@@ -82,6 +81,11 @@ export function createRuntimeLogger(opts: LoggerOptions): Logger {
   if (opts.stream) return pino(options, opts.stream);
   const tty = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
   if (opts.pretty ?? tty === true) {
+    // Loaded here, not at the top: pino-pretty's load (~45 ms of CPU) was in the start of every
+    // process that imports this module (each backtest, the exchange, perpkit run), most of which
+    // write JSON lines and never use it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
     // In-process pretty stream (not a worker transport): lines are written before exit.
     return pino(options, pretty({ destination: fd, colorize: tty === true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: opts.singleLine === true }));
   }
