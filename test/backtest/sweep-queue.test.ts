@@ -97,7 +97,10 @@ beforeAll(async () => {
   ({ dir } = await recording(6, 11));
   writeFileSync(path.join(dir, 'slow.js'), SLOW);
   // Four real market-maker points; every job also sleeps 700 ms, so a worker can be killed mid-job.
+  // On the first 3 minutes of the recording: what the tests compare (the queue's table against
+  // the local one, rows, counts) does not depend on the length (the halving test takes all 6).
   cfg = writeConfig(dir, 'sw.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 3 * 60_000).toISOString() },
     strategies: [MM, { id: 'slow', module: './slow.js', params: { ms: 700 } }],
     sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': ['2', '6'], 'mm.skewBps': ['1', '3'] } },
   });
