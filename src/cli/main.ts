@@ -60,15 +60,17 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Runs the CLI as a process: the exit code of `main`, or 1 with the stack of what escaped it (bin/perpkit.js). */
 export function runAsProcess(argv: string[]): void {
-  main(argv).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`perpkit: ${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  void runCommandLine(argv).then((code) => {
+    process.exitCode = code;
+  });
+}
+
+/** One command line as the process runs it: main's exit code, or 1 with the stack of what escaped it on stderr. */
+export function runCommandLine(argv: string[]): Promise<number> {
+  return main(argv).catch((err: unknown) => {
+    process.stderr.write(`perpkit: ${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`);
+    return 1;
+  });
 }
 
 // `node dist/src/cli/main.js <command>` runs it too (it did nothing and exited 0).

@@ -102,12 +102,12 @@ export interface CliRun {
 }
 
 /**
- * What bin/perpkit.js does for one command line (runAsProcess: the exit code of `main`, or 1 and
- * the stack of what escaped it), for each command line read from stdin (a JSON array), one after
+ * What bin/perpkit.js does for one command line (main.ts runCommandLine: the exit code of `main`,
+ * or 1 and the stack of what escaped it), for each command line read from stdin (a JSON array), one after
  * another in one process; each one's exit code and its stdout and stderr writes, as JSON on stdout.
  */
 const BATCH = `
-const { main } = require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'cli', 'main.js'))});
+const { runCommandLine } = require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'cli', 'main.js'))});
 const write = { out: process.stdout.write, err: process.stderr.write };
 process.exit = (code) => { throw new Error('process.exit(' + code + ') in a batch of command lines: run this one in its own process'); };
 (async () => {
@@ -118,10 +118,7 @@ process.exit = (code) => { throw new Error('process.exit(' + code + ') in a batc
     process.stdout.write = (chunk) => { r.stdout += String(chunk); return true; };
     process.stderr.write = (chunk) => { r.stderr += String(chunk); return true; };
     try {
-      r.code = await main(argv);
-    } catch (err) {
-      r.stderr += 'perpkit: ' + (err instanceof Error && err.stack !== undefined ? err.stack : String(err)) + '\\n';
-      r.code = 1;
+      r.code = await runCommandLine(argv);
     } finally {
       process.stdout.write = write.out;
       process.stderr.write = write.err;
