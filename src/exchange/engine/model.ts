@@ -24,6 +24,7 @@ import type {
 } from '../../core/enums';
 import type { Dec } from '../../core/decimal';
 import type { NumberList } from '../../core/columns';
+import type { IdMap } from '../../core/id-map';
 import type { MarginRate } from './accounts/margin-rate';
 import type { ChangeLog, TradeLog } from './accounts/history';
 import type { ClosedPositions } from './positions/closed-positions';
@@ -201,7 +202,8 @@ export interface EngineAccount {
   settings: Map<string, SymbolSettings>;
   /** Key `${symbol}:${positionSide}`. */
   positions: Map<string, EnginePosition>;
-  openOrders: Map<number, EngineOrder>;
+  /** In placement order; an IdMap, not a Map (core/id-map.ts: entries come and go with every order). */
+  openOrders: IdMap<EngineOrder>;
   /** Open normal orders per symbol, for the per-symbol limit without a scan. */
   openCountBySymbol: Map<string, number>;
   /** Open orders that only reduce a position, rechecked when the position changes. */

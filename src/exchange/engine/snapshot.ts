@@ -17,6 +17,7 @@
  */
 import { Dec } from '../../core/decimal';
 import { NumberList } from '../../core/columns';
+import { IdMap } from '../../core/id-map';
 import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { formatUnits, parseUnits } from '../../core/money-units';
 import { parseRate, rateText } from './accounts/margin-rate';
@@ -254,7 +255,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
     refs.strategiesById.set(st.id, { ...st, symbol: spec(st.symbol), subs: st.subs.map((sub) => ({ ...sub, input: { ...sub.input }, reached: new Set(sub.reached) })) });
   }
   for (const a of s.accounts) {
-    const openOrders = new Map<number, EngineOrder>();
+    const openOrders = new IdMap<EngineOrder>();
     const openCountBySymbol = new Map<string, number>();
     for (const id of a.openOrders) {
       const o = need(refs.ordersById, id, 'order');

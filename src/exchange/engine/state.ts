@@ -104,6 +104,60 @@ export interface TakingHook {
   after(): void;
 }
 
+/** An account update owed at the end of a command: the reason of the first touch, the symbols in order. */
+export interface Touch {
+  acct: EngineAccount;
+  reason: EngineAccountReason;
+  symbols: string[];
+}
+
+/**
+ * The accounts a command touched, in the order first touched (a command touches one to a few).
+ * Entries are reused from command to command and found by a scan: a Map cleared at the end of
+ * every command made V8 keep each cleared table, and what it held, alive in the young generation
+ * until the next full collection (core/id-map.ts says why).
+ */
+export class TouchedAccounts {
+  private readonly entries: Touch[] = [];
+  private n = 0;
+
+  get size(): number {
+    return this.n;
+  }
+
+  add(acct: EngineAccount, reason: EngineAccountReason, symbol: string): void {
+    let t: Touch | undefined;
+    for (let i = 0; i < this.n; i++) {
+      if (this.entries[i].acct === acct) {
+        t = this.entries[i];
+        break;
+      }
+    }
+    if (t === undefined) {
+      t = this.entries[this.n];
+      if (t === undefined) {
+        t = { acct, reason, symbols: [] };
+        this.entries.push(t);
+      } else {
+        t.acct = acct;
+        t.reason = reason;
+        t.symbols.length = 0;
+      }
+      this.n++;
+    }
+    if (!t.symbols.includes(symbol)) t.symbols.push(symbol);
+  }
+
+  /** The touches of this command; read them before `clear`. */
+  at(i: number): Touch {
+    return this.entries[i];
+  }
+
+  clear(): void {
+    this.n = 0;
+  }
+}
+
 export class EngineState {
   readonly symbols = new Map<string, SymbolState>();
   readonly accounts = new Map<string, EngineAccount>();
@@ -124,7 +178,7 @@ export class EngineState {
   /** Follow-up work of the current command (triggers, strategies, liquidation checks). */
   readonly work: Array<() => void> = [];
   /** Accounts whose update event is due at the end of the command, with the reason and symbols. */
-  readonly touched = new Map<EngineAccount, { reason: EngineAccountReason; symbols: Set<string> }>();
+  readonly touched = new TouchedAccounts();
   readonly muted = new Set<string>();
   privateFilter: ((userId: string) => boolean) | undefined;
   readonly forgetful = new Set<string>();
@@ -220,12 +274,7 @@ export class EngineState {
   /** Marks an account for an update event at the end of the command. */
   touch(acct: EngineAccount, reason: EngineAccountReason, symbol: string): void {
     if (acct.userId === INSURANCE_ACCOUNT || !this.wantsPrivate(acct.userId)) return;
-    let t = this.touched.get(acct);
-    if (!t) {
-      t = { reason, symbols: new Set() };
-      this.touched.set(acct, t);
-    }
-    t.symbols.add(symbol);
+    this.touched.add(acct, reason, symbol);
   }
 
   /** Whether `emitOrder` makes events for this user's orders (so whether a fill's texts are needed). */

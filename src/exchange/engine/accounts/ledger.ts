@@ -4,6 +4,7 @@
  */
 import { Dec } from '../../../core/decimal';
 import { NumberList } from '../../../core/columns';
+import { IdMap } from '../../../core/id-map';
 import type { ChangeType, PositionMode } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import { formatUnits, unitsOfDec } from '../../../core/money-units';
@@ -32,7 +33,7 @@ export class Ledger {
       frozen: 0n,
       settings: new Map(),
       positions: new Map(),
-      openOrders: new Map(),
+      openOrders: new IdMap(),
       openCountBySymbol: new Map(),
       reducingOpen: new Set(),
       liveClientIds: new Map(),

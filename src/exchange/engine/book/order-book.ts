@@ -1,4 +1,4 @@
-import { IdIndex } from './id-index';
+import { IdIndex } from '../../../core/id-index';
 
 /**
  * Integer limit order book for one symbol with price-time priority. Prices are ticks, quantities

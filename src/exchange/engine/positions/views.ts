@@ -32,15 +32,16 @@ export class PositionViews {
     const s = this.s;
     if (s.touched.size === 0) return;
     const now = s.clock.now();
-    for (const [acct, t] of s.touched) {
+    for (let i = 0; i < s.touched.size; i++) {
+      const { acct, reason, symbols } = s.touched.at(i);
       // The cross figures of the account, worked out once for its asset and every position record.
       const f = this.margin.crossFigures(acct);
       const positions: PositionRecord[] = [];
-      for (const sym of t.symbols) {
+      for (const sym of symbols) {
         if (sym === '') continue;
         for (const p of this.positionRecordsOf(acct, sym, true, f)) positions.push(p);
       }
-      s.out.push({ kind: 'account', userId: acct.userId, time: now, reason: t.reason, asset: this.margin.assetOf(acct, f), positions });
+      s.out.push({ kind: 'account', userId: acct.userId, time: now, reason, asset: this.margin.assetOf(acct, f), positions });
     }
     s.touched.clear();
   }

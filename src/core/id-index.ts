@@ -1,5 +1,6 @@
 /**
- * Open-addressing hash table from a positive safe-integer order id to a node slot.
+ * Open-addressing hash table from a positive safe-integer id to a slot number (the order book's
+ * nodes, an IdMap's positions).
  *
  * Why not `Map<number, number>`: ids above 2^30 are heap numbers to V8, which makes Map hash and
  * compare them slowly, and Map's delete leaves tombstones that grow it. Two flat typed arrays with
@@ -64,6 +65,22 @@ export class IdIndex {
     this.vals[i] = slot;
     this.used++;
     return true;
+  }
+
+  /** Stores `slot` for an `id` already present; false (nothing changed) when it is absent. */
+  update(id: number, slot: number): boolean {
+    const keys = this.keys;
+    const mask = this.mask;
+    let i = this.home(id);
+    for (;;) {
+      const k = keys[i];
+      if (k === id) {
+        this.vals[i] = slot;
+        return true;
+      }
+      if (k === 0) return false;
+      i = (i + 1) & mask;
+    }
   }
 
   /** Removes `id`; returns its slot, or -1 when absent. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { IdIndex } from '../../../../src/exchange/engine/book/id-index';
+import { IdIndex } from '../../src/core/id-index';
 
 describe('IdIndex against Map', () => {
   test('random inserts and deletes, small and near-2^53 ids, through several growths', () => {
@@ -28,5 +28,15 @@ describe('IdIndex against Map', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  test('update changes the slot of an id present and nothing for one absent', () => {
+    const index = new IdIndex(2);
+    for (let id = 1; id <= 40; id++) index.insert(id * 7919, id);
+    for (let id = 1; id <= 40; id += 3) expect(index.update(id * 7919, -id)).toBe(true);
+    expect(index.update(5, 1)).toBe(false);
+    expect(index.get(5)).toBe(-1);
+    expect(index.size).toBe(40);
+    for (let id = 1; id <= 40; id++) expect(index.get(id * 7919)).toBe((id - 1) % 3 === 0 ? -id : id);
   });
 });
