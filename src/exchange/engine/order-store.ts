@@ -10,9 +10,8 @@
  * Iteration is in id order (creation order), over both.
  */
 import { ORDER_STATUSES, ORDER_TYPES, POSITION_SIDES, SIDES, TIME_IN_FORCE, type PriceType } from '../../core/enums';
-import { EX_ZERO } from '../../core/exact';
 import type { MarginRate } from './accounts/margin-rate';
-import type { EngineOrder } from './model';
+import { EngineOrder } from './model';
 import { OrderTable } from './order-table';
 import { Numbered } from '../../core/columns';
 import type { SymbolSpec } from './symbols';
@@ -241,8 +240,8 @@ class FinalOrders {
 
   get(id: number): EngineOrder | undefined {
     const r = this.rows.get(id);
-    // A copy of the reused object: the same fields in the same order.
-    return r === undefined ? undefined : { ...this.read(r) };
+    // A copy of the reused object, an EngineOrder as open orders are.
+    return r === undefined ? undefined : EngineOrder.from(this.read(r));
   }
 
   /** The order in the reused object, or undefined: read it before the next call. */
@@ -257,8 +256,8 @@ class FinalOrders {
   }
 
   /**
-   * Row `r` written into the one object this store reuses (made with EngineOrder's fields in the
-   * order an order is created with, so copies of it are shaped as open orders are).
+   * Row `r` written into the one object this store reuses (an EngineOrder, so that it and its
+   * copies are shaped as open orders are).
    */
   private read(r: number): EngineOrder {
     const c = r >>> SHIFT;
@@ -296,32 +295,7 @@ class FinalOrders {
     return o;
   }
 
-  private readonly reused: EngineOrder = {
-    id: 0,
-    userId: '',
-    symbol: undefined as unknown as SymbolSpec,
-    side: 'BUY',
-    positionSide: 'BOTH',
-    type: 'LIMIT',
-    timeInForce: 'GTC',
-    price: 0,
-    qty: 0,
-    executed: 0,
-    cumQuote: 0n,
-    status: 'NEW',
-    reduceOnly: false,
-    makerOnly: false,
-    closePosition: false,
-    priceType: 0,
-    placeType: '',
-    clientOrderId: '',
-    createdAt: 0,
-    updateTime: 0,
-    conditionId: 0,
-    strategyId: 0,
-    frozenPerStep: EX_ZERO,
-    frozen: 0n,
-  };
+  private readonly reused = new EngineOrder();
 }
 
 export class OrderStore {

@@ -23,15 +23,15 @@ import { formatUnits, parseUnits } from '../../core/money-units';
 import { parseRate, rateText } from './accounts/margin-rate';
 import type { AccountChangeRecord, PositionHistoryRecord, TradeRecord } from '../../protocol/records';
 import { ASK, BID, OrderBook, type BookSide } from './book/order-book';
-import type {
-  EngineAccount,
-  EngineCondition,
+import {
   EngineOrder,
-  EnginePosition,
-  EngineStrategy,
-  EngineSubOrder,
-  MarketState,
-  SymbolSettings,
+  type EngineAccount,
+  type EngineCondition,
+  type EnginePosition,
+  type EngineStrategy,
+  type EngineSubOrder,
+  type MarketState,
+  type SymbolSettings,
 } from './model';
 import type { SymbolSpec } from './symbols';
 import type { OrderStore } from './order-store';
@@ -247,7 +247,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
   refs.accounts.clear();
 
   for (const o of s.orders) {
-    refs.ordersById.set(o.id, { ...o, symbol: spec(o.symbol), cumQuote: units(o.cumQuote, `order ${o.id} cumQuote`), frozenPerStep: parseRate(o.frozenPerStep), frozen: units(o.frozen, `order ${o.id} frozen`) });
+    refs.ordersById.set(o.id, EngineOrder.from({ ...o, symbol: spec(o.symbol), cumQuote: units(o.cumQuote, `order ${o.id} cumQuote`), frozenPerStep: parseRate(o.frozenPerStep), frozen: units(o.frozen, `order ${o.id} frozen`) }));
   }
   // Snapshots written before callbackRate was "0" when unused hold "" there.
   for (const x of s.conditions) refs.conditionsById.set(x.id, { ...x, callbackRate: x.callbackRate === '' ? '0' : x.callbackRate, symbol: spec(x.symbol) });

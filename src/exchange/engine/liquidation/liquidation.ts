@@ -11,7 +11,7 @@ import { ZERO_RATE } from '../accounts/margin-rate';
 import type { PositionSide, Side } from '../../../core/enums';
 import type { Ledger } from '../accounts/ledger';
 import type { Margin } from '../accounts/margin';
-import type { EngineAccount, EngineOrder, EnginePosition } from '../model';
+import { EngineOrder, type EngineAccount, type EnginePosition } from '../model';
 import type { Matching } from '../orders/matching';
 import type { OrderIntake } from '../orders/prepare';
 import * as pm from '../positions/position-math';
@@ -190,12 +190,13 @@ export class Liquidation {
     const now = s.clock.now();
     const mk = (userId: string, sd: Side, ps: PositionSide): EngineOrder => {
       const id = s.nextOrderId++;
-      const o: EngineOrder = {
+      // `new`, not an object literal: model.ts EngineOrder says why.
+      const o = EngineOrder.from({
         id, userId, symbol: st.spec, side: sd, positionSide: ps, type: 'MARKET', timeInForce: 'IOC', price: 0, qty, executed: 0,
         cumQuote: 0n, status: 'NEW', reduceOnly: userId !== INSURANCE_ACCOUNT, makerOnly: false, closePosition: false, priceType: 0,
         placeType: 'LIQUIDATION', clientOrderId: `liq-${id}`, createdAt: now, updateTime: now, conditionId: 0, strategyId: 0,
         frozenPerStep: ZERO_RATE, frozen: 0n,
-      };
+      });
       s.ordersById.set(id, o);
       const a = s.owner(userId);
       if (userId !== INSURANCE_ACCOUNT) a.orders.push(id);

@@ -10,7 +10,7 @@ import type { Ledger } from '../accounts/ledger';
 import type { MarginMemo } from '../accounts/margin-memo';
 import { ZERO_RATE } from '../accounts/margin-rate';
 import { ASK, BID, type BookSide } from '../book/order-book';
-import type { EngineAccount, EngineOrder } from '../model';
+import { EngineOrder, type EngineAccount } from '../model';
 import type { SymbolSpec } from '../symbols';
 import { isReducing, type Positions } from '../positions/positions';
 import { INSURANCE_ACCOUNT, isFinal, type EngineState, type SymbolState } from '../state';
@@ -41,32 +41,28 @@ export class Matching {
     const s = this.s;
     const now = link.reserved?.at ?? s.clock.now();
     const id = link.reserved?.id ?? s.nextOrderId++;
-    const o: EngineOrder = {
-      id,
-      userId: acct.userId,
-      symbol: st.spec,
-      side: input.side,
-      positionSide: p.positionSide,
-      type: input.type,
-      timeInForce: input.timeInForce ?? 'GTC',
-      price: p.price,
-      qty: p.qty,
-      executed: 0,
-      cumQuote: 0n,
-      status: 'NEW',
-      reduceOnly: input.reduceOnly ?? false,
-      makerOnly: input.makerOnly ?? false,
-      closePosition: input.closePosition ?? false,
-      priceType: input.priceType ?? 0,
-      placeType: link.placeType ?? input.placeType ?? '',
-      clientOrderId: p.clientOrderId !== '' ? p.clientOrderId : autoClientId(id),
-      createdAt: now,
-      updateTime: now,
-      conditionId: link.conditionId ?? 0,
-      strategyId: link.strategyId ?? 0,
-      frozenPerStep: p.frozenPerStep,
-      frozen: 0n,
-    };
+    // `new`, not an object literal: model.ts EngineOrder says why.
+    const o = new EngineOrder();
+    o.id = id;
+    o.userId = acct.userId;
+    o.symbol = st.spec;
+    o.side = input.side;
+    o.positionSide = p.positionSide;
+    o.type = input.type;
+    o.timeInForce = input.timeInForce ?? 'GTC';
+    o.price = p.price;
+    o.qty = p.qty;
+    o.reduceOnly = input.reduceOnly ?? false;
+    o.makerOnly = input.makerOnly ?? false;
+    o.closePosition = input.closePosition ?? false;
+    o.priceType = input.priceType ?? 0;
+    o.placeType = link.placeType ?? input.placeType ?? '';
+    o.clientOrderId = p.clientOrderId !== '' ? p.clientOrderId : autoClientId(id);
+    o.createdAt = now;
+    o.updateTime = now;
+    o.conditionId = link.conditionId ?? 0;
+    o.strategyId = link.strategyId ?? 0;
+    o.frozenPerStep = p.frozenPerStep;
     s.ordersById.set(id, o);
     if (!s.forgetful.has(acct.userId)) acct.orders.push(id);
     noteClientId(s, acct, o, p.clientOrderId !== '');
