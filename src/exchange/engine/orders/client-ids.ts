@@ -59,10 +59,27 @@ export function noteLiveClientId(acct: EngineAccount, o: EngineOrder, userGiven:
   }
 }
 
-/** Drops the client id of order `o`, now final, from the index. */
+/** Deletes from each account's `liveClientIds` since that map was last made afresh. */
+const LIVE_DELETES = new WeakMap<EngineAccount, number>();
+
+/**
+ * Drops the client id of order `o`, now final, from the index. After as many deletes as twice the
+ * entries it holds (and 64), the account gets a fresh map of the same entries: a Map whose entries
+ * come and go is rehashed by V8 into new tables, each linked from the one it replaced, and once
+ * one of them is in the old generation every later one survives the young collections
+ * (core/id-map.ts). A fresh Map's tables are linked from nothing, so that ends there.
+ */
 export function forgetLiveClientId(acct: EngineAccount, o: EngineOrder): void {
   const live = acct.liveClientIds;
-  if (live.size > 0 && live.get(o.clientOrderId) === o.id) live.delete(o.clientOrderId);
+  if (live.size === 0 || live.get(o.clientOrderId) !== o.id) return;
+  live.delete(o.clientOrderId);
+  const deletes = (LIVE_DELETES.get(acct) ?? 0) + 1;
+  if (deletes > 2 * live.size + 64) {
+    acct.liveClientIds = new Map(live);
+    LIVE_DELETES.set(acct, 0);
+  } else {
+    LIVE_DELETES.set(acct, deletes);
+  }
 }
 
 /** The open orders' index as snapshots hold it (every open order's id, engine-made or not), in the order orders opened. */
@@ -72,41 +89,49 @@ export function liveClientIdsOf(acct: EngineAccount): Array<[string, number]> {
   return out;
 }
 
-/** After an account's index is restored from a snapshot: marks it if a user-given id there names another order's engine-made id. */
+/**
+ * After an account is restored from a snapshot (its `lastClientIds` whole, as snapshots hold it):
+ * marks it if a user-given id there names another order's engine-made id.
+ */
 export function noteRestoredClientIds(acct: EngineAccount): void {
   for (const [cid, id] of acct.liveClientIds) {
     const n = autoIdOf(cid);
     if (n !== undefined && n !== id) AUTO_LIKE.add(acct);
   }
+  INDEXED.set(acct, acct.orders.length);
 }
 
-/** Users' client ids not yet in an account's `lastClientIds`: clientOrderId, order id, ... */
-const PENDING = new WeakMap<EngineAccount, Array<string | number>>();
+/**
+ * How many of each account's orders (`acct.orders`, in creation order) `lastClientIds` has taken
+ * in; the users' ids of the orders after those go into it when a lookup needs it (`catchUp`).
+ * The orders hold the ids already: a list of the ids noted as orders came, kept until a lookup,
+ * grew by two entries an order for the life of an account that never looked one up.
+ */
+const INDEXED = new WeakMap<EngineAccount, number>();
 
 /** Records that order `o`, just created with a client id the user gave or not, is the latest with it. */
-export function noteClientId(s: EngineState, acct: EngineAccount, o: EngineOrder, userGiven: boolean): void {
-  if (s.forgetful.has(acct.userId)) {
-    acct.lastClientIds.set(o.clientOrderId, o.id);
-  } else if (userGiven) {
-    const p = PENDING.get(acct);
-    if (p === undefined) PENDING.set(acct, [o.clientOrderId, o.id]);
-    else p.push(o.clientOrderId, o.id);
-  }
+export function noteClientId(s: EngineState, acct: EngineAccount, o: EngineOrder): void {
+  // Others' ids are taken from their order list when needed (catchUp).
+  if (s.forgetful.has(acct.userId)) acct.lastClientIds.set(o.clientOrderId, o.id);
 }
 
-/** Moves the users' ids noted since the last lookup into the map, in the order they came. */
-function flushPending(acct: EngineAccount): void {
-  const p = PENDING.get(acct);
-  if (p === undefined) return;
-  for (let i = 0; i < p.length; i += 2) acct.lastClientIds.set(p[i] as string, p[i + 1] as number);
-  PENDING.delete(acct);
+/** Brings `lastClientIds` up to date with the account's orders since the last lookup, in the order they came. */
+function catchUp(s: Pick<EngineState, 'forgetful' | 'ordersById'>, acct: EngineAccount): void {
+  if (s.forgetful.has(acct.userId)) return;
+  const orders = acct.orders;
+  for (let i = INDEXED.get(acct) ?? 0; i < orders.length; i++) {
+    const o = s.ordersById.peek(orders.at(i)) as EngineOrder;
+    // An engine-made id is found from the id it carries; takeovers never entered the index.
+    if (autoIdOf(o.clientOrderId) !== o.id && !isTakeover(o)) acct.lastClientIds.set(o.clientOrderId, o.id);
+  }
+  INDEXED.set(acct, orders.length);
 }
 
 /** Id of the latest order of `acct` with this client id (open ones first), or undefined. */
 export function orderIdByClientId(s: EngineState, acct: EngineAccount, cid: string): number | undefined {
   const live = liveOrderIdOf(acct, cid);
   if (live !== undefined) return live;
-  flushPending(acct);
+  catchUp(s, acct);
   const last = acct.lastClientIds.get(cid);
   const n = autoIdOf(cid);
   const o = n === undefined ? undefined : s.ordersById.get(n);
@@ -139,7 +164,7 @@ export function lastClientIdsOf(s: Pick<EngineState, 'forgetful' | 'ordersById'>
 /** Before an account starts forgetting final orders: its index gets every id, as forgetful accounts keep it. */
 export function indexEveryClientId(s: Pick<EngineState, 'forgetful' | 'ordersById'>, acct: EngineAccount): void {
   if (s.forgetful.has(acct.userId)) return;
-  flushPending(acct);
+  catchUp(s, acct);
   const m = lastClientIdsOf(s, acct);
   // Entries no order in the history explains (an index restored from a snapshot) stay.
   for (const [k, v] of acct.lastClientIds) if (!m.has(k)) m.set(k, v);

@@ -65,7 +65,7 @@ export class Matching {
     o.frozenPerStep = p.frozenPerStep;
     s.ordersById.set(id, o);
     if (!s.forgetful.has(acct.userId)) acct.orders.push(id);
-    noteClientId(s, acct, o, p.clientOrderId !== '');
+    noteClientId(s, acct, o);
     const book = st.book;
     const opp: BookSide = o.side === 'BUY' ? ASK : BID;
     if (o.makerOnly) {

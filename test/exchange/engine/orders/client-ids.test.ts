@@ -140,4 +140,52 @@ describe('client order ids', () => {
     expect(codeOf(() => engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: done.clientOrderId }))).toBe(ErrorCodes.ORDER_NOT_FOUND);
     expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: open.clientOrderId }).orderId).toBe(open.orderId);
   });
+
+  it('hundreds of orders with the user\'s ids opening and ending (the open index made afresh many times): open ones found and refused as duplicates, ended ones found as the latest', () => {
+    const { engine } = world();
+    const open: Array<{ cid: string; id: string }> = [];
+    const ended = new Map<string, string>();
+    for (let i = 0; i < 600; i++) {
+      const cid = `q-${i % 450}`;
+      if (open.some((o) => o.cid === cid)) continue;
+      open.push({ cid, id: engine.placeOrder('a', limit(`${40000 + (i % 7)}.0`, cid)).orderId });
+      if (open.length > 5) {
+        const gone = open.shift() as { cid: string; id: string };
+        engine.cancelOrder('a', { symbol: 'BTCUSDT', clientOrderId: gone.cid });
+        ended.set(gone.cid, gone.id);
+      }
+      // Through every renewal of the index: each open order's id is taken.
+      for (const o of open) expect(codeOf(() => engine.placeOrder('a', limit('39000.0', o.cid)))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    }
+    for (const o of open) {
+      expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: o.cid })).toMatchObject({ orderId: o.id, status: 'NEW' });
+      expect(codeOf(() => engine.placeOrder('a', limit('39000.0', o.cid)))).toBe(ErrorCodes.DUPLICATE_CLIENT_ORDER_ID);
+    }
+    // q-3 was used twice (orders 3 and 453): the later one is the answer.
+    expect(ended.get('q-3')).not.toBe(undefined);
+    for (const [cid, id] of ended) {
+      // An id in use again by an open order finds that one (above).
+      if (!open.some((o) => o.cid === cid)) expect(engine.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: cid })).toMatchObject({ orderId: id, status: 'CANCELED' });
+    }
+    expect(engine.exportState().accounts.find((x) => x.userId === 'a')?.liveClientIds).toEqual(open.map((o) => [o.cid, Number(o.id)]));
+  });
+
+  it('a restored account finds the ended orders of its ids placed before the snapshot and after it', () => {
+    const { engine } = world();
+    const before = engine.placeOrder('a', limit('40000.0', 'early'));
+    engine.cancelOrder('a', { symbol: 'BTCUSDT', orderId: before.orderId });
+    const restored = world().engine;
+    restored.importState(engine.exportState());
+    const after = restored.placeOrder('a', limit('40001.0', 'late'));
+    restored.cancelOrder('a', { symbol: 'BTCUSDT', orderId: after.orderId });
+    const again = restored.placeOrder('a', limit('40002.0', 'early'));
+    restored.cancelOrder('a', { symbol: 'BTCUSDT', orderId: again.orderId });
+    expect(restored.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'late' }).orderId).toBe(after.orderId);
+    expect(restored.queryOrder('a', { symbol: 'BTCUSDT', clientOrderId: 'early' }).orderId).toBe(again.orderId);
+    expect(restored.exportState().accounts.find((x) => x.userId === 'a')?.lastClientIds.filter(([cid]) => !cid.startsWith('auto-'))).toEqual([
+      ['early', Number(again.orderId)],
+      ['late', Number(after.orderId)],
+    ]);
+  });
 });
+
