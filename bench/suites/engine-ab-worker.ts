@@ -17,6 +17,8 @@ export interface AbWorkerData {
   block: number;
   /** The makers' ended orders not kept (Engine.forgetFinalOrders): engine-ab.ts historyCostPart. */
   forget?: boolean;
+  /** A client order id on every passive placement (EngineDriver). */
+  clientIds?: boolean;
 }
 
 export type AbRequest = 'block' | 'audit';
@@ -40,7 +42,7 @@ function kitOf(root: string): EngineKit {
 const port = parentPort;
 if (port !== null) {
   const d = workerData as AbWorkerData;
-  const driver = new EngineDriver(d.crossFraction, d.seed, d.ops, kitOf(d.root), d.forget === true);
+  const driver = new EngineDriver(d.crossFraction, d.seed, d.ops, kitOf(d.root), d.forget === true, d.clientIds === true);
   port.on('message', (m: AbRequest) => {
     if (m === 'audit') {
       port.postMessage(driver.engine.audit().netQtyBySymbol.BTCUSDT === 0);

@@ -97,12 +97,18 @@ interface Pair {
  * A fresh pair of threads, warmed up, then `rounds` alternating blocks (each side first in turn);
  * checks conservation after. `a` and `b` are each side's worker data but the ops and block size.
  */
-async function alternate(a: Omit<AbWorkerData, 'ops' | 'block'>, b: Omit<AbWorkerData, 'ops' | 'block'>, rounds: number): Promise<{ aNs: number[]; bNs: number[] }> {
-  const ops = BLOCK * (rounds + WARMUP_BLOCKS);
-  const sideA = new Side({ ...a, ops, block: BLOCK });
-  const sideB = new Side({ ...b, ops, block: BLOCK });
+async function alternate(
+  a: Omit<AbWorkerData, 'ops' | 'block'>,
+  b: Omit<AbWorkerData, 'ops' | 'block'>,
+  rounds: number,
+  block = BLOCK,
+  warmupBlocks = WARMUP_BLOCKS,
+): Promise<{ aNs: number[]; bNs: number[] }> {
+  const ops = block * (rounds + warmupBlocks);
+  const sideA = new Side({ ...a, ops, block });
+  const sideB = new Side({ ...b, ops, block });
   try {
-    for (let i = 0; i < WARMUP_BLOCKS; i++) {
+    for (let i = 0; i < warmupBlocks; i++) {
       await sideA.ask<number>('block');
       await sideB.ask<number>('block');
     }
@@ -124,18 +130,52 @@ async function alternate(a: Omit<AbWorkerData, 'ops' | 'block'>, b: Omit<AbWorke
 }
 
 /** Paired blocks of the base build and this one. */
-async function runPair(base: string, crossFraction: number, seed: number, rounds: number): Promise<Pair> {
-  const { aNs, bNs } = await alternate({ root: base, crossFraction, seed }, { root: THIS_ROOT, crossFraction, seed }, rounds);
+async function runPair(base: string, crossFraction: number, seed: number, rounds: number, clientIds: boolean, block = BLOCK, warmupBlocks = WARMUP_BLOCKS): Promise<Pair> {
+  const { aNs, bNs } = await alternate({ root: base, crossFraction, seed, clientIds }, { root: THIS_ROOT, crossFraction, seed, clientIds }, rounds, block, warmupBlocks);
   return { baseNs: aNs, thisNs: bNs };
 }
 
-export function engineAbPart({ base, rounds, pairs }: AbSettings, label: string, crossFraction: number, seed: number): EnginePart {
+/** LONG_BLOCK-op blocks, after one of warm-up: LONG_ROUNDS paired blocks in each of LONG_PAIRS pairs of threads. */
+const LONG_BLOCK = 400_000;
+const LONG_ROUNDS = 3;
+const LONG_PAIRS = 2;
+
+/**
+ * The A/B over a run as long as a busy exchange's first minutes (1.6 M operations a side): what
+ * the collector does once a full collection has moved the engine's long-lived structures to the
+ * old generation shows only there (2026-11-28: Map tables replaced under churn kept each other
+ * alive, and a burst of resting orders could switch the order literal to old-generation
+ * allocation; neither moved the 20,000-op blocks above, both moved this part).
+ */
+export function engineLongAbPart({ base }: AbSettings, label: string, crossFraction: number, seed: number, clientIds = false): EnginePart {
+  return {
+    title: `A/B against ${base}, long run: ${label}`,
+    async run(): Promise<BenchResult[]> {
+      const all: Pair[] = [];
+      for (let p = 0; p < LONG_PAIRS; p++) all.push(await runPair(base, crossFraction, seed, LONG_ROUNDS, clientIds, LONG_BLOCK, 1));
+      const baseNs = all.flatMap((x) => x.baseNs);
+      const thisNs = all.flatMap((x) => x.thisNs);
+      const ratios = baseNs.map((b, i) => b / thisNs[i]);
+      const opsPerSec = (ns: number[]): number => Math.round((LONG_BLOCK * 1e9) / median(ns));
+      const baseLabel = labelOf(base);
+      const blocks = `${LONG_PAIRS} pairs of threads x ${LONG_ROUNDS} blocks of ${LONG_BLOCK.toLocaleString('en-US')} ops after one`;
+      return [
+        { name: `${label} A/B long run: base ${baseLabel}, median of ${blocks}`, value: opsPerSec(baseNs), unit: 'ops/s' },
+        { name: `${label} A/B long run: this build, median of the same`, value: opsPerSec(thisNs), unit: 'ops/s' },
+        { name: `${label} A/B long run: this build / base ${baseLabel}, median of paired blocks`, value: round(median(ratios), 3), unit: 'ratio' },
+        { name: `${label} A/B long run: blocks this build was faster in`, value: ratios.filter((x) => x > 1).length, unit: `of ${ratios.length}` },
+      ];
+    },
+  };
+}
+
+export function engineAbPart({ base, rounds, pairs }: AbSettings, label: string, crossFraction: number, seed: number, clientIds = false): EnginePart {
   return {
     title: `A/B against ${base}: ${label}`,
     async run(): Promise<BenchResult[]> {
       const perPair = Math.ceil(rounds / pairs);
       const all: Pair[] = [];
-      for (let p = 0; p < pairs; p++) all.push(await runPair(base, crossFraction, seed, perPair));
+      for (let p = 0; p < pairs; p++) all.push(await runPair(base, crossFraction, seed, perPair, clientIds));
       const baseNs = all.flatMap((x) => x.baseNs);
       const thisNs = all.flatMap((x) => x.thisNs);
       const ratios = baseNs.map((b, i) => b / thisNs[i]);

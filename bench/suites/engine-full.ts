@@ -58,8 +58,12 @@ export class EngineDriver {
   private n = 0;
   private op = 0;
 
-  /** `forget`: the makers' ended orders are not kept (Engine.forgetFinalOrders), for historyCostPart. */
-  constructor(crossFraction: number, seed: number, ops: number, kit: EngineKit = THIS_BUILD, forget = false) {
+  /**
+   * `forget`: the makers' ended orders are not kept (Engine.forgetFinalOrders), for historyCostPart.
+   * `clientIds`: every passive request carries a client order id, as a bot's do (`c<slot>` of the
+   * request ring: an id comes back after 65,536 placements, long after its order has ended).
+   */
+  constructor(crossFraction: number, seed: number, ops: number, kit: EngineKit = THIS_BUILD, forget = false, clientIds = false) {
     this.clock = new kit.ManualClock(1_700_000_000_000);
     const rnd = mulberry32(seed);
     for (let i = 0; i < PASSIVE_RING; i++) {
@@ -68,7 +72,7 @@ export class EngineDriver {
       const away = 1 + Math.floor(50 * u * u);
       const price = (buy ? 500_000 - away : 500_000 + away) / 10;
       const qty = (1 + Math.floor(rnd() * 10)) / 1000;
-      this.passiveRing.push({ symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: qty.toFixed(3) });
+      this.passiveRing.push({ symbol: 'BTCUSDT', type: 'LIMIT', side: buy ? 'BUY' : 'SELL', price: price.toFixed(1), quantity: qty.toFixed(3), ...(clientIds ? { clientOrderId: `c${i}` } : {}) });
     }
     this.slot = crossFraction > 0 ? new Int32Array(1 << 16) : undefined;
     this.cancelSlot = new Int32Array(ops);
@@ -147,15 +151,15 @@ export class EngineDriver {
   }
 }
 
-export function fullEnginePart(title: string, label: string, crossFraction: number, seed: number): EnginePart {
+export function fullEnginePart(title: string, label: string, crossFraction: number, seed: number, clientIds = false): EnginePart {
   return {
     title,
     run(): BenchResult[] {
-      const d = new EngineDriver(crossFraction, seed, WARMUP + TIMED);
+      const d = new EngineDriver(crossFraction, seed, WARMUP + TIMED, THIS_BUILD, false, clientIds);
       const opsPerSec = measureThroughput(TIMED, WARMUP, (_start, count) => {
         for (let i = 0; i < count; i++) d.next();
       });
-      const ld = new EngineDriver(crossFraction, seed + 1, WARMUP + LATENCY);
+      const ld = new EngineDriver(crossFraction, seed + 1, WARMUP + LATENCY, THIS_BUILD, false, clientIds);
       for (let i = 0; i < WARMUP; i++) ld.next();
       const rec = new LatencyRecorder(LATENCY);
       const now = process.hrtime.bigint;

@@ -9,7 +9,7 @@ import {
   timerOverhead,
 } from '../harness';
 import type { BenchResult } from '../harness';
-import { abSettings, engineAbPart, historyCostPart } from './engine-ab';
+import { abSettings, engineAbPart, engineLongAbPart, historyCostPart } from './engine-ab';
 import { fullEnginePart, retainedHeapPart } from './engine-full';
 import { registerSuite } from './registry';
 
@@ -201,6 +201,7 @@ export const engineParts: EnginePart[] = [
   bookPart('book insert+cancel with 10% crossing orders', 'book insert+cancel 10% crossing', 0.1, SEED + 100),
   fullEnginePart('full engine place+cancel, 1,000 resting', 'engine place+cancel', 0, SEED + 200),
   fullEnginePart('full engine place+cancel with 10% crossing IOC orders', 'engine place+cancel 10% crossing', 0.1, SEED + 300),
+  fullEnginePart('full engine place+cancel, a client order id on every placement (as bots send)', 'engine place+cancel, client ids', 0, SEED + 200, true),
   retainedHeapPart(),
   historyCostPart(SEED + 200),
 ];
@@ -211,7 +212,18 @@ registerSuite({
   async run(): Promise<BenchResult[]> {
     const out: BenchResult[] = [];
     const ab = abSettings();
-    const parts = ab === undefined ? engineParts : [...engineParts, engineAbPart(ab, 'engine place+cancel', 0, SEED + 200), engineAbPart(ab, 'engine place+cancel 10% crossing', 0.1, SEED + 300)];
+    const parts =
+      ab === undefined
+        ? engineParts
+        : [
+            ...engineParts,
+            engineAbPart(ab, 'engine place+cancel', 0, SEED + 200),
+            engineAbPart(ab, 'engine place+cancel 10% crossing', 0.1, SEED + 300),
+            engineAbPart(ab, 'engine place+cancel, client ids', 0, SEED + 200, true),
+            engineLongAbPart(ab, 'engine place+cancel', 0, SEED + 200),
+            engineLongAbPart(ab, 'engine place+cancel 10% crossing', 0.1, SEED + 300),
+            engineLongAbPart(ab, 'engine place+cancel, client ids', 0, SEED + 200, true),
+          ];
     for (const part of parts) out.push(...(await part.run()));
     // The engine's goals are set against the bare book of the same run (docs/engine.md).
     const value = (name: string): number | undefined => out.find((r) => r.name === name)?.value;

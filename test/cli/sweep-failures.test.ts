@@ -199,7 +199,8 @@ test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the runni
     while (!/^sweep: 1\/3 done/m.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
     expect(err).toMatch(/^sweep: 1\/3 done \(0 failed\), 2 running, 0 waiting, \d+m\d\ds elapsed, ETA \d+m\d\ds$/m);
     child.kill('SIGINT');
-    expect(await exited).toEqual({ code: 130, signal: null });
+    // With the process's stderr, so that an unexpected end (once: SIGABRT) says what it printed.
+    expect({ ...(await exited), stderr: err }).toEqual({ code: 130, signal: null, stderr: expect.any(String) });
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
@@ -278,7 +279,8 @@ test('Ctrl+C in a halving sweep: the line counts the jobs of its rounds (not "of
     const end = Date.now() + 60_000;
     while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
-    expect(await exited).toEqual({ code: 130, signal: null });
+    // With the process's stderr, so that an unexpected end (once: SIGABRT) says what it printed.
+    expect({ ...(await exited), stderr: err }).toEqual({ code: 130, signal: null, stderr: expect.any(String) });
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
