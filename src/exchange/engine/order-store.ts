@@ -4,8 +4,9 @@
  * columns of numbers. A final order never changes again, and the history keeps
  * it for the life of the exchange: as an object it was about 330 bytes and four heap objects (the
  * order, its times, its engine-made client id), each copied and promoted by the young-generation
- * collector; in columns it is 84 bytes (and the client id the user gave) and none. A lookup of a final order builds an equal
- * object, with the same fields in the same order, for the caller to read.
+ * collector; in columns it is 64 bytes (and the client id the user gave) and none. A lookup of a
+ * final order builds an equal object, with the same fields in the same order, for the caller to
+ * read.
  *
  * Iteration is in id order (creation order), over both.
  */
@@ -16,16 +17,15 @@ import { OrderTable } from './order-table';
 import { Numbered } from '../../core/columns';
 import type { SymbolSpec } from './symbols';
 
-/** Number fields of a final order, side by side in its chunk. */
-const F_ID = 0;
-const F_PRICE = 1;
-const F_QTY = 2;
-const F_EXECUTED = 3;
-const F_CREATED = 4;
-const F_UPDATED = 5;
-/** Enums and flags in one number: see `codeOf`. */
-const F_CODE = 6;
-const FIELDS = 7;
+/**
+ * Number fields of a final order, side by side in its chunk. Not the id: a row is reached from its
+ * id (the row index), so every reader has it already.
+ */
+const F_PRICE = 0;
+const F_QTY = 1;
+const F_EXECUTED = 2;
+const F_CREATED = 3;
+const FIELDS = 4;
 /**
  * Rows per chunk. A row is written whole when its order ends (on the hot path of every cancel and
  * fill), so rows never straddle chunks (core/columns.ts tables, for histories written a field at a
@@ -36,16 +36,23 @@ const SHIFT = 8;
 const ROWS = 1 << SHIFT;
 const MASK = ROWS - 1;
 /**
- * Index fields of a row, in 32 bits each: the account, the symbol, the place type and the margin
- * rate, each a number in its own table of the values met (few: accounts, symbols, place types,
- * and the rates of the prices and sizes traded). They were references, 8 bytes each and an array
- * of them for the collector to scan at every full collection; a row is 80 bytes now (was 120).
+ * Fields of a row in 32 bits each: the account, the symbol, the place type and the margin rate,
+ * each a number in its own table of the values met (few: accounts, symbols, place types, and the
+ * rates of the prices and sizes traded), the enums and flags (`codeOf`), and the update time as
+ * milliseconds after the creation time. The references were 8 bytes each and an array of them for
+ * the collector to scan at every full collection; a row is 64 bytes (120 with references, 80 with
+ * the id, the code and the update time in 64 bits). Writing rows is most of what keeping the
+ * history costs place+cancel, and most of that is the machine's first touch of new memory.
  */
 const I_USER = 0;
 const I_SPEC = 1;
 const I_PLACE = 2;
 const I_RATE = 3;
-const INDEXES = 4;
+const I_CODE = 4;
+const I_UPDATED = 5;
+const INDEXES = 6;
+/** An update time more than 2^31-1 ms (24.8 days) from the creation time (or before it): kept apart. */
+const FAR = -(2 ** 31);
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
@@ -151,11 +158,12 @@ class RowIndex {
     page[id % ID_PAGE] = row + 1;
   }
 
-  /** Rows in id order. */
-  *values(): IterableIterator<number> {
-    for (const page of this.pages) {
+  /** The ids that have a row, in order. */
+  *ids(): IterableIterator<number> {
+    for (let p = 0; p < this.pages.length; p++) {
+      const page = this.pages[p];
       if (page === undefined) continue;
-      for (let i = 0; i < ID_PAGE; i++) if (page[i] !== 0) yield page[i] - 1;
+      for (let i = 0; i < ID_PAGE; i++) if (page[i] !== 0) yield p * ID_PAGE + i;
     }
   }
 }
@@ -169,6 +177,8 @@ class FinalOrders {
   /** cumQuote of each row in 64 bits; the rows whose amount is beyond that, apart (never wrapped). */
   private readonly quotes: BigInt64Array[] = [];
   private readonly bigQuotes = new Map<number, bigint>();
+  /** updateTime of the rows whose I_UPDATED is FAR. */
+  private readonly farUpdates = new Map<number, number>();
   /**
    * The client id of each row of a chunk, or undefined for the engine-made `auto-<id>` (made again
    * when read); a chunk whose orders all have engine-made ids has no array.
@@ -204,19 +214,23 @@ class FinalOrders {
     const t = this.nums[c];
     const at = r & MASK;
     const b = at * FIELDS;
-    t[b + F_ID] = o.id;
     t[b + F_PRICE] = o.price;
     t[b + F_QTY] = o.qty;
     t[b + F_EXECUTED] = o.executed;
     t[b + F_CREATED] = o.createdAt;
-    t[b + F_UPDATED] = o.updateTime;
-    t[b + F_CODE] = code;
     const x = this.indexes[c];
     const k = at * INDEXES;
     x[k + I_USER] = this.users.of(o.userId);
     x[k + I_SPEC] = this.specs.of(o.symbol);
     x[k + I_PLACE] = this.places.of(o.placeType);
     x[k + I_RATE] = this.rates.of(o.frozenPerStep);
+    x[k + I_CODE] = code;
+    const later = o.updateTime - o.createdAt;
+    if (later > FAR && later < 2 ** 31 && Number.isInteger(later)) x[k + I_UPDATED] = later;
+    else {
+      x[k + I_UPDATED] = FAR;
+      this.farUpdates.set(r, o.updateTime);
+    }
     const q = o.cumQuote;
     if (q >= INT64_MIN && q <= INT64_MAX) this.quotes[c][at] = q;
     else this.bigQuotes.set(r, q);
@@ -241,33 +255,32 @@ class FinalOrders {
   get(id: number): EngineOrder | undefined {
     const r = this.rows.get(id);
     // A copy of the reused object, an EngineOrder as open orders are.
-    return r === undefined ? undefined : EngineOrder.from(this.read(r));
+    return r === undefined ? undefined : EngineOrder.from(this.read(r, id));
   }
 
   /** The order in the reused object, or undefined: read it before the next call. */
   peek(id: number): EngineOrder | undefined {
     const r = this.rows.get(id);
-    return r === undefined ? undefined : this.read(r);
+    return r === undefined ? undefined : this.read(r, id);
   }
 
   /** Ids in order, for merging with the open orders'. */
   *ids(): IterableIterator<number> {
-    for (const r of this.rows.values()) yield this.nums[r >>> SHIFT][(r & MASK) * FIELDS + F_ID];
+    yield* this.rows.ids();
   }
 
   /**
-   * Row `r` written into the one object this store reuses (an EngineOrder, so that it and its
-   * copies are shaped as open orders are).
+   * Row `r`, of order `id`, written into the one object this store reuses (an EngineOrder, so that
+   * it and its copies are shaped as open orders are).
    */
-  private read(r: number): EngineOrder {
+  private read(r: number, id: number): EngineOrder {
     const c = r >>> SHIFT;
     const at = r & MASK;
     const t = this.nums[c];
     const b = at * FIELDS;
     const x = this.indexes[c];
     const k = at * INDEXES;
-    const id = t[b + F_ID];
-    const code = t[b + F_CODE];
+    const code = x[k + I_CODE];
     const o = this.reused;
     o.id = id;
     o.userId = this.users.values[x[k + I_USER]];
@@ -288,7 +301,8 @@ class FinalOrders {
     o.placeType = this.places.values[x[k + I_PLACE]];
     o.clientOrderId = this.clientIds[c]?.[at] ?? `auto-${id}`;
     o.createdAt = t[b + F_CREATED];
-    o.updateTime = t[b + F_UPDATED];
+    const later = x[k + I_UPDATED];
+    o.updateTime = later === FAR ? (this.farUpdates.get(r) as number) : o.createdAt + later;
     o.conditionId = this.conditionIds.size === 0 ? 0 : (this.conditionIds.get(r) ?? 0);
     o.strategyId = this.strategyIds.size === 0 ? 0 : (this.strategyIds.get(r) ?? 0);
     o.frozenPerStep = this.rates.values[x[k + I_RATE]];

@@ -12,6 +12,12 @@ const RATE = { m: 123n, e: -9 };
 
 /** Any order the engine could hold, as it is when it ends (nothing frozen). */
 const finalOrder = (id: number): fc.Arbitrary<EngineOrder> =>
+  fc
+    .tuple(anyFinalOrder(id), fc.oneof(fc.constant(undefined), fc.integer({ min: -(2 ** 31), max: 2 ** 31 })))
+    // Most orders end soon after they were made (kept as a 32-bit difference), some far from it or before it (kept apart).
+    .map(([o, later]) => (later === undefined ? o : { ...o, updateTime: o.createdAt + later }));
+
+const anyFinalOrder = (id: number): fc.Arbitrary<EngineOrder> =>
   fc.record({
     id: fc.constant(id),
     userId: fc.constantFrom('u1', 'u2', 'insurance'),
