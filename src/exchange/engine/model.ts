@@ -26,6 +26,7 @@ import type { Dec } from '../../core/decimal';
 import { EX_ZERO } from '../../core/exact';
 import type { NumberList } from '../../core/columns';
 import type { IdMap } from '../../core/id-map';
+import type { ChurnMap } from '../../core/churn-map';
 import type { MarginRate } from './accounts/margin-rate';
 import type { ChangeLog, TradeLog } from './accounts/history';
 import type { ClosedPositions } from './positions/closed-positions';
@@ -228,7 +229,7 @@ export interface EngineAccount {
   /** Open orders that only reduce a position, rechecked when the position changes. */
   reducingOpen: Set<EngineOrder>;
   /** clientOrderId -> id, for orders that are not final and whose id the user gave (orders/client-ids.ts `liveOrderIdOf`). */
-  liveClientIds: Map<string, number>;
+  liveClientIds: ChurnMap<string, number>;
   /** clientOrderId -> latest order id with it, final or not; engine-made ids only where needed (orders/client-ids.ts). */
   lastClientIds: Map<string, number>;
   /** Ids of the account's orders, open and final, in creation order (the order history). */

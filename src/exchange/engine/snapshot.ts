@@ -18,6 +18,7 @@
 import { Dec } from '../../core/decimal';
 import { NumberList } from '../../core/columns';
 import { IdMap } from '../../core/id-map';
+import { ChurnMap } from '../../core/churn-map';
 import { FINAL_ORDER_STATUSES } from '../../core/enums';
 import { formatUnits, parseUnits } from '../../core/money-units';
 import { parseRate, rateText } from './accounts/margin-rate';
@@ -290,7 +291,7 @@ export function importEngineState(refs: EngineStateRefs, s: EngineSnapshot): Eng
       // Derived from openOrders rather than stored: it can never disagree with it.
       openCountBySymbol,
       reducingOpen: new Set(a.reducingOpen.map((id) => need(refs.ordersById, id, 'order'))),
-      liveClientIds: new Map(a.liveClientIds),
+      liveClientIds: new ChurnMap(a.liveClientIds),
       lastClientIds: new Map(a.lastClientIds),
       orders: NumberList.of(a.orders.map((id) => need(refs.ordersById, id, 'order').id)),
       conditions: a.conditions.map((id) => need(refs.conditionsById, id, 'condition')),

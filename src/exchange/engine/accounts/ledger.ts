@@ -5,6 +5,7 @@
 import { Dec } from '../../../core/decimal';
 import { NumberList } from '../../../core/columns';
 import { IdMap } from '../../../core/id-map';
+import { ChurnMap } from '../../../core/churn-map';
 import type { ChangeType, PositionMode } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import { formatUnits, unitsOfDec } from '../../../core/money-units';
@@ -36,7 +37,7 @@ export class Ledger {
       openOrders: new IdMap(),
       openCountBySymbol: new Map(),
       reducingOpen: new Set(),
-      liveClientIds: new Map(),
+      liveClientIds: new ChurnMap(),
       lastClientIds: new Map(),
       orders: new NumberList(),
       conditions: [],

@@ -59,27 +59,10 @@ export function noteLiveClientId(acct: EngineAccount, o: EngineOrder, userGiven:
   }
 }
 
-/** Deletes from each account's `liveClientIds` since that map was last made afresh. */
-const LIVE_DELETES = new WeakMap<EngineAccount, number>();
-
-/**
- * Drops the client id of order `o`, now final, from the index. After as many deletes as twice the
- * entries it holds (and 64), the account gets a fresh map of the same entries: a Map whose entries
- * come and go is rehashed by V8 into new tables, each linked from the one it replaced, and once
- * one of them is in the old generation every later one survives the young collections
- * (core/id-map.ts). A fresh Map's tables are linked from nothing, so that ends there.
- */
+/** Drops the client id of order `o`, now final, from the index (a ChurnMap: core/churn-map.ts). */
 export function forgetLiveClientId(acct: EngineAccount, o: EngineOrder): void {
   const live = acct.liveClientIds;
-  if (live.size === 0 || live.get(o.clientOrderId) !== o.id) return;
-  live.delete(o.clientOrderId);
-  const deletes = (LIVE_DELETES.get(acct) ?? 0) + 1;
-  if (deletes > 2 * live.size + 64) {
-    acct.liveClientIds = new Map(live);
-    LIVE_DELETES.set(acct, 0);
-  } else {
-    LIVE_DELETES.set(acct, deletes);
-  }
+  if (live.size > 0 && live.get(o.clientOrderId) === o.id) live.delete(o.clientOrderId);
 }
 
 /** The open orders' index as snapshots hold it (every open order's id, engine-made or not), in the order orders opened. */
