@@ -190,7 +190,7 @@ export class Liquidation {
     const now = s.clock.now();
     const mk = (userId: string, sd: Side, ps: PositionSide): EngineOrder => {
       const id = s.nextOrderId++;
-      // `new`, not an object literal: model.ts EngineOrder says why.
+      // The order is an EngineOrder made with `new` (model.ts says why); this literal is only read.
       const o = EngineOrder.from({
         id, userId, symbol: st.spec, side: sd, positionSide: ps, type: 'MARKET', timeInForce: 'IOC', price: 0, qty, executed: 0,
         cumQuote: 0n, status: 'NEW', reduceOnly: userId !== INSURANCE_ACCOUNT, makerOnly: false, closePosition: false, priceType: 0,
