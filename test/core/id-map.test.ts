@@ -36,7 +36,7 @@ describe('IdMap against Map', () => {
         expect([...m.keys()]).toEqual([...ref.keys()]);
         expect([...m.values()]).toEqual([...ref.values()]);
       }),
-      { numRuns: 300 },
+      { numRuns: 120 },
     );
   });
 
