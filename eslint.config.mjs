@@ -35,7 +35,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['tools/**/*.cjs'],
+    files: ['tools/**/*.cjs', 'entry/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
