@@ -98,8 +98,10 @@ describe('perpkit report compare', () => {
     const p = probePage(html, dir, 'return window.perpkitCompare.points;');
     expect(p.errors).toEqual([]);
     expect(p.resources).toEqual([]);
-    // Drawn across the whole width (page table styles once squeezed the chart into its left part).
-    expect(p.canvases.some((c) => c.id === 'compare-chart' && c.width > 800 && c.inkedRight > 100)).toBe(true);
+    // Drawn across the whole width (page table styles once squeezed the chart into its left part);
+    // when not, the chart's canvases as the probe saw them (once, in a full run under load, none was).
+    const chart = p.canvases.filter((c) => c.id === 'compare-chart');
+    expect(chart.some((c) => c.width > 800 && c.inkedRight > 100) ? 'drawn across the width' : chart).toBe('drawn across the width');
     const points = p.extra as number[];
     expect(points[0]).toBeGreaterThan(3);
   }, 120_000);
