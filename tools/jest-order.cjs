@@ -43,8 +43,9 @@ if (require.main === module) {
     process.stderr.write(`${from}: no testResults; expected the output of jest --json --outputFile\n`);
     process.exit(2);
   }
+  // By path, so that a rewrite's diff shows the files whose figure moved.
   const table = {};
-  for (const r of run.testResults.map((t) => [relative(t.name), (t.endTime - t.startTime) / 1000]).sort((a, b) => b[1] - a[1])) table[r[0]] = Math.round(r[1] * 10) / 10;
+  for (const [file, secs] of run.testResults.map((t) => [relative(t.name), (t.endTime - t.startTime) / 1000]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) table[file] = Math.round(secs * 10) / 10;
   writeFileSync(TABLE, `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(`wrote ${relative(TABLE)}: ${run.testResults.length} files\n`);
 } else {
@@ -63,7 +64,7 @@ if (require.main === module) {
         const failedA = this.hasFailed(a);
         if (failedA !== this.hasFailed(b)) return failedA ? -1 : 1;
         if ((a.duration === undefined) !== (b.duration === undefined)) return a.duration === undefined ? -1 : 1;
-        if (a.duration !== undefined && b.duration !== undefined && a.duration !== b.duration) return b.duration - a.duration;
+        if (a.duration !== b.duration) return b.duration - a.duration;
         return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
       });
     }
