@@ -3,7 +3,8 @@
  * resolving to nothing, and reports what the page did: console errors and uncaught exceptions,
  * resources it tried to load, and per canvas how many pixels differ from the canvas's first one
  * (a drawn chart has many). A probe script goes first in <head> (to catch errors from the start)
- * and runs `extra` (page JavaScript returning JSON-able data) once the charts had time to draw.
+ * and runs `extra` (page JavaScript returning JSON-able data) once the charts had time to draw
+ * (2.5 s after load, and while a chart's canvases are all blank, every 250 ms to 6 s).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ export interface PageProbe {
   /** Per canvas: pixels unlike its first one, in all and in its right 40% (a chart drawn across its width). */
   canvases: Array<{ id: string; width: number; height: number; inked: number; inkedRight: number }>;
   extra: unknown;
+  /** How many times the probe looked at the canvases before it reported (more than 1: a chart was blank at first). */
+  looks: number;
 }
 
 const probe = (extra: string, act: string): string => `<script>
@@ -29,8 +32,10 @@ const probe = (extra: string, act: string): string => `<script>
   console.error = function () { errors.push('console.error: ' + Array.prototype.join.call(arguments, ' ')); ce.apply(console, arguments); };
   window.addEventListener('load', function () {
     setTimeout(function () { try { (function () { ${act} })(); } catch (e) { errors.push('probe act: ' + e); } }, 1000);
-    setTimeout(function () {
-      var out = { errors: errors, resources: performance.getEntriesByType('resource').map(function (r) { return r.name; }), canvases: [], extra: null };
+    var looks = 0;
+    function report() {
+      looks++;
+      var out = { errors: errors, resources: performance.getEntriesByType('resource').map(function (r) { return r.name; }), canvases: [], extra: null, looks: 0 };
       document.querySelectorAll('canvas').forEach(function (c) {
         var inked = 0, right = 0;
         try {
@@ -40,19 +45,27 @@ const probe = (extra: string, act: string): string => `<script>
         var host = c.closest('[id]');
         out.canvases.push({ id: host ? host.id : '', width: c.width, height: c.height, inked: inked, inkedRight: right });
       });
+      // A chart not drawn yet (every canvas of its element blank): look again 250 ms later, up to
+      // 6 s after load. Under load a chart once had nothing drawn at the first look.
+      var drawn = {};
+      out.canvases.forEach(function (c) { drawn[c.id] = drawn[c.id] || c.inked > 0; });
+      if (Object.keys(drawn).some(function (id) { return !drawn[id]; }) && looks < 15) { setTimeout(report, 250); return; }
+      out.looks = looks;
       try { out.extra = (function () { ${extra} })(); } catch (e) { errors.push('probe extra: ' + e); }
       var pre = document.createElement('pre');
       pre.id = 'probe';
       pre.textContent = JSON.stringify(out);
       document.body.appendChild(pre);
-    }, 2500);
+    }
+    setTimeout(report, 2500);
   });
 })();
 </script>`;
 
 /**
  * Loads `file` (a copy with the probe) and returns what the probe saw. `dir` holds the copy and
- * Chromium's profile. `act` runs 1 s after load, `extra` 1.5 s later; `hash` is appended to the URL.
+ * Chromium's profile. `act` runs 1 s after load, `extra` 1.5 s later (or up to 3.5 s later while a
+ * chart is still blank); `hash` is appended to the URL.
  */
 export function probePage(file: string, dir: string, extra = 'return null;', act = '', hash = '', size = '1200,900'): PageProbe {
   if (!CHROMIUM) throw new Error('this test needs Chromium at /usr/bin/chromium: apt-get install -y chromium (.ci/run installs it)');
