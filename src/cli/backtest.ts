@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { backtest } from '../backtest/backtest/backtest';
 import { BacktestConfigError, loadBacktestConfig } from '../backtest/backtest/config';
+import { ReplayCacheDamaged } from '../backtest/backtest/cache-format';
 import { reportFailure } from './failure';
 import { missingOutDir, outDirProblem, removeMadeDir } from './out-dir';
 import { outContents, outRefusal } from './backtest-out';
@@ -122,7 +123,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
     }
     const t0 = performance.now();
     let lastDraw = 0;
-    const outcome = await backtest(cfg, {
+    const replay = (): ReturnType<typeof backtest> => backtest(cfg, {
       cache: values['no-cache'] === true ? false : undefined,
       fullTape: values['full-tape'] === true,
       signal: stop.signal,
@@ -138,6 +139,15 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
           }
         : undefined,
     });
+    let outcome: Awaited<ReturnType<typeof backtest>>;
+    try {
+      outcome = await replay();
+    } catch (e) {
+      // The reader removed the damaged cache: a second run builds it again from the recording.
+      if (!(e instanceof ReplayCacheDamaged)) throw e;
+      process.stderr.write(`${tty ? '\n' : ''}perpkit backtest: ${e.cache}: the replay cache is damaged (${e.problem}); removed it, building it again from ${e.recording} and running again\n`);
+      outcome = await replay();
+    }
     const wallMs = performance.now() - t0;
     if (tty) process.stderr.write('\n');
     makeDirSync(out);

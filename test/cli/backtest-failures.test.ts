@@ -6,7 +6,7 @@
  * rejections are shown by code.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { synthSymbolsOf } from '../../src/exchange/market/synth-symbols';
@@ -245,6 +245,33 @@ test('a run that builds the replay cache says how long that took of its time; th
   expect(second.code).toBe(0);
   expect(second.stdout).toMatch(/^backtest: \d+ events in [\d.]+ s \(\d+ ev\/s, from cache\)\n/);
   expect((JSON.parse(readFileSync(path.join(own, 'out-2', 'run.json'), 'utf8')) as { cacheBuildMs: number }).cacheBuildMs).toBe(0);
+});
+
+// A damaged cache (a byte changed in a chunk, or the file cut short, its key still matching) was
+// replayed as it was: a run from cache that differed from the recording's, exit 0 and no word.
+test('a damaged replay cache is found by its checksums, said, removed and built again; the run is the recording\'s', async () => {
+  const { dir: own, file } = await recording(3, 7);
+  const cfg = writeConfig(own, 'damaged.yaml', {});
+  const clean = runCli(['backtest', cfg, '--out', path.join(own, 'clean'), '--quiet']);
+  expect(clean.code).toBe(0);
+  const cache = `${file}.perpkit-cache`;
+  const size = statSync(cache).size;
+  const damage = (f: (bytes: Buffer) => Buffer): void => {
+    const before = statSync(cache);
+    writeFileSync(cache, f(readFileSync(cache)));
+    utimesSync(cache, before.atime, before.mtime);
+  };
+  for (const [name, f, problem] of [
+    ['flipped', (b: Buffer) => { b[Math.floor(size / 2)] ^= 0x10; return b; }, /the chunk at byte \d+ does not match its checksum/],
+    ['cut', (b: Buffer) => b.subarray(0, Math.floor(size / 2)), /it ends (within the chunk at|at) byte \d+/],
+  ] as const) {
+    damage(f);
+    const r = runCli(['backtest', cfg, '--out', path.join(own, name), '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^perpkit backtest: ${cache.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the replay cache is damaged \\(${problem.source}\\); removed it, building it again from \\S+rec\\.jsonl\\.gz and running again\n$`));
+    expect(readFileSync(path.join(own, name, 'report.json'), 'utf8')).toBe(readFileSync(path.join(own, 'clean', 'report.json'), 'utf8'));
+    expect(statSync(cache).size).toBe(size);
+  }
 });
 
 test('orders that end REJECTED on arrival (makerOnly that would take) follow the accepted count on the summary and are in the report', () => {

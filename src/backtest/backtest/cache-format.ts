@@ -10,12 +10,16 @@
  *
  * Layout (little-endian):
  *   "PKCACHE1" | u32 metaLength | meta JSON (key, header) | pad to 8
- *   chunks:  u32 count | u32 blobLength | u32 levelCount | u32 0
+ *   chunks:  u32 count | u32 blobLength | u32 levelCount | u32 checksum (chunkChecksum)
  *            | f64 t[count] | f64 a[count] | f64 b[count] | f64 c[count] | f64 d[count]
  *            | f64 e[count] | f64 u[count] | u8 kind[count] | u8 sym[count] | u8 x[count] | pad to 8
  *            | f64 ticks[levelCount] | f64 steps[levelCount] | u8 priceDigits[levelCount]
  *            | u8 qtyDigits[levelCount] | pad to 8 | blob | pad to 8
  *   a chunk of count 0 ends the file.
+ * The key says whether a cache is of the recording as it is now; the checksums whether the cache
+ * is as it was written: the reader checks each chunk's as it reads it, and a chunk that does not
+ * match, or a file that ends before its last chunk, is a damaged cache (ReplayCacheDamaged), never
+ * events replayed from damaged bytes.
  * Columns by kind (prices in ticks and quantities in steps of the symbol's grid, exact integers):
  *   trade:   a price, b quantity, c trade id, x side (0 BUY, 1 SELL)
  *   mark:    a mark, b index, c funding-rate mantissa, x its scale, d next funding time
@@ -50,8 +54,9 @@ export const MAGIC = 'PKCACHE1';
  * Bump when the layout changes, or what a cache may hold does: older caches are then rebuilt.
  * 5: built by a reader that refuses prices, quantities and rates that are not plain decimals
  * (a cache of layout 4 may hold such a line, which the JSON lines are now refused for).
+ * 6: each chunk's checksum in its head (its fourth u32 was 0).
  */
-export const CACHE_LAYOUT = 5;
+export const CACHE_LAYOUT = 6;
 export const CHUNK_EVENTS = 8192;
 export const K_RAW = 0;
 export const K_TRADE = 1;
@@ -61,8 +66,39 @@ export const K_QUOTE = 4;
 export const K_BOOK = 5;
 export const K_SNAPSHOT = 6;
 export const K_DEPTH = 7;
-/** Bytes of a chunk's head: count, blob length, level count, zero. */
+/** Bytes of a chunk's head: count, blob length, level count, checksum. */
 export const CHUNK_HEAD = 16;
+
+/**
+ * A chunk's checksum: FNV-1a over the three counts of its head and the 32-bit words of its body
+ * (`body`: the body's bytes from an 8-aligned offset, its length a multiple of 8). Each step is a
+ * bijection of the running value, so any one word changed always changes the result; about 1 in
+ * 4 billion for other damage. A few ms for the 2-hour sample's 8.5 MB cache.
+ */
+export function chunkChecksum(count: number, blobLength: number, levelCount: number, body: Uint8Array): number {
+  let h = Math.imul(0x811c9dc5 ^ count, 0x01000193);
+  h = Math.imul(h ^ blobLength, 0x01000193);
+  h = Math.imul(h ^ levelCount, 0x01000193);
+  const words = new Int32Array(body.buffer, body.byteOffset, body.byteLength >>> 2);
+  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * A replay cache that is not as it was written (a chunk whose checksum does not match, or a file
+ * that ends before its last chunk): the reader removes it, so the next run builds it anew from the
+ * recording, and says so.
+ */
+export class ReplayCacheDamaged extends Error {
+  constructor(
+    readonly cache: string,
+    readonly recording: string,
+    readonly problem: string,
+  ) {
+    super(`${cache}: the replay cache is damaged (${problem}); removed it: the next run builds it again from ${recording} (or run with --no-cache)`);
+    this.name = 'ReplayCacheDamaged';
+  }
+}
 
 export interface CacheKey {
   layout: number;

@@ -1,8 +1,9 @@
 /** Writes the replay cache (layout: cache-format.ts): a recording file converted once into columns. */
 import { closeSync, existsSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 import { fractionDigits, toScaledInt } from '../../core/decimal';
 import type { Level, RecordedEvent } from '../../market-data/format';
-import { CHUNK_EVENTS, CHUNK_HEAD, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_SNAPSHOT, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, unitsText, type CacheMeta, type SymbolCodec } from './cache-format';
+import { CHUNK_EVENTS, CHUNK_HEAD, chunkChecksum, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_RAW, K_SNAPSHOT, K_TRADE, MAGIC, cacheKeyOf, codecs, pad8, unitsText, type CacheMeta, type SymbolCodec } from './cache-format';
 import { JsonlSource } from './jsonl-source';
 
 /** Levels after which a chunk ends early (about 4.5 MB of level columns). */
@@ -193,28 +194,36 @@ class ChunkWriter {
   write(fd: number): void {
     const n = this.n;
     const levels = this.levels;
+    // The body in one buffer (8-aligned, as the reader reads it), for its checksum and one write.
+    const levelsAt = 56 * n + pad8(3 * n);
+    const blobAt = levelsAt + (levels > 0 ? 16 * levels + pad8(2 * levels) : 0);
+    const body = Buffer.alloc(blobAt + pad8(this.blobLen));
+    let at = 0;
+    for (const col of [this.t, this.a, this.b, this.c, this.d, this.e, this.u]) {
+      body.set(new Uint8Array(col.buffer, 0, n * 8), at);
+      at += n * 8;
+    }
+    body.set(this.kind.subarray(0, n), at);
+    body.set(this.sym.subarray(0, n), at + n);
+    body.set(this.x.subarray(0, n), at + 2 * n);
+    if (levels > 0) {
+      body.set(new Uint8Array(this.ticks.buffer, 0, levels * 8), levelsAt);
+      body.set(new Uint8Array(this.steps.buffer, 0, levels * 8), levelsAt + 8 * levels);
+      body.set(this.priceDigits.subarray(0, levels), levelsAt + 16 * levels);
+      body.set(this.qtyDigits.subarray(0, levels), levelsAt + 17 * levels);
+    }
+    at = blobAt;
+    for (const b of this.blob) {
+      body.set(b, at);
+      at += b.length;
+    }
     const head = Buffer.alloc(CHUNK_HEAD);
     head.writeUInt32LE(n, 0);
     head.writeUInt32LE(this.blobLen, 4);
     head.writeUInt32LE(levels, 8);
+    head.writeUInt32LE(chunkChecksum(n, this.blobLen, levels, body), 12);
     writeSync(fd, head);
-    for (const col of [this.t, this.a, this.b, this.c, this.d, this.e, this.u]) writeSync(fd, new Uint8Array(col.buffer, 0, n * 8));
-    const bytes = Buffer.alloc(pad8(3 * n));
-    bytes.set(this.kind.subarray(0, n), 0);
-    bytes.set(this.sym.subarray(0, n), n);
-    bytes.set(this.x.subarray(0, n), 2 * n);
-    writeSync(fd, bytes);
-    if (levels > 0) {
-      writeSync(fd, new Uint8Array(this.ticks.buffer, 0, levels * 8));
-      writeSync(fd, new Uint8Array(this.steps.buffer, 0, levels * 8));
-      const digits = Buffer.alloc(pad8(2 * levels));
-      digits.set(this.priceDigits.subarray(0, levels), 0);
-      digits.set(this.qtyDigits.subarray(0, levels), levels);
-      writeSync(fd, digits);
-    }
-    for (const b of this.blob) writeSync(fd, b);
-    const padding = pad8(this.blobLen) - this.blobLen;
-    if (padding > 0) writeSync(fd, Buffer.alloc(padding));
+    writeSync(fd, body);
     this.n = 0;
     this.levels = 0;
     this.blob = [];
@@ -229,7 +238,9 @@ export async function buildCache(recording: string, cachePath: string): Promise<
   const header = src.header;
   const symIndex = new Map(header.symbols.map((s, i) => [s.symbol, i]));
   if (header.symbols.length > 255) throw new Error(`${recording}: the cache holds at most 255 symbols, the header has ${header.symbols.length}`);
-  const tmp = `${cachePath}.tmp-${process.pid}`;
+  // Per process and thread: a sweep's threads may build the cache of one recording at once (each
+  // renames a whole cache over the name; the last one stays).
+  const tmp = `${cachePath}.tmp-${process.pid}-${threadId}`;
   const fd = openSync(tmp, 'w');
   let events = 0;
   try {

@@ -1,9 +1,9 @@
 /** Reads the replay cache (layout: cache-format.ts): one chunk of columns in memory at a time. */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { fromScaledInt } from '../../core/decimal';
 import type { Grid } from '../../core/values';
 import type { Level, RecordedEvent, RecordingHeader } from '../../market-data/format';
-import { CACHE_LAYOUT, CHUNK_HEAD, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
+import { CACHE_LAYOUT, CHUNK_HEAD, chunkChecksum, ReplayCacheDamaged, K_BOOK, K_DEPTH, K_FUNDING, K_MARK, K_QUOTE, K_SNAPSHOT, K_TRADE, codecs, pad8, readMeta, unitsText } from './cache-format';
 import type { EventBatch, EventOrigin, EventSource, LevelColumns, QuoteColumns, TradeColumns } from './source';
 
 type TradeEv = Extract<RecordedEvent, { k: 'trade' }>;
@@ -387,7 +387,7 @@ export class CacheSource implements EventSource {
     for (;;) {
       if (this.fd < 0 && !this.openNext()) return undefined;
       const head = Buffer.alloc(CHUNK_HEAD);
-      if (readSync(this.fd, head, 0, CHUNK_HEAD, this.pos) !== CHUNK_HEAD) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
+      if (readSync(this.fd, head, 0, CHUNK_HEAD, this.pos) !== CHUNK_HEAD) this.damaged(`it ends at byte ${this.pos}, before its last chunk`);
       const n = head.readUInt32LE(0);
       const blobLen = head.readUInt32LE(4);
       const levels = head.readUInt32LE(8);
@@ -400,7 +400,8 @@ export class CacheSource implements EventSource {
       const bodyLen = blobAt + pad8(blobLen);
       if (this.buf.byteLength < bodyLen) this.buf = new ArrayBuffer(Math.max(bodyLen, this.buf.byteLength * 2));
       const bytes = new Uint8Array(this.buf, 0, bodyLen);
-      if (readSync(this.fd, bytes, 0, bodyLen, this.pos + CHUNK_HEAD) !== bodyLen) throw new Error(`${this.paths[this.fileIndex]}: the cache ends early`);
+      if (readSync(this.fd, bytes, 0, bodyLen, this.pos + CHUNK_HEAD) !== bodyLen) this.damaged(`it ends within the chunk at byte ${this.pos}`);
+      if (chunkChecksum(n, blobLen, levels, bytes) !== head.readUInt32LE(12)) this.damaged(`the chunk at byte ${this.pos} does not match its checksum`);
       this.pos += CHUNK_HEAD + bodyLen;
       const b = this.batch as CacheBatch;
       this.batchStart = this.fileEvents;
@@ -425,6 +426,15 @@ export class CacheSource implements EventSource {
       if (levels > 0) b.indexLevels();
       return b;
     }
+  }
+
+  /** Ends the read of a damaged cache: removes it (the next run builds it again) and throws ReplayCacheDamaged. */
+  private damaged(problem: string): never {
+    const cache = this.paths[this.fileIndex];
+    closeSync(this.fd);
+    this.fd = -1;
+    rmSync(cache, { force: true });
+    throw new ReplayCacheDamaged(cache, this.recordings[this.fileIndex], problem);
   }
 
   /** The cache holds every event of its recording in order, one a line after the header: event k is line k + 2. */
