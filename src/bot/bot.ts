@@ -142,6 +142,13 @@ export class Bot {
   private readonly faults: StrategyFaults<RunningStrategy>;
   /** The kill switch an operator pulled, kept in the state file (SavedBotState.halted). */
   private killRecord: KillRecord | undefined;
+  /**
+   * The venue's session started (streams, sign-in) and the saved state was read: before, a stop has
+   * nothing to check on the venue, and must not save, which would put this run's fresh state over
+   * the last run's (its kill switch, risk memory and strategies' state).
+   */
+  private venueStarted = false;
+  private stateLoaded = false;
   private readonly seenFills = new SeenFills();
   /** Positions over REST beside the stream's (pollPositionsMs). */
   private readonly positionPoll: PositionPoll;
@@ -208,8 +215,10 @@ export class Bot {
       this.unsubscribeVenue = () => sub.unsubscribe();
     }
     await this.opts.venue.start([...marketSymbols]);
+    this.venueStarted = true;
     for (const sym of marketSymbols) this.marketDataAt.set(sym, this.opts.clock.now());
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
+    this.stateLoaded = true;
     if (saved?.risk !== undefined) this.risk.restore(saved.risk);
     for (const r of this.running) {
       // Paused before its first event: onStart's orders are denied like any a paused strategy asks for.
@@ -307,7 +316,7 @@ export class Bot {
       stateNotSaved = errMessage(e);
       this.reportError(e, 'save state at stop');
     }
-    const left = await leftOnVenue(deps, flattened, cancelledConditions);
+    const left = this.venueStarted ? await leftOnVenue(deps, flattened, cancelledConditions) : this.neverReachedVenue(flattened);
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
     return stateNotSaved === undefined ? left : { ...left, stateNotSaved };
@@ -317,8 +326,14 @@ export class Bot {
     return { venue: this.opts.venue, cache: this.cache, tracker: this.tracker, executor: this.executor, clock: this.opts.clock, scheduler: this.opts.scheduler, logger: this.opts.logger, reportError: (e, c) => this.reportError(e, c) };
   }
 
+  /** What a stop says when the start failed before the venue's session began: nothing was sent, nothing checked. */
+  private neverReachedVenue(flattened: boolean | undefined): LeftOnStop {
+    this.opts.logger.info({}, 'stopped before the venue session started: nothing sent, nothing to check on the venue');
+    return { positions: [], openOrders: [], conditionOrders: [], flattened, error: undefined };
+  }
+
   async saveState(): Promise<void> {
-    if (!this.opts.store) return;
+    if (!this.opts.store || !this.stateLoaded) return;
     const strategies: Record<string, unknown> = {};
     for (const r of this.running) {
       if (!r.strategy.saveState) continue;

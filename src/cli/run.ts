@@ -215,6 +215,7 @@ export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.en
     }
     if (e instanceof StrategyCreateError) {
       logger.fatal({ err: e.describe(configDir), strategy: e.strategyId, module: e.module, where: e.where, stack: e.thrownStack }, 'the bot could not start: a strategy could not be created');
+      process.stderr.write(`perpkit run: the bot could not start: ${e.describe(configDir)}\n`);
       return 1;
     }
     if (e instanceof StrategyVenueConfigError) {

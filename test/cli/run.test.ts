@@ -205,6 +205,23 @@ describe('perpkit run: crash and restart against the local exchange', () => {
     expect(second.out()).not.toContain(u.password);
   }, 60_000);
 
+  // The reason was only in a JSON log line on stdout, with nothing on stderr (every other start failure has its line there).
+  it("a strategy whose create() throws at start: exit 1, one line on stderr naming it, besides the log's", async () => {
+    const u = await ex.createUser({ balance: '100000' });
+    const file = writeConfig({ venue: { baseUrl: ex.url, auth: { username: u.username, passwordEnv: 'BOT_PASSWORD' } }, strategies: [{ id: 'bb', module: 'throwcreate.js' }], http: { port: 0 } });
+    writeFileSync(path.join(path.dirname(file), 'throwcreate.js'), "module.exports = { name: 't', symbols: () => ['BTCUSDT'], params: (raw) => raw, create: () => { throw new Error('create exploded'); } };\n");
+    const child = spawn(process.execPath, [BIN, 'run', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOT_PASSWORD: u.password } });
+    procs.push(child);
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toMatch(/^perpkit run: the bot could not start: strategy bb could not be created: \[bb\] create\(\): create exploded \(at .*throwcreate\.js:1:\d+\)\); module throwcreate\.js\n$/);
+    expect(out).toMatch(/"level":60,.*"msg":"the bot could not start: a strategy could not be created"/);
+  }, 30_000);
+
   // Exit 1 made the systemd unit sign in again with the refused password every few seconds.
   it('credentials the venue refuses: exit 2 (a config error no restart fixes), saying which', async () => {
     const u = await ex.createUser({ balance: '100000' });

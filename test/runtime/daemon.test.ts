@@ -562,6 +562,24 @@ describe('bot daemon on the local exchange', () => {
     expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { halted?: unknown }).halted).toBeUndefined();
   });
 
+  // The stop after a start that failed before the saved state was read saved the new run's empty
+  // state over it: the kill switch pulled in an earlier run (and the risk memory, the strategies'
+  // state) was gone, and the next start traded. An API key the venue refuses fails the start there.
+  it('a start that fails before the saved state is read leaves the state file as it was, its kill switch kept', async () => {
+    const { file } = await setup({ stateFile: './state.json', venue: { baseUrl: ex.url, auth: { apiKeyEnv: 'BAD_KEY', secretEnv: 'BAD_SECRET' } } });
+    const stateFile = path.join(path.dirname(file), 'state.json');
+    const before = JSON.stringify({ format: 'perpkit-bot-state', version: 1, savedAt: 5, strategies: { mm: { kept: true } }, orders: [], halted: { reason: 'SIGUSR2', at: 7 } });
+    writeFileSync(stateFile, before);
+    const from = logLines.length;
+    const d = new BotDaemon({ config: loadBotConfig(file), logger, env: { ...env, BAD_KEY: 'nobody', BAD_SECRET: 'nothing' }, defaultMetrics: false });
+    stopAfter.push(d);
+    await expect(d.start()).rejects.toThrow(/20002|API key/i);
+    await d.stop('failed start');
+    expect(readFileSync(stateFile, 'utf8')).toBe(before);
+    // Nor a warn of what is left on a venue it never reached.
+    expect(logLines.slice(from).map((l) => (JSON.parse(l) as { msg: string }).msg)).not.toContain('left on the venue at stop');
+  });
+
   it('a state file whose halted entry is malformed is refused, not read as no kill switch', async () => {
     const { file } = await setup({ stateFile: './state.json' });
     const stateFile = path.join(path.dirname(file), 'state.json');
