@@ -77,7 +77,7 @@ export class BotMetrics {
     const registers = [this.registry];
     const events = new Counter({ name: 'perpkit_bot_events_total', help: 'Bus events by type', labelNames: ['type'] as const, registers });
     const denials = new Counter({ name: 'perpkit_bot_denials_total', help: 'Intents refused by the risk engine, by strategy and risk code', labelNames: ['strategy', 'code'] as const, registers });
-    const rejections = new Counter({ name: 'perpkit_bot_rejections_total', help: 'Orders the venue refused, by strategy and venue error code', labelNames: ['strategy', 'code'] as const, registers });
+    const rejections = new Counter({ name: 'perpkit_bot_rejections_total', help: 'Orders the venue refused, and amends the bot refused itself with the venue code (their order ended: 30007; not acknowledged yet: 30001), by strategy and venue error code', labelNames: ['strategy', 'code'] as const, registers });
     const ordersRejected = new Counter({ name: 'perpkit_bot_orders_rejected_total', help: 'Orders that ended REJECTED on arrival (a makerOnly order that would have taken liquidity), by strategy and symbol', labelNames: ['strategy', 'symbol'] as const, registers });
     const ordersExpiredUnfilled = new Counter({ name: 'perpkit_bot_orders_expired_unfilled_total', help: `Orders ${EXPIRED_UNFILLED}, by strategy and symbol`, labelNames: ['strategy', 'symbol'] as const, registers });
     const fills = new Counter({ name: 'perpkit_bot_fills_total', help: 'Fills of the bot orders, by strategy, symbol, side and role', labelNames: ['strategy', 'symbol', 'side', 'role'] as const, registers });

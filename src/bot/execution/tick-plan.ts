@@ -57,6 +57,7 @@ export interface TickPlan {
   /** Amends by symbol, one per order (the tick's last), none of an order cancelled in the tick. */
   amends: Map<string, AmendItem[]>;
   others: Queued[];
+  /** Amends refused without asking the venue (with its code and message), one per order: the tick's last. */
   refusals: PlannedRefusal[];
 }
 
@@ -70,7 +71,14 @@ export function planTick(items: readonly Queued[], tracker: OrderTracker, unsent
   const places: PlannedPlace[] = [];
   const amendsBySymbol = new Map<string, Map<string, AmendItem>>();
   const others: Queued[] = [];
-  const refusals: PlannedRefusal[] = [];
+  // Amends refused without asking the venue, one per order (the tick's last), as the amends sent
+  // are: the amends of an order that queued behind a reconciliation were refused one by one (83 at
+  // once for one order that the reconciliation found gone).
+  const refusedByCid = new Map<string, PlannedRefusal>();
+  const refuse = (cid: string, r: PlannedRefusal): void => {
+    refusedByCid.delete(cid);
+    refusedByCid.set(cid, r);
+  };
   for (const q of items) {
     const i = q.intent;
     if (i.kind === 'cancel') cancels.push({ strategyId: q.strategyId, cid: i.clientOrderId });
@@ -80,19 +88,19 @@ export function planTick(items: readonly Queued[], tracker: OrderTracker, unsent
     else if (i.kind === 'amend') {
       const t = tracker.get(i.clientOrderId);
       if (!t || t.orderId === '') {
-        refusals.push({ strategyId: q.strategyId, intent: i, code: 30001, message: `cannot amend ${i.clientOrderId}: the venue has not acknowledged it yet` });
+        refuse(i.clientOrderId, { strategyId: q.strategyId, intent: i, code: 30001, message: `cannot amend ${i.clientOrderId}: the venue has not acknowledged it yet` });
         continue;
       }
       if (OrderTracker.isFinal(t.state)) {
         // Its end reached the bot while the amend waited (behind a 429 or a reconciliation):
         // what the venue would answer, said without asking it.
-        refusals.push({ strategyId: q.strategyId, intent: i, code: ErrorCodes.ORDER_FINAL, message: `order ${t.orderId} is ${t.state} and cannot be amended (it ended before the amend was sent)` });
+        refuse(i.clientOrderId, { strategyId: q.strategyId, intent: i, code: ErrorCodes.ORDER_FINAL, message: `order ${t.orderId} is ${t.state} and cannot be amended (it ended before the amend was sent)` });
         continue;
       }
       if (endedAtVenue.has(i.clientOrderId)) {
         // A quoting strategy requotes on every mark: without this, each tick until the stream
         // brought the end sent one more amend the venue refused (84 in 7 ms for one order, live).
-        refusals.push({ strategyId: q.strategyId, intent: i, code: ErrorCodes.ORDER_FINAL, message: `order ${t.orderId} has ended at the venue (an earlier amend was refused with ${ErrorCodes.ORDER_FINAL}) and cannot be amended` });
+        refuse(i.clientOrderId, { strategyId: q.strategyId, intent: i, code: ErrorCodes.ORDER_FINAL, message: `order ${t.orderId} has ended at the venue (an earlier amend was refused with ${ErrorCodes.ORDER_FINAL}) and cannot be amended` });
         continue;
       }
       // Several amends of one order in a tick (a strategy that requoted while an earlier one
@@ -118,7 +126,7 @@ export function planTick(items: readonly Queued[], tracker: OrderTracker, unsent
     withdrawn: [...withdrawn],
     amends,
     others,
-    refusals,
+    refusals: [...refusedByCid.values()],
   };
 }
 

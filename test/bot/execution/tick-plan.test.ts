@@ -56,6 +56,19 @@ describe('planTick: what a tick of intents becomes before anything is sent', () 
     ]);
   });
 
+  // The amends of an order that queued behind a reconciliation which found the order gone were
+  // refused one by one: 83 rejections at once for one order, each a line and a metric count.
+  it('refuses the amends of an ended order once per order in a tick: the last one', () => {
+    const t = tracker(['f', 'REJECTED', '13'], ['g', 'CANCELED', '14']);
+    const amend = (cid: string, price: string): Queued => q({ kind: 'amend', clientOrderId: cid, price, quantity: '1' });
+    const plan = planTick([amend('f', '101'), amend('g', '99'), amend('f', '102'), amend('f', '103'), amend('g', '98')], t, new Set());
+    expect(plan.refusals.map((r) => [r.code, r.intent])).toEqual([
+      [30007, { kind: 'amend', clientOrderId: 'f', price: '103', quantity: '1' }],
+      [30007, { kind: 'amend', clientOrderId: 'g', price: '98', quantity: '1' }],
+    ]);
+    expect(plan.amends.size).toBe(0);
+  });
+
   it("a bracket's exits are reduce-only, on the other side, under the entry's client id base", () => {
     const subs = bracketSubOrders('s-7', { kind: 'bracket', symbol: 'BTCUSDT', side: 'SELL', quantity: '0.5', takeProfitPrice: '90', stopLossPrice: '110' });
     expect(subs.map((s) => [s.clientOrderId, s.side, s.type, s.reduceOnly ?? false])).toEqual([
