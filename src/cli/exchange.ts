@@ -227,7 +227,7 @@ export async function runExchange(argv: string[]): Promise<number> {
     logger.error({ err: e instanceof Error ? e.message : String(e) }, 'could not start the exchange');
     await server.stop().catch(() => undefined);
     const msg = e instanceof Error ? e.message : String(e);
-    const hint = /EADDRINUSE/.test(msg) ? `\nAnother process uses port ${config.port}: pick another with --port <n>, or --port 0 for a free one (the listening line prints it).` : '';
+    const hint = /EADDRINUSE/.test(msg) ? `; another process uses port ${config.port}: pick another with --port <n>, or --port 0 for a free one (the listening line prints it)` : '';
     process.stderr.write(`perpkit exchange: cannot listen on ${config.host}:${config.port}: ${msg}${hint}\n`);
     return 1;
   }

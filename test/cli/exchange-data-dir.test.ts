@@ -95,8 +95,15 @@ describe('perpkit exchange --data-dir', () => {
       const r = runCli(['exchange', '--config', cfg, '--port', String(port), '--data-dir', dir]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/perpkit exchange: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE/);
-      expect(r.stderr).toContain(`\nAnother process uses port ${port}: pick another with --port <n>`);
+      // One line (the hint was a second one), after the log's JSON lines.
+      expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('{'))).toEqual([expect.stringMatching(new RegExp(`^perpkit exchange: cannot listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE.*; another process uses port ${port}: pick another with --port <n>, or --port 0 for a free one \\(the listening line prints it\\)$`))]);
       expect(dirState(dir)).toEqual(before);
+      // A new data directory: the marker was written before the port was tried.
+      const fresh = `${dir}-fresh`;
+      const again = runCli(['exchange', '--config', cfg, '--port', String(port), '--data-dir', fresh]);
+      expect(again.code).toBe(1);
+      expect(existsSync(fresh) ? readdirSync(fresh) : []).toEqual([]);
+      rmSync(fresh, { recursive: true, force: true });
     } finally {
       rmSync(cfg, { force: true });
     }

@@ -17,13 +17,13 @@
  * (two exchanges appended their own seqs to one journal, and the next start refused it as
  * corrupt), and given up by `core.close()`.
  */
-import { promises as fsp } from 'node:fs';
+import { closeSync, fsyncSync, openSync, promises as fsp, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../../core/clock';
 import type { JournalEntry } from './commands';
 import type { ExchangeConfig } from './config';
 import { ExchangeCore } from './exchange-core';
-import { FileJournal, syncDir } from './file-journal';
+import { FileJournal } from './file-journal';
 import type { CommandLog } from './journal';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotStore, exportAccounts, importAccounts, type ExchangeSnapshot } from './snapshot-store';
 import { makeDir } from '../../core/dirs';
@@ -78,29 +78,39 @@ interface Meta {
   genesis: number;
 }
 
-async function readOrCreateMeta(dir: string, now: number): Promise<Meta> {
+/** The data directory's marker, or undefined when there is none yet (a new directory). */
+async function readMeta(dir: string): Promise<Meta | undefined> {
   const file = path.join(dir, 'meta.json');
+  let text: string;
   try {
-    const text = await fsp.readFile(file, 'utf8');
-    let v: Partial<Meta>;
-    try {
-      v = JSON.parse(text) as Partial<Meta>;
-    } catch (e) {
-      throw new Error(`${file} is not a perpkit data directory marker (not JSON: ${e instanceof Error ? e.message : String(e)})`);
-    }
-    if (v === null || typeof v !== 'object' || v.format !== 'perpkit-data-dir' || v.version !== 1 || typeof v.genesis !== 'number') {
-      throw new Error(`${file} is not a perpkit data directory marker (expected format perpkit-data-dir, version 1, numeric genesis)`);
-    }
-    return v as Meta;
+    text = await fsp.readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
   }
-  const meta: Meta = { format: 'perpkit-data-dir', version: 1, genesis: now };
-  const tmp = `${file}.tmp`;
-  await fsp.writeFile(tmp, JSON.stringify(meta) + '\n');
-  await fsp.rename(tmp, file);
-  await syncDir(dir);
-  return meta;
+  let v: Partial<Meta>;
+  try {
+    v = JSON.parse(text) as Partial<Meta>;
+  } catch (e) {
+    throw new Error(`${file} is not a perpkit data directory marker (not JSON: ${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (v === null || typeof v !== 'object' || v.format !== 'perpkit-data-dir' || v.version !== 1 || typeof v.genesis !== 'number') {
+    throw new Error(`${file} is not a perpkit data directory marker (expected format perpkit-data-dir, version 1, numeric genesis)`);
+  }
+  return v as Meta;
+}
+
+/** Writes a new directory's marker (atomically, and the directory synced): before its first journal entry. */
+function writeMetaSync(dir: string, meta: Meta): void {
+  const file = path.join(dir, 'meta.json');
+  writeFileSync(`${file}.tmp`, JSON.stringify(meta) + '\n');
+  renameSync(`${file}.tmp`, file);
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface DurabilityStats {
@@ -129,6 +139,8 @@ class DurableLog implements CommandLog {
     private readonly logger: DurabilityLogger,
     readonly stats: DurabilityStats,
     private readonly lock: PidLock,
+    /** A new directory's marker, written before the first journal entry (a start that journals nothing writes nothing). */
+    private metaToWrite: { dir: string; meta: Meta } | undefined,
   ) {
     this.lastSnapshotSeq = stats.snapshotSeq;
   }
@@ -138,6 +150,10 @@ class DurableLog implements CommandLog {
   }
 
   append(entry: JournalEntry): Promise<void> {
+    if (this.metaToWrite !== undefined) {
+      writeMetaSync(this.metaToWrite.dir, this.metaToWrite.meta);
+      this.metaToWrite = undefined;
+    }
     const written = this.journal.append(entry);
     if (this.every > 0 && !this.inFlight && entry.seq - this.lastSnapshotSeq >= this.every) {
       this.snapshotAt(entry.seq, written);
@@ -240,13 +256,14 @@ export async function openDurableCore(config: ExchangeConfig, wallClock: Clock, 
   let core: ExchangeCore;
   let log: DurableLog;
   try {
-    const meta = await readOrCreateMeta(dir, wallClock.now());
+    const found = await readMeta(dir);
+    const meta: Meta = found ?? { format: 'perpkit-data-dir', version: 1, genesis: wallClock.now() };
     const store = new SnapshotStore(dir);
     const t0 = performance.now();
     const snap = await store.loadLatest((file, why) => logger.warn({ file, why }, 'skipping unreadable snapshot'));
     const journal = new FileJournal({ dir, fsync: config.fsync, afterSeq: snap?.seq ?? 0 });
     if (snap) stats.snapshotSeq = snap.seq;
-    log = new DurableLog(journal, store, config.snapshotEvery, wallClock, logger, stats, lock);
+    log = new DurableLog(journal, store, config.snapshotEvery, wallClock, logger, stats, lock, found === undefined ? { dir, meta } : undefined);
     core = new ExchangeCore({ config, wallClock, log, startTime: meta.genesis });
     log.core = core;
     if (snap) {
