@@ -105,6 +105,7 @@ export class Bot {
   /** `lateAmends`: the rejections that were amends of orders already ended (execution/refusals.ts isLateAmend), counted in `rejections` too. */
   /** `ordersRejected`: orders the venue took and ended REJECTED at once (a makerOnly order that would have taken liquidity): no error code, so not `rejections`. */
   /** `ordersExpiredUnfilled`: orders that ended EXPIRED with nothing filled (execution/refusals.ts isExpiredUnfilled). */
+  /** `reconnects`: stream drops and resyncs of either stream, `reconciles`: reconciliations done (the start's too): as perpkit_bot_reconnects_total and perpkit_bot_reconciliations_total. */
   readonly stats = { events: 0, intents: 0, denials: 0, rejections: 0, lateAmends: 0, ordersRejected: 0, ordersExpiredUnfilled: 0, fills: 0, reconnects: 0, reconciles: 0, errors: 0, pipelineErrors: 0 };
   /** The last unexpected exception of the bot's own pipeline (`botError`), as `context: message`. */
   lastPipelineError: string | undefined;
@@ -445,10 +446,8 @@ export class Bot {
         break;
       case 'stream':
         this.bus.publish({ type: 'stream', time, stream: v.stream, status: v.status, detail: v.detail });
-        if (v.stream === 'private' && (v.status === 'reconnected' || v.status === 'gap' || v.status === 'silent')) {
-          this.stats.reconnects++;
-          this.reconcile(`${v.status}: ${v.detail}`);
-        }
+        if (v.status !== 'connected') this.stats.reconnects++;
+        if (v.stream === 'private' && (v.status === 'reconnected' || v.status === 'gap' || v.status === 'silent')) this.reconcile(`${v.status}: ${v.detail}`);
         break;
     }
     this.kick();
@@ -507,7 +506,6 @@ export class Bot {
   }
 
   private reconcile(reason: string): void {
-    this.stats.reconciles++;
     this.executor.reconcile(reason, (cid) => this.strategyOf(cid)).catch((e: unknown) => this.reportError(e, 'reconcile'));
   }
 
@@ -522,6 +520,7 @@ export class Bot {
   private dispatch(e: BotEvent): void {
     this.stats.events++;
     if (e.type === 'denial' && countsAsDenial(e.code)) this.stats.denials++;
+    if (e.type === 'reconciled') this.stats.reconciles++;
     if (e.type === 'rejection') {
       this.stats.rejections++;
       if (isLateAmend(e)) this.stats.lateAmends++;

@@ -161,9 +161,13 @@ describe('bot daemon on the local exchange', () => {
     expect(after).toMatch(/perpkit_bot_exposure_usdt [1-9]/);
     expect(after).toMatch(/perpkit_bot_trading_state\{state="ACTIVE"\} 1/);
 
-    const status = (await (await fetch(`${url}/status`)).json()) as { fills: number; positions: Array<{ quantity: string }> };
+    const status = (await (await fetch(`${url}/status`)).json()) as { fills: number; positions: Array<{ quantity: string }>; stats: { reconciles: number; reconnects: number } };
     expect(status.fills).toBe(1);
     expect(status.positions[0].quantity).toBe('0.01');
+    // /status's counters are the metrics' (it said 0 reconciles beside perpkit_bot_reconciliations_total 1: the start's).
+    const metric = (name: string): number => [...after.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+    expect([status.stats.reconciles, status.stats.reconnects]).toEqual([metric('perpkit_bot_reconciliations_total'), metric('perpkit_bot_reconnects_total')]);
+    expect(status.stats.reconciles).toBeGreaterThanOrEqual(1);
 
     expect((await fetch(`${url}/kill`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${url}/kill`, { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
