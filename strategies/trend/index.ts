@@ -2,10 +2,14 @@
  * Trend with brackets: an EMA crossover on time bars cut from public trades. When the fast EMA
  * crosses above the slow one (below, for a short) on a closed bar, and nothing of ours is working,
  * the entry goes out as one OTOCO strategy order: a marketable LIMIT entry a few bps through the
- * close, a take-profit LIMIT and a stop-loss STOP_MARKET at ATR multiples from the entry. The
- * venue places both exits when the entry fills, so the position is protected even if the bot
- * dies; the strategy never closes positions itself. An entry that has not filled after
- * `entryTimeoutBars` bars is cancelled (the venue cancels its exits with it).
+ * close, a take-profit LIMIT and a stop-loss STOP_MARKET at ATR multiples from the close. The
+ * exits are measured from the close, not from the entry's limit, because a marketable entry fills
+ * near the close: measured from the limit, the stop would sit `entryOffsetBps` nearer the fill, and
+ * on the wrong side of it (triggering at once) whenever stopLossAtr x ATR is less than the offset.
+ * Each exit is at least one tick beyond the close. The venue places both exits when the entry
+ * fills, so the position is protected even if the bot dies; the strategy never closes positions
+ * itself. An entry that has not filled after `entryTimeoutBars` bars is cancelled (the venue
+ * cancels its exits with it).
  *
  * "Working" is read from the venue: our OTOCO strategy orders that are not final (from
  * `strategyOrder` events), an open position, or an entry order of ours still live.
@@ -20,8 +24,8 @@ const schema = params({
   fastPeriod: param.integer({ min: 1, max: 1000, default: 9 }),
   slowPeriod: param.integer({ min: 2, max: 1000, default: 21 }),
   atrPeriod: param.integer({ min: 1, max: 1000, default: 14 }),
-  takeProfitAtr: param.decimal({ default: '3', description: 'Take-profit distance from the entry, in ATRs.' }),
-  stopLossAtr: param.decimal({ default: '1.5', description: 'Stop-loss distance from the entry, in ATRs.' }),
+  takeProfitAtr: param.decimal({ default: '3', description: "Take-profit distance from the signal bar's close (where the entry is expected to fill, not its limit), in ATRs; at least one tick." }),
+  stopLossAtr: param.decimal({ default: '1.5', description: "Stop-loss distance from the signal bar's close (where the entry is expected to fill, not its limit), in ATRs; at least one tick." }),
   entryOffsetBps: param.decimal({ default: '5', below: '10000', description: 'The entry LIMIT sits this far through the close (above for a buy), bps: a bounded-slippage market order (below 10000: a sell entry would be at zero).' }),
   entryTimeoutBars: param.integer({ min: 1, max: 1000, default: 2, description: 'Bars an entry may stay unfilled before it is cancelled.' }),
 });
@@ -66,15 +70,26 @@ export function trend(ctx: StrategyContext<TrendParams>): Strategy {
     return out;
   }
 
+  /**
+   * `atrs` ATRs from the close toward `dir` (1 above, -1 below), at least one tick, rounded away
+   * from the close: an exit never nearer the expected fill than asked, never at or through it.
+   */
+  function beyondClose(close: Dec, atr: Dec, atrs: Dec, dir: 1 | -1): string {
+    const distance = Dec.max(atr.times(atrs), ctx.price.grid.size);
+    return ctx.price.round(close.plus(distance.times(dir)), dir === 1 ? 'up' : 'down');
+  }
+
   function bracket(side: 'BUY' | 'SELL', close: Dec, atrValue: number): Intent[] {
     const sign = side === 'BUY' ? 1 : -1;
     // Rounded away from the close: never less marketable than asked.
     const entry = ctx.price.round(close.times(BPS.plus(p.entryOffsetBps.times(sign))).div(BPS), side === 'BUY' ? 'up' : 'down');
+    // The exits are measured from the close, where the marketable entry is expected to fill: from
+    // the limit, a stop nearer than the offset would be through the fill price and trigger at once.
     const a = new Dec(atrValue);
-    const tp = ctx.price.round(a.times(p.takeProfitAtr).times(sign).plus(entry));
-    const sl = ctx.price.round(a.times(p.stopLossAtr).times(-sign).plus(entry));
-    if (new Dec(sl).lte(0) || new Dec(tp).lte(0) || tp === entry || sl === entry) {
-      ctx.log.warn({ entry, tp, sl }, 'trend: ATR too small or too large for a bracket on this tick; no entry');
+    const tp = beyondClose(close, a, p.takeProfitAtr, sign);
+    const sl = beyondClose(close, a, p.stopLossAtr, sign === 1 ? -1 : 1);
+    if (new Dec(sl).lte(0) || new Dec(tp).lte(0)) {
+      ctx.log.warn({ close: close.toString(), entry, tp, sl }, 'trend: ATR too large for a bracket (an exit at or below zero); no entry');
       return [];
     }
     pendingSince = barCount;

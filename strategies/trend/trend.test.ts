@@ -38,7 +38,9 @@ async function trendWorld(params: Record<string, unknown> = {}) {
 /**
  * Closes 50000 49900 49800 49700 49600 49900: fast EMA (2) crosses above slow (4) on the last
  * bar (49816.67 vs 49810). True ranges 0 100 100 100 100 300 -> Wilder ATR(3) 156.79.
- * Entry 49900 * 1.0005 = 49924.95 -> 49925 (up); TP 49925 + 2 ATR = 50238.6; SL 49925 - 1 ATR = 49768.2.
+ * Entry 49900 * 1.0005 = 49924.95 -> 49925 (up). The exits are measured from the close 49900 (where
+ * the entry is expected to fill), rounded away from it: TP 49900 + 2 ATR = 50213.58 -> 50213.6;
+ * SL 49900 - 1 ATR = 49743.21 -> 49743.2.
  */
 const UP_CROSS = ['50000', '49900', '49800', '49700', '49600', '49900'];
 
@@ -56,8 +58,8 @@ describe('trend strategy', () => {
     expect(so[0].strategyType).toBe('OTOCO');
     const [entry, tp, sl] = so[0].subOrders;
     expect(entry).toMatchObject({ type: 'LIMIT', side: 'BUY', price: '49925', quantity: '0.01', reduceOnly: false });
-    expect(tp).toMatchObject({ type: 'LIMIT', side: 'SELL', price: '50238.6', reduceOnly: true });
-    expect(sl).toMatchObject({ type: 'STOP_MARKET', side: 'SELL', stopPrice: '49768.2', reduceOnly: true, workingType: 'MARK_PRICE' });
+    expect(tp).toMatchObject({ type: 'LIMIT', side: 'SELL', price: '50213.6', reduceOnly: true });
+    expect(sl).toMatchObject({ type: 'STOP_MARKET', side: 'SELL', stopPrice: '49743.2', reduceOnly: true, workingType: 'MARK_PRICE' });
     expect(w.engine.currentOrders('bot', {}).list.map((o) => `${o.side} ${o.price}`)).toEqual(['BUY 49925']);
     expect(w.denials()).toEqual([]);
   });
@@ -70,17 +72,49 @@ describe('trend strategy', () => {
     w.engine.placeOrder('third', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '49920', quantity: '0.01' });
     await w.step();
     expect(w.engine.positions('bot', 'BTCUSDT')[0]?.quantity).toBe('0.01');
-    expect(w.engine.currentOrders('bot', {}).list.map((o) => [o.side, o.price, o.reduceOnly])).toEqual([['SELL', '50238.6', true]]);
-    expect(w.engine.currentConditions('bot', 'BTCUSDT').list.map((c) => [c.type, c.stopPrice])).toEqual([['STOP_MARKET', '49768.2']]);
+    expect(w.engine.currentOrders('bot', {}).list.map((o) => [o.side, o.price, o.reduceOnly])).toEqual([['SELL', '50213.6', true]]);
+    expect(w.engine.currentConditions('bot', 'BTCUSDT').list.map((c) => [c.type, c.stopPrice])).toEqual([['STOP_MARKET', '49743.2']]);
     // mark falls through the stop; a bid is there to take the stop's market order
     w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '49700', quantity: '1' });
-    w.engine.setMarkPrice('BTCUSDT', '49750');
+    w.engine.setMarkPrice('BTCUSDT', '49740');
     await w.step();
     expect(w.engine.positions('bot', 'BTCUSDT')[0]?.quantity ?? '0').toBe('0');
     expect(w.engine.currentOrders('bot', {}).list).toEqual([]); // the take-profit went with it (OCO)
     expect(w.strategyOrders()[0].strategyStatus).not.toBe('WORKING');
     // the strategy itself sent nothing but the bracket
     expect(w.engine.orderHistory('bot', {}).list.filter((o) => !o.clientOrderId.startsWith('trend-'))).toEqual([]);
+    expect(w.denials()).toEqual([]);
+  });
+
+  it('measures the exits from the close, not the entry limit: an offset wider than stopLossAtr x ATR leaves the stop below the fill', async () => {
+    // 50 bps: the limit 49900 * 1.005 = 50149.5 is 249.5 through the close, more than 1 ATR (156.79).
+    const w = await trendWorld({ entryOffsetBps: '50' });
+    for (const p of UP_CROSS) await w.bar(p);
+    // an ask at the close for the marketable entry to take, as on a live book
+    w.engine.placeOrder('third', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '49900', quantity: '0.01' });
+    await w.closeBar();
+    await w.step();
+    const [entry, tp, sl] = w.strategyOrders()[0].subOrders;
+    expect(entry.price).toBe('50149.5');
+    // From the limit the stop would be at 49992.7: above the close, through the market at the fill.
+    expect(tp.price).toBe('50213.6');
+    expect(sl.stopPrice).toBe('49743.2');
+    // The entry filled at the close and the stop waits below it; it did not trigger at the fill.
+    expect(w.engine.orderHistory('bot', {}).list.filter((o) => o.status === 'FILLED').map((o) => [o.side, o.avgPrice])).toEqual([['BUY', '49900']]);
+    expect(w.engine.positions('bot', 'BTCUSDT')[0]?.quantity).toBe('0.01');
+    expect(w.engine.currentConditions('bot', 'BTCUSDT').list.map((c) => [c.type, c.stopPrice])).toEqual([['STOP_MARKET', '49743.2']]);
+    expect(w.denials()).toEqual([]);
+  });
+
+  it('keeps each exit at least one tick beyond the close when its ATR multiple is under a tick', async () => {
+    // 0.0001 ATR = 0.016, under the 0.1 tick: the exits go one tick either side of the close 49900.
+    const w = await trendWorld({ takeProfitAtr: '0.0001', stopLossAtr: '0.0001' });
+    for (const p of UP_CROSS) await w.bar(p);
+    await w.closeBar();
+    const so = w.strategyOrders();
+    expect(so).toHaveLength(1);
+    const [entry, tp, sl] = so[0].subOrders;
+    expect([entry.price, tp.price, sl.stopPrice]).toEqual(['49925', '49900.1', '49899.9']);
     expect(w.denials()).toEqual([]);
   });
 
