@@ -1,8 +1,8 @@
 /**
  * The trend follower backtested on the 2-hour sample with config/backtest-trend.yaml (the
  * parameters of config/strategy-trend.yaml: one-minute bars, EMA 9/21, ATR 14). The 9/21 EMAs of
- * one-minute bars need 21 bars before the first signal, and the sample's two hours give one
- * crossing that enters.
+ * one-minute bars need 21 bars before the first signal; the sample's two hours give two crossings
+ * that enter (5 fills; the first entry's exit leg closes it).
  */
 import { expectSaneReport, runTwice, sampleConfig } from '../../test/helpers/sample-backtest';
 
