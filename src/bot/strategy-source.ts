@@ -162,6 +162,9 @@ export function loadStrategySource(spec: string, baseDir: string): { file: strin
   if (!isDefinition(def)) {
     throw new StrategySourceError('a module exporting a strategy definition (default or `strategy` export with name, symbols, params, create)', `${file} exporting ${describe(def)}`);
   }
+  // Hooks beside create (a definition not made by defineStrategy, which refuses them): never called.
+  const problems = definitionProblems(def as unknown as Record<string, unknown>, false);
+  if (problems.length > 0) throw new StrategySourceError('a strategy definition whose hooks are in the object create(ctx) returns', `${file} exporting a definition whose ${problems.join('; ')}`);
   return { file, definition: def };
 }
 

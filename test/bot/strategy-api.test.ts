@@ -389,6 +389,10 @@ describe('defineStrategy refuses a definition it cannot run, naming each member 
     expect(define({ name: 'd', params: schema, symbols: () => ['BTCUSDT'], onMark: () => undefined, onFill: () => undefined })).toThrow(
       "defineStrategy('d'): expected a definition { name, params, symbols, create }, got one whose create is missing (expected a function of the context returning the strategy's hooks: onMark, onFill go in the object create(ctx) returns, not beside create)",
     );
+    // Beside a create() they were never called: a backtest of it traded nothing, exit 0, no word.
+    expect(define({ name: 'd2', params: schema, symbols: () => ['BTCUSDT'], create: () => ({}), onMark: () => undefined })).toThrow(
+      "defineStrategy('d2'): expected a definition { name, params, symbols, create }, got one whose onMark is beside create, where nothing calls it (onMark goes in the object create(ctx) returns, not beside create)",
+    );
   });
 
   it('every problem at once; a complete definition, either form of params, passes', () => {

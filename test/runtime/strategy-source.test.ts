@@ -158,6 +158,11 @@ describe('TypeScript strategies outside the checkout', () => {
     const raw = bt('./no-define.ts');
     expect(raw.code).toBe(2);
     expect(raw.out.trim()).toMatch(/got \S+no-define\.ts exporting an object with keys name, params, symbols, create, whose params is a schema, which only defineStrategy\(\{\.\.\.\}\) turns into a definition/);
+    // A complete definition without defineStrategy, a hook beside its create: never called (exit 0, nothing traded).
+    writeFileSync(path.join(dir, 'stray.js'), "module.exports = { name: 'stray', params: (raw) => raw, symbols: () => ['BTCUSDT'], create: () => ({}), onMark() { return []; } };\n");
+    const stray = bt('./stray.js');
+    expect([stray.code, stray.out.trim().split('\n').length]).toEqual([2, 1]);
+    expect(stray.out.trim()).toMatch(/strategies\[0\]\.module: expected a strategy definition whose hooks are in the object create\(ctx\) returns, got \S+stray\.js exporting a definition whose onMark is beside create, where nothing calls it \(onMark goes in the object create\(ctx\) returns, not beside create\)$/);
   });
 
   it("a sweep's objective module in TypeScript loads as the strategy does, with no build", () => {

@@ -223,9 +223,13 @@ export function definitionProblems(v: Record<string, unknown>, schemaParams: boo
     out.push(schema ? 'params is a schema, which only defineStrategy({...}) turns into a definition (export defineStrategy({...}))' : `params is ${what(v.params)} (expected params({...}) of param.* builders; params({}) for none)`);
   }
   if (typeof v.symbols !== 'function') out.push(`symbols is ${what(v.symbols)} (expected a function of the parameters returning symbol names, such as (p) => [p.symbol])`);
+  const hooks = Object.keys(v).filter((k) => /^on[A-Z]/.test(k));
+  const placed = `${hooks.join(', ')} ${hooks.length === 1 ? 'goes' : 'go'} in the object create(ctx) returns, not beside create`;
   if (typeof v.create !== 'function') {
-    const hooks = Object.keys(v).filter((k) => /^on[A-Z]/.test(k));
-    out.push(`create is ${what(v.create)} (expected a function of the context returning the strategy's hooks${hooks.length > 0 ? `: ${hooks.join(', ')} ${hooks.length === 1 ? 'goes' : 'go'} in the object create(ctx) returns, not beside create` : ''})`);
+    out.push(`create is ${what(v.create)} (expected a function of the context returning the strategy's hooks${hooks.length > 0 ? `: ${placed}` : ''})`);
+  } else if (hooks.length > 0) {
+    // Beside a create() they were never called: a strategy that did nothing, and no word of it.
+    out.push(`${hooks.join(', ')} ${hooks.length === 1 ? 'is' : 'are'} beside create, where nothing calls ${hooks.length === 1 ? 'it' : 'them'} (${placed})`);
   }
   return out;
 }
