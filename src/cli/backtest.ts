@@ -15,7 +15,7 @@ import { outContents, outRefusal } from './backtest-out';
 import { signalExit, stopOnSignals } from './stop-signal';
 import { progressLine } from '../backtest/backtest/progress';
 import { botErrorText, firstRejectionLines, l2UnknownText, ordersRejectedText, reportNotices, renderHtml, strategyErrorText } from '../backtest/report/html';
-import { StrategyCreateError } from '../bot/strategy/errors';
+import { StrategyCreateError, strategyErrorsText } from '../bot/strategy/errors';
 import { num2, pct, usd } from '../backtest/report/format';
 import { durationText, ratioText } from '../backtest/report/ratios';
 import { createRuntimeLogger } from '../runtime/logger';
@@ -188,7 +188,7 @@ export async function runBacktestCli(argv: string[]): Promise<number> {
       return 1;
     }
     if (s.strategyErrors > 0 && values['allow-strategy-errors'] !== true) {
-      process.stderr.write(`perpkit backtest: strategies threw ${s.strategyErrors} times (first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}); the results are those of failing strategies. Exit ${EXIT_STRATEGY_ERRORS}; --allow-strategy-errors to accept them\n`);
+      process.stderr.write(`perpkit backtest: ${strategyErrorsText(s.strategyErrors)}; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}; the results are those of failing strategies. Exit ${EXIT_STRATEGY_ERRORS}; --allow-strategy-errors to accept them\n`);
       return EXIT_STRATEGY_ERRORS;
     }
     return 0;

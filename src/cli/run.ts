@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { SystemClock } from '../core/clock';
 import type { StrategySlot } from '../bot/bot';
 import { dryCreateStrategies } from '../bot/strategy/create';
-import { StrategyCreateError, StrategyVenueConfigError } from '../bot/strategy/errors';
+import { StrategyCreateError, StrategyVenueConfigError, strategyErrorsText } from '../bot/strategy/errors';
 import { symbolPath } from '../bot/strategy/symbol-path';
 import { EXPIRED_UNFILLED, venueCodeOf } from '../bot/execution/refusals';
 import { EXIT_STRATEGY_ERRORS } from './exit-codes';
@@ -139,7 +139,7 @@ export function runOutcome(daemon: BotDaemon, stopCode: number): { code: number;
     .strategyHealth()
     .filter((h) => h.errors > 0)
     .map((h) => `${h.id} ${h.errors} time(s)${h.stopped === undefined ? '' : ', stopped for them'}; last: ${h.lastError ?? 'unknown'}`);
-  return { code: EXIT_STRATEGY_ERRORS, why: `exit ${EXIT_STRATEGY_ERRORS}: strategies threw ${thrown} time(s) during the run (${each.join('; ')})` };
+  return { code: EXIT_STRATEGY_ERRORS, why: `exit ${EXIT_STRATEGY_ERRORS}: ${strategyErrorsText(thrown)} during the run (${each.join('; ')})` };
 }
 
 export async function runBot(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {

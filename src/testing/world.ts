@@ -6,7 +6,7 @@
 import { ManualClock, ManualScheduler } from '../core/clock';
 import { Bot, type StrategySlot } from '../bot/bot';
 import type { BotEvent, BotEventOf, Fill } from '../bot/bus/events';
-import { stackTop, strategyErrorLine } from '../bot/strategy/errors';
+import { strategyErrorLine, strategyFrame } from '../bot/strategy/errors';
 import type { RiskLimits } from '../bot/risk/limits';
 import { defineStrategy, type AnyStrategyDefinition, type Strategy, type StrategyContext } from '../bot/strategy/api';
 import { SimVenue } from '../bot/venue/sim-venue';
@@ -81,7 +81,7 @@ export class WorldStrategyError extends Error {
 
   constructor(readonly errors: readonly WorldErrorEvent[]) {
     const first = errors[0];
-    const line = first.type === 'strategyError' ? strategyErrorLine({ ...first, at: stackTop(first.stack, undefined) }) : `bot pipeline, ${first.context}: ${first.message}`;
+    const line = first.type === 'strategyError' ? strategyErrorLine({ ...first, at: strategyFrame(first.stack, undefined) }) : `bot pipeline, ${first.context}: ${first.message}`;
     const strategy = errors.filter((e) => e.type === 'strategyError').length;
     const bot = errors.length - strategy;
     const counts = [strategy > 0 ? `${strategy} strategy error(s)` : '', bot > 0 ? `${bot} error(s) of the bot's own pipeline` : ''].filter((x) => x !== '').join(' and ');

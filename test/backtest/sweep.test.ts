@@ -105,12 +105,12 @@ describe('sweep', () => {
     const cfg = loadBacktestConfig(writeConfig(dir, 'md.yaml', { sweep: { method: 'grid', metric: 'totalPnl', params: { 'mm.minSpreadBps': ['2', '6'] } } }));
     const [ok, other] = (await runSweep(cfg, { workers: 1, workerFile: WORKER })).results;
     // A strategy that threw keeps its summary; a crashed worker leaves none; an error may hold a '|'.
-    const threw = { ...other, error: 'strategies threw 1 times; first: [mm] onMark: a | b' };
+    const threw = { ...other, error: 'strategies erred 1 time (threw, or returned what the bot refuses); first: [mm] onMark: a | b' };
     const crashed = { index: 2, point: { 'mm.minSpreadBps': '9' }, seed: 5, summary: undefined, error: "the job's worker failed: boom" };
     const md = toMarkdown(rank([ok, threw, crashed], 'totalPnl', 'desc'), ['mm.minSpreadBps']).trim().split('\n');
     expect(md[0]).toBe('| rank | job | mm.minSpreadBps | totalPnl | return | sharpe | sortino | maxDrawdown | winRate | fees | funding | trades | fills | exposure | error |');
     expect(md[2]).toMatch(/^\| 1 \| 0 \| 2 \| -?[\d.]+ \| .* \| {2}\|$/);
-    expect(md[3]).toBe(`| 2 | 1 | 6 | ${Array(11).fill('FAILED').join(' | ')} | strategies threw 1 times; first: [mm] onMark: a \\| b |`);
+    expect(md[3]).toBe(`| 2 | 1 | 6 | ${Array(11).fill('FAILED').join(' | ')} | strategies erred 1 time (threw, or returned what the bot refuses); first: [mm] onMark: a \\| b |`);
     expect(md[4]).toBe(`| 3 | 2 | 9 | ${Array(11).fill('FAILED').join(' | ')} | the job's worker failed: boom |`);
   }, 120_000);
 

@@ -139,7 +139,7 @@ async function runUntil(onEvent: string, ready: (h: Health, marks: number) => bo
 it('exits 3 after SIGINT when a strategy threw during the run (stopped for it), saying so on stderr', async () => {
   const r = await runUntil(`(e) => { if (e.type === 'markPrice') throw new Error('fails on mark ' + e.mark.markPrice); return []; }`, (h) => (h.reasons ?? []).some((x) => x.startsWith('strategy bad stopped')));
   expect(r.stderr).toMatch(/^perpkit run: during the run: 1 strategy error\(s\) \(bad stopped for them\)/m);
-  expect(r.stderr).toMatch(/^perpkit run: exit 3: strategies threw 1 time\(s\) during the run \(bad 1 time\(s\), stopped for them; last: onEvent\(markPrice\): fails on mark [\d.]+\)$/m);
+  expect(r.stderr).toMatch(/^perpkit run: exit 3: strategies erred 1 time \(threw, or returned what the bot refuses\) during the run \(bad 1 time\(s\), stopped for them; last: onEvent\(markPrice\): fails on mark [\d.]+\)$/m);
   expect(r.code).toBe(3);
 }, 40_000);
 

@@ -151,7 +151,7 @@ test('a job whose strategy threw is a failed row (ranked last, summary kept) and
   expect(r.stderr).toMatch(/^job 0 FAILED \(1\/2 done, 1 failed\): /m);
   expect(r.stderr).toMatch(/^job 1 done \(2\/2 done, 1 failed\)$/m);
   expect(r.stderr).not.toMatch(/\d+\/\d+ finished/);
-  expect(r.stderr).toMatch(/perpkit sweep: 1 of 2 jobs failed; first: job 0 \{"m\.mode":"throw"\}: strategies threw 1 times; first: \[m\] .*boom in onStart/);
+  expect(r.stderr).toMatch(/perpkit sweep: 1 of 2 jobs failed; first: job 0 \{"m\.mode":"throw"\}: strategies erred 1 time \(threw, or returned what the bot refuses\); first: \[m\] .*boom in onStart/);
   const table = JSON.parse(readFileSync(path.join(out, 'sweep.json'), 'utf8')) as { rows: Array<{ index: number; metric: number | null; error: string | null; summary: { strategyErrors: number } | null }> };
   expect(table.rows.map((x) => [x.index, x.metric === null, x.error === null])).toEqual([
     [1, false, true],
@@ -160,7 +160,7 @@ test('a job whose strategy threw is a failed row (ranked last, summary kept) and
   expect(table.rows[1].summary?.strategyErrors).toBe(1);
   // On stdout (sweep.md's head), the failed row gives its error once, not in every figure column.
   const failedRow = r.stdout.split('\n').find((l) => l.startsWith('| 2 | 0 | throw |'));
-  expect(failedRow).toMatch(/^\| 2 \| 0 \| throw \| (FAILED \| ){11}strategies threw 1 times; first: \[m\] onStart: boom in onStart .* \|$/);
+  expect(failedRow).toMatch(/^\| 2 \| 0 \| throw \| (FAILED \| ){11}strategies erred 1 time \(threw, or returned what the bot refuses\); first: \[m\] onStart: boom in onStart .* \|$/);
   expect(r.stdout.match(/boom in onStart/g)).toHaveLength(1);
   expect(readFileSync(path.join(out, 'sweep.md'), 'utf8')).toContain(failedRow);
 });

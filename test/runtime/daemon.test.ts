@@ -649,7 +649,7 @@ describe('bot daemon on the local exchange', () => {
     // Counted once: stats.errors holds the strategy's errors too, which are not failed calls.
     expect(runTroubles(d)).toMatch(/^3 strategy error\(s\) \(bad stopped for them\)/);
     // perpkit run and the demo exit 3 for it, as a backtest does.
-    expect(runOutcome(d, 0)).toEqual({ code: 3, why: expect.stringMatching(/^exit 3: strategies threw 3 time\(s\) during the run \(bad 3 time\(s\), stopped for them; last: onEvent\(markPrice\): thrower fails on mark/) as unknown });
+    expect(runOutcome(d, 0)).toEqual({ code: 3, why: expect.stringMatching(/^exit 3: strategies erred 3 times \(threw, or returned what the bot refuses\) during the run \(bad 3 time\(s\), stopped for them; last: onEvent\(markPrice\): thrower fails on mark/) as unknown });
     expect(runOutcome(d, 1).code).toBe(1);
     expect(runTroubles(d)).not.toMatch(/failed venue call/);
   });

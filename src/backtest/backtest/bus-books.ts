@@ -4,7 +4,7 @@
  * participant's resting orders (for the tape shortcut).
  */
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
-import { stackTop } from '../../bot/strategy/errors';
+import { stackTop, strategyFrame } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
 import { isExpiredUnfilled, isTriggeredExpiredUnfilled, legsNeverStood } from '../../bot/execution/refusals';
 import type { BacktestResult } from './result';
@@ -80,7 +80,7 @@ export class BusBooks {
       case 'strategyError': {
         const c = this.result.strategies[e.strategyId];
         c.errors++;
-        c.firstError ??= { time: e.time, where: e.where, message: e.message, at: stackTop(e.stack, this.baseDir) };
+        c.firstError ??= { time: e.time, where: e.where, message: e.message, at: strategyFrame(e.stack, this.baseDir) };
         return;
       }
       case 'strategyStopped':

@@ -10,6 +10,7 @@ import { backtest } from '../backtest/backtest';
 import type { DefinitionCache } from '../backtest/strategy-module';
 import type { Summary } from '../report/metrics';
 import { strategyErrorText } from '../report/html';
+import { strategyErrorsText } from '../../bot/strategy/errors';
 import type { Point } from './points';
 import { staleCode, type SweepCode } from './code';
 
@@ -83,7 +84,7 @@ export async function runJob(job: SweepJob): Promise<JobResult> {
     if (stale !== undefined) return { index: job.index, point: job.point, seed: job.seed, summary: undefined, error: stale };
     const { report } = await backtest(cfg, { definitions });
     const s = report.summary;
-    const error = s.strategyErrors > 0 ? `strategies threw ${s.strategyErrors} times; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}` : undefined;
+    const error = s.strategyErrors > 0 ? `${strategyErrorsText(s.strategyErrors)}; first: ${strategyErrorText(s).split('; first: ')[1] ?? ''}` : undefined;
     const r: JobResult = { index: job.index, point: job.point, seed: job.seed, summary: s, error, span: { start: report.data.startTime, end: report.data.endTime } };
     if (job.keepEquity === true) r.equity = report.equity.map((e): [number, number] => [e[0], Number(e[1])]);
     return r;

@@ -104,9 +104,30 @@ export interface StrategyHealth {
   blocked?: string | undefined;
 }
 
+/** perpkit's own code: src/ of the checkout, or dist/src/ of the build (the examples, in strategies/, are strategy code). */
+const OWN_CODE = path.join(path.resolve(__dirname, '../../..'), 'src') + path.sep;
+
 /** The first `at ...` line of a stack, with absolute paths under `baseDir` made relative. */
 export function stackTop(stack: string, baseDir: string | undefined): string {
-  const line = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
+  return relativeFrame(stack.split('\n').find((l) => l.trimStart().startsWith('at ')), baseDir);
+}
+
+/**
+ * Where a strategy's error happened in the strategy's code: the first `at ...` line outside
+ * perpkit's own code, Node's and node_modules (an error perpkit threw at a call the strategy made,
+ * such as ctx.market('ETHUSDT'), was placed inside perpkit's context.js), paths under `baseDir`
+ * made relative; '' when no frame is the strategy's (an error perpkit made about what a hook
+ * returned: the message says which hook).
+ */
+export function strategyFrame(stack: string, baseDir: string | undefined): string {
+  const line = stack.split('\n').find((l) => {
+    const t = l.trimStart();
+    return t.startsWith('at ') && !t.includes(OWN_CODE) && !t.includes('(node:') && !t.startsWith('at node:') && !t.includes(`${path.sep}node_modules${path.sep}`);
+  });
+  return relativeFrame(line, baseDir);
+}
+
+function relativeFrame(line: string | undefined, baseDir: string | undefined): string {
   if (line === undefined) return '';
   if (baseDir === undefined) return line.trim();
   const abs = path.resolve(baseDir);
@@ -115,6 +136,14 @@ export function stackTop(stack: string, baseDir: string | undefined): string {
   // middle of another path made one that does not exist.
   const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return line.trim().replace(new RegExp(`(^|[\\s(]|file://)${escaped}`, 'g'), '$1');
+}
+
+/**
+ * How many strategy errors there were, as every command says it: a strategy error is a throw or a
+ * hook's result the bot refuses (a malformed intent), so "threw" alone was not true of the latter.
+ */
+export function strategyErrorsText(n: number): string {
+  return `strategies erred ${n} time${n === 1 ? '' : 's'} (threw, or returned what the bot refuses)`;
 }
 
 /** One strategy error as every command shows it: `[id] where: message (top stack frame)`. */
@@ -174,6 +203,6 @@ export class StrategyCreateError extends Error {
 
   private static text(id: string, module: string | undefined, message: string, stack: string, baseDir: string | undefined): string {
     const mod = module === undefined ? '' : `; module ${baseDir === undefined ? module : path.relative(baseDir, module)}`;
-    return `strategy ${id} could not be created: ${strategyErrorLine({ strategyId: id, where: 'create()', message, at: stackTop(stack, baseDir) })}${mod}`;
+    return `strategy ${id} could not be created: ${strategyErrorLine({ strategyId: id, where: 'create()', message, at: strategyFrame(stack, baseDir) })}${mod}`;
   }
 }
