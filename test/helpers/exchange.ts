@@ -7,7 +7,8 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Clock } from '../../src/core/clock';
 import type { Permission } from '../../src/core/enums';
-import { startExchange, type ExchangeConfigOverrides, type ExchangeServer } from '../../src/exchange/transport/server';
+import type { ExchangeConfigOverrides } from '../../src/exchange/service/config';
+import { startExchange, type ExchangeServer } from '../../src/exchange/transport/server';
 
 export interface CallOptions {
   token?: string;

@@ -122,8 +122,9 @@ function usernameText(problem: string): string {
 }
 
 /**
- * The users of a config built in code (`startExchange({ users })`), checked as a config file's
- * are: a username login would refuse is a ConfigError at `users[i].username`.
+ * The users of a config handed to `new ExchangeCore` already merged (startExchange checks its
+ * whole config with configFromValue), checked as a config file's are: a username login would
+ * refuse is a ConfigError at `users[i].username`.
  */
 export function checkConfiguredUsers(users: readonly ConfiguredUser[], file = ''): void {
   users.forEach((u, i) => {
@@ -257,7 +258,11 @@ export function exchangeConfigSchema(): JsonSchema {
   return buildValidator(new Checker('')).schema ?? {};
 }
 
-/** Validates a parsed config value (the YAML document as plain data) over the defaults. */
+/**
+ * Validates a config value (the YAML document as plain data, or the object given to
+ * startExchange) and merges it over the defaults. `file` names where it came from in messages:
+ * the file, or for a config given in code what it is (`startExchange config`).
+ */
 export function configFromValue(value: unknown, file: string): ExchangeConfig {
   const c = new Checker(file);
   if (value === null || value === undefined) value = {};

@@ -73,6 +73,28 @@ export interface ExchangeConfig {
   file?: string;
 }
 
+/**
+ * A symbol as a config gives it: one naming a default symbol (BTCUSDT, ETHUSDT) needs only the
+ * fields it changes, merged over that symbol; a new one needs them all (refused at start if not).
+ */
+export type SymbolConfigOverride = Partial<SymbolConfig> & Pick<SymbolConfig, 'symbol'>;
+
+/**
+ * The config a user gives, in a YAML file (`perpkit exchange --config`) or to `startExchange`:
+ * every key optional, merged over DEFAULT_CONFIG by the config file's rules (config-file.ts):
+ * nested groups (auth, rateLimits, ...) field by field, `symbols` entry by entry over the default
+ * of the same name. `ExchangeConfig` is the merged result.
+ */
+export type ExchangeConfigOverrides = {
+  [K in Exclude<keyof ExchangeConfig, 'file'>]?: K extends 'symbols'
+    ? SymbolConfigOverride[]
+    : ExchangeConfig[K] extends readonly unknown[]
+      ? ExchangeConfig[K]
+      : ExchangeConfig[K] extends object
+        ? Partial<ExchangeConfig[K]>
+        : ExchangeConfig[K];
+};
+
 export const DEFAULT_CONFIG: ExchangeConfig = {
   host: '127.0.0.1',
   port: 8080,

@@ -24,7 +24,8 @@ import { Authenticator, checkAdminToken } from './auth/authenticator';
 import { JwtSigner } from './auth/jwt';
 import type { Principal } from './auth/principal';
 import { SessionStore } from './auth/sessions';
-import { DEFAULT_CONFIG, type ExchangeConfig } from '../service/config';
+import type { ExchangeConfig, ExchangeConfigOverrides } from '../service/config';
+import { configFromValue } from '../service/config-file';
 import { ConfigError } from '../../core/config-errors';
 import { ExchangeCore } from '../service/exchange-core';
 import { openDurableCore } from '../service/durable-core';
@@ -440,20 +441,13 @@ function rateLimitWhich(d: RateDecision): string {
   return `rate limit reached (${parts.join(' and ')}, per user)`;
 }
 
-/** Config overrides: top-level fields, and single fields of the nested groups (auth, limits, ...). */
-export type ExchangeConfigOverrides = {
-  [K in keyof ExchangeConfig]?: ExchangeConfig[K] extends readonly unknown[] ? ExchangeConfig[K] : ExchangeConfig[K] extends object ? Partial<ExchangeConfig[K]> : ExchangeConfig[K];
-};
-
-const NESTED_GROUPS = ['auth', 'rateLimits', 'limits', 'listenKey', 'ws'] as const;
-
-/** DEFAULT_CONFIG with the overrides applied, nested groups merged field by field. */
-export function mergeConfig(overrides: ExchangeConfigOverrides = {}): ExchangeConfig {
-  const merged = { ...DEFAULT_CONFIG, ...overrides } as ExchangeConfig;
-  for (const g of NESTED_GROUPS) {
-    (merged as unknown as Record<string, unknown>)[g] = { ...DEFAULT_CONFIG[g], ...(overrides[g] ?? {}) };
-  }
-  return merged;
+/**
+ * DEFAULT_CONFIG with the overrides merged over it and checked, by the rules of a config file
+ * (config-file.ts): a ConfigError naming `source`, the key path, the rule and what was found
+ * (`startExchange config: seed: expected an integer from 0 to 4294967295, got number -1`).
+ */
+export function mergeConfig(overrides: ExchangeConfigOverrides = {}, source = 'exchange config'): ExchangeConfig {
+  return configFromValue(overrides, source);
 }
 
 /**
@@ -462,9 +456,12 @@ export function mergeConfig(overrides: ExchangeConfigOverrides = {}): ExchangeCo
  * and restored from it (in memory without); with the market `config.market` names, `synthetic` the
  * simulator and its funding schedule, `replay:<file>` the recording at recorded speed (top-of-book
  * fills). Both used to be ignored without a word: no journal, and a market that stood still.
+ * The config is checked and merged as a config file is, before anything starts: unknown keys,
+ * out-of-range numbers and numbers for decimal strings used to start without a word, and a
+ * default symbol changed by one field failed with a RangeError naming neither.
  */
 export async function startExchange(config: ExchangeConfigOverrides = {}, opts: Omit<ExchangeServerOptions, 'core'> & { wallClock?: Clock } = {}): Promise<ExchangeServer> {
-  const merged = mergeConfig(config);
+  const merged = mergeConfig(config, 'startExchange config');
   const { wallClock, ...serverOpts } = opts;
   const logger = serverOpts.logger;
   const { core } = await openDurableCore(merged, wallClock ?? new SystemClock(), logger);

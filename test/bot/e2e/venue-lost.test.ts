@@ -9,7 +9,7 @@ import { SystemClock, SystemScheduler } from '../../../src/core/clock';
 import { Bot } from '../../../src/bot/bot';
 import { LiveVenue } from '../../../src/bot/venue/live-venue';
 import { PerpClient } from '../../../src/client';
-import type { ExchangeConfigOverrides } from '../../../src/exchange/transport/server';
+import type { ExchangeConfigOverrides } from '../../../src/exchange/service/config';
 import { startTestExchange, type TestExchange } from '../../helpers/exchange';
 import { bid, controllable, until } from './e2e';
 

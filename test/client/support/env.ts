@@ -2,7 +2,7 @@
 import type { Permission } from '../../../src/core/enums';
 import { PerpClient, type PerpClientOptions } from '../../../src/client';
 import { startTestExchange, type TestExchange } from '../../helpers/exchange';
-import type { ExchangeConfigOverrides } from '../../../src/exchange/transport/server';
+import type { ExchangeConfigOverrides } from '../../../src/exchange/service/config';
 import type { Clock } from '../../../src/core/clock';
 
 export interface ClientEnv {

@@ -19,10 +19,10 @@ async function startError(username: string): Promise<unknown> {
 test('startExchange refuses a username login would refuse, naming users[i].username, in login\'s words', async () => {
   const e = await startError('u1');
   expect(e).toBeInstanceOf(ConfigError);
-  expect((e as Error).message).toBe("users[0].username: must be 3 to 32 characters long, got 2 (login's rule for usernames: this user could never log in)");
+  expect((e as Error).message).toBe("startExchange config: users[0].username: must be 3 to 32 characters long, got 2 (login's rule for usernames: this user could never log in)");
   // The same words login answers with (10001).
   expect(() => validateLogin({ username: 'u1', password: 'p' })).toThrow('username must be 3 to 32 characters long, got 2');
-  expect(((await startError('u'.repeat(33))) as Error).message).toMatch(/^users\[0\]\.username: must be at most 32 characters long, got 33 /);
+  expect(((await startError('u'.repeat(33))) as Error).message).toMatch(/^startExchange config: users\[0\]\.username: must be at most 32 characters long, got 33 /);
 });
 
 test('a username at the bounds starts (3 and 32 characters)', async () => {

@@ -1,12 +1,16 @@
 /**
  * `startExchange` runs the exchange its config describes, as `perpkit exchange` does: the market
  * `market` names, and the journal in `dataDir`. Both were ignored, without a word: a synthetic or
- * replayed market stood still, and nothing was kept.
+ * replayed market stood still, and nothing was kept. Its config is checked and merged over the
+ * defaults as a config file is: unknown keys, out-of-range numbers and numbers for decimal strings
+ * started without a word, and a default symbol changed by one field failed with a RangeError that
+ * named neither the symbol nor the field.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { startExchange, type ExchangeServer, type MarketMode } from '../../../src/exchange';
+import { ConfigError, DEFAULT_CONFIG, mergeConfig, startExchange, type ExchangeConfigOverrides, type ExchangeServer, type MarketMode } from '../../../src/exchange';
+import { parseConfigText } from '../../../src/exchange/service/config-file';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -63,5 +67,45 @@ test('with a dataDir, what happened is journaled there and restored by the next 
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** What startExchange throws for a config (as JavaScript or parsed JSON may pass it, unchecked by the types). */
+async function startError(config: unknown): Promise<unknown> {
+  try {
+    const s = await startExchange(config as ExchangeConfigOverrides);
+    await s.stop();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+test.each<[string, unknown, string | RegExp]>([
+  ['an unknown key', { port: 0, bogus: 1 }, /^startExchange config: bogus: unknown key; expected one of host, port, adminToken, /],
+  ['a negative seed', { port: 0, seed: -1 }, 'startExchange config: seed: expected an integer from 0 to 4294967295, got number -1'],
+  ['a fractional seed', { port: 0, seed: 1.5 }, 'startExchange config: seed: expected an integer from 0 to 4294967295, got number 1.5'],
+  ['a negative rate limit', { port: 0, rateLimits: { ordersPer10s: -5 } }, 'startExchange config: rateLimits.ordersPer10s: expected an integer from 1 to 9007199254740991, got number -5'],
+  ['a number for a decimal string', { port: 0, insuranceFund: 5 }, 'startExchange config: insuranceFund: expected a non-negative decimal string in quotes (e.g. "5"), so that it is never rounded as a binary float, got number 5'],
+  ['a new symbol with fields missing', { port: 0, symbols: [{ symbol: 'SOLUSDT', takerFee: '0.0004' }] }, 'startExchange config: symbols[0].baseAsset: is required'],
+])('%s is refused with a ConfigError naming the key, the rule and what was found', async (_name, config, message) => {
+  const e = await startError(config);
+  expect(e).toBeInstanceOf(ConfigError);
+  if (typeof message === 'string') expect((e as Error).message).toBe(message);
+  else expect((e as Error).message).toMatch(message);
+});
+
+test('a default symbol changed by one field keeps its other fields, as in a config file', async () => {
+  const config: ExchangeConfigOverrides = { port: 0, symbols: [{ symbol: 'BTCUSDT', takerFee: '0.0004' }] };
+  // The config the CLI builds from the same YAML (a list of symbols that leaves ETHUSDT out drops it).
+  expect(mergeConfig(config)).toEqual(parseConfigText('port: 0\nsymbols:\n  - { symbol: BTCUSDT, takerFee: "0.0004" }\n', 'x.yaml'));
+  const server = await startExchange(config);
+  try {
+    expect(server.core.config.symbols).toEqual([{ ...DEFAULT_CONFIG.symbols[0], takerFee: '0.0004' }]);
+    const [btc, ...others] = server.core.engine.symbolSpecs();
+    expect(others).toEqual([]);
+    expect([btc.name, btc.takerFee.toString(), btc.makerFee.toString(), btc.tick.size]).toEqual(['BTCUSDT', '0.0004', DEFAULT_CONFIG.symbols[0].makerFee, DEFAULT_CONFIG.symbols[0].tickSize]);
+  } finally {
+    await server.stop();
   }
 });
