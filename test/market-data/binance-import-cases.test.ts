@@ -320,17 +320,30 @@ describe('import binance-futures: hand-made inputs', () => {
   test('a last line cut off mid-write (no newline at its end) is counted, noted and skipped; the rest is imported', async () => {
     const whole = [ticker(T, 100, '100.00', '100.05'), ticker(T + 10, 101, '100.00', '100.10'), ticker(T + 20, 102, '100.00', '100.20')];
     const torn = ticker(T + 30, 103, '100.00', '100.30').slice(0, 60);
-    for (const gz of [false, true]) {
-      const f = path.join(dir, `torn-${gz}.${gz ? 'gz' : 'jsonl'}`);
-      const text = `${whole.join('\n')}\n${torn}`;
-      writeFileSync(f, gz ? gzipSync(text) : text);
-      const out = path.join(dir, `torn-${gz}.jsonl.gz`);
-      const s = await importBinanceFutures({ files: [f], out });
-      expect(s.skipped).toEqual({ 'last line of a capture cut off mid-write (no newline at its end, not a whole message)': 1 });
-      expect(s.notes).toContain(`${f}:4: the last line has no newline and does not read (the capture was stopped mid-write): skipped`);
-      const { events: ev } = await events(out);
-      expect(ev.filter((e) => e.k === 'quote').map((e) => (e.k === 'quote' ? e.ap : ''))).toEqual(['100.05', '100.10', '100.20']);
+    // Cut in its receive time, and with no receive time (a bare JSON line): no time read, still a message read.
+    for (const last of [torn, torn.slice(0, 10), ticker(T + 30, 103, '100.00', '100.30').slice(20, 60)]) {
+      for (const gz of [false, true]) {
+        const f = path.join(dir, `torn-${gz}.${gz ? 'gz' : 'jsonl'}`);
+        const text = `${whole.join('\n')}\n${last}`;
+        writeFileSync(f, gz ? gzipSync(text) : text);
+        const out = path.join(dir, `torn-${gz}.jsonl.gz`);
+        const s = await importBinanceFutures({ files: [f], out });
+        expect(s.skipped).toEqual({ 'last line of a capture cut off mid-write (no newline at its end, not a whole message)': 1 });
+        expect(s.notes).toContain(`${f}:4: the last line has no newline and does not read (the capture was stopped mid-write): skipped`);
+        // A message read and skipped, as every skipped one: the messages are the events and the skipped.
+        expect(s.messages).toBe(4);
+        expect(s.messages).toBe(Object.values(s.events).reduce((a, b) => a + b, 0) + Object.values(s.skipped).reduce((a, b) => a + b, 0));
+        const { header, events: ev } = await events(out);
+        expect(header.meta?.messages).toBe(4);
+        expect(ev.filter((e) => e.k === 'quote').map((e) => (e.k === 'quote' ? e.ap : ''))).toEqual(['100.05', '100.10', '100.20']);
+      }
     }
+    // Its receive time at or past --to: outside the range, as a whole message there (not counted, not skipped); reading stops at it.
+    const f = path.join(dir, 'torn-to.jsonl');
+    writeFileSync(f, `${whole.join('\n')}\n${torn}`);
+    const past = await importBinanceFutures({ files: [f], out: path.join(dir, 'torn-to.jsonl.gz'), to: T + 30 });
+    expect([past.messages, past.skipped, past.stoppedAt]).toEqual([3, {}, `${f}:4`]);
+    expect(past.notes ?? []).toEqual([]);
     // The same bad text with a newline after it is bad input, as is a file that is nothing but it.
     await expect(importBinanceFutures({ files: [file([...whole, torn], false)], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/:4: not JSON after the receive time/);
     const only = path.join(dir, 'only.jsonl');

@@ -221,6 +221,21 @@ export abstract class RecordingImporter<S extends SymBase> {
     return true;
   }
 
+  /**
+   * A message that does not read (a capture's last line cut off mid-write), counted as read and
+   * skipped for `reason`, as every other skipped message is: at `t` when its receive time read
+   * (false, not counted, when that is at or past --to, as any message there), else without one.
+   */
+  protected skipUnread(reason: string, t: number | undefined): boolean {
+    if (t !== undefined) {
+      if (!this.accept(t)) return false;
+    } else {
+      this.summary.messages++;
+    }
+    this.skip(reason);
+    return true;
+  }
+
   protected skip(reason: string, n = 1): void {
     this.summary.skipped[reason] = (this.summary.skipped[reason] ?? 0) + n;
   }
