@@ -546,13 +546,13 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
 
   private depthMessage(s: SymState, d: Diff): void {
     if (s.depth === 'partial') {
-      this.skip(R_DIFF_AFTER_PARTIAL);
+      this.skip(R_DIFF_AFTER_PARTIAL, 1, d.t);
       return;
     }
     s.depth = 'diff';
     const step = diffStep(s, d);
     if (step.take === 'apply') this.writeBook(s, d);
-    else if (step.take === 'skip') this.skip(step.reason);
+    else if (step.take === 'skip') this.skip(step.reason, 1, d.t);
     else if (step.take === 'gap') {
       this.gap(s, d.t, step.reason);
       breakChain(s, d);
@@ -589,7 +589,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** Diffs still waiting for a snapshot at the end: counted, never written. */
   protected override finish(): void {
     for (const s of this.syms.values()) {
-      for (let i = 0; i < s.pending.length; i++) this.skip(R_NO_SNAPSHOT);
+      for (const d of s.pending) this.skip(R_NO_SNAPSHOT, 1, d.t);
       s.pending = [];
     }
     this.owners.finish();
