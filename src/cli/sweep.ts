@@ -20,7 +20,7 @@ import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { sha256File } from '../backtest/sweep/files';
-import { rangeWithoutEvents, recordingSpan } from '../backtest/backtest/open-source';
+import { rangeWithoutEvents, recordingHasEvents, recordingSpan } from '../backtest/backtest/open-source';
 import { annualizedText, runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
@@ -160,7 +160,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     if (wfRange === undefined && (cfg.data.from !== undefined || cfg.data.to !== undefined)) {
       const [from, to] = [cfg.data.from ?? -Infinity, cfg.data.to ?? Infinity];
       const span = await recordingSpan(cfg.data.files, { cache: cfg.data.cache, onNotice: quiet ? undefined : (m) => void process.stderr.write(`${m}\n`) });
-      if (span === undefined || span.last < from || span.first >= to) throw rangeWithoutEvents(cfg.file, from, to, span);
+      if (span === undefined || span.last < from || span.first >= to) throw rangeWithoutEvents(cfg.file, cfg.data.files, from, to, span);
+    } else if (wfRange === undefined && !(await recordingHasEvents(cfg.data.files))) {
+      // A recording of headers only failed every job too.
+      throw rangeWithoutEvents(cfg.file, cfg.data.files, -Infinity, Infinity, undefined);
     }
     const outBad = outDirProblem(out);
     if (outBad !== undefined) {
