@@ -222,7 +222,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       values.queue !== undefined
         ? async (jobs, phase) => (await (await coordinator()).runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase), signal: stop.signal })).results
         : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase), signal: stop.signal });
-    const where = values.queue !== undefined ? `the queue at ${redactUrl(values.queue)}` : `${workers} worker(s)`;
+    // --workers 0 starts no worker: the jobs run in this process, one after another ("on 0 worker(s)" read as nothing ran).
+    const where = values.queue !== undefined ? `on the queue at ${redactUrl(values.queue)}` : workers === 0 ? "in the sweep's own process (--workers 0)" : `on ${workers} worker(s)`;
     let o: SweepOutcome;
     let failedJobs: JobResult[];
     if (search.halving !== undefined) {
@@ -285,7 +286,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // A figure computed from no fill is no result: counted, so a table topped by one is not read as a winner.
     const idle = o.ranked.filter((r) => r.metric !== null && r.noTrades).length;
     if (noMetric.length > 0 && rankedRows > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
-    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
+    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     let code = 0;
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
