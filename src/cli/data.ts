@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { MAGIC as CACHE_MAGIC } from '../backtest/backtest/cache-format';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SKIPPED_BEFORE_FROM } from '../market-data/format';
 import { inspectRecording, type Inspection } from '../market-data/inspect';
 import { RecordingFormatError, withRotatedParts } from '../market-data/reader';
 import { repairRecording } from '../market-data/repair';
@@ -25,7 +26,10 @@ const counts = (r: Record<string, number>): string =>
 export function inspectionText(r: Inspection): string {
   let out = `recording: ${r.files.join(', ')} (format v${r.version}, source ${r.source})\n`;
   out += `  time: ${iso(r.firstTime)} to ${iso(r.lastTime)} (${((r.lastTime - r.firstTime) / 1000).toFixed(1)} s), ${r.events} events: ${counts(r.counts)}\n`;
-  if (Object.keys(r.skippedByImport).length > 0) out += `  skipped by the import: ${counts(r.skippedByImport)}\n`;
+  // The messages an import read before its --from are the range chosen, not data left out: apart (mergeHeaders keeps them only when no other file holds them).
+  const { [SKIPPED_BEFORE_FROM]: beforeFrom, ...skipped } = r.skippedByImport;
+  if (Object.keys(skipped).length > 0) out += `  skipped by the import: ${counts(skipped)}\n`;
+  if (beforeFrom !== undefined && beforeFrom > 0) out += `  before the import's --from (outside the range it was asked for; no file given holds it): ${beforeFrom} messages\n`;
   out += `  gaps: ${r.counts.gap ?? 0}${r.gaps.slice(0, 5).map((g) => `\n    ${iso(g.t)}${g.s !== undefined ? ` ${g.s}` : ''}: ${g.reason}`).join('')}\n`;
   const q = r.longestSilence;
   if (q !== null) out += `  longest silence: ${(q.ms / 1000).toFixed(1)} s, ${iso(q.from)} to ${iso(q.to)}\n`;

@@ -20,7 +20,7 @@ import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { sha256File } from '../backtest/sweep/files';
-import { rangeWithoutEvents, recordingSpan } from '../backtest/backtest/open-source';
+import { rangeWithoutEvents, recordingHasEvents, recordingSpan } from '../backtest/backtest/open-source';
 import { annualizedText, runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
@@ -160,7 +160,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     if (wfRange === undefined && (cfg.data.from !== undefined || cfg.data.to !== undefined)) {
       const [from, to] = [cfg.data.from ?? -Infinity, cfg.data.to ?? Infinity];
       const span = await recordingSpan(cfg.data.files, { cache: cfg.data.cache, onNotice: quiet ? undefined : (m) => void process.stderr.write(`${m}\n`) });
-      if (span === undefined || span.last < from || span.first >= to) throw rangeWithoutEvents(cfg.file, from, to, span);
+      if (span === undefined || span.last < from || span.first >= to) throw rangeWithoutEvents(cfg.file, cfg.data.files, from, to, span);
+    } else if (wfRange === undefined && !(await recordingHasEvents(cfg.data.files))) {
+      // A recording of headers only failed every job too.
+      throw rangeWithoutEvents(cfg.file, cfg.data.files, -Infinity, Infinity, undefined);
     }
     const outBad = outDirProblem(out);
     if (outBad !== undefined) {
@@ -219,7 +222,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       values.queue !== undefined
         ? async (jobs, phase) => (await (await coordinator()).runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase), signal: stop.signal })).results
         : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase), signal: stop.signal });
-    const where = values.queue !== undefined ? `the queue at ${redactUrl(values.queue)}` : `${workers} worker(s)`;
+    // --workers 0 starts no worker: the jobs run in this process, one after another ("on 0 worker(s)" read as nothing ran).
+    const where = values.queue !== undefined ? `on the queue at ${redactUrl(values.queue)}` : workers === 0 ? "in the sweep's own process (--workers 0)" : `on ${workers} worker(s)`;
     let o: SweepOutcome;
     let failedJobs: JobResult[];
     if (search.halving !== undefined) {
@@ -282,7 +286,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // A figure computed from no fill is no result: counted, so a table topped by one is not read as a winner.
     const idle = o.ranked.filter((r) => r.metric !== null && r.noTrades).length;
     if (noMetric.length > 0 && rankedRows > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
-    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} on ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
+    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     let code = 0;
     if (failed.length > 0) {
       process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);

@@ -27,6 +27,13 @@ export const RECORDING_VERSION = 2;
 export const RECORDING_VERSIONS: readonly number[] = [1, 2];
 export type RecordingVersion = 1 | 2;
 
+/**
+ * The header's `skipped` reason of the input messages an import with --from read before it: the
+ * range its user chose, not data left out (a backtest and `perpkit data inspect` say them apart,
+ * and not at all when another file of the run holds that range: mergeHeaders).
+ */
+export const SKIPPED_BEFORE_FROM = 'message before --from';
+
 /** One input file of an import, as recorded in the header. */
 export interface RecordingSourceFile {
   /** The file name as given to the importer. */

@@ -18,6 +18,7 @@ import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
   RECORDING_VERSIONS,
+  SKIPPED_BEFORE_FROM,
   V2_KINDS,
   isHeader,
   type RecordedEvent,
@@ -314,8 +315,38 @@ export async function recordingFiles(first: string): Promise<string[]> {
 }
 
 /**
+ * Whether the messages the import of `h` read before its --from (SKIPPED_BEFORE_FROM) are in
+ * other files of the run: imports of the same inputs (each sha256 of h's `sources` among theirs)
+ * whose ranges (their --from to their --to, open where not given) together cover all the time
+ * before h's --from. A capture imported in two files (`--to T`, `--from T`) is one such pair.
+ */
+export function beforeFromHeld(h: RecordingHeader, headers: readonly RecordingHeader[]): boolean {
+  const from = h.meta?.from;
+  const mine = h.sources ?? [];
+  if (typeof from !== 'number' || mine.length === 0) return false;
+  const ranges: Array<[number, number]> = [];
+  for (const g of headers) {
+    if (g === h || !mine.every((m) => (g.sources ?? []).some((x) => x.sha256 === m.sha256))) continue;
+    ranges.push([typeof g.meta?.from === 'number' ? g.meta.from : -Infinity, typeof g.meta?.to === 'number' ? g.meta.to : Infinity]);
+  }
+  // How far the ranges reach from the beginning, each starting where the ones before it reach.
+  let reach = -Infinity;
+  for (let grown = true; grown && reach < from; ) {
+    grown = false;
+    for (const [start, end] of ranges) {
+      if (start <= reach && end > reach) {
+        reach = end;
+        grown = true;
+      }
+    }
+  }
+  return reach >= from;
+}
+
+/**
  * The first header, with the symbols of all files (first spec of a name wins), what every file's
- * import skipped, summed by reason (each file's header counts its own), and how each symbol's
+ * import skipped, summed by reason (each file's header counts its own; the messages an import read
+ * before its --from only when no other file holds them: beforeFromHeld), and how each symbol's
  * marks were obtained in any file: derived in one file is derived for the run (the first such
  * method), whatever the others say; an L2 book from partial book depth in any file is said too.
  * What a backtest and `perpkit data inspect` of several files (or a rotated recording's parts) see.
@@ -324,7 +355,11 @@ export function mergeHeaders(headers: RecordingHeader[]): RecordingHeader {
   const first = headers[0];
   const symbols = [...first.symbols];
   const seen = new Set(symbols.map((s) => s.symbol));
-  const skipped: Record<string, number> = { ...(first.skipped ?? {}) };
+  const skipped: Record<string, number> = {};
+  for (const h of headers) {
+    const held = beforeFromHeld(h, headers);
+    for (const [why, n] of Object.entries(h.skipped ?? {})) if (!(held && why === SKIPPED_BEFORE_FROM)) skipped[why] = (skipped[why] ?? 0) + n;
+  }
   const marks: NonNullable<RecordingHeader['marks']> = { ...(first.marks ?? {}) };
   for (const h of headers.slice(1)) {
     for (const s of h.symbols) {
@@ -333,11 +368,14 @@ export function mergeHeaders(headers: RecordingHeader[]): RecordingHeader {
         symbols.push(s);
       }
     }
-    for (const [why, n] of Object.entries(h.skipped ?? {})) skipped[why] = (skipped[why] ?? 0) + n;
     for (const [sym, m] of Object.entries(h.marks ?? {})) if (marks[sym] === undefined || (m.source === 'derived' && marks[sym].source !== 'derived')) marks[sym] = m;
   }
   // An L2 book from partial depth in any file (its symbols and levels a side), said once per distinct text.
   const partial = [...new Set(headers.map((h) => h.meta?.partialDepth).filter((p): p is string => typeof p === 'string'))];
   const meta = partial.length > 0 ? { meta: { ...(first.meta ?? {}), partialDepth: partial.join(', ') } } : {};
-  return { ...first, symbols, ...(Object.keys(skipped).length > 0 ? { skipped } : {}), ...(Object.keys(marks).length > 0 ? { marks } : {}), ...meta };
+  const merged: RecordingHeader = { ...first, symbols, ...(Object.keys(marks).length > 0 ? { marks } : {}), ...meta };
+  // The sum, not the first file's own (which may hold messages before its --from that another file holds).
+  delete merged.skipped;
+  if (Object.keys(skipped).length > 0) merged.skipped = skipped;
+  return merged;
 }

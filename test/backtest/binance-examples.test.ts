@@ -4,7 +4,7 @@
  * config/backtest-<name>-binance.yaml. The capture has no mark or funding stream: marks are
  * derived from the mid (and said so in the report), the funding rate is 0.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { backtest, type BacktestOutcome } from '../../src/backtest/backtest/backtest';
@@ -14,6 +14,7 @@ import { CacheSource } from '../../src/backtest/backtest/cache';
 import { cachePathFor } from '../../src/backtest/backtest/cache-format';
 import { buildCache } from '../../src/backtest/backtest/cache-writer';
 import { JsonlSource } from '../../src/backtest/backtest/jsonl-source';
+import { recordingSpan } from '../../src/backtest/backtest/open-source';
 import type { EventSource } from '../../src/backtest/backtest/source';
 import type { RecordedEvent } from '../../src/market-data/format';
 import { importBinanceFutures } from '../../src/market-data/import/binance-futures';
@@ -90,6 +91,23 @@ describeWithSharedData('example strategies on the imported Binance capture (conf
     expect(o.report.data.marks.BTCUSDT.method).toMatch(/funding rate 0/);
     expect(o.report.summary.ordersAccepted).toBe(0);
     expect(o.report.summary.fills).toBe(0);
+  });
+
+  it("the configs' commented data.from/data.to hints lie inside the capture's events (uncommented, they choose a range of it)", async () => {
+    const span = await recordingSpan([recording], { cache: false });
+    if (span === undefined) throw new Error('the imported capture holds no events');
+    const hinted: string[] = [];
+    for (const f of readdirSync(path.join(ROOT, 'config')).filter((x) => x.endsWith('-binance.yaml'))) {
+      const text = readFileSync(path.join(ROOT, 'config', f), 'utf8');
+      if (!/^ {2}# (from|to): /m.test(text)) continue;
+      hinted.push(f);
+      // The hints taken as the user would take them: uncommented, in a copy reading the imported file.
+      const copy = path.join(dir, f);
+      writeFileSync(copy, text.replace(/^ {2}# (from|to): /gm, '  $1: ').replace(/^ {2}files: \[.*\]$/m, `  files: [${recording}]`));
+      const { from, to } = loadBacktestConfig(copy).data;
+      expect({ f, from: from !== undefined && from >= span.first && from < span.last, to: to !== undefined && to > span.first && to <= span.last }).toEqual({ f, from: true, to: true });
+    }
+    expect(hinted).toContain('backtest-market-maker-binance.yaml');
   });
 
   it('the replay cache gives back every event of the capture (book and snapshot exactly), and the L2 market maker the same report from it', async () => {

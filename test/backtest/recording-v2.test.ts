@@ -440,6 +440,12 @@ describe('what a recording holds, as a backtest meets it', () => {
       `The recording has 2 gap(s) in the replayed range, where its stream was lost and data may be missing (report data.gaps); the first: BTCUSDT (public stream) from 2024-08-09T00:00:59Z to 2024-08-09T00:01:00Z, ${reason}. Fills and marks around a gap are not those of the recorded market.`,
     );
     expect(notices).toContain('The import of the recording left out 13 input message(s) (report data.importSkipped): depthUpdate older than the snapshot (u < lastUpdateId) 4, depthUpdate with no snapshot to apply it to 9.');
+    // The messages before an import's --from are the range its user chose: said apart, and alone no notice.
+    const withCut = (importSkipped: Record<string, number>): string[] => reportNotices({ ...a.report, data: { ...a.report.data, importSkipped } }).filter((n) => n.includes('--from') || n.includes('left out'));
+    expect(withCut({ ...a.report.data.importSkipped, 'message before --from': 37 })).toEqual([
+      'The import of the recording left out 13 input message(s) (report data.importSkipped): depthUpdate older than the snapshot (u < lastUpdateId) 4, depthUpdate with no snapshot to apply it to 9. Not among them: 37 message(s) before the --from of the import, outside the range it was asked for.',
+    ]);
+    expect(withCut({ 'message before --from': 37 })).toEqual([]);
     const c = await backtest(cfg, { cache: true });
     expect(c.sourceKind).toBe('cache');
     expect(reportJson(c.report)).toBe(reportJson(a.report));
@@ -455,6 +461,33 @@ describe('what a recording holds, as a backtest meets it', () => {
     const h = btcHeader(2, 'import:test');
     expect(mergeHeaders([{ ...h, skipped: { a: 1, b: 2 } }, { ...h, part: 1 }, { ...h, part: 2, skipped: { b: 3, c: 4 } }]).skipped).toEqual({ a: 1, b: 5, c: 4 });
     expect(mergeHeaders([h, { ...h, part: 1 }]).skipped).toBeUndefined();
+  });
+
+  test("the messages an import read before its --from are not counted when other files of the run, imports of the same inputs, hold that time", () => {
+    const h = btcHeader(2, 'import:binance-futures');
+    const capture = { file: 'cap.gz', sha256: 'a'.repeat(64), bytes: 10 };
+    const other = { file: 'other.gz', sha256: 'b'.repeat(64), bytes: 10 };
+    const part = (from: number | undefined, to: number | undefined, skipped: Record<string, number>, sources = [capture]): RecordingHeader => ({
+      ...h,
+      sources,
+      skipped,
+      meta: { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) },
+    });
+    const stale = 'depthUpdate older than the snapshot (u < lastUpdateId)';
+    const skipped = (...hs: RecordingHeader[]): Record<string, number> | undefined => mergeHeaders(hs).skipped;
+    // --to T and --from T of one capture, in either order: the second's cut is the first's range.
+    expect(skipped(part(undefined, 100, { [stale]: 4 }), part(100, undefined, { 'message before --from': 50 }))).toEqual({ [stale]: 4 });
+    expect(skipped(part(100, undefined, { 'message before --from': 50 }), part(undefined, 100, { [stale]: 4 }))).toEqual({ [stale]: 4 });
+    expect(skipped(part(100, undefined, { 'message before --from': 50 }), part(undefined, 100, {}))).toBeUndefined();
+    // Three pieces: the last one's cut is held by the first two together.
+    expect(skipped(part(undefined, 100, {}), part(100, 200, { 'message before --from': 50 }), part(200, undefined, { 'message before --from': 80 }))).toBeUndefined();
+    // Alone, after a hole (the piece before ends earlier), or beside an import of other inputs: said.
+    expect(skipped(part(100, undefined, { 'message before --from': 50 }))).toEqual({ 'message before --from': 50 });
+    expect(skipped(part(undefined, 90, {}), part(100, undefined, { 'message before --from': 50 }))).toEqual({ 'message before --from': 50 });
+    expect(skipped(part(50, 100, {}), part(100, undefined, { 'message before --from': 50 }))).toEqual({ 'message before --from': 50 });
+    expect(skipped(part(undefined, 100, {}, [other]), part(100, undefined, { 'message before --from': 50 }))).toEqual({ 'message before --from': 50 });
+    // An import of more inputs than this one's holds its inputs too.
+    expect(skipped(part(undefined, 100, {}, [other, capture]), part(100, undefined, { 'message before --from': 50 }))).toBeUndefined();
   });
 
   test('the marks of every file of a run: a symbol whose marks one file derived is derived for the run; partial depth in any file is said', () => {

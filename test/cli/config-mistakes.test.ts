@@ -28,6 +28,8 @@ beforeAll(async () => {
 });
 
 const oneLine = (s: string): string[] => s.trim().split('\n');
+/** The 1-based line of a file that starts with `start`. */
+const lineOf = (file: string, start: string): number => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.startsWith(start)) + 1;
 
 test('a misspelt parameter of a strategy that does not check names: backtest, sweep (point) and run --check refuse it', () => {
   const strat = { id: 'z', module: './zscore.js', params: { entryz: 1.5 } };
@@ -273,6 +275,17 @@ test('data errors: a missing file, junk and torn gzip, a bad line, a range outsi
   expect(range.code).toBe(2);
   expect(oneLine(range.stderr)).toHaveLength(1);
   expect(range.stderr).toMatch(/d5\.yaml:\d+: data\.from\/data\.to: expected a time range with events in it \(the recording runs from 20\d\d-\d\d-\d\dT[\d:.]+Z to 20\d\d-\d\d-\d\dT[\d:.]+Z\), got 2020-01-01T00:00:00.000Z to 2020-01-02T00:00:00.000Z/);
+
+  // A recording of a header and no events: data.files is at fault, at its line, naming the file;
+  // data.from/data.to, not set, were blamed (with a line of its own when set: they have nothing to choose from).
+  writeFileSync(path.join(dir, 'header-only.jsonl.gz'), gzipSync(`${lines[0]}\n`));
+  const empty = path.join(dir, 'header-only.jsonl.gz');
+  const d6 = writeConfig(dir, 'd6.yaml', { data: { files: ['header-only.jsonl.gz'], cache: false } });
+  const none = runCli(['backtest', d6, '--quiet']);
+  expect([none.code, none.stderr]).toEqual([2, `perpkit backtest: ${d6}:${lineOf(d6, '  files:')}: data.files: expected a recording with events in it, got ${empty}: a header and no events\n`]);
+  const d7 = writeConfig(dir, 'd7.yaml', { data: { files: ['header-only.jsonl.gz'], from: '2020-01-01T00:00:00Z', cache: false } });
+  const noneInRange = runCli(['backtest', d7, '--quiet']);
+  expect([noneInRange.code, noneInRange.stderr]).toEqual([2, `perpkit backtest: ${d7}:${lineOf(d7, '  files:')}: data.files: expected a recording with events in it (data.from/data.to have none to choose from), got ${empty}: a header and no events\n`]);
 
   // With --debug the stack follows the line.
   const debug = runCli(['backtest', writeConfig(dir, 'd2.yaml', { data: { files: ['junk.jsonl.gz'], cache: false } }), '--quiet', '--debug']);

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { MM, recording, STRAY, writeConfig } from '../backtest/fixtures';
 import { ensureBuilt, ROOT, runCli } from './exchange-proc';
 import { SYNTH_EPOCH } from '../../src/market-data/synth';
@@ -97,7 +98,8 @@ test('sweep.jobTimeoutMs counts from the start of the job on its thread, not whi
   const r0 = runCli(['sweep', inline, '--out', path.join(dir, 'inline-out'), '--workers', '0', '--quiet']);
   expect(r0.code).toBe(0);
   expect(r0.stderr).toContain('perpkit sweep: sweep.jobTimeoutMs (500 ms) does not apply with --workers 0: the jobs run one after another in this thread, where none can be ended\n');
-  expect(r0.stdout).toMatch(/1 finished, 0 failed/);
+  // No worker runs them: the summary says where they ran ("on 0 worker(s)" read as nothing ran).
+  expect(r0.stdout).toMatch(/^sweep: 1 jobs in the sweep's own process \(--workers 0\) in [\d.]+ s, 1 finished, 0 failed[,;]/m);
 });
 
 test('--resume refuses the results of the same config on a recording written anew under the same name', async () => {
@@ -120,6 +122,16 @@ test('a data.from..data.to without events is refused before any job, as the back
   const r = runCli(['sweep', cfg, '--out', path.join(dir, 'oor-out'), '--workers', '1']);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/^perpkit sweep: \S*out-of-range\.yaml:\d+: data\.from\/data\.to: expected a time range with events in it \(the recording runs from \S+ to \S+\), got 2024-01-02T00:00:00\.000Z to 2024-01-03T00:00:00\.000Z$/m);
+  expect(r.stderr).not.toMatch(/job \d/);
+});
+
+test('a recording of a header and no events is refused before any job, at data.files and naming the file, as the backtest refuses it (every job failed, exit 1)', () => {
+  const empty = path.join(dir, 'header-only.jsonl.gz');
+  writeFileSync(empty, gzipSync(`${gunzipSync(readFileSync(path.join(dir, 'rec.jsonl.gz'))).toString().split('\n')[0]}\n`));
+  const cfg = writeConfig(dir, 'header-only.yaml', { data: { files: ['header-only.jsonl.gz'], cache: false }, strategies: [{ id: 'm', module: './modes.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'm.mode': ['ok', 'throw'] } } });
+  const r = runCli(['sweep', cfg, '--out', path.join(dir, 'header-only-out'), '--workers', '1']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(new RegExp(`^perpkit sweep: \\S*header-only\\.yaml:\\d+: data\\.files: expected a recording with events in it, got ${empty.replace(/[.]/g, '\\.')}: a header and no events$`, 'm'));
   expect(r.stderr).not.toMatch(/job \d/);
 });
 

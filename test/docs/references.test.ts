@@ -178,6 +178,29 @@ describe.each(['carry', 'grid', 'market-maker', 'trend'])('docs/strategies/%s.md
   });
 });
 
+describe('the shared Binance capture: where the docs import it is where the configs read it', () => {
+  const CAPTURE = '../shared/data/binance-usdm/btcusdt_20240808.gz';
+  // The recordings config/*-binance.yaml read (relative to config/), as one set of paths from the project root.
+  const configs = readdirSync(path.join(ROOT, 'config')).filter((f) => f.endsWith('-binance.yaml'));
+  const read_ = configs.flatMap((f) => [...read(`config/${f}`).matchAll(/^ {2}files: \[([^\]]+)\]/gm)].flatMap((m) => m[1].split(',').map((x) => path.relative(ROOT, path.join(ROOT, 'config', x.trim())))));
+
+  it('every `perpkit import binance-futures` of it in the docs, and npm run data:binance, write the file the configs read', () => {
+    expect(configs.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(read_)).toEqual(new Set(['data/binance/btcusdt-20240808.jsonl.gz']));
+    const outs = [...DOCS, 'package.json'].flatMap((doc) => [...read(doc).matchAll(/perpkit(?:\.js)? import binance-futures (\S+) --out ([^\s"]+)/g)].filter((m) => m[1] === CAPTURE).map((m) => `${doc}: ${m[2]}`));
+    expect(outs.length).toBeGreaterThanOrEqual(3);
+    expect(outs.filter((o) => !o.endsWith(': data/binance/btcusdt-20240808.jsonl.gz'))).toEqual([]);
+  });
+});
+
+describe("docs/backtesting.md's summary example", () => {
+  it("prints the report's folder as the CLI does (src/cli/backtest.ts: the absolute path of report.json)", () => {
+    const doc = read('docs/backtesting.md');
+    const example = /The command prints a summary, for example:\n\n```\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    expect(example.split('\n').filter((l) => l.startsWith('  wrote '))).toEqual([expect.stringMatching(/^ {2}wrote \/\S+\/report\.json, report\.html, run\.json$/)]);
+  });
+});
+
 describe('the endpoint registry against the docs that list it', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ENDPOINTS } = require('../../src/protocol/endpoints') as { ENDPOINTS: Record<string, { method: string; path: string; spec: boolean; group: string }> };

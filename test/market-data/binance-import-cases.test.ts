@@ -7,6 +7,8 @@ import { importBinanceFutures as importOnce, type BinanceImportOptions } from '.
 import { ImportInputError } from '../../src/market-data/import/errors';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { readRecording } from '../../src/market-data/reader';
+import { inspectRecording } from '../../src/market-data/inspect';
+import { inspectionText } from '../../src/cli/data';
 
 /** These tests write one output path again and again: each import replaces the one before (--overwrite). */
 const importBinanceFutures = (o: BinanceImportOptions): ReturnType<typeof importOnce> => importOnce({ ...o, overwrite: true });
@@ -273,6 +275,35 @@ describe('import binance-futures: hand-made inputs', () => {
     await expect(importBinanceFutures({ files: [input], out, from: T + 6000 })).rejects.toThrow(/--from\/--to: no message in .* the files run from/);
   });
 
+  test('a capture imported in two files (--to T, --from T): every message before --from is counted as such, so each skip is counted once over both', async () => {
+    const input = file([
+      depth(T - 5, 90, 99, 89, [['100.00', '0.900']]), // before the snapshot and older than it
+      snapshot(T, 100),
+      depth(T + 10, 95, 105, 94, [['100.00', '1.100']]),
+      ticker(T + 1500, 106, '100.00', '100.10'),
+      line(T + 1600, 'btcusdt@kline_1m', { e: 'kline', E: T + 2870, s: 'BTCUSDT', k: { t: T } }),
+      ticker(T + 2500, 110, '100.00', '100.10'),
+    ]);
+    const whole = await importBinanceFutures({ files: [input], out: path.join(dir, 'split-whole.jsonl.gz') });
+    expect(whole.skipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 1, "unsupported event type 'kline'": 1 });
+    const h1 = path.join(dir, 'split-1.jsonl.gz');
+    const h2 = path.join(dir, 'split-2.jsonl.gz');
+    const first = await importBinanceFutures({ files: [input], out: h1, to: T + 1000 });
+    const second = await importBinanceFutures({ files: [input], out: h2, from: T + 1000 });
+    expect(first.skipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 1 });
+    // The stale diff, the snapshot and the diff before --from: the range chosen, one reason; the kline after it is its own.
+    expect(second.skipped).toEqual({ 'message before --from': 3, "unsupported event type 'kline'": 1 });
+    // Both files: the skips of the capture, once each; the time before --from is in the first file, so not said.
+    const both = await inspectRecording([h1, h2]);
+    expect(both.skippedByImport).toEqual(whole.skipped);
+    const text = inspectionText(both);
+    expect(text).toContain("\n  skipped by the import: depthUpdate older than the snapshot (u < lastUpdateId) 1, unsupported event type 'kline' 1\n");
+    expect(text).not.toContain('--from');
+    // The second alone: the time before its --from is in no file given, and said apart from the skips.
+    const alone = inspectionText(await inspectRecording([h2]));
+    expect(alone).toContain("\n  skipped by the import: unsupported event type 'kline' 1\n  before the import's --from (outside the range it was asked for; no file given holds it): 3 messages\n");
+  });
+
   test('streams not read (forceOrder, whose symbol is inside "o", kline, ticker) and the answers to SUBSCRIBE requests are counted, not refused', async () => {
     const input = file([
       `${T}000000 ${JSON.stringify({ result: null, id: 1 })}`,
@@ -320,17 +351,30 @@ describe('import binance-futures: hand-made inputs', () => {
   test('a last line cut off mid-write (no newline at its end) is counted, noted and skipped; the rest is imported', async () => {
     const whole = [ticker(T, 100, '100.00', '100.05'), ticker(T + 10, 101, '100.00', '100.10'), ticker(T + 20, 102, '100.00', '100.20')];
     const torn = ticker(T + 30, 103, '100.00', '100.30').slice(0, 60);
-    for (const gz of [false, true]) {
-      const f = path.join(dir, `torn-${gz}.${gz ? 'gz' : 'jsonl'}`);
-      const text = `${whole.join('\n')}\n${torn}`;
-      writeFileSync(f, gz ? gzipSync(text) : text);
-      const out = path.join(dir, `torn-${gz}.jsonl.gz`);
-      const s = await importBinanceFutures({ files: [f], out });
-      expect(s.skipped).toEqual({ 'last line of a capture cut off mid-write (no newline at its end, not a whole message)': 1 });
-      expect(s.notes).toContain(`${f}:4: the last line has no newline and does not read (the capture was stopped mid-write): skipped`);
-      const { events: ev } = await events(out);
-      expect(ev.filter((e) => e.k === 'quote').map((e) => (e.k === 'quote' ? e.ap : ''))).toEqual(['100.05', '100.10', '100.20']);
+    // Cut in its receive time, and with no receive time (a bare JSON line): no time read, still a message read.
+    for (const last of [torn, torn.slice(0, 10), ticker(T + 30, 103, '100.00', '100.30').slice(20, 60)]) {
+      for (const gz of [false, true]) {
+        const f = path.join(dir, `torn-${gz}.${gz ? 'gz' : 'jsonl'}`);
+        const text = `${whole.join('\n')}\n${last}`;
+        writeFileSync(f, gz ? gzipSync(text) : text);
+        const out = path.join(dir, `torn-${gz}.jsonl.gz`);
+        const s = await importBinanceFutures({ files: [f], out });
+        expect(s.skipped).toEqual({ 'last line of a capture cut off mid-write (no newline at its end, not a whole message)': 1 });
+        expect(s.notes).toContain(`${f}:4: the last line has no newline and does not read (the capture was stopped mid-write): skipped`);
+        // A message read and skipped, as every skipped one: the messages are the events and the skipped.
+        expect(s.messages).toBe(4);
+        expect(s.messages).toBe(Object.values(s.events).reduce((a, b) => a + b, 0) + Object.values(s.skipped).reduce((a, b) => a + b, 0));
+        const { header, events: ev } = await events(out);
+        expect(header.meta?.messages).toBe(4);
+        expect(ev.filter((e) => e.k === 'quote').map((e) => (e.k === 'quote' ? e.ap : ''))).toEqual(['100.05', '100.10', '100.20']);
+      }
     }
+    // Its receive time at or past --to: outside the range, as a whole message there (not counted, not skipped); reading stops at it.
+    const f = path.join(dir, 'torn-to.jsonl');
+    writeFileSync(f, `${whole.join('\n')}\n${torn}`);
+    const past = await importBinanceFutures({ files: [f], out: path.join(dir, 'torn-to.jsonl.gz'), to: T + 30 });
+    expect([past.messages, past.skipped, past.stoppedAt]).toEqual([3, {}, `${f}:4`]);
+    expect(past.notes ?? []).toEqual([]);
     // The same bad text with a newline after it is bad input, as is a file that is nothing but it.
     await expect(importBinanceFutures({ files: [file([...whole, torn], false)], out: path.join(dir, 'x.jsonl.gz') })).rejects.toThrow(/:4: not JSON after the receive time/);
     const only = path.join(dir, 'only.jsonl');

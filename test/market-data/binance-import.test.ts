@@ -151,6 +151,22 @@ describeWithSharedData('import binance-futures: the shared BTCUSDT capture', BIN
     expect(h?.meta?.derivedMarks).toBe(120);
   }, 60_000);
 
+  test('the capture imported in two files by time (--to T, --from T), backtested and inspected as both: its 4 stale diffs counted once, the range cut not said', async () => {
+    const T = '2024-08-08T23:57:00Z';
+    const h1 = path.join(dir, 'h1.jsonl.gz');
+    const h2 = path.join(dir, 'h2.jsonl.gz');
+    await importBinanceFutures({ files: [input], out: h1, to: Date.parse(T) });
+    const second = await importBinanceFutures({ files: [input], out: h2, from: Date.parse(T) });
+    // Every message of the first three minutes, the 4 stale diffs among them, is before the second file's --from.
+    expect(second.skipped).toEqual({ 'message before --from': 37_791 });
+    expect((await inspectRecording([h1, h2])).skippedByImport).toEqual(summary.skipped);
+    const cfgFile = path.join(dir, 'halves.yaml');
+    writeFileSync(cfgFile, stringify({ data: { files: ['h1.jsonl.gz', 'h2.jsonl.gz'] }, account: { balance: '10000' }, strategies: [{ id: 'idle', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 60_000 } }] }));
+    const r = await backtest(loadBacktestConfig(cfgFile), { cache: false });
+    expect(r.report.data.importSkipped).toEqual({ 'depthUpdate older than the snapshot (u < lastUpdateId)': 4 });
+    expect(reportNotices(r.report).filter((n) => n.includes('left out') || n.includes('--from'))).toEqual(['The import of the recording left out 4 input message(s) (report data.importSkipped): depthUpdate older than the snapshot (u < lastUpdateId) 4.']);
+  }, 60_000);
+
   test('--tick 0.3 on these prices on 0.1 is refused at the first price off it, naming the option, the value, the file and line; nothing written', async () => {
     const bad = path.join(dir, 'tick03.jsonl.gz');
     await expect(importBinanceFutures({ files: [input], out: bad, tick: '0.3' })).rejects.toThrow(/btcusdt_20240808\.gz:1: --tick 0\.3: price 58710\.20 of BTCUSDT is not a multiple of 0\.3 /);

@@ -81,11 +81,30 @@ export async function recordingSpan(files: string[], opts: OpenOptions): Promise
 
 /**
  * The refusal of a data.from..data.to (from inclusive, to exclusive; infinite when not set) that
- * holds no event of the recording, whose events run over `span` (undefined: none at all): the
- * backtest's, and the sweep's before it hands out a job (each job failed with it, exit 1).
+ * holds no event of the recording `files`, whose events run over `span`: the backtest's, and the
+ * sweep's before it hands out a job (each job failed with it, exit 1). A recording that holds no
+ * events at all (`span` undefined: headers only) is the fault of data.files, not of a range (which
+ * the config may not even set): the error is at data.files and names the files.
  */
-export function rangeWithoutEvents(file: string, from: number, to: number, span: { first: number; last: number } | undefined): BacktestConfigError {
+export function rangeWithoutEvents(file: string, files: readonly string[], from: number, to: number, span: { first: number; last: number } | undefined): BacktestConfigError {
+  if (span === undefined) {
+    const range = Number.isFinite(from) || Number.isFinite(to) ? ' (data.from/data.to have none to choose from)' : '';
+    return new BacktestConfigError(file, 'data.files', `a recording with events in it${range}`, `${files.join(', ')}: ${files.length === 1 ? 'a header' : 'headers'} and no events`);
+  }
   const iso = (t: number): string => (Number.isFinite(t) ? new Date(t).toISOString() : t < 0 ? 'the start' : 'the end');
-  const has = span === undefined ? 'the recording holds no events at all' : `the recording runs from ${iso(span.first)} to ${iso(span.last)}`;
-  return new BacktestConfigError(file, 'data.from/data.to', `a time range with events in it (${has})`, `${iso(from)} to ${iso(to)}`);
+  return new BacktestConfigError(file, 'data.from/data.to', `a time range with events in it (the recording runs from ${iso(span.first)} to ${iso(span.last)})`, `${iso(from)} to ${iso(to)}`);
+}
+
+/**
+ * Whether recording files hold any event: their JSON lines read up to the first one (a batch), for
+ * a check before any job runs that needs no time range (recordingSpan reads them all).
+ */
+export async function recordingHasEvents(files: string[]): Promise<boolean> {
+  const source = await JsonlSource.open(files);
+  try {
+    for (let b = await source.next(); b !== undefined; b = await source.next()) if (b.count > 0) return true;
+    return false;
+  } finally {
+    await source.close();
+  }
 }

@@ -517,7 +517,7 @@ export class BacktestRun {
       // Read to the end, so the error can say where the data is.
       for (let b = await source.next(); b !== undefined; b = await source.next()) if (b.count > 0) lastRead = b.time(b.count - 1);
       await source.close();
-      throw rangeWithoutEvents(this.cfg.file, from, to, firstRead === undefined ? undefined : { first: firstRead, last: lastRead });
+      throw rangeWithoutEvents(this.cfg.file, this.cfg.data.files, from, to, firstRead === undefined ? undefined : { first: firstRead, last: lastRead });
     }
     await source.close();
     // Bad input, not a failure of the run: the data cannot start the strategies (exit 2).

@@ -14,6 +14,7 @@ import { durationText, ratioText } from './ratios';
 import type { BacktestReport } from './report';
 import type { SilenceRow } from '../backtest/result';
 import { LONG_SILENCE_MS } from '../../market-data/silence';
+import { SKIPPED_BEFORE_FROM } from '../../market-data/format';
 import { strategyErrorLine } from '../../bot/strategy/errors';
 import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL } from '../../bot/execution/refusals';
 
@@ -131,12 +132,18 @@ function silencesNotice(s: BacktestReport['data']['silences'], span: number): st
   return `The data holds nothing for ${durationText(s.ms)}${share}: ${s.count} silence(s) longer than ${durationText(LONG_SILENCE_MS)} (report summary.silences, data.silences): ${parts.join('; ')}. There the strategies saw no mark or trade, their stops could not trigger and any funding settlement is missing: PnL, drawdown and fills are those of a market watched only in part.`;
 }
 
-/** What the import of the recording left out (its header's `skipped`), in words. */
+/**
+ * What the import of the recording left out (its header's `skipped`), in words. The messages an
+ * import read before its --from are the range its user chose, not data left out: said apart, and
+ * no notice of their own (a file of the run that holds them has them out of the count already).
+ */
 function importSkippedNotice(skipped: BacktestReport['data']['importSkipped']): string | undefined {
-  const rows = Object.entries(skipped).filter(([, n]) => n > 0);
+  const rows = Object.entries(skipped).filter(([why, n]) => n > 0 && why !== SKIPPED_BEFORE_FROM);
   if (rows.length === 0) return undefined;
   const total = rows.reduce((n, [, k]) => n + k, 0);
-  return `The import of the recording left out ${total} input message(s) (report data.importSkipped): ${rows.map(([why, n]) => `${why} ${n}`).join(', ')}.`;
+  const beforeFrom = skipped[SKIPPED_BEFORE_FROM] ?? 0;
+  const apart = beforeFrom > 0 ? ` Not among them: ${beforeFrom} message(s) before the --from of the import, outside the range it was asked for.` : '';
+  return `The import of the recording left out ${total} input message(s) (report data.importSkipped): ${rows.map(([why, n]) => `${why} ${n}`).join(', ')}.${apart}`;
 }
 
 export function reportNotices(r: BacktestReport): string[] {

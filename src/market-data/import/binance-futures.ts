@@ -88,6 +88,9 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** The file and number of the line being read; `at`: file:line of the CSV row or held snapshot being read instead. */
   private file = '';
   private lineNo = 0;
+  /** The receive time of the line being read, once it read (undefined before), and the messages counted before the line. */
+  private lineT: number | undefined;
+  private messagesBeforeLine = 0;
   private at: string | undefined;
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
   private marksInInputs = false;
@@ -144,8 +147,11 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
           if (this.chunk.length >= 1 << 16) await this.flushChunk();
         },
         (file, n) => {
-          this.skip(R_CUT_OFF);
+          // A message read and skipped (messages = events + skipped), unless it was counted before it failed to read.
+          if (this.summary.messages > this.messagesBeforeLine) this.skip(R_CUT_OFF);
+          else if (!this.skipUnread(R_CUT_OFF, this.lineT)) return false;
           this.summary.notes = [...(this.summary.notes ?? []), `${file}:${n}: the last line has no newline and does not read (the capture was stopped mid-write): skipped`];
+          return true;
         },
       );
       if (stoppedAt !== undefined) this.summary.stoppedAt = stoppedAt;
@@ -191,6 +197,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private line(text: string, file: string, n: number): boolean {
     this.file = file;
     this.lineNo = n;
+    this.lineT = undefined;
+    this.messagesBeforeLine = this.summary.messages;
     if (text.length === 0 || (text.length === 1 && text === '\r')) return true;
     let t: number | undefined;
     let start = 0;
@@ -201,7 +209,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       const cut = sp === 19 ? 6 : sp === 16 ? 3 : sp === 13 ? 0 : -1;
       if (cut < 0 || !digitsOnly(text, sp)) throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
       // Nanoseconds overflow a double's exact range: cut the digits, not the number.
-      t = this.inOrder(Number(text.slice(0, sp - cut)));
+      t = this.lineT = this.inOrder(Number(text.slice(0, sp - cut)));
       start = sp + 1;
     } else if (c0 !== 123) {
       throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
@@ -538,13 +546,13 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
 
   private depthMessage(s: SymState, d: Diff): void {
     if (s.depth === 'partial') {
-      this.skip(R_DIFF_AFTER_PARTIAL);
+      this.skip(R_DIFF_AFTER_PARTIAL, 1, d.t);
       return;
     }
     s.depth = 'diff';
     const step = diffStep(s, d);
     if (step.take === 'apply') this.writeBook(s, d);
-    else if (step.take === 'skip') this.skip(step.reason);
+    else if (step.take === 'skip') this.skip(step.reason, 1, d.t);
     else if (step.take === 'gap') {
       this.gap(s, d.t, step.reason);
       breakChain(s, d);
@@ -581,7 +589,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** Diffs still waiting for a snapshot at the end: counted, never written. */
   protected override finish(): void {
     for (const s of this.syms.values()) {
-      for (let i = 0; i < s.pending.length; i++) this.skip(R_NO_SNAPSHOT);
+      for (const d of s.pending) this.skip(R_NO_SNAPSHOT, 1, d.t);
       s.pending = [];
     }
     this.owners.finish();

@@ -102,7 +102,8 @@ export function earliest(cursors: readonly CaptureCursor[]): CaptureCursor | und
  *
  * A file's last line that has no newline after it and that `line` refuses (an ImportInputError) is
  * a write the collector never finished (it was stopped mid-line): it goes to `cutOff` instead of
- * failing the import, unless it is the file's only line.
+ * failing the import, unless it is the file's only line (`cutOff` returns false, as `line` does,
+ * when its time is past --to).
  */
 export async function readCaptures(
   files: readonly string[],
@@ -110,7 +111,7 @@ export async function readCaptures(
   o: Pick<ImportOptions, 'onProgress' | 'progressEvery' | 'signal'>,
   line: (text: string, file: string, n: number) => boolean,
   flush: () => Promise<void>,
-  cutOff: (file: string, n: number, why: ImportInputError) => void,
+  cutOff: (file: string, n: number, why: ImportInputError) => boolean,
 ): Promise<string | undefined> {
   const cursors = files.map((f) => new CaptureCursor(f, files.length > 1));
   const next = (): CaptureCursor | undefined => (cursors.length > 1 ? earliest(cursors) : cursors[0].done ? undefined : cursors[0]);
@@ -136,8 +137,7 @@ export async function readCaptures(
         go = line(text, c.file, c.line);
       } catch (e) {
         if (!(e instanceof ImportInputError && c.unterminated && c.line > 1)) throw e;
-        cutOff(c.file, c.line, e);
-        go = true;
+        go = cutOff(c.file, c.line, e);
       }
       if (!go) {
         progress();

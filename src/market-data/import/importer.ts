@@ -6,8 +6,9 @@
  *   what only the end knows: specs, counts, sources) is written as a first gzip member before it,
  *   and the file is renamed into place last (a multi-member gzip is one stream to any reader).
  *   Nothing is left behind on failure. Memory is flat: lines go to gzip in 64 KiB pieces.
- * - **Range.** --to stops reading (`accept`); --from drops events before it (counted as skipped)
- *   while the books are kept, and writes each known book as a `snapshot` at the first event inside.
+ * - **Range.** --to stops reading (`accept`); --from drops events before it (counted as skipped,
+ *   every message before it under the one reason R_OUT_OF_RANGE) while the books are kept, and
+ *   writes each known book as a `snapshot` at the first event inside.
  * - **Counting.** Every input message becomes one event or a skip counted by reason.
  * - **Specs.** Tick and step are the largest grids every price and quantity of the symbol lie on
  *   (the greatest common divisor), unless --tick/--step say; the other fields are defaults.
@@ -21,7 +22,7 @@ import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
 import { fromScaledInt, toScaledInt, toScaledIntIn } from '../../core/decimal';
 import type { SymbolSpec } from '../../protocol/rest/market';
 import { isRecordedDecimalIn } from '../reader';
-import { RECORDING_FORMAT, type Level, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
+import { RECORDING_FORMAT, SKIPPED_BEFORE_FROM, type Level, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
 import type { L2Book } from '../l2-book';
 import { AnnouncedFunding } from '../funding-times';
 import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
@@ -36,7 +37,7 @@ import { removeStaleTemps } from './stale-temps';
 export const IMPORT_GZIP_LEVEL = 5;
 
 export const R_OTHER_SYMBOL = 'message of another symbol (--symbol)';
-export const R_OUT_OF_RANGE = 'message before --from';
+export const R_OUT_OF_RANGE = SKIPPED_BEFORE_FROM;
 
 /** What the importer keeps per symbol; a format's importer adds its own fields. */
 export interface SymBase {
@@ -221,8 +222,30 @@ export abstract class RecordingImporter<S extends SymBase> {
     return true;
   }
 
-  protected skip(reason: string, n = 1): void {
-    this.summary.skipped[reason] = (this.summary.skipped[reason] ?? 0) + n;
+  /**
+   * A message that does not read (a capture's last line cut off mid-write), counted as read and
+   * skipped for `reason`, as every other skipped message is: at `t` when its receive time read
+   * (false, not counted, when that is at or past --to, as any message there), else without one.
+   */
+  protected skipUnread(reason: string, t: number | undefined): boolean {
+    if (t !== undefined) {
+      if (!this.accept(t)) return false;
+    } else {
+      this.summary.messages++;
+    }
+    this.skip(reason);
+    return true;
+  }
+
+  /**
+   * Counts `n` messages at receive time `t` (the message being read, unless said) skipped for
+   * `reason`. Before --from a message is outside the range asked for, whatever else it is: it is
+   * counted as such (R_OUT_OF_RANGE), so the skips of the other reasons are those of the range
+   * written, and an import of the time before (`--to` where this one's `--from` is) counts them once.
+   */
+  protected skip(reason: string, n = 1, t = this.lastT): void {
+    const why = this.o.from !== undefined && t < this.o.from ? R_OUT_OF_RANGE : reason;
+    this.summary.skipped[why] = (this.summary.skipped[why] ?? 0) + n;
   }
 
   /** Is this symbol outside --symbol? Then the message is counted as skipped. */
