@@ -6,10 +6,10 @@
  * exits are measured from the close, not from the entry's limit, because a marketable entry fills
  * near the close: measured from the limit, the stop would sit `entryOffsetBps` nearer the fill, and
  * on the wrong side of it (triggering at once) whenever stopLossAtr x ATR is less than the offset.
- * Each exit is at least one tick beyond the close. The venue places both exits when the entry
- * fills, so the position is protected even if the bot dies; the strategy never closes positions
- * itself. An entry that has not filled after `entryTimeoutBars` bars is cancelled (the venue
- * cancels its exits with it).
+ * Each exit is at least one tick beyond the close, the take-profit also beyond the entry's limit
+ * (where the entry may fill). The venue places both exits when the entry fills, so the position is
+ * protected even if the bot dies; the strategy never closes positions itself. An entry that has
+ * not filled after `entryTimeoutBars` bars is cancelled (the venue cancels its exits with it).
  *
  * "Working" is read from the venue: our OTOCO strategy orders that are not final (from
  * `strategyOrder` events), an open position, or an entry order of ours still live.
@@ -24,7 +24,7 @@ const schema = params({
   fastPeriod: param.integer({ min: 1, max: 1000, default: 9 }),
   slowPeriod: param.integer({ min: 2, max: 1000, default: 21 }),
   atrPeriod: param.integer({ min: 1, max: 1000, default: 14 }),
-  takeProfitAtr: param.decimal({ default: '3', description: "Take-profit distance from the signal bar's close (where the entry is expected to fill, not its limit), in ATRs; at least one tick." }),
+  takeProfitAtr: param.decimal({ default: '3', description: "Take-profit distance from the signal bar's close (where the entry is expected to fill, not its limit), in ATRs; at least one tick, and beyond the entry's limit." }),
   stopLossAtr: param.decimal({ default: '1.5', description: "Stop-loss distance from the signal bar's close (where the entry is expected to fill, not its limit), in ATRs; at least one tick." }),
   entryOffsetBps: param.decimal({ default: '5', below: '10000', description: 'The entry LIMIT sits this far through the close (above for a buy), bps: a bounded-slippage market order (below 10000: a sell entry would be at zero).' }),
   entryTimeoutBars: param.integer({ min: 1, max: 1000, default: 2, description: 'Bars an entry may stay unfilled before it is cancelled.' }),
@@ -86,7 +86,12 @@ export function trend(ctx: StrategyContext<TrendParams>): Strategy {
     // The exits are measured from the close, where the marketable entry is expected to fill: from
     // the limit, a stop nearer than the offset would be through the fill price and trigger at once.
     const a = new Dec(atrValue);
-    const tp = beyondClose(close, a, p.takeProfitAtr, sign);
+    // The take-profit is also at least one tick beyond the entry's limit: the entry may fill there
+    // (it rests when the market has moved away), and a take-profit at or through the fill closes
+    // the position at once. Only a take-profit distance under the offset is moved by this.
+    const pastEntry = new Dec(entry).plus(new Dec(ctx.price.grid.size).times(sign));
+    const fromClose = new Dec(beyondClose(close, a, p.takeProfitAtr, sign));
+    const tp = ctx.price.round(sign === 1 ? Dec.max(fromClose, pastEntry) : Dec.min(fromClose, pastEntry));
     const sl = beyondClose(close, a, p.stopLossAtr, sign === 1 ? -1 : 1);
     if (new Dec(sl).lte(0) || new Dec(tp).lte(0)) {
       ctx.log.warn({ close: close.toString(), entry, tp, sl }, 'trend: ATR too large for a bracket (an exit at or below zero); no entry');

@@ -106,15 +106,17 @@ describe('trend strategy', () => {
     expect(w.denials()).toEqual([]);
   });
 
-  it('keeps each exit at least one tick beyond the close when its ATR multiple is under a tick', async () => {
-    // 0.0001 ATR = 0.016, under the 0.1 tick: the exits go one tick either side of the close 49900.
+  it('keeps each exit at least one tick beyond the close, and the take-profit beyond the entry limit, when its ATR multiple is under a tick', async () => {
+    // 0.0001 ATR = 0.016, under the 0.1 tick: the stop goes one tick below the close 49900; the
+    // take-profit one tick above the entry limit 49925 (at the close + 1 tick it would be through
+    // the limit, where a resting entry fills, and close the position at once).
     const w = await trendWorld({ takeProfitAtr: '0.0001', stopLossAtr: '0.0001' });
     for (const p of UP_CROSS) await w.bar(p);
     await w.closeBar();
     const so = w.strategyOrders();
     expect(so).toHaveLength(1);
     const [entry, tp, sl] = so[0].subOrders;
-    expect([entry.price, tp.price, sl.stopPrice]).toEqual(['49925', '49900.1', '49899.9']);
+    expect([entry.price, tp.price, sl.stopPrice]).toEqual(['49925', '49925.1', '49899.9']);
     expect(w.denials()).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import { ExactOfText, compare, decOfExact, digitsOf, exactOfText, exOfDec, forma
 import { Fifo } from '../../core/fifo';
 import type { StateView } from '../state/cache';
 import type { SymbolInfo } from '../strategy/api';
-import type { Intent } from '../strategy/intents';
+import type { BracketIntent, Intent } from '../strategy/intents';
 import type { OrderTracker } from '../execution/order-tracker';
 import { ALLOW, deny, type Decision, type TradingState } from './decision';
 import type { RiskLimits } from './limits';
@@ -73,6 +73,17 @@ export function reducesExposure(intent: Intent, ctx: RiskContext): boolean {
       return pos !== 0 && pos < 0 !== signed < 0 && Math.abs(signed) <= Math.abs(pos);
     }
   }
+}
+
+/** A price of an intent in ticks when it is a positive multiple of the tick size, else undefined. */
+function priceTicks(info: SymbolInfo, price: string): number | undefined {
+  const t = info.tick.toUnits(price);
+  return t === undefined || t <= 0 ? undefined : t;
+}
+
+/** The one denial of a price field off the grid or not positive, for every intent and field. */
+function offTick(info: SymbolInfo, symbol: string, field: string, price: string): Decision {
+  return deny('OFF_GRID', `${field} ${price} is not a positive multiple of the tick size ${info.tickSize} of ${symbol}`);
 }
 
 function priceOf(intent: Intent): string | undefined {
@@ -252,7 +263,7 @@ export class RiskEngine {
       const o = ctx.tracker.get(intent.clientOrderId);
       if (!o) return deny('UNKNOWN_ORDER', `no order ${intent.clientOrderId} of this bot`);
       if (intent.kind === 'cancel') return ALLOW;
-      return this.gridCheck(ctx.symbols.get(o.symbol), o.symbol, intent.price, intent.quantity);
+      return this.gridCheck(ctx.symbols.get(o.symbol), o.symbol, 'price', intent.price, intent.quantity);
     }
     if (intent.kind === 'cancelAll') return intent.symbol === undefined || ctx.symbols.has(intent.symbol) ? ALLOW : deny('UNKNOWN_SYMBOL', `unknown symbol ${intent.symbol}`);
     const info = ctx.symbols.get(intent.symbol);
@@ -262,26 +273,55 @@ export class RiskEngine {
     }
     if (intent.kind === 'place') {
       if (intent.type === 'LIMIT' && intent.price === undefined) return deny('OFF_GRID', 'a LIMIT intent needs a price');
-      return this.gridCheck(info, intent.symbol, intent.price, intent.quantity);
+      return this.gridCheck(info, intent.symbol, 'price', intent.price, intent.quantity);
     }
-    const d = this.gridCheck(info, intent.symbol, intent.entryPrice, intent.quantity);
-    if (!d.ok) return d;
-    for (const p of [intent.takeProfitPrice, intent.stopLossPrice]) {
-      if (info.tick.toUnits(p) === undefined) return deny('OFF_GRID', `price ${p} is not on the tick grid ${info.tickSize} of ${intent.symbol}`);
-    }
-    return ALLOW;
+    const entry = this.gridCheck(info, intent.symbol, 'entryPrice', intent.entryPrice, intent.quantity);
+    return entry.ok ? RiskEngine.bracketCheck(intent, info) : entry;
   }
 
-  private gridCheck(info: SymbolInfo | undefined, symbol: string, price: string | undefined, quantity: string): Decision {
+  private gridCheck(info: SymbolInfo | undefined, symbol: string, field: string, price: string | undefined, quantity: string): Decision {
     if (!info) return deny('UNKNOWN_SYMBOL', `unknown symbol ${symbol}`);
-    if (price !== undefined) {
-      const t = info.tick.toUnits(price);
-      if (t === undefined || t <= 0) return deny('OFF_GRID', `price ${price} is not a positive multiple of the tick size ${info.tickSize} of ${symbol}`);
-    }
+    if (price !== undefined && priceTicks(info, price) === undefined) return offTick(info, symbol, field, price);
     const q = info.step.toUnits(quantity);
     const min = info.step.toUnits(info.minQty) ?? 1;
     const max = info.step.toUnits(info.maxQty) ?? Number.MAX_SAFE_INTEGER;
     if (q === undefined || q < min || q > max) return deny('OFF_GRID', `quantity ${quantity} must be a multiple of ${info.stepSize} within ${info.minQty}..${info.maxQty} for ${symbol}`);
+    return ALLOW;
+  }
+
+  /**
+   * A bracket's exits, once its entry price and quantity passed the grid: each a positive multiple
+   * of the tick (the venue refuses a zero or negative one only after the whole OTOCO went out, and
+   * names its sub-order, not the field), then on the right side. The venue takes an exit on the
+   * wrong side: when the entry fills it places the take-profit LIMIT, which trades at once, and the
+   * STOP_MARKET, which triggers at once; no rule of its relates the legs. So the bot refuses what
+   * the intent alone shows. A LIMIT entry fills at its price or better: for a BUY the take-profit
+   * must be above it and the stop-loss below it (mirrored for a SELL). A MARKET entry has no price
+   * and the venue checks its exits against none (the bot sends no priceProtect): only their order
+   * is checked, the take-profit beyond the stop-loss, without which one of them is at or through
+   * any fill.
+   */
+  private static bracketCheck(intent: BracketIntent, info: SymbolInfo): Decision {
+    const tp = priceTicks(info, intent.takeProfitPrice);
+    if (tp === undefined) return offTick(info, intent.symbol, 'takeProfitPrice', intent.takeProfitPrice);
+    const sl = priceTicks(info, intent.stopLossPrice);
+    if (sl === undefined) return offTick(info, intent.symbol, 'stopLossPrice', intent.stopLossPrice);
+    const buy = intent.side === 'BUY';
+    const [profit, loss] = buy ? ['above', 'below'] : ['below', 'above'];
+    // Positive when `a` is on the profit side of `b` for this bracket's side.
+    const beyond = (a: number, b: number): number => (buy ? a - b : b - a);
+    const { takeProfitPrice: tpPrice, stopLossPrice: slPrice, entryPrice } = intent;
+    if (entryPrice !== undefined) {
+      const e = priceTicks(info, entryPrice) ?? 0;
+      if (beyond(tp, e) <= 0) {
+        return deny('OFF_GRID', `takeProfitPrice ${tpPrice} must be ${profit} entryPrice ${entryPrice} for a ${intent.side} bracket: the entry may fill at its limit, and a take-profit at or ${loss} it would then close the position at once, at no gain or at a loss`);
+      }
+      if (beyond(e, sl) <= 0) {
+        return deny('OFF_GRID', `stopLossPrice ${slPrice} must be ${loss} entryPrice ${entryPrice} for a ${intent.side} bracket: the entry fills at its limit or better, and a stop-loss at or ${profit} it would trigger as soon as it does`);
+      }
+    } else if (beyond(tp, sl) <= 0) {
+      return deny('OFF_GRID', `takeProfitPrice ${tpPrice} must be ${profit} stopLossPrice ${slPrice} for a ${intent.side} bracket: wherever the MARKET entry fills, one of the two would be at or through that price and close the position at once`);
+    }
     return ALLOW;
   }
 
