@@ -91,9 +91,9 @@ describe('bracket intents in the risk engine', () => {
       { ...marketSell, takeProfitPrice: '50000', stopLossPrice: '50000' },
       'takeProfitPrice 50000 must be below stopLossPrice 50000 for a SELL bracket: wherever the MARKET entry fills, one of the two would be at or through that price and close the position at once',
     ],
-  ])('%s is denied, naming the field, the rule and the values', (_what, intent, reason) => {
+  ])('%s is BRACKET_EXITS, naming the field, the rule and the values', (_what, intent, reason) => {
     const { risk, ctx } = world();
-    expect(risk.check(intent, ctx)).toEqual({ ok: false, code: 'OFF_GRID', reason });
+    expect(risk.check(intent, ctx)).toEqual({ ok: false, code: 'BRACKET_EXITS', reason });
   });
 
   it('does not compare the exits of a MARKET entry with mark: the venue does not either, and it decides where the entry fills', () => {

@@ -2,6 +2,8 @@
 export const RISK_CODES = [
   'UNKNOWN_SYMBOL',
   'OFF_GRID',
+  /** A bracket's take-profit or stop-loss on the wrong side of its entry (or of each other, under a MARKET entry): it would close the position as soon as the entry fills. */
+  'BRACKET_EXITS',
   'MAX_ORDER_NOTIONAL',
   'MAX_POSITION',
   'MAX_EXPOSURE',

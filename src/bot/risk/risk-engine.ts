@@ -314,13 +314,13 @@ export class RiskEngine {
     if (entryPrice !== undefined) {
       const e = priceTicks(info, entryPrice) ?? 0;
       if (beyond(tp, e) <= 0) {
-        return deny('OFF_GRID', `takeProfitPrice ${tpPrice} must be ${profit} entryPrice ${entryPrice} for a ${intent.side} bracket: the entry may fill at its limit, and a take-profit at or ${loss} it would then close the position at once, at no gain or at a loss`);
+        return deny('BRACKET_EXITS', `takeProfitPrice ${tpPrice} must be ${profit} entryPrice ${entryPrice} for a ${intent.side} bracket: the entry may fill at its limit, and a take-profit at or ${loss} it would then close the position at once, at no gain or at a loss`);
       }
       if (beyond(e, sl) <= 0) {
-        return deny('OFF_GRID', `stopLossPrice ${slPrice} must be ${loss} entryPrice ${entryPrice} for a ${intent.side} bracket: the entry fills at its limit or better, and a stop-loss at or ${profit} it would trigger as soon as it does`);
+        return deny('BRACKET_EXITS', `stopLossPrice ${slPrice} must be ${loss} entryPrice ${entryPrice} for a ${intent.side} bracket: the entry fills at its limit or better, and a stop-loss at or ${profit} it would trigger as soon as it does`);
       }
     } else if (beyond(tp, sl) <= 0) {
-      return deny('OFF_GRID', `takeProfitPrice ${tpPrice} must be ${profit} stopLossPrice ${slPrice} for a ${intent.side} bracket: wherever the MARKET entry fills, one of the two would be at or through that price and close the position at once`);
+      return deny('BRACKET_EXITS', `takeProfitPrice ${tpPrice} must be ${profit} stopLossPrice ${slPrice} for a ${intent.side} bracket: wherever the MARKET entry fills, one of the two would be at or through that price and close the position at once`);
     }
     return ALLOW;
   }

@@ -78,22 +78,22 @@ describe('e2e: risk checks deny what they should and nothing else', () => {
     { code: 'OFF_GRID', risk: {}, intents: () => ({ inside: [bid('49000.1', '0.001')], outside: [bid('49000.05', '0.001')] }) },
     { code: 'OFF_GRID', risk: {}, intents: () => ({ inside: [bid('49000', '0.002')], outside: [bid('49000', '0.0025'), bid('49000', '0.0001')] }) },
     { code: 'UNKNOWN_SYMBOL', risk: {}, intents: () => ({ inside: [bid('2900', '0.01', 'ETHUSDT')], outside: [bid('1', '1', 'NOPEUSDT')] }) },
-    // A bracket's exits: positive, on the tick, and beyond a LIMIT entry (the venue took a zero
-    // stop-loss only to refuse the OTOCO as 30005 `subOrderList[2]`, and took the wrong side).
+    // A bracket's exits: positive and on the tick (the venue took a zero stop-loss only to refuse
+    // the OTOCO as 30005 `subOrderList[2]`), and beyond a LIMIT entry (the venue took the wrong side).
     {
       code: 'OFF_GRID',
       risk: {},
       intents: () => ({
         inside: [bracket('BUY', '49000', '49000.1', '48999.9'), bracket('SELL', '51000', '50999.9', '51000.1')],
-        outside: [
-          bracket('BUY', '49000', '50000', '0'),
-          bracket('BUY', '49000', '50000', '-100'),
-          bracket('BUY', '49000', '50000.05', '48000'),
-          bracket('BUY', '49000', '49000', '48000'),
-          bracket('BUY', '49000', '50000', '49000'),
-          bracket('SELL', '51000', '51000.1', '52000'),
-          bracket('SELL', '51000', '50000', '50999.9'),
-        ],
+        outside: [bracket('BUY', '49000', '50000', '0'), bracket('BUY', '49000', '50000', '-100'), bracket('BUY', '49000', '50000.05', '48000')],
+      }),
+    },
+    {
+      code: 'BRACKET_EXITS',
+      risk: {},
+      intents: () => ({
+        inside: [bracket('BUY', '49000', '49000.1', '48999.9'), bracket('SELL', '51000', '50999.9', '51000.1')],
+        outside: [bracket('BUY', '49000', '49000', '48000'), bracket('BUY', '49000', '50000', '49000'), bracket('SELL', '51000', '51000.1', '52000'), bracket('SELL', '51000', '50000', '50999.9')],
       }),
     },
     {
