@@ -1,4 +1,5 @@
 /** Public stream against the local exchange, and the ping/pong deadline against a mute server. */
+import pino from 'pino';
 import { firstValueFrom, filter } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
@@ -144,6 +145,23 @@ test('stop() while start() waits for a connection that never comes: start() reje
   const settled = expect(started).rejects.toBeInstanceOf(StreamError);
   s.stop();
   await settled;
+});
+
+// A topic refused (or a connection that fails) was logged at debug only: with the client's logger
+// at info, a stream that stayed deaf said nothing (the private stream says its errors at warn).
+test("a topic the venue refuses is logged at warn through the client's logger, as the private stream's errors are", async () => {
+  const lines: Array<{ level: number; msg: string; notice?: { type: string } }> = [];
+  const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as { level: number; msg: string }) });
+  const { client: logged } = await env.jwtClient({ logger });
+  const s = logged.publicStream({ reconnectBackoff: { baseMs: 20, maxMs: 200 } });
+  await s.subscribe(['ticker:NOPEUSDT']);
+  try {
+    await s.start();
+    await waitFor(() => lines.some((l) => l.msg === 'public stream'), 3000, 'the refusal in the log');
+    expect(lines.filter((l) => l.msg === 'public stream').map((l) => [l.level, l.notice?.type])).toEqual([[40, 'error']]);
+  } finally {
+    s.stop();
+  }
 });
 
 test('a stopped stream refuses to start again (its observables are complete) instead of connecting to deliver nothing', async () => {

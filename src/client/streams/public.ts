@@ -361,7 +361,9 @@ export class PublicStream {
   }
 
   private notice(n: StreamNotice): void {
-    this.log.debug({ notice: n }, 'public stream');
+    // As the private stream: an error (a connection or a topic refused) or a malformed push at warn.
+    if (n.type === 'error' || n.type === 'malformed') this.log.warn({ notice: n }, 'public stream');
+    else this.log.debug({ notice: n }, 'public stream');
     this.noticesSubject.next(n);
   }
 }
