@@ -318,6 +318,7 @@ export class Bot {
       this.reportError(e, 'save state at stop');
     }
     const left = this.venueStarted ? await leftOnVenue(deps, flattened, cancelledConditions) : this.neverReachedVenue(flattened);
+    this.executor.close();
     this.unsubscribeVenue?.();
     await this.opts.venue.stop();
     return stateNotSaved === undefined ? left : { ...left, stateNotSaved };

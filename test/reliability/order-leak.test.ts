@@ -49,9 +49,9 @@ describe('reliability: a market maker keeps one quote a side under faults', () =
     }
   }
 
-  async function quotingBot(): Promise<void> {
+  async function quotingBot(silenceTimeoutMs = 1500): Promise<void> {
     a = await account(ex, { apiKey: true });
-    b = await startBot(a.client, [{ id: 'mm', definition: marketMaker, params: MM }], { risk: { maxOrderNotional: '20000' }, silenceTimeoutMs: 1500 });
+    b = await startBot(a.client, [{ id: 'mm', definition: marketMaker, params: MM }], { risk: { maxOrderNotional: '20000' }, silenceTimeoutMs });
     await until(() => b.bot.tracker.live('mm').filter((o) => o.state === 'NEW').length === 2, 'the market maker quotes');
   }
 
@@ -93,4 +93,28 @@ describe('reliability: a market maker keeps one quote a side under faults', () =
     expect(stuck).toEqual([]);
     expect(working.violations()).toEqual([]);
   });
+
+  // A 30 s outage (every request of the account answered 503) left orders UNKNOWN for good: the
+  // queries that were to settle them gave up after ~5 s, nothing asked again, and the market maker,
+  // which leaves an order it cannot see as working alone, quoted that side no more (healthz ok).
+  it('an outage longer than the queries that settle an unknown order: asked again after it, both sides quoted again', async () => {
+    // The default silence timeout (60 s): no silence reconciliation comes to the rescue in time.
+    await quotingBot(60_000);
+    // 20 s: longer than the settle's queries (about 8 s of retries), shorter than the helper's 30 s.
+    await setFault(ex, { fault: 'http5xx', userId: a.userId, status: 503, probability: 1, durationMs: 20_000 });
+    const faultEnds = Date.now() + 20_000;
+    // Another user takes the bid: the strategy places a new one, whose answer is a 503 (its fate unknown).
+    const [bidQuote] = b.bot.tracker.live('mm').filter((o) => o.side === 'BUY');
+    await taker.client.orders.placeOrder({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: bidQuote.price, quantity: bidQuote.quantity, timeInForce: 'IOC' });
+    await moveMark(40, 200);
+    const unknownDuring = b.bot.tracker.live('mm').filter((o) => o.state === 'UNKNOWN').length;
+    await sleep(Math.max(0, faultEnds - Date.now()) + 500);
+    await clearFaults(ex);
+    const states = (): string => JSON.stringify(b.bot.tracker.live('mm').map((o) => [o.side, o.state]));
+    await until(() => b.bot.tracker.live('mm').every((o) => o.state !== 'UNKNOWN'), () => `no order left UNKNOWN after the outage: ${states()}`, 40000);
+    await moveMark(10, 200);
+    await until(() => ['BUY', 'SELL'].every((side) => b.bot.tracker.live('mm').some((o) => o.side === side && o.state === 'NEW')), () => `quoting both sides again: ${states()}`, 15000);
+    expect(unknownDuring).toBeGreaterThan(0);
+  });
 });
+

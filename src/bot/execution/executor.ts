@@ -23,6 +23,8 @@ import { BATCH_LIMIT, bracketSubOrders, chunks, placeParams, planTick, type Amen
 
 /** Orders made final by a REST answer kept for reconciliation until the stream confirms them. */
 const MAX_UNCONFIRMED = 1000;
+/** The longest wait between two rounds of queries of an order whose fate the venue has not told (the venue down). */
+const SETTLE_AGAIN_MAX_MS = 30_000;
 /**
  * How long the stream gets to bring the end of an order the venue called final in answer to an
  * amend (30007) before the order is asked for: the end is normally on its way (a quote filled as
@@ -85,6 +87,13 @@ export class OrderExecutor {
   private readonly unconfirmedFinals = new Set<string>();
   /** Orders the venue called final in answer to an amend, waiting for the stream to say so. */
   private readonly endedAtVenue = new Set<string>();
+  /**
+   * Orders whose settle had no answer from the venue (every query failed: the venue down or
+   * refusing the account): asked again later, with the rounds so far and the cancel of the timer.
+   * A 30 s outage left such orders UNKNOWN for good, and a market maker quoted that side no more.
+   */
+  private readonly settleAgain = new Map<string, { rounds: number; cancel: () => void }>();
+  private closed = false;
   /** Fills a query showed that the stream may not have delivered, fetched until answered (owed-fills.ts). */
   private readonly owedFills = new OwedFills({
     fetch: (o) => this.call('order-fills', () => this.o.venue.orderFills(o.symbol, o.orderId)),
@@ -460,10 +469,14 @@ export class OrderExecutor {
       } catch (e) {
         this.o.onError(e, 'query');
         rec = undefined;
-        if (attempt === this.o.unknownRetries) return;
+        if (attempt === this.o.unknownRetries) {
+          this.settleLater(cid);
+          return;
+        }
         await this.sleep(this.o.unknownRetryDelayMs * (attempt + 1));
         continue;
       }
+      this.settleAgain.delete(cid);
       if (rec) {
         this.o.cache.applyOrder(rec);
         this.onOrderUpdate(rec, () => t.strategyId, true);
@@ -481,6 +494,38 @@ export class OrderExecutor {
       this.o.onError(new Error(`order ${cid} (venue id ${t.orderId}, ${t.state}, ${t.executedQty} of ${t.quantity} filled) is unknown to the venue now: it lost the order (restarted without its data?); taken as ended with no further fills`), 'reconcile', 'warn');
     }
     this.apply(cid, 'notFound');
+  }
+
+  /**
+   * The venue answered none of a settle's queries: the order may be working, filled or never
+   * placed. Asks again after a wait that doubles each round (to SETTLE_AGAIN_MAX_MS), for as long
+   * as the order is not final and the queries fail; said at warn at the first round.
+   */
+  private settleLater(cid: string): void {
+    if (this.closed) return;
+    const before = this.settleAgain.get(cid);
+    before?.cancel();
+    const rounds = (before?.rounds ?? 0) + 1;
+    const delay = Math.min(SETTLE_AGAIN_MAX_MS, this.o.unknownRetryDelayMs * (this.o.unknownRetries + 1) * 2 ** Math.min(rounds - 1, 10));
+    if (rounds === 1) {
+      this.o.onError(new Error(`order ${cid}: the venue answered none of ${this.o.unknownRetries + 1} queries of it, so whether it works, filled or was never placed is unknown; asked again until the venue answers (every ${Math.round(delay / 1000)} s at first, at most every ${SETTLE_AGAIN_MAX_MS / 1000} s)`), 'query', 'warn');
+    }
+    const cancel = this.o.scheduler.after(delay, () => {
+      const t = this.o.tracker.get(cid);
+      if (this.closed || t === undefined || OrderTracker.isFinal(t.state)) {
+        this.settleAgain.delete(cid);
+        return;
+      }
+      void this.settle(cid);
+    });
+    this.settleAgain.set(cid, { rounds, cancel });
+  }
+
+  /** The bot stopped: no order is asked about again. */
+  close(): void {
+    this.closed = true;
+    for (const s of this.settleAgain.values()) s.cancel();
+    this.settleAgain.clear();
   }
 
   private sleep(ms: number): Promise<void> {
