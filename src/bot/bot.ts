@@ -259,6 +259,10 @@ export class Bot {
       }
       this.intents(r, out, 'onStart');
     }
+    // A trading state set before the start (a kill switch kept from an earlier run, the config's
+    // killSwitch): the strategies hear it as they would have while running. Unheard, a market
+    // maker kept asking to quote, ~8 STATE_HALTED denials a second for as long as the bot ran.
+    if (this.risk.state !== 'ACTIVE') this.bus.publish({ type: 'riskState', time: this.opts.clock.now(), state: this.risk.state, reason: this.risk.reason });
     this.kick();
     const pollMs = this.opts.pollPositionsMs ?? 0;
     if (pollMs > 0) this.positionPoll.start(pollMs);

@@ -549,6 +549,13 @@ describe('bot daemon on the local exchange', () => {
     await d2.start();
     expect(d2.bot.risk.state).toBe('HALTED');
     expect(d2.bot.risk.reason).toBe('kill switch: SIGUSR2');
+    // The strategy hears it (onRiskState): it asked to quote on every mark, each a STATE_HALTED denial.
+    const deniedAtStart = d2.bot.stats.denials;
+    for (let i = 0; i < 8; i++) {
+      await ex.call('POST', '/v1/admin/market/mark-price', { headers: { 'x-admin-token': ex.adminToken }, body: { symbol: 'BTCUSDT', markPrice: String(50000 + 10 * (i % 2)) } });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(d2.bot.stats.denials - deniedAtStart).toBe(0);
     const warned = logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string });
     expect(warned).toContainEqual(expect.objectContaining({ level: 40, reason: 'SIGUSR2', msg: expect.stringContaining('trading is HALTED: the kill switch pulled in an earlier run is kept across restarts') as unknown }));
     await new Promise((r) => setTimeout(r, 800));
