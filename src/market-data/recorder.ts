@@ -32,6 +32,9 @@ import { AnnouncedFunding } from './funding-times';
 import { RecordingWriter } from './writer';
 
 /** A configured symbol the venue does not list: the config is wrong (the CLI's exit 2), not the venue. */
+/** How often a lost public stream is said again while it stays lost. */
+const LOST_REMINDER_MS = 30_000;
+
 export class UnknownSymbolError extends Error {
   override name = 'UnknownSymbolError';
 }
@@ -132,6 +135,8 @@ export class Recorder {
   private venueLead = 0;
   private lastT = 0;
   private publicLostAt: number | undefined;
+  /** Cancels the warn repeated while the public stream stays lost. */
+  private lostReminder: (() => void) | undefined;
   private readonly funding = new Map<string, AnnouncedFunding>();
   private events = 0;
   private gaps = 0;
@@ -177,8 +182,17 @@ export class Recorder {
     this.subs.push(
       pub.notices$.subscribe((n) => {
         if (n.type === 'close' || n.type === 'reconnecting') {
-          this.publicLostAt ??= this.lastPublicT || this.venueNow();
+          if (this.publicLostAt === undefined) {
+            this.publicLostAt = this.lastPublicT || this.venueNow();
+            // Said at once, and every 30 s while it lasts: the recording was silent for a whole outage.
+            this.o.logger?.warn({ stream: 'public', from: this.publicLostAt }, 'public stream lost: nothing is recorded until it is back (a gap line will mark the time)');
+            this.lostReminder = this.every(LOST_REMINDER_MS, () => {
+              if (this.publicLostAt !== undefined) this.o.logger?.warn({ stream: 'public', from: this.publicLostAt, lostForS: Math.round((this.venueNow() - this.publicLostAt) / 1000) }, 'public stream still lost: nothing recorded since');
+            });
+          }
         } else if (n.type === 'open' && n.reconnect) {
+          this.lostReminder?.();
+          this.lostReminder = undefined;
           this.gap('public', this.publicLostAt ?? (this.lastPublicT || this.venueNow()), 'reconnect');
           this.publicLostAt = undefined;
         }
@@ -318,9 +332,13 @@ export class Recorder {
   /** Unsubscribes, stops the streams and closes the file (everything written so far is kept). */
   async stop(): Promise<void> {
     if (this.stopped) return;
+    // Stopped while the public stream is lost: the file ends with the gap that is still open (it
+    // said "0 gaps" for a recording that covered 4.6 s of a 50 s session).
+    if (this.publicLostAt !== undefined) this.gap('public', this.publicLostAt, 'stopped while the stream was lost');
     this.stopped = true;
     for (const cancel of this.timers) cancel();
     this.timers = [];
+    this.lostReminder?.();
     for (const s of this.subs.splice(0)) s.unsubscribe();
     this.offPrivate?.();
     this.pub?.stop();

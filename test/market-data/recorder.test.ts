@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import pino from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SystemClock, SystemScheduler } from '../../src/core/clock';
@@ -150,6 +151,33 @@ describe('Recorder against the local exchange', () => {
       ['trade', 1_600, undefined],
     ]);
     expect(rec.stats).toMatchObject({ late: 1, lateMaxMs: 300 });
+  });
+
+  // The venue gone while recording: nothing was said for the whole outage, and a recording
+  // stopped before it came back said "0 gaps" though it held only the seconds before the loss.
+  it('a venue lost while recording is said at warn, and a stop before it is back ends the file with the open gap', async () => {
+    const gone = await startClientEnv();
+    let stopped = false;
+    try {
+      const c = gone.client();
+      const out = join(mkdtempSync(join(tmpdir(), 'perpkit-rec-lost-')), 'rec.jsonl.gz');
+      const lines: Array<{ level: number; msg: string }> = [];
+      const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as { level: number; msg: string }) });
+      const rec = new Recorder({ venue: venueOf(c), source: gone.ex.url, symbols: ['BTCUSDT'], out, flushMs: 50, clock: new SystemClock(), scheduler: new SystemScheduler(), logger });
+      await rec.start();
+      await gone.ex.server.core.execute({ k: 'setMarkPrice', symbol: 'BTCUSDT', markPrice: '50100', indexPrice: '50090' });
+      await waitFor(() => rec.stats.events >= 1, 5000, 'a mark');
+      await gone.stop();
+      stopped = true;
+      await waitFor(() => lines.some((l) => l.msg.startsWith('public stream lost')), 5000, 'the loss said');
+      expect(lines.find((l) => l.msg.startsWith('public stream lost'))?.level).toBe(40);
+      await rec.stop();
+      expect(rec.stats.gaps).toBe(1);
+      const { events } = await readAll(rec.stats.files);
+      expect(events[events.length - 1]).toMatchObject({ k: 'gap', stream: 'public', reason: 'stopped while the stream was lost' });
+    } finally {
+      if (!stopped) await gone.stop();
+    }
   });
 
   it('refuses a symbol the venue does not list', async () => {
