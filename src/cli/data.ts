@@ -35,7 +35,12 @@ export function inspectionText(r: Inspection): string {
   if (q !== null) out += `  longest silence: ${(q.ms / 1000).toFixed(1)} s, ${iso(q.from)} to ${iso(q.to)}\n`;
   if (r.backInTime > 0) out += `  events earlier than the event before them: ${r.backInTime} (a backtest applies them at the later time, and refuses a step back of more than 1 s)\n`;
   const l = r.latencyMs;
-  out += l === null ? '  feed latency: no event carries an exchange time (et)\n' : `  feed latency (receive - exchange time, ms) of ${l.count} events: min ${l.min}, p1 ${l.p1}, p50 ${l.p50}, p99 ${l.p99}, max ${l.max}\n`;
+  if (r.recorded) {
+    // perpkit record stamps `t` with the venue's time: `et` marks only pushes written late (at a later line's time).
+    out += l === null ? '  pushes written after a later line (t is the venue time; et on those only): none\n' : `  pushes written after a later line, at its time (t is the venue time; et, their own, on those only): ${l.count}, late by ms: min ${l.min}, p50 ${l.p50}, max ${l.max}\n`;
+  } else {
+    out += l === null ? '  feed latency: no event carries an exchange time (et)\n' : `  feed latency (receive - exchange time, ms) of ${l.count} events: min ${l.min}, p1 ${l.p1}, p50 ${l.p50}, p99 ${l.p99}, max ${l.max}\n`;
+  }
   for (const [name, s] of Object.entries(r.symbols)) {
     out += `  ${name}: ${counts(s.counts)}${s.marks !== undefined ? `; marks ${s.marks.source}` : ''}\n`;
     if ((s.counts.quote ?? 0) > 0) out += `    quotes crossed ${s.quotes.crossed}, locked ${s.quotes.locked}\n`;

@@ -52,6 +52,12 @@ export interface Inspection {
   gaps: Array<{ t: number; from: number; s?: string; reason: string }>;
   /** Receive time minus exchange time, ms, of events that carry both (`et`). */
   latencyMs: LatencyStats | null;
+  /**
+   * Written by `perpkit record`: its `t` is the venue's event time and `et` is set only on a push
+   * that arrived after a later line and was written at that line's time, so `t - et` is how late
+   * such pushes were, not a feed latency (imports: `t` the receive time, `et` the exchange's).
+   */
+  recorded: boolean;
   skippedByImport: Record<string, number>;
   /** The longest silence (silence.ts: the time between two consecutive events); null with fewer than two events. */
   longestSilence: Silence | null;
@@ -91,7 +97,7 @@ function percentile(hist: Map<number, number>, count: number, q: number, keys: n
 }
 
 export async function inspectRecording(files: string[]): Promise<Inspection> {
-  const out: Inspection = { files, version: 0, source: '', firstTime: 0, lastTime: 0, events: 0, counts: {}, symbols: {}, gaps: [], latencyMs: null, skippedByImport: {}, longestSilence: null, backInTime: 0 };
+  const out: Inspection = { files, version: 0, source: '', firstTime: 0, lastTime: 0, events: 0, counts: {}, symbols: {}, gaps: [], latencyMs: null, recorded: false, skippedByImport: {}, longestSilence: null, backInTime: 0 };
   const syms = new Map<string, SymState>();
   const hist = new Map<number, number>();
   let latCount = 0;
@@ -125,6 +131,7 @@ export async function inspectRecording(files: string[]): Promise<Inspection> {
       header = mergeHeaders(headers);
       out.version = header.version;
       out.source = header.source;
+      out.recorded = header.meta?.recorder === 'perpkit record';
       out.skippedByImport = { ...(header.skipped ?? {}) };
       for (const [s, st] of syms) if (header.marks?.[s] !== undefined) st.info.marks = header.marks[s];
       continue;

@@ -6,6 +6,8 @@ import { SystemClock, SystemScheduler } from '../../src/core/clock';
 import type { PerpClient } from '../../src/client';
 import { Recorder, type RecorderVenue } from '../../src/market-data/recorder';
 import { readRecording } from '../../src/market-data/reader';
+import { inspectRecording } from '../../src/market-data/inspect';
+import { inspectionText } from '../../src/cli/data';
 import type { RecordedEvent, RecordingHeader } from '../../src/market-data/format';
 import { Subject } from 'rxjs';
 import type { PublicPush } from '../../src/protocol/ws';
@@ -151,6 +153,10 @@ describe('Recorder against the local exchange', () => {
       ['trade', 1_600, undefined],
     ]);
     expect(rec.stats).toMatchObject({ late: 1, lateMaxMs: 300 });
+    // perpkit data inspect called t - et "feed latency" here, which it is not for this recorder.
+    const text = inspectionText(await inspectRecording(rec.stats.files));
+    expect(text).toContain('  pushes written after a later line, at its time (t is the venue time; et, their own, on those only): 1, late by ms: min 300, p50 300, max 300\n');
+    expect(text).not.toMatch(/feed latency/);
   });
 
   // The venue gone while recording: nothing was said for the whole outage, and a recording
