@@ -38,10 +38,13 @@ export interface BarBuilder {
   readonly open: Bar | undefined;
 }
 
+/** A value as a message shows it: a string quoted and said to be one (bars take numbers; "1" x "1" read as numbers). */
+const shown = (v: unknown): string => (typeof v === 'number' ? String(v) : typeof v === 'string' ? `${JSON.stringify(v)} (a string)` : `${String(v)} (${v === null ? 'null' : typeof v})`);
+
 function checkTrade(time: number, price: number, quantity: number): void {
-  if (!Number.isFinite(time)) throw new RangeError(`trade time must be a finite number of epoch ms, got ${time}`);
-  if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(quantity) || quantity < 0) {
-    throw new RangeError(`trade must have a positive price and a non-negative quantity, got ${price} x ${quantity}`);
+  if (typeof time !== 'number' || !Number.isFinite(time)) throw new RangeError(`trade time must be a finite number of epoch ms, got ${shown(time)}`);
+  if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0 || typeof quantity !== 'number' || !Number.isFinite(quantity) || quantity < 0) {
+    throw new RangeError(`trade must have a positive price and a non-negative quantity, as numbers, got ${shown(price)} x ${shown(quantity)}`);
   }
 }
 

@@ -25,8 +25,8 @@ export class Vwap {
    * over, is never reopened, and the current one is not restarted by it.
    */
   update(price: Dec | string, quantity: Dec | string, time = 0): Dec | undefined {
-    const p = new Dec(price);
-    const q = new Dec(quantity);
+    const p = decimalOf(price, 'price');
+    const q = decimalOf(quantity, 'quantity');
     if (!p.isFinite() || p.lte(0) || !q.isFinite() || q.lt(0)) throw new RangeError(`VWAP trade must have a positive price and a non-negative quantity, got ${p.toString()} x ${q.toString()}`);
     if (this.sessionMs !== undefined) {
       if (!Number.isFinite(time)) throw new RangeError(`VWAP trade time must be a finite number of epoch ms, got ${time}`);
@@ -60,5 +60,14 @@ export class Vwap {
 
   get ready(): boolean {
     return this.current !== undefined;
+  }
+}
+
+/** A trade's price or quantity as Dec: a decimal string or Dec, else a RangeError naming it (decimal.js said only "Invalid argument"). */
+function decimalOf(v: Dec | string, what: string): Dec {
+  try {
+    return new Dec(v);
+  } catch {
+    throw new RangeError(`VWAP trade ${what} must be a decimal string or Dec, got ${typeof v === 'string' ? JSON.stringify(v) : `${String(v)} (${typeof v})`}`);
   }
 }

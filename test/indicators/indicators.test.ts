@@ -1,5 +1,5 @@
 import { Dec } from '../../src/index';
-import { Atr, BarAggregator, Ema, RollingVolatility } from '../../src/indicators';
+import { Atr, BarAggregator, Ema, RollingVolatility, TimeBars, Vwap } from '../../src/indicators';
 
 describe('Ema', () => {
   it('is seeded with the simple average, then smooths with alpha = 2 / (period + 1)', () => {
@@ -125,5 +125,15 @@ describe('BarAggregator', () => {
     expect(b.closeUntil(1999)).toBeUndefined();
     expect(b.closeUntil(2000)?.close).toBe(10);
     expect(b.closeUntil(3000)).toBeUndefined();
+  });
+});
+
+describe('trade inputs a JavaScript caller gets wrong', () => {
+  // Strings to bars ("1" x "1"), said as numbers, read as valid; text to Vwap gave decimal.js's bare "Invalid argument: abc".
+  it('bars name a string as a string; Vwap names the field and the text it cannot read', () => {
+    expect(() => new TimeBars(1000).update(0, '1' as unknown as number, '1' as unknown as number)).toThrow('trade must have a positive price and a non-negative quantity, as numbers, got "1" (a string) x "1" (a string)');
+    expect(() => new Vwap().update('abc', '1')).toThrow('VWAP trade price must be a decimal string or Dec, got "abc"');
+    expect(() => new Vwap().update('100', 'lots')).toThrow('VWAP trade quantity must be a decimal string or Dec, got "lots"');
+    expect(new Vwap().update('100', '2')?.toString()).toBe('100');
   });
 });
