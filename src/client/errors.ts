@@ -141,8 +141,9 @@ export class UnknownOrderOutcomeError extends PerpkitError {
 
 /** The caller's AbortSignal fired. */
 export class RequestAbortedError extends PerpkitError {
-  constructor(ctx: ErrorContext = {}) {
-    super('PERPKIT_ERR_ABORTED', `request aborted by the caller${ctx.endpoint ? ` (${ctx.endpoint})` : ''}`, false, ctx);
+  /** `during`: what the request was waiting for when it was aborted (a rate limit's Retry-After, a retry's backoff), when it was not sending. */
+  constructor(ctx: ErrorContext = {}, during?: string) {
+    super('PERPKIT_ERR_ABORTED', `request aborted by the caller${ctx.endpoint ? ` (${ctx.endpoint})` : ''}${during === undefined ? '' : ` ${during}`}`, false, ctx);
   }
 }
 

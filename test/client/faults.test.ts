@@ -185,6 +185,8 @@ test('aborting while the client waits out a 429 or a retry backoff rejects with 
     const err = await gated;
     expect(err).toBeInstanceOf(RequestAbortedError);
     expect(err).toMatchObject({ code: 'PERPKIT_ERR_ABORTED', endpoint: 'getUserAsset' });
+    // What it was waiting for (it said only "request aborted by the caller (getUserAsset)").
+    expect((err as Error).message).toMatch(/^request aborted by the caller \(getUserAsset\) while it waited for the venue's rate limit to lift \(a 429's Retry-After; \d+ ms were left\)$/);
     expect(Date.now() - t0).toBeLessThan(1500);
 
     await waitFor(() => client.core.gate.remainingMs() === 0, 3000, 'the 429 gate to open');
@@ -193,7 +195,9 @@ test('aborting while the client waits out a 429 or a retry backoff rejects with 
     const backingOff = client.user.getUserInfo({ signal: ac2.signal }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 200));
     ac2.abort();
-    expect(await backingOff).toBeInstanceOf(RequestAbortedError);
+    const backedOff = await backingOff;
+    expect(backedOff).toBeInstanceOf(RequestAbortedError);
+    expect((backedOff as Error).message).toMatch(/^request aborted by the caller \(getUserInfo\) while it waited to retry after \S+ \(attempt 1 of \d+\)$/);
   } finally {
     await env.admin('/faults', { fault: 'all', on: false });
   }

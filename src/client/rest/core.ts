@@ -206,7 +206,7 @@ export class RestCore {
     let refreshedOnce = false;
     let syncedOnce = false;
     for (;;) {
-      await this.pause(this.gate.wait(ro.signal, CANCELLING.has(name)), name, ro.signal);
+      await this.pause(this.gate.wait(ro.signal, CANCELLING.has(name)), name, ro.signal, () => `while it waited for the venue's rate limit to lift (a 429's Retry-After; ${this.gate.remainingMs()} ms were left)`);
       try {
         await this.beforeSend(name);
         const res = await this.send(name, prepared, ro);
@@ -237,7 +237,7 @@ export class RestCore {
         const delay = err instanceof RateLimitError ? 0 : backoffDelay(attempt, this.opts.retryBackoff);
         attempt++;
         this.log.debug({ endpoint: name, attempt, delay, code: err.code, err: err.message }, 'retrying request');
-        await this.pause(sleep(this.opts.timers, delay, ro.signal), name, ro.signal);
+        await this.pause(sleep(this.opts.timers, delay, ro.signal), name, ro.signal, () => `while it waited to retry after ${err.code} (attempt ${attempt} of ${this.opts.maxRetries})`);
       }
     }
   }
@@ -246,11 +246,11 @@ export class RestCore {
    * A wait between attempts (the 429 gate, a retry's backoff): the caller's signal ends it with
    * RequestAbortedError, as it ends a request in flight, not with the signal's bare reason.
    */
-  private async pause(wait: Promise<void>, name: ClientEndpoint, signal: AbortSignal | undefined): Promise<void> {
+  private async pause(wait: Promise<void>, name: ClientEndpoint, signal: AbortSignal | undefined, during: () => string): Promise<void> {
     try {
       await wait;
     } catch (err) {
-      if (signal?.aborted === true) throw new RequestAbortedError({ endpoint: name, cause: err });
+      if (signal?.aborted === true) throw new RequestAbortedError({ endpoint: name, cause: err }, during());
       throw err;
     }
   }
