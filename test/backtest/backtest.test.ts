@@ -144,6 +144,19 @@ describe('backtest', () => {
     expect(report.periods.reduce((sum, p) => sum.plus(p.pnl), new Dec(0)).toFixed()).toBe(new Dec(s.totalPnl).toFixed());
   });
 
+  // A timer's fill (an order sent with latency) between a sample's boundary and the next event
+  // landed in that sample: the first sample, stamped at the start, held a fill made 20 ms later.
+  test("an equity sample is the state before its millisecond's events: a fill a timer makes after the boundary is not in it", async () => {
+    writeFileSync(path.join(dir, 'buy-at-start.js'), "module.exports.default = { name: 'buy', symbols: () => ['BTCUSDT'], params: (raw) => raw, marketData: () => ['markPrice'], create: () => ({ onStart: () => [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.01' }] }) };\n");
+    const cfg = loadBacktestConfig(writeConfig(dir, 'buy-at-start.yaml', { data: { files: ['rec.jsonl.gz'], to: 1_704_067_200_000 + 3 * 60_000 }, strategies: [{ id: 'b', module: './buy-at-start.js', params: {} }], latency: { placeMs: 20 } }));
+    const { report } = await backtest(cfg, { cache: true });
+    // The bot starts at the first mark: the first sample's time; its order fills 20 ms later.
+    expect(report.fills[0].time).toBe(report.equity[0][0] + 20);
+    expect(report.equity[0][1]).toBe(report.summary.initialBalance);
+    // No position in it either (exposure rows: time, leverage, gross notional).
+    expect(report.exposure[0]).toEqual([report.equity[0][0], 0, '0']);
+  });
+
   test('account.leverage is read and set before the start; out of range or of a symbol the recording lacks is bad input at its line', async () => {
     const to = 1_704_067_200_000 + 3 * 60_000;
     // 0.01 BTC quotes (about 500 USDT a side) on a 100 USDT account: the margin of 2x refuses far more than 20x.

@@ -6,7 +6,7 @@
 import type { FillRow } from '../../src/backtest/backtest/result';
 import type { BacktestResult } from '../../src/backtest/backtest/result';
 import { Dec } from '../../src/core/decimal';
-import { perStrategy, periodFor, summarize } from '../../src/backtest/report/metrics';
+import { perStrategy, periodFor, periods, summarize } from '../../src/backtest/report/metrics';
 import { money, share } from '../../src/backtest/report/round';
 import { DAY_MS, MIN_RATIO_DAYS, dailyEquity, ratios } from '../../src/backtest/report/ratios';
 import { roundTrips, tradeStats } from '../../src/backtest/report/trades';
@@ -187,5 +187,30 @@ describe('max drawdown amount', () => {
     const s = summarize(r, []);
     expect(s.maxDrawdownAmount).toBe('191.99471042');
     expect(s.maxDrawdown).toBe(0.01919947104);
+  });
+});
+
+describe('periods (the returns table)', () => {
+  // A funding settlement at the run's last millisecond, on a period boundary (a recording that
+  // ends at 08:00 with a position): its row was dropped as empty, so the funding column summed
+  // short of summary.funding while the row before's pnl held it.
+  test("what happened in the run's last millisecond, on a period boundary, is in the row before, whose end equity holds it", () => {
+    const H = 3_600_000;
+    const sample = (time: number, equity: string) => ({ time, equity, marks: ['50000'], positions: ['0.1'], exposure: '5000' });
+    const fill = { time: 8 * H, symbol: 'BTCUSDT', side: 'SELL', price: '50000', quantity: '0.01', fee: '0.25', realizedPnl: '1.5', role: 'taker', strategyId: 's' };
+    const r = {
+      initialBalance: '10000',
+      startTime: 0,
+      endTime: 8 * H,
+      samples: [sample(0, '10000'), sample(4 * H, '10010'), sample(8 * H, '10012.25')],
+      fills: [fill],
+      funding: [{ time: 4 * H + 1, symbol: 'BTCUSDT', amount: '0.5' }, { time: 8 * H, symbol: 'BTCUSDT', amount: '1' }],
+    } as unknown as BacktestResult;
+    const rows = periods(r, { ms: 4 * H });
+    expect(rows.map((p) => [p.start, p.end, p.pnl, p.funding, p.fees, p.realizedPnl, p.fills])).toEqual([
+      [0, 4 * H, '10', '0', '0', '0', 0],
+      [4 * H, 8 * H, '2.25', '1.5', '0.25', '1.5', 1],
+    ]);
+    expect(rows.reduce((s, p) => s.plus(p.funding), new Dec(0)).toString()).toBe('1.5');
   });
 });

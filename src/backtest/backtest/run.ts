@@ -216,8 +216,16 @@ export class BacktestRun {
     this.nextSample = t0;
   }
 
+  /**
+   * Runs the timers due by `until` in time order, each after the equity samples due by its time: a
+   * sample is the state before the events of its millisecond, and a timer's fill (an order sent
+   * with latency) landed in the sample of the boundary before it (the first sample of a run held a
+   * fill 20 ms after its time).
+   */
   private async runTimers(until: number): Promise<void> {
-    while (this.scheduler.runNext(until)) {
+    for (let at = this.scheduler.nextAt(); at <= until; at = this.scheduler.nextAt()) {
+      this.sampleUpTo(at);
+      this.scheduler.runNext(at);
       this.sim.pump();
       await this.settler.settle();
     }

@@ -372,9 +372,19 @@ export function periods(r: BacktestResult, unit: PeriodUnit): PeriodRow[] {
     prevEquity = endEquity;
     i = j + 1;
   }
-  // The run's last sample on a period boundary opens an empty period: not a row of its own.
+  // The run's last sample on a period boundary opens an empty period: not a row of its own. What
+  // happened in its millisecond (a funding settlement at the run's end, fills) belongs to the row
+  // before, whose end equity (that last sample) already holds it: the funding column missed a
+  // settlement at the run's last millisecond while the row's pnl held it.
   const last = out[out.length - 1];
-  if (out.length > 1 && last.start >= last.end && last.fills === 0 && new Dec(last.pnl).isZero()) out.pop();
+  if (out.length > 1 && last.start >= last.end && new Dec(last.pnl).isZero()) {
+    out.pop();
+    const prev = out[out.length - 1];
+    prev.fees = money(new Dec(prev.fees).plus(last.fees));
+    prev.funding = money(new Dec(prev.funding).plus(last.funding));
+    prev.realizedPnl = money(new Dec(prev.realizedPnl).plus(last.realizedPnl));
+    prev.fills += last.fills;
+  }
   return out;
 }
 
