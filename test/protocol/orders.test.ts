@@ -86,6 +86,8 @@ describe('validatePlaceOrder', () => {
     ['clientOrderId too long', { ...limit, clientOrderId: 'a'.repeat(37) }, P, 'clientOrderId', /at most 36/],
     ['clientOrderId with a space', { ...limit, clientOrderId: 'a b' }, P, 'clientOrderId', /letters, digits/],
     ['clientOrderId empty', { ...limit, clientOrderId: '' }, P, 'clientOrderId', /./],
+    // The venue's own marker of its liquidation orders: a user's order so marked had its realized PnL booked as a liquidation.
+    ['placeType LIQUIDATION', { ...limit, placeType: 'LIQUIDATION' }, P, 'placeType', /placeType must be other than LIQUIDATION \(the venue marks its own liquidation orders so\), got "LIQUIDATION"/],
     // conditional
     ['MARKET with price', { ...limit, type: 'MARKET' }, P, 'price', /omitted for MARKET/],
     ['MARKET with a BBO priceType', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '1', priceType: 2 }, P, 'priceType', /./],

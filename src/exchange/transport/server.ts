@@ -311,7 +311,10 @@ export class ExchangeServer {
       principal = this.authenticate(ep, req, method, path, rawQuery, rawBody);
       // Fault injection (faults.ts): one boolean when no switch is on; never on the admin API.
       const dropAnswer = this.faults.httpActive && ep.group !== 'admin' && (await this.faults.beforeHandler(principal?.userId, method, path, (n, v) => res.setHeader(n, v)));
-      if (principal) rate = this.applyRateLimit(principal.userId, ep, res);
+      if (principal) {
+        rate = this.applyRateLimit(principal.userId, ep, res);
+        this.checkPermission(ep, principal);
+      }
       const input = this.decodeInput(ep, req, method, rawQuery, rawBody);
       const request: unknown = ep.validate(input);
       const ctx: RequestContext = {
@@ -375,10 +378,14 @@ export class ExchangeServer {
       if (ep.auth === 'optional' && err instanceof VenueError) return undefined;
       throw err;
     }
+    return p;
+  }
+
+  /** After the rate limit (a refused request of a known user counts, and its answer carries the X-RateLimit-* headers). */
+  private checkPermission(ep: AnyEndpoint, p: Principal): void {
     if (ep.permission !== undefined && !p.permissions.has(ep.permission)) {
       throw new VenueError(ErrorCodes.PERMISSION_DENIED, `this API key lacks the ${ep.permission} permission that ${ep.method} ${ep.path} needs`);
     }
-    return p;
   }
 
   /** The counters for the X-RateLimit-* headers (sendEnvelope writes them), or throws 40001 with them set. */

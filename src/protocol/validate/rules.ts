@@ -22,7 +22,11 @@ export const CLIENT_ORDER_ID: StringRule = {
 };
 
 /** Free-form marker echoed back in the order record. */
-export const PLACE_TYPE: StringRule = { max: 32 };
+/**
+ * A user's placeType: free text, but not the venue's own marker of its liquidation orders
+ * (LIQUIDATION), which books the order's realized PnL as a liquidation in the account's records.
+ */
+export const PLACE_TYPE: StringRule = { max: 32, pattern: /^(?!LIQUIDATION$)[\s\S]*$/, patternText: 'other than LIQUIDATION (the venue marks its own liquidation orders so)' };
 
 export const DEVICE_ID: StringRule = { max: 64 };
 export const DEVICE_NAME: StringRule = { max: 128 };

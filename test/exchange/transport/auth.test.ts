@@ -264,7 +264,14 @@ describe('API-key signing and permissions', () => {
   it('READ key on TRADE endpoints and TRADE key on READ endpoints: 20004', async () => {
     const r = await ex.call('POST', '/v1/private/order/place', { ...read, body: ORDER });
     expect([r.status, r.body.code]).toEqual([403, 20004]);
-    expect((await ex.call('GET', '/v1/private/position/positions', { ...read })).body.code).toBe(20004);
+    // Counted, and said in the headers every answer carries (PROTOCOL.md section 8): a refused
+    // request had neither, and the next one showed the count unchanged.
+    const refused = await ex.call('GET', '/v1/private/position/positions', { ...read });
+    expect(refused.body.code).toBe(20004);
+    const left = Number(refused.headers['x-ratelimit-remaining']);
+    expect(refused.headers['x-ratelimit-limit']).toBeDefined();
+    expect(Number.isInteger(left)).toBe(true);
+    expect(Number((await ex.call('GET', '/v1/private/position/positions', { ...read })).headers['x-ratelimit-remaining'])).toBe(left - 1);
     expect((await ex.call('GET', '/v1/private/user/asset', { ...trade })).body.code).toBe(20004);
     expect((await ex.call('GET', '/v1/private/order/current', { ...trade })).body.code).toBe(0);
     expect((await ex.call('GET', '/v1/private/user/asset', { ...read })).body.code).toBe(0);

@@ -53,7 +53,7 @@ export class OrderCommands {
   batchPlace(userId: string, inputs: PlaceOrderInput[]): BatchResult {
     const acct = this.s.acct(userId);
     checkBatch(inputs.length);
-    return batch(inputs, (input) => this.s.recordOf(this.matching.commit(this.intake.prepare(acct, input), {})), (i) => i.clientOrderId ?? '');
+    return batch(inputs, (input) => this.s.recordOf(this.matching.commit(this.intake.prepare(acct, input), {})), (i) => ({ orderId: '', clientOrderId: i.clientOrderId ?? '' }));
   }
 
   cancel(userId: string, ref: OrderRef): OrderRecord {
@@ -63,7 +63,7 @@ export class OrderCommands {
   batchCancel(userId: string, refs: OrderRef[]): BatchResult {
     const acct = this.s.acct(userId);
     checkBatch(refs.length);
-    return batch(refs, (ref) => this.s.recordOf(this.cancelOne(acct, ref)), (r) => r.clientOrderId ?? '');
+    return batch(refs, (ref) => this.s.recordOf(this.cancelOne(acct, ref)), (r) => ({ orderId: r.orderId ?? '', clientOrderId: r.clientOrderId ?? '' }));
   }
 
   private cancelOne(acct: EngineAccount, ref: OrderRef): EngineOrder {
@@ -81,7 +81,7 @@ export class OrderCommands {
     const acct = this.s.acct(userId);
     this.s.sym(symbol);
     checkBatch(inputs.length);
-    return batch(inputs, (i) => this.s.recordOf(this.amend(acct, symbol, i)), () => '');
+    return batch(inputs, (i) => this.s.recordOf(this.amend(acct, symbol, i)), (i) => ({ orderId: i.orderId, clientOrderId: '' }));
   }
 
   /**
@@ -189,7 +189,12 @@ function checkBatch(n: number): void {
   if (n > MAX_BATCH) fail(ErrorCodes.TOO_MANY_IN_BATCH, `at most ${MAX_BATCH} orders in a batch, got ${n}`, 'orders');
 }
 
-function batch<I>(inputs: I[], one: (input: I) => OrderRecord, clientIdOf: (input: I) => string): BatchResult {
+/**
+ * One result per input, in order; a failed item names the order as the request did (`idsOf`: its
+ * orderId and clientOrderId, '' where the request gave none): a failed move or cancel came back
+ * with both '', though the request named the order.
+ */
+function batch<I>(inputs: I[], one: (input: I) => OrderRecord, idsOf: (input: I) => { orderId: string; clientOrderId: string }): BatchResult {
   const results: BatchResultItem[] = [];
   let ok = 0;
   inputs.forEach((input, index) => {
@@ -199,7 +204,7 @@ function batch<I>(inputs: I[], one: (input: I) => OrderRecord, clientIdOf: (inpu
       results.push({ index, success: true, code: 0, message: 'success', orderId: r.orderId, clientOrderId: r.clientOrderId, status: r.status });
     } catch (e) {
       if (!(e instanceof VenueError)) throw e;
-      results.push({ index, success: false, code: e.code, message: e.message, orderId: '', clientOrderId: clientIdOf(input), status: '' });
+      results.push({ index, success: false, code: e.code, message: e.message, ...idsOf(input), status: '' });
     }
   });
   return { successCount: ok, failedCount: inputs.length - ok, results };

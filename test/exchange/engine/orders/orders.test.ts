@@ -318,7 +318,13 @@ describe('amend (move)', () => {
     ]);
     expect(res.successCount).toBe(1);
     expect(res.failedCount).toBe(1);
-    expect(res.results[1]).toMatchObject({ index: 1, success: false, code: ErrorCodes.ORDER_NOT_FOUND });
+    // The failed item names the order the request named (it came back with orderId '').
+    expect(res.results[1]).toMatchObject({ index: 1, success: false, code: ErrorCodes.ORDER_NOT_FOUND, orderId: '424242', clientOrderId: '' });
+    const cancelled = w.engine.batchCancel('a', [{ symbol: 'BTCUSDT', orderId: '777' }, { symbol: 'BTCUSDT', clientOrderId: 'nope' }]);
+    expect(cancelled.results.map((r) => [r.success, r.orderId, r.clientOrderId])).toEqual([
+      [false, '777', ''],
+      [false, '', 'nope'],
+    ]);
   });
 });
 
