@@ -98,7 +98,7 @@ export class ConditionFiring {
       s.emitCondition(c);
       // The order inherits the condition's clientOrderId, so a client can attribute it.
       if (liveOrderIdOf(acct, c.clientOrderId) === undefined) p.clientOrderId = c.clientOrderId;
-      return this.matching.commit(p, { conditionId: c.id, strategyId: c.strategyId || undefined });
+      return this.matching.commit(p, { conditionId: c.id, strategyId: c.strategyId || undefined, closesPosition: c.timeInForce === 'GTE_GTC' });
     });
     if (c.strategyId) s.follow.conditionTriggered(c, order.id);
   }

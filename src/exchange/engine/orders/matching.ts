@@ -24,6 +24,11 @@ export interface OrderLink {
   placeType?: string;
   /** The id and time the order was given when it was accepted, for one put in the book later (a deferred tape quote). */
   reserved?: { id: number; at: number };
+  /**
+   * The order of a triggered GTE_GTC condition: it ends with the position it closes (PROTOCOL.md),
+   * rechecked as a reduce-only order is (cut to what is left to close, cancelled once nothing is).
+   */
+  closesPosition?: boolean;
 }
 
 export class Matching {
@@ -80,7 +85,7 @@ export class Matching {
     }
     acct.openOrders.set(id, o);
     acct.openCountBySymbol.set(st.spec.name, (acct.openCountBySymbol.get(st.spec.name) ?? 0) + 1);
-    if (isReducing(o)) acct.reducingOpen.add(o);
+    if (isReducing(o) || link.closesPosition === true) acct.reducingOpen.add(o);
     noteLiveClientId(acct, o, p.clientOrderId !== '');
     this.ledger.freeze(o, o.qty);
     s.emitOrder(o, 'NEW');

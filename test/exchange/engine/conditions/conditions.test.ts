@@ -106,6 +106,27 @@ describe('condition orders', () => {
     expect(conditionStatuses(w.drain())).toEqual(['CANCELED']);
   });
 
+  // PROTOCOL.md: "GTE_GTC: the order is cancelled when the position it closes is gone". The order
+  // a triggered GTE_GTC condition placed (a LIMIT left resting, GTC) outlived the position, and a
+  // later fill opened a new one the other way.
+  it("GTE_GTC: the order a triggered one placed is cancelled when the position it closes is gone", () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('BUY', '50000', '1'));
+    w.engine.placeOrder('b', limit('SELL', '50000', '1'));
+    w.engine.placeCondition('b', { symbol: 'BTCUSDT', type: 'TAKE_PROFIT_LIMIT', side: 'BUY', stopPrice: '49000', price: '45000', quantity: '1', timeInForce: 'GTE_GTC', workingType: 'MARK_PRICE' });
+    w.engine.setMarkPrice('BTCUSDT', '49000');
+    const resting = w.engine.currentOrders('b', { symbol: 'BTCUSDT' }).list;
+    expect(resting.map((o) => [o.type, o.price, o.status, o.timeInForce])).toEqual([['LIMIT', '45000', 'NEW', 'GTC']]);
+    w.drain();
+    // b closes the short by hand: the take-profit's order has nothing left to close.
+    w.engine.placeOrder('c', limit('SELL', '49000', '1'));
+    w.engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'MARKET', side: 'BUY', quantity: '1' });
+    expect(w.engine.currentOrders('b', { symbol: 'BTCUSDT' }).list).toEqual([]);
+    // A seller at 45000 later finds nothing of b's: b stays flat.
+    w.engine.placeOrder('c', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '1' });
+    expect(w.engine.positions('b', 'BTCUSDT').map((p) => p.quantity).filter((q) => q !== '0')).toEqual([]);
+  });
+
   it('priceProtect refuses a trigger more than 10 % from mark (30013)', () => {
     const w = world();
     expect(codeOf(() => w.engine.placeCondition('b', { symbol: 'BTCUSDT', type: 'STOP_MARKET', side: 'BUY', stopPrice: '56000', quantity: '1', priceProtect: true }))).toBe(ErrorCodes.PRICE_PROTECTION);
