@@ -95,7 +95,7 @@ export class ReplayCacheDamaged extends Error {
     readonly recording: string,
     readonly problem: string,
   ) {
-    super(`${cache}: the replay cache is damaged (${problem}); removed it: the next run builds it again from ${recording} (or run with --no-cache)`);
+    super(`${cache}: the replay cache is damaged (${problem}); removed it: the next run builds it again from ${recording} (data.cache: false, or perpkit backtest --no-cache, reads the JSON lines instead)`);
     this.name = 'ReplayCacheDamaged';
   }
 }
