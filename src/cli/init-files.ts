@@ -60,7 +60,7 @@ const STRATEGY = `/**
  * WITHOUT a stop, and the bot says so at the stop and at its next start).
  *
  * Strategies reach time, state and the venue only through \`ctx\`: the same file runs live
- * (\`npm start\`) and in a backtest (\`npm run backtest\`). API: docs/strategies.md in perpkit.
+ * (\`npm start\`) and in a backtest (\`npm run backtest\`). API: node_modules/perpkit/docs/strategies.md.
  */
 import { Dec, defineStrategy, param, params, type Intent } from 'perpkit';
 
@@ -140,7 +140,7 @@ test('refuses an unknown parameter, naming the known ones', () => {
 `;
 
 const BOT_YAML = `# yaml-language-server: $schema=../node_modules/perpkit/schema/bot.json
-# The bot: npm start (perpkit run config/bot.yaml). Every key: docs/running.md in perpkit.
+# The bot: npm start (perpkit run config/bot.yaml). Every key: node_modules/perpkit/docs/running.md.
 # The password comes from the environment variable named here, never from this file.
 venue:
   baseUrl: http://127.0.0.1:8080
@@ -174,7 +174,7 @@ http:
 
 const BACKTEST_YAML = `# yaml-language-server: $schema=../node_modules/perpkit/schema/backtest.json
 # The backtest: npm run backtest (makes ${DATA} with perpkit synth first).
-# Every key: docs/backtesting.md in perpkit.
+# Every key: node_modules/perpkit/docs/backtesting.md.
 data:
   files: [../${DATA}]
 account:
@@ -222,11 +222,13 @@ tested, backtested and run with no build step.
 npm install
 npm test                # type-check, then the tests (node:test)
 npm run backtest        # makes ${DATA} (perpkit synth) once, then backtests
-npm run check           # validates config/bot.yaml and loads the strategy; sends nothing
+npm run backtest -- --strategy-logs   # the same, with the strategy's ctx.log lines
+PERPKIT_PASSWORD=change-me npm run check   # validates config/bot.yaml and loads the strategy; sends nothing
 \`\`\`
 
 \`npm run backtest\` prints a summary and writes \`backtest-out/report.html\`. Edit
-\`src/strategy.ts\` and run again: the CLI loads the TypeScript source as it is now.
+\`src/strategy.ts\` and run again: the CLI loads the TypeScript source as it is now. \`npm run
+check\` needs the password's variable set (any value: nothing is sent), as \`npm start\` does.
 
 ## Run it on the local exchange
 
@@ -253,14 +255,24 @@ Terminal 3, what the bot is doing:
 curl -s localhost:9464/status
 \`\`\`
 
+Pages to watch: \`dashboard: true\` under \`http:\` in \`config/bot.yaml\` serves the bot's
+dashboard at http://127.0.0.1:9464/ (pause, cancel, kill switch), and the exchange shows its book
+and trades at http://127.0.0.1:8080/ui/.
+
+A position left open at a stop stays open: the dip buyer places its take-profit and stop-loss only
+with an entry, and does not enter again while it holds a position, so after a restart nothing
+protects it or closes it. To close it: set \`flattenOnStop: true\` in \`config/bot.yaml\`, start the
+bot and stop it (Ctrl+C): the stop closes the position.
+
 For a real venue, set \`venue.baseUrl\` and the credentials' environment variables in
-\`config/bot.yaml\`. Running it as a service (systemd, logs): docs/running.md in perpkit.
+\`config/bot.yaml\`. Running it as a service (systemd, logs): node_modules/perpkit/docs/running.md.
 `;
 
 const GITIGNORE = `node_modules/
 data/
 backtest-out/
 state/
+exchange-data/
 `;
 
 /** The project's files, by path relative to its folder. */

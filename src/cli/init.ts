@@ -63,7 +63,7 @@ export function runInit(argv: string[]): number {
     }
     const cd = path.relative(process.cwd(), dir) || '.';
     process.stdout.write(
-      `created ${name} in ${dir}: ${[...files.keys()].join(', ')}\n\nNext:\n  cd ${cd}\n  npm install\n  npm test              # the strategy's tests\n  npm run backtest      # synthetic data, then a backtest of src/strategy.ts\n\nThen edit src/strategy.ts (docs: README.md there, and docs/strategies.md in perpkit).\n`,
+      `created ${name} in ${dir}: ${[...files.keys()].join(', ')}\n\nNext:\n  cd ${cd}\n  npm install\n  npm test              # the strategy's tests\n  npm run backtest      # synthetic data, then a backtest of src/strategy.ts\n\nThen edit src/strategy.ts (docs: README.md there, and node_modules/perpkit/docs/strategies.md).\n`,
     );
     return 0;
   } catch (e) {

@@ -102,7 +102,9 @@ describe('the packed package, installed and used from an empty folder', () => {
 
   it('installs without dev dependencies; npx perpkit --version prints the version', () => {
     writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "version": "1.0.0", "private": true }\n');
-    const installed = ok(NPM, ['install', tarball], app);
+    // As docs/getting-started.md section 1 does: the tarball in the folder, installed from there.
+    cpSync(tarball, path.join(app, path.basename(tarball)));
+    const installed = ok(NPM, ['install', `./${path.basename(tarball)}`], app);
     // perpkit brings no install script of its own to approve (npm said `perpkit@x (prepare: ...)`).
     expect(installed).not.toMatch(/perpkit@\S+ \((prepare|install|postinstall|preinstall):/);
     expect(existsSync(path.join(app, 'node_modules', 'perpkit', 'dist', 'src', 'cli', 'main.js'))).toBe(true);
@@ -193,12 +195,16 @@ describe('the packed package, installed and used from an empty folder', () => {
     // docs/getting-started.md section 1 shows exactly the commands this test runs.
     const doc = readFileSync(path.join(ROOT, 'docs', 'getting-started.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## 1. Your own project'), doc.indexOf('## 2.'));
-    expect(/```sh\n([\s\S]*?)```/.exec(section)?.[1].trim().split('\n')).toEqual(['npx perpkit init my-bot', 'cd my-bot', 'npm install', 'npm test', 'npm run backtest']);
-    const out = ok(NPX, ['perpkit', 'init', 'my-bot'], app);
+    const tgz = `./perpkit-${VERSION}.tgz`;
+    expect(/```sh\n([\s\S]*?)```/.exec(section)?.[1].trim().split('\n')).toEqual([`npm install ${tgz}`, `npx perpkit init my-bot --perpkit ${tgz}`, 'cd my-bot', 'npm install', 'npm test', 'npm run backtest']);
+    const out = ok(NPX, ['perpkit', 'init', 'my-bot', '--perpkit', tgz], app);
     expect(out).toContain('created my-bot');
     for (const f of ['package.json', 'tsconfig.json', 'src/strategy.ts', 'test/strategy.test.ts', 'config/bot.yaml', 'config/backtest.yaml', 'README.md']) expect(existsSync(path.join(bot, f))).toBe(true);
     const pkg = JSON.parse(readFileSync(path.join(bot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(pkg.dependencies.perpkit).toBe(`^${VERSION}`);
+    expect(pkg.dependencies.perpkit).toBe(`file:../perpkit-${VERSION}.tgz`);
+    // Without --perpkit: the published version's range (npm answers 404 until it is published).
+    ok(NPX, ['perpkit', 'init', 'published-bot'], app);
+    expect((JSON.parse(readFileSync(path.join(app, 'published-bot', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.perpkit).toBe(`^${VERSION}`);
     const again = sh(NPX, ['perpkit', 'init', 'my-bot'], app);
     expect(again.code).toBe(2);
     expect(again.out.trim().split('\n')).toHaveLength(1);
@@ -210,10 +216,6 @@ describe('the packed package, installed and used from an empty folder', () => {
   }, 120_000);
 
   it('in my-bot, with perpkit from the tarball: npm install && npm test pass, npm run backtest prints a result', () => {
-    const file = path.join(bot, 'package.json');
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { dependencies: Record<string, string> };
-    pkg.dependencies.perpkit = `file:${tarball}`;
-    writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
     ok(NPM, ['install'], bot);
     // The configs' editor schema ($schema, relative to each config) is where the install put it.
     for (const f of ['bot.yaml', 'backtest.yaml']) {
