@@ -31,8 +31,11 @@ import { argsMessage, usageFailure } from './usage';
 import { signalExit, stopOnSignals } from './stop-signal';
 import { SWEEP_USAGE } from './usage-texts';
 import { makeDirSync } from '../core/dirs';
+import { LockHeldError, PidLock } from '../core/pid-lock';
 
 const RESULTS = 'results.jsonl';
+/** The lock of a sweep's output folder while a sweep writes there (core/pid-lock.ts). */
+const LOCK = 'sweep.lock';
 
 /** --resume over rows of other strategy code: refused (exit 2) with this one line. */
 class SweepCodeChanged extends Error {}
@@ -131,6 +134,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   let failedRows = 0;
   let totalJobs = 0;
   let halving = false;
+  let lock: PidLock | undefined;
   // Ctrl+C (or SIGTERM) stops the sweep: no job starts, the finished results stay, the summary
   // says what to run next; a second one quits at once.
   const stop = stopOnSignals((sig) => process.stderr.write(`perpkit sweep: ${sig}: stopping (again to quit at once)\n`));
@@ -172,6 +176,19 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       return 2;
     }
     resultsFile = path.join(out, RESULTS);
+    // One sweep per folder at a time: two at once both said they wrote their tables, over one
+    // results.jsonl holding the rows of both (which then refused --resume for either).
+    makeDirSync(out);
+    const taking = new PidLock(path.join(out, LOCK));
+    try {
+      await taking.acquire(Date.now());
+    } catch (e) {
+      if (!(e instanceof LockHeldError)) throw e;
+      const h = e.holder;
+      process.stderr.write(`perpkit sweep: ${out} is in use by another sweep (pid ${h.pid} on ${h.host}, since ${new Date(h.since).toISOString()}): wait for it to end, or give another --out (if no such sweep runs, remove ${e.file})\n`);
+      return 2;
+    }
+    lock = taking;
     // Rows of an earlier run are never dropped unasked: hours of jobs went with a forgotten --resume.
     const sameCommandResumes = values.queue !== undefined && search.halving === undefined;
     if (values.resume !== true && values.overwrite !== true && !sameCommandResumes) {
@@ -183,7 +200,6 @@ export async function runSweepCli(argv: string[]): Promise<number> {
         return 2;
       }
     }
-    makeDirSync(out);
     const data = await Promise.all(cfg.data.files.map((f) => sha256File(f)));
     // The strategies' code as this process loaded it (the points' check loaded them): in the id, every row and sweep.json.
     const codes = sweepCode(cfg, definitions);
@@ -343,6 +359,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     return reportFailure('sweep', e, values.debug === true);
   } finally {
     stop.dispose();
+    await lock?.release().catch(() => undefined);
   }
 }
 

@@ -378,6 +378,19 @@ test('Redis unreachable: one line, exit 1, nothing half done', async () => {
   expect(w.err()).toMatch(/perpkit worker: Redis at .* is unreachable/);
 });
 
+// redis://host:port/99 on a server of 16 databases: ioredis said so on its error event and went on
+// in database 0, where the sweep's jobs met the workers of another queue.
+test('a --queue URL naming a database the server does not have: one line saying so, exit 1, for the sweep and the worker', async () => {
+  const url = `${redis.url}/99`;
+  const c = cli(['sweep', cfg, '--queue', url, '--grace-ms', '500', '--out', path.join(dir, 'no-db')]);
+  expect(await c.exited).toBe(1);
+  const lines = c.err().trim().split('\n').filter((l) => l.startsWith('perpkit sweep:'));
+  expect(lines).toEqual([expect.stringMatching(/^perpkit sweep: Redis at redis:\/\/127\.0\.0\.1:\d+\/99 has no database 99 \(ERR DB index is out of range\): give one it has/) as unknown]);
+  const w = worker(url);
+  expect(await w.exited).toBe(1);
+  expect(w.err()).toMatch(/perpkit worker: Redis at .*\/99 has no database 99/);
+});
+
 test('Redis gone mid-sweep: coordinator and worker stop with a clear error; the finished results are kept', async () => {
   const own = await startRedis();
   try {

@@ -207,6 +207,13 @@ test('a sweep whose jobs run long says it is alive every 10 s; Ctrl+C: the runni
     const end = Date.now() + 60_000;
     while (!/job 0 done/.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     expect(err).toMatch(/job 0 done \(1\/3 done, 0 failed\)/);
+    // A second sweep into the same folder meanwhile: refused (both said they wrote their tables,
+    // over one results.jsonl holding the rows of both).
+    const second = runCli(['sweep', cfg, '--out', out, '--workers', '1', '--overwrite']);
+    expect([second.code, second.stderr.trim().split('\n').filter((l) => l.startsWith('perpkit sweep:'))]).toEqual([
+      2,
+      [expect.stringMatching(new RegExp(`^perpkit sweep: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another sweep \\(pid ${child.pid} on \\S+, since \\S+\\): wait for it to end, or give another --out`)) as unknown],
+    ]);
     // No job finishes for 10 s: a progress line, not silence.
     while (!/^sweep: 1\/3 done/m.test(err) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
     expect(err).toMatch(/^sweep: 1\/3 done \(0 failed\), 2 running, 0 waiting, \d+m\d\ds elapsed, ETA \d+m\d\ds$/m);

@@ -40,8 +40,11 @@ export interface QueueWorkerHandle {
 }
 
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorkerHandle> {
-  const pool = new JobPool(opts.concurrency, opts.workerFile);
   const conn: QueueConnection = connectQueue(opts.url, opts.graceMs);
+  // Connected before BullMQ makes connections of its own: on a database the URL names and the
+  // server lacks, those went on in database 0 and kept the process alive after its message.
+  await conn.ready;
+  const pool = new JobPool(opts.concurrency, opts.workerFile);
   // Per set of files (config and data digests): checked and cached once.
   const prepared = new Map<string, Promise<string | undefined>>();
   const prepare = (files: JobFiles): Promise<string | undefined> => {

@@ -63,6 +63,8 @@ export interface QueueConnection {
   lastError(): string;
   /** Resolves when the connection gave up (Redis unreachable for longer than the grace time). */
   gone: Promise<QueueUnavailableError>;
+  /** Resolves once connected (its database selected); rejects with `gone`'s error if it never is. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,16 +86,39 @@ export function connectQueue(url: string, graceMs: number): QueueConnection {
     // attempts since the last successful connection.
     retryStrategy: (times: number) => (times > attempts ? null : RETRY_MS),
   });
+  // The URL's database (redis://host:port/db) that the server does not have: ioredis says so on
+  // 'error' and goes on in database 0, where a sweep on /99 mixed its jobs with the queue's on /0.
+  let noSuchDb = false;
   redis.on('error', (e: Error) => {
     last = e.message;
+    if (/DB index is out of range/i.test(e.message) && !noSuchDb) {
+      noSuchDb = true;
+      redis.disconnect();
+    }
   });
   const gone = new Promise<QueueUnavailableError>((resolve) => {
-    redis.on('end', () => resolve(new QueueUnavailableError(`Redis at ${redactUrl(url)} is unreachable${last === '' ? '' : ` (${last})`}; gave up after ${(graceMs / 1000).toFixed(1)} s of retries`)));
+    redis.on('end', () =>
+      resolve(
+        new QueueUnavailableError(
+          noSuchDb
+            ? `Redis at ${redactUrl(url)} has no database ${new URL(url).pathname.slice(1)} (${last}): give one it has (0 to its 'databases' setting - 1, 16 by default)`
+            : `Redis at ${redactUrl(url)} is unreachable${last === '' ? '' : ` (${last})`}; gave up after ${(graceMs / 1000).toFixed(1)} s of retries`,
+        ),
+      ),
+    );
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    if (redis.status === 'ready') resolve();
+    else redis.once('ready', () => resolve());
+    void gone.then(reject);
+  });
+  // Callers that never wait for it must not meet an unhandled rejection.
+  ready.catch(() => undefined);
   return {
     redis,
     lastError: () => last,
     gone,
+    ready,
     close: async () => {
       if (redis.status === 'end') return;
       // QUIT to a server that is not there waits in the offline queue until it comes back.
