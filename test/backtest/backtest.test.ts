@@ -210,6 +210,9 @@ describe('backtest', () => {
     // min > max: both values and the key path (it said "got a mapping with keys min, max, step").
     expect(bad({ ...base, sweep: { params: { 'mm.minSpreadBps': { min: 8, max: 2, step: 1 } } } })).toBe(`${f}: sweep.params.mm.minSpreadBps: expected a range with min <= max, got min 8 > max 2`);
     expect(bad({ ...base, sweep: { method: 'random', params: { 'mm.skewBps': { min: 0.5, max: -0.25 } } } })).toBe(`${f}: sweep.params.mm.skewBps: expected a range with min <= max, got min 0.5 > max -0.25`);
+    // A step wider than the range gave min alone, without a word.
+    expect(bad({ ...base, sweep: { params: { 'mm.minSpreadBps': { min: 2, max: 3, step: 5 } } } })).toBe(`${f}: sweep.params.mm.minSpreadBps.step: expected a step no larger than max - min (1), else the range is min alone, got number 5`);
+    expect(bad({ ...base, sweep: { params: { 'mm.minSpreadBps': { min: 2, max: 2, step: 5 } } } })).toBe('no error');
     expect(bad({ strategies: base.strategies })).toMatch(/data: expected a mapping, got nothing/);
     expect(bad({ ...base, data: { files: ['x'], from: '2024-01-02', to: '2024-01-01' } })).toMatch(/data\.to: expected a time after data\.from/);
     expect(bad({ ...base, sweep: { params: { 'xx.a': [1] } } })).toMatch(/sweep\.params\.xx\.a: expected a key <strategyId>\.<param> naming one of the strategies mm/);

@@ -348,6 +348,8 @@ function parseSweep(r: Reader, v: unknown, ids: Set<string>): SweepConfig {
         if (method === 'grid' && o.step !== undefined && !Number.isInteger(o.step)) r.fail(`${at}.step`, 'a whole number (integer: true, in a grid)', o.step);
       }
       if (method === 'grid' && o.step === undefined) r.fail(`${at}.step`, 'a step (a grid needs one for a range)', o.step);
+      // 2..3 by 5 quietly became the one point 2.
+      if (method === 'grid' && typeof o.step === 'number' && o.max > o.min && o.step > o.max - o.min) r.fail(`${at}.step`, `a step no larger than max - min (${o.max - o.min}), else the range is min alone`, o.step);
       return { key, spec: { min: o.min, max: o.max, step: o.step as number | undefined, integer: o.integer === true } };
     });
   if (method === 'grid') {
