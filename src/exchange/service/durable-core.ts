@@ -17,13 +17,13 @@
  * (two exchanges appended their own seqs to one journal, and the next start refused it as
  * corrupt), and given up by `core.close()`.
  */
-import { closeSync, fsyncSync, openSync, promises as fsp, renameSync, writeFileSync } from 'node:fs';
+import { promises as fsp, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../../core/clock';
 import type { JournalEntry } from './commands';
 import type { ExchangeConfig } from './config';
 import { ExchangeCore } from './exchange-core';
-import { FileJournal } from './file-journal';
+import { FileJournal, syncDirSync } from './file-journal';
 import type { CommandLog } from './journal';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotStore, exportAccounts, importAccounts, type ExchangeSnapshot } from './snapshot-store';
 import { makeDir } from '../../core/dirs';
@@ -105,12 +105,7 @@ function writeMetaSync(dir: string, meta: Meta): void {
   const file = path.join(dir, 'meta.json');
   writeFileSync(`${file}.tmp`, JSON.stringify(meta) + '\n');
   renameSync(`${file}.tmp`, file);
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  syncDirSync(dir);
 }
 
 export interface DurabilityStats {

@@ -13,7 +13,7 @@
  * nobody was answered for it; a bad line with good lines after it, or a seq that does not follow
  * on, is corruption and refuses to start rather than silently rebuild a different state.
  */
-import { createReadStream, promises as fsp } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, openSync, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -311,6 +311,19 @@ export class FileJournal implements CommandLog {
 }
 
 /** Makes a new or renamed directory entry survive a power loss. */
+/** syncDir for a caller that must not yield (the journal's first append writes the data directory's marker). */
+export function syncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic there.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 export async function syncDir(dir: string): Promise<void> {
   let fh: FileHandle | undefined;
   try {
