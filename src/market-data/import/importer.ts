@@ -7,7 +7,7 @@
  *   and the file is renamed into place last (a multi-member gzip is one stream to any reader).
  *   Nothing is left behind on failure. Memory is flat: lines go to gzip in 64 KiB pieces.
  * - **Range.** --to stops reading (`accept`); --from drops events before it (counted as skipped,
- *   every message before it under the one reason R_OUT_OF_RANGE) while the books are kept, and
+ *   every message before it under the one reason SKIPPED_BEFORE_FROM) while the books are kept, and
  *   writes each known book as a `snapshot` at the first event inside.
  * - **Counting.** Every input message becomes one event or a skip counted by reason.
  * - **Specs.** Tick and step are the largest grids every price and quantity of the symbol lie on
@@ -37,7 +37,6 @@ import { removeStaleTemps } from './stale-temps';
 export const IMPORT_GZIP_LEVEL = 5;
 
 export const R_OTHER_SYMBOL = 'message of another symbol (--symbol)';
-export const R_OUT_OF_RANGE = SKIPPED_BEFORE_FROM;
 
 /** What the importer keeps per symbol; a format's importer adds its own fields. */
 export interface SymBase {
@@ -240,11 +239,11 @@ export abstract class RecordingImporter<S extends SymBase> {
   /**
    * Counts `n` messages at receive time `t` (the message being read, unless said) skipped for
    * `reason`. Before --from a message is outside the range asked for, whatever else it is: it is
-   * counted as such (R_OUT_OF_RANGE), so the skips of the other reasons are those of the range
+   * counted as such (SKIPPED_BEFORE_FROM), so the skips of the other reasons are those of the range
    * written, and an import of the time before (`--to` where this one's `--from` is) counts them once.
    */
   protected skip(reason: string, n = 1, t = this.lastT): void {
-    const why = this.o.from !== undefined && t < this.o.from ? R_OUT_OF_RANGE : reason;
+    const why = this.o.from !== undefined && t < this.o.from ? SKIPPED_BEFORE_FROM : reason;
     this.summary.skipped[why] = (this.summary.skipped[why] ?? 0) + n;
   }
 
@@ -496,7 +495,7 @@ export abstract class RecordingImporter<S extends SymBase> {
     if (!this.inRange) {
       if (this.o.from !== undefined && t < this.o.from) {
         // Outside the range: the book and marks are kept, the event is not written.
-        if (!added && k !== 'gap') this.skip(R_OUT_OF_RANGE);
+        if (!added && k !== 'gap') this.skip(SKIPPED_BEFORE_FROM);
         return false;
       }
       this.inRange = true;
