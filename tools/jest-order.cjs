@@ -14,7 +14,7 @@
  * `node tools/jest-order.cjs <jest --json output>` writes test/durations.json from a full run
  * (`npx jest --json --outputFile=<file>`): seconds per file, relative to the repository.
  */
-const { readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -30,7 +30,19 @@ function committed() {
   }
 }
 
-const relative = (file) => path.relative(ROOT, file).split(path.sep).join('/');
+const relative = (file, root = ROOT) => path.relative(root, file).split(path.sep).join('/');
+
+/**
+ * The checkout a test file of a run belongs to: the nearest directory above it with a
+ * jest.config.js. A run made in another worktree (/work/ft) is written by paths relative to that
+ * worktree, not as `../ft/test/...`, which no checkout's files would ever match.
+ */
+function checkoutOf(file) {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'jest.config.js'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`${file}: no jest.config.js above it; run the tool where the tests ran`);
+  }
+}
 
 if (require.main === module) {
   const from = process.argv[2];
@@ -45,7 +57,7 @@ if (require.main === module) {
   }
   // By path, so that a rewrite's diff shows the files whose figure moved.
   const table = {};
-  for (const [file, secs] of run.testResults.map((t) => [relative(t.name), (t.endTime - t.startTime) / 1000]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) table[file] = Math.round(secs * 10) / 10;
+  for (const [file, secs] of run.testResults.map((t) => [relative(t.name, checkoutOf(t.name)), (t.endTime - t.startTime) / 1000]).sort((a, b) => (a[0] < b[0] ? -1 : 1))) table[file] = Math.round(secs * 10) / 10;
   writeFileSync(TABLE, `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(`wrote ${relative(TABLE)}: ${run.testResults.length} files\n`);
 } else {
