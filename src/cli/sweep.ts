@@ -14,14 +14,14 @@ import { strategyCodes, type DefinitionCache } from '../backtest/backtest/strate
 import type { JobResult } from '../backtest/sweep/job';
 import { preparedSweep, runSweep, sweepId, type SweepOutcome } from '../backtest/sweep/sweep';
 import { runHalving } from '../backtest/sweep/halving';
-import type { QueueProgress } from '../backtest/sweep/coordinator';
+import type { JobRetry, QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
 import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { sha256File } from '../backtest/sweep/files';
 import { rangeWithoutEvents, recordingHasEvents, recordingSpan } from '../backtest/backtest/open-source';
-import { annualizedText, runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner } from '../backtest/sweep/walkforward';
+import { annualizedText, runWalkForward, walkForwardRange, walkForwardMarkdown, type JobRunner, type WalkForwardOutcome } from '../backtest/sweep/walkforward';
 import { renderSweepHtml } from '../backtest/report/sweep-html';
 import { reportFailure } from './failure';
 import { intRange } from '../core/config-schema';
@@ -32,6 +32,8 @@ import { signalExit, stopOnSignals } from './stop-signal';
 import { SWEEP_USAGE } from './usage-texts';
 import { makeDirSync } from '../core/dirs';
 import { LockHeldError, PidLock } from '../core/pid-lock';
+import type { Logger } from 'pino';
+import { envLogLevel } from './log-level';
 
 const RESULTS = 'results.jsonl';
 /** The lock of a sweep's output folder while a sweep writes there (core/pid-lock.ts). */
@@ -129,11 +131,22 @@ export async function runSweepCli(argv: string[]): Promise<number> {
   if (queueBad !== undefined || (values['grace-ms'] !== undefined && !/^\d+$/.test(values['grace-ms']))) {
     return usageFailure('sweep', queueBad ?? `--grace-ms must be a whole number of milliseconds, got '${values['grace-ms']}'`);
   }
+  // A queue sweep's log on stderr (level from PERPKIT_LOG_LEVEL): a job run again after the worker
+  // that had it stopped is said there at warn, when the coordinator sees it.
+  let queueLog: Logger | undefined;
+  if (values.queue !== undefined) {
+    const level = envLogLevel();
+    if ('error' in level) return usageFailure('sweep', level.error);
+    // Loaded here: pino is no part of a sweep on local threads.
+    queueLog = (await import('../runtime/logger')).createRuntimeLogger({ level: level.level, fd: 2, singleLine: true, base: { name: 'perpkit-sweep' } });
+  }
   let resultsFile = '';
   let doneRows = 0;
   let failedRows = 0;
   let totalJobs = 0;
   let halving = false;
+  // Stopped during the walk-forward: the points are done (their rows kept), its windows are not.
+  let inWalkForward = false;
   let lock: PidLock | undefined;
   // Ctrl+C (or SIGTERM) stops the sweep: no job starts, the finished results stay, the summary
   // says what to run next; a second one quits at once.
@@ -157,7 +170,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Seconds for a large grid, with nothing else to show: said, so the wait is not a hang.
     if (!quiet) process.stderr.write("sweep: checking the sweep's points before any job runs (Ctrl+C stops)\n");
     const definitions: DefinitionCache = new Map();
-    const { jobs: prepared } = await preparedSweep(cfg, stop.signal, definitions);
+    const { jobs: prepared, notes } = await preparedSweep(cfg, stop.signal, definitions);
     totalJobs = prepared.length;
     const wfRange = search.walkForward !== undefined ? await walkForwardRange(cfg, search.walkForward, quiet ? undefined : (m) => void process.stderr.write(`${m}\n`)) : undefined;
     // A data.from..data.to without events failed every job (exit 1) where a backtest refuses it (exit 2).
@@ -216,7 +229,16 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     doneRows = done.length;
     failedRows = keptFailed;
     let failedSoFar = 0;
+    // Jobs that ran more than once (a queue job taken back from a worker that stopped), by index:
+    // every phase's, and the kept rows' (results.jsonl keeps their attempts).
+    const ranAgain = new Map<number, number>();
+    const attemptsOf = (r: JobResult): void => {
+      if (r.attempts !== undefined && r.attempts > 1) ranAgain.set(r.index, r.attempts);
+    };
+    done.forEach(attemptsOf);
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
+    // Said at warn when a queue job runs again (its worker stopped).
+    const onRetry = queueLog === undefined ? undefined : (e: JobRetry): void => queueLog.warn({ job: e.id, index: e.index, stalled: e.stalled, ...(e.attempts !== undefined ? { attempts: e.attempts } : {}) }, `job ${e.index} runs again: the worker that had it stopped holding it (killed, or lost its lock); its result counts once`);
     // Said even with --quiet: a limit the config sets and this run does not keep.
     if (values.queue === undefined && workers === 0 && cfg.sweep.jobTimeoutMs !== undefined) {
       said(`perpkit sweep: sweep.jobTimeoutMs (${cfg.sweep.jobTimeoutMs} ms) does not apply with --workers 0: the jobs run one after another in this thread, where none can be ended`);
@@ -224,6 +246,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     let lastSaid = performance.now();
     const onResult = (r: JobResult, n: number, total: number): void => {
       lastSaid = performance.now();
+      attemptsOf(r);
       appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, code: codes, result: r })}\n`);
       doneRows++;
       if (r.error !== undefined) failedSoFar++;
@@ -231,12 +254,13 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} done, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
     };
     const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
+      attemptsOf(r);
       if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
     };
     /** Runs a phase's jobs (walk-forward windows, halving rounds) where the sweep runs. */
     const runner = (log: (phase: string) => (r: JobResult, n: number, total: number) => void): JobRunner =>
       values.queue !== undefined
-        ? async (jobs, phase) => (await (await coordinator()).runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onResult: log(phase), signal: stop.signal })).results
+        ? async (jobs, phase) => (await (await coordinator()).runQueuedJobs(cfg, jobs, { url: values.queue as string, graceMs, onNotice, onProgress, onRetry, onResult: log(phase), signal: stop.signal })).results
         : (jobs, phase) => runPool(jobs, { workers, jobTimeoutMs: cfg.sweep?.jobTimeoutMs, onResult: log(phase), signal: stop.signal });
     // --workers 0 starts no worker: the jobs run in this process, one after another ("on 0 worker(s)" read as nothing ran).
     const where = values.queue !== undefined ? `on the queue at ${redactUrl(values.queue)}` : workers === 0 ? "in the sweep's own process (--workers 0)" : `on ${workers} worker(s)`;
@@ -255,7 +279,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
       process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data${r.minTrades > 0 ? ` (minTrades ${r.minTrades})` : ''}, ${r.failed} failed, kept ${r.kept.length > 0 ? `points ${r.kept.join(', ')}` : '-'}`).join('\n')}\n`);
     } else if (values.queue !== undefined) {
-      o = await (await coordinator()).runQueuedSweep(cfg, { jobs: prepared, url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, signal: stop.signal });
+      o = await (await coordinator()).runQueuedSweep(cfg, { jobs: prepared, url: values.queue, graceMs, done, rerunFailed: values.resume === true, onNotice, onResult, onProgress, onRetry, signal: stop.signal });
       failedJobs = o.results.filter((r) => r.error !== undefined);
     } else {
       // Jobs may run for minutes: a line every HEARTBEAT_MS without one says the sweep is alive.
@@ -279,21 +303,38 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       failedJobs = o.results.filter((r) => r.error !== undefined);
     }
     const objective = search.objective;
-    // What the summary line says, for a reader of the file: failed jobs (of every halving round),
-    // rows ranked and rows not (failed or excluded).
+    // The walk-forward's training and test runs come before any table is written: the summary
+    // line and sweep.json count them with the points' own jobs (they counted the points only).
+    let wf: WalkForwardOutcome | undefined;
+    if (search.walkForward !== undefined && wfRange !== undefined) {
+      inWalkForward = true;
+      wf = await runWalkForward(cfg, search.walkForward, wfRange, objective, o.jobs, o.results, runner(phaseResult));
+    }
+    const failed = [...failedJobs, ...(wf?.failed ?? [])];
+    // Every job that ran (a halving sweep's rounds are in halving.json: its line counts its points).
+    const jobsRan = o.jobs.length + (wf === undefined ? 0 : wf.jobs.inSample + wf.jobs.outOfSample);
+    const wfCounts = wf === undefined ? undefined : { allData: o.jobs.length, windows: wf.jobs.windows, inSample: wf.jobs.inSample, outOfSample: wf.jobs.outOfSample, failedAllData: failedJobs.length, failedInSample: wf.jobs.failedInSample, failedOutOfSample: wf.jobs.failedOutOfSample };
+    // What the summary line says, for a reader of the file: the jobs (with a walk-forward, every
+    // one it ran, by part), failed jobs (of every halving round, every walk-forward part), rows
+    // ranked and rows not (failed or excluded), and the notes (points that repeat another).
     const ranked = o.ranked.filter((r) => r.metric !== null).length;
-    const counts = { jobs: o.ranked.length, failed: failedJobs.length, ranked, notRanked: o.ranked.length - ranked };
+    const counts = { jobs: wf === undefined ? o.ranked.length : jobsRan, failed: failed.length, ranked, notRanked: o.ranked.length - ranked, ...(wfCounts === undefined ? {} : { walkForward: wfCounts }) };
     // What ranked the rows, only: with an objective, sweep.metric (its default, sharpe, when the
     // config has none) ranked nothing, and a reader of the file took it for the ranking figure.
     const byMetric = cfg.sweep.search?.objective === undefined;
-    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, ...(byMetric ? { metric: cfg.sweep.metric } : {}), order: objective.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, code: Object.fromEntries(strategyCodes(cfg, definitions).map((c) => [c.id, { module: c.module, ...c.code }])), counts, rows: o.ranked };
+    const doc = { format: 'perpkit-sweep', version: 1, method: cfg.sweep.method, seed: cfg.sweep.seed, ...(byMetric ? { metric: cfg.sweep.metric } : {}), order: objective.order, objective: objective.name, minTrades: objective.minTrades, params: cfg.sweep.params, code: Object.fromEntries(strategyCodes(cfg, definitions).map((c) => [c.id, { module: c.module, ...c.code }])), counts, ...(notes.length > 0 ? { notes } : {}), rows: o.ranked };
     writeFileSync(path.join(out, 'sweep.json'), `${JSON.stringify(doc, null, 1)}\n`);
     writeFileSync(path.join(out, 'sweep.csv'), toCsv(o.ranked, o.keys, objective.name));
     const md = toMarkdown(o.ranked, o.keys, objective.name);
     writeFileSync(path.join(out, 'sweep.md'), md);
     writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
-    const failed = failedJobs;
+    if (wf !== undefined) {
+      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
+      writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
+      const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
+      process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${annualizedText(wf.outOfSample.annualized, wf.outOfSample.spanMs)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${annualizedText(wf.inSample?.annualized, wf.inSample?.spanMs)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} of its ${wf.jobs.inSample + wf.jobs.outOfSample} job(s) failed; wrote walkforward.json, walkforward.md\n`);
+    }
     const excluded = o.ranked.filter((r) => r.excluded !== null).length;
     // Ranked by a report figure a short run does not have (a ratio under its minimum of days): say so.
     const metric = cfg.sweep.metric;
@@ -302,10 +343,15 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // A figure computed from no fill is no result: counted, so a table topped by one is not read as a winner.
     const idle = o.ranked.filter((r) => r.metric !== null && r.noTrades).length;
     if (noMetric.length > 0 && rankedRows > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
-    process.stdout.write(`sweep: ${o.jobs.length} ${search.halving === undefined ? 'jobs' : 'points'} ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${search.halving === undefined ? `${o.jobs.length - failed.length} finished, ` : ''}${failed.length} ${search.halving === undefined ? '' : 'job(s) '}failed${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
+    const halvingRun = search.halving !== undefined;
+    const jobsText = wfCounts === undefined ? `${o.jobs.length} ${halvingRun ? 'points' : 'jobs'}` : `${jobsRan} jobs (${wfCounts.allData} points on all the data, ${wfCounts.windows} windows x ${o.jobs.length} points in-sample, ${wfCounts.outOfSample} out-of-sample)`;
+    const failedParts = wfCounts === undefined || failed.length === 0 ? '' : ` (${wfCounts.failedAllData} on all the data, ${wfCounts.failedInSample} in-sample, ${wfCounts.failedOutOfSample} out-of-sample)`;
+    process.stdout.write(`sweep: ${jobsText} ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${halvingRun ? '' : `${jobsRan - failed.length} finished, `}${failed.length} ${halvingRun ? 'job(s) ' : ''}failed${failedParts}${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}${ranAgainText(ranAgain)}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
+    // Said once, under the summary (and in sweep.json's and sweep.html's notes).
+    for (const n of notes) process.stdout.write(`${n}\n`);
     let code = 0;
     if (failed.length > 0) {
-      process.stderr.write(`perpkit sweep: ${failed.length} of ${search.halving === undefined ? o.jobs.length : 'the halving'} jobs failed; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
+      process.stderr.write(`perpkit sweep: ${failed.length} of ${halvingRun ? 'the halving' : jobsRan} jobs failed${failedParts}; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
       code = 1;
     }
     // A table with no ranked row has no best point: the sweep found nothing, and says so.
@@ -314,17 +360,6 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       const hint = noMetric.length > 0 ? `: rank short runs by totalPnl or return` : search.objective.minTrades > 0 && unranked.some((r) => r.summary !== null && r.summary.trades < search.objective.minTrades) ? ': lower sweep.minTrades' : '';
       process.stderr.write(`perpkit sweep: no point is ranked by ${objective.name}: ${unranked.length} of ${o.ranked.length} not ranked (first: job ${unranked[0].index}: ${unranked[0].excluded ?? ''}), so the table has no best point${hint}\n`);
       code = 1;
-    }
-    if (search.walkForward !== undefined && wfRange !== undefined) {
-      const wf = await runWalkForward(cfg, search.walkForward, wfRange, objective, o.jobs, o.results, runner(phaseResult));
-      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
-      writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
-      const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
-      process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${annualizedText(wf.outOfSample.annualized, wf.outOfSample.spanMs)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${annualizedText(wf.inSample?.annualized, wf.inSample?.spanMs)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} job(s) failed; wrote walkforward.json, walkforward.md\n`);
-      if (wf.failed.length > 0) {
-        process.stderr.write(`perpkit sweep: ${wf.failed.length} walk-forward job(s) failed; first: job ${wf.failed[0].index}: ${wf.failed[0].error ?? ''}\n`);
-        code = 1;
-      }
     }
     return code;
   } catch (e) {
@@ -341,7 +376,9 @@ export async function runSweepCli(argv: string[]): Promise<number> {
           : 'a halving sweep does not resume: run it again'
         : values.queue !== undefined
           ? `the queued jobs stay on the queue and its workers go on with them: run the same command again to collect them${rest > 0 ? ` (${rest} to go)` : ''}`
-          : `run the same command with --resume to run the other ${rest}`;
+          : rest > 0 || !inWalkForward
+            ? `run the same command with --resume to run the other ${rest}`
+            : 'run the same command with --resume: the points are kept and the walk-forward runs again';
       // A halving sweep runs more jobs than it has points (each round its survivors again).
       const counts = halving ? `${doneRows} jobs of its rounds done` : `${doneRows} of ${totalJobs} jobs done`;
       process.stderr.write(`perpkit sweep: ${e.message}: ${counts} (${failedRows} failed), their results kept in ${resultsFile}; no table written; ${next}\n`);
@@ -387,6 +424,14 @@ export function progressWriter(out: { isTTY?: boolean; write(s: string): unknown
 
 export function progressLine(p: QueueProgress): string {
   return `queue: ${p.done}/${p.total} done, ${p.running} running, ${p.waiting} waiting, ${p.failed} failed, ETA ${p.etaMs === undefined ? '?' : mmss(p.etaMs)}`;
+}
+
+/** What the summary line says of jobs that ran more than once (a queue job whose worker stopped), or ''. */
+export function ranAgainText(ranAgain: ReadonlyMap<number, number>): string {
+  if (ranAgain.size === 0) return '';
+  const jobs = [...ranAgain].sort((a, b) => a[0] - b[0]);
+  const shown = jobs.slice(0, 5).map(([i, n]) => `job ${i}: ${n} attempts`).join(', ');
+  return `, ${ranAgain.size} job(s) ran again after a worker stopped (${shown}${jobs.length > 5 ? ', ...' : ''}; each counted once)`;
 }
 
 /** Rows in a results file (its non-empty lines), 0 when there is none. */

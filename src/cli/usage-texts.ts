@@ -377,7 +377,8 @@ With sweep.walkForward it also writes walkforward.json and walkforward.md (the b
 of each window on the next test window, the stitched out-of-sample return beside the in-sample
 optimum's); with sweep.halving, halving.json (each round's data slice, points and survivors).
 A point that never traded (0 fills) ranks after every point that traded; its row and the summary
-line say so.
+line say so. A point that repeats another (a list value given twice, values the strategy reads
+alike) runs again: a note: line under the summary says so.
 
 Every finished job is appended to <out>/results.jsonl as it finishes, so a sweep that dies keeps
 its results. A job whose worker crashes, that runs past sweep.jobTimeoutMs, or whose strategy
@@ -415,6 +416,9 @@ Options:
   --quiet              no per-job lines
   --debug              print the stack of an error
   -h, --help           show this text
+
+A job this worker takes up after the worker that had it stopped (killed, or lost its lock) is
+logged at warn on stderr (level from PERPKIT_LOG_LEVEL, default info).
 
 Exit codes: 0 stopped by SIGINT/SIGTERM once the running jobs finished; 1 Redis unreachable or
 gone; 2 bad options; 130 (143) a second SIGINT (SIGTERM) stopped it at once, the jobs cut short

@@ -14,6 +14,8 @@ import { intRange } from '../core/config-schema';
 import { SWEEP_KEYS } from '../backtest/backtest/config-schema';
 import { argsMessage, usageFailure } from './usage';
 import { WORKER_USAGE } from './usage-texts';
+import { envLogLevel } from './log-level';
+import { createRuntimeLogger } from '../runtime/logger';
 
 const whole = (v: string | undefined, name: string, min: number, max = Number.MAX_SAFE_INTEGER): string | undefined =>
   v === undefined || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max) ? undefined : `--${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got '${v}'`;
@@ -33,6 +35,11 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
   if (bad !== undefined || values.queue === undefined) {
     return usageFailure('worker', bad ?? '');
   }
+  // Its log on stderr (level from PERPKIT_LOG_LEVEL): a job run again here after the worker that
+  // had it stopped is said at warn.
+  const level = envLogLevel();
+  if ('error' in level) return usageFailure('worker', level.error);
+  const log = createRuntimeLogger({ level: level.level, fd: 2, singleLine: true, base: { name: 'perpkit-worker' } });
   const quiet = values.quiet === true;
   const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : availableParallelism();
   let jobs = 0;
@@ -50,6 +57,7 @@ export async function runWorkerCli(argv: string[]): Promise<number> {
         if (e.result.error !== undefined) failed++;
         if (!quiet) process.stderr.write(`job ${e.id} ${e.result.error === undefined ? 'done' : `FAILED: ${e.result.error}`} in ${(e.ms / 1000).toFixed(2)} s\n`);
       },
+      onRetry: (e) => log.warn({ job: e.id, sweep: e.sweep, index: e.index, attempt: e.attempt, stalled: e.stalled }, `job ${e.id} runs again here (attempt ${e.attempt}): the worker that had it stopped holding it (killed, or lost its lock)`),
       onRefused: (e) => {
         refused++;
         process.stderr.write(`job ${e.id} REFUSED: ${e.reason}\n`);

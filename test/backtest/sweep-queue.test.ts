@@ -265,6 +265,17 @@ test('a worker SIGKILLed mid-job: its job runs again on another worker, counted 
   expect(rowIndexes(out)).toEqual([0, 1, 2, 3]);
   // B ran all four, including the one A was killed in.
   expect((b.err().match(/job \S+ done/g) ?? []).length).toBe(4);
+  // That job ran twice: the summary says so (it read as if every job ran once), and its row in
+  // results.jsonl carries its attempts (the others none: they ran once).
+  const again = /, 1 job\(s\) ran again after a worker stopped \(job (\d): 2 attempts; each counted once\); ranked by/.exec(c.out());
+  expect(again).not.toBeNull();
+  const attempts = readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { result: { index: number; attempts?: number } }).result)
+    .sort((x, y) => x.index - y.index)
+    .map((r) => r.attempts);
+  expect(attempts).toEqual([0, 1, 2, 3].map((i) => (i === Number(again?.[1]) ? 2 : undefined)));
 });
 
 test('a coordinator killed mid-sweep and started again resumes the same sweep', async () => {

@@ -40,6 +40,8 @@ export interface SweepDoc {
   objective?: string;
   order: 'asc' | 'desc';
   params: Array<{ key: string }>;
+  /** What the summary said of the sweep's points (`note: param ... lists 5 twice: ...`), absent when nothing. */
+  notes?: string[];
   rows: SweepRow[];
 }
 
@@ -117,7 +119,7 @@ export function renderSweepHtml(doc: SweepDoc, cfg: BacktestConfig): string {
     ['Ranked by', `${by} (${doc.order === 'desc' ? 'larger is better' : 'smaller is better'})`],
     ['perpkit', perpkitVersion()],
   ]);
-  const notes: string[] = [];
+  const notes: string[] = (doc.notes ?? []).map((n) => n.replace(/^note: /, ''));
   if (failed > 0) notes.push(`${failed} of ${doc.rows.length} points failed; their rows say why and they rank last.`);
   if (nulls > 0) {
     const note = doc.rows.find((r) => r.summary !== null && r.metric === null)?.summary?.ratioNotes;

@@ -4,7 +4,8 @@
  * job's result from Redis exactly once, by index. Because the ids are fixed, a restarted
  * coordinator adds nothing twice and picks up the results workers finished meanwhile; because a
  * result is read from the job BullMQ marked completed (a worker that lost its lock cannot complete
- * it), a job retried after its worker died is counted once. The table is built by the same `rank`
+ * it), a job retried after its worker died is counted once; its result carries its `attempts`, and
+ * `onRetry` says it ran again. The table is built by the same `rank`
  * from the same plain results as a local sweep, so it is the same bytes for any number of workers.
  */
 import { createHash } from 'node:crypto';
@@ -42,6 +43,11 @@ export interface QueuedSweepOptions {
   onProgress?: (p: QueueProgress) => void;
   onNotice?: (m: string) => void;
   /**
+   * A job was taken back from a worker that stopped holding it (killed, or lost its lock) and runs
+   * again: once per job, when the coordinator sees it stalled, or else when it collects its result.
+   */
+  onRetry?: (r: JobRetry) => void;
+  /**
    * Stops collecting (Ctrl+C): rejects with SweepStopped. The jobs stay on the queue and the
    * workers go on with them; the same command collects them later.
    */
@@ -65,8 +71,25 @@ export function queueSweepId(files: JobFiles, jobs: SweepJob[]): string {
   return h.digest('hex').slice(0, 16);
 }
 
-/** What Redis holds for one job, read from its hash. */
-type Slot = { kind: 'missing' } | { kind: 'pending' } | { kind: 'completed'; result: JobResult } | { kind: 'failed'; reason: string };
+/**
+ * What Redis holds for one job, read from its hash: `attempts` is BullMQ's count of the job's
+ * starts (`ats`), `stalled` of the times it was taken back from a worker that stopped holding it
+ * (`stc`).
+ */
+type Slot = { kind: 'missing' } | { kind: 'pending'; stalled: number } | { kind: 'completed'; result: JobResult; attempts: number; stalled: number } | { kind: 'failed'; reason: string; attempts: number; stalled: number };
+
+/** A job of the sweep run again: the worker that had it stopped (killed, or lost its lock). */
+export interface JobRetry {
+  index: number;
+  /** The queue's job id. */
+  id: string;
+  /** Times it was taken back from a worker that stopped holding it. */
+  stalled: number;
+  /** Times it was started, once it finished; undefined while it is still on the queue. */
+  attempts?: number;
+}
+
+const count = (v: string | null): number => (v === null || !/^\d+$/.test(v) ? 0 : Number(v));
 
 /** Waits `ms`, or less when the signal aborts. */
 const sleep = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
@@ -129,15 +152,15 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
     const out: Slot[] = [];
     for (let i = 0; i < list.length; i += BATCH) {
       const pipe = conn.redis.pipeline();
-      for (const job of list.slice(i, i + BATCH)) pipe.hmget(queue.toKey(queueJobId(queueId, job.index)), 'timestamp', 'finishedOn', 'returnvalue', 'failedReason');
+      for (const job of list.slice(i, i + BATCH)) pipe.hmget(queue.toKey(queueJobId(queueId, job.index)), 'timestamp', 'finishedOn', 'returnvalue', 'failedReason', 'ats', 'stc');
       const replies = (await guard(pipe.exec())) ?? [];
       for (const [err, v] of replies) {
         if (err) throw err;
-        const [ts, finishedOn, rv, reason] = v as Array<string | null>;
+        const [ts, finishedOn, rv, reason, ats, stc] = v as Array<string | null>;
         if (ts === null) out.push({ kind: 'missing' });
-        else if (finishedOn === null) out.push({ kind: 'pending' });
-        else if (rv !== null && rv !== 'null') out.push({ kind: 'completed', result: plainResult(JSON.parse(rv) as JobResult) });
-        else out.push({ kind: 'failed', reason: reason ?? 'failed without a reason' });
+        else if (finishedOn === null) out.push({ kind: 'pending', stalled: count(stc) });
+        else if (rv !== null && rv !== 'null') out.push({ kind: 'completed', result: plainResult(JSON.parse(rv) as JobResult), attempts: count(ats), stalled: count(stc) });
+        else out.push({ kind: 'failed', reason: reason ?? 'failed without a reason', attempts: count(ats), stalled: count(stc) });
       }
     }
     return out;
@@ -160,6 +183,13 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
     await add(outstanding.filter((_, i) => slots[i].kind === 'missing' || again(slots[i])));
 
     const t0 = performance.now();
+    // Jobs whose run again was said (onRetry), once each.
+    const retold = new Set<number>();
+    const retry = (job: SweepJob, stalled: number, attempts?: number): void => {
+      if (retold.has(job.index)) return;
+      retold.add(job.index);
+      opts.onRetry?.({ index: job.index, id: queueJobId(queueId, job.index), stalled, ...(attempts !== undefined ? { attempts } : {}) });
+    };
     let collectedHere = 0;
     let lastProgress = 0;
     const idleNoticeMs = opts.idleNoticeMs ?? 30_000;
@@ -176,13 +206,18 @@ export async function runQueuedJobs(cfg: BacktestConfig, jobs: SweepJob[], opts:
       const missing: SweepJob[] = [];
       outstanding.forEach((job, i) => {
         const slot = now[i];
-        if (slot.kind === 'pending') still.push(job);
-        else if (slot.kind === 'missing') {
+        if (slot.kind === 'pending') {
+          still.push(job);
+          if (slot.stalled > 0) retry(job, slot.stalled);
+        } else if (slot.kind === 'missing') {
           still.push(job);
           missing.push(job);
         } else {
-          const r = slot.kind === 'completed' ? slot.result : failedResult(job, `failed on the queue: ${slot.reason}`);
-          if (r.index !== job.index) throw new Error(`queue job ${queueJobId(queueId, job.index)} holds the result of job ${r.index}`);
+          const ran = slot.kind === 'completed' ? slot.result : failedResult(job, `failed on the queue: ${slot.reason}`);
+          if (ran.index !== job.index) throw new Error(`queue job ${queueJobId(queueId, job.index)} holds the result of job ${ran.index}`);
+          // Counted once (the result BullMQ marked completed), and said to have run more than once.
+          const r: JobResult = slot.attempts > 1 ? { ...ran, attempts: slot.attempts } : ran;
+          if (slot.attempts > 1) retry(job, slot.stalled, slot.attempts);
           results[job.index] = r;
           collected++;
           collectedHere++;

@@ -41,6 +41,12 @@ export interface JobResult {
   span?: { start: number; end: number };
   /** [time, equity] samples, when the job asked for them. */
   equity?: Array<[number, number]>;
+  /**
+   * How many times the job was started, when more than once: a queue job run again after the
+   * worker that had it stopped (killed, or lost its lock). Its figures are those of the run that
+   * finished (a job is a pure function of its input); absent: it ran once.
+   */
+  attempts?: number;
 }
 
 /** A job's `configFile`: absolute, so that a worker started anywhere finds it (`cfg.file` is as the user typed it). */
@@ -103,5 +109,6 @@ export function plainResult(r: JobResult): JobResult {
   const out: JobResult = { index: r.index, point: r.point, seed: r.seed, summary: o.summary ?? undefined, error: o.error ?? undefined };
   if (o.span !== undefined) out.span = o.span;
   if (o.equity !== undefined) out.equity = o.equity;
+  if (o.attempts !== undefined && o.attempts > 1) out.attempts = o.attempts;
   return out;
 }

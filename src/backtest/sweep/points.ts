@@ -19,7 +19,8 @@ const stepValue = (spec: { min: number; step?: number; integer: boolean }, i: nu
   return spec.integer ? Math.round(v) : tidy(v);
 };
 
-function gridValues(spec: SweepParamSpec): ParamValue[] {
+/** The values a parameter takes on a grid, in order (a list as given, repeats and all). */
+export function gridValues(spec: SweepParamSpec): ParamValue[] {
   if ('values' in spec) return spec.values;
   const out: number[] = [];
   for (let i = 0, n = valueCount(spec); i < n; i++) out.push(stepValue(spec, i));

@@ -27,6 +27,12 @@ export interface QueueWorkerOptions {
   workerFile?: string;
   onJob?: (e: { id: string; sweep: string; index: number; ms: number; result: JobResult }) => void;
   onRefused?: (e: { id: string; reason: string }) => void;
+  /**
+   * This worker starts a job that was started before: the worker that had it stopped holding it
+   * (killed, or lost its lock) and the stalled-job check put it back. `attempt`: this start's
+   * number; `stalled`: times it was taken back so far.
+   */
+  onRetry?: (e: { id: string; sweep: string; index: number; attempt: number; stalled: number }) => void;
   onNotice?: (m: string) => void;
 }
 
@@ -74,6 +80,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       try {
         const t0 = performance.now();
         const { job: sweepJob, files, jobTimeoutMs } = job.data;
+        if (job.attemptsStarted > 1) opts.onRetry?.({ id: job.id ?? '', sweep: job.data.sweep, index: sweepJob.index, attempt: job.attemptsStarted, stalled: job.stalledCounter });
         const bad = await prepare(files);
         if (bad !== undefined) {
           opts.onRefused?.({ id: job.id ?? '', reason: bad });

@@ -13,6 +13,7 @@ import { runPool, throwIfStopped } from './pool';
 import { objectiveOf } from './options';
 import { rankBy, type RankedRow } from './table';
 import { sweepCode, type SweepCode } from './code';
+import { canonicalText, repeatNotes } from './repeats';
 import type { SymbolSpec } from '../../protocol/rest/market';
 
 /** How long checkPoints runs between turns of the event loop (where a stop signal is seen). */
@@ -71,10 +72,13 @@ export async function stoppableSweepJobs(cfg: BacktestConfig, signal?: AbortSign
  * Every point's parameters through the strategies' own checks, and the symbols each point trades
  * against those the recording holds (`symbols`, its header's specs), before any job runs: a
  * misspelt or wrongly typed parameter, a symbol the data lacks, or a quantity no order of its
- * symbol could carry, is found now, not after every job failed on it.
+ * symbol could carry, is found now, not after every job failed on it. Returns each job's point as
+ * the strategies read it (their decoded params in canonical text, repeats.ts), by job index.
  */
-export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly SymbolSpec[], signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<void> {
+export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols?: readonly SymbolSpec[], signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<Array<string | undefined>> {
   const turn = yielder(signal);
+  // Each job's point as the strategies read it (repeats.ts): by job index.
+  const read: Array<string | undefined> = [];
   for (const job of jobs) {
     // A large grid takes seconds here: Ctrl+C (its handler runs between turns) stops it meanwhile.
     const t = turn();
@@ -84,6 +88,7 @@ export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols
       const { slots, decoded } = checkedSlots(pointCfg, definitions);
       const refused = symbols === undefined ? undefined : refusedByData(pointCfg, slots, symbols, decoded);
       if (refused !== undefined) throw refused;
+      read[job.index] = canonicalText(decoded);
     } catch (e) {
       if (!(e instanceof BacktestConfigError)) throw e;
       // A parameter the config itself holds (not one the point sets) is reported at its own line.
@@ -91,6 +96,7 @@ export async function checkPoints(cfg: BacktestConfig, jobs: SweepJob[], symbols
       throw new BacktestConfigError(cfg.file, `sweep.params (point ${job.index}: ${JSON.stringify(job.point)}) -> ${e.at}`, e.expected, e.got);
     }
   }
+  return read;
 }
 
 /** Whether the path of a config error (`strategies[0].params.skewBps`) names a parameter the point sets (`mm.skewBps`). */
@@ -117,19 +123,20 @@ export interface SweepRunOptions {
  * The sweep's jobs, once its block, data files, points and objective are checked (a bad one
  * throws before anything runs): the start of a sweep on threads or on the queue alike. `signal`
  * stops it (SweepStopped) while it checks the points. Each job gets the strategies' code as
- * loaded here; `definitions` keeps the modules loaded (for the caller's sweepCode).
+ * loaded here; `definitions` keeps the modules loaded (for the caller's sweepCode). `notes`: the
+ * points that repeat an earlier one (repeats.ts), for the summary to say.
  */
-export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[] }> {
+export async function preparedSweep(cfg: BacktestConfig, signal?: AbortSignal, definitions: DefinitionCache = new Map()): Promise<{ sweep: NonNullable<BacktestConfig['sweep']>; jobs: SweepJob[]; notes: string[] }> {
   const sweep = cfg.sweep;
   if (!sweep) throw new Error(`${cfg.file}: the config has no sweep block`);
   const jobs = await stoppableSweepJobs(cfg, signal);
   checkDataFiles(cfg);
   const header = mergeHeaders(await fileHeaders(cfg.data.files));
-  await checkPoints(cfg, jobs, header.symbols, signal, definitions);
+  const read = await checkPoints(cfg, jobs, header.symbols, signal, definitions);
   objectiveOf(cfg);
   const code = sweepCode(cfg, definitions);
   for (const j of jobs) j.code = code;
-  return { sweep, jobs };
+  return { sweep, jobs, notes: repeatNotes(sweep, jobs, read) };
 }
 
 export async function runSweep(cfg: BacktestConfig, opts: SweepRunOptions): Promise<SweepOutcome> {

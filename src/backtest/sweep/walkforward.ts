@@ -45,6 +45,21 @@ export interface WalkForwardOutcome {
   ratio: number | null;
   /** Training and test jobs that failed. */
   failed: JobResult[];
+  /**
+   * The jobs it ran beside the sweep's points on all the data: training runs (in-sample: every
+   * point on every window) and test runs (out-of-sample: a window's best point, where it has one),
+   * and how many of each failed. The sweep's summary, sweep.json and walkforward.json count them.
+   */
+  jobs: WalkForwardJobs;
+}
+
+export interface WalkForwardJobs {
+  windows: number;
+  points: number;
+  inSample: number;
+  outOfSample: number;
+  failedInSample: number;
+  failedOutOfSample: number;
 }
 
 export function walkForwardWindows(spec: WalkForwardSpec, from: number, to: number): Array<Pick<WalkForwardWindow, 'train' | 'test'>> {
@@ -105,7 +120,11 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   const testJobs = windows.flatMap((w, i) => (w.best === null ? [] : [job(P + cuts.length * P + i, w.best.point, w.test, true)]));
   const tested = await run(testJobs, 'walk-forward test');
 
-  const failed = [...trainJobs.map((j) => trained[j.index]), ...testJobs.map((j) => tested[j.index])].filter((r) => r !== undefined && r.error !== undefined);
+  const failedOf = (list: SweepJob[], res: JobResult[]): JobResult[] => list.map((j) => res[j.index]).filter((r) => r !== undefined && r.error !== undefined);
+  const failedTrain = failedOf(trainJobs, trained);
+  const failedTest = failedOf(testJobs, tested);
+  const failed = [...failedTrain, ...failedTest];
+  const jobs: WalkForwardJobs = { windows: cuts.length, points: P, inSample: trainJobs.length, outOfSample: testJobs.length, failedInSample: failedTrain.length, failedOutOfSample: failedTest.length };
   let carry = 1;
   let spanMs = 0;
   let used = 0;
@@ -135,7 +154,7 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   const inSample = best === undefined || best.metric === null || bestResult?.summary === undefined ? null : { index: best.index, point: best.point, score: best.metric, return: bestResult.summary.return, annualized: isNote === null ? annualized(bestResult.summary.return, isSpan) : null, annualizedNote: isNote, spanMs: isSpan };
   const inAnn = inSample?.annualized ?? null;
   const ratio = inAnn !== null && inAnn > 0 && used > 0 && oosAnn !== null && Number.isFinite(oosAnn) ? oosAnn / inAnn : null;
-  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, annualizedNote: oosNote, spanMs, windows: used, equity }, ratio, failed };
+  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, annualizedNote: oosNote, spanMs, windows: used, equity }, ratio, failed, jobs };
 }
 
 /**
