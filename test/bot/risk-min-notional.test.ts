@@ -79,7 +79,7 @@ test('an amend is checked at its new price and total quantity, unless its order 
 
 test('in-process: the order never reaches the venue, and the denial is counted (no 30006 rejection)', async () => {
   const def = scripted(['BTCUSDT'], { start: () => [place('BUY', '0.001'), place('BUY', '0.002')] });
-  const w = await botWorld([{ id: 's', definition: def, params: {} }]);
+  const w = await botWorld([{ id: 's', definition: def, params: {} }], { allowRefusals: true });
   expect(w.openOrders('BTCUSDT').map((o) => o.quantity)).toEqual(['0.002']);
   expect(w.bot.stats).toMatchObject({ denials: 1, rejections: 0 });
   expect(w.events.flatMap((e) => (e.type === 'denial' ? [e.code] : []))).toEqual(['MIN_NOTIONAL']);
