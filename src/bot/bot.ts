@@ -452,7 +452,9 @@ export class Bot {
       case 'stream':
         this.bus.publish({ type: 'stream', time, stream: v.stream, status: v.status, detail: v.detail });
         if (v.status !== 'connected') this.stats.reconnects++;
-        if (v.stream === 'private' && (v.status === 'reconnected' || v.status === 'gap' || v.status === 'silent')) this.reconcile(`${v.status}: ${v.detail}`);
+        // Whatever the private stream may have missed, its order state is unknown: reconciled now
+        // (unauthenticated: it may fail as the stream did; the reconnect reconciles again).
+        if (v.stream === 'private' && (v.status === 'reconnected' || v.status === 'gap' || v.status === 'silent' || v.status === 'unauthenticated')) this.reconcile(`${v.status}: ${v.detail}`);
         break;
     }
     this.kick();

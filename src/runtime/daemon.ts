@@ -520,7 +520,7 @@ export class BotDaemon {
         const down = [
           ...(this.phase !== 'running' ? [`phase ${this.phase}`] : []),
           ...(s !== undefined && !s.running ? ['the bot is not running'] : []),
-          ...(s !== undefined && s.privateStream !== 'connected' ? [`private stream ${s.privateStream}`] : []),
+          ...(s !== undefined && s.privateStream !== 'connected' ? [this.statusRef?.privateStreamReason ?? `private stream ${s.privateStream}`] : []),
           ...(failing !== undefined ? [`venue unreachable: every call has failed for ${Math.round(failing.forMs / 1000)} s (${failing.failures} calls; last: ${failing.lastMethod}: ${failing.lastError})`] : []),
         ];
         const health = this.bot.strategyHealth();

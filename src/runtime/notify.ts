@@ -155,7 +155,7 @@ export class Notifier {
     let downSince: number | undefined;
     bot.bus.subscribe('stream', (e) => {
       if (e.stream !== 'private') return;
-      if (e.status === 'disconnected' || e.status === 'silent') downSince ??= this.now();
+      if (e.status === 'disconnected' || e.status === 'silent' || e.status === 'unauthenticated') downSince ??= this.now();
       else if (e.status === 'connected' || e.status === 'reconnected') downSince = undefined;
     });
     let dayAlerted = -1;

@@ -18,7 +18,8 @@ export interface BotStatus {
   state: TradingState;
   stateReason: string;
   running: boolean;
-  privateStream: 'connected' | 'disconnected' | 'unknown';
+  /** `unauthenticated`: the venue refuses the credentials it reconnects with (privateStreamDetail says how). */
+  privateStream: 'connected' | 'disconnected' | 'unauthenticated' | 'unknown';
   fills: number;
   openOrders: number;
   ordersByState: Record<string, number>;
@@ -33,6 +34,8 @@ export interface BotStatus {
 export class StatusTracker {
   private startEquity: Dec | undefined;
   private stream: BotStatus['privateStream'] = 'unknown';
+  /** The venue's refusal while the private stream is `unauthenticated`. */
+  private streamRefusal = '';
   /** Since when (bot clock, ms) the public stream (marks, trades, book) has been down; undefined while it is up. */
   private publicDown: number | undefined;
   running = false;
@@ -46,7 +49,12 @@ export class StatusTracker {
         return;
       }
       if (up) this.stream = 'connected';
-      else if (e.status === 'disconnected') this.stream = 'disconnected';
+      else if (e.status === 'unauthenticated') {
+        this.stream = 'unauthenticated';
+        this.streamRefusal = e.detail;
+      }
+      // A close while refused (each failed attempt makes none) does not hide why it stays down.
+      else if (e.status === 'disconnected' && this.stream !== 'unauthenticated') this.stream = 'disconnected';
     });
   }
 
@@ -57,6 +65,13 @@ export class StatusTracker {
 
   get privateStream(): BotStatus['privateStream'] {
     return this.stream;
+  }
+
+  /** Why the private stream is down, for /healthz: the venue's refusal when it refuses the credentials. */
+  get privateStreamReason(): string {
+    return this.stream === 'unauthenticated'
+      ? `private stream unauthenticated: the venue refuses the credentials (${this.streamRefusal}); no order updates or fills reach the bot until they are fixed (it keeps retrying)`
+      : `private stream ${this.stream}`;
   }
 
   /** Wallet balance plus unrealized PnL at the latest marks; undefined before any account data. */

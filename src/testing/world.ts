@@ -6,6 +6,8 @@
 import { ManualClock, ManualScheduler } from '../core/clock';
 import { Bot, type StrategySlot } from '../bot/bot';
 import type { BotEvent, BotEventOf, Fill } from '../bot/bus/events';
+import { isLateAmend } from '../bot/execution/refusals';
+import { countsAsDenial } from '../bot/strategy/controls';
 import { strategyErrorLine, strategyFrame } from '../bot/strategy/errors';
 import type { RiskLimits } from '../bot/risk/limits';
 import { defineStrategy, type AnyStrategyDefinition, type Strategy, type StrategyContext } from '../bot/strategy/api';
@@ -66,6 +68,39 @@ export interface BotWorld {
   stop(): Promise<void>;
   /** The strategies' errors so far (throws and refused intents), in order. */
   strategyErrors(): Array<BotEventOf<'strategyError'>>;
+  /** The strategies' intents refused so far (denied by the risk engine, rejected by the venue), in order: what fails a world without `allowRefusals`. */
+  refusals(): WorldRefusal[];
+}
+
+/**
+ * An intent of a strategy that did not go out, as a world counts it: denied by the risk engine
+ * (not the bot's own stop, `BOT_STOPPING`), or rejected by the venue (not an amend that came after
+ * its order had ended, a race the bot counts apart and logs at info).
+ */
+export type WorldRefusal = BotEventOf<'denial'> | BotEventOf<'rejection'>;
+
+function isWorldRefusal(e: BotEvent): e is WorldRefusal {
+  return (e.type === 'denial' && countsAsDenial(e.code)) || (e.type === 'rejection' && !isLateAmend(e));
+}
+
+/**
+ * What a world's methods reject with when, since the last call, an intent of a strategy was
+ * denied by the risk engine or rejected by the venue (unless `allowRefusals`): a strategy whose
+ * every order is refused trades nothing, and its test must not pass without saying so.
+ */
+export class WorldRefusalError extends Error {
+  readonly code = 'REFUSALS';
+
+  constructor(readonly refusals: readonly WorldRefusal[]) {
+    const first = refusals[0];
+    const denied = refusals.filter((e) => e.type === 'denial').length;
+    const rejected = refusals.length - denied;
+    const what = first.type === 'denial' ? `denied by the risk engine, ${first.code}: ${first.reason}` : `rejected by the venue, ${first.code}: ${first.message}`;
+    super(
+      `${refusals.length} intent(s) refused while the test ran (${denied} denied by the risk engine, ${rejected} rejected by the venue); first: [${first.strategyId}] ${what}; intent ${JSON.stringify(first.intent)}. A test that expects refusals passes { allowRefusals: true } and reads w.refusals()`,
+    );
+    this.name = 'WorldRefusalError';
+  }
 }
 
 /** An error of a strategy or of the bot's own pipeline, as a world reports it. */
@@ -107,6 +142,12 @@ export interface BotWorldOptions {
    * WorldStrategyError. Errors of the bot's own pipeline fail it either way.
    */
   allowStrategyErrors?: boolean;
+  /**
+   * Intents denied by the risk engine or rejected by the venue do not fail the world's methods:
+   * for tests that expect them (`w.refusals()`). By default the first method after one rejects
+   * with a WorldRefusalError.
+   */
+  allowRefusals?: boolean;
 }
 
 /** A strategy driven by a test: `onStart` and `onEvent` are whatever the test sets. */
@@ -141,15 +182,24 @@ export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits 
   const bot = new Bot({ venue: o.wrap ? o.wrap(venue) : venue, strategies: slots, risk: o.risk ?? {}, clock, scheduler, logger: silentLogger });
   const events: BotEvent[] = [];
   bot.bus.subscribeAll((e) => events.push(e));
-  /** Events up to this index have been looked at for errors. */
+  /** Events up to this index have been looked at for errors, and up to this one for refusals. */
   let checked = 0;
+  let refusalsChecked = 0;
   const check = (): void => {
     const found: WorldErrorEvent[] = [];
     for (; checked < events.length; checked++) {
       const e = events[checked];
       if (e.type === 'botError' || (e.type === 'strategyError' && o.allowStrategyErrors !== true)) found.push(e);
     }
+    // Errors first: the refusals since the last call stay to be raised by the next one.
     if (found.length > 0) throw new WorldStrategyError(found);
+    if (o.allowRefusals === true) return;
+    const refused: WorldRefusal[] = [];
+    for (; refusalsChecked < events.length; refusalsChecked++) {
+      const e = events[refusalsChecked];
+      if (isWorldRefusal(e)) refused.push(e);
+    }
+    if (refused.length > 0) throw new WorldRefusalError(refused);
   };
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) {
@@ -209,6 +259,7 @@ export async function botWorld(slots: StrategySlot[], riskOrOptions: RiskLimits 
       check();
     },
     strategyErrors: () => events.flatMap((e) => (e.type === 'strategyError' ? [e] : [])),
+    refusals: () => events.filter(isWorldRefusal),
   };
 }
 
@@ -218,5 +269,5 @@ export function strategyWorld(definition: AnyStrategyDefinition, params: Record<
 }
 
 function isOptions(v: RiskLimits | BotWorldOptions): v is BotWorldOptions {
-  return ['risk', 'balance', 'wrap', 'waitIdle', 'allowStrategyErrors'].some((k) => k in v);
+  return ['risk', 'balance', 'wrap', 'waitIdle', 'allowStrategyErrors', 'allowRefusals'].some((k) => k in v);
 }

@@ -3,8 +3,8 @@ import { botWorld } from '../../test/bot/harness';
 import grid from './index';
 
 /** Mark starts at 50000; 3 levels 10 bps apart: 49850 49900 49950 | 50050 50100 50150; bounds 49800 / 50200. */
-async function gridWorld(params: Record<string, unknown> = {}) {
-  const w = await botWorld([{ id: 'grid', definition: grid, params: { symbol: 'BTCUSDT', quantity: '0.01', levels: 3, spacingBps: '10', refreshMs: 1000, ...params } }]);
+async function gridWorld(params: Record<string, unknown> = {}, options: { allowRefusals?: boolean } = {}) {
+  const w = await botWorld([{ id: 'grid', definition: grid, params: { symbol: 'BTCUSDT', quantity: '0.01', levels: 3, spacingBps: '10', refreshMs: 1000, ...params } }], options);
   const book = () =>
     w.engine
       .currentOrders('bot', { symbol: 'BTCUSDT' })
@@ -150,8 +150,9 @@ describe('grid strategy', () => {
   // It placed the new side's order beside the old one it was cancelling: one order over its ladder
   // (2 x levels) until the cancel landed, or until its next event when that cancel was lost.
   it('never more than 2 x levels orders: one being cancelled counts until the venue has cancelled it', async () => {
-    const w = await gridWorld();
-    // The bot's own instance (gap 0) would re-place what the test cancels: paused, it places nothing.
+    // The bot's own instance (gap 0) would re-place what the test cancels: paused, it places nothing
+    // (its place is denied STRATEGY_PAUSED, which the test expects).
+    const w = await gridWorld({}, { allowRefusals: true });
     await w.bot.control('grid', 'pause', 'the test drives a second instance');
     const strat = secondInstance(w, () => undefined);
     // The gap one level down: the buy at 49950 is now in it, and level 0 wants a sell.
@@ -165,6 +166,7 @@ describe('grid strategy', () => {
     await w.step();
     const after = strat.onTimer?.({ type: 'timer', time: w.clock.now(), name: 'grid', strategyId: 'grid' });
     expect(after).toEqual([{ kind: 'place', symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', price: '50000', quantity: '0.01', tag: 'L0' }]);
+    expect(w.refusals().map((e) => `${e.type} ${e.code} ${e.intent.kind}`)).toEqual(['denial STRATEGY_PAUSED place']);
   });
 
   it('refuses bad parameters by name', () => {

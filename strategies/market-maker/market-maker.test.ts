@@ -2,8 +2,8 @@ import { Dec, Grid } from '../../src/index';
 import { botWorld } from '../../test/bot/harness';
 import marketMaker from './index';
 
-async function mmWorld(params: Record<string, unknown> = {}) {
-  const w = await botWorld([{ id: 'mm', definition: marketMaker, params: { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '4', refreshMs: 1000, ...params } }]);
+async function mmWorld(params: Record<string, unknown> = {}, options: { allowRefusals?: boolean } = {}) {
+  const w = await botWorld([{ id: 'mm', definition: marketMaker, params: { symbol: 'BTCUSDT', quantity: '0.01', minSpreadBps: '4', refreshMs: 1000, ...params } }], options);
   const quotes = () =>
     w.engine
       .currentOrders('bot', { symbol: 'BTCUSDT' })
@@ -24,7 +24,7 @@ describe('market-maker strategy', () => {
   });
 
   it('moves quotes with mark through amends (batch-move), not cancel and replace', async () => {
-    const w = await mmWorld();
+    const w = await mmWorld({}, { allowRefusals: true });
     const ids = w.engine.currentOrders('bot', {}).list.map((o) => o.orderId).sort();
     w.engine.setMarkPrice('BTCUSDT', '50100');
     w.venue.pump();
@@ -33,11 +33,15 @@ describe('market-maker strategy', () => {
     const [bid, ask] = w.quotes();
     expect(new Dec(bid[1]).lt('50100')).toBe(true);
     expect(new Dec(ask[1]).gt('50100')).toBe(true);
+    // A jump wider than the spread: the bid's amend (to 50089.9, in the same batch as the ask's and
+    // before it) would cross the strategy's own ask still at 50010, and the venue refuses a makerOnly
+    // amend that would take. The bid stays at 49990 until a later requote.
+    expect(w.refusals().map((e) => `${e.type} ${e.code} ${e.intent.kind}`)).toEqual(['rejection 10001 amend']);
   });
 
   it("bookAware: a quote the mark would put through the book's other side goes one tick off it instead of being refused", async () => {
     const run = async (bookAware: boolean) => {
-      const w = await mmWorld({ bookAware });
+      const w = await mmWorld({ bookAware }, { allowRefusals: true });
       // Someone offers inside the spread (quotes 49990 / 50010); then the mark jumps past that offer.
       w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
       w.venue.pump();
@@ -62,7 +66,8 @@ describe('market-maker strategy', () => {
   });
 
   it('widens the spread when mark moves a lot', async () => {
-    const w = await mmWorld({ volMultiplier: '3' });
+    // Jumps wider than the spread: amends that would cross the strategy's own other quote are refused (see above).
+    const w = await mmWorld({ volMultiplier: '3' }, { allowRefusals: true });
     for (const m of ['50500', '49600', '50400', '49700', '50300']) {
       w.engine.setMarkPrice('BTCUSDT', m);
       w.venue.pump();
@@ -71,6 +76,7 @@ describe('market-maker strategy', () => {
     const [bid, ask] = w.quotes();
     const spreadBps = new Dec(ask[1]).minus(bid[1]).div('50300').times(10000);
     expect(spreadBps.gt(20)).toBe(true);
+    expect(new Set(w.refusals().map((e) => `${e.type} ${e.code} ${e.intent.kind}`))).toEqual(new Set(['rejection 10001 amend']));
   });
 
   it('leans against inventory and stops adding at the limit', async () => {

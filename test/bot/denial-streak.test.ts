@@ -11,7 +11,7 @@ test('every order denied for a minute: the strategy is blocked, said with the la
   const strategy = scripted(['BTCUSDT'], {
     event: (e) => (e.type === 'markPrice' ? [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '40000', quantity }] : []),
   });
-  const w = await botWorld([{ id: 's', definition: strategy, params: {} }]);
+  const w = await botWorld([{ id: 's', definition: strategy, params: {} }], { allowRefusals: true });
   for (let i = 0; i < 30; i++) {
     await w.advance(1000);
     await w.setMark('BTCUSDT', (50000 + (i % 5)).toFixed(1));
@@ -33,7 +33,7 @@ test('denials the bot state asked for (HALTED by the kill switch) do not make a 
   const strategy = scripted(['BTCUSDT'], {
     event: (e) => (e.type === 'markPrice' ? [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '40000', quantity: '0.001' }] : []),
   });
-  const w = await botWorld([{ id: 's', definition: strategy, params: {} }]);
+  const w = await botWorld([{ id: 's', definition: strategy, params: {} }], { allowRefusals: true });
   await w.bot.kill('test');
   for (let i = 0; i < 70; i++) {
     await w.advance(1000);

@@ -52,7 +52,7 @@ describe('bot runtime over the in-process venue', () => {
 
   it('the risk engine denies what breaks a limit, with a typed code, and sends nothing', async () => {
     const def = scripted(['BTCUSDT'], { start: () => [bid('49990', '1'), bid('49990.05'), bid('40000')] });
-    const w = await botWorld([{ id: 's', definition: def, params: {} }], { maxOrderNotional: '1000', priceBand: '0.05' });
+    const w = await botWorld([{ id: 's', definition: def, params: {} }], { risk: { maxOrderNotional: '1000', priceBand: '0.05' }, allowRefusals: true });
     const denials = w.events.flatMap((e) => (e.type === 'denial' ? [e.code] : []));
     expect(denials).toEqual(['MAX_ORDER_NOTIONAL', 'OFF_GRID', 'PRICE_BAND']);
     expect(w.engine.currentOrders('bot', {}).total).toBe(0);
@@ -116,7 +116,7 @@ describe('bot runtime over the in-process venue', () => {
         return [bid('49990'), ask('50010')];
       },
     });
-    const w = await botWorld([{ id: 's', definition: def, params: {} }]);
+    const w = await botWorld([{ id: 's', definition: def, params: {} }], { allowRefusals: true });
     expect(w.engine.currentOrders('bot', {}).total).toBe(2);
     await w.bot.kill('test');
     await w.settle();

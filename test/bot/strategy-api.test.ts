@@ -56,10 +56,13 @@ describe('typed hooks', () => {
     }));
     // A second strategy on ETHUSDT: the venue subscribes both symbols, `a` gets BTCUSDT only.
     const eth = defineStrategy<Record<string, unknown>>({ name: 'eth', symbols: () => ['ETHUSDT'], params: () => ({}), create: () => ({ onMark: () => undefined }) });
-    const w = await botWorld([
-      { id: 'a', definition: def, params: {} },
-      { id: 'e', definition: eth, params: {} },
-    ]);
+    const w = await botWorld(
+      [
+        { id: 'a', definition: def, params: {} },
+        { id: 'e', definition: eth, params: {} },
+      ],
+      { allowRefusals: true },
+    );
     w.engine.createAccount({ userId: 'third', balance: '100000' });
     w.engine.setMarkPrice('ETHUSDT', '3000');
     w.engine.setMarkPrice('BTCUSDT', '50100');
@@ -157,7 +160,7 @@ describe('typed hooks', () => {
         },
       }),
     });
-    const w = await botWorld([{ id: 'r', definition: emitter, params: {} }]);
+    const w = await botWorld([{ id: 'r', definition: emitter, params: {} }], { allowRefusals: true });
     w.engine.setMarkPrice('BTCUSDT', '50100');
     w.venue.pump();
     await w.settle();

@@ -27,10 +27,13 @@ describe('pause, resume and cancel of one strategy', () => {
       },
     });
     const other = scripted(['BTCUSDT'], { event: () => undefined });
-    const w = await botWorld([
-      { id: 'mm', definition: def, params: {} },
-      { id: 'o', definition: other, params: {} },
-    ]);
+    const w = await botWorld(
+      [
+        { id: 'mm', definition: def, params: {} },
+        { id: 'o', definition: other, params: {} },
+      ],
+      { allowRefusals: true },
+    );
     expect((await w.bot.control('mm', 'pause', 'by a test')).status).toBe('paused');
     expect(w.bot.strategyHealth().find((h) => h.id === 'mm')?.paused).toBe('by a test');
     seen.length = 0;

@@ -766,6 +766,55 @@ describe('bot daemon on the local exchange', () => {
     expect(d.leftAtStop).toMatchObject({ positions: [], openOrders: [], flattened: true });
   });
 
+  it('an API key the restarted venue no longer knows: said once at error, /healthz unhealthy naming it; the key back, it recovers, said at info', async () => {
+    const key = { apiKey: 'key-refused-stream-1', secret: 'secret-refused-stream-1', permissions: ['READ', 'TRADE'] as Array<'READ' | 'TRADE'> };
+    const user = { username: 'refused-key', password: PASSWORD, balance: '100000' };
+    let ex2 = await startTestExchange({ users: [{ ...user, apiKeys: [key] }] });
+    const port = Number(new URL(ex2.url).port);
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'perpkit-daemon-'));
+      const file = path.join(dir, 'bot.json.yaml');
+      const doc = {
+        venue: { baseUrl: ex2.url, auth: { apiKeyEnv: 'BOT_KEY', secretEnv: 'BOT_SECRET' } },
+        strategies: [{ id: 'mm', module: 'market-maker', params: { symbol: 'BTCUSDT', quantity: '0.01', refreshMs: 200 } }],
+        pollPositionsMs: 0,
+        // The restarted venue lost the quotes: the reconciliation asks for each a few times before it concludes so.
+        stopTimeoutMs: 30_000,
+        http: { host: '127.0.0.1', port: 0, killTokenEnv: 'KILL_TOKEN' },
+      };
+      writeFileSync(file, JSON.stringify(doc));
+      const d = new BotDaemon({ config: loadBotConfig(file), logger, env: { ...env, BOT_KEY: key.apiKey, BOT_SECRET: key.secret }, defaultMetrics: false });
+      stopAfter.push(d);
+      await d.start();
+      const health = async (): Promise<{ code: number; body: { status: string; privateStream: string; reasons: string[] } }> => {
+        const r = await fetch(`${d.httpUrl as string}/healthz`);
+        return { code: r.status, body: (await r.json()) as { status: string; privateStream: string; reasons: string[] } };
+      };
+      await until(async () => (await health()).code === 200);
+      const from = logLines.length;
+      const lines = (): Array<{ level: number; msg: string }> => logLines.slice(from).map((l) => JSON.parse(l) as { level: number; msg: string });
+      const refused = () => lines().filter((l) => l.msg.startsWith('private stream: the venue refuses the credentials'));
+      // The venue restarts without the key (revoked): every reconnect is refused (20002), not a network failure.
+      await ex2.stop();
+      ex2 = await startTestExchange({ users: [user], port });
+      await until(() => refused().length > 0, 15_000);
+      const down = await health();
+      expect(down.code).toBe(503);
+      expect(down.body).toMatchObject({ status: 'unhealthy', privateStream: 'unauthenticated' });
+      expect(down.body.reasons[0]).toMatch(/^private stream unauthenticated: the venue refuses the credentials \(.*20002.*\); no order updates or fills reach the bot until they are fixed \(it keeps retrying\)$/);
+      expect(refused().map((l) => l.level)).toEqual([50]);
+      // The key back: the next attempt connects, said at info; healthy again.
+      await ex2.stop();
+      ex2 = await startTestExchange({ users: [{ ...user, apiKeys: [key] }], port });
+      await until(async () => (await health()).code === 200, 40_000);
+      expect(lines().filter((l) => l.msg === 'private stream: the venue accepts the credentials again; reconnecting').map((l) => l.level)).toEqual([30]);
+      expect(refused()).toHaveLength(1);
+      expect(await d.stop('test')).toBe(0);
+    } finally {
+      await ex2.stop();
+    }
+  }, 90_000);
+
   it('signs in again when the venue has forgotten its session (refresh token expired, or a restart), and keeps quoting', async () => {
     // An exchange of its own, whose clock the test moves past the refresh token's lifetime (7 days).
     const clock = new TestClock();

@@ -3,7 +3,7 @@
  * bot, and the readers show what the venue holds. The scaffold of `perpkit init` uses them from
  * the package (test/package/install.test.ts).
  */
-import { strategyWorld, scripted, WorldStrategyError, StrategyCreateError, BOT_USER, WORLD_START } from '../../src/testing';
+import { strategyWorld, scripted, WorldStrategyError, WorldRefusalError, StrategyCreateError, BOT_USER, WORLD_START } from '../../src/testing';
 import { defineStrategy, param, params, type Strategy } from '../../src/index';
 
 /** Bids 10 below every new mark, cancelling the previous bid; counts its timer firings. */
@@ -124,6 +124,37 @@ describe('perpkit/testing', () => {
     const allowed = await strategyWorld(thrower, {}, { allowStrategyErrors: true });
     await allowed.setMark('BTCUSDT', '50100');
     expect(allowed.strategyErrors().map((e) => `${e.where}: ${e.message}`)).toEqual(['onEvent(markPrice): boom at 50100']);
+    await allowed.stop();
+  });
+
+  it('an intent denied by the risk engine or rejected by the venue fails the world method that ran it, in one line; allowRefusals lets a test read them', async () => {
+    // Every mark: a bid below the minimum notional (denied) and a reduce-only sell with no position (the venue rejects it).
+    const refused = scripted(['BTCUSDT'], {
+      event: (e) =>
+        e.type === 'markPrice'
+          ? [
+              { kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '4000', quantity: '0.001' },
+              { kind: 'place', symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', price: '60000', quantity: '0.001', reduceOnly: true },
+            ]
+          : [],
+    });
+    const w = await strategyWorld(refused);
+    const err = await w.setMark('BTCUSDT', '50100').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorldRefusalError);
+    expect((err as WorldRefusalError).refusals.map((e) => e.type)).toEqual(['denial', 'rejection']);
+    expect((err as Error).message).toBe(
+      '2 intent(s) refused while the test ran (1 denied by the risk engine, 1 rejected by the venue); first: [s] denied by the risk engine, MIN_NOTIONAL: order notional 4 (price 4000 x quantity 0.001) is below the minimum notional 5 of BTCUSDT; intent {"kind":"place","symbol":"BTCUSDT","side":"BUY","type":"LIMIT","price":"4000","quantity":"0.001"}. A test that expects refusals passes { allowRefusals: true } and reads w.refusals()',
+    );
+    // Reported once: the next call fails for the new refusals only.
+    await w.advance(10);
+    const again = await w.setMark('BTCUSDT', '50200').catch((e: unknown) => e);
+    expect((again as WorldRefusalError).refusals).toHaveLength(2);
+    expect((again as Error).message).toMatch(/^2 intent\(s\) refused while the test ran/);
+    await w.stop();
+
+    const allowed = await strategyWorld(refused, {}, { allowRefusals: true });
+    await allowed.setMark('BTCUSDT', '50100');
+    expect(allowed.refusals().map((e) => (e.type === 'denial' ? `denial ${e.code}` : `rejection ${e.code}`))).toEqual(['denial MIN_NOTIONAL', `rejection 30004`]);
     await allowed.stop();
   });
 

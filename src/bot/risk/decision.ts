@@ -4,6 +4,11 @@ export const RISK_CODES = [
   'OFF_GRID',
   /** A bracket's take-profit or stop-loss on the wrong side of its entry (or of each other, under a MARKET entry): it would close the position as soon as the entry fills. */
   'BRACKET_EXITS',
+  /**
+   * An order whose notional (price, or mark for a MARKET order, x quantity) is below the symbol's
+   * minimum notional: the venue would refuse it (30006). Orders that only close are not held to it.
+   */
+  'MIN_NOTIONAL',
   'MAX_ORDER_NOTIONAL',
   'MAX_POSITION',
   'MAX_EXPOSURE',

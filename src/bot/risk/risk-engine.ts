@@ -75,6 +75,11 @@ export function reducesExposure(intent: Intent, ctx: RiskContext): boolean {
   }
 }
 
+/** An order of the side that closes a hedge-mode position (SELL of LONG, BUY of SHORT): the venue holds it to no minimum notional. */
+function closesSide(side: 'BUY' | 'SELL', positionSide: string | undefined): boolean {
+  return (positionSide === 'LONG' && side === 'SELL') || (positionSide === 'SHORT' && side === 'BUY');
+}
+
 /** A price of an intent in ticks when it is a positive multiple of the tick size, else undefined. */
 function priceTicks(info: SymbolInfo, price: string): number | undefined {
   const t = info.tick.toUnits(price);
@@ -147,6 +152,7 @@ export class RiskEngine {
     this.checks = [
       { name: 'tradingState', run: (i, c) => this.checkState(i, c) },
       { name: 'symbolAndGrid', run: (i, c) => this.checkSymbol(i, c) },
+      { name: 'minNotional', run: (i, c) => this.checkMinNotional(i, c) },
       { name: 'priceBand', run: (i, c) => this.checkBand(i, c) },
       { name: 'maxOrderNotional', run: (i, c) => this.checkOrderNotional(i, c) },
       { name: 'maxPosition', run: (i, c) => this.checkPosition(i, c) },
@@ -374,6 +380,60 @@ export class RiskEngine {
   private static priceTicks(intent: Intent & { symbol: string }, info: SymbolInfo, ctx: RiskContext): number | undefined {
     const price = (intent.kind === 'place' ? intent.price : intent.kind === 'bracket' ? intent.entryPrice : undefined) ?? ctx.state.mark(intent.symbol)?.markPrice;
     return price === undefined ? undefined : info.tick.toUnits(price);
+  }
+
+  /** The symbol's minimum notional in its notional units (one tick times one step), rounded up; cached. */
+  private readonly minUnits = new Map<string, number>();
+
+  private minNotionalUnits(info: SymbolInfo): number {
+    const key = `${info.symbol}|${info.minNotional}`;
+    let u = this.minUnits.get(key);
+    if (u === undefined) {
+      u = new Dec(info.minNotional).div(new Dec(info.tickSize).times(info.stepSize)).ceil().toNumber();
+      this.minUnits.set(key, u);
+    }
+    return u;
+  }
+
+  /**
+   * The venue's minimum notional (30006), before the order goes out: price x quantity of a place,
+   * of a bracket's entry and of an amend (its new price and total quantity), a MARKET order (or
+   * MARKET entry) valued at mark as the order-notional limit values it. As the venue, an order that
+   * only closes is not held to it: reduce-only, or in hedge mode a SELL of the LONG side or a BUY
+   * of the SHORT side. A MARKET order with no mark known yet passes (the venue decides).
+   */
+  private checkMinNotional(intent: Intent, ctx: RiskContext): Decision {
+    let symbol: string;
+    let price: string | undefined;
+    let what = 'order';
+    let at = 'price';
+    if (intent.kind === 'place' || intent.kind === 'bracket') {
+      if (intent.kind === 'place' && (intent.reduceOnly === true || closesSide(intent.side, intent.positionSide))) return ALLOW;
+      symbol = intent.symbol;
+      price = intent.kind === 'place' ? intent.price : intent.entryPrice;
+      if (price === undefined) {
+        price = ctx.state.mark(symbol)?.markPrice;
+        at = 'mark';
+      }
+      if (intent.kind === 'bracket') what = 'bracket entry';
+    } else if (intent.kind === 'amend') {
+      const o = ctx.tracker.get(intent.clientOrderId);
+      if (!o || o.reduceOnly || closesSide(o.side, ctx.state.order(intent.clientOrderId)?.positionSide)) return ALLOW;
+      symbol = o.symbol;
+      price = intent.price;
+      what = 'amended order';
+    } else return ALLOW;
+    const info = ctx.symbols.get(symbol);
+    if (!info || price === undefined) return ALLOW;
+    const steps = info.step.toUnits(intent.quantity);
+    if (steps === undefined) return ALLOW;
+    // In integer (tick x step) units while the product is exact (a mark off the tick grid, or a
+    // product beyond 2^53, in decimals).
+    const ticks = info.tick.toUnits(price);
+    const units = ticks === undefined ? Number.NaN : ticks * steps;
+    const notional = (): Dec => new Dec(price).times(info.step.decOf(steps));
+    if (Number.isSafeInteger(units) ? units >= this.minNotionalUnits(info) : !notional().lt(info.minNotional)) return ALLOW;
+    return deny('MIN_NOTIONAL', `${what} notional ${notional().toFixed()} (${at} ${price} x quantity ${intent.quantity}) is below the minimum notional ${info.minNotional} of ${symbol}`);
   }
 
   private checkOrderNotional(intent: Intent, ctx: RiskContext): Decision {

@@ -98,6 +98,7 @@ export class LiveVenue implements Venue {
       priv.resync$.subscribe((r) => this.emitStream('private', RESYNC_STATUS[r.reason], `${r.reason}: ${JSON.stringify(r.notice)}`)),
       priv.notices$.subscribe((n) => {
         if (n.type === 'close') this.emitStream('private', 'disconnected', `close ${n.code} ${n.reason}`);
+        if (n.type === 'unauthenticated') this.emitStream('private', 'unauthenticated', n.error instanceof Error ? n.error.message : String(n.error));
       }),
     );
     await priv.start();

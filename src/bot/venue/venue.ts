@@ -22,7 +22,13 @@ export type StreamStatus =
   /** Connection is down; the venue is trying again. */
   | 'disconnected'
   /** No private events for a while although orders are working: the stream may be stuck. */
-  | 'silent';
+  | 'silent'
+  /**
+   * The venue refuses the credentials the private stream reconnects with (auth refused, not a
+   * network failure): the venue keeps trying, but no order updates or fills come until they are
+   * fixed. `connected`/`reconnected` follows when they are.
+   */
+  | 'unauthenticated';
 
 /** Why a venue refused an order it placed itself (a fired condition's): the code and message a request would have got. */
 export interface VenueRefusal {

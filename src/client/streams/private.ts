@@ -2,14 +2,17 @@
  * The private stream (PROTOCOL.md section 5): creates a listenKey, keeps it alive well before it
  * expires, renews it on LISTEN_KEY_EXPIRED / 20008 / a refused upgrade, reconnects with backoff,
  * detects dead connections (ping/pong), silent ones (no events while orders are working) and seq
- * gaps, and says so on `notices$` / `resync$`, so the caller can reconcile over REST.
+ * gaps, and says so on `notices$` / `resync$`, so the caller can reconcile over REST. When the
+ * venue refuses the credentials themselves (a session it forgot and that cannot be refreshed, an
+ * API key it no longer knows), it says so once, at error and as an `unauthenticated` notice, and
+ * keeps trying at the capped backoff: fixed credentials (a new login on the client) recover it.
  */
 import type { Logger } from 'pino';
 import { Observable, Subject, filter, share } from '../../core/rx';
 import type { Clock } from '../../core/clock';
 import { FINAL_ORDER_STATUSES, type OrderStatus } from '../../core/enums';
 import { PRIVATE_STREAM_PATH, type PrivateEvent, type PrivateEventDataMap, type PrivateEventOf } from '../../protocol/ws';
-import { NotFoundError, PerpkitError, StreamError } from '../errors';
+import { AuthenticationError, NotFoundError, PerpkitError, PermissionDeniedError, StreamError } from '../errors';
 import type { UserApi } from '../rest/user';
 import type { TimerHandle, Timers } from '../timers';
 import { decodePrivateEvent } from './events';
@@ -28,6 +31,13 @@ export type StreamNotice =
   | { type: 'listenKeyRenewed'; why: string }
   | { type: 'keepAlive'; expireAt: number }
   | { type: 'malformed'; field: string; problem: string }
+  /**
+   * The venue refused the credentials a reconnect needs (a listenKey cannot be made: the session
+   * is gone and cannot be refreshed, the API key is unknown or lacks the permission), not a network
+   * failure: nothing reaches the stream until they are fixed. Once per such spell; it ends when a
+   * listenKey is had again (a `listenKeyRenewed` resync, then `open`). The failed attempts meanwhile are `error` notices, as any failed attempt.
+   */
+  | { type: 'unauthenticated'; error: unknown }
   | { type: 'error'; error: unknown };
 
 export interface ResyncRequest {
@@ -87,6 +97,8 @@ export class PrivateStream {
   private lastEventAt = 0;
   private silenceReported = false;
   private running = false;
+  /** The venue's refusal of the credentials, from the first reconnect it refused until a connection opens. */
+  private refusedBy: unknown;
   private readonly opts: Required<Omit<PrivateStreamOptions, 'keepAliveIntervalMs' | 'hasWorkingOrders' | 'listenKey'>> & PrivateStreamOptions;
 
   constructor(
@@ -106,7 +118,7 @@ export class PrivateStream {
         onText: (t) => this.onText(t),
         onClose: (i) => this.onClose(i),
         onReconnectScheduled: (attempt, delayMs) => this.notice({ type: 'reconnecting', attempt, delayMs }),
-        onUrlError: (error) => this.notice({ type: 'error', error }),
+        onUrlError: (error) => this.urlFailed(error),
       },
       timers,
       log,
@@ -231,6 +243,10 @@ export class PrivateStream {
 
   private async nextUrl(): Promise<string> {
     const key = await this.ensureListenKey();
+    if (this.refusedBy !== undefined) {
+      this.refusedBy = undefined;
+      this.log.info('private stream: the venue accepts the credentials again; reconnecting');
+    }
     return `${this.opts.wsOrigin.replace(/\/$/, '')}${PRIVATE_STREAM_PATH}?listenKey=${encodeURIComponent(key)}`;
   }
 
@@ -273,6 +289,29 @@ export class PrivateStream {
   }
 
   // ---------------------------------------------------------------- socket hooks
+
+  /**
+   * A reconnect that could not get its URL (a listenKey). The venue refusing the credentials is
+   * said once at error, as the one thing that will not mend by itself; the attempts that follow
+   * (the socket retries at its capped backoff) at debug.
+   */
+  private urlFailed(error: unknown): void {
+    if (!(error instanceof AuthenticationError || error instanceof PermissionDeniedError)) {
+      this.notice({ type: 'error', error });
+      return;
+    }
+    if (this.refusedBy !== undefined) {
+      this.log.debug({ code: error.venueCode, err: error.message }, 'private stream: the venue still refuses the credentials; retrying');
+      this.noticesSubject.next({ type: 'error', error });
+      return;
+    }
+    this.refusedBy = error;
+    this.log.error(
+      { code: error.venueCode, endpoint: error.endpoint, err: error.message },
+      `private stream: the venue refuses the credentials (${error.venueCode ?? error.code}: ${error.message}), not a network failure: no order updates or fills reach this client until they are fixed (sign in again, or an API key the venue knows); retrying at the capped backoff`,
+    );
+    this.noticesSubject.next({ type: 'unauthenticated', error });
+  }
 
   private onOpen(reconnect: boolean): void {
     this.seq.reset();

@@ -87,7 +87,7 @@ export class DashboardView {
     on('reconciled', (e) => this.add({ kind: 'reconciled', level: e.corrected > 0 || e.revived !== undefined ? 'warn' : 'info', strategyId: undefined, code: undefined, text: `reconciled (${e.reason}): ${e.adopted} order(s) adopted, ${e.corrected} order(s) the bot had otherwise set to the venue's state and fills${e.revived === undefined ? '' : `, ${e.revived.length} working again after they had ended (${e.cancelled ?? 0} cancelled)`}` }));
     on('stream', (e) => {
       this.streams[e.stream] = { status: e.status, detail: e.detail, since: e.time };
-      this.add({ kind: 'stream', level: e.status === 'connected' || e.status === 'reconnected' ? 'info' : 'warn', strategyId: undefined, code: e.status, text: `${e.stream} stream ${e.status}${e.detail ? `: ${e.detail}` : ''}` });
+      this.add({ kind: 'stream', level: e.status === 'connected' || e.status === 'reconnected' ? 'info' : e.status === 'unauthenticated' ? 'error' : 'warn', strategyId: undefined, code: e.status, text: `${e.stream} stream ${e.status}${e.detail ? `: ${e.detail}` : ''}` });
     });
     on('strategyError', (e) => this.add({ kind: 'strategyError', level: 'error', strategyId: e.strategyId, code: undefined, text: `${e.where} threw: ${e.message}` }));
     on('strategyStopped', (e) => this.add({ kind: 'strategyStopped', level: 'error', strategyId: e.strategyId, code: undefined, text: `stopped: ${e.reason}` }));
