@@ -274,10 +274,10 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       const bq = strOf(m, m.B);
       const ap = strOf(m, m.a);
       const aq = strOf(m, m.A);
-      this.notePrice(s, bp);
-      this.notePrice(s, ap);
-      this.noteQty(s, bq);
-      this.noteQty(s, aq);
+      this.grid.notePrice(s, bp);
+      this.grid.notePrice(s, ap);
+      this.grid.noteQty(s, bq);
+      this.grid.noteQty(s, aq);
       s.hasQuotes = true;
       this.emitText('quote', `{"t":${t},"et":${et},"k":"quote","s":"${sym}","bp":"${bp}","bq":"${bq}","ap":"${ap}","aq":"${aq}"${m.u.type === F_INT ? `,"u":${m.u.num}` : ''}}`, t);
       // After the quote it is computed from: a mark before it moved stops on a top the tape did not show yet.
@@ -293,8 +293,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       s.trades = e;
       const p = strOf(m, m.p);
       const q = strOf(m, m.q);
-      this.notePrice(s, p);
-      this.noteQty(s, q);
+      this.grid.notePrice(s, p);
+      this.grid.noteQty(s, q);
       const id = kind === K_TRADE ? m.t.num : m.a.num;
       // m: the buyer is the maker, so the taker sold.
       this.emitText('trade', `{"t":${t},"et":${m.T.type === F_INT ? m.T.num : et},"k":"trade","s":"${sym}","id":"${id}","p":"${p}","q":"${q}","side":"${m.m.bool ? 'SELL' : 'BUY'}"}`, t);
@@ -312,8 +312,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   /** noteLevels of a scanned level list (its strings are not made). */
   private noteSpans(s: SymState, text: string, spans: number[], count: number): void {
     for (let i = 0; i < 4 * count; i += 4) {
-      this.notePriceIn(s, text, spans[i], spans[i + 1]);
-      this.noteQtyIn(s, text, spans[i + 2], spans[i + 3]);
+      this.grid.notePriceIn(s, text, spans[i], spans[i + 1]);
+      this.grid.noteQtyIn(s, text, spans[i + 2], spans[i + 3]);
     }
   }
 
@@ -359,7 +359,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
    * part in inferring the tick: they would make it 0.00000001.
    */
   private markOnGrid(s: SymState, p: string): string | undefined {
-    const m = this.onGrid(s, p);
+    const m = this.grid.onGrid(s, p);
     if (m === undefined) {
       this.skip(R_MARK_NO_GRID);
       return undefined;
@@ -425,18 +425,18 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         const b = (d.b as Level[]).map((l): Level => [l[0], l[1]]);
         const a = (d.a as Level[]).map((l): Level => [l[0], l[1]]);
         if (stream === undefined && this.bare.watching(sym)) this.bare.message(sym, b.length, a.length, b.some(zeroQty) || a.some(zeroQty), `${this.file}:${this.lineNo}`);
-        this.noteLevels(s, b);
-        this.noteLevels(s, a);
+        this.grid.noteLevels(s, b);
+        this.grid.noteLevels(s, a);
         this.depthMessage(s, { t, et, U: d.U as number, u: d.u as number, pu: d.pu as number, b, a });
         return;
       }
       case 'bookTicker': {
         if (!isStr(d.b) || !isStr(d.B) || !isStr(d.a) || !isStr(d.A)) bad('b, B, a, A as strings');
         const q: RecordedEvent = { t, et, k: 'quote', s: sym, bp: d.b as string, bq: d.B as string, ap: d.a as string, aq: d.A as string, ...(isNum(d.u) ? { u: d.u } : {}) };
-        this.notePrice(s, q.bp);
-        this.notePrice(s, q.ap);
-        this.noteQty(s, q.bq);
-        this.noteQty(s, q.aq);
+        this.grid.notePrice(s, q.bp);
+        this.grid.notePrice(s, q.ap);
+        this.grid.noteQty(s, q.bq);
+        this.grid.noteQty(s, q.aq);
         s.hasQuotes = true;
         this.emit(q, t);
         this.deriveMark(s, t, q.bp, q.ap);
@@ -456,8 +456,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
           return;
         }
         s.trades = e;
-        this.notePrice(s, d.p as string);
-        this.noteQty(s, d.q as string);
+        this.grid.notePrice(s, d.p as string);
+        this.grid.noteQty(s, d.q as string);
         // m: the buyer is the maker, so the taker sold.
         this.emit({ t, et: isNum(d.T) ? d.T : et, k: 'trade', s: sym, id: String(id), p: d.p as string, q: d.q as string, side: d.m === true ? 'SELL' : 'BUY' }, t);
         return;
@@ -470,7 +470,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         const p = this.markOnGrid(s, d.p as string);
         if (typeof funding === 'string') this.fundingNotDerivedBy(funding);
         if (p === undefined) return;
-        this.emit({ t, et, k: 'mark', s: sym, p, i: this.onGrid(s, d.i as string) ?? p, r: d.r as string, n: d.T as number }, t);
+        this.emit({ t, et, k: 'mark', s: sym, p, i: this.grid.onGrid(s, d.i as string) ?? p, r: d.r as string, n: d.T as number }, t);
         return;
       }
     }
@@ -505,8 +505,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   }
 
   private applySnapshot(s: SymState, t: number, et: number, L: number, b: Level[], a: Level[]): void {
-    this.noteLevels(s, b);
-    this.noteLevels(s, a);
+    this.grid.noteLevels(s, b);
+    this.grid.noteLevels(s, a);
     // Written before the book is replaced: at --from, the snapshot rebuilt first is the book before this one.
     this.emit({ t, et, k: 'snapshot', s: s.name, u: L, b, a }, t);
     const pending = chainFromSnapshot(s, b, a, L);
@@ -528,8 +528,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     s.depth = 'partial';
     const b = bids.map((l): Level => [l[0], l[1]]);
     const a = asks.map((l): Level => [l[0], l[1]]);
-    this.noteLevels(s, b);
-    this.noteLevels(s, a);
+    this.grid.noteLevels(s, b);
+    this.grid.noteLevels(s, a);
     s.partialLevels = Math.max(s.partialLevels, b.length, a.length);
     // Written before the book is replaced: at --from, the snapshot rebuilt first is the book before this one.
     this.emit({ t, et, k: 'snapshot', s: s.name, u, b, a }, t);
