@@ -1,7 +1,7 @@
 /**
  * What one tick's intents become, before anything is sent: cancels, placements, amends (the last
  * one per order) and other calls, with the intents refused without asking the venue; and the
- * request bodies of a placement and of a bracket. Pure: the executor (executor.ts) sends the plan.
+ * request bodies of a placement and of a bracket. Pure: tick-send.ts sends the plan.
  */
 import { ErrorCodes } from '../../core/errors';
 import type { PlaceOrderParams, StrategySubOrderParams } from '../../protocol/rest/orders';

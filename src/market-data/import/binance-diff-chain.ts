@@ -11,7 +11,7 @@
  * content is no repeat: the strict rule holds for it.
  *
  * This file says what to do with each diff (`diffStep`) and keeps the chain's state;
- * binance-futures.ts writes what it says (the `book` events, the `gap`s, the counts).
+ * binance-book.ts writes what it says (the `book` events, the `gap`s, the counts).
  */
 import { L2Book } from '../l2-book';
 import type { Level } from '../format';

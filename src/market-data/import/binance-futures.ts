@@ -14,33 +14,34 @@
  *   message that does not become an event is counted by reason (`skipped`, in the header and the
  *   summary): nothing is dropped silently. The importer adds `gap` events (a broken update-id
  *   chain) and, when the data has no mark price stream, derived `mark` events (importer.ts).
- * - Depth diffs follow Binance's documented procedure for USD-M futures (binance-diff-chain.ts):
- *   diffs are buffered until a snapshot; then those with `u` < `lastUpdateId` are dropped
- *   (counted), the first applied one must have `U` <= `lastUpdateId` <= `u`, and each later one's
- *   `pu` must equal the previous `u`. Buffered diffs are written right after the snapshot, stamped
- *   with its receive time (that is when a live client could apply them). A break becomes a `gap`
- *   of the symbol; its book is unknown and diffs buffer again until the next snapshot.
+ * - Depth diffs follow Binance's documented procedure for USD-M futures (binance-book.ts,
+ *   binance-diff-chain.ts): diffs are buffered until a snapshot; then those with `u` <
+ *   `lastUpdateId` are dropped (counted), the first applied one must have `U` <= `lastUpdateId`
+ *   <= `u`, and each later one's `pu` must equal the previous `u`. Buffered diffs are written right
+ *   after the snapshot, stamped with its receive time (that is when a live client could apply
+ *   them). A break becomes a `gap` of the symbol; its book is unknown and diffs buffer again until
+ *   the next snapshot.
  * - Time: `t` is the receive time (ms) of the line, or for plain JSON lines the event time `E`;
  *   `et` is the exchange's event time `E`. --from/--to select by receive time.
  * - Output, range, specs, derived marks and counting are shared with the other importers
  *   (importer.ts); memory is flat in the file size (files are streamed, common.ts).
  * - Speed: lines in Binance's own text form are read by binance-scan.ts and written from slices of
- *   their text (no JSON.parse, no JSON.stringify); every other line, and every error, goes through
- *   JSON.parse and message(). Both ways write the same bytes (test/market-data/binance-scan.test.ts).
+ *   their text (no JSON.parse, no JSON.stringify: binance-fast-path.ts); every other line, and
+ *   every error, goes through JSON.parse and message(). Both ways write the same bytes
+ *   (test/market-data/binance-scan.test.ts).
  */
 import { statSync } from 'node:fs';
 import type { Level, RecordedEvent } from '../format';
-import { L2Book } from '../l2-book';
-import { breakChain, chainFromSnapshot, diffStep, R_NO_SNAPSHOT, type DiffChain } from './binance-diff-chain';
+import { BinanceBooks, bookState } from './binance-book';
 import { csvItems, isCsvInput } from './binance-csv';
 import { checkImportOptions, refuseRepeatedInputs, EIGHT_HOURS, excerpt, isLevels, isNum, isObj, isStr, sourceOf, type ImportOptions, type ImportSummary } from './common';
-import { digitsOnly, F_BOOL, F_INT, F_LEVELS, F_NONE, F_STR, levelsOf, scanMessage, scannedMessage, strIs, strOf, type Diff, type ScannedMessage } from './binance-scan';
+import { digitsOnly } from './binance-scan';
+import { FastPath, R_AGG_DUP, type FastPathSym } from './binance-fast-path';
 import { readCaptures } from './capture-merge';
-import { BareDepth, PARTIAL_DEPTH, R_DIFF_AFTER_PARTIAL, R_PARTIAL_DEPTH, zeroQty, zeroQtyIn } from './binance-depth-kind';
+import { BareDepth, PARTIAL_DEPTH, zeroQty } from './binance-depth-kind';
 import { ImportInputError } from './errors';
 import { isRecordedDecimal } from '../reader';
-import { SnapshotOwners } from './binance-snapshot-owner';
-import { R_OTHER_SYMBOL, RecordingImporter, symBase, type SymBase } from './importer';
+import { RecordingImporter, symBase } from './importer';
 
 export type { ImportProgress, ImportSummary } from './common';
 export interface BinanceImportOptions extends ImportOptions {
@@ -48,7 +49,6 @@ export interface BinanceImportOptions extends ImportOptions {
   bareDepth?: 'diff' | 'partial';
 }
 
-const R_AGG_DUP = 'aggTrade while the trade stream of the symbol is imported (or the reverse)';
 const R_WS_ANSWER = 'WebSocket answer to a subscribe request ({"result": ..., "id": ...})';
 /** The event types the import reads; others are counted as skipped. */
 const READ_TYPES = new Set(['depthUpdate', 'bookTicker', 'trade', 'aggTrade', 'markPriceUpdate']);
@@ -58,33 +58,19 @@ const R_MARK_NO_GRID = 'mark price before two different prices of its symbol wer
 /** The furthest a message's receive time may go back from the one before it (as a backtest allows). */
 const MAX_STEP_BACK_MS = 1000;
 
-/** Messages read by scanMessage, by kind (0: the general path reads the line). */
-const K_QUOTE = 1;
-const K_TRADE = 2;
-const K_AGG_TRADE = 3;
-const K_DEPTH = 4;
-type ScannedKind = 0 | typeof K_QUOTE | typeof K_TRADE | typeof K_AGG_TRADE | typeof K_DEPTH;
-
-interface SymState extends SymBase, DiffChain {
-  /**
-   * Where the symbol's book comes from, decided by the first depth message: diffs applied to REST
-   * snapshots, or partial book depth (each message a snapshot of the top levels). The other kind
-   * is then counted as skipped.
-   */
-  depth: 'diff' | 'partial' | undefined;
-  /** Most levels a side in one partial depth message. */
-  partialLevels: number;
-  /** Receive time of the last book event written. */
-  lastBookT: number;
-  trades: 'trade' | 'aggTrade' | undefined;
+interface SymState extends FastPathSym {
   /** The last settled funding rate and interval (CSV archives). */
   lastRate: string | undefined;
   fundingIntervalMs: number;
 }
 
 export class BinanceFuturesImporter extends RecordingImporter<SymState> {
-  /** Whose the REST snapshots without a symbol are (binance-snapshot-owner.ts). */
-  private readonly owners = new SnapshotOwners();
+  /** Each symbol's book from the depth streams (binance-book.ts). */
+  private readonly books: BinanceBooks<SymState>;
+  /** What bare depthUpdate messages are (BinanceImportOptions.bareDepth), and, unsaid, what they look like. */
+  private readonly bare: BareDepth;
+  /** Lines in Binance's own text form (binance-fast-path.ts). */
+  private readonly fast: FastPath<SymState>;
   /** The file and number of the line being read; `at`: file:line of the CSV row or held snapshot being read instead. */
   private file = '';
   private lineNo = 0;
@@ -94,26 +80,48 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
   private at: string | undefined;
   /** The inputs hold mark prices (markPriceKlines archives): derive none. */
   private marksInInputs = false;
-  /** The line being read by scanMessage (one object, reused). */
-  private readonly scanned = scannedMessage();
-  /** The last symbol name read by scanMessage (reused instead of a new string per line). */
-  private lastSym = '';
   /** Recorded marks whose value changed when put on the price grid. */
   private marksRounded = 0;
   /** Messages whose receive time was earlier than the one before them (stamped with it), and the largest step back, ms. */
   private outOfOrder = 0;
   private outOfOrderMs = 0;
 
-  /** What bare depthUpdate messages are (BinanceImportOptions.bareDepth), and, unsaid, what they look like. */
-  private readonly bare: BareDepth;
-
   constructor(o: BinanceImportOptions) {
     super(o, { id: 'binance-futures', quoteStream: 'bookTicker', markStream: 'markPriceUpdate', messagesNoun: 'Binance messages', fundingTime: 'markPriceUpdate T (next funding time)' });
     this.bare = new BareDepth(o.bareDepth);
+    this.books = new BinanceBooks<SymState>({
+      symbol: o.symbol,
+      grid: this.grid,
+      file: () => this.file,
+      at: (where) => {
+        this.at = where;
+      },
+      state: (name) => this.state(name),
+      otherSymbol: (name) => this.otherSymbol(name),
+      emit: (e, t) => this.emit(e, t),
+      emitText: (k, json, t) => this.emitText(k, json, t),
+      skip: (reason, n, t) => this.skip(reason, n, t),
+      deriveMark: (s, t, bid, ask) => this.deriveMark(s, t, bid, ask),
+      snapshotsToRebuild: () => this.snapshotsToRebuild(),
+      gapWritten: () => {
+        this.summary.added.gaps++;
+      },
+    });
+    this.fast = new FastPath<SymState>({
+      books: this.books,
+      grid: this.grid,
+      bare: this.bare,
+      line: () => `${this.file}:${this.lineNo}`,
+      state: (name) => this.state(name),
+      otherSymbol: (name) => this.otherSymbol(name),
+      emitText: (k, json, t) => this.emitText(k, json, t),
+      deriveMark: (s, t, bid, ask) => this.deriveMark(s, t, bid, ask),
+      skip: (reason) => this.skip(reason),
+    });
   }
 
   protected newSym(name: string): SymState {
-    return { ...symBase(name, 'markPriceUpdate stream', this.o), depth: undefined, partialLevels: 0, awaitingFirst: false, lastBookT: 0, pending: [], taken: undefined, trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
+    return { ...symBase(name, 'markPriceUpdate stream', this.o), ...bookState(), trades: undefined, lastRate: undefined, fundingIntervalMs: EIGHT_HOURS };
   }
 
   protected where(): string {
@@ -214,16 +222,16 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     } else if (c0 !== 123) {
       throw new ImportInputError(`${file}:${n}: not a Binance capture line (expected '<receive time ns> <json>' or a JSON object), got ${excerpt(text)}`);
     }
-    // Binance's own text form of its messages: read without JSON.parse (binance-scan.ts).
-    const m = this.scanned;
-    if (scanMessage(text, start, m)) {
-      const kind = this.scannedKind(m);
-      if (kind !== 0) {
-        if (t === undefined) t = m.E.type === F_INT ? this.inOrder(m.E.num) : this.lastT;
-        if (!this.accept(t)) return false;
-        this.scannedMessage(kind, m, t);
-        return true;
+    // Binance's own text form of its messages: read without JSON.parse (binance-fast-path.ts).
+    const kind = this.fast.read(text, start);
+    if (kind !== 0) {
+      if (t === undefined) {
+        const e = this.fast.eventTime();
+        t = e !== undefined ? this.inOrder(e) : this.lastT;
       }
+      if (!this.accept(t)) return false;
+      this.fast.write(kind, t);
+      return true;
     }
     const json = start === 0 ? text : text.slice(start);
     let v: unknown;
@@ -243,78 +251,6 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       this.message(d, te, `${file}:${n}`, stream);
     }
     return true;
-  }
-
-  /**
-   * The kind of a scanned message when it has every field its kind needs with the right types
-   * (what message() would accept); 0 sends the line to the general path, which says what is wrong.
-   */
-  private scannedKind(m: ScannedMessage): ScannedKind {
-    if (m.e.type !== F_STR || m.s.type !== F_STR || this.owners.waiting) return 0;
-    if (strIs(m, m.e, 'bookTicker')) return m.b.type === F_STR && m.B.type === F_STR && m.a.type === F_STR && m.A.type === F_STR ? K_QUOTE : 0;
-    if (strIs(m, m.e, 'trade')) return m.t.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL && (m.X.type === F_NONE || strIs(m, m.X, 'MARKET')) ? K_TRADE : 0;
-    if (strIs(m, m.e, 'depthUpdate')) return !(m.stream.type === F_STR ? PARTIAL_DEPTH.test(strOf(m, m.stream)) : this.bare.partial) && m.U.type === F_INT && m.u.type === F_INT && m.pu.type === F_INT && m.b.type === F_LEVELS && m.a.type === F_LEVELS ? K_DEPTH : 0;
-    if (strIs(m, m.e, 'aggTrade')) return m.a.type === F_INT && m.p.type === F_STR && m.q.type === F_STR && m.m.type === F_BOOL ? K_AGG_TRADE : 0;
-    return 0;
-  }
-
-  /**
-   * message() for a scanned message of a known kind, writing the output line from the message's
-   * text: its strings are plain (their JSON is `"` + the text + `"`) and its integers print back
-   * as read, so the line is byte for byte what JSON.stringify writes in message().
-   */
-  private scannedMessage(kind: ScannedKind, m: ScannedMessage, t: number): void {
-    const sym = strIs(m, m.s, this.lastSym) ? this.lastSym : (this.lastSym = strOf(m, m.s));
-    if (kind === K_DEPTH) this.owners.depth(this.file, sym);
-    if (this.otherSymbol(sym)) return;
-    const s = this.state(sym);
-    const et = m.E.type === F_INT ? m.E.num : t;
-    if (kind === K_QUOTE) {
-      const bp = strOf(m, m.b);
-      const bq = strOf(m, m.B);
-      const ap = strOf(m, m.a);
-      const aq = strOf(m, m.A);
-      this.notePrice(s, bp);
-      this.notePrice(s, ap);
-      this.noteQty(s, bq);
-      this.noteQty(s, aq);
-      s.hasQuotes = true;
-      this.emitText('quote', `{"t":${t},"et":${et},"k":"quote","s":"${sym}","bp":"${bp}","bq":"${bq}","ap":"${ap}","aq":"${aq}"${m.u.type === F_INT ? `,"u":${m.u.num}` : ''}}`, t);
-      // After the quote it is computed from: a mark before it moved stops on a top the tape did not show yet.
-      this.deriveMark(s, t, bp, ap);
-      return;
-    }
-    if (kind === K_TRADE || kind === K_AGG_TRADE) {
-      const e = kind === K_TRADE ? 'trade' : 'aggTrade';
-      if (s.trades !== undefined && s.trades !== e) {
-        this.skip(R_AGG_DUP);
-        return;
-      }
-      s.trades = e;
-      const p = strOf(m, m.p);
-      const q = strOf(m, m.q);
-      this.notePrice(s, p);
-      this.noteQty(s, q);
-      const id = kind === K_TRADE ? m.t.num : m.a.num;
-      // m: the buyer is the maker, so the taker sold.
-      this.emitText('trade', `{"t":${t},"et":${m.T.type === F_INT ? m.T.num : et},"k":"trade","s":"${sym}","id":"${id}","p":"${p}","q":"${q}","side":"${m.m.bool ? 'SELL' : 'BUY'}"}`, t);
-      return;
-    }
-    const text = m.text;
-    if (m.stream.type !== F_STR && this.bare.watching(sym)) {
-      this.bare.message(sym, m.b.count, m.a.count, zeroQtyIn(text, m.b.spans, m.b.count) || zeroQtyIn(text, m.a.spans, m.a.count), `${this.file}:${this.lineNo}`);
-    }
-    this.noteSpans(s, text, m.b.spans, m.b.count);
-    this.noteSpans(s, text, m.a.spans, m.a.count);
-    this.depthMessage(s, { t, et, U: m.U.num, u: m.u.num, pu: m.pu.num, b: undefined, a: undefined, bJson: text.slice(m.b.start, m.b.end), aJson: text.slice(m.a.start, m.a.end) });
-  }
-
-  /** noteLevels of a scanned level list (its strings are not made). */
-  private noteSpans(s: SymState, text: string, spans: number[], count: number): void {
-    for (let i = 0; i < 4 * count; i += 4) {
-      this.notePriceIn(s, text, spans[i], spans[i + 1]);
-      this.noteQtyIn(s, text, spans[i + 2], spans[i + 3]);
-    }
   }
 
   /** CSV archives (binance-csv.ts): rows merged in time order; `t` and `et` are the exchange's time. */
@@ -359,7 +295,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
    * part in inferring the tick: they would make it 0.00000001.
    */
   private markOnGrid(s: SymState, p: string): string | undefined {
-    const m = this.onGrid(s, p);
+    const m = this.grid.onGrid(s, p);
     if (m === undefined) {
       this.skip(R_MARK_NO_GRID);
       return undefined;
@@ -384,7 +320,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
 
   private message(d: Record<string, unknown>, t: number, where: string, stream?: string): void {
     if (d.lastUpdateId !== undefined) {
-      this.snapshotMessage(d, t, where);
+      this.books.snapshotMessage(d, t, where);
       return;
     }
     const e = d.e;
@@ -402,7 +338,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
       }
       throw new ImportInputError(`${where}: not a Binance message (no event type "e" and symbol "s", and not a depth snapshot with lastUpdateId)`);
     }
-    if (e === 'depthUpdate') this.depthOfFile(sym);
+    if (e === 'depthUpdate') this.books.depthOfFile(sym);
     if (this.otherSymbol(sym)) return;
     if (!READ_TYPES.has(e)) {
       this.skip(`unsupported event type '${e}'`);
@@ -415,7 +351,7 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
     };
     if (e === 'depthUpdate' && (stream !== undefined ? PARTIAL_DEPTH.test(stream) : this.bare.partial)) {
       if (!isNum(d.u) || !isLevels(d.b) || !isLevels(d.a)) bad(`u as a number and b, a as [price, quantity] string pairs (partial book depth, ${stream ?? 'bare, read as partial by --bare-depth partial'})`);
-      this.partialDepth(s, t, et, d.u as number, d.b as Level[], d.a as Level[]);
+      this.books.partialDepth(s, t, et, d.u as number, d.b as Level[], d.a as Level[]);
       return;
     }
     switch (e) {
@@ -425,18 +361,18 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         const b = (d.b as Level[]).map((l): Level => [l[0], l[1]]);
         const a = (d.a as Level[]).map((l): Level => [l[0], l[1]]);
         if (stream === undefined && this.bare.watching(sym)) this.bare.message(sym, b.length, a.length, b.some(zeroQty) || a.some(zeroQty), `${this.file}:${this.lineNo}`);
-        this.noteLevels(s, b);
-        this.noteLevels(s, a);
-        this.depthMessage(s, { t, et, U: d.U as number, u: d.u as number, pu: d.pu as number, b, a });
+        this.grid.noteLevels(s, b);
+        this.grid.noteLevels(s, a);
+        this.books.diff(s, { t, et, U: d.U as number, u: d.u as number, pu: d.pu as number, b, a });
         return;
       }
       case 'bookTicker': {
         if (!isStr(d.b) || !isStr(d.B) || !isStr(d.a) || !isStr(d.A)) bad('b, B, a, A as strings');
         const q: RecordedEvent = { t, et, k: 'quote', s: sym, bp: d.b as string, bq: d.B as string, ap: d.a as string, aq: d.A as string, ...(isNum(d.u) ? { u: d.u } : {}) };
-        this.notePrice(s, q.bp);
-        this.notePrice(s, q.ap);
-        this.noteQty(s, q.bq);
-        this.noteQty(s, q.aq);
+        this.grid.notePrice(s, q.bp);
+        this.grid.notePrice(s, q.ap);
+        this.grid.noteQty(s, q.bq);
+        this.grid.noteQty(s, q.aq);
         s.hasQuotes = true;
         this.emit(q, t);
         this.deriveMark(s, t, q.bp, q.ap);
@@ -456,8 +392,8 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
           return;
         }
         s.trades = e;
-        this.notePrice(s, d.p as string);
-        this.noteQty(s, d.q as string);
+        this.grid.notePrice(s, d.p as string);
+        this.grid.noteQty(s, d.q as string);
         // m: the buyer is the maker, so the taker sold.
         this.emit({ t, et: isNum(d.T) ? d.T : et, k: 'trade', s: sym, id: String(id), p: d.p as string, q: d.q as string, side: d.m === true ? 'SELL' : 'BUY' }, t);
         return;
@@ -470,129 +406,15 @@ export class BinanceFuturesImporter extends RecordingImporter<SymState> {
         const p = this.markOnGrid(s, d.p as string);
         if (typeof funding === 'string') this.fundingNotDerivedBy(funding);
         if (p === undefined) return;
-        this.emit({ t, et, k: 'mark', s: sym, p, i: this.onGrid(s, d.i as string) ?? p, r: d.r as string, n: d.T as number }, t);
+        this.emit({ t, et, k: 'mark', s: sym, p, i: this.grid.onGrid(s, d.i as string) ?? p, r: d.r as string, n: d.T as number }, t);
         return;
       }
     }
   }
 
-  // ---- depth: Binance's procedure ----------------------------------------------------------------
-
-  private snapshotMessage(d: Record<string, unknown>, t: number, where: string): void {
-    const bids = d.bids;
-    const asks = d.asks;
-    if (!isNum(d.lastUpdateId) || !isLevels(bids) || !isLevels(asks)) throw new ImportInputError(`${where}: depth snapshot: expected lastUpdateId as a number and bids, asks as [price, quantity] string pairs`);
-    const et = isNum(d.E) ? d.E : t;
-    const b = bids.map((l): Level => [l[0], l[1]]);
-    const a = asks.map((l): Level => [l[0], l[1]]);
-    // Without a symbol in it: the symbol's whose depth its file holds (binance-snapshot-owner.ts).
-    const snap = { t, et, u: d.lastUpdateId, b, a, where };
-    const name = isStr(d.symbol) ? d.symbol : this.owners.ownerOf(this.file, this.o.symbol, snap);
-    if (name === undefined || this.otherSymbol(name)) return;
-    this.applySnapshot(this.state(name), t, et, d.lastUpdateId, b, a);
-  }
-
-  /** A depth message of `sym` (imported or not): a snapshot of its file that waited for one is its. */
-  private depthOfFile(sym: string): void {
-    const h = this.owners.depth(this.file, sym);
-    if (h === undefined) return;
-    if (this.o.symbol !== undefined && sym !== this.o.symbol) this.skip(R_OTHER_SYMBOL);
-    else {
-      this.at = h.where;
-      this.applySnapshot(this.state(sym), h.t, h.et, h.u, h.b, h.a);
-      this.at = undefined;
-    }
-  }
-
-  private applySnapshot(s: SymState, t: number, et: number, L: number, b: Level[], a: Level[]): void {
-    this.noteLevels(s, b);
-    this.noteLevels(s, a);
-    // Written before the book is replaced: at --from, the snapshot rebuilt first is the book before this one.
-    this.emit({ t, et, k: 'snapshot', s: s.name, u: L, b, a }, t);
-    const pending = chainFromSnapshot(s, b, a, L);
-    s.lastBookT = t;
-    // The diffs buffered while there was no book, in order, as if they arrived now.
-    for (const d of pending) this.depthMessage(s, { ...d, t });
-  }
-
-  /**
-   * A partial book depth message (`<symbol>@depth5/10/20`, known by the envelope's stream name):
-   * the top levels a side as they are now, so a `snapshot` of them (levels deeper than the
-   * message's are unknown to the replay), unless the symbol's book comes from diffs.
-   */
-  private partialDepth(s: SymState, t: number, et: number, u: number, bids: Level[], asks: Level[]): void {
-    if (s.depth === 'diff') {
-      this.skip(R_PARTIAL_DEPTH);
-      return;
-    }
-    s.depth = 'partial';
-    const b = bids.map((l): Level => [l[0], l[1]]);
-    const a = asks.map((l): Level => [l[0], l[1]]);
-    this.noteLevels(s, b);
-    this.noteLevels(s, a);
-    s.partialLevels = Math.max(s.partialLevels, b.length, a.length);
-    // Written before the book is replaced: at --from, the snapshot rebuilt first is the book before this one.
-    this.emit({ t, et, k: 'snapshot', s: s.name, u, b, a }, t);
-    const book = new L2Book();
-    book.reset(b, a, u);
-    s.book = book;
-    s.awaitingFirst = false;
-    s.lastBookT = t;
-    if (!s.hasQuotes) {
-      const top = book.top();
-      if (top.bid !== undefined && top.ask !== undefined) this.deriveMark(s, t, top.bid[0], top.ask[0]);
-    }
-  }
-
-  private depthMessage(s: SymState, d: Diff): void {
-    if (s.depth === 'partial') {
-      this.skip(R_DIFF_AFTER_PARTIAL, 1, d.t);
-      return;
-    }
-    s.depth = 'diff';
-    const step = diffStep(s, d);
-    if (step.take === 'apply') this.writeBook(s, d);
-    else if (step.take === 'skip') this.skip(step.reason, 1, d.t);
-    else if (step.take === 'gap') {
-      this.gap(s, d.t, step.reason);
-      breakChain(s, d);
-    }
-  }
-
-  private writeBook(s: SymState, d: Diff): void {
-    const book = s.book as L2Book;
-    // The levels are read only for marks from the book's top (no quotes) and snapshots at --from;
-    // past both (each holds for good once it holds) only the update id chain matters.
-    if (!s.hasQuotes || this.snapshotsToRebuild()) {
-      const { b, a } = levelsOf(d);
-      book.apply(b, a, d.u);
-    } else {
-      book.lastUpdateId = d.u;
-    }
-    s.lastBookT = d.t;
-    if (d.bJson !== undefined && d.aJson !== undefined) {
-      this.emitText('book', `{"t":${d.t},"et":${d.et},"k":"book","s":${JSON.stringify(s.name)},"U":${d.U},"u":${d.u},"pu":${d.pu},"b":${d.bJson},"a":${d.aJson}}`, d.t);
-    } else {
-      const { b, a } = levelsOf(d);
-      this.emit({ t: d.t, et: d.et, k: 'book', s: s.name, U: d.U, u: d.u, pu: d.pu, b, a }, d.t);
-    }
-    if (!s.hasQuotes) {
-      const top = (s.book as L2Book).top();
-      if (top.bid !== undefined && top.ask !== undefined) this.deriveMark(s, d.t, top.bid[0], top.ask[0]);
-    }
-  }
-
-  private gap(s: SymState, t: number, why: string): void {
-    if (this.emit({ t, k: 'gap', stream: 'public', from: s.lastBookT, reason: `book: ${why}; the book is unknown until the next snapshot`, s: s.name }, t)) this.summary.added.gaps++;
-  }
-
-  /** Diffs still waiting for a snapshot at the end: counted, never written. */
+  /** Diffs still waiting for a snapshot at the end: counted, never written (binance-book.ts). */
   protected override finish(): void {
-    for (const s of this.syms.values()) {
-      for (const d of s.pending) this.skip(R_NO_SNAPSHOT, 1, d.t);
-      s.pending = [];
-    }
-    this.owners.finish();
+    this.books.finish(this.syms.values());
   }
 }
 

@@ -11,7 +11,8 @@
  *   writes each known book as a `snapshot` at the first event inside.
  * - **Counting.** Every input message becomes one event or a skip counted by reason.
  * - **Specs.** Tick and step are the largest grids every price and quantity of the symbol lie on
- *   (the greatest common divisor), unless --tick/--step say; the other fields are defaults.
+ *   (the greatest common divisor), unless --tick/--step say (symbol-grid.ts); the other fields
+ *   are defaults.
  * - **Marks.** Without a mark price stream, marks are derived, each after the line it comes from:
  *   the mid of the first quote of each second of receive time (or of the rebuilt book's top), down
  *   to the tick, index = mark, funding rate 0, the next 8-hour funding time; the header says so.
@@ -19,15 +20,14 @@
 import { once } from 'node:events';
 import { createWriteStream, existsSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createGzip, gzipSync, type ZlibOptions } from 'node:zlib';
-import { fromScaledInt, toScaledInt, toScaledIntIn } from '../../core/decimal';
-import type { SymbolSpec } from '../../protocol/rest/market';
-import { isRecordedDecimalIn } from '../reader';
-import { RECORDING_FORMAT, SKIPPED_BEFORE_FROM, type Level, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
+import { fromScaledInt, toScaledInt } from '../../core/decimal';
+import { RECORDING_FORMAT, SKIPPED_BEFORE_FROM, type MarkProvenance, type RecordedEvent, type RecordedKind, type RecordingHeader } from '../format';
 import type { L2Book } from '../l2-book';
 import { AnnouncedFunding } from '../funding-times';
-import { appendBody, gcd, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
+import { appendBody, nextFunding, SCALE, type ImportOptions, type ImportSummary } from './common';
 import { ImportInputError } from './errors';
 import { removeStaleTemps } from './stale-temps';
+import { gridState, SymbolGrid, type GridState } from './symbol-grid';
 
 /**
  * gzip level of imported recordings. 5, not the recorder's 6: compression is the larger half of an
@@ -39,8 +39,7 @@ export const IMPORT_GZIP_LEVEL = 5;
 export const R_OTHER_SYMBOL = 'message of another symbol (--symbol)';
 
 /** What the importer keeps per symbol; a format's importer adds its own fields. */
-export interface SymBase {
-  name: string;
+export interface SymBase extends GridState {
   /** The symbol's L2 book when the data has one (written as a snapshot at --from). */
   book: L2Book | undefined;
   markRecorded: boolean;
@@ -48,23 +47,6 @@ export interface SymBase {
   firstRecordedMark: number | undefined;
   lastMarkSecond: number;
   hasQuotes: boolean;
-  /** gcd of every price / quantity seen, scaled by 10^SCALE (0: none yet). */
-  priceGcd: number;
-  /** Two different prices were seen: `priceGcd` is a grid, not just the one price. */
-  gridRefined: boolean;
-  qtyGcd: number;
-  /** When `priceGcd` / `qtyGcd` is 10^-d (scaled), d; else -1 (see `onDecimalGrid`). */
-  priceDecimals: number;
-  qtyDecimals: number;
-  /**
-   * The distinct non-zero prices / quantities (scaled) while fewer than TRUSTED_VALUES were seen and
-   * the grid is inferred; undefined once there are enough, or with --tick / --step.
-   */
-  priceValues: Set<number> | undefined;
-  qtyValues: Set<number> | undefined;
-  /** --tick / --step, scaled: every price / quantity must be a multiple (checked as the gcd moves). */
-  tickScaled: number | undefined;
-  stepScaled: number | undefined;
   /** The last mark written (funding settles at it). */
   lastMark: string | undefined;
   /** The next funding time and rate the symbol's mark stream announced (funding settlements derived from it). */
@@ -74,19 +56,8 @@ export interface SymBase {
 }
 
 export function symBase(name: string, markMethod: string, o: ImportOptions): SymBase {
-  const scaled = (v: string | undefined): number | undefined => (v !== undefined ? toScaledInt(v, SCALE) : undefined);
-  return { name, book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, priceGcd: 0, gridRefined: false, qtyGcd: 0, priceDecimals: -1, qtyDecimals: -1, priceValues: o.tick === undefined ? new Set() : undefined, qtyValues: o.step === undefined ? new Set() : undefined, tickScaled: scaled(o.tick), stepScaled: scaled(o.step), lastMark: undefined, funding: new AnnouncedFunding(), markMethod };
+  return { ...gridState(name, o), book: undefined, markRecorded: false, derivedMarks: 0, firstRecordedMark: undefined, lastMarkSecond: -1, hasQuotes: false, lastMark: undefined, funding: new AnnouncedFunding(), markMethod };
 }
-
-/**
- * Distinct values a grid inferred from is trusted at. The grid is the largest that every value lies
- * on; k values that lie on the venue's tick all lie on a coarser grid too with a chance of about
- * 1 - 1/zeta(k): 39 % for 2, 17 % for 3, under 0.2 % for 10. Below this, the summary warns.
- */
-export const TRUSTED_VALUES = 10;
-
-/** The largest value the grid arithmetic holds: 2^53 units of 10^-SCALE. */
-const MAX_GRID_VALUE = fromScaledInt(Number.MAX_SAFE_INTEGER, SCALE);
 
 /** How a format names things in the header and in messages. */
 export interface ImporterNames {
@@ -104,36 +75,11 @@ export interface ImporterNames {
 
 export const R_FUNDING_NO_MARK = 'funding settlement before any mark price of its symbol';
 
-/** d when the scaled grid `g` is 10^-d (d in 0..SCALE: 1, 0.1, ..., 1e-8), else -1. */
-function decimalsOf(g: number): number {
-  let p = 1;
-  for (let d = SCALE; d >= 0; d--, p *= 10) if (g === p) return d;
-  return -1;
-}
-
-/**
- * Does the decimal at `start`..`end` of `text` have no non-zero digit past `decimals` fraction
- * digits? Then, scaled, it is a multiple of the grid 10^-decimals, or it is no valid decimal at
- * all: either way it cannot change the grid, and the parse is skipped (most prices and quantities
- * of a long file take this way once the grid is found).
- */
-function onDecimalGrid(text: string, start: number, end: number, decimals: number): boolean {
-  let dot = start;
-  while (dot < end && text.charCodeAt(dot) !== 46) dot++;
-  for (let i = dot + 1 + decimals; i < end; i++) if (text.charCodeAt(i) !== 48) return false;
-  return true;
-}
-
-/** Adds the value at `start`..`end` to `seen`; undefined once `seen` holds TRUSTED_VALUES. */
-function distinct(seen: Set<number>, text: string, start: number, end: number): Set<number> | undefined {
-  const v = toScaledIntIn(text, start, end, SCALE);
-  if (v !== undefined && v > 0) seen.add(v);
-  return seen.size >= TRUSTED_VALUES ? undefined : seen;
-}
-
 export abstract class RecordingImporter<S extends SymBase> {
   protected readonly syms = new Map<string, S>();
   protected readonly summary: ImportSummary;
+  /** Every price and quantity goes through it before it is written (symbol-grid.ts). */
+  protected readonly grid: SymbolGrid;
   protected chunk = '';
   // A deep write buffer lets parsing and compression (on the thread pool) overlap instead of taking turns.
   // The 1 MiB output buffer matters as much: zlib hands each full output buffer back to the main
@@ -158,6 +104,7 @@ export abstract class RecordingImporter<S extends SymBase> {
     protected readonly o: ImportOptions,
     private readonly names: ImporterNames,
   ) {
+    this.grid = new SymbolGrid(o, () => this.where());
     this.summary = { out: o.out, messages: 0, events: {}, added: { derivedMarks: 0, gaps: 0, rebuiltSnapshots: 0 }, skipped: {}, symbols: [], marks: {}, sources: [], firstTime: 0, lastTime: 0 };
     const stale = removeStaleTemps(o.out);
     if (stale.length > 0) this.summary.notes = [`removed ${stale.length} temporary file(s) of an earlier import to ${o.out} that was killed (its process is gone): ${stale.join(', ')}`];
@@ -176,6 +123,8 @@ export abstract class RecordingImporter<S extends SymBase> {
   protected abstract read(): Promise<void>;
   /** A new symbol's state. */
   protected abstract newSym(name: string): S;
+  /** The input file and line being read (file:line), for an error about a value of it. */
+  protected abstract where(): string;
   /** After reading: anything still held back (counted or refused). */
   protected finish(): void {}
 
@@ -188,9 +137,9 @@ export abstract class RecordingImporter<S extends SymBase> {
       // A symbol of which nothing was written (no price, no mark: e.g. the other symbols of an
       // all-market `!markPrice@arr` stream, their marks counted as skipped) is no symbol of the recording.
       const syms = [...this.syms.values()].filter((s) => s.priceGcd > 0 || s.lastMark !== undefined || s.book !== undefined);
-      this.summary.symbols = syms.map((s) => this.specOf(s));
+      this.summary.symbols = syms.map((s) => this.grid.spec(s));
       this.summary.marks = Object.fromEntries(syms.map((s) => [s.name, this.markProvenance(s)]));
-      const few = syms.map((s) => this.fewValues(s)).filter((w): w is string => w !== undefined);
+      const few = syms.map((s) => this.grid.fewValues(s)).filter((w): w is string => w !== undefined);
       if (few.length > 0) {
         this.summary.warnings = few;
         this.meta.gridWarning = few.join('; ');
@@ -264,139 +213,6 @@ export abstract class RecordingImporter<S extends SymBase> {
     return s;
   }
 
-  // ---- specs -------------------------------------------------------------------------------------
-
-  /** The input file and line being read (file:line), for an error about a value of it. */
-  protected abstract where(): string;
-
-  /**
-   * Every price and quantity written goes through notePrice/noteQty (or their `In` forms) first:
-   * a value that is no plain decimal, or off --tick/--step, stops the import here, naming the
-   * input file and line; what is written is then what the reader accepts, on the header's grid.
-   */
-  protected notePrice(s: S, p: string): void {
-    this.notePriceIn(s, p, 0, p.length);
-  }
-
-  /** notePrice of the price at `start`..`end` of `text`. */
-  protected notePriceIn(s: S, text: string, start: number, end: number): void {
-    if (!isRecordedDecimalIn(text, start, end)) this.badValue(s, 'price', text.slice(start, end));
-    if (s.priceValues !== undefined) s.priceValues = distinct(s.priceValues, text, start, end);
-    // On the grid found so far: a multiple of it, so it cannot change it (nor leave --tick, which it is a multiple of).
-    if (s.priceDecimals >= 0 && onDecimalGrid(text, start, end, s.priceDecimals)) return;
-    const v = toScaledIntIn(text, start, end, SCALE);
-    if (v === undefined) this.badValue(s, 'price', text.slice(start, end));
-    if (v > 0) {
-      const g = gcd(v, s.priceGcd);
-      // Every value before was a multiple of --tick, so the gcd still is unless this one is not.
-      if (s.tickScaled !== undefined && g % s.tickScaled !== 0) this.offGrid(s, 'price', text.slice(start, end));
-      if (s.priceGcd !== 0 && g !== s.priceGcd) s.gridRefined = true;
-      s.priceGcd = g;
-      s.priceDecimals = decimalsOf(g);
-    }
-  }
-
-  /** A price or quantity that is no plain decimal the grid arithmetic holds: the import stops. */
-  private badValue(s: S, what: 'price' | 'quantity', v: string): never {
-    const why = isRecordedDecimalIn(v, 0, v.length)
-      ? `more than ${SCALE} decimals or above ${MAX_GRID_VALUE} (the import works on a grid of 10^-${SCALE})`
-      : 'expected a plain non-negative decimal string such as "61800.2" (digits, optionally a point and digits), as a recording holds';
-    throw new ImportInputError(`${this.where()}: ${what} ${JSON.stringify(v)} of ${s.name}: ${why}`);
-  }
-
-  /** A price or quantity off --tick or --step: the import stops at the first (a recording's data lies on its own header's grid). */
-  private offGrid(s: S, what: 'price' | 'quantity', v: string): never {
-    const price = what === 'price';
-    const opt = price ? `--tick ${this.o.tick ?? ''}` : `--step ${this.o.step ?? ''}`;
-    const seen = price ? (s.gridRefined ? s.priceGcd : 0) : s.qtyGcd;
-    const hint = seen > 0 ? `; the ${what === 'price' ? 'prices' : 'quantities'} before it lie on ${fromScaledInt(seen, SCALE)}` : '';
-    throw new ImportInputError(`${this.where()}: ${opt}: ${what} ${v} of ${s.name} is not a multiple of ${price ? this.o.tick : this.o.step} (every ${what} must lie on the grid the option gives${hint}); give the venue's ${price ? 'tick size' : 'step size'}, or leave the option out to infer it`);
-  }
-
-  /**
-   * A venue's mark or index price (computed to more decimals than the tick) on the symbol's price
-   * grid: rounded half up to --tick, or to the grid of the prices seen so far (a multiple of the
-   * final inferred tick, which divides it); undefined while no grid is known (fewer than two
-   * different prices). Such prices do not take part in inferring the tick.
-   */
-  protected onGrid(s: S, p: string): string | undefined {
-    const tick = s.tickScaled ?? (s.gridRefined ? s.priceGcd : 0);
-    const dot = p.indexOf('.');
-    const v = toScaledInt(dot >= 0 && p.length - dot - 1 > SCALE ? p.slice(0, dot + 1 + SCALE) : p, SCALE);
-    if (v === undefined || tick <= 0) return undefined;
-    return fromScaledInt(Math.floor((v + tick / 2) / tick) * tick, SCALE);
-  }
-
-  protected noteQty(s: S, q: string): void {
-    this.noteQtyIn(s, q, 0, q.length);
-  }
-
-  /** noteQty of the quantity at `start`..`end` of `text`. */
-  protected noteQtyIn(s: S, text: string, start: number, end: number): void {
-    if (!isRecordedDecimalIn(text, start, end)) this.badValue(s, 'quantity', text.slice(start, end));
-    if (s.qtyValues !== undefined) s.qtyValues = distinct(s.qtyValues, text, start, end);
-    if (s.qtyDecimals >= 0 && onDecimalGrid(text, start, end, s.qtyDecimals)) return;
-    const v = toScaledIntIn(text, start, end, SCALE);
-    if (v === undefined) this.badValue(s, 'quantity', text.slice(start, end));
-    if (v > 0) {
-      const g = gcd(v, s.qtyGcd);
-      if (s.stepScaled !== undefined && g % s.stepScaled !== 0) this.offGrid(s, 'quantity', text.slice(start, end));
-      s.qtyGcd = g;
-      s.qtyDecimals = decimalsOf(g);
-    }
-  }
-
-  protected noteLevels(s: S, levels: Level[]): void {
-    for (let i = 0; i < levels.length; i++) {
-      this.notePrice(s, levels[i][0]);
-      this.noteQty(s, levels[i][1]);
-    }
-  }
-
-  /** A warning when the symbol's tick or step was inferred from fewer than TRUSTED_VALUES distinct values. */
-  private fewValues(s: S): string | undefined {
-    const spec = this.specOf(s);
-    const parts: string[] = [];
-    const opts: string[] = [];
-    const n = (k: number, one: string, many: string): string => `${k} distinct ${k === 1 ? one : many}`;
-    if (s.priceValues !== undefined && s.priceValues.size > 0) {
-      parts.push(`tick ${spec.tickSize} inferred from ${n(s.priceValues.size, 'price', 'prices')}`);
-      opts.push('--tick');
-    }
-    if (s.qtyValues !== undefined && s.qtyValues.size > 0) {
-      parts.push(`step ${spec.stepSize} inferred from ${n(s.qtyValues.size, 'quantity', 'quantities')}`);
-      opts.push('--step');
-    }
-    if (parts.length === 0) return undefined;
-    return `${s.name}: ${parts.join(', ')}: too few to trust (fewer than ${TRUSTED_VALUES} values may all lie on a coarser grid than the venue's); pass ${opts.join(' and ')} with the venue's ${opts.length === 2 ? 'tick and step size' : opts[0] === '--tick' ? 'tick size' : 'step size'}`;
-  }
-
-  private specOf(s: S): SymbolSpec {
-    const tick = this.o.tick ?? (s.priceGcd > 0 ? fromScaledInt(s.priceGcd, SCALE) : '0.01');
-    const step = this.o.step ?? (s.qtyGcd > 0 ? fromScaledInt(s.qtyGcd, SCALE) : '0.001');
-    // The pair without a contract suffix: COIN-M BTCUSD_PERP, delivery BTCUSDT_240927, OKX BTC-USDT-SWAP.
-    const pair = s.name.replace(/[-_](PERP|PERPETUAL|SWAP|\d{6})$/, '');
-    const quote = ['USDT', 'USDC', 'BUSD', 'USD'].find((q) => pair.endsWith(q) && pair.length > q.length) ?? 'USDT';
-    const stepScaled = toScaledInt(step, SCALE) ?? 1;
-    // The largest multiple of the step not above 1e6 units of the base asset (a safe bound, not the venue's).
-    const maxQty = fromScaledInt(Math.floor((1e6 * 10 ** SCALE) / stepScaled) * stepScaled, SCALE);
-    const base = pair.endsWith(quote) ? pair.slice(0, pair.length - quote.length) : pair;
-    return {
-      symbol: s.name,
-      baseAsset: base.replace(/[-_/]+$/, '') || base,
-      quoteAsset: quote,
-      tickSize: tick,
-      stepSize: step,
-      minQty: step,
-      maxQty,
-      minNotional: '0',
-      maxLeverage: 125,
-      makerFee: '0.0002',
-      takerFee: '0.0005',
-      marginTiers: [{ tier: 1, maxNotional: '0', maxLeverage: 125, maintenanceMarginRate: '0.004', maintenanceAmount: '0' }],
-    };
-  }
-
   // ---- marks -------------------------------------------------------------------------------------
 
   /** Are marks of this symbol given by the inputs (no derivation at all)? */
@@ -436,8 +252,6 @@ export abstract class RecordingImporter<S extends SymBase> {
     return { source: 'derived', method: s.markRecorded ? `${method} (until the first ${this.names.markStream} at ${new Date(s.firstRecordedMark ?? 0).toISOString()})` : method };
   }
 
-  // ---- output ------------------------------------------------------------------------------------
-
   // ---- funding settlements -------------------------------------------------------------------------
 
   /**
@@ -472,6 +286,8 @@ export abstract class RecordingImporter<S extends SymBase> {
     this.meta.fundingNotDerived = nd.map(([why, k]) => `${why}: ${k}`).join('; ');
     return `funding settlements not derived (the ${this.names.messagesNoun} gave their marks): ${this.meta.fundingNotDerived}`;
   }
+
+  // ---- output ------------------------------------------------------------------------------------
 
   /**
    * Writes an event (receive time `t`); `added` events (derived, gaps) are not counted as input.

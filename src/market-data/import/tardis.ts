@@ -152,9 +152,9 @@ export class TardisImporter extends RecordingImporter<SymState> {
           if (this.o.symbol !== undefined && r.sym !== this.o.symbol) continue;
           const s = this.state(r.sym);
           this.cur = r;
-          if (r.kind === 'incremental_book_L2' || r.kind === 'trades') this.notePrice(s, r.price);
-          else if (r.kind === 'book_snapshot') this.noteLevels(s, [...r.b, ...r.a]);
-          else if (r.kind === 'quotes') for (const p of [r.bp, r.ap]) if (p !== '') this.notePrice(s, p);
+          if (r.kind === 'incremental_book_L2' || r.kind === 'trades') this.grid.notePrice(s, r.price);
+          else if (r.kind === 'book_snapshot') this.grid.noteLevels(s, [...r.b, ...r.a]);
+          else if (r.kind === 'quotes') for (const p of [r.bp, r.ap]) if (p !== '') this.grid.notePrice(s, p);
         }
       } finally {
         await ahead.close();
@@ -211,8 +211,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
         this.bookRow(this.group, r);
         return true;
       case 'book_snapshot': {
-        this.noteLevels(s, r.b);
-        this.noteLevels(s, r.a);
+        this.grid.noteLevels(s, r.b);
+        this.grid.noteLevels(s, r.a);
         const book = (s.book ??= new L2Book());
         book.reset(r.b, r.a, ++s.seq);
         this.emit({ t: r.t, et: r.et, k: 'snapshot', s: s.name, u: s.seq, b: r.b, a: r.a }, r.t);
@@ -229,8 +229,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
           this.skip(R_TRADE_SIDE);
           return true;
         }
-        this.notePrice(s, r.price);
-        this.noteQty(s, r.amount);
+        this.grid.notePrice(s, r.price);
+        this.grid.noteQty(s, r.amount);
         this.emit({ t: r.t, et: r.et, k: 'trade', s: s.name, id: r.id !== '' ? r.id : `line:${r.line}`, p: r.price, q: r.amount, side: r.side === 'buy' ? 'BUY' : 'SELL' }, r.t);
         return true;
       }
@@ -239,10 +239,10 @@ export class TardisImporter extends RecordingImporter<SymState> {
           this.skip(R_QUOTE_EMPTY);
           return true;
         }
-        this.notePrice(s, r.bp);
-        this.notePrice(s, r.ap);
-        this.noteQty(s, r.bq);
-        this.noteQty(s, r.aq);
+        this.grid.notePrice(s, r.bp);
+        this.grid.notePrice(s, r.ap);
+        this.grid.noteQty(s, r.bq);
+        this.grid.noteQty(s, r.aq);
         s.hasQuotes = true;
         this.emit({ t: r.t, et: r.et, k: 'quote', s: s.name, bp: r.bp, bq: r.bq, ap: r.ap, aq: r.aq }, r.t);
         // After the quote it is computed from (as every derived mark): never ahead of the top the tape shows.
@@ -268,12 +268,12 @@ export class TardisImporter extends RecordingImporter<SymState> {
     // The row gives its mark; the settlement it implied is not derived: said in the header.
     if (notSettled !== undefined) this.fundingNotDerivedBy(notSettled);
     this.markSeen(s, r.t);
-    const p = this.onGrid(s, r.markPrice);
+    const p = this.grid.onGrid(s, r.markPrice);
     if (p === undefined) {
       this.skip(R_MARK_NO_GRID);
       return;
     }
-    const i = r.indexPrice !== '' ? (this.onGrid(s, r.indexPrice) ?? p) : p;
+    const i = r.indexPrice !== '' ? (this.grid.onGrid(s, r.indexPrice) ?? p) : p;
     if (p !== r.markPrice) this.marksRounded++;
     s.lastMark = p;
     const n = s.funding.next ?? nextFunding(r.et);
@@ -282,8 +282,8 @@ export class TardisImporter extends RecordingImporter<SymState> {
 
   /** A row of an incremental_book_L2 message: its level, noted (on the grid) as its row is read. */
   private bookRow(g: Group, r: Extract<TardisRow, { kind: 'incremental_book_L2' }>): void {
-    this.notePrice(g.s, r.price);
-    this.noteQty(g.s, r.amount);
+    this.grid.notePrice(g.s, r.price);
+    this.grid.noteQty(g.s, r.amount);
     (r.bid ? g.b : g.a).push([r.price, r.amount]);
   }
 
