@@ -123,7 +123,15 @@ export function marketMaker(ctx: StrategyContext<MarketMakerParams>): Strategy {
     if (!quoting || mark === undefined) return [];
     const t = p.bookAware ? offTheBook(targets(mark)) : targets(mark);
     const out: Intent[] = [];
-    for (const side of ['BUY', 'SELL'] as const) {
+    // The venue takes a batch's amends in turn, and refuses a makerOnly amend that would take (its
+    // own quote on the other side included): on a rise the ask moves first, on a fall the bid, so
+    // that a jump wider than the spread does not put the bid through the ask not yet moved.
+    const grid = ctx.price.grid;
+    const [bid] = quotes('BUY');
+    const bidNow = bid !== undefined && isWorking(bid) && bid.price !== undefined ? grid.toUnits(bid.price) : undefined;
+    const bidNext = t.BUY === undefined ? undefined : grid.toUnits(t.BUY);
+    const rising = bidNow !== undefined && bidNext !== undefined && bidNext > bidNow;
+    for (const side of rising ? (['SELL', 'BUY'] as const) : (['BUY', 'SELL'] as const)) {
       const [o, ...extra] = quotes(side);
       const price = t[side];
       // More than one quote on a side (adopted after a crash mid-replace): keep the first only.
