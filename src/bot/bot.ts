@@ -6,19 +6,16 @@
  * intent passes the risk engine (denials become events) and queues in the executor; at the end
  * of the event the executor flushes the tick's intents as batched venue calls.
  */
-import { exactOfText, plus } from '../core/exact';
 import type { Clock, Scheduler } from '../core/clock';
 import { errMessage } from '../core/errors';
-import type { ConditionOrderRecord, OrderRecord, TradeRecord } from '../protocol/records';
-import { orderOfUpdate } from '../protocol/ws';
+import type { ConditionOrderRecord } from '../protocol/records';
 import { EventBus } from './bus/event-bus';
 import { MarketDataInterest } from './bus/market-data-interest';
 import { CodeLog, RefusalLog } from './code-log';
-import { SeenFills } from './execution/seen-fills';
 import { DEFAULT_STRATEGY_ERRORS, StrategyFaults, type StrategyErrorLimit, type StrategyHealth } from './strategy/errors';
 import { HookResultError, intentProblem } from './strategy/intent-check';
 import { cancelConditionOrders, FLATTEN_ID, flattenPositions, leftOnVenue, warnPositionsWithoutStop, type LeftOnStop, type StopDeps } from './stop';
-import type { BotEvent, Fill } from './bus/events';
+import type { BotEvent } from './bus/events';
 import { ClientIdAllocator } from './execution/client-ids';
 import { OrderExecutor } from './execution/executor';
 import { isLateAmend } from './execution/refusals';
@@ -29,7 +26,6 @@ import type { BotStateStore, KillRecord } from './state/saved-state';
 import type { RiskLimits } from './risk/limits';
 import { StateCache } from './state/cache';
 import { PositionPoll } from './state/position-poll';
-import { EquityReading } from './risk/equity';
 import { MARKET_DATA_TYPES, type AnyStrategyDefinition, type MarketDataType, type StrategyLogger, type SymbolInfo } from './strategy/api';
 import type { Intent } from './strategy/intents';
 import { toSymbolInfo } from './strategy/context';
@@ -38,6 +34,7 @@ import { MARKET_EVENT, runStrategy, type RunningStrategy } from './strategy/runn
 import type { WallClockWatch } from './strategy/wall-clock';
 import { controlStrategy, countsAsDenial, deliveredWhilePaused, pausedDenial, stoppingDenial, type StrategyAction, type StrategyActionResult } from './strategy/controls';
 import type { Venue, VenueEvent } from './venue/venue';
+import { VenueIntake } from './venue-intake';
 
 export interface StrategySlot {
   /** Unique in the bot; prefixes its clientOrderIds. */
@@ -89,8 +86,6 @@ export class Bot {
   private readonly running: RunningStrategy[] = [];
   /** Who wants each market data type (bus/market-data-interest.ts). */
   private readonly interest = new MarketDataInterest(this.bus, OWN_BUS_HANDLERS);
-  /** Per symbol of the strategies: when (bot clock) its last market-data event came, or the subscription. */
-  private readonly marketDataAt = new Map<string, number>();
   private unsubscribeVenue: (() => void) | undefined;
   private started = false;
   /** The start's reconciliation succeeded: the bot knows its orders, and a stop may cancel them (else it touches nothing). */
@@ -100,7 +95,8 @@ export class Bot {
   private closing = false;
   /** Loss limits are configured, so mark moves must be turned into equity readings. */
   private readonly watchEquity: boolean;
-  private readonly equity = new EquityReading(this.cache);
+  /** Venue events into the cache and onto the bus (venue-intake.ts). */
+  private readonly intake: VenueIntake;
   /** Counters for status lines and metrics. */
   /** `lateAmends`: the rejections that were amends of orders already ended (execution/refusals.ts isLateAmend), counted in `rejections` too. */
   /** `ordersRejected`: orders the venue took and ended REJECTED at once (a makerOnly order that would have taken liquidity): no error code, so not `rejections`. */
@@ -126,9 +122,10 @@ export class Bot {
       clock: opts.clock,
       scheduler: opts.scheduler,
       onError: (e, context, level) => this.reportError(e, context, level),
-      onFillsFound: (o, fills, sid) => this.onFillsFound(o, fills, sid),
+      onFillsFound: (o, fills, sid) => this.intake.onFillsFound(o, fills, sid),
       onStaleView: (reason) => this.reconcile(reason),
     });
+    this.intake = new VenueIntake({ bus: this.bus, cache: this.cache, executor: this.executor, risk: this.risk, clock: opts.clock, interest: this.interest, stats: this.stats, watchEquity: this.watchEquity, strategyOf: (cid) => this.strategyOf(cid), reconcile: (reason) => this.reconcile(reason), kick: () => this.kick() });
     // A handler of botError that throws is reported without another botError (it would feed itself).
     this.bus.onHandlerError = (e, event) => (event.type === 'botError' || event.type === 'errorReported' ? this.reportError(e, `handler of ${event.type}`) : this.pipelineError(e, `handler of ${event.type}`));
     this.codeLog = new CodeLog(opts.scheduler, opts.denialLogIntervalMs ?? 10_000);
@@ -150,7 +147,6 @@ export class Bot {
    */
   private venueStarted = false;
   private stateLoaded = false;
-  private readonly seenFills = new SeenFills();
   /** Positions over REST beside the stream's (pollPositionsMs). */
   private readonly positionPoll: PositionPoll;
 
@@ -208,7 +204,7 @@ export class Bot {
       this.running.push(running);
     }
     this.bus.subscribeAll((e) => this.dispatch(e));
-    const listener = { next: (e: VenueEvent) => this.onVenueEvent(e), error: (err: unknown) => this.pipelineError(err, 'venue events') };
+    const listener = { next: (e: VenueEvent) => this.intake.onEvent(e), error: (err: unknown) => this.pipelineError(err, 'venue events') };
     if (this.opts.venue.listen) {
       this.unsubscribeVenue = this.opts.venue.listen(listener);
     } else {
@@ -217,7 +213,7 @@ export class Bot {
     }
     await this.opts.venue.start([...marketSymbols]);
     this.venueStarted = true;
-    for (const sym of marketSymbols) this.marketDataAt.set(sym, this.opts.clock.now());
+    for (const sym of marketSymbols) this.intake.marketDataAt.set(sym, this.opts.clock.now());
     const saved = this.opts.store ? await this.opts.store.load() : undefined;
     this.stateLoaded = true;
     if (saved?.risk !== undefined) this.risk.restore(saved.risk);
@@ -240,7 +236,7 @@ export class Bot {
       this.cache.setAsset(await this.opts.venue.account());
       for (const s of marketSymbols) this.cache.setMark(s, await this.opts.venue.markPrice(s));
       // The day's first equity reading is the start, not the first account event after it.
-      if (this.watchEquity) this.observeEquityAtMarks(this.opts.clock.now());
+      if (this.watchEquity) this.intake.observeEquityAtMarks(this.opts.clock.now());
     } catch (e) {
       this.reportError(e, 'initial account and mark price');
     }
@@ -273,7 +269,7 @@ export class Bot {
    * event (trade, mark price, book, ticker), or of the subscription while none has come.
    */
   lastMarketData(): ReadonlyMap<string, number> {
-    return this.marketDataAt;
+    return this.intake.marketDataAt;
   }
 
   /** How long the venue still throttles this account (0: not at all; see Venue.throttledForMs). */
@@ -387,78 +383,7 @@ export class Bot {
     return this.executor.idle();
   }
 
-  // ------------------------------------------------------------------ venue events -> cache -> bus
-
-  private onVenueEvent(v: VenueEvent): void {
-    const time = v.time;
-    switch (v.type) {
-      case 'order': {
-        const o = v.data;
-        this.cache.applyOrder(o);
-        this.executor.onOrderUpdate(o, (cid) => this.strategyOf(cid));
-        const sid = this.strategyOf(o.clientOrderId);
-        const { executionType, tradeId, fillId, lastFilledQty, lastFilledPrice, roleType, handlingFee, realizedPnl } = o;
-        const order = v.order ?? orderOfUpdate(o);
-        this.bus.publish({ type: 'order', time, order, executionType, strategyId: sid });
-        // A duplicated TRADE event (a venue or network may deliver one twice) is the same fill:
-        // strategies hear of each fill once, or they would count position they do not have.
-        if (executionType === 'TRADE' && lastFilledQty !== undefined && lastFilledPrice !== undefined) {
-          this.publishFill(time, sid, order, fillId ?? tradeId, {
-            price: lastFilledPrice,
-            quantity: lastFilledQty,
-            fee: handlingFee ?? '0',
-            realizedPnl: realizedPnl ?? '0',
-            role: roleType ?? 'taker',
-            tradeId: tradeId ?? '',
-          });
-        }
-        break;
-      }
-      case 'account': {
-        this.cache.setAsset(v.data.userAsset);
-        for (const p of v.data.positions) this.cache.applyPosition(p);
-        this.risk.observeEquityExact(plus(exactOfText(v.data.userAsset.walletBalance), exactOfText(v.data.userAsset.unrealizedPnl)), time);
-        this.bus.publish({ type: 'account', time, asset: v.data.userAsset });
-        for (const p of v.data.positions) this.bus.publish({ type: 'position', time, position: p, source: 'stream' });
-        break;
-      }
-      case 'condition':
-        this.bus.publish(v.refusal === undefined ? { type: 'condition', time, condition: v.data } : { type: 'condition', time, condition: v.data, refusal: v.refusal });
-        break;
-      case 'strategyOrder':
-        this.bus.publish(v.refusals === undefined ? { type: 'strategyOrder', time, strategyOrder: v.data } : { type: 'strategyOrder', time, strategyOrder: v.data, refusals: v.refusals });
-        break;
-      case 'trade':
-        this.marketDataAt.set(v.symbol, this.opts.clock.now());
-        this.cache.setLast(v.symbol, v.data.price);
-        if (this.interest.wants('trade')) this.bus.publish({ type: 'trade', time, symbol: v.symbol, trade: v.data });
-        break;
-      case 'markPrice':
-        this.marketDataAt.set(v.symbol, this.opts.clock.now());
-        this.cache.setMark(v.symbol, v.data);
-        if (this.watchEquity) this.observeEquityAtMarks(time);
-        if (this.interest.wants('markPrice')) this.bus.publish({ type: 'markPrice', time, symbol: v.symbol, mark: v.data });
-        break;
-      case 'depth':
-        this.marketDataAt.set(v.symbol, this.opts.clock.now());
-        this.cache.setDepth(v.symbol, v.data.bids, v.data.asks);
-        if (this.interest.wants('depth')) this.bus.publish({ type: 'depth', time, symbol: v.symbol, bids: v.data.bids, asks: v.data.asks });
-        break;
-      case 'ticker':
-        this.marketDataAt.set(v.symbol, this.opts.clock.now());
-        this.cache.setTicker(v.symbol, v.data);
-        if (this.interest.wants('ticker')) this.bus.publish({ type: 'ticker', time, symbol: v.symbol, ticker: v.data });
-        break;
-      case 'stream':
-        this.bus.publish({ type: 'stream', time, stream: v.stream, status: v.status, detail: v.detail });
-        if (v.status !== 'connected') this.stats.reconnects++;
-        // Whatever the private stream may have missed, its order state is unknown: reconciled now
-        // (unauthenticated: it may fail as the stream did; the reconnect reconciles again).
-        if (v.stream === 'private' && (v.status === 'reconnected' || v.status === 'gap' || v.status === 'silent' || v.status === 'unauthenticated')) this.reconcile(`${v.status}: ${v.detail}`);
-        break;
-    }
-    this.kick();
-  }
+  // ------------------------------------------------------------------ venue events (venue-intake.ts)
 
   /**
    * Whether a market-data event of `type` has anyone to go to: a strategy that handles it, or a
@@ -476,40 +401,6 @@ export class Bot {
    */
   noteTrade(symbol: string, price: string): void {
     this.cache.setLast(symbol, price);
-  }
-
-  /** Publishes a fill the first time it is seen, whether the stream or reconciliation brought it. */
-  private publishFill(time: number, strategyId: string | undefined, o: OrderRecord, fillId: string | undefined, f: Pick<Fill, 'price' | 'quantity' | 'fee' | 'realizedPnl' | 'role' | 'tradeId'>): void {
-    if (!this.seenFills.firstSight(o.orderId, fillId)) return;
-    this.stats.fills++;
-    this.bus.publish({
-      type: 'fill',
-      time,
-      strategyId,
-      fill: { symbol: o.symbol, orderId: o.orderId, clientOrderId: o.clientOrderId, side: o.side, positionSide: o.positionSide, ...f },
-    });
-  }
-
-  /**
-   * Fills a query found that the stream had not delivered (it was down while they happened):
-   * each trade record not seen yet becomes the `fill` event the stream would have published.
-   */
-  private onFillsFound(o: OrderRecord, fills: TradeRecord[], strategyId: string): void {
-    const time = this.opts.clock.now();
-    for (const t of fills) {
-      this.publishFill(time, strategyId, o, t.fillId, { price: t.price, quantity: t.quantity, fee: t.handlingFee, realizedPnl: t.realizedPnl, role: t.roleType, tradeId: t.tradeId });
-    }
-    this.kick();
-  }
-
-  /**
-   * Equity at the cached mark prices: wallet + unrealized PnL of the cached positions. The venue
-   * sends no account update when only the mark moves, so without this an open position could
-   * lose any amount without the loss limits noticing until the next fill or order.
-   */
-  private observeEquityAtMarks(time: number): void {
-    const equity = this.equity.readExact();
-    if (equity !== undefined) this.risk.observeEquityExact(equity, time);
   }
 
   private reconcile(reason: string): void {
