@@ -180,6 +180,7 @@ export class OrderCommands {
         }
       }
       this.s.follow.marketMoved(st);
+      this.matching.matched();
     }
     return o;
   }
