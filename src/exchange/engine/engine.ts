@@ -127,6 +127,7 @@ export class Engine {
       marketMoved: (st) => firing.queue(st),
       positionChanged: (acct, st) => this.conditions.positionChanged(acct, st),
       marginMoved: (st) => s.work.push(() => liquidation.check(st)),
+      traded: () => liquidation.checkTraded(),
     };
     const insurance = this.ledger.newAccount(INSURANCE_ACCOUNT, 'ONE_WAY');
     const fund = unitsOfDec(new Dec(opts.insuranceFund ?? '0'));

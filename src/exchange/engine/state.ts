@@ -58,6 +58,11 @@ export interface FollowUps {
   positionChanged(acct: EngineAccount, st: SymbolState): void;
   /** Mark price or funding moved: margins may have fallen below maintenance. */
   marginMoved(st: SymbolState): void;
+  /**
+   * An order's matching is finished (its fills and those of the makers it met): the accounts whose
+   * positions the fills changed (`EngineState.traded`) may be past their liquidation price at mark.
+   */
+  traded(): void;
 }
 
 /**
@@ -158,6 +163,64 @@ export class TouchedAccounts {
   }
 }
 
+/**
+ * The accounts whose position on a symbol changed in fills not yet checked for liquidation, with
+ * the symbol, in the order first noted (an order's taker, then the makers it met). The
+ * liquidation check (liquidation/liquidation.ts `checkTraded`) goes through them after each
+ * matched order, and through those the liquidations it makes add while it runs. The insurance
+ * fund and margin-exempt users are never noted. Arrays reused from order to order, as
+ * TouchedAccounts's entries are.
+ */
+export class TradedAccounts {
+  private readonly accts: EngineAccount[] = [];
+  private readonly syms: SymbolState[] = [];
+  /** Entries before it were checked. */
+  private next = 0;
+
+  /** True when an account waits for its check. */
+  get pending(): boolean {
+    return this.next < this.accts.length;
+  }
+
+  add(acct: EngineAccount, st: SymbolState): void {
+    const accts = this.accts;
+    const from = this.next;
+    // The first waiting entry is mostly the order's taker, noted again with every fill.
+    if (from < accts.length && accts[from] === acct && this.syms[from] === st) return;
+    for (let i = accts.length - 1; i > from; i--) if (accts[i] === acct && this.syms[i] === st) return;
+    accts.push(acct);
+    this.syms.push(st);
+  }
+
+  /** The entry `take` handed out last. */
+  acct: EngineAccount | undefined = undefined;
+  st: SymbolState | undefined = undefined;
+
+  /**
+   * Hands out the next waiting entry (in `acct` and `st`), counted as checked from now: a later
+   * fill of that account is noted again. False when none waits; the lists are empty again then.
+   */
+  take(): boolean {
+    if (this.next === this.accts.length) {
+      this.clear();
+      return false;
+    }
+    const i = this.next++;
+    this.acct = this.accts[i];
+    this.st = this.syms[i];
+    return true;
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.accts.length = 0;
+    this.syms.length = 0;
+    this.next = 0;
+    this.acct = undefined;
+    this.st = undefined;
+  }
+}
+
 export class EngineState {
   readonly symbols = new Map<string, SymbolState>();
   readonly accounts = new Map<string, EngineAccount>();
@@ -179,6 +242,8 @@ export class EngineState {
   readonly work: Array<() => void> = [];
   /** Accounts whose update event is due at the end of the command, with the reason and symbols. */
   readonly touched = new TouchedAccounts();
+  /** Accounts whose positions fills changed, waiting for the liquidation check of the order that matched. */
+  readonly traded = new TradedAccounts();
   readonly muted = new Set<string>();
   privateFilter: ((userId: string) => boolean) | undefined;
   readonly forgetful = new Set<string>();
@@ -193,6 +258,7 @@ export class EngineState {
     marketMoved: () => undefined,
     positionChanged: () => undefined,
     marginMoved: () => undefined,
+    traded: () => this.traded.clear(),
   };
 
   constructor(readonly clock: Clock) {}

@@ -228,4 +228,29 @@ describe('snapshots', () => {
     for (const c of s.conditions) for (const [k, v] of Object.entries(c)) expect([k, isDecLike(v)]).toEqual([k, false]);
     for (const a of s.accounts) for (const [, p] of a.positions) for (const [k, v] of Object.entries(p)) expect([k, isDecLike(v)]).toEqual([k, false]);
   });
+
+  it('a liquidation after a trade is part of the order\'s command: the journal replays it to the same state, with no command of its own', async () => {
+    const config: ExchangeConfig = { ...DEFAULT_CONFIG, dataDir: undefined };
+    const [maker, thin] = USERS;
+    const cmds: Command[] = [
+      { k: 'createUser', userId: maker, username: 'maker', passwordHash: 'x', balance: '1000000', positionMode: 'ONE_WAY' },
+      { k: 'createUser', userId: thin, username: 'thin', passwordHash: 'x', balance: '2600', positionMode: 'ONE_WAY' },
+      { k: 'placeOrder', userId: maker, input: { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '49900', quantity: '0.1' } },
+      { k: 'placeOrder', userId: maker, input: { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '45000', quantity: '0.9' } },
+      // Short 1 at 45 490 against mark 50 000 on 2 600: liquidated in this command.
+      { k: 'placeOrder', userId: thin, input: { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '1' } },
+    ];
+    const wall = new ManualClock(GENESIS);
+    const recorded = new RecordingLog();
+    const live = new ExchangeCore({ config, wallClock: wall, startTime: GENESIS, log: recorded });
+    const { accepted, events } = await run(live, wall, cmds);
+    expect(accepted).toBe(cmds.length);
+    expect(recorded.entries.map((e) => e.cmd.k)).toEqual(cmds.map((c) => c.k));
+    expect(events.flat().some((e) => e.kind === 'liquidation' && e.userId === thin)).toBe(true);
+    expect(live.engine.positions(thin)).toEqual([]);
+    const replayer = new ExchangeCore({ config, wallClock: new ManualClock(GENESIS), startTime: GENESIS, log: new RecordingLog(recorded.entries) });
+    expect(await replayer.recover()).toBe(cmds.length);
+    expect(replayer.engine.positions(thin)).toEqual([]);
+    expect(JSON.stringify(observable(replayer))).toBe(JSON.stringify(observable(live)));
+  });
 });

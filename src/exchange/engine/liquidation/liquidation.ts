@@ -2,7 +2,9 @@
  * Liquidation: after the mark price or funding moved, every account on the symbol whose margin
  * ratio reached 100 % is liquidated (its orders on the positions cancelled, a reduce-only market
  * order into the book, the insurance fund taking over the rest at mark and covering a loss
- * beyond the margin). A float screen first rules out the sweep when nobody is near maintenance.
+ * beyond the margin); after an order's matching, so is every account whose position its fills
+ * changed (a fill far through mark can open a position already past its liquidation price). A
+ * float screen first rules out the exact check when nobody is near maintenance.
  */
 import type { Dec } from '../../../core/decimal';
 import { decOfUnits, exactOfUnits, unitsOfDec } from '../../../core/money-units';
@@ -25,6 +27,9 @@ import type { SymbolSpec } from '../symbols';
  */
 const SCREEN_TOLERANCE = 1e-9;
 
+/** 10^i as doubles (exact), for a grid's scale: `10 ** scale` cost the screen more than the rest of it. */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
 export class Liquidation {
   constructor(
     private readonly s: EngineState,
@@ -35,27 +40,74 @@ export class Liquidation {
     private readonly matching: Matching,
   ) {}
 
-  /** Liquidates every account on this symbol whose margin ratio reached 100 %. */
+  /**
+   * True while a check runs: the orders its liquidations place trade, and the accounts those fills
+   * change (the makers the liquidation order met) wait in `state.traded` for the outermost check
+   * to go through them once it is done, rather than being checked in the middle of a liquidation.
+   */
+  private busy = false;
+
+  /** Liquidates every account on this symbol whose margin ratio reached 100 % (after a mark change or funding). */
   check(st: SymbolState): void {
-    if (st.holders.size === 0 || !this.mayLiquidate(st)) return;
+    if (this.busy || st.holders.size === 0 || !this.mayLiquidate(st)) return;
     const s = this.s;
-    for (const acct of s.holdersInOrder(st)) {
-      if (acct.userId === INSURANCE_ACCOUNT || s.marginExempt.has(acct.userId)) continue;
-      for (const p of [...acct.positions.values()]) {
-        if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
-        const q = st.spec.step.exactOf(p.qty);
-        const mark = s.markExact(st);
-        const iso = exactOfUnits(p.isolatedMargin);
-        const equity = plus(iso, pm.unrealizedPnl(q, exactOfUnits(p.cost), mark));
-        if (compare(equity, pm.maintenanceMargin(st.spec, q, mark)) <= 0) this.liquidate(acct, [p], decOfExact(iso));
+    this.busy = true;
+    try {
+      for (const acct of s.holdersInOrder(st)) {
+        if (acct.userId === INSURANCE_ACCOUNT || s.marginExempt.has(acct.userId)) continue;
+        this.checkAccount(acct, st, false);
       }
-      const cross = [...acct.positions.values()].filter((p) => p.marginMode === 'CROSS');
-      if (cross.length === 0 || !cross.some((p) => p.symbol === st.spec)) continue;
-      const f = this.margin.crossFigures(acct);
-      const left = minus(exactOfUnits(acct.wallet), f.isolated);
-      const equity = plus(left, f.upnl);
-      if (sign(f.mm) > 0 && compare(equity, f.mm) <= 0) this.liquidate(acct, cross, decOfExact(left));
+    } finally {
+      this.busy = false;
     }
+    this.checkTraded();
+  }
+
+  /**
+   * After an order's matching: each account whose position the fills changed (`state.traded`) is
+   * checked at the current mark as a mark change checks it, its position on the symbol if
+   * isolated, the whole account if it holds cross positions (a fill's fee, realized PnL or isolated
+   * margin moves the cross equity, whatever the symbol). The insurance fund and margin-exempt
+   * users are never noted there.
+   */
+  checkTraded(): void {
+    if (this.busy) return;
+    const traded = this.s.traded;
+    this.busy = true;
+    try {
+      // Liquidations here add the accounts their orders fill: they are taken in turn too.
+      while (traded.take()) {
+        const acct = traded.acct as EngineAccount;
+        const st = traded.st as SymbolState;
+        if (this.accountMayLiquidate(acct, st, true)) this.checkAccount(acct, st, true);
+      }
+    } finally {
+      traded.clear();
+      this.busy = false;
+    }
+  }
+
+  /**
+   * Liquidates the account's isolated positions on the symbol that reached maintenance, then its
+   * cross positions if its cross equity did. `anyCross`: the cross account is checked whatever
+   * symbols its cross positions are on (else only when one is on this symbol, as a mark change of
+   * the symbol moves it).
+   */
+  private checkAccount(acct: EngineAccount, st: SymbolState, anyCross: boolean): void {
+    for (const p of [...acct.positions.values()]) {
+      if (p.symbol !== st.spec || p.marginMode !== 'ISOLATED') continue;
+      const q = st.spec.step.exactOf(p.qty);
+      const mark = this.s.markExact(st);
+      const iso = exactOfUnits(p.isolatedMargin);
+      const equity = plus(iso, pm.unrealizedPnl(q, exactOfUnits(p.cost), mark));
+      if (compare(equity, pm.maintenanceMargin(st.spec, q, mark)) <= 0) this.liquidate(acct, [p], decOfExact(iso));
+    }
+    const cross = [...acct.positions.values()].filter((p) => p.marginMode === 'CROSS');
+    if (cross.length === 0 || (!anyCross && !cross.some((p) => p.symbol === st.spec))) return;
+    const f = this.margin.crossFigures(acct);
+    const left = minus(exactOfUnits(acct.wallet), f.isolated);
+    const equity = plus(left, f.upnl);
+    if (sign(f.mm) > 0 && compare(equity, f.mm) <= 0) this.liquidate(acct, cross, decOfExact(left));
   }
 
   /**
@@ -82,38 +134,47 @@ export class Liquidation {
   private mayLiquidate(st: SymbolState): boolean {
     for (const acct of st.holders) {
       if (acct.userId === INSURANCE_ACCOUNT || this.s.marginExempt.has(acct.userId)) continue;
-      const wallet = Number(acct.wallet) / 1e8;
-      let equity = wallet;
-      let scale = Math.abs(wallet);
-      let mm = 0;
-      let crossHere = false;
-      for (const p of acct.positions.values()) {
-        const spec = p.symbol;
-        const qty = p.qty * spec.step.unitScaled / 10 ** spec.step.scale;
-        const mark = this.s.stateOf(spec).market.mark * spec.tick.unitScaled / 10 ** spec.tick.scale;
-        const cost = Number(p.cost) / 1e8;
-        const notional = Math.abs(qty) * mark;
-        const m = notional === 0 ? 0 : this.approxMaintenance(spec, notional);
-        if (Number.isNaN(m)) return true;
-        if (p.marginMode === 'ISOLATED') {
-          const iso = Number(p.isolatedMargin) / 1e8;
-          equity -= iso;
-          scale += Math.abs(iso);
-          if (spec === st.spec) {
-            const isoEquity = iso + qty * mark - cost;
-            const isoScale = Math.abs(iso) + notional + Math.abs(cost) + m + 1;
-            if (!(isoEquity - m > SCREEN_TOLERANCE * isoScale)) return true;
-          }
-          continue;
-        }
-        if (spec === st.spec) crossHere = true;
-        equity += qty * mark - cost;
-        mm += m;
-        scale += 2 * notional + Math.abs(cost) + m;
-      }
-      if (crossHere && !(equity - mm > SCREEN_TOLERANCE * (scale + 1))) return true;
+      if (this.accountMayLiquidate(acct, st, false)) return true;
     }
     return false;
+  }
+
+  /**
+   * The screen of one account (`mayLiquidate`): false only when its isolated positions on the
+   * symbol and its cross equity (when `checkAccount` with this `anyCross` would check it) are
+   * clearly above maintenance in float arithmetic.
+   */
+  private accountMayLiquidate(acct: EngineAccount, st: SymbolState, anyCross: boolean): boolean {
+    const wallet = Number(acct.wallet) / 1e8;
+    let equity = wallet;
+    let scale = Math.abs(wallet);
+    let mm = 0;
+    let crossHere = false;
+    for (const p of acct.positions.values()) {
+      const spec = p.symbol;
+      const qty = (p.qty * spec.step.unitScaled) / POW10[spec.step.scale];
+      const mark = ((spec === st.spec ? st : this.s.stateOf(spec)).market.mark * spec.tick.unitScaled) / POW10[spec.tick.scale];
+      const cost = Number(p.cost) / 1e8;
+      const notional = Math.abs(qty) * mark;
+      const m = notional === 0 ? 0 : this.approxMaintenance(spec, notional);
+      if (Number.isNaN(m)) return true;
+      if (p.marginMode === 'ISOLATED') {
+        const iso = Number(p.isolatedMargin) / 1e8;
+        equity -= iso;
+        scale += Math.abs(iso);
+        if (spec === st.spec) {
+          const isoEquity = iso + qty * mark - cost;
+          const isoScale = Math.abs(iso) + notional + Math.abs(cost) + m + 1;
+          if (!(isoEquity - m > SCREEN_TOLERANCE * isoScale)) return true;
+        }
+        continue;
+      }
+      if (anyCross || spec === st.spec) crossHere = true;
+      equity += qty * mark - cost;
+      mm += m;
+      scale += 2 * notional + Math.abs(cost) + m;
+    }
+    return crossHere && !(equity - mm > SCREEN_TOLERANCE * (scale + 1));
   }
 
   /**

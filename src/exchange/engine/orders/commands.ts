@@ -10,7 +10,8 @@ import type { Ledger } from '../accounts/ledger';
 import type { Margin } from '../accounts/margin';
 import { frozenUnits } from '../accounts/margin-memo';
 import { ZERO_RATE, rateDec, type MarginRate } from '../accounts/margin-rate';
-import { decOfUnits } from '../../../core/money-units';
+import { decOfUnits, exactOfUnits } from '../../../core/money-units';
+import { plus } from '../../../core/exact';
 import { ASK, BID, type BookSide } from '../book/order-book';
 import type { MoveOrderInput, OrderRef, PlaceOrderInput } from '../inputs';
 import type { EngineAccount, EngineOrder } from '../model';
@@ -19,7 +20,7 @@ import { isReducing, type Positions } from '../positions/positions';
 import { moneyDown, moneyUp } from '../records';
 import { fail, isFinal, type EngineState } from '../state';
 import type { Matching } from './matching';
-import { checkMinNotional, stepsOf, ticksOf, type OrderIntake } from './prepare';
+import { checkMinNotional, openLossText, openLossUnits, stepsOf, ticksOf, type OrderIntake } from './prepare';
 import type { OrderQueries } from './queries';
 
 const MAX_BATCH = 20;
@@ -138,6 +139,7 @@ export class OrderCommands {
       finalQty = Math.min(qty, o.executed + this.positions.closable(acct, spec.name, o.side, o.positionSide));
     }
     const remaining = finalQty - o.executed;
+    const keepsPriority = price === o.price && finalQty <= o.qty;
     let perStep = o.frozenPerStep;
     if (!isReducing(o)) {
       // As a placement is: the whole amended order's notional (30006).
@@ -146,15 +148,17 @@ export class OrderCommands {
       // notional / leverage and its rate per step, as a placement of `remaining` works them out.
       const memo = this.intake.memoOf(spec);
       memo.lookup(price, remaining, remaining, leverage);
-      const needed = memo.required;
       const frees = o.frozenPerStep.m === 0n;
+      // The open loss of a price through mark, as a placement counts it (prepare.ts), when the amend
+      // moves the price or adds quantity: a pure decrease asks for no more than the order had.
+      const loss = frees || keepsPriority ? 0n : openLossUnits(st, o.side, price, remaining);
+      const needed = loss === 0n ? memo.required : plus(memo.required, exactOfUnits(loss));
       if (!this.margin.covers(acct, frees ? ZERO_RATE : needed, o.frozen)) {
         const available = this.margin.availableOf(acct).plus(decOfUnits(o.frozen));
-        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${moneyUp(rateDec(needed))} USDT, available is ${moneyDown(available)} USDT`);
+        fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the amended order needs ${moneyUp(rateDec(needed))} USDT${openLossText(st, loss)}, available is ${moneyDown(available)} USDT`);
       }
       perStep = frees ? ZERO_RATE : memo.perStep;
     }
-    const keepsPriority = price === o.price && finalQty <= o.qty;
     if (keepsPriority) {
       if (remaining < o.qty - o.executed) st.book.reduce(o.id, remaining);
     } else {
@@ -180,6 +184,7 @@ export class OrderCommands {
         }
       }
       this.s.follow.marketMoved(st);
+      this.matching.matched();
     }
     return o;
   }

@@ -106,7 +106,16 @@ export class Matching {
       }
     }
     s.follow.marketMoved(st);
+    this.matched();
     return o;
+  }
+
+  /**
+   * An order's matching is finished (it rests, ended or was amended through the book): the accounts
+   * its fills changed are checked for liquidation now, once each, not per fill (state.ts `traded`).
+   */
+  matched(): void {
+    if (this.s.traded.pending) this.s.follow.traded();
   }
 
   /** A reduce-only order whose position is gone after its taker part does not rest. */
@@ -148,8 +157,18 @@ export class Matching {
     this.applyFill(taker, price, q, 'taker', tradeNo, tradeId);
     st.market.last = price;
     s.out.push({ kind: 'trade', symbol: st.spec.name, time: now, tradeId, price: st.spec.tick.fromUnits(price), quantity: st.spec.step.fromUnits(q), side: taker.side });
-    this.positionChanged(s.owner(maker.userId), st);
-    if (taker.userId !== maker.userId) this.positionChanged(s.owner(taker.userId), st);
+    const makerAcct = s.owner(maker.userId);
+    const takerAcct = s.owner(taker.userId);
+    this.noteTraded(takerAcct, st);
+    if (takerAcct !== makerAcct) this.noteTraded(makerAcct, st);
+    this.positionChanged(makerAcct, st);
+    if (takerAcct !== makerAcct) this.positionChanged(takerAcct, st);
+  }
+
+  /** The account's position changed: it is checked for liquidation once the order's matching is done. */
+  private noteTraded(acct: EngineAccount, st: SymbolState): void {
+    if (acct.userId === INSURANCE_ACCOUNT || this.s.marginExempt.has(acct.userId)) return;
+    this.s.traded.add(acct, st);
   }
 
   private applyFill(o: EngineOrder, price: number, q: number, role: 'maker' | 'taker', tradeNo: number, tradeId: string): void {

@@ -4,7 +4,8 @@
  * anything. A request that fails here throws a VenueError and leaves no trace.
  */
 import { formatDec } from '../../../core/decimal';
-import { formatUnits } from '../../../core/money-units';
+import { exactOfUnits, formatUnits } from '../../../core/money-units';
+import { plus } from '../../../core/exact';
 import type { PositionSide, Side } from '../../../core/enums';
 import { ErrorCodes } from '../../../core/errors';
 import type { Margin } from '../accounts/margin';
@@ -45,6 +46,23 @@ export function checkMinNotional(spec: SymbolSpec, ticks: number, qty: number, w
     const notional = spec.tick.decOf(ticks).times(spec.step.decOf(qty));
     fail(ErrorCodes.BELOW_MIN_NOTIONAL, `${what} notional ${formatDec(notional)} is below the minimum notional ${formatDec(spec.minNotional)} of ${spec.name}`, 'quantity');
   }
+}
+
+/**
+ * The open loss of an order (money units), as Binance counts it in an order's cost: a BUY priced
+ * above mark loses (price - mark) x quantity against mark the moment it fills, a SELL priced below
+ * mark (mark - price) x quantity; 0 for an order priced at or on the good side of mark. The
+ * margin check adds it to the initial margin of what the order opens (it is not frozen: a fill at
+ * a price through mark is then checked for liquidation, liquidation/liquidation.ts).
+ */
+export function openLossUnits(st: SymbolState, side: Side, ticks: number, steps: number): bigint {
+  const through = side === 'BUY' ? ticks - st.market.mark : st.market.mark - ticks;
+  return through > 0 && steps > 0 ? st.spec.notionalMoney(through, steps) : 0n;
+}
+
+/** The part of a refusal's message that names an open loss ('' for none). */
+export function openLossText(st: SymbolState, loss: bigint): string {
+  return loss === 0n ? '' : ` (${formatUnits(loss)} USDT of it the open loss of its price against mark ${st.spec.tick.fromUnits(st.market.mark)})`;
 }
 
 /** A price field of a request in ticks; refuses off-grid and non-positive prices. */
@@ -169,10 +187,11 @@ export class OrderIntake {
         const leverage = this.s.settingsOf(acct, spec.name).leverage;
         const memo = this.memoOf(spec);
         memo.lookup(refTicks, opening, qty, leverage);
-        const required = memo.required;
+        const loss = openLossUnits(st, input.side, refTicks, opening);
+        const required = loss === 0n ? memo.required : plus(memo.required, exactOfUnits(loss));
         if (!this.margin.covers(acct, required, -held)) {
           const besides = held === 0n ? '' : ` (${formatUnits(held)} USDT of it held for the request's sub-orders before this one)`;
-          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${moneyUp(rateDec(required))} USDT at ${leverage}x, available is ${moneyDown(this.margin.availableOf(acct))} USDT${besides}`);
+          fail(ErrorCodes.INSUFFICIENT_MARGIN, `insufficient margin: the order needs ${moneyUp(rateDec(required))} USDT at ${leverage}x${openLossText(st, loss)}, available is ${moneyDown(this.margin.availableOf(acct))} USDT${besides}`);
         }
         // A MARKET order, or a LIMIT one IOC or FOK, never rests: its margin is checked here, and
         // it freezes none while it is matched (the account's frozen margin, quoted by its fills'

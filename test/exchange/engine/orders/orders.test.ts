@@ -1,5 +1,5 @@
 import { ErrorCodes } from '../../../../src/core/errors';
-import { codeOf, limit, orderEvents, world } from '../helpers';
+import { codeOf, limit, orderEvents, refusal, world } from '../helpers';
 
 describe('normal orders: time in force and flags', () => {
   it('a GTC limit rests in the book and can be cancelled', () => {
@@ -325,6 +325,65 @@ describe('amend (move)', () => {
       [false, '777', ''],
       [false, '', 'nope'],
     ]);
+  });
+});
+
+/**
+ * The margin check counts an order's open loss, as Binance does in an order's cost: a BUY priced
+ * above mark loses (price - mark) x what it opens against mark the moment it fills, a SELL below
+ * mark (mark - price) x. Without it an order far through mark on thin margin opened a position
+ * already past its liquidation price (then liquidated at once by the check after the trade,
+ * liquidation/after-trade.test.ts). Mark 50 000, 20x.
+ */
+describe('margin check: the open loss of a price through mark', () => {
+  it('a BUY above mark and a SELL below it need the open loss besides the initial margin; on the good side of mark none', () => {
+    const w = world();
+    w.engine.deposit('b', '-97000');
+    // BUY 1 at 51 000: 2 550 initial margin + 1 000 open loss = 3 550 > 3 000.
+    expect(refusal(() => w.engine.placeOrder('b', limit('BUY', '51000', '1')))).toBe(
+      `${ErrorCodes.INSUFFICIENT_MARGIN} insufficient margin: the order needs 3550 USDT at 20x (1000 USDT of it the open loss of its price against mark 50000), available is 3000 USDT`,
+    );
+    // SELL 1 at 49 000: 2 450 + 1 000 = 3 450 > 3 000.
+    expect(refusal(() => w.engine.placeOrder('b', limit('SELL', '49000', '1')))).toBe(
+      `${ErrorCodes.INSUFFICIENT_MARGIN} insufficient margin: the order needs 3450 USDT at 20x (1000 USDT of it the open loss of its price against mark 50000), available is 3000 USDT`,
+    );
+    // SELL 1 at 50 500 (2 525) and BUY 1 at 49 500 (2 475) lose nothing against mark: the initial margin alone.
+    w.engine.cancelOrder('b', { symbol: 'BTCUSDT', orderId: w.engine.placeOrder('b', limit('SELL', '50500', '1')).orderId });
+    w.engine.cancelOrder('b', { symbol: 'BTCUSDT', orderId: w.engine.placeOrder('b', limit('BUY', '49500', '1')).orderId });
+    // The BUY at 51 000 fits with 3 550 available, not with 3 549.99.
+    w.engine.deposit('b', '549.99');
+    expect(codeOf(() => w.engine.placeOrder('b', limit('BUY', '51000', '1')))).toBe(ErrorCodes.INSUFFICIENT_MARGIN);
+    w.engine.deposit('b', '0.01');
+    expect(w.engine.placeOrder('b', limit('BUY', '51000', '1')).status).toBe('NEW');
+    // It freezes its initial margin only, as before.
+    expect(w.engine.asset('b').frozenMargin).toBe('2550');
+  });
+
+  it('a MARKET SELL is sized at the bid it takes: a bid below mark brings its open loss; only what the order opens counts', () => {
+    const w = world();
+    w.engine.placeOrder('a', limit('BUY', '49900', '1'));
+    w.engine.deposit('b', '-97500');
+    // 1 at the bid 49 900: 2 495 + 100 open loss = 2 595 > 2 500.
+    expect(codeOf(() => w.engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '1' }))).toBe(ErrorCodes.INSUFFICIENT_MARGIN);
+    // A position of 1 long to close: the SELL of 1 opens nothing, so it needs nothing.
+    w.engine.deposit('b', '97500');
+    w.engine.placeOrder('c', limit('SELL', '50000', '1'));
+    w.engine.placeOrder('b', limit('BUY', '50000', '1'));
+    w.engine.deposit('b', '-97000');
+    expect(w.engine.placeOrder('b', { symbol: 'BTCUSDT', type: 'MARKET', side: 'SELL', quantity: '1' }).status).toBe('FILLED');
+  });
+
+  it('an amend that moves the price through mark needs the open loss too; a pure decrease never does', () => {
+    const w = world();
+    w.engine.deposit('b', '-97000');
+    const o = w.engine.placeOrder('b', limit('BUY', '49000', '1'));
+    expect(refusal(() => w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: o.orderId, price: '51000', quantity: '1' }))).toBe(
+      `${ErrorCodes.INSUFFICIENT_MARGIN} insufficient margin: the amended order needs 3550 USDT (1000 USDT of it the open loss of its price against mark 50000), available is 3000 USDT`,
+    );
+    expect(w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: o.orderId, price: '50000', quantity: '1' }).price).toBe('50000');
+    // The mark falls below the order: 3 000 open loss now, but a smaller order at the same price is no more of it.
+    w.engine.setMarkPrice('BTCUSDT', '47000');
+    expect(w.engine.moveOrder('b', { symbol: 'BTCUSDT', orderId: o.orderId, price: '50000', quantity: '0.5' }).quantity).toBe('0.5');
   });
 });
 
