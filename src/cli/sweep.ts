@@ -266,6 +266,8 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const where = values.queue !== undefined ? `on the queue at ${redactUrl(values.queue)}` : workers === 0 ? "in the sweep's own process (--workers 0)" : `on ${workers} worker(s)`;
     let o: SweepOutcome;
     let failedJobs: JobResult[];
+    // A halving sweep's jobs of every round (its rows are the last round's only).
+    let halvingJobs: { jobs: number; rounds: number } | undefined;
     if (search.halving !== undefined) {
       const jobs = prepared;
       const h = await runHalving(cfg, search.halving, search.objective, jobs, runner((phase) => (r, n, total) => {
@@ -276,6 +278,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       }));
       o = { jobs, results: h.final, ranked: h.ranked, keys: cfg.sweep.params.map((x) => x.key) };
       failedJobs = h.failed;
+      halvingJobs = { jobs: h.rounds.reduce((n, r) => n + r.jobs.length, 0), rounds: h.rounds.length };
       writeFileSync(path.join(out, 'halving.json'), `${JSON.stringify({ format: 'perpkit-halving', version: 1, eta: search.halving.eta, rounds: h.rounds }, null, 1)}\n`);
       process.stdout.write(`${h.rounds.map((r) => `halving round ${r.round}: ${r.points.length} points on ${((r.window.to - r.window.from) / 3_600_000).toFixed(2)} h of data${r.minTrades > 0 ? ` (minTrades ${r.minTrades})` : ''}, ${r.failed} failed, kept ${r.kept.length > 0 ? `points ${r.kept.join(', ')}` : '-'}`).join('\n')}\n`);
     } else if (values.queue !== undefined) {
@@ -312,13 +315,13 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     }
     const failed = [...failedJobs, ...(wf?.failed ?? [])];
     // Every job that ran (a halving sweep's rounds are in halving.json: its line counts its points).
-    const jobsRan = o.jobs.length + (wf === undefined ? 0 : wf.jobs.inSample + wf.jobs.outOfSample);
+    const jobsRan = halvingJobs?.jobs ?? o.jobs.length + (wf === undefined ? 0 : wf.jobs.inSample + wf.jobs.outOfSample);
     const wfCounts = wf === undefined ? undefined : { allData: o.jobs.length, windows: wf.jobs.windows, inSample: wf.jobs.inSample, outOfSample: wf.jobs.outOfSample, failedAllData: failedJobs.length, failedInSample: wf.jobs.failedInSample, failedOutOfSample: wf.jobs.failedOutOfSample };
     // What the summary line says, for a reader of the file: the jobs (with a walk-forward, every
     // one it ran, by part), failed jobs (of every halving round, every walk-forward part), rows
     // ranked and rows not (failed or excluded), and the notes (points that repeat another).
     const ranked = o.ranked.filter((r) => r.metric !== null).length;
-    const counts = { jobs: wf === undefined ? o.ranked.length : jobsRan, failed: failed.length, ranked, notRanked: o.ranked.length - ranked, ...(wfCounts === undefined ? {} : { walkForward: wfCounts }) };
+    const counts = { jobs: wf === undefined && halvingJobs === undefined ? o.ranked.length : jobsRan, failed: failed.length, ranked, notRanked: o.ranked.length - ranked, ...(wfCounts === undefined ? {} : { walkForward: wfCounts }) };
     // What ranked the rows, only: with an objective, sweep.metric (its default, sharpe, when the
     // config has none) ranked nothing, and a reader of the file took it for the ranking figure.
     const byMetric = cfg.sweep.search?.objective === undefined;
@@ -343,15 +346,14 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // A figure computed from no fill is no result: counted, so a table topped by one is not read as a winner.
     const idle = o.ranked.filter((r) => r.metric !== null && r.noTrades).length;
     if (noMetric.length > 0 && rankedRows > 0) process.stderr.write(`perpkit sweep: ${noMetric.length} of ${o.jobs.length} points have no ${metric} (${Object.values(noMetric[0].summary?.ratioNotes ?? {}).find((n) => n !== null) ?? 'null in the report'}); they rank last: rank short runs by totalPnl or return\n`);
-    const halvingRun = search.halving !== undefined;
-    const jobsText = wfCounts === undefined ? `${o.jobs.length} ${halvingRun ? 'points' : 'jobs'}` : `${jobsRan} jobs (${wfCounts.allData} points on all the data, ${wfCounts.windows} windows x ${o.jobs.length} points in-sample, ${wfCounts.outOfSample} out-of-sample)`;
+    const jobsText = halvingJobs !== undefined ? `${o.jobs.length} points (${halvingJobs.jobs} jobs in ${halvingJobs.rounds} rounds)` : wfCounts === undefined ? `${o.jobs.length} jobs` : `${jobsRan} jobs (${wfCounts.allData} points on all the data, ${wfCounts.windows} windows x ${o.jobs.length} points in-sample, ${wfCounts.outOfSample} out-of-sample)`;
     const failedParts = wfCounts === undefined || failed.length === 0 ? '' : ` (${wfCounts.failedAllData} on all the data, ${wfCounts.failedInSample} in-sample, ${wfCounts.failedOutOfSample} out-of-sample)`;
-    process.stdout.write(`sweep: ${jobsText} ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${halvingRun ? '' : `${jobsRan - failed.length} finished, `}${failed.length} ${halvingRun ? 'job(s) ' : ''}failed${failedParts}${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}${ranAgainText(ranAgain)}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
+    process.stdout.write(`sweep: ${jobsText} ${where} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${jobsRan - failed.length} finished, ${failed.length} failed${failedParts}${excluded > 0 ? `, ${excluded} not ranked (${o.ranked.find((r) => r.excluded !== null)?.excluded ?? ''})` : ''}${idle > 0 ? `, ${idle} never traded (0 fills; ranked after every point that traded${idle === rankedRows ? ': no ranked point traded' : ''})` : ''}${ranAgainText(ranAgain)}; ranked by ${objective.name}; wrote ${path.join(out, 'sweep.json')}, sweep.csv, sweep.md, sweep.html, ${RESULTS}\n`);
     // Said once, under the summary (and in sweep.json's and sweep.html's notes).
     for (const n of notes) process.stdout.write(`${n}\n`);
     let code = 0;
     if (failed.length > 0) {
-      process.stderr.write(`perpkit sweep: ${failed.length} of ${halvingRun ? 'the halving' : jobsRan} jobs failed${failedParts}; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
+      process.stderr.write(`perpkit sweep: ${failed.length} of ${jobsRan} jobs failed${failedParts}; first: job ${failed[0].index} ${JSON.stringify(failed[0].point)}: ${failed[0].error ?? ''}\n`);
       code = 1;
     }
     // A table with no ranked row has no best point: the sweep found nothing, and says so.

@@ -227,6 +227,10 @@ test('successive halving: seeded points, the top 1/eta kept on eta times more da
   const h = JSON.parse(readFileSync(path.join(one, 'halving.json'), 'utf8')) as { rounds: Array<{ window: { from: number; to: number }; points: number[]; jobs: number[]; kept: number[] }> };
   expect(h.rounds.map((r) => [r.points.length, (r.window.to - r.window.from) / 60_000])).toEqual([[8, 2], [4, 4], [2, 8]]);
   expect(r1.stdout).toMatch(/halving round 1: 8 points on 0\.03 h of data, 0 failed, kept/);
+  // Every job of its rounds is counted (8 + 4 + 2), in the summary line and sweep.json (which said
+  // 2 jobs, the last round's rows, beside failures counted over every round).
+  expect(r1.stdout).toMatch(/^sweep: 8 points \(14 jobs in 3 rounds\) on 1 worker\(s\) in [\d.]+ s, 14 finished, 0 failed[,;]/m);
+  expect((JSON.parse(readFileSync(path.join(one, 'sweep.json'), 'utf8')) as { counts: { jobs: number } }).counts.jobs).toBe(14);
 
   // Round 1's survivors are the top half of round 1's results by the objective (ties by index).
   const loaded = loadBacktestConfig(cfg);
