@@ -382,15 +382,14 @@ export class RiskEngine {
     return price === undefined ? undefined : info.tick.toUnits(price);
   }
 
-  /** The symbol's minimum notional in its notional units (one tick times one step), rounded up; cached. */
-  private readonly minUnits = new Map<string, number>();
+  /** The symbol's minimum notional in its notional units (one tick times one step), rounded up; per spec, cached. */
+  private readonly minUnits = new WeakMap<SymbolInfo, number>();
 
   private minNotionalUnits(info: SymbolInfo): number {
-    const key = `${info.symbol}|${info.minNotional}`;
-    let u = this.minUnits.get(key);
+    let u = this.minUnits.get(info);
     if (u === undefined) {
       u = new Dec(info.minNotional).div(new Dec(info.tickSize).times(info.stepSize)).ceil().toNumber();
-      this.minUnits.set(key, u);
+      this.minUnits.set(info, u);
     }
     return u;
   }
