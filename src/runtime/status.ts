@@ -18,7 +18,7 @@ export interface BotStatus {
   state: TradingState;
   stateReason: string;
   running: boolean;
-  /** `unauthenticated`: the venue refuses the credentials it reconnects with (privateStreamDetail says how). */
+  /** `unauthenticated`: the venue refuses the credentials it reconnects with (StatusTracker.privateStreamReason says how, for /healthz). */
   privateStream: 'connected' | 'disconnected' | 'unauthenticated' | 'unknown';
   fills: number;
   openOrders: number;
