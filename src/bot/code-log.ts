@@ -7,7 +7,7 @@
 import type { Scheduler } from '../core/clock';
 import type { EventBus } from './bus/event-bus';
 import type { BotEventOf } from './bus/events';
-import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL, isExpiredUnfilled, isLateAmend, isTriggeredExpiredUnfilled, legsNeverStood } from './execution/refusals';
+import { EXPIRED_UNFILLED, TRIGGERED_EXPIRED_UNFILLED, UNPLACED_AFTER_FILL, isExpiredUnfilled, isLateAmend, isRejectedOnArrival, isTriggeredExpiredUnfilled, legsNeverStood } from './execution/refusals';
 import type { StrategyLogger } from './strategy/api';
 
 type Write = (fields: Record<string, unknown>, msg: string) => void;
@@ -115,7 +115,7 @@ export class RefusalLog {
   order(e: BotEventOf<'order'>): 'rejected' | 'expiredUnfilled' | undefined {
     if (e.strategyId === undefined) return undefined;
     const o = e.order;
-    if (e.executionType === 'REJECTED') {
+    if (isRejectedOnArrival(e)) {
       this.codeLog.note(`rejected-on-arrival:${e.strategyId}`, (f, m) => this.log.info(f, m), { strategy: e.strategyId, symbol: o.symbol, side: o.side, price: o.price, makerOnly: o.makerOnly }, 'an order ended REJECTED on arrival (a makerOnly order that would have taken liquidity)');
       return 'rejected';
     }

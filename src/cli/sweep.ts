@@ -333,7 +333,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
     process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
     if (wf !== undefined) {
-      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error })) }, null, 1)}\n`);
+      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error, ...(r.attempts !== undefined && r.attempts > 1 ? { attempts: r.attempts } : {}) })) }, null, 1)}\n`);
       writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
       const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
       process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${annualizedText(wf.outOfSample.annualized, wf.outOfSample.spanMs)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${annualizedText(wf.inSample?.annualized, wf.inSample?.spanMs)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} of its ${wf.jobs.inSample + wf.jobs.outOfSample} job(s) failed; wrote walkforward.json, walkforward.md\n`);

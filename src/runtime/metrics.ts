@@ -10,7 +10,7 @@ import type { NotifierStats } from './notify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Bot } from '../bot/bot';
 import { LOCAL_STATES } from '../bot/execution/order-tracker';
-import { EXPIRED_UNFILLED, isExpiredUnfilled } from '../bot/execution/refusals';
+import { EXPIRED_UNFILLED, isExpiredUnfilled, isRejectedOnArrival } from '../bot/execution/refusals';
 import { TRADING_STATES } from '../bot/risk/decision';
 import type { StatusTracker } from './status';
 import type { VenueCallObserver } from './timed-venue';
@@ -193,7 +193,7 @@ export class BotMetrics {
           break;
         case 'order':
           if (e.strategyId === undefined) break;
-          if (e.executionType === 'REJECTED') ordersRejected.inc({ strategy: e.strategyId, symbol: e.order.symbol });
+          if (isRejectedOnArrival(e)) ordersRejected.inc({ strategy: e.strategyId, symbol: e.order.symbol });
           else if (isExpiredUnfilled(e)) ordersExpiredUnfilled.inc({ strategy: e.strategyId, symbol: e.order.symbol });
           break;
         case 'fill':

@@ -18,7 +18,7 @@ export interface BotStatus {
   state: TradingState;
   stateReason: string;
   running: boolean;
-  /** `unauthenticated`: the venue refuses the credentials it reconnects with (StatusTracker.privateStreamReason says how, for /healthz). */
+  /** `unauthenticated`: the venue refuses the credentials it reconnects or keeps its listenKey alive with (StatusTracker.privateStreamReason says how, for /healthz). */
   privateStream: 'connected' | 'disconnected' | 'unauthenticated' | 'unknown';
   fills: number;
   openOrders: number;

@@ -6,7 +6,7 @@
 import { ManualClock, ManualScheduler } from '../core/clock';
 import { Bot, type StrategySlot } from '../bot/bot';
 import type { BotEvent, BotEventOf, Fill } from '../bot/bus/events';
-import { isLateAmend } from '../bot/execution/refusals';
+import { isLateAmend, isRejectedOnArrival, REJECTED_ON_ARRIVAL } from '../bot/execution/refusals';
 import { countsAsDenial } from '../bot/strategy/controls';
 import { strategyErrorLine, strategyFrame } from '../bot/strategy/errors';
 import type { RiskLimits } from '../bot/risk/limits';
@@ -68,37 +68,47 @@ export interface BotWorld {
   stop(): Promise<void>;
   /** The strategies' errors so far (throws and refused intents), in order. */
   strategyErrors(): Array<BotEventOf<'strategyError'>>;
-  /** The strategies' intents refused so far (denied by the risk engine, rejected by the venue), in order: what fails a world without `allowRefusals`. */
+  /** The strategies' intents refused so far (denied by the risk engine, rejected by the venue, orders ended REJECTED on arrival), in order: what fails a world without `allowRefusals`. */
   refusals(): WorldRefusal[];
 }
 
 /**
  * An intent of a strategy that did not go out, as a world counts it: denied by the risk engine
- * (not the bot's own stop, `BOT_STOPPING`), or rejected by the venue (not an amend that came after
- * its order had ended, a race the bot counts apart and logs at info).
+ * (not the bot's own stop, `BOT_STOPPING`), rejected by the venue (not an amend that came after
+ * its order had ended, a race the bot counts apart and logs at info), or an order the venue took
+ * and ended REJECTED on arrival (a makerOnly order that would have taken liquidity: no error code,
+ * the `order` event the bot counts in `stats.ordersRejected`).
  */
-export type WorldRefusal = BotEventOf<'denial'> | BotEventOf<'rejection'>;
+export type WorldRefusal = BotEventOf<'denial'> | BotEventOf<'rejection'> | BotEventOf<'order'>;
 
 function isWorldRefusal(e: BotEvent): e is WorldRefusal {
-  return (e.type === 'denial' && countsAsDenial(e.code)) || (e.type === 'rejection' && !isLateAmend(e));
+  return (e.type === 'denial' && countsAsDenial(e.code)) || (e.type === 'rejection' && !isLateAmend(e)) || (e.type === 'order' && e.strategyId !== undefined && isRejectedOnArrival(e));
+}
+
+/** One refusal in words: who refused it, its code and reason, and the intent (or the order, for one rejected on arrival). */
+function refusalText(e: WorldRefusal): string {
+  if (e.type === 'denial') return `[${e.strategyId}] denied by the risk engine, ${e.code}: ${e.reason}; intent ${JSON.stringify(e.intent)}`;
+  if (e.type === 'rejection') return `[${e.strategyId}] rejected by the venue, ${e.code}: ${e.message}; intent ${JSON.stringify(e.intent)}`;
+  const o = e.order;
+  const order = { clientOrderId: o.clientOrderId, symbol: o.symbol, side: o.side, type: o.type, price: o.price, quantity: o.quantity, makerOnly: o.makerOnly };
+  return `[${e.strategyId ?? '?'}] ${REJECTED_ON_ARRIVAL}; order ${JSON.stringify(order)}`;
 }
 
 /**
  * What a world's methods reject with when, since the last call, an intent of a strategy was
- * denied by the risk engine or rejected by the venue (unless `allowRefusals`): a strategy whose
- * every order is refused trades nothing, and its test must not pass without saying so.
+ * denied by the risk engine or rejected by the venue, or its order ended REJECTED on arrival
+ * (unless `allowRefusals`): a strategy whose every order is refused trades nothing, and its test
+ * must not pass without saying so.
  */
 export class WorldRefusalError extends Error {
   readonly code = 'REFUSALS';
 
   constructor(readonly refusals: readonly WorldRefusal[]) {
-    const first = refusals[0];
     const denied = refusals.filter((e) => e.type === 'denial').length;
-    const rejected = refusals.length - denied;
-    const what = first.type === 'denial' ? `denied by the risk engine, ${first.code}: ${first.reason}` : `rejected by the venue, ${first.code}: ${first.message}`;
-    super(
-      `${refusals.length} intent(s) refused while the test ran (${denied} denied by the risk engine, ${rejected} rejected by the venue); first: [${first.strategyId}] ${what}; intent ${JSON.stringify(first.intent)}. A test that expects refusals passes { allowRefusals: true } and reads w.refusals()`,
-    );
+    const rejected = refusals.filter((e) => e.type === 'rejection').length;
+    const onArrival = refusals.length - denied - rejected;
+    const counts = `${denied} denied by the risk engine, ${rejected} rejected by the venue${onArrival > 0 ? `, ${onArrival} rejected on arrival` : ''}`;
+    super(`${refusals.length} intent(s) refused while the test ran (${counts}); first: ${refusalText(refusals[0])}. A test that expects refusals passes { allowRefusals: true } and reads w.refusals()`);
     this.name = 'WorldRefusalError';
   }
 }
@@ -143,7 +153,8 @@ export interface BotWorldOptions {
    */
   allowStrategyErrors?: boolean;
   /**
-   * Intents denied by the risk engine or rejected by the venue do not fail the world's methods:
+   * Intents denied by the risk engine or rejected by the venue, and orders ended REJECTED on
+   * arrival (makerOnly orders that would have taken liquidity), do not fail the world's methods:
    * for tests that expect them (`w.refusals()`). By default the first method after one rejects
    * with a WorldRefusalError.
    */

@@ -166,7 +166,7 @@ describe('grid strategy', () => {
     await w.step();
     const after = strat.onTimer?.({ type: 'timer', time: w.clock.now(), name: 'grid', strategyId: 'grid' });
     expect(after).toEqual([{ kind: 'place', symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', price: '50000', quantity: '0.01', tag: 'L0' }]);
-    expect(w.refusals().map((e) => `${e.type} ${e.code} ${e.intent.kind}`)).toEqual(['denial STRATEGY_PAUSED place']);
+    expect(w.refusals().map((e) => (e.type === 'order' ? `order ${e.executionType}` : `${e.type} ${e.code} ${e.intent.kind}`))).toEqual(['denial STRATEGY_PAUSED place']);
   });
 
   it('refuses bad parameters by name', () => {

@@ -278,6 +278,41 @@ test('a worker SIGKILLed mid-job: its job runs again on another worker, counted 
   expect(attempts).toEqual([0, 1, 2, 3].map((i) => (i === Number(again?.[1]) ? 2 : undefined)));
 });
 
+test('a worker SIGKILLed in a walk-forward test job: walkforward.json keeps that job\'s attempts, as results.jsonl does for a point', async () => {
+  // Two points, two windows of 1 min training and 1 min test: 2 + 4 training + 2 test jobs.
+  const wfCfg = writeConfig(dir, 'sw-wf.yaml', {
+    data: { files: ['rec.jsonl.gz'], from: new Date(SYNTH_EPOCH).toISOString(), to: new Date(SYNTH_EPOCH + 3 * 60_000).toISOString() },
+    strategies: [MM, { id: 'slow', module: './slow.js', params: { ms: 700 } }],
+    sweep: { method: 'grid', metric: 'totalPnl', walkForward: { train: '1m', test: '1m' }, params: { 'mm.minSpreadBps': ['2', '6'] } },
+  });
+  const out = path.join(dir, 'wf-killed');
+  const a = worker(redis.url);
+  const c = cli(['sweep', wfCfg, '--queue', redis.url, '--out', out]);
+  // Every training job done; worker A is inside a test job.
+  await until('the training done', () => /walk-forward training: job \d+ done \(4\/4\)/.test(c.err()));
+  await until('a running test job', async () => (await activeJobs(redis.url)) === 1);
+  expect(c.err()).not.toMatch(/walk-forward test: job \d+ done/);
+  a.child.kill('SIGKILL');
+  await a.exited;
+  worker(redis.url);
+  expect(await c.exited).toBe(0);
+  const again = /, 1 job\(s\) ran again after a worker stopped \(job (\d+): 2 attempts; each counted once\); ranked by/.exec(c.out());
+  expect(again).not.toBeNull();
+  const index = Number(again?.[1]);
+  const wf = JSON.parse(readFileSync(path.join(out, 'walkforward.json'), 'utf8')) as {
+    windows: Array<{ best: { index: number; attempts?: number } | null; result: { index: number; attempts?: number } | null }>;
+    ranAgain: Array<{ index: number; point: Record<string, unknown>; part: string; window: number; attempts: number }>;
+  };
+  expect(wf.windows).toHaveLength(2);
+  // The test job's record carries its attempts (the other window's none: it ran once); so do the
+  // jobs that ran again, listed with their part and window.
+  const w = wf.windows.findIndex((x) => x.result?.index === index);
+  expect(w).toBeGreaterThanOrEqual(0);
+  expect(wf.windows.map((x) => x.result?.attempts)).toEqual([0, 1].map((i) => (i === w ? 2 : undefined)));
+  expect(wf.windows.map((x) => x.best?.attempts)).toEqual([undefined, undefined]);
+  expect(wf.ranAgain).toEqual([{ index, point: { 'mm.minSpreadBps': expect.any(String) as unknown }, part: 'outOfSample', window: w, attempts: 2 }]);
+});
+
 test('a coordinator killed mid-sweep and started again resumes the same sweep', async () => {
   const out = path.join(dir, 'restart');
   const w = worker(redis.url);

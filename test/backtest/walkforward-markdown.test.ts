@@ -25,6 +25,7 @@ test('a test window not scored says why in walkforward.md, and that its return s
     outOfSample: { return: 0.001, annualized: 0.5, spanMs: 2 * H, windows: 2, equity: [] },
     ratio: null,
     failed: [],
+    ranAgain: [],
     jobs: { windows: 2, points: 1, inSample: 2, outOfSample: 2, failedInSample: 0, failedOutOfSample: 0 },
   };
   const rows = walkForwardMarkdown(outcome, ['mm.q']).split('\n').filter((l) => /^\| [01] \|/.test(l));

@@ -18,7 +18,8 @@ test('a makerOnly order that would take ends REJECTED on arrival: counted by the
       return [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '50010', quantity: '0.01', makerOnly: true }];
     },
   });
-  const w = await botWorld([{ id: 's', definition: strategy, params: {} }]);
+  // perpkit/testing counts it as a refusal (test/testing/world.test.ts): this test expects it.
+  const w = await botWorld([{ id: 's', definition: strategy, params: {} }], { allowRefusals: true });
   // Someone offers at 50005: a makerOnly bid at 50010 would take it.
   w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50005', quantity: '0.01' });
   await w.setMark('BTCUSDT', '50001');

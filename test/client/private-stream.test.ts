@@ -4,9 +4,11 @@
  */
 import { firstValueFrom, filter, take, toArray } from 'rxjs';
 import { createServer, type AddressInfo } from 'node:net';
+import pino from 'pino';
 import { StreamError, type PerpClient, type PrivateStream, type ResyncRequest, type StreamNotice } from '../../src/client';
 import type { PrivateEvent } from '../../src/protocol/ws';
 import { startClientEnv, waitFor, type ClientEnv } from './support/env';
+import type { ApiKeyRecord } from '../../src/exchange/service/accounts-state';
 
 let env: ClientEnv;
 const streams: PrivateStream[] = [];
@@ -204,3 +206,45 @@ test('start() refused (not signed in yet) can be called again after login, and c
   await stream.start();
   expect(stream.connected).toBe(true);
 });
+
+test('a keepalive the venue refuses for the credentials (an API key it no longer knows) is said once at error and as an unauthenticated notice, not warned per attempt; the key known again, the next keepalive says so', async () => {
+  // An exchange of its own: its listenKeys live the default 60 min, so the spell outlasts no key.
+  const own = await startClientEnv();
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) });
+  let stream: PrivateStream | undefined;
+  try {
+    const { client, apiKey } = await own.keyClient(['READ', 'TRADE'], { logger, maxRetries: 0 });
+    stream = client.privateStream({ keepAliveIntervalMs: 200, reconnectBackoff: { baseMs: 20, maxMs: 200 } });
+    const notices: StreamNotice[] = [];
+    stream.notices$.subscribe((n) => notices.push(n));
+    await stream.start();
+    await waitFor(() => notices.some((n) => n.type === 'keepAlive'), 5000, 'a keepalive');
+    const refused = (): Array<{ level: number; msg: string }> => lines.filter((l) => l.msg.startsWith('private stream: the venue refuses the credentials'));
+    const retried = (): Array<{ level: number; msg: string }> => lines.filter((l) => l.msg === 'private stream: the venue still refuses the credentials; retrying');
+
+    // The venue forgets the key (revoked), the connection stays open.
+    const keys = own.ex.server.core.accounts.apiKeys;
+    const record = keys.get(apiKey) as ApiKeyRecord;
+    keys.delete(apiKey);
+    await waitFor(() => notices.some((n) => n.type === 'unauthenticated'), 5000, 'the unauthenticated notice');
+    await waitFor(() => retried().length >= 1, 10_000, 'a keepalive retried');
+    expect(refused().map((l) => l.level)).toEqual([50]);
+    expect(refused()[0].msg).toMatch(/^private stream: the venue refuses the credentials \(20002: .+\) for the keepalive of the listenKey in use, not a network failure: once the key expires \(\d+ s\) no order updates or fills reach this client until they are fixed/);
+    expect(new Set(retried().map((l) => l.level))).toEqual(new Set([20]));
+    expect(notices.filter((n) => n.type === 'unauthenticated')).toHaveLength(1);
+    // Not a network failure: no warning per failed keepalive.
+    expect(lines.filter((l) => l.level === 40 && l.msg === 'private stream')).toEqual([]);
+    expect(stream.connected).toBe(true);
+
+    // The key known again: the next keepalive goes through, said at info and as an authenticated notice.
+    keys.set(apiKey, record);
+    await waitFor(() => notices.some((n) => n.type === 'authenticated'), 10_000, 'the authenticated notice');
+    expect(lines.filter((l) => l.msg.startsWith('private stream: the venue accepts the credentials again')).map((l) => l.level)).toEqual([30]);
+    expect(refused()).toHaveLength(1);
+    expect(stream.connected).toBe(true);
+  } finally {
+    await stream?.stop();
+    await own.stop();
+  }
+}, 30_000);

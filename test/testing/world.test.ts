@@ -154,7 +154,34 @@ describe('perpkit/testing', () => {
 
     const allowed = await strategyWorld(refused, {}, { allowRefusals: true });
     await allowed.setMark('BTCUSDT', '50100');
-    expect(allowed.refusals().map((e) => (e.type === 'denial' ? `denial ${e.code}` : `rejection ${e.code}`))).toEqual(['denial MIN_NOTIONAL', `rejection 30004`]);
+    expect(allowed.refusals().map((e) => (e.type === 'order' ? `order ${e.executionType}` : `${e.type} ${e.code}`))).toEqual(['denial MIN_NOTIONAL', `rejection 30004`]);
+    await allowed.stop();
+  });
+
+  it('a makerOnly order the venue ends REJECTED on arrival (it would have taken liquidity) fails the world like a refusal; allowRefusals lets a test read it', async () => {
+    // Every mark: a makerOnly bid at the best ask another user rests (it would take, so the venue ends it REJECTED, no error code).
+    const crossing = scripted(['BTCUSDT'], {
+      event: (e) => (e.type === 'markPrice' ? [{ kind: 'place', symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', price: '50100', quantity: '0.01', makerOnly: true }] : []),
+    });
+    const w = await strategyWorld(crossing);
+    w.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50100', quantity: '1', timeInForce: 'GTC' });
+    const err = await w.setMark('BTCUSDT', '50050').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorldRefusalError);
+    const refusals = (err as WorldRefusalError).refusals;
+    expect(refusals.map((e) => (e.type === 'order' ? `${e.strategyId} ${e.executionType} ${e.order.side} ${e.order.price}` : e.type))).toEqual(['s REJECTED BUY 50100']);
+    expect(w.bot.stats.ordersRejected).toBe(1);
+    const cid = refusals[0].type === 'order' ? refusals[0].order.clientOrderId : '';
+    expect((err as Error).message).toBe(
+      `1 intent(s) refused while the test ran (0 denied by the risk engine, 0 rejected by the venue, 1 rejected on arrival); first: [s] rejected on arrival: makerOnly order would have taken liquidity; order {"clientOrderId":"${cid}","symbol":"BTCUSDT","side":"BUY","type":"LIMIT","price":"50100","quantity":"0.01","makerOnly":true}. A test that expects refusals passes { allowRefusals: true } and reads w.refusals()`,
+    );
+    await w.stop();
+
+    const allowed = await strategyWorld(crossing, {}, { allowRefusals: true });
+    allowed.engine.placeOrder('other', { symbol: 'BTCUSDT', type: 'LIMIT', side: 'SELL', price: '50100', quantity: '1', timeInForce: 'GTC' });
+    await allowed.setMark('BTCUSDT', '50050');
+    await allowed.setMark('BTCUSDT', '50060');
+    expect(allowed.refusals().map((e) => (e.type === 'order' ? `order ${e.executionType}` : e.type))).toEqual(['order REJECTED', 'order REJECTED']);
+    expect(allowed.openOrders()).toEqual([]);
     await allowed.stop();
   });
 

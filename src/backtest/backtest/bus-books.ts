@@ -6,7 +6,7 @@
 import type { BotEvent, BotEventType } from '../../bot/bus/events';
 import { stackTop, strategyFrame } from '../../bot/strategy/errors';
 import { countsAsDenial } from '../../bot/strategy/controls';
-import { isExpiredUnfilled, isTriggeredExpiredUnfilled, legsNeverStood } from '../../bot/execution/refusals';
+import { isExpiredUnfilled, isRejectedOnArrival, isTriggeredExpiredUnfilled, legsNeverStood } from '../../bot/execution/refusals';
 import type { BacktestResult } from './result';
 import type { RestingOrders } from './resting-orders';
 
@@ -34,7 +34,7 @@ export class BusBooks {
         const c = e.strategyId === undefined ? undefined : this.result.strategies[e.strategyId];
         if (c && e.executionType === 'NEW') c.ordersAccepted++;
         // Not a refused request (no error code): the venue took the order and ended it at once.
-        if (c && e.executionType === 'REJECTED') c.ordersRejected++;
+        if (c && isRejectedOnArrival(e)) c.ordersRejected++;
         if (c && isExpiredUnfilled(e)) c.ordersExpiredUnfilled++;
         if (c && isTriggeredExpiredUnfilled(e)) c.triggeredExpiredUnfilled++;
         // Filled in part, the rest expired: apart from those that filled nothing.

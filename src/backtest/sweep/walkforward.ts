@@ -25,12 +25,16 @@ export type JobRunner = (jobs: SweepJob[], phase: string) => Promise<JobResult[]
 export interface WalkForwardWindow {
   train: { from: number; to: number };
   test: { from: number; to: number };
-  /** The training window's best point, or null when no point ranked (all failed or excluded). */
-  best: { index: number; point: Point; score: number } | null;
+  /**
+   * The training window's best point, or null when no point ranked (all failed or excluded).
+   * `index` is its training job's; `attempts`, as on a sweep's row (JobResult), when that job was
+   * started more than once (a queue job run again after its worker stopped).
+   */
+  best: { index: number; point: Point; score: number; attempts?: number } | null;
   /** Points ranked in training (not failed, not excluded). */
   ranked: number;
-  /** The best point on the test window. */
-  result: { index: number; return: number | null; score: number | null; fills: number | null; error: string | null; excluded: string | null } | null;
+  /** The best point on the test window; `attempts` when its job was started more than once. */
+  result: { index: number; return: number | null; score: number | null; fills: number | null; error: string | null; excluded: string | null; attempts?: number } | null;
 }
 
 export interface WalkForwardOutcome {
@@ -46,11 +50,26 @@ export interface WalkForwardOutcome {
   /** Training and test jobs that failed. */
   failed: JobResult[];
   /**
+   * Training and test jobs started more than once (a queue job run again after the worker that had
+   * it stopped), in index order: each one's record, as a sweep's row in results.jsonl carries
+   * `attempts`; the training runs of points that were not a window's best have no other.
+   */
+  ranAgain: WalkForwardRanAgain[];
+  /**
    * The jobs it ran beside the sweep's points on all the data: training runs (in-sample: every
    * point on every window) and test runs (out-of-sample: a window's best point, where it has one),
    * and how many of each failed. The sweep's summary, sweep.json and walkforward.json count them.
    */
   jobs: WalkForwardJobs;
+}
+
+export interface WalkForwardRanAgain {
+  index: number;
+  point: Point;
+  part: 'inSample' | 'outOfSample';
+  /** The window's position in `windows`. */
+  window: number;
+  attempts: number;
 }
 
 export interface WalkForwardJobs {
@@ -115,7 +134,7 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
     const mine = points.map((p) => trained[P + w * P + p.index]);
     const ranked = rankBy(mine, (r) => objective.score(r), objective.order);
     const top = ranked[0];
-    return { ...c, best: top?.metric === null || top === undefined ? null : { index: top.index, point: top.point, score: top.metric }, ranked: ranked.filter((r) => r.metric !== null).length, result: null };
+    return { ...c, best: top?.metric === null || top === undefined ? null : { index: top.index, point: top.point, score: top.metric, ...attemptsOf(trained[top.index]) }, ranked: ranked.filter((r) => r.metric !== null).length, result: null };
   });
   const testJobs = windows.flatMap((w, i) => (w.best === null ? [] : [job(P + cuts.length * P + i, w.best.point, w.test, true)]));
   const tested = await run(testJobs, 'walk-forward test');
@@ -125,6 +144,12 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   const failedTest = failedOf(testJobs, tested);
   const failed = [...failedTrain, ...failedTest];
   const jobs: WalkForwardJobs = { windows: cuts.length, points: P, inSample: trainJobs.length, outOfSample: testJobs.length, failedInSample: failedTrain.length, failedOutOfSample: failedTest.length };
+  const again = (list: SweepJob[], res: JobResult[], part: WalkForwardRanAgain['part'], windowOf: (j: SweepJob) => number): WalkForwardRanAgain[] =>
+    list.flatMap((j) => {
+      const a = attemptsOf(res[j.index]).attempts;
+      return a === undefined ? [] : [{ index: j.index, point: j.point, part, window: windowOf(j), attempts: a }];
+    });
+  const ranAgain = [...again(trainJobs, trained, 'inSample', (j) => Math.floor((j.index - P) / P)), ...again(testJobs, tested, 'outOfSample', (j) => j.index - P - cuts.length * P)];
   let carry = 1;
   let spanMs = 0;
   let used = 0;
@@ -133,7 +158,7 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
     const r = tested[P + cuts.length * P + i];
     if (r === undefined) return;
     const sc = objective.score(r);
-    w.result = { index: r.index, return: r.summary?.return ?? null, score: 'value' in sc ? sc.value : null, fills: r.summary?.fills ?? null, error: r.error ?? null, excluded: 'excluded' in sc && r.error === undefined ? sc.excluded : null };
+    w.result = { index: r.index, return: r.summary?.return ?? null, score: 'value' in sc ? sc.value : null, fills: r.summary?.fills ?? null, error: r.error ?? null, excluded: 'excluded' in sc && r.error === undefined ? sc.excluded : null, ...attemptsOf(r) };
     if (r.error !== undefined || r.summary === undefined) return;
     // Each window starts from the account's balance: its curve, scaled to where the last one ended.
     const e0 = Number(r.summary.initialBalance);
@@ -154,7 +179,12 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   const inSample = best === undefined || best.metric === null || bestResult?.summary === undefined ? null : { index: best.index, point: best.point, score: best.metric, return: bestResult.summary.return, annualized: isNote === null ? annualized(bestResult.summary.return, isSpan) : null, annualizedNote: isNote, spanMs: isSpan };
   const inAnn = inSample?.annualized ?? null;
   const ratio = inAnn !== null && inAnn > 0 && used > 0 && oosAnn !== null && Number.isFinite(oosAnn) ? oosAnn / inAnn : null;
-  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, annualizedNote: oosNote, spanMs, windows: used, equity }, ratio, failed, jobs };
+  return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, annualizedNote: oosNote, spanMs, windows: used, equity }, ratio, failed, ranAgain, jobs };
+}
+
+/** `{ attempts }` when the job was started more than once (JobResult.attempts), else nothing. */
+function attemptsOf(r: JobResult | undefined): { attempts?: number } {
+  return r?.attempts !== undefined && r.attempts > 1 ? { attempts: r.attempts } : {};
 }
 
 /**

@@ -27,6 +27,19 @@ export function isLateAmend(e: { code: number; intent: Intent }): boolean {
   return e.code === ErrorCodes.ORDER_FINAL && e.intent.kind === 'amend';
 }
 
+/** What perpkit/testing's WorldRefusalError says of an order the venue ended REJECTED as it arrived (`isRejectedOnArrival`). */
+export const REJECTED_ON_ARRIVAL = 'rejected on arrival: makerOnly order would have taken liquidity';
+
+/**
+ * A strategy's order that the venue took and ended REJECTED at once: a makerOnly order whose price
+ * reached the other side of the book, so that it would have taken liquidity. No error code, so no
+ * rejection: the order record just comes back REJECTED. The bot counts these (`ordersRejected`),
+ * as do a backtest's summary, the metrics and perpkit/testing's refusals.
+ */
+export function isRejectedOnArrival(e: { executionType: string }): boolean {
+  return e.executionType === 'REJECTED';
+}
+
 /** What the bot, the backtest's counters and the metrics call an order that came to nothing. */
 export const EXPIRED_UNFILLED = 'expired with nothing filled (a MARKET, IOC or FOK order that found no liquidity, or a reduce-only order with nothing left to reduce)';
 

@@ -99,6 +99,8 @@ export class LiveVenue implements Venue {
       priv.notices$.subscribe((n) => {
         if (n.type === 'close') this.emitStream('private', 'disconnected', `close ${n.code} ${n.reason}`);
         if (n.type === 'unauthenticated') this.emitStream('private', 'unauthenticated', n.error instanceof Error ? n.error.message : String(n.error));
+        // A refusal of the keepalive ended on the connection that stayed open: nothing was missed.
+        if (n.type === 'authenticated') this.emitStream('private', 'connected', 'the venue accepts the credentials again (the listenKey keepalive went through)');
       }),
     );
     await priv.start();

@@ -13,7 +13,7 @@ import type { AccountUpdateData, OrderTradeUpdateData, TickerPushData } from '..
 
 /** Health of the venue's streams, so the runtime knows when to reconcile. */
 export type StreamStatus =
-  /** First connection is up. */
+  /** First connection is up (or, after `unauthenticated` on a connection that stayed open, the venue accepts the credentials again). */
   | 'connected'
   /** Connection came back after a drop: events may have been missed. */
   | 'reconnected'
@@ -24,9 +24,10 @@ export type StreamStatus =
   /** No private events for a while although orders are working: the stream may be stuck. */
   | 'silent'
   /**
-   * The venue refuses the credentials the private stream reconnects with (auth refused, not a
-   * network failure): the venue keeps trying, but no order updates or fills come until they are
-   * fixed. `connected`/`reconnected` follows when they are.
+   * The venue refuses the credentials the private stream reconnects with, or keeps its listenKey
+   * alive with (auth refused, not a network failure): the venue keeps trying, but no order updates
+   * or fills come (once the key expires) until they are fixed. `connected`/`reconnected` follows
+   * when they are.
    */
   | 'unauthenticated';
 

@@ -4,8 +4,10 @@
  * detects dead connections (ping/pong), silent ones (no events while orders are working) and seq
  * gaps, and says so on `notices$` / `resync$`, so the caller can reconcile over REST. When the
  * venue refuses the credentials themselves (a session it forgot and that cannot be refreshed, an
- * API key it no longer knows), it says so once, at error and as an `unauthenticated` notice, and
- * keeps trying at the capped backoff: fixed credentials (a new login on the client) recover it.
+ * API key it no longer knows), whether for a new listenKey at a reconnect or for the keepalive of
+ * the one in use, it says so once, at error and as an `unauthenticated` notice, and keeps trying
+ * (reconnects at the capped backoff, keepalives every few seconds): fixed credentials (a new login
+ * on the client) recover it.
  */
 import type { Logger } from 'pino';
 import { Observable, Subject, filter, share } from '../../core/rx';
@@ -33,11 +35,16 @@ export type StreamNotice =
   | { type: 'malformed'; field: string; problem: string }
   /**
    * The venue refused the credentials a reconnect needs (a listenKey cannot be made: the session
-   * is gone and cannot be refreshed, the API key is unknown or lacks the permission), not a network
-   * failure: nothing reaches the stream until they are fixed. Once per such spell; it ends when a
-   * listenKey is had again (a `listenKeyRenewed` resync, then `open`). The failed attempts meanwhile are `error` notices, as any failed attempt.
+   * is gone and cannot be refreshed, the API key is unknown or lacks the permission), or those of
+   * the keepalive of the listenKey in use (that key expires, and with it the connection), not a
+   * network failure: nothing reaches the stream until they are fixed. Once per such spell; it ends
+   * when a listenKey is had again (a `listenKeyRenewed` resync, then `open`) or, on a connection
+   * that stayed open, when a keepalive goes through (`authenticated`). The failed attempts
+   * meanwhile are `error` notices, as any failed attempt.
    */
   | { type: 'unauthenticated'; error: unknown }
+  /** An `unauthenticated` spell ended on a connection that stayed open: a keepalive of its listenKey went through. */
+  | { type: 'authenticated' }
   | { type: 'error'; error: unknown };
 
 export interface ResyncRequest {
@@ -97,7 +104,7 @@ export class PrivateStream {
   private lastEventAt = 0;
   private silenceReported = false;
   private running = false;
-  /** The venue's refusal of the credentials, from the first reconnect it refused until a connection opens. */
+  /** The venue's refusal of the credentials, from the first reconnect or keepalive it refused until a connection opens or a keepalive goes through. */
   private refusedBy: unknown;
   private readonly opts: Required<Omit<PrivateStreamOptions, 'keepAliveIntervalMs' | 'hasWorkingOrders' | 'listenKey'>> & PrivateStreamOptions;
 
@@ -273,12 +280,24 @@ export class PrivateStream {
       if (this.listenKey !== key) return;
       this.expireAt = r.expireAt;
       this.notice({ type: 'keepAlive', expireAt: r.expireAt });
+      if (this.refusedBy !== undefined && this.socket.isOpen) {
+        this.refusedBy = undefined;
+        this.log.info('private stream: the venue accepts the credentials again (the listenKey keepalive went through)');
+        this.notice({ type: 'authenticated' });
+      }
       this.scheduleKeepAlive();
     } catch (err) {
       if (err instanceof NotFoundError) {
         // 20008: the key is gone. A new one, and a new connection on it.
         this.keyInvalid = true;
         this.socket.terminate();
+        return;
+      }
+      if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+        // Not the network: the key cannot be kept alive until the credentials are fixed. Tried
+        // again every few seconds, so that fixed credentials extend it before it expires.
+        this.credentialsRefused(err, 'keepalive');
+        this.scheduleKeepAlive(Math.max(KEEPALIVE_MIN_MS, Math.min(5000, (this.expireAt - this.venueNow()) / 4)));
         return;
       }
       this.notice({ type: 'error', error: err });
@@ -290,26 +309,30 @@ export class PrivateStream {
 
   // ---------------------------------------------------------------- socket hooks
 
-  /**
-   * A reconnect that could not get its URL (a listenKey). The venue refusing the credentials is
-   * said once at error, as the one thing that will not mend by itself; the attempts that follow
-   * (the socket retries at its capped backoff) at debug.
-   */
+  /** A reconnect that could not get its URL (a listenKey). */
   private urlFailed(error: unknown): void {
-    if (!(error instanceof AuthenticationError || error instanceof PermissionDeniedError)) {
-      this.notice({ type: 'error', error });
-      return;
-    }
+    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) this.credentialsRefused(error, 'reconnect');
+    else this.notice({ type: 'error', error });
+  }
+
+  /**
+   * The venue refused the credentials of a reconnect (a new listenKey) or of the keepalive of the
+   * key in use: said once per spell at error and as an `unauthenticated` notice, as the one thing
+   * that will not mend by itself; the attempts that follow (reconnects at the socket's capped
+   * backoff, keepalives) at debug, as `error` notices.
+   */
+  private credentialsRefused(error: AuthenticationError | PermissionDeniedError, during: 'reconnect' | 'keepalive'): void {
     if (this.refusedBy !== undefined) {
-      this.log.debug({ code: error.venueCode, err: error.message }, 'private stream: the venue still refuses the credentials; retrying');
+      this.log.debug({ code: error.venueCode, err: error.message, during }, 'private stream: the venue still refuses the credentials; retrying');
       this.noticesSubject.next({ type: 'error', error });
       return;
     }
     this.refusedBy = error;
-    this.log.error(
-      { code: error.venueCode, endpoint: error.endpoint, err: error.message },
-      `private stream: the venue refuses the credentials (${error.venueCode ?? error.code}: ${error.message}), not a network failure: no order updates or fills reach this client until they are fixed (sign in again, or an API key the venue knows); retrying at the capped backoff`,
-    );
+    const what =
+      during === 'keepalive'
+        ? ` for the keepalive of the listenKey in use, not a network failure: once the key expires (${Math.max(0, Math.round((this.expireAt - this.venueNow()) / 1000))} s) no order updates or fills reach this client until they are fixed (sign in again, or an API key the venue knows); retrying the keepalive every few seconds`
+        : ', not a network failure: no order updates or fills reach this client until they are fixed (sign in again, or an API key the venue knows); retrying at the capped backoff';
+    this.log.error({ code: error.venueCode, endpoint: error.endpoint, err: error.message, during }, `private stream: the venue refuses the credentials (${error.venueCode ?? error.code}: ${error.message})${what}`);
     this.noticesSubject.next({ type: 'unauthenticated', error });
   }
 

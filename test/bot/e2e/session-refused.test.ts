@@ -13,6 +13,8 @@ import { Bot } from '../../../src/bot/bot';
 import type { BotEvent } from '../../../src/bot/bus/events';
 import { LiveVenue } from '../../../src/bot/venue/live-venue';
 import { PerpClient } from '../../../src/client';
+import type { ApiKeyRecord } from '../../../src/exchange/service/accounts-state';
+import { StatusTracker } from '../../../src/runtime/status';
 import type { ExchangeConfigOverrides } from '../../../src/exchange/service/config';
 import { startTestExchange, type TestExchange } from '../../helpers/exchange';
 import { bid, controllable, until } from './e2e';
@@ -66,6 +68,47 @@ describe('e2e: a private stream whose session the venue no longer accepts', () =
       expect(lines.find((l) => l.msg === 'private stream: the venue accepts the credentials again; reconnecting')?.level).toBe(30);
       await until(() => events.slice(from).some((e) => e.type === 'reconciled' && e.reason.startsWith('reconnected')), 'reconciled after the reconnect');
       expect(events.slice(from).filter((e) => e.type === 'stream').map((e) => (e.type === 'stream' ? `${e.stream} ${e.status}` : ''))).toContain('private reconnected');
+      expect(refusedLines()).toHaveLength(1);
+    } finally {
+      await bot.stop();
+      await client.close();
+    }
+  }, 60_000);
+
+  it('a keepalive the venue refuses for the credentials (an API key it no longer knows) is the same: said once at error, the bot and /healthz see it unauthenticated; the key known again, connected', async () => {
+    await ex?.stop();
+    ex = await startTestExchange(CONFIG);
+    const u = await ex.createUser({ balance: '100000' });
+    const { apiKey, secret } = await ex.createApiKey(u.userId, ['READ', 'TRADE']);
+    const lines: Line[] = [];
+    const logger = pino({ level: 'debug' }, { write: (s: string) => lines.push(JSON.parse(s) as Line) });
+    const client = new PerpClient({ baseUrl: ex.url, logger, maxRetries: 0, apiKey: { apiKey, secret } });
+    const venue = new LiveVenue({ client, privateStream: { keepAliveIntervalMs: 200, pingIntervalMs: 500, pongTimeoutMs: 500, reconnectBackoff: { baseMs: 50, maxMs: 200 } } });
+    const s = controllable(['BTCUSDT'], () => [bid('49000')]);
+    const bot = new Bot({ venue, strategies: [{ id: 's', definition: s.definition, params: {} }], risk: {}, clock: new SystemClock(), scheduler: new SystemScheduler(), logger, cancelOnStop: false });
+    const status = new StatusTracker(bot);
+    const events: BotEvent[] = [];
+    bot.bus.subscribeAll((e) => events.push(e));
+    const refusedLines = (): Line[] => lines.filter((l) => l.msg.startsWith('private stream: the venue refuses the credentials'));
+    const streamStatuses = (): string[] => events.flatMap((e) => (e.type === 'stream' && e.stream === 'private' ? [e.status] : []));
+    try {
+      await bot.start();
+      await until(() => bot.tracker.live('s').some((o) => o.state === 'NEW'), 'the bid acknowledged');
+      expect(status.privateStream).toBe('connected');
+      // The venue forgets the key (revoked); the connection stays open.
+      const keys = ex.server.core.accounts.apiKeys;
+      const record = keys.get(apiKey) as ApiKeyRecord;
+      keys.delete(apiKey);
+      await until(() => status.privateStream === 'unauthenticated', 'the bot sees the stream unauthenticated', 10_000);
+      expect(status.privateStreamReason).toMatch(/^private stream unauthenticated: the venue refuses the credentials \(.*signature does not match, or the API key is unknown.*\); no order updates or fills reach the bot until they are fixed/);
+      expect(refusedLines().map((l) => l.level)).toEqual([50]);
+      expect(streamStatuses().filter((x) => x === 'unauthenticated')).toHaveLength(1);
+      // The bot takes its order state as unknown: it reconciles (in vain: the venue refuses its REST calls as well).
+      await until(() => events.some((e) => e.type === 'errorReported' && e.context === 'reconcile'), 'the reconciliation tried');
+
+      keys.set(apiKey, record);
+      await until(() => status.privateStream === 'connected', 'connected again', 15_000);
+      expect(streamStatuses().slice(-1)).toEqual(['connected']);
       expect(refusedLines()).toHaveLength(1);
     } finally {
       await bot.stop();
