@@ -16,7 +16,7 @@ import { preparedSweep, runSweep, sweepId, type SweepOutcome } from '../backtest
 import { runHalving } from '../backtest/sweep/halving';
 import type { JobRetry, QueueProgress } from '../backtest/sweep/coordinator';
 import { checkQueueUrl, QueueUnavailableError, redactUrl } from '../backtest/sweep/queue';
-import { metricOf, toCsv, toMarkdown } from '../backtest/sweep/table';
+import { metricOf, naNotes, toCsv, toMarkdown } from '../backtest/sweep/table';
 import { searchOf } from '../backtest/sweep/options';
 import { runPool, SweepStopped } from '../backtest/sweep/pool';
 import { sha256File } from '../backtest/sweep/files';
@@ -331,7 +331,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const md = toMarkdown(o.ranked, o.keys, objective.name);
     writeFileSync(path.join(out, 'sweep.md'), md);
     writeFileSync(path.join(out, 'sweep.html'), renderSweepHtml(doc, cfg));
-    process.stdout.write(`${md.split('\n').slice(0, 12).join('\n')}\n`);
+    // The top ten rows, how many more sweep.md holds, and why any ratio is n/a.
+    const shown = Math.min(10, o.ranked.length);
+    const more = o.ranked.length - shown;
+    process.stdout.write(`${md.split('\n').slice(0, shown + 2).join('\n')}\n${more > 0 ? `... ${more} more row(s) in sweep.md\n` : ''}${naNotes(o.ranked).map((l) => `${l}\n`).join('')}`);
     if (wf !== undefined) {
       writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error, ...(r.attempts !== undefined && r.attempts > 1 ? { attempts: r.attempts } : {}) })) }, null, 1)}\n`);
       writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));

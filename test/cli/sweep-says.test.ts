@@ -102,3 +102,21 @@ test('repeat notes: a grid point repeated across other parameters, a random sear
   if (rs === undefined) throw new Error('no sweep');
   expect(repeatNotes(rs, sweepJobs(random), [])).toEqual(['note: 4 of the 6 random samples draw a point drawn before (2 distinct points): each runs again, with the same figures']);
 });
+
+test('the table it prints: the top ten rows, how many more sweep.md holds, and why sharpe and sortino are n/a (not "null")', () => {
+  // 12 points of a strategy that trades nothing, on 3 minutes of data: no daily return to rate.
+  const cfg = writeConfig(dir, 'twelve.yaml', { data: data(3), strategies: [{ id: 'l', module: './late.js', params: {} }], sweep: { metric: 'totalPnl', params: { 'l.k': [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] } } });
+  const out = path.join(dir, 'twelve');
+  const r = runCli(['sweep', cfg, '--out', out, '--workers', '2', '--quiet']);
+  expect(r.stderr).toBe('');
+  const rows = r.stdout.split('\n').filter((l) => /^\| \d+ \|/.test(l));
+  expect(rows).toHaveLength(10);
+  for (const row of rows) expect(row.split(' | ').slice(5, 7)).toEqual(['n/a', 'n/a']);
+  expect(r.stdout).not.toMatch(/\bnull\b/);
+  expect(r.stdout).toContain('\n... 2 more row(s) in sweep.md\n');
+  expect(r.stdout).toMatch(/\nn\/a: sharpe, sortino in 12 of 12 row\(s\): 3 min of data \(1 daily return\), needs ≥ 30 days\n/);
+  // sweep.md: every row, the same note after the table.
+  const md = readFileSync(path.join(out, 'sweep.md'), 'utf8');
+  expect(md.split('\n').filter((l) => /^\| \d+ \|/.test(l))).toHaveLength(12);
+  expect(md).toMatch(/\|\n\nn\/a: sharpe, sortino in 12 of 12 row\(s\): 3 min of data/);
+});

@@ -110,9 +110,37 @@ export function toMarkdown(rows: RankedRow[], keys: string[], ranking?: string):
   for (const r of rows) {
     const failed = r.error !== null || r.summary === null;
     // A row not ranked has no such figure: '-', and why in the last column.
-    const figures = [...ranked.map(() => (failed ? 'FAILED' : r.metric === null ? '-' : r.metric)), ...COLUMNS.map((c) => (r.error !== null || r.summary === null ? 'FAILED' : r.summary[c]))];
+    // A ratio the report has no figure for (too few days, no variation): n/a, why below the table.
+    const figures = [...ranked.map(() => (failed ? 'FAILED' : r.metric === null ? '-' : r.metric)), ...COLUMNS.map((c) => (r.error !== null || r.summary === null ? 'FAILED' : (r.summary[c] ?? 'n/a')))];
     const note = r.error ?? (r.excluded !== null ? `not ranked: ${r.excluded}` : r.noTrades ? NO_TRADES_NOTE : '');
     out.push(`| ${[r.rank, r.index, ...keys.map((k) => r.point[k]), ...figures, note].map((v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`);
   }
-  return `${out.join('\n')}\n`;
+  const na = naNotes(rows);
+  return `${out.join('\n')}\n${na.length > 0 ? `\n${na.join('\n')}\n` : ''}`;
+}
+
+/** The ratio columns of the table (the summary's ratioNotes say why one is n/a). */
+const RATIO_COLUMNS = ['sharpe', 'sortino'] as const;
+
+/**
+ * Why the table's ratio columns say n/a: a line per reason, naming the columns and how many rows
+ * (`n/a: sharpe, sortino in 9 of 9 rows: 2 h of data (1 daily return), needs ≥ 30 days`).
+ */
+export function naNotes(rows: RankedRow[]): string[] {
+  const byReason = new Map<string, { columns: Set<string>; rows: Set<number> }>();
+  for (const r of rows) {
+    if (r.error !== null || r.summary === null) continue;
+    for (const c of RATIO_COLUMNS) {
+      if (r.summary[c] !== null) continue;
+      const why = (r.summary.ratioNotes?.[c] ?? 'no figure').replace(/^n\/a: /, '');
+      let g = byReason.get(why);
+      if (g === undefined) {
+        g = { columns: new Set(), rows: new Set() };
+        byReason.set(why, g);
+      }
+      g.columns.add(c);
+      g.rows.add(r.index);
+    }
+  }
+  return [...byReason].map(([why, g]) => `n/a: ${[...g.columns].join(', ')} in ${g.rows.size} of ${rows.length} row(s): ${why}`);
 }
