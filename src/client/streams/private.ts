@@ -56,7 +56,7 @@ export interface ResyncRequest {
 export interface PrivateStreamOptions extends Partial<SocketOptions> {
   /** ws:// or wss:// origin of the venue, e.g. ws://127.0.0.1:8080. */
   wsOrigin: string;
-  /** Fixed keepalive period, ms; by default half the key's remaining life, at most 30 min. */
+  /** Fixed keepalive period, ms; by default half the key's remaining life, at most 30 min. A failed keepalive is tried again within 1-5 s (a quarter of the key's remaining life), or this period if shorter. */
   keepAliveIntervalMs?: number;
   /** No event for this long while orders are working is reported as silence; default 60 s. */
   silenceTimeoutMs?: number;
@@ -263,6 +263,15 @@ export class PrivateStream {
     return Math.max(KEEPALIVE_MIN_MS, Math.min(KEEPALIVE_MAX_MS, Math.floor(left / 2)));
   }
 
+  /**
+   * The next try after a failed keepalive: within a quarter of the key's remaining life, 1 to 5 s,
+   * and never later than the next regular one of a fixed period (`keepAliveIntervalMs`).
+   */
+  private keepAliveRetryDelay(): number {
+    const retry = Math.max(KEEPALIVE_MIN_MS, Math.min(5000, (this.expireAt - this.venueNow()) / 4));
+    return this.opts.keepAliveIntervalMs === undefined ? retry : Math.min(retry, this.opts.keepAliveIntervalMs);
+  }
+
   private scheduleKeepAlive(delay = this.keepAliveDelay()): void {
     if (this.keepAliveTimer !== undefined) this.timers.clearTimeout(this.keepAliveTimer);
     if (!this.running) return;
@@ -297,13 +306,12 @@ export class PrivateStream {
         // Not the network: the key cannot be kept alive until the credentials are fixed. Tried
         // again every few seconds, so that fixed credentials extend it before it expires.
         this.credentialsRefused(err, 'keepalive');
-        this.scheduleKeepAlive(Math.max(KEEPALIVE_MIN_MS, Math.min(5000, (this.expireAt - this.venueNow()) / 4)));
+        this.scheduleKeepAlive(this.keepAliveRetryDelay());
         return;
       }
       this.notice({ type: 'error', error: err });
       const retryable = err instanceof PerpkitError ? err.retryable : true;
-      const left = this.expireAt - this.venueNow();
-      this.scheduleKeepAlive(retryable ? Math.max(KEEPALIVE_MIN_MS, Math.min(5000, left / 4)) : this.keepAliveDelay());
+      this.scheduleKeepAlive(retryable ? this.keepAliveRetryDelay() : this.keepAliveDelay());
     }
   }
 
