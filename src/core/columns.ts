@@ -62,6 +62,28 @@ export class NumberTable extends Table<number> {
 }
 
 /**
+ * Integer fields that nearly always fit 32 bits (ids, ticks, steps, codes, the number of a value
+ * in a Numbered list): Int32Array chunks after the first, half a NumberTable's memory. A chunk that
+ * meets a value 32 bits cannot hold (an id past 2^31 - 1, a fraction) becomes a Float64Array, so
+ * every value a NumberTable holds reads back exactly, never wrapped (-0 reads as 0). Not for times in epoch
+ * milliseconds: they never fit, and every chunk would be made twice.
+ */
+export class IntTable extends Table<number> {
+  constructor(fields: number) {
+    super(fields, () => new Int32Array(SIZE));
+  }
+
+  protected override put(c: number, a: Chunk<number>, at: number, v: number): void {
+    let chunk = a;
+    if ((v | 0) !== v && chunk instanceof Int32Array) {
+      chunk = Float64Array.from(chunk);
+      this.chunks[c] = chunk;
+    }
+    chunk[at] = v;
+  }
+}
+
+/**
  * Exact integer fields of any size (money units): 64-bit typed chunks after the first; a chunk
  * that meets a value beyond 64 bits becomes a plain array of bigints, so nothing is ever wrapped.
  */

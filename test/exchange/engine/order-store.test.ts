@@ -78,6 +78,23 @@ describe('OrderStore: open orders as objects, final ones in columns', () => {
     );
   });
 
+  test('rows in 32 bits: an order whose price or quantities 32 bits cannot hold turns only its chunk into doubles; every row before and after it reads back equal', () => {
+    const store = new OrderStore();
+    // 600 orders: three chunks of 256 rows. Past 32 bits: a price in the first, an executed quantity in the third.
+    const orders = Array.from({ length: 600 }, (_, i) => fc.sample(anyFinalOrder(i + 1), { seed: i, numRuns: 1 })[0]).map((o, i) => ({
+      ...o,
+      price: i === 100 ? 2 ** 31 : i === 101 ? 2 ** 40 + 3 : (o.price % 2 ** 20) + 1,
+      qty: i === 102 ? 2 ** 31 - 1 : (o.qty % 2 ** 20) + 1,
+      executed: i === 550 ? 2 ** 45 : o.executed % 2 ** 20,
+      updateTime: o.createdAt + (i % 5_000),
+    }));
+    for (const o of orders) store.set(o.id, o);
+    for (const o of orders) store.retire(o);
+    const text = (o: EngineOrder | undefined): string => JSON.stringify(o, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    const wrong = orders.filter((o) => text(store.get(o.id)) !== text(o));
+    expect(wrong.map((o) => o.id)).toEqual([]);
+  });
+
   test('an order holding frozen margin is refused; retiring twice or a copy changes nothing', () => {
     const store = new OrderStore();
     const o = fc.sample(finalOrder(5), { seed: 1, numRuns: 1 })[0];

@@ -5,7 +5,7 @@
  * with the same decimal arithmetic, digits and key order as when it was made at the close. Records
  * restored from a snapshot are kept as read.
  */
-import { BigIntTable, NumberTable, Numbered, RecordLog } from '../../../core/columns';
+import { BigIntTable, IntTable, NumberTable, Numbered, RecordLog } from '../../../core/columns';
 import { Dec, formatDec } from '../../../core/decimal';
 import { MARGIN_MODES, POSITION_SIDES, type MarginMode, type PositionSide } from '../../../core/enums';
 import { decOfUnits, formatUnits } from '../../../core/money-units';
@@ -41,17 +41,17 @@ export interface PositionHistoryEntry {
   long: boolean;
 }
 
-/** Fields: numbers (flags, leverage, trigger mode, quantities, times, the symbol's number) and money (quotes, PnL, funding). */
+/** Fields: integers (flags, leverage, trigger mode, quantities, the symbol's number), times and money (quotes, PnL, funding). */
 const P_FLAGS = 0;
 const P_LEVERAGE = 1;
 const P_TRIGGER = 2;
 const P_MAX_QTY = 3;
 const P_OPEN_QTY = 4;
 const P_CLOSE_QTY = 5;
-const P_OPENED = 6;
-const P_CLOSED = 7;
 /** The symbol's number in the log's list of specs. */
-const P_SPEC = 8;
+const P_SPEC = 6;
+const P_OPENED = 0;
+const P_CLOSED = 1;
 const P_OPEN_QUOTE = 0;
 const P_CLOSE_QUOTE = 1;
 const P_PNL = 2;
@@ -59,7 +59,8 @@ const P_FUNDING = 3;
 
 export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
   private readonly specs = new Numbered<SymbolSpec>();
-  private readonly nums = new NumberTable(9);
+  private readonly ints = new IntTable(7);
+  private readonly times = new NumberTable(2);
   private readonly money = new BigIntTable(4);
   /** Whether each restored position was long (the record does not say). */
   private readonly restoredLong: readonly boolean[];
@@ -72,15 +73,15 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
   push(c: ClosedPosition): void {
     const i = this.n++;
     // positionSide, marginMode and long, packed.
-    this.nums.set(i, P_FLAGS, POSITION_SIDES.indexOf(c.positionSide) | (MARGIN_MODES.indexOf(c.marginMode) << 2) | (c.long ? 8 : 0));
-    this.nums.set(i, P_LEVERAGE, c.leverage);
-    this.nums.set(i, P_TRIGGER, c.triggerMode);
-    this.nums.set(i, P_MAX_QTY, c.maxAbsQty);
-    this.nums.set(i, P_OPEN_QTY, c.openQty);
-    this.nums.set(i, P_CLOSE_QTY, c.closeQty);
-    this.nums.set(i, P_OPENED, c.openedAt);
-    this.nums.set(i, P_CLOSED, c.closedAt);
-    this.nums.set(i, P_SPEC, this.specs.of(c.spec));
+    this.ints.set(i, P_FLAGS, POSITION_SIDES.indexOf(c.positionSide) | (MARGIN_MODES.indexOf(c.marginMode) << 2) | (c.long ? 8 : 0));
+    this.ints.set(i, P_LEVERAGE, c.leverage);
+    this.ints.set(i, P_TRIGGER, c.triggerMode);
+    this.ints.set(i, P_MAX_QTY, c.maxAbsQty);
+    this.ints.set(i, P_OPEN_QTY, c.openQty);
+    this.ints.set(i, P_CLOSE_QTY, c.closeQty);
+    this.times.set(i, P_OPENED, c.openedAt);
+    this.times.set(i, P_CLOSED, c.closedAt);
+    this.ints.set(i, P_SPEC, this.specs.of(c.spec));
     this.money.set(i, P_OPEN_QUOTE, c.openQuote);
     this.money.set(i, P_CLOSE_QUOTE, c.closeQuote);
     this.money.set(i, P_PNL, c.pnl);
@@ -89,12 +90,12 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
 
   symbol(i: number): string {
     const r = this.restored.length;
-    return i < r ? this.restored[i].symbol : this.specs.values[this.nums.get(i - r, P_SPEC)].name;
+    return i < r ? this.restored[i].symbol : this.specs.values[this.ints.get(i - r, P_SPEC)].name;
   }
 
   long(i: number): boolean {
     const r = this.restored.length;
-    return i < r ? this.restoredLong[i] : (this.nums.get(i - r, P_FLAGS) & 8) !== 0;
+    return i < r ? this.restoredLong[i] : (this.ints.get(i - r, P_FLAGS) & 8) !== 0;
   }
 
   /** PnL of entry `i`, money units (an entry appended since the restore). */
@@ -119,18 +120,18 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
 
   closedAtOf(i: number): number {
     const r = this.restored.length;
-    return i < r ? this.restored[i].closedAt : this.nums.get(i - r, P_CLOSED);
+    return i < r ? this.restored[i].closedAt : this.times.get(i - r, P_CLOSED);
   }
 
   protected build(k: number): PositionHistoryRecord {
-    const spec = this.specs.values[this.nums.get(k, P_SPEC)];
-    const flags = this.nums.get(k, P_FLAGS);
-    const leverage = this.nums.get(k, P_LEVERAGE);
-    const closeQty = this.nums.get(k, P_CLOSE_QTY);
-    const openQty = this.nums.get(k, P_OPEN_QTY);
+    const spec = this.specs.values[this.ints.get(k, P_SPEC)];
+    const flags = this.ints.get(k, P_FLAGS);
+    const leverage = this.ints.get(k, P_LEVERAGE);
+    const closeQty = this.ints.get(k, P_CLOSE_QTY);
+    const openQty = this.ints.get(k, P_OPEN_QTY);
     const closePrice = closeQty > 0 ? decOfUnits(this.money.get(k, P_CLOSE_QUOTE)).div(spec.step.decOf(closeQty)) : ZERO;
     const avgEntry = openQty > 0 ? decOfUnits(this.money.get(k, P_OPEN_QUOTE)).div(spec.step.decOf(openQty)) : ZERO;
-    const maxAbsQty = this.nums.get(k, P_MAX_QTY);
+    const maxAbsQty = this.ints.get(k, P_MAX_QTY);
     const im = avgEntry.times(spec.step.decOf(maxAbsQty)).div(leverage);
     const pnl = decOfUnits(this.money.get(k, P_PNL));
     return {
@@ -143,10 +144,10 @@ export class ClosedPositions extends RecordLog<PositionHistoryRecord> {
       pnl: money(pnl),
       roe: im.isZero() ? '0' : formatDec(pnl.div(im), 8),
       marginMode: MARGIN_MODES[(flags >> 2) & 1],
-      triggerMode: this.nums.get(k, P_TRIGGER),
+      triggerMode: this.ints.get(k, P_TRIGGER),
       fundingFeeAccum: formatUnits(this.money.get(k, P_FUNDING)),
-      openedAt: this.nums.get(k, P_OPENED),
-      closedAt: this.nums.get(k, P_CLOSED),
+      openedAt: this.times.get(k, P_OPENED),
+      closedAt: this.times.get(k, P_CLOSED),
     };
   }
 

@@ -1,4 +1,4 @@
-import { BigIntTable, NumberList, NumberTable } from '../../../../src/core/columns';
+import { BigIntTable, IntTable, NumberList, NumberTable } from '../../../../src/core/columns';
 import { ManualClock } from '../../../../src/core/clock';
 import { Dec } from '../../../../src/core/decimal';
 import { Engine } from '../../../../src/exchange/engine/engine';
@@ -49,6 +49,25 @@ describe('history columns', () => {
       const want = i === 9_999 ? -(2n ** 63n) : i === 9_998 ? 2n ** 63n - 1n : i === 9_997 ? 2n ** 63n : big(i);
       if (!Object.is(n.get(i, 0), 1_700_000_000_000 + i)) wrong.push(`number ${i}: ${n.get(i, 0)}, expected ${1_700_000_000_000 + i}`);
       if (!Object.is(b.get(i, 0), want)) wrong.push(`bigint ${i}: ${b.get(i, 0)}, expected ${want}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('integer fields in 32 bits: a value 32 bits cannot hold (past 2^31 - 1, below -2^31, a fraction) turns only its chunk into doubles, every entry kept exactly', () => {
+    // Two fields: chunks of 2,048 entries after the first. Odd values past 32 bits in chunks 1 and 3 only.
+    const t = new IntTable(2);
+    const odd = new Map<number, number>([[5_000, 2 ** 31], [5_001, -(2 ** 31) - 1], [5_002, 2 ** 53 - 1], [9_000, 0.5], [9_001, -(2 ** 40)]]);
+    const want = (i: number, f: number): number => (f === 0 ? odd.get(i) : undefined) ?? (f === 0 ? (i * 7919) % 2 ** 31 : (i % 1000) - 500);
+    for (let i = 0; i < 12_000; i++) for (let f = 0; f < 2; f++) t.set(i, f, want(i, f));
+    // The bounds of 32 bits themselves fit.
+    t.set(11_999, 0, 2 ** 31 - 1);
+    t.set(11_999, 1, -(2 ** 31));
+    const wrong: string[] = [];
+    for (let i = 0; i < 12_000; i++) {
+      for (let f = 0; f < 2; f++) {
+        const w = i === 11_999 ? (f === 0 ? 2 ** 31 - 1 : -(2 ** 31)) : want(i, f);
+        if (!Object.is(t.get(i, f), w)) wrong.push(`${i},${f}: ${t.get(i, f)}, expected ${w}`);
+      }
     }
     expect(wrong).toEqual([]);
   });
