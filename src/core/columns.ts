@@ -126,13 +126,14 @@ export class Numbered<T> {
 
 /**
  * An append-only list of numbers (an account's order ids, one per order for the life of the local
- * exchange), in a NumberTable's chunks. As a plain array it was copied whole each time it grew, the
+ * exchange), in an IntTable's chunks. As a plain array it was copied whole each time it grew, the
  * young generation copied and promoted each new copy while it was small enough to be allocated
  * there, and the collector's marking visited every element: on `npm run bench -- engine`'s
  * place+cancel, about a third of what its young-generation collections promoted.
  */
 export class NumberList implements Iterable<number> {
-  private readonly t = new NumberTable(1);
+  /** In 32 bits while the values fit (order ids do, for the first 2^31 - 1 orders): IntTable. */
+  private readonly t = new IntTable(1);
   private n = 0;
 
   static of(values: Iterable<number>): NumberList {
