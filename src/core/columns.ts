@@ -61,12 +61,15 @@ export class NumberTable extends Table<number> {
   }
 }
 
+/** Whether a 32-bit signed integer holds `v` exactly (-0 as 0). */
+export const fits32 = (v: number): boolean => (v | 0) === v;
+
 /**
  * Integer fields that nearly always fit 32 bits (ids, ticks, steps, codes, the number of a value
  * in a Numbered list): Int32Array chunks after the first, half a NumberTable's memory. A chunk that
  * meets a value 32 bits cannot hold (an id past 2^31 - 1, a fraction) becomes a Float64Array, so
- * every value a NumberTable holds reads back exactly, never wrapped (-0 reads as 0). Not for times in epoch
- * milliseconds: they never fit, and every chunk would be made twice.
+ * every value a NumberTable holds reads back exactly, never wrapped (-0 reads as 0). Not for times
+ * in epoch milliseconds: they never fit, and every chunk would be made twice.
  */
 export class IntTable extends Table<number> {
   constructor(fields: number) {
@@ -75,7 +78,7 @@ export class IntTable extends Table<number> {
 
   protected override put(c: number, a: Chunk<number>, at: number, v: number): void {
     let chunk = a;
-    if ((v | 0) !== v && chunk instanceof Int32Array) {
+    if (!fits32(v) && chunk instanceof Int32Array) {
       chunk = Float64Array.from(chunk);
       this.chunks[c] = chunk;
     }

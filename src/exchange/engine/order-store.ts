@@ -14,7 +14,7 @@ import { ORDER_STATUSES, ORDER_TYPES, POSITION_SIDES, SIDES, TIME_IN_FORCE, type
 import type { MarginRate } from './accounts/margin-rate';
 import { EngineOrder } from './model';
 import { OrderTable } from './order-table';
-import { Numbered } from '../../core/columns';
+import { fits32, Numbered } from '../../core/columns';
 import type { SymbolSpec } from './symbols';
 
 /**
@@ -169,8 +169,6 @@ class RowIndex {
     }
   }
 }
-
-const fits32 = (v: number): boolean => (v | 0) === v;
 
 /** Final orders in columns, by id. */
 class FinalOrders {
