@@ -817,8 +817,11 @@ describe('bot daemon on the local exchange', () => {
 
   it('signs in again when the venue has forgotten its session (refresh token expired, or a restart), and keeps quoting', async () => {
     // An exchange of its own, whose clock the test moves past the refresh token's lifetime (7 days).
+    // Its heartbeat, which ends the streams of listenKeys that ran out, every 250 ms (20 s by
+    // default): the renewal below happens at once instead of at any time in the next 20 s (a
+    // /healthz between the two read 200 and then 503, the stream down for its renewal).
     const clock = new TestClock();
-    const ex2 = await startTestExchange({}, { clock });
+    const ex2 = await startTestExchange({ ws: { pingIntervalMs: 250 } }, { clock });
     try {
       const u = await setup({}, ex2);
       const file = u.file;
@@ -827,6 +830,7 @@ describe('bot daemon on the local exchange', () => {
       await d.start();
       const open = () => ex2.server.core.engine.currentOrders(u.userId, { symbol: 'BTCUSDT' }).list;
       await until(() => open().length === 2);
+      const reconnects = d.bot.stats.reconnects;
       clock.advance(8 * 24 * 3600_000);
       // Someone takes the bid: the bot must see the fill and quote again, which needs its session.
       const t = await ex2.createUser({ balance: '1000000' });
@@ -838,6 +842,7 @@ describe('bot daemon on the local exchange', () => {
       await until(() => d.bot.stats.fills === 1 && open().length === 2, 15_000);
       expect(d.bot.stats.errors).toBe(0);
       // Its listenKey ran out with the 8 days too: the private stream renews it and reconnects.
+      await until(() => d.bot.stats.reconnects > reconnects);
       await until(async () => (await fetch(`${d.httpUrl as string}/healthz`)).status === 200);
       expect(((await (await fetch(`${d.httpUrl as string}/healthz`)).json()) as { status: string }).status).toBe('ok');
       // The private stream is cut, and so is every reconnect, for 3 s: unhealthy, and the reasons say what is down.
