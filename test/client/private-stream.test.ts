@@ -164,6 +164,28 @@ test('reordered and repeated frames are not gaps: every event once, no resync, n
   }
 });
 
+test('a keepalive still in flight when the stream moves to a new listenKey leaves the new connection alone (its 20008 is for the old key)', async () => {
+  const h = await open({ keepAliveIntervalMs: 200 });
+  const faults = (body: Record<string, unknown>) => env.ex.call('POST', '/v1/admin/faults', { headers: { 'x-admin-token': env.ex.adminToken }, body });
+  const count = (type: StreamNotice['type']): number => h.notices.filter((n) => n.type === type).length;
+  await waitFor(() => count('keepAlive') > 0, 3000, 'a keepalive');
+  // The next keepalive is held 1.2 s by the venue; meanwhile its key ends and the stream takes a new one.
+  await faults({ on: true, fault: 'delayMs', ms: 1200, userId: h.userId, method: 'PUT', pathPrefix: '/v1/private/user/listen-key', count: 1 });
+  try {
+    await new Promise((r) => setTimeout(r, 400));
+    const opens = count('open');
+    await faults({ on: true, fault: 'expireListenKeys', userId: h.userId });
+    await waitFor(() => count('open') > opens, 3000, 'the stream open on a new key');
+    const closes = count('close');
+    // The held keepalive answers 20008 (its key is gone): before, that ended the new connection too.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(count('close')).toBe(closes);
+    expect(h.stream.connected).toBe(true);
+  } finally {
+    await faults({ fault: 'all', on: false });
+  }
+});
+
 test('silence: no events while an order is working is reported so the caller can poll', async () => {
   const h = await open({ silenceTimeoutMs: 300 });
   env.ex.server.ws.silence(h.userId, true);

@@ -296,6 +296,10 @@ export class PrivateStream {
       }
       this.scheduleKeepAlive();
     } catch (err) {
+      // The stream moved to another key while this one's keepalive was in flight (a reconnect that
+      // renewed it): what the venue says of the old key is no news of the new one, whose own
+      // keepalives are scheduled. Its 20008 ended the new connection too.
+      if (this.listenKey !== key || !this.running) return;
       if (err instanceof NotFoundError) {
         // 20008: the key is gone. A new one, and a new connection on it.
         this.keyInvalid = true;
