@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { BacktestConfigError, loadBacktestConfig, type BacktestConfig } from '../backtest/backtest/config';
 import { codeChange, sweepCode, type SweepCode } from '../backtest/sweep/code';
 import { strategyCodes, type DefinitionCache } from '../backtest/backtest/strategy-module';
-import type { JobResult } from '../backtest/sweep/job';
+import { attemptsOf, type JobResult } from '../backtest/sweep/job';
 import { preparedSweep, runSweep, sweepId, type SweepOutcome } from '../backtest/sweep/sweep';
 import { runHalving } from '../backtest/sweep/halving';
 import type { JobRetry, QueueProgress } from '../backtest/sweep/coordinator';
@@ -232,10 +232,10 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     // Jobs that ran more than once (a queue job taken back from a worker that stopped), by index:
     // every phase's, and the kept rows' (results.jsonl keeps their attempts).
     const ranAgain = new Map<number, number>();
-    const attemptsOf = (r: JobResult): void => {
+    const noteRanAgain = (r: JobResult): void => {
       if (r.attempts !== undefined && r.attempts > 1) ranAgain.set(r.index, r.attempts);
     };
-    done.forEach(attemptsOf);
+    done.forEach(noteRanAgain);
     const onNotice = quiet ? undefined : (m: string): void => void process.stderr.write(`${m}\n`);
     // Said at warn when a queue job runs again (its worker stopped).
     const onRetry = queueLog === undefined ? undefined : (e: JobRetry): void => queueLog.warn({ job: e.id, index: e.index, stalled: e.stalled, ...(e.attempts !== undefined ? { attempts: e.attempts } : {}) }, `job ${e.index} runs again: the worker that had it stopped holding it (killed, or lost its lock); its result counts once`);
@@ -246,7 +246,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     let lastSaid = performance.now();
     const onResult = (r: JobResult, n: number, total: number): void => {
       lastSaid = performance.now();
-      attemptsOf(r);
+      noteRanAgain(r);
       appendFileSync(resultsFile, `${JSON.stringify({ sweep: id, code: codes, result: r })}\n`);
       doneRows++;
       if (r.error !== undefined) failedSoFar++;
@@ -254,7 +254,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
       if (!quiet) process.stderr.write(`job ${r.index} ${r.error === undefined ? 'done' : 'FAILED'} (${n}/${total} done, ${failedSoFar} failed)${r.error ? `: ${r.error}` : ''}\n`);
     };
     const phaseResult = (phase: string) => (r: JobResult, n: number, total: number): void => {
-      attemptsOf(r);
+      noteRanAgain(r);
       if (!quiet || r.error !== undefined) process.stderr.write(`${phase}: job ${r.index} ${r.error === undefined ? 'done' : `FAILED: ${r.error}`} (${n}/${total})\n`);
     };
     /** Runs a phase's jobs (walk-forward windows, halving rounds) where the sweep runs. */
@@ -336,7 +336,7 @@ export async function runSweepCli(argv: string[]): Promise<number> {
     const more = o.ranked.length - shown;
     process.stdout.write(`${md.split('\n').slice(0, shown + 2).join('\n')}\n${more > 0 ? `... ${more} more row(s) in sweep.md\n` : ''}${naNotes(o.ranked).map((l) => `${l}\n`).join('')}`);
     if (wf !== undefined) {
-      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error, ...(r.attempts !== undefined && r.attempts > 1 ? { attempts: r.attempts } : {}) })) }, null, 1)}\n`);
+      writeFileSync(path.join(out, 'walkforward.json'), `${JSON.stringify({ format: 'perpkit-walkforward', version: 1, ...wf, failed: wf.failed.map((r) => ({ index: r.index, point: r.point, error: r.error, ...attemptsOf(r) })) }, null, 1)}\n`);
       writeFileSync(path.join(out, 'walkforward.md'), walkForwardMarkdown(wf, o.keys));
       const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(3)}%`);
       process.stdout.write(`walk-forward: ${wf.windows.length} windows, ${wf.outOfSample.windows} tested; out-of-sample return ${pct(wf.outOfSample.return)} (annualized ${annualizedText(wf.outOfSample.annualized, wf.outOfSample.spanMs)}) against the in-sample optimum's ${pct(wf.inSample?.return)} (annualized ${annualizedText(wf.inSample?.annualized, wf.inSample?.spanMs)}); ratio ${wf.ratio === null ? '-' : wf.ratio.toPrecision(4)}; ${wf.failed.length} of its ${wf.jobs.inSample + wf.jobs.outOfSample} job(s) failed; wrote walkforward.json, walkforward.md\n`);

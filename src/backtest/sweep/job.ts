@@ -99,6 +99,11 @@ export async function runJob(job: SweepJob): Promise<JobResult> {
   }
 }
 
+/** `{ attempts }` when the job was started more than once (a queue job run again), else nothing: what a result's record carries. */
+export function attemptsOf(r: Pick<JobResult, 'attempts'> | undefined): { attempts?: number } {
+  return r?.attempts !== undefined && r.attempts > 1 ? { attempts: r.attempts } : {};
+}
+
 /**
  * The result as it reads back from JSON (results.jsonl, the queue): NaN and infinities become
  * null, -0 becomes 0, undefined fields go. Every path applies it, so a table built from results
@@ -109,6 +114,5 @@ export function plainResult(r: JobResult): JobResult {
   const out: JobResult = { index: r.index, point: r.point, seed: r.seed, summary: o.summary ?? undefined, error: o.error ?? undefined };
   if (o.span !== undefined) out.span = o.span;
   if (o.equity !== undefined) out.equity = o.equity;
-  if (o.attempts !== undefined && o.attempts > 1) out.attempts = o.attempts;
-  return out;
+  return { ...out, ...attemptsOf(o) };
 }

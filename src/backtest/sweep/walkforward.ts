@@ -12,7 +12,7 @@
  */
 import { BacktestConfigError, type BacktestConfig } from '../backtest/config';
 import { recordingSpan } from '../backtest/open-source';
-import { jobConfigFile, type JobResult, type SweepJob } from './job';
+import { attemptsOf, jobConfigFile, type JobResult, type SweepJob } from './job';
 import { annualized, type Objective, type WalkForwardSpec } from './options';
 import type { Point } from './points';
 import { jobSeed } from './points';
@@ -182,10 +182,6 @@ export async function runWalkForward(cfg: BacktestConfig, spec: WalkForwardSpec,
   return { objective: objective.name, spec, range: { from, to }, windows, inSample, outOfSample: { return: oosReturn, annualized: oosAnn, annualizedNote: oosNote, spanMs, windows: used, equity }, ratio, failed, ranAgain, jobs };
 }
 
-/** `{ attempts }` when the job was started more than once (JobResult.attempts), else nothing. */
-function attemptsOf(r: JobResult | undefined): { attempts?: number } {
-  return r?.attempts !== undefined && r.attempts > 1 ? { attempts: r.attempts } : {};
-}
 
 /**
  * Why a return over `spanMs` has no annualized figure, or null when it has one: the rule of the
