@@ -85,14 +85,16 @@ test('a crashed and a timed-out job become rows with their errors; exit 1; --res
 });
 
 test('sweep.jobTimeoutMs counts from the start of the job on its thread, not while it waits for one', () => {
-  // Four jobs of 1 s each on one thread, a 2.5 s limit: the third and fourth timed out in the
-  // queue ("timed out after 2500 ms"), never run, when the clock started as the sweep handed them out.
+  // Six jobs of 1 s each on one thread, a 4 s limit: the fifth and sixth timed out in the queue
+  // ("timed out after 4000 ms"), never run, when the clock started as the sweep handed them out.
+  // The 3 s beyond a job's second are for a loaded machine: a job's own work (~0.1 s idle) took
+  // 1.6 s with six busy processes on two cores, and more than 1.5 s in CI beside Chromium.
   writeFileSync(path.join(dir, 'second.js'), "module.exports.default = { name: 'second', symbols: () => ['BTCUSDT'], marketData: () => ['markPrice'], params: (raw) => ({ k: String(raw.k ?? '') }), create: () => ({ onStart() { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); return []; } }) };\n");
-  const cfg = writeConfig(dir, 'seconds.yaml', { strategies: [{ id: 's', module: './second.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 2500, params: { 's.k': ['a', 'b', 'c', 'd'] } } });
+  const cfg = writeConfig(dir, 'seconds.yaml', { strategies: [{ id: 's', module: './second.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 4000, params: { 's.k': ['a', 'b', 'c', 'd', 'e', 'f'] } } });
   const r = runCli(['sweep', cfg, '--out', path.join(dir, 'seconds-out'), '--workers', '1']);
   expect(r.stderr).not.toMatch(/timed out/);
   expect(r.code).toBe(0);
-  expect(r.stdout).toMatch(/sweep: 4 jobs on 1 worker\(s\) in [\d.]+ s, 4 finished, 0 failed/);
+  expect(r.stdout).toMatch(/sweep: 6 jobs on 1 worker\(s\) in [\d.]+ s, 6 finished, 0 failed/);
   // In-process (--workers 0) nothing can end a job: the limit is said not to apply, even with --quiet.
   const inline = writeConfig(dir, 'inline.yaml', { strategies: [{ id: 's', module: './second.js', params: {} }], sweep: { metric: 'totalPnl', jobTimeoutMs: 500, params: { 's.k': ['a'] } } });
   const r0 = runCli(['sweep', inline, '--out', path.join(dir, 'inline-out'), '--workers', '0', '--quiet']);
