@@ -67,9 +67,9 @@ export class TestClock implements Clock {
   }
 }
 
-export async function startTestExchange(overrides: ExchangeConfigOverrides = {}, opts: { clock?: Clock } = {}): Promise<TestExchange> {
+export async function startTestExchange(overrides: ExchangeConfigOverrides = {}, opts: { clock?: Clock; fastLane?: boolean } = {}): Promise<TestExchange> {
   const adminToken = 'adminToken' in overrides ? overrides.adminToken : 'test-admin-token';
-  const server = await startExchange({ port: 0, host: '127.0.0.1', ...overrides, adminToken }, { wallClock: opts.clock });
+  const server = await startExchange({ port: 0, host: '127.0.0.1', ...overrides, adminToken }, { wallClock: opts.clock, fastLane: opts.fastLane });
   const url = server.httpServer.address() === null ? '' : `http://127.0.0.1:${(server.httpServer.address() as { port: number }).port}`;
 
   async function call<T>(method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {

@@ -1,5 +1,5 @@
 /** Writing the envelope (PROTOCOL.md section 1): every response, success or error, goes through here. */
-import type { ServerResponse } from 'node:http';
+import type { ApiResponse } from './fast-lane';
 import type { Envelope } from '../../../protocol/envelope';
 
 /** The rate-limit counters of an admitted request (rate-limit.ts), sent as X-RateLimit-* headers. */
@@ -13,7 +13,7 @@ export interface RateHeaders {
  * One writeHead with every header is measurably cheaper than a setHeader call per header, so the
  * rate-limit headers of an admitted request come in here too (a refused one sets its own).
  */
-export function sendEnvelope(res: ServerResponse, status: number, body: Envelope<unknown>, rate?: RateHeaders): void {
+export function sendEnvelope(res: ApiResponse, status: number, body: Envelope<unknown>, rate?: RateHeaders): void {
   if (res.headersSent || res.writableEnded) return;
   const json = JSON.stringify(body);
   if (rate === undefined) {
