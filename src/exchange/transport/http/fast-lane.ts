@@ -342,8 +342,10 @@ class FastConnection {
   private handOff(rest: Buffer): void {
     this.rest = rest;
     if (this.queue.length > 0) {
-      // node:http's answers would go out before ours: it takes over once ours are written.
+      // node:http's answers would go out before ours: it takes over once ours are written, and
+      // what comes meanwhile waits in the socket.
       this.handOffPending = true;
+      this.socket.pause();
       return;
     }
     this.detach();
