@@ -14,9 +14,13 @@
  * and node:http serves it from there on exactly as it serves every connection without this: its
  * rules, limits, timeouts and error answers apply unchanged.
  *
- * Responses go out in the order of the requests (pipelining), at most one socket write per
- * connection per turn of the event loop. Reading stops while a connection has
- * `MAX_IN_FLIGHT` requests unanswered or its answers are not being read (back-pressure).
+ * Responses go out in the order of the requests (pipelining), one socket write per connection for
+ * the answers ended together: written once the callback that read them and its promise jobs are
+ * done (process.nextTick), not at the end of the event loop's turn (setImmediate, as node:http's
+ * writes are coalesced), which held a connection's answers while the other connections' requests
+ * were read: median latency 570-783 -> 483-550 us on crossing-pipelined, three alternations.
+ * Reading stops while a connection has `MAX_IN_FLIGHT` requests unanswered or its answers are not
+ * being read (back-pressure).
  */
 import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
@@ -388,7 +392,7 @@ class FastConnection {
       dirty.push(this);
       if (!flushScheduled) {
         flushScheduled = true;
-        setImmediate(flushAll);
+        process.nextTick(flushAll);
       }
     }
     if (this.queue.length > 0) return;
