@@ -251,3 +251,32 @@ test('stop ends a connection whose client does not read its answers (it waited f
   expect(Date.now() - t0).toBeLessThan(2000);
   c.close();
 });
+
+test('requests cut at every kind of boundary (random pieces, seeded) are served whole and in order', async () => {
+  let seed = 12345;
+  const rnd = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const before = stats();
+  const c = await Raw.open(ex.url);
+  const n = 120;
+  let all = '';
+  for (let i = 0; i < n; i++) all += i % 3 === 2 ? get('/v1/time') : post('/v1/private/order/place', order(String(2000 + i)), auth);
+  const bytes = Buffer.from(all);
+  // Pieces of 1 to 200 bytes, written a few at a time, so heads, bodies and the blank line between
+  // them are split everywhere, and several requests arrive in one read too.
+  for (let at = 0; at < bytes.length; ) {
+    const size = 1 + Math.floor(rnd() * 200);
+    c.write(bytes.subarray(at, at + size));
+    at += size;
+    if (rnd() < 0.3) await new Promise((r) => setImmediate(r));
+  }
+  for (let i = 0; i < n; i++) {
+    const a = await c.next();
+    if (i % 3 === 2) expect((JSON.parse(a?.body ?? '{}') as { data: { serverTime: number } }).data.serverTime).toBeGreaterThan(0);
+    else expect(placed(a)).toBe(`at-${2000 + i}`);
+  }
+  expect(stats()).toEqual({ served: before.served + n, handedOff: before.handedOff });
+  c.close();
+});
