@@ -67,6 +67,22 @@ export class TestClock implements Clock {
   }
 }
 
+/**
+ * Holds every command the exchange's core executes until `release()` (a spy on the real core:
+ * what runs after is the real command); `restore()` takes the spy away.
+ */
+export function holdCommands(server: ExchangeServer): { release: () => void; restore: () => void } {
+  const core = server.core;
+  const real = core.execute.bind(core);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  const spy = jest.spyOn(core, 'execute').mockImplementation(async (cmd) => {
+    await gate;
+    return real(cmd);
+  });
+  return { release: () => release(), restore: () => spy.mockRestore() };
+}
+
 export async function startTestExchange(overrides: ExchangeConfigOverrides = {}, opts: { clock?: Clock; fastLane?: boolean } = {}): Promise<TestExchange> {
   const adminToken = 'adminToken' in overrides ? overrides.adminToken : 'test-admin-token';
   const server = await startExchange({ port: 0, host: '127.0.0.1', ...overrides, adminToken }, { wallClock: opts.clock, fastLane: opts.fastLane });

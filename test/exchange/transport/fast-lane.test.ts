@@ -4,7 +4,7 @@
  * test controls how the bytes arrive: pipelined, split, unread.
  */
 import { connect, type Socket } from 'node:net';
-import { startTestExchange, type TestExchange } from '../../helpers/exchange';
+import { holdCommands, startTestExchange, type TestExchange } from '../../helpers/exchange';
 
 interface Answer {
   status: number;
@@ -186,14 +186,7 @@ test('a connection with 64 requests unanswered is not read further until answers
     const u = await big.createUser({ balance: '100000000' });
     const token = `Authorization: Bearer ${(await big.login(u.username, u.password)).accessToken}\r\n`;
     // Hold every command: no answer can go out.
-    const core = big.server.core;
-    const real = core.execute.bind(core);
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(core, 'execute').mockImplementation(async (cmd) => {
-      await gate;
-      return real(cmd);
-    });
+    const held = holdCommands(big.server);
     const before = { ...big.server.fastLaneStats };
     const c = await Raw.open(big.url);
     // Fewer than the 200 open orders a user may have on a symbol.
@@ -203,12 +196,12 @@ test('a connection with 64 requests unanswered is not read further until answers
     c.write(all);
     await new Promise((r) => setTimeout(r, 300));
     expect(big.server.fastLaneStats?.served).toBe((before.served ?? 0) + 64);
-    release();
+    held.release();
     const ids: Array<string | undefined> = [];
     for (let i = 0; i < n; i++) ids.push(placed(await c.next()));
     expect(ids).toEqual(Array.from({ length: n }, (_, i) => `at-${1000 + i}`));
     expect(big.server.fastLaneStats).toEqual({ served: (before.served ?? 0) + n, handedOff: before.handedOff });
-    spy.mockRestore();
+    held.restore();
     c.close();
   } finally {
     await big.stop();

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { request } from 'undici';
-import { TestClock, startTestExchange, type TestExchange } from '../../helpers/exchange';
+import { TestClock, holdCommands, startTestExchange, type TestExchange } from '../../helpers/exchange';
 import { parseJsonBody } from '../../../src/exchange/transport/http/json-body';
 import { VenueError } from '../../../src/core/errors';
 
@@ -269,23 +269,16 @@ describe('lifecycle', () => {
     expect(asset.body.data.userAsset.walletBalance).toBe('123');
     const { accessToken } = await ex.login('preset', 'pw-preset');
     // Hold the next command until stop() has begun.
-    const core = ex.server.core;
-    const real = core.execute.bind(core);
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(core, 'execute').mockImplementation(async (cmd) => {
-      await gate;
-      return real(cmd);
-    });
+    const held = holdCommands(ex.server);
     const inFlight = ex.call('POST', '/v1/private/order/place', { token: accessToken, body: { symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price: '1000', quantity: '0.01' } });
     await new Promise((r) => setTimeout(r, 50));
     const stopping = ex.stop();
     const again = ex.stop();
-    setTimeout(release, 50);
+    setTimeout(held.release, 50);
     const answered = await inFlight;
     expect(answered.body.code).toBe(0);
     await Promise.all([stopping, again]);
-    spy.mockRestore();
+    held.restore();
     await expect(request(`${ex.url}/v1/time`)).rejects.toThrow();
     await ex.stop();
   });
