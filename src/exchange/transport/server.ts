@@ -1,7 +1,8 @@
 /**
  * The HTTP side of the local exchange.
  *
- * node:http and the endpoint registry, no framework: the registry already holds what a framework
+ * node:http (its fast lane reading the plain requests, http/fast-lane.ts) and the endpoint
+ * registry, no framework: the registry already holds what a framework
  * would be configured with (route, auth kind, permission, input source, validator), routing is one
  * Map lookup (`findEndpoint`), and owning the pipeline lets us guarantee what the protocol demands
  * of every response (the envelope on 404s and oversized bodies too, raw bytes kept for API-key
@@ -154,8 +155,7 @@ export class ExchangeServer {
     this.httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     // The plain API requests of a connection are read without node:http (http/fast-lane.ts), which
     // takes the connection at the first request that is not: node:http's own connection listener
-    // runs then. One write system call per connection per event-loop turn either way
-    // (http/coalesce-writes.ts for node:http's).
+    // runs then, and its writes are coalesced per event-loop turn (http/coalesce-writes.ts).
     const [nodeListener, ...others] = this.httpServer.listeners('connection') as Array<(socket: Socket) => void>;
     if (nodeListener !== undefined && others.length === 0 && opts.fastLane !== false) {
       this.httpServer.removeListener('connection', nodeListener);
