@@ -78,6 +78,15 @@ class Raw {
   }
 }
 
+/** Waits for `ok` (a loaded machine may take a while), up to 10 s. */
+async function until(ok: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`waited 10 s for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const get = (path: string, extra = ''): string => `GET ${path} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
 const post = (path: string, body: string, headers: string): string => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const order = (price: string): string => JSON.stringify({ symbol: 'BTCUSDT', type: 'LIMIT', side: 'BUY', price, quantity: '0.01', clientOrderId: `at-${price}` });
@@ -172,8 +181,9 @@ test('a request split across writes is served when the rest comes; one whose res
   // Half a head, then nothing for over a second: node:http takes it (its headersTimeout applies from then).
   const slow = post('/v1/private/order/place', order('1006'), auth);
   c.write(slow.slice(0, 30));
-  await new Promise((r) => setTimeout(r, 1300));
-  expect(stats().handedOff).toBe(before.handedOff + 1);
+  const sent = Date.now();
+  await until(() => stats().handedOff === before.handedOff + 1, 'node:http to take the connection');
+  expect(Date.now() - sent).toBeGreaterThanOrEqual(950);
   c.write(slow.slice(30));
   expect(placed(await c.next())).toBe('at-1006');
   expect(stats().served).toBe(before.served + 1);
@@ -194,6 +204,7 @@ test('a connection with 64 requests unanswered is not read further until answers
     let all = '';
     for (let i = 0; i < n; i++) all += post('/v1/private/order/place', order(String(1000 + i)), token);
     c.write(all);
+    await until(() => (big.server.fastLaneStats?.served ?? 0) >= (before.served ?? 0) + 64, '64 requests served');
     await new Promise((r) => setTimeout(r, 300));
     expect(big.server.fastLaneStats?.served).toBe((before.served ?? 0) + 64);
     held.release();
@@ -227,7 +238,7 @@ test('Connection: close, a WebSocket upgrade and a page go to node:http; stop cl
   expect(stats().handedOff).toBe(before.handedOff + 2);
   const t0 = Date.now();
   await ex.stop();
-  expect(Date.now() - t0).toBeLessThan(2000);
+  expect(Date.now() - t0).toBeLessThan(5000);
   expect(await idleFast.next()).toBeUndefined();
   expect(await idleNode.next()).toBeUndefined();
 });
@@ -241,7 +252,7 @@ test('stop ends a connection whose client does not read its answers (it waited f
   await new Promise((r) => setTimeout(r, 300));
   const t0 = Date.now();
   await ex.stop();
-  expect(Date.now() - t0).toBeLessThan(2000);
+  expect(Date.now() - t0).toBeLessThan(5000);
   c.close();
 });
 
