@@ -236,6 +236,16 @@ test('Connection: close, a WebSocket upgrade and a page go to node:http; stop cl
   idleNode.write(`GET /v1/time HTTP/1.1\r\nHost: x\r\nX-A: 1\r\nX-A: 2\r\n\r\n`);
   expect((await idleNode.next())?.status).toBe(200);
   expect(stats().handedOff).toBe(before.handedOff + 2);
+  // Lines ended by bare line feeds: node:http's refusal, at once (not after the grace for a head still arriving).
+  const lf = await Raw.open(ex.url);
+  const t1 = Date.now();
+  lf.write('GET /v1/time HTTP/1.1\nHost: x\n\n');
+  const refused = await lf.next();
+  expect(refused?.status).toBe(400);
+  expect(refused?.body).toMatch(/malformed HTTP request/);
+  expect(Date.now() - t1).toBeLessThan(900);
+  expect(stats().handedOff).toBe(before.handedOff + 3);
+  lf.close();
   const t0 = Date.now();
   await ex.stop();
   expect(Date.now() - t0).toBeLessThan(5000);

@@ -65,6 +65,7 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const PARTIAL_GRACE_MS = 1000;
 
 const HEAD_END = Buffer.from('\r\n\r\n');
+const LF_END = Buffer.from('\n\n');
 const EMPTY = Buffer.alloc(0);
 let dateSecond = -1;
 let dateText = '';
@@ -244,7 +245,8 @@ class FastConnection {
       }
       const end = data.indexOf(HEAD_END, off);
       if (end < 0) {
-        if (data.length - off > MAX_HEAD_BYTES) return this.handOff(data.subarray(off));
+        // Too long, or a head ended by bare line feeds (node:http reads those): not ours.
+        if (data.length - off > MAX_HEAD_BYTES || data.indexOf(LF_END, off) >= 0) return this.handOff(data.subarray(off));
         break;
       }
       if (end - off > MAX_HEAD_BYTES) return this.handOff(data.subarray(off));
