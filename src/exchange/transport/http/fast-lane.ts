@@ -217,14 +217,12 @@ class FastConnection {
   }
 
   private read(chunk: Buffer): void {
-    if (this.gone || this.handOffPending) {
+    if (this.gone) return;
+    if (this.handOffPending) {
       this.rest = this.rest === undefined ? chunk : Buffer.concat([this.rest, chunk]);
       return;
     }
-    if (this.partialTimer !== undefined) {
-      clearTimeout(this.partialTimer);
-      this.partialTimer = undefined;
-    }
+    this.stopWaitingForRest();
     const data = this.rest === undefined ? chunk : Buffer.concat([this.rest, chunk]);
     this.rest = undefined;
     this.parse(data);
@@ -277,6 +275,11 @@ class FastConnection {
     this.partialTimer.unref();
   }
 
+  private stopWaitingForRest(): void {
+    if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
+    this.partialTimer = undefined;
+  }
+
   private handOff(rest: Buffer): void {
     this.rest = rest;
     if (this.queue.length > 0) {
@@ -297,8 +300,7 @@ class FastConnection {
 
   private detach(): void {
     this.gone = true;
-    if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
-    this.partialTimer = undefined;
+    this.stopWaitingForRest();
     this.socket.removeListener('data', this.onData);
     this.socket.removeListener('drain', this.onDrain);
     this.socket.removeListener('error', this.onError);
@@ -330,7 +332,7 @@ class FastConnection {
       }
     }
     if (this.queue.length > 0) return;
-    if (closes || this.ending) return this.finishAfterFlush();
+    if (closes || this.ending) return this.flushThen(() => this.finish());
     if (this.handOffPending) return this.flushThen(() => this.handOff(this.rest ?? EMPTY));
     if (!this.reading) this.resume();
     else if (this.rest !== undefined) this.waitForRest();
@@ -352,15 +354,10 @@ class FastConnection {
     this.afterFlush = f;
   }
 
-  private finishAfterFlush(): void {
-    this.flushThen(() => this.finish());
-  }
-
   /** After a Connection: close answer: nothing more is read, the socket ends once the answers are out. */
   private finish(): void {
     this.flush();
-    if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
-    this.partialTimer = undefined;
+    this.stopWaitingForRest();
     this.socket.removeListener('data', this.onData);
     // Until it is closed it stays listed: a stop still ends it when its peer does not read.
     this.socket.end();
@@ -385,7 +382,7 @@ class FastConnection {
     if (this.gone) return;
     this.gone = true;
     this.queue.length = 0;
-    if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
+    this.stopWaitingForRest();
     this.lane.forget(this);
   }
 }
